@@ -1,0 +1,94 @@
+// Package cli is mcpdeck's command tree (cobra). The root command opens the
+// TUI; the headless commands print tables, JSON and progress lines. Human
+// output goes to stdout, diagnostics to stderr, and exit codes follow the
+// contract in DESIGN.md (see the Exit* constants).
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, the user-facing contract of every headless command.
+const (
+	ExitOK         = 0 // success
+	ExitToolError  = 1 // the tool returned isError, or a check failed
+	ExitUsage      = 2 // usage or configuration error
+	ExitConnection = 3 // connection or protocol failure
+	ExitTimeout    = 4 // timeout or cancellation
+)
+
+// exitError carries an exit code out of a command's RunE.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// withCode attaches an exit code to err. A nil err stays nil.
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// silentExit ends a command with a code after the command itself has
+// already reported what happened (a failed check, an isError result).
+type silentExit int
+
+func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+// Main runs the command line with args (without the program name) and
+// returns the process exit code.
+func Main(args []string) int {
+	return run(args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var s silentExit
+	if errors.As(err, &s) {
+		return int(s)
+	}
+	fmt.Fprintf(stderr, "mcpdeck: %v\n", err)
+	var e *exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	// cobra's own errors (unknown command or flag, wrong arg count) are usage errors.
+	return ExitUsage
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mcpdeck",
+		Short: "An operations console for Model Context Protocol servers",
+		Long: `mcpdeck monitors, toggles, calls and checks MCP servers.
+
+With no command it opens the terminal UI on the discovered configuration;
+MCP stays off until you enable it (the m key, or --enable).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		newVersionCmd(),
+		newConfigCmd(),
+		newDemoServerCmd(),
+	)
+	return root
+}
