@@ -1,0 +1,32 @@
+//go:build unix
+
+package proc
+
+import (
+	"errors"
+	"syscall"
+)
+
+// The process is started with Setpgid and Pgid 0, so it leads a new group
+// whose id is its pid, and signals to -pid reach it and every descendant that
+// did not move itself to another group. The group id cannot be recycled while
+// any member is alive (the kernel keeps the id in use), so signalling -pid
+// after the leader was reaped still reaches only our leftovers.
+
+// signalGroup sends sig to every member of the process group.
+func (p *Process) signalGroup(sig syscall.Signal) error {
+	err := syscall.Kill(-p.pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		// Nobody left to signal; the caller's wait will see that at once.
+		return nil
+	}
+	return err
+}
+
+// groupGone reports whether no live member of the process group remains.
+func (p *Process) groupGone() bool {
+	if errors.Is(syscall.Kill(-p.pid, 0), syscall.ESRCH) {
+		return true
+	}
+	return !groupHasLiveMember(p.pid)
+}

@@ -1,0 +1,133 @@
+//go:build linux
+
+package proc
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// The test binary doubles as every child process the tests need: TestMain
+// runs a child mode instead of the tests when modeEnv is set.
+const (
+	modeEnv  = "PROC_TEST_MODE"
+	afterEnv = "PROC_TEST_AFTER"
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(modeEnv); mode != "" {
+		runChild(mode)
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// runChild implements the child modes. A mode that installs signal handling
+// prints "ready" afterwards, so a test never signals a child before it is set up.
+func runChild(mode string) {
+	switch mode {
+	case "echo": // a well-behaved server: exits when stdin closes
+		io.Copy(os.Stdout, os.Stdin)
+	case "ignore-eof": // survives stdin EOF, dies on SIGTERM
+		fmt.Println("ready")
+		io.Copy(io.Discard, os.Stdin)
+		hang()
+	case "ignore-term": // survives stdin EOF and SIGTERM
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Println("ready")
+		io.Copy(io.Discard, os.Stdin)
+		hang()
+	case "hang": // a grandchild: ignores SIGTERM and never reads stdin
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Println("ready")
+		hang()
+	case "spawn": // starts a "hang" grandchild in its own group, then exits per afterEnv
+		spawn()
+	case "fail":
+		fmt.Println("hello")
+		fmt.Fprintln(os.Stderr, "starting")
+		fmt.Fprintln(os.Stderr, "fatal: boom")
+		os.Exit(3)
+	case "env":
+		wd, _ := os.Getwd()
+		fmt.Printf("var=%s\nleak=%s\ncwd=%s\n", os.Getenv("PROC_TEST_VAR"), os.Getenv("PROC_TEST_LEAK"), wd)
+	case "longline":
+		w := bufio.NewWriter(os.Stderr)
+		// The rune straddles the MaxLineBytes cut, which must not split it.
+		w.WriteString(strings.Repeat("x", MaxLineBytes-1) + "é" + strings.Repeat("y", 3*MaxLineBytes))
+		w.WriteString("\nshort\n")
+		for i := range 1000 {
+			fmt.Fprintf(w, "line %d\n", i)
+		}
+		w.Flush()
+	case "middle": // starts a child through Start, reports its pid, then waits to be killed
+		p, err := Start(Spec{Path: self(), Env: childEnv("hang")})
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		line, _ := bufio.NewReader(p.Stdout()).ReadString('\n')
+		if line != "ready\n" {
+			os.Exit(1)
+		}
+		fmt.Println(p.Pid())
+		hang()
+	default:
+		fmt.Fprintln(os.Stderr, "unknown mode", mode)
+		os.Exit(2)
+	}
+}
+
+func spawn() {
+	gc := exec.Command(self())
+	gc.Env = childEnv("hang")
+	gc.Stderr = os.Stderr // holds the supervised stderr pipe open, like real grandchildren do
+	out, err := gc.StdoutPipe()
+	if err != nil {
+		os.Exit(1)
+	}
+	if err := gc.Start(); err != nil {
+		os.Exit(1)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "ready\n" {
+		os.Exit(1)
+	}
+	fmt.Printf("gc %d\n", gc.Process.Pid)
+	if os.Getenv(afterEnv) == "eof" {
+		io.Copy(io.Discard, os.Stdin)
+	}
+	os.Exit(0)
+}
+
+func hang() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+func self() string {
+	exe, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	return exe
+}
+
+// childEnv is the inherited environment plus the child mode and extras.
+// Under -race a child would otherwise linger a second at exit (the race
+// runtime's atexit_sleep_ms), longer than the short grace the tests use.
+func childEnv(mode string, extra ...string) []string {
+	env := append(os.Environ(), modeEnv+"="+mode, "GORACE=atexit_sleep_ms=0")
+	return append(env, extra...)
+}

@@ -1,0 +1,17 @@
+//go:build unix && !linux
+
+package proc
+
+import "syscall"
+
+// sysProcAttr puts the child in a new process group so Stop can signal it and
+// its descendants as a unit. Only Linux has a parent-death signal; elsewhere a
+// server can outlive an mcpdeck that is killed without running Stop.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
+
+// groupHasLiveMember is only asked after kill(-pgid, 0) found members. Without
+// a portable process table, zombies cannot be told apart, so every member
+// counts as live.
+func groupHasLiveMember(pgid int) bool { return true }
