@@ -1,0 +1,565 @@
+// Package jsonrpc is mcpdeck's JSON-RPC 2.0 layer over
+// github.com/sourcegraph/jsonrpc2. It owns framing (Stream: newline-delimited
+// stdio here, HTTP in sub-packages), request ids from our own counter, the
+// outstanding-request table, cancellation (notifications/cancelled), the
+// trace of every frame, and the close cause that outstanding calls see.
+//
+// Traits of the library this package designs around:
+//   - its handler runs on the read loop, so peer requests are answered on
+//     their own goroutines and notifications go through a bounded queue;
+//   - it logs to stderr unless given a logger, so it always gets a silent one;
+//   - Close wakes pending calls with a bare ErrClosed, so the close cause is
+//     recorded here and returned as a *ClosedError;
+//   - PickID lets us choose ids, which cancellation and the outstanding view
+//     need.
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log"
+	"reflect"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Handler answers a request from the peer (server→client requests such as
+// roots/list). It runs on its own goroutine; ctx is cancelled when the peer
+// cancels the request or the connection closes. Return a *Error to choose
+// the error code; any other error becomes -32603.
+type Handler func(ctx context.Context, req *Request) (any, error)
+
+// Options configure a Conn. Every callback must return quickly: Trace and
+// OnAnomaly run on the read loop or the sender's goroutine.
+type Options struct {
+	// Handler answers peer requests other than ping (which is answered with
+	// {}). Nil answers -32601 to everything else.
+	Handler Handler
+	// OnNotification receives notifications in arrival order, from one
+	// dispatcher goroutine.
+	OnNotification func(Notification)
+	// NotificationBuffer bounds the notifications waiting for delivery;
+	// default 4096.
+	NotificationBuffer int
+	// Lossless makes a full notification buffer block the read loop instead
+	// of dropping the oldest notification.
+	Lossless bool
+	// Trace, if set, sees every frame sent and received.
+	Trace func(Frame)
+	// OnAnomaly, if set, hears of skipped noise, invalid messages and
+	// unmatched or late responses.
+	OnAnomaly func(Anomaly)
+}
+
+// Conn is a JSON-RPC connection to one peer. It is safe for concurrent use.
+type Conn struct {
+	rpc    *jsonrpc2.Conn
+	stream Stream
+	opts   Options
+	notes  *noteQueue
+
+	nextID atomic.Uint64
+
+	// mu guards the request tables and the close cause; the read loop, the
+	// callers and Close all touch them.
+	mu          sync.Mutex
+	outstanding map[uint64]*outstandingCall
+	cancelled   map[uint64]struct{} // ids we cancelled, to recognise late responses
+	cancelOrder []uint64            // bounds cancelled (oldest forgotten first)
+	incoming    map[string]context.CancelFunc
+	cause       error
+
+	readDone     chan struct{} // closed when the read loop has ended
+	dispatchDone chan struct{} // closed when every queued notification was delivered
+	handlers     sync.WaitGroup
+
+	// lastRead is the frame the read loop just decoded, for the trace; only
+	// the read loop touches it.
+	lastRead []byte
+	// pendingSend is set by the library's OnSend hook and consumed by the
+	// following WriteObject; both run under the library's send lock.
+	pendingSend *jsonrpc2.Request
+	pendingResp *jsonrpc2.Response
+
+	framesIn, framesOut, delivered, late, unknown, noise, cancelSent atomic.Uint64
+}
+
+type outstandingCall struct {
+	Outstanding
+	cancel context.CancelCauseFunc
+}
+
+// cancelMemory bounds how many cancelled ids are remembered for counting
+// late responses.
+const cancelMemory = 4096
+
+// NewConn starts a connection over stream. It takes ownership of stream.
+func NewConn(stream Stream, opts Options) *Conn {
+	if opts.NotificationBuffer <= 0 {
+		opts.NotificationBuffer = 4096
+	}
+	c := &Conn{
+		stream:       stream,
+		opts:         opts,
+		notes:        newNoteQueue(opts.NotificationBuffer, opts.Lossless),
+		outstanding:  map[uint64]*outstandingCall{},
+		cancelled:    map[uint64]struct{}{},
+		incoming:     map[string]context.CancelFunc{},
+		readDone:     make(chan struct{}),
+		dispatchDone: make(chan struct{}),
+	}
+	connOpts := []jsonrpc2.ConnOpt{
+		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)),
+		jsonrpc2.OnRecv(c.onRecv),
+	}
+	if opts.Trace != nil {
+		connOpts = append(connOpts, jsonrpc2.OnSend(c.onSend))
+	}
+	go c.dispatch()
+	c.rpc = jsonrpc2.NewConn(context.Background(), (*objectStream)(c), (*rpcHandler)(c), connOpts...)
+	return c
+}
+
+// Call sends a request and waits for its response, returning the raw
+// result. Errors: *Error for an error response, *CancelledError when ctx
+// ends first (a notifications/cancelled is sent), *ClosedError when the
+// transport closes.
+func (c *Conn) Call(ctx context.Context, method string, params any, opts ...CallOption) (json.RawMessage, error) {
+	var o callOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	id := c.nextID.Add(1)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	c.mu.Lock()
+	if c.cause != nil {
+		cause := c.cause
+		c.mu.Unlock()
+		return nil, &ClosedError{Method: method, Cause: cause}
+	}
+	c.outstanding[id] = &outstandingCall{
+		Outstanding: Outstanding{ID: id, Method: method, Label: o.label, Start: time.Now()},
+		cancel:      cancel,
+	}
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.outstanding, id)
+		c.mu.Unlock()
+	}()
+	if o.onID != nil {
+		o.onID(id)
+	}
+
+	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(jsonrpc2.ID{Num: id}))
+	if err != nil {
+		return nil, c.sendError(method, err)
+	}
+	var raw json.RawMessage
+	err = w.Wait(ctx, &raw)
+	var rpcErr *jsonrpc2.Error
+	switch {
+	case err == nil:
+		return raw, nil
+	case errors.As(err, &rpcErr):
+		return nil, fromWire(rpcErr)
+	case errors.Is(err, jsonrpc2.ErrClosed):
+		return nil, &ClosedError{Method: method, Cause: c.Err()}
+	case ctx.Err() != nil:
+		return nil, c.cancelCall(ctx, id, method, o.noCancelNotify)
+	default:
+		return nil, err
+	}
+}
+
+// cancelCall records id as cancelled, tells the peer, and builds the error.
+func (c *Conn) cancelCall(ctx context.Context, id uint64, method string, quiet bool) error {
+	cause := context.Cause(ctx)
+	timeout := errors.Is(cause, context.DeadlineExceeded) || errors.Is(cause, ErrTimeout)
+	reason := cause.Error()
+	var ur *userCancel
+	if errors.As(cause, &ur) {
+		reason = ur.reason
+	}
+	c.mu.Lock()
+	c.cancelled[id] = struct{}{}
+	c.cancelOrder = append(c.cancelOrder, id)
+	if len(c.cancelOrder) > cancelMemory {
+		delete(c.cancelled, c.cancelOrder[0])
+		c.cancelOrder = c.cancelOrder[1:]
+	}
+	c.mu.Unlock()
+	if !quiet {
+		// The spec's cancellation notice; a failure to send it means the
+		// transport is going away, which the caller learns elsewhere.
+		if c.rpc.Notify(context.Background(), "notifications/cancelled", map[string]any{"requestId": id, "reason": reason}) == nil {
+			c.cancelSent.Add(1)
+		}
+	}
+	return &CancelledError{ID: id, Method: method, Reason: reason, Timeout: timeout, Cause: cause}
+}
+
+// sendError turns a failure to write a request into the error a caller
+// should see: when the write failed because the transport is closing, the
+// transport's close cause says more than "broken pipe".
+func (c *Conn) sendError(method string, err error) error {
+	if !errors.Is(err, jsonrpc2.ErrClosed) {
+		select {
+		case <-c.readDone:
+		case <-time.After(time.Second):
+			return &ClosedError{Method: method, Cause: err}
+		}
+	}
+	return &ClosedError{Method: method, Cause: c.Err()}
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	if err := c.rpc.Notify(ctx, method, params); err != nil {
+		return c.sendError(method, err)
+	}
+	return nil
+}
+
+// Cancel cancels the outstanding request id with a reason (sent to the
+// peer). It reports whether the request was outstanding.
+func (c *Conn) Cancel(id uint64, reason string) bool {
+	c.mu.Lock()
+	call, ok := c.outstanding[id]
+	c.mu.Unlock()
+	if ok {
+		call.cancel(&userCancel{reason: reason})
+	}
+	return ok
+}
+
+type userCancel struct{ reason string }
+
+func (u *userCancel) Error() string { return "cancelled: " + u.reason }
+func (u *userCancel) Unwrap() error { return ErrCancelled }
+
+// Outstanding lists the requests awaiting a response, oldest first.
+func (c *Conn) Outstanding() []Outstanding {
+	c.mu.Lock()
+	out := make([]Outstanding, 0, len(c.outstanding))
+	for _, o := range c.outstanding {
+		out = append(out, o.Outstanding)
+	}
+	c.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Stats returns the connection's counters.
+func (c *Conn) Stats() Stats {
+	return Stats{
+		FramesIn:               c.framesIn.Load(),
+		FramesOut:              c.framesOut.Load(),
+		Notifications:          c.delivered.Load(),
+		DroppedNotifications:   c.notes.droppedCount(),
+		LateResponses:          c.late.Load(),
+		UnknownResponses:       c.unknown.Load(),
+		NoiseLines:             c.noise.Load(),
+		CancelNotificationSent: c.cancelSent.Load(),
+	}
+}
+
+// Done is closed once the connection has closed and every notification
+// received before that was delivered.
+func (c *Conn) Done() <-chan struct{} { return c.dispatchDone }
+
+// Err returns why the connection closed, or nil while it is open.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cause
+}
+
+// Close closes the connection with ErrClosedByClient as the cause.
+func (c *Conn) Close() error { return c.CloseWithCause(ErrClosedByClient) }
+
+// CloseWithCause closes the connection; outstanding calls fail with a
+// *ClosedError carrying cause (unless a cause was already recorded). It
+// waits for the read loop, the notification dispatcher and peer-request
+// handlers to finish.
+func (c *Conn) CloseWithCause(cause error) error {
+	c.setCause(cause)
+	err := c.rpc.Close()
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		err = nil // closed already, by the read loop
+	}
+	c.notes.close()
+	<-c.readDone
+	<-c.dispatchDone
+	c.handlers.Wait()
+	return err
+}
+
+func (c *Conn) setCause(err error) {
+	c.mu.Lock()
+	if c.cause == nil {
+		c.cause = err
+	}
+	c.mu.Unlock()
+}
+
+// dispatch delivers queued notifications in order until the queue closes.
+func (c *Conn) dispatch() {
+	defer close(c.dispatchDone)
+	var batch []Notification
+	for {
+		var ok bool
+		batch, ok = c.notes.popAll(batch[:0])
+		for _, n := range batch {
+			if c.opts.OnNotification != nil {
+				c.opts.OnNotification(n)
+			}
+			c.delivered.Add(1)
+		}
+		if !ok {
+			return
+		}
+	}
+}
+
+func (c *Conn) anomaly(kind AnomalyKind, id, detail string, raw []byte) {
+	if kind == AnomalyNoise || kind == AnomalyInvalid {
+		c.noise.Add(1)
+	}
+	if c.opts.OnAnomaly == nil {
+		return
+	}
+	if len(raw) > NoiseLimit {
+		raw = raw[:NoiseLimit]
+	}
+	c.opts.OnAnomaly(Anomaly{Kind: kind, Time: time.Now(), ID: id, Detail: detail, Raw: append([]byte(nil), raw...)})
+}
+
+// onRecv runs on the read loop after each message is decoded (and, for
+// responses, matched against the library's pending table).
+func (c *Conn) onRecv(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+	c.framesIn.Add(1)
+	if resp != nil {
+		var num uint64
+		known := req != nil
+		if !resp.ID.IsString {
+			num = resp.ID.Num
+		}
+		if !known {
+			c.unknown.Add(1)
+			c.anomaly(AnomalyUnknownResponse, resp.ID.String(), "no request with this id is outstanding", c.lastRead)
+		} else {
+			c.mu.Lock()
+			_, wasCancelled := c.cancelled[num]
+			delete(c.cancelled, num)
+			c.mu.Unlock()
+			if wasCancelled {
+				c.late.Add(1)
+				c.anomaly(AnomalyLateResponse, resp.ID.String(), "response arrived after the request was cancelled; dropped", nil)
+			}
+		}
+	}
+	if c.opts.Trace != nil {
+		c.opts.Trace(frameOf(In, c.lastRead, req, resp))
+	}
+}
+
+func (c *Conn) onSend(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+	c.pendingSend, c.pendingResp = req, resp
+}
+
+func frameOf(dir Direction, raw []byte, req *jsonrpc2.Request, resp *jsonrpc2.Response) Frame {
+	f := Frame{Dir: dir, Time: time.Now(), Size: len(raw)}
+	if len(raw) > TraceRawLimit {
+		raw = raw[:TraceRawLimit]
+	}
+	f.Raw = append([]byte(nil), raw...)
+	switch {
+	case resp != nil:
+		f.Kind = KindResult
+		if resp.Error != nil {
+			f.Kind = KindError
+		}
+		f.ID = resp.ID.String()
+		if req != nil {
+			f.Method = req.Method
+		}
+	case req != nil:
+		f.Method = req.Method
+		f.Kind = KindRequest
+		if req.Notif {
+			f.Kind = KindNotification
+		} else {
+			f.ID = req.ID.String()
+		}
+	}
+	return f
+}
+
+// objectStream adapts a frame Stream to the library's ObjectStream.
+type objectStream Conn
+
+func (s *objectStream) ReadObject(v any) error {
+	c := (*Conn)(s)
+	for {
+		frame, err := c.stream.Read()
+		if err != nil {
+			c.setCause(err)
+			c.notes.close()
+			close(c.readDone)
+			return err
+		}
+		if err := json.Unmarshal(frame, v); err != nil {
+			// A failed decode may leave a half-filled message behind.
+			reflect.ValueOf(v).Elem().SetZero()
+			kind := AnomalyInvalid
+			if first := firstByte(frame); first != '{' && first != '[' {
+				kind = AnomalyNoise
+			}
+			c.anomaly(kind, "", err.Error(), frame)
+			continue
+		}
+		if c.opts.Trace != nil || c.opts.OnAnomaly != nil {
+			c.lastRead = frame
+		}
+		return nil
+	}
+}
+
+func firstByte(b []byte) byte {
+	for _, ch := range b {
+		if ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n' {
+			return ch
+		}
+	}
+	return 0
+}
+
+func (s *objectStream) WriteObject(v any) error {
+	c := (*Conn)(s)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if c.opts.Trace != nil {
+		c.opts.Trace(frameOf(Out, b, c.pendingSend, c.pendingResp))
+		c.pendingSend, c.pendingResp = nil, nil
+	}
+	c.framesOut.Add(1)
+	return c.stream.Write(b)
+}
+
+func (s *objectStream) Close() error { return (*Conn)(s).stream.Close() }
+
+// rpcHandler receives the peer's requests and notifications on the read
+// loop; it must never block there (except a full lossless queue, by design).
+type rpcHandler Conn
+
+func (h *rpcHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	c := (*Conn)(h)
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	if req.Notif {
+		if req.Method == "notifications/cancelled" {
+			c.cancelIncoming(params)
+		}
+		c.notes.push(Notification{Method: req.Method, Params: params, Received: time.Now()})
+		return
+	}
+	key := req.ID.String()
+	ctx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	c.incoming[key] = cancel
+	c.mu.Unlock()
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		defer func() {
+			c.mu.Lock()
+			delete(c.incoming, key)
+			c.mu.Unlock()
+			cancel()
+		}()
+		result, err := c.handle(ctx, &Request{ID: key, Method: req.Method, Params: params})
+		if ctx.Err() != nil {
+			return // cancelled by the peer or the connection closed: no reply
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				e = &Error{Code: CodeInternalError, Message: err.Error()}
+			}
+			_ = rpc.ReplyWithError(ctx, req.ID, e.toWire())
+			return
+		}
+		if result == nil {
+			result = struct{}{}
+		}
+		_ = rpc.Reply(ctx, req.ID, result)
+	}()
+}
+
+func (c *Conn) handle(ctx context.Context, req *Request) (any, error) {
+	if req.Method == "ping" {
+		return struct{}{}, nil
+	}
+	if c.opts.Handler == nil {
+		return nil, NewError(CodeMethodNotFound, "method not found: %s", req.Method)
+	}
+	return c.opts.Handler(ctx, req)
+}
+
+// cancelIncoming stops a peer request the peer has cancelled.
+func (c *Conn) cancelIncoming(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	var id jsonrpc2.ID
+	if json.Unmarshal(p.RequestID, &id) != nil {
+		return
+	}
+	c.mu.Lock()
+	cancel := c.incoming[id.String()]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// CallOption adjusts one Call.
+type CallOption func(*callOptions)
+
+type callOptions struct {
+	label          string
+	noCancelNotify bool
+	onID           func(uint64)
+}
+
+// WithLabel names the call in the outstanding table (e.g. the tool name).
+func WithLabel(label string) CallOption { return func(o *callOptions) { o.label = label } }
+
+// WithoutCancelNotification suppresses notifications/cancelled when the call
+// is cancelled; MCP forbids cancelling initialize.
+func WithoutCancelNotification() CallOption {
+	return func(o *callOptions) { o.noCancelNotify = true }
+}
+
+// WithIDFunc reports the request id chosen for the call before it is sent.
+func WithIDFunc(f func(id uint64)) CallOption { return func(o *callOptions) { o.onID = f } }
+
+// FormatID renders a numeric request id as it appears on the wire.
+func FormatID(id uint64) string { return strconv.FormatUint(id, 10) }

@@ -1,0 +1,98 @@
+package jsonrpctest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// spawnSleeper starts the Grandchild mode's grandchild: this binary again, in Sleeper
+// mode, in our process group (no Setpgid), so only a supervisor that signals the whole
+// group gets rid of it. It inherits our stderr, as real wrapper scripts' children do,
+// so a supervisor that kills only its direct child also never sees stderr close.
+// spawnSleeper returns once the sleeper reports that it ignores SIGTERM.
+func spawnSleeper() (int, error) {
+	path, args, env := Command(Sleeper)
+	cmd := exec.Command(path, args...)
+	cmd.Env = env
+	cmd.Stderr = os.Stderr
+	ready, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, fmt.Errorf("spawning the grandchild: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("spawning the grandchild %s: %w", path, err)
+	}
+	if _, err := bufio.NewReader(ready).ReadString('\n'); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return 0, fmt.Errorf("waiting for the grandchild %d to start: %w", cmd.Process.Pid, err)
+	}
+	// Reap it if it dies first, so a killed grandchild does not linger as a zombie of ours.
+	go func() { _ = cmd.Wait() }()
+	return cmd.Process.Pid, nil
+}
+
+// ProcessGone reports whether pid no longer names a live process: it does not exist
+// (kill(pid, 0) fails with ESRCH) or it has exited and waits to be reaped (a zombie,
+// per /proc/<pid>/stat), which for a test is just as gone. A pid below 1 names no one
+// process, so it is never reported gone.
+func ProcessGone(pid int) bool {
+	if pid < 1 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		// Gone between the two looks, or no /proc: the next look decides.
+		return false
+	}
+	// The state follows the command name, which is in parentheses and may contain any
+	// byte, so look after the last ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
+		return false
+	}
+	state := stat[i+2]
+	return state == 'Z' || state == 'X'
+}
+
+// WaitGone waits until ProcessGone(pid), checking every 10 ms, and fails the test if
+// the process is still alive after d.
+func WaitGone(t testing.TB, pid int, d time.Duration) {
+	t.Helper()
+	if pid < 1 {
+		t.Fatalf("WaitGone: pid %d names no process; pass the pid of the process that must exit", pid)
+		return
+	}
+	if ProcessGone(pid) {
+		return
+	}
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if ProcessGone(pid) {
+				return
+			}
+		case <-deadline.C:
+			if ProcessGone(pid) {
+				return
+			}
+			t.Fatalf("process %d is still running %v later: it should have been stopped (was its whole process group signalled?)", pid, d)
+			return
+		}
+	}
+}
