@@ -1,8 +1,80 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
-// newDemoServerCmd is a placeholder until the demo server lands.
+	"github.com/spf13/cobra"
+
+	"mcpdeck/runtime/demoserver"
+)
+
+// demoLogIntervalEnv sets the heartbeat interval when --log-interval is not
+// given, so a configuration file can tune the demo server without args.
+const demoLogIntervalEnv = "MCPDECK_DEMO_LOG_INTERVAL"
+
 func newDemoServerCmd() *cobra.Command {
-	return &cobra.Command{Use: "demo-server", Short: "Run the built-in demo MCP server on stdio", Hidden: true}
+	var interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "demo-server",
+		Short: "Run the built-in demo MCP server on stdio",
+		Long: `demo-server runs mcpdeck's built-in MCP server on stdin/stdout (one JSON-RPC
+message per line). The embedded default configuration starts it, so mcpdeck
+has something to show before you configure your own servers; it is also a
+known-good peer for trying clients.
+
+It offers the tools echo, add, sleep and fail, the prompt greet and the
+resource demo://status, and sends an info log message every --log-interval
+so a live notification stream is visible. It exits when stdin closes.
+
+The interval comes from --log-interval, else from $` + demoLogIntervalEnv + `,
+else 5s; 0 or a negative duration turns the heartbeat off.`,
+		Example: `  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"0"}}}' | mcpdeck demo-server`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("log-interval") {
+				if v := os.Getenv(demoLogIntervalEnv); v != "" {
+					d, err := time.ParseDuration(v)
+					if err != nil {
+						return withCode(ExitUsage, fmt.Errorf("reading $%s=%q: %w; use a duration such as 5s or 500ms, or 0 to turn the heartbeat off",
+							demoLogIntervalEnv, v, err))
+					}
+					interval = d
+				}
+			}
+			if interval <= 0 {
+				interval = -1 // Options treats zero as "default"; here it means off.
+			}
+
+			// A client that closes our stdout would otherwise kill the process
+			// with SIGPIPE; with the signal caught the write fails instead and
+			// the server ends the session with a readable error.
+			sigpipe := make(chan os.Signal, 1)
+			signal.Notify(sigpipe, syscall.SIGPIPE)
+			defer signal.Stop(sigpipe)
+
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err := demoserver.Run(ctx, cmd.InOrStdin(), cmd.OutOrStdout(), demoserver.Options{
+				LogInterval: interval,
+				Stderr:      cmd.ErrOrStderr(),
+				Version:     version(),
+			})
+			if errors.Is(err, context.Canceled) {
+				return nil // asked to stop by a signal: a clean exit
+			}
+			if err != nil {
+				return withCode(ExitConnection, fmt.Errorf("serving the demo server on stdio: %w", err))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&interval, "log-interval", demoserver.DefaultLogInterval,
+		"how often to send the heartbeat log message (0 turns it off)")
+	return cmd
 }
