@@ -1,8 +1,490 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
-// newConfigCmd is a placeholder until the configuration work lands.
+	"github.com/spf13/cobra"
+
+	"mcpdeck/assets"
+	"mcpdeck/config"
+)
+
+// configFlag is the repeatable --config flag. The config command defines
+// it as a persistent flag until the root command owns it; configFiles
+// reads it by name, so either place works.
+const configFlag = "config"
+
 func newConfigCmd() *cobra.Command {
-	return &cobra.Command{Use: "config", Short: "Show or validate the resolved configuration", Hidden: true}
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Show or validate the resolved configuration",
+		Long: `Show or validate the configuration mcpdeck resolves from mcp.json files.
+
+Files: each --config FILE; else the project's .mcp.json, mcp.json,
+.vscode/mcp.json and .cursor/mcp.json, then $XDG_CONFIG_HOME/mcpdeck/mcp.json;
+else the built-in default. Both the "mcpServers" format (Claude Desktop,
+Claude Code, Cursor) and the "servers" format (VS Code) are read as they are.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.PersistentFlags().StringSlice(configFlag, nil, "read only this mcp.json (repeatable; disables discovery)")
+	cmd.AddCommand(newConfigShowCmd(), newConfigValidateCmd())
+	return cmd
+}
+
+func newConfigShowCmd() *cobra.Command {
+	var asJSON, reveal, trust bool
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print the resolved servers (secrets redacted)",
+		Long: `Print every resolved server with its source file, scope, transport,
+command or url, env and headers (values redacted unless --reveal),
+timeouts, warnings and the definitions shadowed by a nearer file.
+With --trust-project, approve the project files whose servers have not
+been approved yet (servers in project files start only once approved).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd, configFiles(cmd))
+			if err != nil {
+				return err
+			}
+			if trust {
+				if err := approveProject(cfg, true); err != nil {
+					return err
+				}
+			}
+			approvals := approvalStates(cfg)
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), showJSON(cfg, approvals, reveal))
+			}
+			writeShow(cmd.OutOrStdout(), cfg, approvals, reveal)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print stable JSON")
+	cmd.Flags().BoolVar(&reveal, "reveal", false, "print env and header values instead of redacting them")
+	cmd.Flags().BoolVar(&trust, "trust-project", false, "approve this project's mcp.json files")
+	return cmd
+}
+
+func newConfigValidateCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate [FILE]...",
+		Short: "Check the configuration and list every problem",
+		Long: `Check the configuration (the given FILEs, else what mcpdeck would
+discover) and list every problem with file:line:column, server and field.
+Exit status 0 when it is valid, 2 when it is not.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files := args
+			if len(files) == 0 {
+				files = configFiles(cmd)
+			}
+			cfg, err := load(files)
+			var errs config.Errors
+			if err != nil && !errors.As(err, &errs) {
+				return withCode(ExitUsage, err)
+			}
+			if asJSON {
+				if err := writeJSON(cmd.OutOrStdout(), validateJSON(cfg, errs)); err != nil {
+					return err
+				}
+			} else {
+				writeValidate(cmd.OutOrStdout(), cmd.ErrOrStderr(), cfg, errs)
+			}
+			if len(errs) > 0 {
+				return silentExit(ExitUsage)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print stable JSON")
+	return cmd
+}
+
+// configFiles returns the --config files given to cmd, wherever the flag
+// is defined.
+func configFiles(cmd *cobra.Command) []string {
+	files, err := cmd.Flags().GetStringSlice(configFlag)
+	if err != nil {
+		return nil
+	}
+	return files
+}
+
+// loadConfig loads the configuration every command works from: files (the
+// --config flags) or discovery, with the embedded default and ${mcpdeck}
+// set to this executable. An invalid configuration is an ExitUsage error
+// listing every problem; nothing may start from it.
+func loadConfig(_ *cobra.Command, files []string) (*config.Config, error) {
+	cfg, err := load(files)
+	var errs config.Errors
+	switch {
+	case errors.As(err, &errs):
+		return nil, withCode(ExitUsage, invalidConfigError(errs))
+	case err != nil:
+		return nil, withCode(ExitUsage, fmt.Errorf("loading configuration: %w", err))
+	}
+	return cfg, nil
+}
+
+func load(files []string) (*config.Config, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "mcpdeck"
+	}
+	return config.Load(config.LoadOptions{
+		Files:       files,
+		Default:     assets.DefaultConfig,
+		DefaultName: assets.DefaultConfigName,
+		Vars:        map[string]string{"mcpdeck": exe},
+	})
+}
+
+// invalidConfigError reports every problem of a configuration that failed
+// validation, and what to do next.
+type invalidConfigError config.Errors
+
+// Error lists every problem under a one-line verdict, for run to print.
+func (e invalidConfigError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s; nothing was started:\n", plural(len(e), "configuration error"))
+	for _, d := range e {
+		fmt.Fprintf(&b, "  %s\n", d)
+	}
+	b.WriteString(`fix them and check with "mcpdeck config validate"`)
+	return b.String()
+}
+
+// Unwrap exposes the config.Errors, so errors.Is(err, config.ErrInvalid) holds.
+func (e invalidConfigError) Unwrap() error { return config.Errors(e) }
+
+// approveProject checks that every project file whose servers are about to
+// start has been approved: they run commands that someone else may have
+// written. With trust it records the approval; without it, it refuses with
+// the way out. Headless commands that start servers call it.
+func approveProject(cfg *config.Config, trust bool) error {
+	ts, err := config.OpenTrustStore("")
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("checking project approvals: %w", err))
+	}
+	untrusted := cfg.Untrusted(ts)
+	if len(untrusted) == 0 {
+		return nil
+	}
+	if !trust {
+		paths := make([]string, len(untrusted))
+		for i, f := range untrusted {
+			paths[i] = f.Path
+		}
+		return withCode(ExitUsage, fmt.Errorf("project configuration not approved: %s starts commands from this project; review it, then run again with --trust-project (or approve it in the TUI)", strings.Join(paths, ", ")))
+	}
+	for _, f := range untrusted {
+		if err := ts.Trust(f); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("approving %s: %w", f.Path, err))
+		}
+	}
+	return nil
+}
+
+// approval is what show says about a file's approval.
+type approval string
+
+const (
+	approvalNone     approval = ""             // not a project file with servers
+	approvalApproved approval = "approved"     // approved at this content
+	approvalPending  approval = "not approved" // its servers will not start yet
+	approvalUnknown  approval = "unknown"      // the trust store could not be read
+)
+
+// approvalStates maps each file path to its approval state.
+func approvalStates(cfg *config.Config) map[string]approval {
+	out := map[string]approval{}
+	ts, err := config.OpenTrustStore("")
+	for _, f := range cfg.Files {
+		switch {
+		case f.Scope != config.ScopeProject || len(f.Servers) == 0:
+			out[f.Path] = approvalNone
+		case err != nil:
+			out[f.Path] = approvalUnknown
+		case ts.Trusted(f):
+			out[f.Path] = approvalApproved
+		default:
+			out[f.Path] = approvalPending
+		}
+	}
+	return out
+}
+
+// writeShow prints the human form of config show.
+func writeShow(w io.Writer, cfg *config.Config, approvals map[string]approval, reveal bool) {
+	fmt.Fprintln(w, "Files")
+	for _, f := range cfg.Files {
+		line := fmt.Sprintf("  %-8s %s  sha256:%s", f.Scope, f.Path, f.Hash[:12])
+		switch approvals[f.Path] {
+		case approvalApproved:
+			line += "  approved"
+		case approvalPending:
+			line += "  NOT APPROVED: its servers will not start until approved (--trust-project or the TUI)"
+		case approvalUnknown:
+			line += "  approval unknown: the trust store cannot be read"
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Servers")
+	if len(cfg.Servers) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	}
+	for _, s := range cfg.Servers {
+		if !reveal {
+			s = s.Redacted()
+		}
+		state := "enabled"
+		if !s.Enabled {
+			state = "disabled"
+		}
+		fmt.Fprintf(w, "  %s  %s\n", s.Name, state)
+		field := func(name, value string) { fmt.Fprintf(w, "    %-13s%s\n", name, value) }
+		field("source", fmt.Sprintf("%s (%s)", s.Pos, s.Scope))
+		field("transport", string(s.Transport))
+		if s.Transport == config.TransportStdio {
+			field("command", commandLine(s.Command, s.Args))
+			if s.Cwd != "" {
+				field("cwd", s.Cwd)
+			}
+		} else {
+			field("url", s.URL)
+		}
+		for i, k := range slices.Sorted(maps.Keys(s.Env)) {
+			field(cond(i == 0, "env", ""), k+"="+s.Env[k])
+		}
+		for i, k := range slices.Sorted(maps.Keys(s.Headers)) {
+			field(cond(i == 0, "headers", ""), k+": "+s.Headers[k])
+		}
+		field("timeouts", fmt.Sprintf("startup %s, call %s, ping %s", s.StartupTimeout, s.CallTimeout, pingText(s.PingInterval)))
+		field("reconnect", reconnectText(s.AutoReconnect))
+		if s.NeedsInput != "" {
+			field("not started", s.NeedsInput)
+		}
+	}
+	if len(cfg.Shadowed) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Shadowed")
+		for _, sh := range cfg.Shadowed {
+			fmt.Fprintf(w, "  %s  %s (%s), overridden by %s (%s)\n", sh.Name, sh.Server.Pos, sh.Server.Scope, sh.Winner, sh.WinnerScope)
+		}
+	}
+	if len(cfg.Warnings) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Warnings")
+		for _, d := range cfg.Warnings {
+			fmt.Fprintf(w, "  %s\n", d)
+		}
+	}
+}
+
+// writeValidate prints the human form of config validate: the verdict on
+// stdout, the problems on stderr.
+func writeValidate(stdout, stderr io.Writer, cfg *config.Config, errs config.Errors) {
+	for _, d := range errs {
+		fmt.Fprintf(stderr, "error: %s\n", d)
+	}
+	for _, d := range cfg.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", d)
+	}
+	if len(errs) > 0 {
+		fmt.Fprintf(stderr, "mcpdeck: %s in %s; nothing would start until they are fixed\n", plural(len(errs), "error"), plural(len(cfg.Files), "file"))
+		return
+	}
+	fmt.Fprintf(stdout, "ok: %s in %s\n", plural(len(cfg.Servers), "server"), plural(len(cfg.Files), "file"))
+	for _, f := range cfg.Files {
+		fmt.Fprintf(stdout, "  %-8s %s\n", f.Scope, f.Path)
+	}
+}
+
+// commandLine renders a command and its arguments so they can be pasted
+// into a shell: words that need it are quoted.
+func commandLine(cmd string, args []string) string {
+	words := make([]string, 0, 1+len(args))
+	for _, a := range append([]string{cmd}, args...) {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`*?[]{}()<>|&;#~") {
+			a = strconv.Quote(a)
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
+}
+
+func pingText(d time.Duration) string {
+	if d == 0 {
+		return "off"
+	}
+	return "every " + d.String()
+}
+
+func reconnectText(r config.Reconnect) string {
+	if !r.Enabled {
+		return "off"
+	}
+	return fmt.Sprintf("up to %d attempts, backoff %s to %s", r.MaxAttempts, r.InitialBackoff, r.MaxBackoff)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func cond[T any](c bool, a, b T) T {
+	if c {
+		return a
+	}
+	return b
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// The JSON shapes below are the stable machine output of config show and
+// config validate; durations are Go duration strings ("30s"), and maps
+// print with sorted keys.
+
+type fileJSON struct {
+	Path     string   `json:"path"`
+	Scope    string   `json:"scope"`
+	SHA256   string   `json:"sha256"`
+	Servers  []string `json:"servers"`
+	Approval string   `json:"approval,omitempty"` // project files with servers only
+}
+
+type reconnectJSON struct {
+	Enabled        bool   `json:"enabled"`
+	MaxAttempts    int    `json:"maxAttempts"`
+	InitialBackoff string `json:"initialBackoff"`
+	MaxBackoff     string `json:"maxBackoff"`
+}
+
+type serverJSON struct {
+	Name           string            `json:"name"`
+	Enabled        bool              `json:"enabled"`
+	Transport      string            `json:"transport"`
+	Command        string            `json:"command,omitempty"`
+	Args           []string          `json:"args,omitempty"`
+	Cwd            string            `json:"cwd,omitempty"`
+	URL            string            `json:"url,omitempty"`
+	Env            map[string]string `json:"env,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	StartupTimeout string            `json:"startupTimeout"`
+	CallTimeout    string            `json:"callTimeout"`
+	PingInterval   string            `json:"pingInterval"` // "off" when pings are off
+	AutoReconnect  reconnectJSON     `json:"autoReconnect"`
+	NeedsInput     string            `json:"needsInput,omitempty"`
+	Source         string            `json:"source"`
+	Scope          string            `json:"scope"`
+	Line           int               `json:"line"`
+	Column         int               `json:"column"`
+}
+
+type shadowedJSON struct {
+	Name        string `json:"name"`
+	Source      string `json:"source"`
+	Scope       string `json:"scope"`
+	Line        int    `json:"line"`
+	Column      int    `json:"column"`
+	Winner      string `json:"winner"`
+	WinnerScope string `json:"winnerScope"`
+}
+
+type diagnosticJSON struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Server  string `json:"server,omitempty"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+type showOutput struct {
+	Files    []fileJSON       `json:"files"`
+	Servers  []serverJSON     `json:"servers"`
+	Shadowed []shadowedJSON   `json:"shadowed"`
+	Warnings []diagnosticJSON `json:"warnings"`
+}
+
+type validateOutput struct {
+	Valid    bool             `json:"valid"`
+	Files    []fileJSON       `json:"files"`
+	Errors   []diagnosticJSON `json:"errors"`
+	Warnings []diagnosticJSON `json:"warnings"`
+}
+
+func showJSON(cfg *config.Config, approvals map[string]approval, reveal bool) showOutput {
+	out := showOutput{Files: filesJSON(cfg, approvals), Servers: []serverJSON{}, Shadowed: []shadowedJSON{}, Warnings: diagnosticsJSON(cfg.Warnings)}
+	for _, s := range cfg.Servers {
+		if !reveal {
+			s = s.Redacted()
+		}
+		out.Servers = append(out.Servers, serverJSON{
+			Name: s.Name, Enabled: s.Enabled, Transport: string(s.Transport),
+			Command: s.Command, Args: s.Args, Cwd: s.Cwd, URL: s.URL, Env: s.Env, Headers: s.Headers,
+			StartupTimeout: s.StartupTimeout.String(), CallTimeout: s.CallTimeout.String(),
+			PingInterval: cond(s.PingInterval == 0, "off", s.PingInterval.String()),
+			AutoReconnect: reconnectJSON{
+				Enabled: s.AutoReconnect.Enabled, MaxAttempts: s.AutoReconnect.MaxAttempts,
+				InitialBackoff: s.AutoReconnect.InitialBackoff.String(), MaxBackoff: s.AutoReconnect.MaxBackoff.String(),
+			},
+			NeedsInput: s.NeedsInput, Source: s.Source, Scope: string(s.Scope), Line: s.Pos.Line, Column: s.Pos.Column,
+		})
+	}
+	for _, sh := range cfg.Shadowed {
+		out.Shadowed = append(out.Shadowed, shadowedJSON{
+			Name: sh.Name, Source: sh.Server.Source, Scope: string(sh.Server.Scope),
+			Line: sh.Server.Pos.Line, Column: sh.Server.Pos.Column,
+			Winner: sh.Winner, WinnerScope: string(sh.WinnerScope),
+		})
+	}
+	return out
+}
+
+func validateJSON(cfg *config.Config, errs config.Errors) validateOutput {
+	var approvals map[string]approval
+	var warnings []config.Diagnostic
+	if cfg != nil {
+		approvals = approvalStates(cfg)
+		warnings = cfg.Warnings
+	}
+	return validateOutput{Valid: len(errs) == 0, Files: filesJSON(cfg, approvals), Errors: diagnosticsJSON(errs), Warnings: diagnosticsJSON(warnings)}
+}
+
+func filesJSON(cfg *config.Config, approvals map[string]approval) []fileJSON {
+	out := []fileJSON{}
+	if cfg == nil {
+		return out
+	}
+	for _, f := range cfg.Files {
+		out = append(out, fileJSON{Path: f.Path, Scope: string(f.Scope), SHA256: f.Hash, Servers: cond(f.Servers == nil, []string{}, f.Servers), Approval: string(approvals[f.Path])})
+	}
+	return out
+}
+
+func diagnosticsJSON(ds []config.Diagnostic) []diagnosticJSON {
+	out := []diagnosticJSON{}
+	for _, d := range ds {
+		out = append(out, diagnosticJSON{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Column, Server: d.Server, Field: d.Field, Message: d.Message})
+	}
+	return out
 }

@@ -1,0 +1,62 @@
+// Package config owns mcpdeck's view of mcp.json: discovering the files,
+// parsing them in the formats other MCP clients already write, expanding
+// variables, validating every server and remembering which project files the
+// user approved. It imports nothing else of mcpdeck so the runtime, the TUI
+// and the command line all share one definition of a server.
+//
+// # Formats
+//
+// Two top-level shapes are read as they are:
+//
+//	{"mcpServers": {...}, "disabledServers": ["name", ...]}  // Claude Desktop, Claude Code, Cursor
+//	{"servers": {...}, "inputs": [...]}                     // VS Code
+//
+// Files are JSON with comments and trailing commas (JSONC, as VS Code writes
+// it). A file holding both "mcpServers" and "servers" is an error, because
+// no client reads both and guessing which one was meant hides mistakes.
+// "disabledServers" applies to the servers of the same file only.
+//
+// # Server fields
+//
+//	type            "stdio", "http", "streamable-http" (same as "http") or "sse";
+//	                inferred when absent: "command" means stdio, "url" means http
+//	command, args   stdio: the program (run without a shell) and its arguments
+//	env             object of strings, merged over envFile
+//	envFile         KEY=VALUE lines; "#" comments, blank lines, an optional
+//	                "export " prefix and quoted values are accepted
+//	cwd             working directory of a stdio server
+//	url, headers    http and sse: the endpoint and extra request headers
+//	enabled         false turns the server off; "disabled": true does the same
+//	startupTimeout  how long connect plus initialize may take (default 30s)
+//	timeout         per-request timeout (default 60s); "callTimeout" is an alias
+//	pingInterval    health ping period (default 15s); 0 means the default,
+//	                "off", false or a negative number turn pings off
+//	autoReconnect   true/false, or {"enabled", "maxAttempts", "initialBackoff",
+//	                "maxBackoff"} (defaults true, 5, 500ms, 30s)
+//
+// Durations are numbers of milliseconds (as Claude Code's "timeout") or Go
+// duration strings such as "30s" or "1m30s". Unknown fields are warnings, not
+// errors: other clients add their own.
+//
+// Relative "cwd" and "envFile" paths resolve against the project directory
+// for project files (that is where the other clients run them from) and
+// against the file's own directory for explicit and user files.
+//
+// # Variables
+//
+// command, args, env values, envFile, cwd, url and header values expand
+// ${VAR}, ${VAR:-default} (default when VAR is unset or empty, as in a
+// shell), ${env:VAR}, ${workspaceFolder}, ${workspaceFolderBasename},
+// ${userHome}, ${pathSeparator} (or ${/}) and a leading "~" (not in url or
+// headers). Predefined variables, including LoadOptions.Vars, win over the
+// environment. A VS Code ${input:id} cannot be prompted for outside VS Code:
+// the server is kept but marked NeedsInput and never started, and the rest of
+// the configuration still works.
+//
+// # Discovery
+//
+// See Load. Each server records its source file and scope; a name defined in
+// several files resolves to the nearest scope (explicit > project > user >
+// default, and within one scope the earlier file) and the losing
+// definitions are reported in Config.Shadowed.
+package config

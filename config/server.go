@@ -1,0 +1,199 @@
+package config
+
+import (
+	"maps"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Transport is how mcpdeck talks to a server.
+type Transport string
+
+// The transports a server can declare. "streamable-http" in a file is read
+// as TransportHTTP: it is the same MCP transport under its spec name.
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http"
+	TransportSSE   Transport = "sse"
+)
+
+// Scope says where a configuration file was found; nearer scopes win a name
+// clash and project scope needs the user's approval before anything starts.
+type Scope string
+
+// The scopes, nearest first.
+const (
+	ScopeExplicit Scope = "explicit" // a --config FILE
+	ScopeProject  Scope = "project"  // a file in the project directory
+	ScopeUser     Scope = "user"     // the user's own mcpdeck/mcp.json
+	ScopeDefault  Scope = "default"  // the embedded default
+)
+
+// rank orders scopes for shadowing: lower is nearer.
+func (s Scope) rank() int {
+	switch s {
+	case ScopeExplicit:
+		return 0
+	case ScopeProject:
+		return 1
+	case ScopeUser:
+		return 2
+	default:
+		return 3
+	}
+}
+
+// Defaults for the per-server timing fields.
+const (
+	DefaultStartupTimeout = 30 * time.Second
+	DefaultCallTimeout    = 60 * time.Second
+	DefaultPingInterval   = 15 * time.Second
+	DefaultMaxAttempts    = 5
+	DefaultInitialBackoff = 500 * time.Millisecond
+	DefaultMaxBackoff     = 30 * time.Second
+)
+
+// RedactedValue replaces every secret in displays, logs and JSON output.
+const RedactedValue = "••••••"
+
+// minScrubLen is the shortest secret that Redacted also scrubs out of
+// command, args and url: shorter env values ("1", "true", "dev") are almost
+// never credentials, and scrubbing them would mangle ordinary arguments.
+const minScrubLen = 6
+
+// Reconnect is a server's automatic reconnect policy: capped exponential
+// backoff from InitialBackoff to MaxBackoff, at most MaxAttempts tries.
+type Reconnect struct {
+	Enabled        bool
+	MaxAttempts    int
+	InitialBackoff time.Duration
+	MaxBackoff     time.Duration
+}
+
+// DefaultReconnect is the policy of a server that does not configure one.
+func DefaultReconnect() Reconnect {
+	return Reconnect{Enabled: true, MaxAttempts: DefaultMaxAttempts, InitialBackoff: DefaultInitialBackoff, MaxBackoff: DefaultMaxBackoff}
+}
+
+// Server is one resolved server definition: variables expanded, envFile
+// merged, defaults filled in. Env and Headers hold secrets: display a
+// Redacted copy.
+type Server struct {
+	Name      string
+	Transport Transport
+	Command   string            // stdio, after expansion
+	Args      []string          // stdio, after expansion
+	Env       map[string]string // envFile merged, env wins; secrets
+	Cwd       string            // stdio; empty means mcpdeck's working directory
+	URL       string            // http and sse
+	Headers   map[string]string // http and sse; secrets
+	// Enabled is false when the file says "disabled": true or
+	// "enabled": false, or lists the server in "disabledServers".
+	Enabled        bool
+	StartupTimeout time.Duration
+	CallTimeout    time.Duration
+	// PingInterval is the health ping period; 0 means pings are off.
+	PingInterval  time.Duration
+	AutoReconnect Reconnect
+	// NeedsInput, when non-empty, says why the server cannot start: it uses
+	// a VS Code ${input:...} that only VS Code can prompt for.
+	NeedsInput string
+	Source     string // the file it came from, or the embedded default's name
+	Scope      Scope
+	Pos        Position // the server's key in Source
+}
+
+// Secrets returns the values that must never be displayed: env and header
+// values and a password in the URL, without empties or duplicates.
+func (s Server) Secrets() []string {
+	var out []string
+	for _, v := range s.Env {
+		out = append(out, v)
+	}
+	for _, v := range s.Headers {
+		out = append(out, v)
+	}
+	if u, err := url.Parse(s.URL); err == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			out = append(out, p)
+		}
+	}
+	out = slices.DeleteFunc(out, func(v string) bool { return v == "" })
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Equal reports whether s and o launch the same server, so a reload can
+// keep a running connection. Where a definition came from (Source, Scope,
+// Pos) does not matter.
+func (s Server) Equal(o Server) bool {
+	return s.Name == o.Name &&
+		s.Transport == o.Transport &&
+		s.Command == o.Command &&
+		slices.Equal(s.Args, o.Args) &&
+		maps.Equal(s.Env, o.Env) &&
+		s.Cwd == o.Cwd &&
+		s.URL == o.URL &&
+		maps.Equal(s.Headers, o.Headers) &&
+		s.Enabled == o.Enabled &&
+		s.StartupTimeout == o.StartupTimeout &&
+		s.CallTimeout == o.CallTimeout &&
+		s.PingInterval == o.PingInterval &&
+		s.AutoReconnect == o.AutoReconnect &&
+		s.NeedsInput == o.NeedsInput
+}
+
+// Redacted returns a copy safe to display: env and header values are
+// replaced by RedactedValue, and any secret long enough to be a credential
+// is scrubbed from command, args and url too (an API key passed as
+// "--token=${KEY}" must not leak through the arguments).
+func (s Server) Redacted() Server {
+	secrets := s.Secrets()
+	// Longest first, so a secret that contains another is scrubbed whole.
+	sort.SliceStable(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	scrub := func(v string) string {
+		for _, sec := range secrets {
+			if len(sec) >= minScrubLen {
+				v = strings.ReplaceAll(v, sec, RedactedValue)
+			}
+		}
+		return v
+	}
+	r := s
+	r.Command = scrub(s.Command)
+	r.Args = nil
+	for _, a := range s.Args {
+		r.Args = append(r.Args, scrub(a))
+	}
+	r.URL = redactURL(s.URL, scrub)
+	r.Env = redactMap(s.Env)
+	r.Headers = redactMap(s.Headers)
+	return r
+}
+
+func redactMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k := range m {
+		out[k] = RedactedValue
+	}
+	return out
+}
+
+// redactURL hides a userinfo password before scrubbing, because a short
+// password is still a password when it sits in the userinfo.
+func redactURL(raw string, scrub func(string) string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			const mark = "mcpdeck-redacted-password"
+			u.User = url.UserPassword(u.User.Username(), mark)
+			raw = strings.Replace(u.String(), ":"+mark+"@", ":"+RedactedValue+"@", 1)
+		}
+	}
+	return scrub(raw)
+}

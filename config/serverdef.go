@@ -1,0 +1,353 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// serverFields are the per-server fields mcpdeck reads; anything else is
+// another client's business and only warned about.
+var serverFields = []string{
+	"type", "command", "args", "env", "envFile", "cwd", "url", "headers",
+	"enabled", "disabled", "startupTimeout", "timeout", "callTimeout",
+	"pingInterval", "autoReconnect",
+}
+
+// rawServer is one server's fields as written, before expansion.
+type rawServer struct {
+	name     string
+	keyOff   int
+	fields   map[string]*hujson.Value
+	typ      string
+	command  string
+	args     []string
+	argOffs  []int
+	env      []member
+	envVals  map[string]string
+	headers  []member
+	hdrVals  map[string]string
+	envFile  string
+	cwd      string
+	url      string
+	badType  map[string]bool // fields of the wrong JSON type; not expanded
+	inputs   []string
+	problems int // expansion problems found
+}
+
+// parseServer reads, expands and validates one server. ok is false when
+// it has errors (they are recorded on p).
+func (p *parser) parseServer(m member) (Server, bool) {
+	errsBefore := len(p.errs)
+	obj, isObj := m.value.Value.(*hujson.Object)
+	if !isObj {
+		p.errorf(m.value.StartOffset, m.name, "", "must be an object with \"command\" or \"url\", not %s", kindName(m.value.Value.Kind()))
+		return Server{}, false
+	}
+	r := p.readFields(m, obj)
+	s := Server{
+		Name: m.name, Enabled: true, Source: p.path, Scope: p.scope, Pos: p.pos(m.keyOff),
+		StartupTimeout: DefaultStartupTimeout, CallTimeout: DefaultCallTimeout,
+		PingInterval: DefaultPingInterval, AutoReconnect: DefaultReconnect(),
+	}
+	p.readSettings(r, &s)
+	if !r.badType["type"] && !r.badType["command"] && !r.badType["url"] {
+		if t, ok := p.transport(r); ok {
+			s.Transport = t
+			p.expandServer(r, &s)
+		}
+	}
+	if len(r.inputs) > 0 {
+		s.NeedsInput = p.needsInput(r.inputs)
+	}
+	return s, len(p.errs) == errsBefore
+}
+
+// readFields checks each field's JSON type and keeps the raw values.
+func (p *parser) readFields(m member, obj *hujson.Object) *rawServer {
+	r := &rawServer{name: m.name, keyOff: m.keyOff, fields: map[string]*hujson.Value{}, badType: map[string]bool{}}
+	for _, f := range p.members(obj, m.name, "") {
+		r.fields[f.name] = f.value
+		var good bool
+		switch f.name {
+		case "type":
+			r.typ, good = p.str(f.value, m.name, f.name)
+		case "command":
+			r.command, good = p.str(f.value, m.name, f.name)
+		case "args":
+			r.args, r.argOffs, good = p.stringList(f.value, m.name, f.name)
+		case "env":
+			r.env, r.envVals, good = p.stringMap(f.value, m.name, f.name)
+		case "headers":
+			r.headers, r.hdrVals, good = p.stringMap(f.value, m.name, f.name)
+		case "envFile":
+			r.envFile, good = p.str(f.value, m.name, f.name)
+		case "cwd":
+			r.cwd, good = p.str(f.value, m.name, f.name)
+		case "url":
+			r.url, good = p.str(f.value, m.name, f.name)
+		default:
+			good = true
+			if !slices.Contains(serverFields, f.name) {
+				p.warnf(f.keyOff, m.name, f.name, "unknown field is ignored (another client's setting?)")
+			}
+		}
+		r.badType[f.name] = !good
+	}
+	return r
+}
+
+// readSettings reads the fields that need no expansion: enablement,
+// timeouts and the reconnect policy.
+func (p *parser) readSettings(r *rawServer, s *Server) {
+	name := r.name
+	enabled, hasEnabled := true, false
+	if v := r.fields["enabled"]; v != nil {
+		enabled, hasEnabled = p.boolean(v, name, "enabled")
+	}
+	if v := r.fields["disabled"]; v != nil {
+		if disabled, ok := p.boolean(v, name, "disabled"); ok {
+			if hasEnabled && disabled == enabled {
+				p.errorf(v.StartOffset, name, "disabled", `contradicts "enabled"; keep one of them`)
+			}
+			enabled = enabled && !disabled
+		}
+	}
+	s.Enabled = enabled
+	if v := r.fields["startupTimeout"]; v != nil {
+		s.StartupTimeout, _ = p.duration(v, name, "startupTimeout", DefaultStartupTimeout, false)
+	}
+	call := r.fields["timeout"]
+	callField := "timeout"
+	if v := r.fields["callTimeout"]; v != nil {
+		if call != nil {
+			p.errorf(v.StartOffset, name, "callTimeout", `is an alias of "timeout", which is also set; keep one`)
+		}
+		call, callField = v, "callTimeout"
+	}
+	if call != nil {
+		s.CallTimeout, _ = p.duration(call, name, callField, DefaultCallTimeout, false)
+	}
+	if v := r.fields["pingInterval"]; v != nil {
+		s.PingInterval, _ = p.duration(v, name, "pingInterval", DefaultPingInterval, true)
+	}
+	if v := r.fields["autoReconnect"]; v != nil {
+		s.AutoReconnect = p.reconnect(v, name)
+	}
+}
+
+// transport decides the transport from "type", "command" and "url" and
+// reports the combinations no client can run.
+func (p *parser) transport(r *rawServer) (Transport, bool) {
+	_, hasCmd := r.fields["command"]
+	_, hasURL := r.fields["url"]
+	if tv := r.fields["type"]; tv != nil {
+		var t Transport
+		switch r.typ {
+		case "stdio":
+			t = TransportStdio
+		case "http", "streamable-http":
+			t = TransportHTTP
+		case "sse":
+			t = TransportSSE
+		default:
+			p.errorf(tv.StartOffset, r.name, "type", `unknown type %q; use "stdio", "http", "streamable-http" or "sse"`, r.typ)
+			return "", false
+		}
+		switch {
+		case t == TransportStdio && hasURL:
+			p.errorf(r.fields["url"].StartOffset, r.name, "url", `a stdio server runs "command"; remove "url" or set "type" to "http"`)
+		case t == TransportStdio && !hasCmd:
+			p.errorf(r.keyOff, r.name, "command", `a stdio server needs "command"`)
+		case t != TransportStdio && hasCmd:
+			p.errorf(r.fields["command"].StartOffset, r.name, "command", `a %s server connects to "url"; remove "command" or set "type" to "stdio"`, r.typ)
+		case t != TransportStdio && !hasURL:
+			p.errorf(r.keyOff, r.name, "url", `a %s server needs "url"`, r.typ)
+		default:
+			return t, true
+		}
+		return "", false
+	}
+	switch {
+	case hasCmd && hasURL:
+		p.errorf(r.keyOff, r.name, "", `both "command" and "url" are set; a server is either a local process ("command") or a remote endpoint ("url")`)
+	case hasCmd:
+		return TransportStdio, true
+	case hasURL:
+		return TransportHTTP, true
+	default:
+		p.errorf(r.keyOff, r.name, "", `neither "command" nor "url" is set; add "command" to run a local server or "url" to connect to a remote one`)
+	}
+	return "", false
+}
+
+// expandServer expands variables in the launch fields and validates the
+// results.
+func (p *parser) expandServer(r *rawServer, s *Server) {
+	ignored := []string{"headers"}
+	if s.Transport != TransportStdio {
+		ignored = []string{"command", "args", "env", "envFile", "cwd"}
+	}
+	for _, f := range ignored {
+		if v := r.fields[f]; v != nil {
+			p.warnf(v.StartOffset, r.name, f, "is ignored for %s servers", s.Transport)
+		}
+	}
+	if s.Transport == TransportStdio {
+		s.Command = p.expandField(r, r.fields["command"].StartOffset, "command", r.command, true)
+		if strings.TrimSpace(s.Command) == "" {
+			p.errorf(r.fields["command"].StartOffset, r.name, "command", "is empty; name the program to run")
+		}
+		if !r.badType["args"] {
+			for i, a := range r.args {
+				s.Args = append(s.Args, p.expandField(r, r.argOffs[i], fmt.Sprintf("args[%d]", i), a, true))
+			}
+		}
+		s.Env = p.resolveEnv(r)
+		if v := r.fields["cwd"]; v != nil && !r.badType["cwd"] {
+			s.Cwd = p.pathField(r, v.StartOffset, "cwd", r.cwd)
+		}
+		return
+	}
+	problems, inputs := r.problems, len(r.inputs)
+	s.URL = p.expandField(r, r.fields["url"].StartOffset, "url", r.url, false)
+	if r.problems == problems && len(r.inputs) == inputs && !strings.Contains(s.URL, "${input:") {
+		p.checkURL(r, s.URL)
+	}
+	if !r.badType["headers"] {
+		s.Headers = p.expandMap(r, "headers", r.headers, false)
+	}
+}
+
+// expandField expands one string and records its problems and inputs.
+func (p *parser) expandField(r *rawServer, off int, field, raw string, tilde bool) string {
+	x := p.exp.expand(raw, tilde)
+	for _, msg := range x.problems {
+		p.errorf(off, r.name, field, "%s", msg)
+	}
+	r.problems += len(x.problems)
+	for _, in := range x.inputs {
+		if !slices.Contains(r.inputs, in) {
+			r.inputs = append(r.inputs, in)
+		}
+	}
+	return x.value
+}
+
+func (p *parser) expandMap(r *rawServer, field string, ms []member, tilde bool) map[string]string {
+	if ms == nil {
+		return nil
+	}
+	out := make(map[string]string, len(ms))
+	for _, m := range ms {
+		raw, _ := m.value.Value.(hujson.Literal)
+		out[m.name] = p.expandField(r, m.value.StartOffset, field+"."+m.name, raw.String(), tilde)
+	}
+	return out
+}
+
+// path expands a path field and makes it absolute against the file's base
+// directory.
+func (p *parser) pathField(r *rawServer, off int, field, raw string) string {
+	v := p.expandField(r, off, field, raw, true)
+	if v != "" && !filepath.IsAbs(v) && !strings.Contains(v, "${input:") {
+		v = filepath.Join(p.baseDir, v)
+	}
+	return v
+}
+
+// resolveEnv merges envFile and env; env wins, as in VS Code.
+func (p *parser) resolveEnv(r *rawServer) map[string]string {
+	var env map[string]string
+	if !r.badType["env"] {
+		env = p.expandMap(r, "env", r.env, true)
+	}
+	v := r.fields["envFile"]
+	if v == nil || r.badType["envFile"] {
+		return env
+	}
+	path := p.pathField(r, v.StartOffset, "envFile", r.envFile)
+	if strings.Contains(path, "${") {
+		return env
+	}
+	data, err := readEnvFile(path)
+	if err != nil {
+		p.errorf(v.StartOffset, r.name, "envFile", "cannot read %s: %v; fix the path or remove \"envFile\"", path, unwrapPathError(err))
+		return env
+	}
+	fromFile, problems := parseEnvFile(data)
+	for _, pr := range problems {
+		pos := Position{File: path, Line: pr.line}
+		if pr.line > 0 {
+			pos.Column = 1
+		}
+		p.errs = append(p.errs, Diagnostic{Pos: pos, Server: r.name, Field: "envFile", Message: pr.message})
+	}
+	if env == nil && len(fromFile) > 0 {
+		env = map[string]string{}
+	}
+	for k, val := range fromFile {
+		if _, set := env[k]; !set {
+			env[k] = val
+		}
+	}
+	return env
+}
+
+// checkURL accepts only absolute http(s) URLs: anything else cannot be an
+// MCP endpoint, and catching it here beats a confusing dial error later.
+func (p *parser) checkURL(r *rawServer, raw string) {
+	off := r.fields["url"].StartOffset
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		p.errorf(off, r.name, "url", "%q is not a valid URL: %v", raw, unwrapURLError(err))
+	case u.Scheme != "http" && u.Scheme != "https":
+		p.errorf(off, r.name, "url", "%q is not an http:// or https:// URL", raw)
+	case u.Host == "":
+		p.errorf(off, r.name, "url", "%q has no host", raw)
+	}
+}
+
+// needsInput explains why a server using VS Code inputs cannot start.
+func (p *parser) needsInput(refs []string) string {
+	parts := make([]string, len(refs))
+	for i, ref := range refs {
+		id := strings.TrimSuffix(strings.TrimPrefix(ref, "${input:"), "}")
+		desc, declared := p.exp.inputs[id]
+		switch {
+		case !declared:
+			parts[i] = ref + " (not declared in \"inputs\")"
+		case desc != "":
+			parts[i] = fmt.Sprintf("%s (%q, a VS Code prompt input)", ref, desc)
+		default:
+			parts[i] = ref + " (a VS Code prompt input)"
+		}
+	}
+	return "needs input: " + strings.Join(parts, ", ") + "; mcpdeck cannot prompt for it: put the value in the environment and use ${env:NAME} instead"
+}
+
+// unwrapPathError drops the *PathError's repetition of the path, which the
+// message already names.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// unwrapURLError drops the *url.Error's repetition of the URL.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

@@ -1,0 +1,165 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// trustFileName is the approvals file inside the state directory.
+const trustFileName = "trust.json"
+
+// TrustStore remembers which project files the user approved. A project
+// file runs commands someone else may have written, so its servers start
+// only after approval; the approval is tied to the file's content hash, so
+// any edit asks again. It is safe for concurrent use, and Trust merges with
+// approvals other mcpdeck processes wrote meanwhile.
+type TrustStore struct {
+	path string
+	mu   sync.Mutex
+	// approved maps a file path to its approval; guarded by mu.
+	approved map[string]approval
+}
+
+// approval is one entry of trust.json.
+type approval struct {
+	SHA256     string    `json:"sha256"`
+	ApprovedAt time.Time `json:"approvedAt"`
+}
+
+// trustFile is trust.json on disk.
+type trustFile struct {
+	Approved map[string]approval `json:"approved"`
+}
+
+// DefaultStateDir is where mcpdeck keeps state: $XDG_STATE_HOME/mcpdeck,
+// else ~/.local/state/mcpdeck.
+func DefaultStateDir() (string, error) {
+	if x := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "mcpdeck"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the state directory: %w: %w", ErrTrustStore, err)
+	}
+	return filepath.Join(home, ".local", "state", "mcpdeck"), nil
+}
+
+// OpenTrustStore opens the approvals kept in dir (DefaultStateDir when
+// empty). A missing file means nothing is approved yet; nothing is created
+// until the first Trust.
+func OpenTrustStore(dir string) (*TrustStore, error) {
+	if dir == "" {
+		d, err := DefaultStateDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	t := &TrustStore{path: filepath.Join(dir, trustFileName)}
+	approved, err := t.read()
+	if err != nil {
+		return nil, err
+	}
+	t.approved = approved
+	return t, nil
+}
+
+// Path is the approvals file.
+func (t *TrustStore) Path() string { return t.path }
+
+func (t *TrustStore) read() (map[string]approval, error) {
+	data, err := os.ReadFile(t.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]approval{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading approvals %s: %w: %w", t.path, ErrTrustStore, err)
+	}
+	var f trustFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("reading approvals %s: %w: %w (delete the file to approve project files again)", t.path, ErrTrustStore, err)
+	}
+	if f.Approved == nil {
+		f.Approved = map[string]approval{}
+	}
+	return f.Approved, nil
+}
+
+// Trusted reports whether f's servers may start: files outside project
+// scope always may; a project file only once its current content was
+// approved.
+func (t *TrustStore) Trusted(f File) bool {
+	if f.Scope != ScopeProject {
+		return true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a, ok := t.approved[f.Path]
+	return ok && f.Hash != "" && a.SHA256 == f.Hash
+}
+
+// Trust records the approval of f's current content.
+func (t *TrustStore) Trust(f File) error {
+	if f.Scope != ScopeProject {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// Re-read so an approval another process just wrote is not lost.
+	approved, err := t.read()
+	if err != nil {
+		return err
+	}
+	approved[f.Path] = approval{SHA256: f.Hash, ApprovedAt: time.Now().UTC().Truncate(time.Second)}
+	if err := t.write(approved); err != nil {
+		return err
+	}
+	t.approved = approved
+	return nil
+}
+
+// write replaces the file atomically: a crash mid-write must not leave a
+// corrupt file that forgets every approval.
+func (t *TrustStore) write(approved map[string]approval) error {
+	dir := filepath.Dir(t.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("saving approval: %w: %w", ErrTrustStore, err)
+	}
+	data, err := json.MarshalIndent(trustFile{Approved: approved}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("saving approval: %w: %w", ErrTrustStore, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".trust-*.json")
+	if err != nil {
+		return fmt.Errorf("saving approval: %w: %w", ErrTrustStore, err)
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("saving approval to %s: %w: %w", t.path, ErrTrustStore, err)
+	}
+	if err := os.Rename(tmp.Name(), t.path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("saving approval to %s: %w: %w", t.path, ErrTrustStore, err)
+	}
+	return nil
+}
+
+// Untrusted returns the project files that define servers and whose
+// current content is not approved yet; their servers must not start.
+func (c *Config) Untrusted(t *TrustStore) []File {
+	var out []File
+	for _, f := range c.Files {
+		if f.Scope == ScopeProject && len(f.Servers) > 0 && !t.Trusted(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,159 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func TestTrustStoreRoundTrip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state", "mcpdeck")
+	ts, err := OpenTrustStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := File{Path: "/p/.mcp.json", Scope: ScopeProject, Hash: "aaaa"}
+	if ts.Trusted(f) {
+		t.Fatal("a fresh store trusts a project file")
+	}
+	if _, err := os.Stat(filepath.Join(dir, trustFileName)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("opening the store created a file: %v", err)
+	}
+	if err := ts.Trust(f); err != nil {
+		t.Fatal(err)
+	}
+	if !ts.Trusted(f) {
+		t.Fatal("not trusted right after Trust")
+	}
+	reopened, err := OpenTrustStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reopened.Trusted(f) {
+		t.Fatal("approval not remembered across opens")
+	}
+	changed := f
+	changed.Hash = "bbbb"
+	if reopened.Trusted(changed) {
+		t.Fatal("an edited file is still trusted")
+	}
+	info, err := os.Stat(reopened.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("trust file mode = %v, want 0600", info.Mode().Perm())
+	}
+}
+
+func TestTrustStoreOtherScopesNeedNoApproval(t *testing.T) {
+	ts, err := OpenTrustStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []Scope{ScopeExplicit, ScopeUser, ScopeDefault} {
+		if !ts.Trusted(File{Path: "x", Scope: s}) {
+			t.Errorf("scope %s needs approval", s)
+		}
+	}
+}
+
+func TestTrustStoreMergesConcurrentWriters(t *testing.T) {
+	dir := t.TempDir()
+	a, err := OpenTrustStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenTrustStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa := File{Path: "/a/.mcp.json", Scope: ScopeProject, Hash: "1"}
+	fb := File{Path: "/b/.mcp.json", Scope: ScopeProject, Hash: "2"}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for _, f := range []File{fa, {Path: "/c/.mcp.json", Scope: ScopeProject, Hash: "3"}} {
+		wg.Go(func() { errs <- a.Trust(f) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Trust(fb); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenTrustStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Trusted(fa) || !c.Trusted(fb) {
+		t.Fatal("an approval written by another store was lost")
+	}
+}
+
+func TestTrustStoreCorruptFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, trustFileName), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenTrustStore(dir)
+	if !errors.Is(err, ErrTrustStore) {
+		t.Fatalf("error = %v, want ErrTrustStore", err)
+	}
+}
+
+func TestConfigUntrusted(t *testing.T) {
+	w := newWorld(t)
+	layout(t, w.project, map[string]string{
+		".mcp.json": `{"mcpServers": {"p": {"command": "p"}}}`,
+		"mcp.json":  `{"mcpServers": {}}`,
+	})
+	layout(t, w.userDir, map[string]string{"mcp.json": `{"mcpServers": {"u": {"command": "u"}}}`})
+	cfg, err := Load(w.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := OpenTrustStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	untrusted := cfg.Untrusted(ts)
+	if len(untrusted) != 1 || untrusted[0].Path != filepath.Join(w.project, ".mcp.json") {
+		t.Fatalf("Untrusted = %+v, want only the project file that defines servers", untrusted)
+	}
+	if err := ts.Trust(untrusted[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Untrusted(ts); len(got) != 0 {
+		t.Fatalf("Untrusted after Trust = %+v", got)
+	}
+	// Editing the file asks again.
+	layout(t, w.project, map[string]string{".mcp.json": `{"mcpServers": {"p": {"command": "evil"}}}`})
+	cfg, err = Load(w.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Untrusted(ts); len(got) != 1 {
+		t.Fatalf("an edited project file is trusted: %+v", got)
+	}
+}
+
+func TestDefaultStateDir(t *testing.T) {
+	x := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", x)
+	got, err := DefaultStateDir()
+	if err != nil || got != filepath.Join(x, "mcpdeck") {
+		t.Fatalf("DefaultStateDir() = %q, %v", got, err)
+	}
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("HOME", "/home/ada")
+	got, err = DefaultStateDir()
+	if err != nil || got != "/home/ada/.local/state/mcpdeck" {
+		t.Fatalf("DefaultStateDir() = %q, %v", got, err)
+	}
+}
