@@ -1,0 +1,183 @@
+package mcphttp
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+)
+
+// Sentinel errors. The errors this package returns wrap one of them (match
+// with errors.Is) and say in their text what happened, where, and what to do.
+var (
+	// ErrSessionExpired: the server no longer knows our session (404, or 400
+	// "no valid session"), or the legacy SSE stream that held it closed. The
+	// runtime treats it as a reconnectable failure and initializes again.
+	ErrSessionExpired = errors.New("mcp session expired")
+	// ErrUnauthorized: the server answered 401 or 403; credentials are
+	// missing or were rejected.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrUnreachable: no HTTP exchange was possible (connection refused, DNS
+	// failure, timeout) before a session existed, or the standalone stream
+	// could not be re-established.
+	ErrUnreachable = errors.New("server unreachable")
+	// ErrTLS: the TLS handshake failed (untrusted certificate, wrong host
+	// name, plain HTTP on an https URL).
+	ErrTLS = errors.New("tls handshake failed")
+	// ErrHTTPStatus: the server answered with an unexpected HTTP status.
+	ErrHTTPStatus = errors.New("unexpected http status")
+	// ErrBadResponse: the server's answer could not be understood (wrong
+	// content type, malformed SSE, no endpoint event).
+	ErrBadResponse = errors.New("bad response")
+	// ErrClosed: the stream was closed by its owner.
+	ErrClosed = errors.New("http stream closed")
+	// ErrBadOptions: Options are unusable (no URL, a relative URL, a
+	// non-HTTP scheme).
+	ErrBadOptions = errors.New("invalid http transport options")
+)
+
+// CodeTransportError is the JSON-RPC error code of the error responses the
+// stream synthesizes for a request that failed in transit (5xx, network
+// error, oversized answer, an answer stream that ended early). It is in the
+// implementation-defined range; the TypeScript SDK uses the same code for a
+// closed connection.
+const CodeTransportError = -32000
+
+// excerptLimit bounds how much of a server's error body is quoted.
+const excerptLimit = 200
+
+// safeURL renders u for messages: scheme, host and path only, because user
+// info and query strings carry secrets (tokens, the legacy session id).
+func safeURL(u *url.URL) string {
+	if u == nil {
+		return "<no url>"
+	}
+	c := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	return c.String()
+}
+
+// headerNames lists the configured header names, for messages that must
+// say which credentials were sent without showing them.
+func headerNames(h map[string]string) string {
+	if len(h) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, http.CanonicalHeaderKey(k))
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// redactor blanks configured header values out of text that came from the
+// server, in case it echoes them back (some error pages print the request).
+type redactor []string
+
+func newRedactor(h map[string]string) redactor {
+	var r redactor
+	for _, v := range h {
+		v = strings.TrimSpace(v)
+		if len(v) >= 4 {
+			r = append(r, v)
+			// "Bearer xyz" is often echoed as just the token.
+			if _, tok, ok := strings.Cut(v, " "); ok && len(tok) >= 4 {
+				r = append(r, tok)
+			}
+		}
+	}
+	return r
+}
+
+func (r redactor) apply(s string) string {
+	for _, v := range r {
+		s = strings.ReplaceAll(s, v, "[redacted]")
+	}
+	return s
+}
+
+// excerpt makes a short single-line quote of a response body.
+func (r redactor) excerpt(body []byte) string {
+	s := strings.ToValidUTF8(string(body), "?")
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > excerptLimit {
+		cut := excerptLimit
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return r.apply(s)
+}
+
+// describeNetError turns a transport-level failure of one exchange into an
+// error a person can act on. what names the exchange ("POST initialize").
+func describeNetError(what string, u *url.URL, err error) error {
+	where := safeURL(u)
+	var certErr *tls.CertificateVerificationError
+	var unknownCA x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var recErr tls.RecordHeaderError
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &certErr), errors.As(err, &unknownCA), errors.As(err, &hostErr):
+		return fmt.Errorf("%s %s: %w: %v; the server's certificate is not trusted for this host: fix the certificate or add its CA to the system trust store", what, where, ErrTLS, rootCause(err))
+	case errors.As(err, &recErr), strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		// net/http reports the second case with a bare string error.
+		return fmt.Errorf("%s %s: %w: the server does not speak TLS on this port; use an http:// url if it serves plain HTTP", what, where, ErrTLS)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("%s %s: %w: connection refused; check that the server is running and listening on %s", what, where, ErrUnreachable, u.Host)
+	case errors.As(err, &dnsErr):
+		return fmt.Errorf("%s %s: %w: cannot resolve host %q; check the url", what, where, ErrUnreachable, dnsErr.Name)
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return fmt.Errorf("%s %s: %w: timed out; check the network path to %s (proxies from HTTP_PROXY/HTTPS_PROXY apply)", what, where, ErrUnreachable, u.Host)
+	default:
+		return fmt.Errorf("%s %s: %w: %v", what, where, ErrUnreachable, rootCause(err))
+	}
+}
+
+// rootCause strips *url.Error's "Post \"http://...\"" prefix, which repeats
+// the full URL (query included) and so could leak a token.
+func rootCause(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// statusError describes an unexpected HTTP status, quoting the body.
+func (s *Stream) statusError(what string, u *url.URL, resp *http.Response, body []byte) error {
+	where := safeURL(u)
+	switch resp.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		verb := "credentials are missing or were rejected"
+		if resp.StatusCode == http.StatusForbidden {
+			verb = "the credentials were accepted but do not allow access"
+		}
+		hint := "no headers are configured for this server: add the credentials it expects under \"headers\" (for example Authorization)"
+		if names := headerNames(s.opts.Headers); names != "" {
+			hint = "the configured headers (" + names + ") were sent, values not shown: check that the token is current and meant for this server"
+		}
+		if wa := resp.Header.Get("WWW-Authenticate"); wa != "" {
+			hint += "; the server asks for: " + s.redact.excerpt([]byte(wa))
+		}
+		return fmt.Errorf("%s %s: %w: HTTP %s: %s; %s", what, where, ErrUnauthorized, resp.Status, verb, hint)
+	}
+	detail := ""
+	if ex := s.redact.excerpt(body); ex != "" {
+		detail = ": " + ex
+	}
+	if resp.StatusCode >= 500 {
+		detail += "; the server failed handling it: see the server's logs"
+	}
+	return fmt.Errorf("%s %s: %w: HTTP %s%s", what, where, ErrHTTPStatus, resp.Status, detail)
+}
