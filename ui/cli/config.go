@@ -18,9 +18,7 @@ import (
 	"mcpdeck/config"
 )
 
-// configFlag is the repeatable --config flag. The config command defines
-// it as a persistent flag until the root command owns it; configFiles
-// reads it by name, so either place works.
+// configFlag is the root command's repeatable persistent --config flag.
 const configFlag = "config"
 
 func newConfigCmd() *cobra.Command {
@@ -35,7 +33,6 @@ else the built-in default. Both the "mcpServers" format (Claude Desktop,
 Claude Code, Cursor) and the "servers" format (VS Code) are read as they are.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.PersistentFlags().StringSlice(configFlag, nil, "read only this mcp.json (repeatable; disables discovery)")
 	cmd.AddCommand(newConfigShowCmd(), newConfigValidateCmd())
 	return cmd
 }

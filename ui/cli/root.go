@@ -85,10 +85,16 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentFlags().StringSlice(configFlag, nil, "read only this mcp.json (repeatable; disables discovery)")
+	root.PersistentFlags().Bool("trust-project", false, "approve this project's mcp.json files so their servers may start")
 	root.AddCommand(
 		newVersionCmd(),
 		newConfigCmd(),
 		newDemoServerCmd(),
+		newServersCmd(),
+		newToolsCmd(),
+		newCallCmd(),
+		newWatchCmd(),
 	)
 	return root
 }

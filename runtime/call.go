@@ -1,0 +1,228 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"mcpdeck/jsonrpc"
+)
+
+// resolve finds a published server and its session for a request.
+func (c *Controller) resolve(server string) (*session, ServerSnapshot, error) {
+	pub := c.pub.Load()
+	v, ok := pub.snap.Server(server)
+	switch {
+	case !ok:
+		return nil, v, fmt.Errorf("%w %q (configured: %s)", ErrUnknownServer, server, serverNames(pub.snap))
+	case !pub.snap.Enabled:
+		return nil, v, fmt.Errorf("%q: %w", server, ErrNotEnabled)
+	}
+	sess := pub.published[server]
+	if sess == nil {
+		reason := v.State.String()
+		if v.Reason != "" {
+			reason += ": " + v.Reason
+		}
+		return nil, v, fmt.Errorf("%q: %w (%s)", server, ErrNotReady, reason)
+	}
+	return sess, v, nil
+}
+
+func serverNames(s *Snapshot) string {
+	if len(s.Servers) == 0 {
+		return "none"
+	}
+	out := ""
+	for i, v := range s.Servers {
+		if i > 0 {
+			out += ", "
+		}
+		out += v.Name
+	}
+	return out
+}
+
+// Call invokes a tool. The arguments are validated against the tool's
+// input schema first (unless NoValidate). The timeout is the server's call
+// timeout unless req.Timeout is set; progress notifications extend it, up to
+// MaxCallTime. A result with isError is a *Result, not an error; errors are
+// *CallError or *ArgumentsError.
+func (c *Controller) Call(ctx context.Context, req CallRequest) (*Result, error) {
+	sess, v, err := c.resolve(req.Server)
+	if err != nil {
+		return nil, &CallError{Info: *actionable(req.Server, "tools/call", err), Err: err}
+	}
+	var tool *Tool
+	for i := range v.Tools {
+		if v.Tools[i].ServerTool == req.Tool || v.Tools[i].Name == req.Tool {
+			tool = &v.Tools[i]
+			break
+		}
+	}
+	if tool == nil {
+		err := fmt.Errorf("%w %q on server %q", ErrUnknownTool, req.Tool, req.Server)
+		info := actionable(req.Server, "tools/call", err)
+		info.Hint = "list the server's tools with: mcpdeck tools " + req.Server
+		return nil, &CallError{Info: *info, Err: err}
+	}
+	args := req.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if !req.NoValidate {
+		fields, err := ValidateArguments(tool.InputSchema, args)
+		if err != nil {
+			fields = []FieldError{{Message: "the tool's input schema does not compile (" + err.Error() + "); send with --no-validate"}}
+		}
+		if len(fields) > 0 {
+			return nil, &ArgumentsError{Server: req.Server, Tool: tool.ServerTool, Fields: fields}
+		}
+	}
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = sess.cfg.CallTimeout
+	}
+	raw, id, err := sess.call(ctx, c, "tools/call", tool.ServerTool, map[string]any{"name": tool.ServerTool, "arguments": args}, timeout, req.OnStarted)
+	if err != nil {
+		return nil, &CallError{Info: *actionable(req.Server, "tools/call", err), Err: err}
+	}
+	res, err := decodeResult(raw.body, c.opts.ResultLimit, tool.OutputSchema)
+	if err != nil {
+		return nil, &CallError{Info: *actionable(req.Server, "tools/call", err), Err: err}
+	}
+	res.RequestID, res.Duration = id, raw.took
+	return res, nil
+}
+
+type rawResult struct {
+	body json.RawMessage
+	took time.Duration
+}
+
+// call sends a request with a progress token, a timeout that progress
+// extends up to the maximum, and request events.
+func (s *session) call(ctx context.Context, c *Controller, method, tool string, params map[string]any, timeout time.Duration, onStarted func(uint64)) (rawResult, uint64, error) {
+	token := "mcpdeck-" + strconv.FormatUint(c.progressID.Add(1), 10)
+	params["_meta"] = map[string]any{"progressToken": token}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	start := time.Now()
+	hardStop := time.AfterFunc(c.opts.MaxCallTime, func() {
+		cancel(fmt.Errorf("%w: still running after the maximum of %s, even with progress", jsonrpc.ErrTimeout, c.opts.MaxCallTime))
+	})
+	defer hardStop.Stop()
+	timeoutErr := fmt.Errorf("%w after %s", jsonrpc.ErrTimeout, timeout)
+	var mu sync.Mutex
+	timer := time.AfterFunc(timeout, func() { cancel(timeoutErr) })
+	defer func() { mu.Lock(); timer.Stop(); mu.Unlock() }()
+
+	cs := &callState{tool: tool, extend: func() {
+		mu.Lock()
+		timer.Reset(timeout) // progress proves life: the clock starts again
+		mu.Unlock()
+	}}
+	s.mu.Lock()
+	s.calls[token] = cs
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.calls, token)
+		s.mu.Unlock()
+	}()
+
+	h := func() EventHeader { return EventHeader{Time: time.Now(), Server: s.name} }
+	raw, err := s.conn.Call(ctx, method, params, jsonrpc.WithLabel(tool), jsonrpc.WithIDFunc(func(id uint64) {
+		cs.id.Store(id)
+		c.bus.publish(RequestStarted{EventHeader: h(), ID: id, Method: method, Tool: tool})
+		if onStarted != nil {
+			onStarted(id)
+		}
+	}))
+	id := cs.id.Load()
+	took := time.Since(start)
+	var ce *jsonrpc.CancelledError
+	switch {
+	case errors.As(err, &ce):
+		c.bus.publish(RequestCancelled{EventHeader: h(), ID: id, Method: method, Tool: tool, Reason: ce.Reason})
+	case err != nil:
+		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: method, Tool: tool, Duration: took, Err: s.redact.str(err.Error())})
+	default:
+		var isErr struct {
+			IsError bool `json:"isError"`
+		}
+		_ = json.Unmarshal(raw, &isErr)
+		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: method, Tool: tool, Duration: took, IsError: isErr.IsError})
+	}
+	return rawResult{body: raw, took: took}, id, err
+}
+
+// Cancel cancels an outstanding request of a server; the server is sent
+// notifications/cancelled with reason. It reports whether the request was
+// outstanding.
+func (c *Controller) Cancel(server string, id uint64, reason string) bool {
+	pub := c.pub.Load()
+	sess := pub.live[server]
+	if sess == nil {
+		return false
+	}
+	if reason == "" {
+		reason = "cancelled by the user"
+	}
+	return sess.conn.Cancel(id, reason)
+}
+
+// refetch relists one kind after a list_changed notification.
+func (s *session) refetch(kind string) (lists, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.CallTimeout)
+	defer cancel()
+	var l lists
+	var err error
+	switch kind {
+	case "tools":
+		l.Tools, err = s.listTools(ctx)
+	case "prompts":
+		l.Prompts, err = s.listPrompts(ctx)
+	case "resources":
+		l.Resources, err = s.listResources(ctx)
+	}
+	return l, err
+}
+
+// Request sends any request to a ready server and returns the raw result:
+// prompts/get, resources/read, resources/subscribe and the like.
+func (c *Controller) Request(ctx context.Context, server, method string, params map[string]any) (json.RawMessage, error) {
+	sess, _, err := c.resolve(server)
+	if err != nil {
+		return nil, &CallError{Info: *actionable(server, method, err), Err: err}
+	}
+	if params == nil {
+		params = map[string]any{}
+	}
+	raw, _, err := sess.call(ctx, c, method, "", params, sess.cfg.CallTimeout, nil)
+	if err != nil {
+		return nil, &CallError{Info: *actionable(server, method, err), Err: err}
+	}
+	return raw.body, nil
+}
+
+// GetPrompt gets a prompt with arguments.
+func (c *Controller) GetPrompt(ctx context.Context, server, name string, args map[string]string) (json.RawMessage, error) {
+	return c.Request(ctx, server, "prompts/get", map[string]any{"name": name, "arguments": args})
+}
+
+// ReadResource reads a resource.
+func (c *Controller) ReadResource(ctx context.Context, server, uri string) (json.RawMessage, error) {
+	return c.Request(ctx, server, "resources/read", map[string]any{"uri": uri})
+}
+
+// SubscribeResource asks for notifications/resources/updated on uri.
+func (c *Controller) SubscribeResource(ctx context.Context, server, uri string) error {
+	_, err := c.Request(ctx, server, "resources/subscribe", map[string]any{"uri": uri})
+	return err
+}

@@ -1,0 +1,245 @@
+// Package runtime is mcpdeck's session: one controller goroutine that owns
+// every server's state, connects and supervises servers, publishes their
+// capabilities together as immutable snapshots, bridges their tools to one
+// Result type, and publishes typed events. It knows nothing of terminals:
+// the TUI and the CLI drive it through the Controller's methods and its
+// event subscriptions.
+package runtime
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mcpdeck/config"
+)
+
+// ErrSuperseded is returned to a command that a later command replaced
+// before it was applied (the latest request wins).
+var ErrSuperseded = errors.New("superseded by a later request")
+
+// Options configure a Controller.
+type Options struct {
+	Config *config.Config
+	// Elicitor answers elicitation/create; nil leaves elicitation
+	// undeclared (servers then get -32601).
+	Elicitor Elicitor
+	// Roots are the directories offered by roots/list; default: the
+	// working directory.
+	Roots []string
+	// LogLevel is sent with logging/setLevel to servers that declare
+	// logging; default "info"; "-" sends nothing.
+	LogLevel string
+	// ResultLimit bounds a result's text and data; default 256 KiB.
+	ResultLimit int
+	// MaxCallTime caps how far progress may extend a call; default 10 min.
+	MaxCallTime time.Duration
+	// StopGrace is each step's grace period when stopping a process;
+	// default 2 s.
+	StopGrace time.Duration
+	// MaxMessageSize bounds one incoming message; default 32 MiB.
+	MaxMessageSize int
+	// ClientVersion is sent in clientInfo.
+	ClientVersion string
+}
+
+// Root is one roots/list entry.
+type Root struct{ URI, Name string }
+
+// Controller is one mcpdeck session. Its loop goroutine owns all server
+// state; every method is safe for concurrent use and talks to the loop by
+// message.
+type Controller struct {
+	opts  Options
+	roots []Root
+	bus   *bus
+
+	cmds     chan command // user commands, collapsed by the loop
+	internal chan any     // reports from attempts, sessions and timers
+	loopDone chan struct{}
+
+	// pub is the latest publication; the loop stores it, readers load it.
+	pub atomic.Pointer[publication]
+
+	elicit     atomic.Pointer[elicitorBox]
+	progressID atomic.Uint64
+
+	shutdownOnce sync.Once
+}
+
+type elicitorBox struct{ e Elicitor }
+
+// New builds a controller for cfg. It starts nothing: MCP stays off until
+// SetEnabled(ctx, true).
+func New(opts Options) *Controller {
+	if opts.Config == nil {
+		opts.Config = &config.Config{}
+	}
+	if opts.LogLevel == "" {
+		opts.LogLevel = "info"
+	} else if opts.LogLevel == "-" {
+		opts.LogLevel = ""
+	}
+	if opts.ResultLimit == 0 {
+		opts.ResultLimit = DefaultResultLimit
+	}
+	if opts.MaxCallTime == 0 {
+		opts.MaxCallTime = 10 * time.Minute
+	}
+	if opts.ClientVersion == "" {
+		opts.ClientVersion = "dev"
+	}
+	c := &Controller{
+		opts:     opts,
+		bus:      newBus(),
+		cmds:     make(chan command, 64),
+		internal: make(chan any, 256),
+		loopDone: make(chan struct{}),
+	}
+	c.roots = rootsOf(opts.Roots)
+	if opts.Elicitor != nil {
+		c.SetElicitor(opts.Elicitor)
+	}
+	l := newLoop(c, opts.Config)
+	l.publish()
+	go l.run()
+	return c
+}
+
+func rootsOf(dirs []string) []Root {
+	if len(dirs) == 0 {
+		if wd, err := os.Getwd(); err == nil {
+			dirs = []string{wd}
+		}
+	}
+	var roots []Root
+	for _, d := range dirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		roots = append(roots, Root{URI: (&url.URL{Scheme: "file", Path: d}).String(), Name: filepath.Base(d)})
+	}
+	return roots
+}
+
+// SetElicitor plugs in the elicitation handler (the TUI's modal form).
+// Servers connected afterwards see the elicitation capability.
+func (c *Controller) SetElicitor(e Elicitor) { c.elicit.Store(&elicitorBox{e}) }
+
+func (c *Controller) elicitor() Elicitor {
+	if b := c.elicit.Load(); b != nil {
+		return b.e
+	}
+	return nil
+}
+
+// Subscribe returns a channel of events and a cancel func that closes it.
+// Lossy subscribers (the default) never slow the runtime; see
+// SubscribeOptions.
+func (c *Controller) Subscribe(opts SubscribeOptions) (<-chan Event, func()) {
+	return c.bus.subscribe(opts)
+}
+
+// command is a user request to the loop.
+type command struct {
+	kind   cmdKind
+	on     bool
+	server string
+	cfg    *config.Config
+	reply  chan reply
+}
+
+type cmdKind int
+
+const (
+	cmdSetEnabled cmdKind = iota
+	cmdServerEnabled
+	cmdReconnect
+	cmdReload
+	cmdShutdown
+)
+
+type reply struct {
+	plan Plan
+	err  error
+}
+
+// do sends a command and waits for its reply.
+func (c *Controller) do(ctx context.Context, cmd command) (Plan, error) {
+	cmd.reply = make(chan reply, 1)
+	select {
+	case c.cmds <- cmd:
+	case <-c.loopDone:
+		return Plan{}, ErrShutdown
+	case <-ctx.Done():
+		return Plan{}, ctx.Err()
+	}
+	select {
+	case r := <-cmd.reply:
+		return r.plan, r.err
+	case <-ctx.Done():
+		return Plan{}, ctx.Err()
+	}
+}
+
+// SetEnabled turns MCP on or off for the session. On connects every
+// enabled server concurrently and returns once each is ready or failed and
+// the capabilities are published together. Off withdraws capabilities and
+// child proxies, publishes that, then closes every transport and process
+// and returns once each has exited.
+func (c *Controller) SetEnabled(ctx context.Context, on bool) error {
+	_, err := c.do(ctx, command{kind: cmdSetEnabled, on: on})
+	return err
+}
+
+// SetServerEnabled switches one server on or off (for this session).
+func (c *Controller) SetServerEnabled(ctx context.Context, name string, on bool) error {
+	_, err := c.do(ctx, command{kind: cmdServerEnabled, server: name, on: on})
+	return err
+}
+
+// Reconnect replaces a server's connection with a fresh one.
+func (c *Controller) Reconnect(ctx context.Context, name string) error {
+	_, err := c.do(ctx, command{kind: cmdReconnect, server: name})
+	return err
+}
+
+// Reload applies a new configuration to the running set: removed servers
+// close, changed ones restart, added ones start, the rest keep their live
+// connections. Refused with ErrNotEnabled while MCP is off.
+func (c *Controller) Reload(ctx context.Context, cfg *config.Config) (Plan, error) {
+	return c.do(ctx, command{kind: cmdReload, cfg: cfg})
+}
+
+// Shutdown performs the same teardown as disabling and stops the
+// controller. Later commands fail with ErrShutdown. Idempotent.
+func (c *Controller) Shutdown(ctx context.Context) error {
+	var err error
+	c.shutdownOnce.Do(func() {
+		_, err = c.do(ctx, command{kind: cmdShutdown})
+	})
+	if err != nil {
+		return err
+	}
+	select {
+	case <-c.loopDone:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// send delivers an internal report to the loop unless ctx ends or the loop
+// has exited; reporters must never block a loop that is waiting for them.
+func (c *Controller) send(ctx context.Context, m any) {
+	select {
+	case c.internal <- m:
+	case <-ctx.Done():
+	case <-c.loopDone:
+	}
+}

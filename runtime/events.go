@@ -1,0 +1,145 @@
+package runtime
+
+import (
+	"encoding/json"
+	"time"
+
+	"mcpdeck/jsonrpc"
+)
+
+// Event is anything the runtime publishes to subscribers. Every event is
+// one of the concrete types below; switch on the type.
+type Event interface {
+	// Header carries what every event has: when, and which server ("" for
+	// the session).
+	Header() EventHeader
+}
+
+// EventHeader is embedded in every event.
+type EventHeader struct {
+	Time   time.Time
+	Server string
+}
+
+// Header returns the header; embedding it makes a type an Event.
+func (h EventHeader) Header() EventHeader { return h }
+
+// StateChanged: a server moved between states.
+type StateChanged struct {
+	EventHeader
+	From, To State
+	Reason   string
+}
+
+// Published: a new snapshot is available (Snapshot()).
+type Published struct {
+	EventHeader
+	Generation uint64
+	Enabled    bool
+}
+
+// NotificationReceived: any notification from a server, raw.
+type NotificationReceived struct {
+	EventHeader
+	Method string
+	Params json.RawMessage
+}
+
+// LogMessage: a notifications/message from a server.
+type LogMessage struct {
+	EventHeader
+	Level  string
+	Logger string
+	Data   json.RawMessage
+}
+
+// Progress: a notifications/progress routed to its request.
+type Progress struct {
+	EventHeader
+	RequestID uint64 // 0 when the token matched no request of ours
+	Token     string
+	Progress  float64
+	Total     float64
+	Message   string
+}
+
+// ListChanged: a server's tools, prompts or resources changed and were
+// refetched and republished.
+type ListChanged struct {
+	EventHeader
+	Kind string // tools, prompts, resources
+}
+
+// ResourceUpdated: notifications/resources/updated.
+type ResourceUpdated struct {
+	EventHeader
+	URI string
+}
+
+// RequestStarted: a request was sent.
+type RequestStarted struct {
+	EventHeader
+	ID     uint64
+	Method string
+	Tool   string
+}
+
+// RequestFinished: a request completed, successfully or not.
+type RequestFinished struct {
+	EventHeader
+	ID       uint64
+	Method   string
+	Tool     string
+	Duration time.Duration
+	IsError  bool   // a tool result with isError
+	Err      string // a protocol, transport or timeout error
+}
+
+// RequestCancelled: a request was cancelled (user, timeout or context);
+// the server was sent notifications/cancelled.
+type RequestCancelled struct {
+	EventHeader
+	ID     uint64
+	Method string
+	Tool   string
+	Reason string
+}
+
+// StderrLine: a line the server wrote to stderr.
+type StderrLine struct {
+	EventHeader
+	Line string
+}
+
+// StdoutNoise: something on the server's stdout that is not JSON-RPC.
+type StdoutNoise struct {
+	EventHeader
+	Line   string
+	Detail string
+}
+
+// Frame is a traced JSON-RPC frame.
+type Frame = jsonrpc.Frame
+
+// Direction of a frame.
+type Direction = jsonrpc.Direction
+
+// Frame directions.
+const (
+	In  = jsonrpc.In
+	Out = jsonrpc.Out
+)
+
+// TrafficFrame: a JSON-RPC frame sent or received.
+type TrafficFrame struct {
+	EventHeader
+	Frame Frame
+}
+
+// ProtocolAnomaly: a response with an unknown id, or a late response.
+type ProtocolAnomaly struct {
+	EventHeader
+	Kind   string
+	ID     string
+	Detail string
+}

@@ -1,0 +1,57 @@
+package runtime
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Result is the outcome of a tool call, shared by server tools and
+// built-in tools.
+type Result struct {
+	Content           []Content       `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+	// Truncated is set when text was cut to the size bound; OriginalSize
+	// is the size of all text before the cut.
+	Truncated    bool  `json:"truncated,omitempty"`
+	OriginalSize int64 `json:"originalSize,omitempty"`
+	// StructuredError reports structuredContent that does not match the
+	// tool's outputSchema; it is information, not a failure.
+	StructuredError string `json:"structuredError,omitempty"`
+
+	RequestID uint64        `json:"requestId"`
+	Duration  time.Duration `json:"duration"`
+}
+
+// Content is one content block. Type is text, image, audio,
+// resource_link or resource.
+type Content struct {
+	Type     string           `json:"type"`
+	Text     string           `json:"text,omitempty"`
+	Data     string           `json:"data,omitempty"` // base64, image and audio
+	MIMEType string           `json:"mimeType,omitempty"`
+	URI      string           `json:"uri,omitempty"`  // resource_link
+	Name     string           `json:"name,omitempty"` // resource_link
+	Resource *EmbeddedContent `json:"resource,omitempty"`
+}
+
+// EmbeddedContent is the resource of a "resource" content block.
+type EmbeddedContent struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     string `json:"blob,omitempty"`
+}
+
+// CallRequest asks for one tool call.
+type CallRequest struct {
+	Server    string
+	Tool      string          // the server's tool name (or the normalized name)
+	Arguments json.RawMessage // a JSON object; nil means {}
+	// Timeout overrides the server's call timeout; 0 keeps it.
+	Timeout time.Duration
+	// NoValidate sends arguments that fail the input schema anyway.
+	NoValidate bool
+	// OnStarted, if set, learns the request id once the call is sent.
+	OnStarted func(id uint64)
+}

@@ -1,0 +1,334 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mcpdeck/config"
+	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime/proc"
+)
+
+// session is one live connection to one server: the JSON-RPC connection,
+// the process behind it (stdio), and what was learned at initialization.
+// The controller owns the session's lifetime; its fields below mu are
+// touched by the connection's goroutines (notifications, pings, calls).
+type session struct {
+	c        *Controller
+	name     string
+	cfg      config.Server
+	redact   *redactor
+	conn     *jsonrpc.Conn
+	proc     *proc.Process // nil for remote servers
+	started  time.Time
+	fallback string // how the transport was chosen, when it was not the declared one
+
+	// Set once by initialize, read-only after the session is handed to the loop.
+	init initResult
+
+	ctx    context.Context // ends when the session closes: stops pings and refetches
+	cancel context.CancelFunc
+
+	closeOnce sync.Once
+	stopped   proc.StopResult
+
+	notifications, dropped atomic.Uint64
+
+	mu    sync.Mutex
+	calls map[string]*callState // progress token → call, for routing progress
+	ping  pingTracker
+}
+
+// initResult is what initialize told us.
+type initResult struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ServerInfo      Implementation  `json:"serverInfo"`
+	Instructions    string          `json:"instructions"`
+	caps            serverCaps
+}
+
+// serverCaps are the capabilities the runtime acts on.
+type serverCaps struct {
+	Tools *struct {
+		ListChanged bool `json:"listChanged"`
+	} `json:"tools"`
+	Prompts *struct {
+		ListChanged bool `json:"listChanged"`
+	} `json:"prompts"`
+	Resources *struct {
+		Subscribe   bool `json:"subscribe"`
+		ListChanged bool `json:"listChanged"`
+	} `json:"resources"`
+	Logging *struct{} `json:"logging"`
+}
+
+// callState tracks one tools/call for progress routing and its timeout.
+type callState struct {
+	id       atomic.Uint64
+	tool     string
+	progress atomic.Pointer[ProgressInfo]
+	extend   func() // pushes the timeout back, up to the maximum
+}
+
+// close tears the session down: the JSON-RPC connection (outstanding
+// requests are rejected with "closed by the client") and the process,
+// waiting until both are gone. Idempotent.
+func (s *session) close() proc.StopResult {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		// The connection's read loop ends only when the server's stdout
+		// does, that is when the process is gone: close it alongside the
+		// stop sequence, not before it.
+		closed := make(chan struct{})
+		go func() {
+			_ = s.conn.Close()
+			close(closed)
+		}()
+		if s.proc != nil {
+			s.stopped = s.proc.Stop()
+		}
+		<-closed
+	})
+	return s.stopped
+}
+
+// watch waits for the connection to end on its own and reports it to the
+// controller. A process that exits while something else (a grandchild)
+// still holds its stdout open also ends the connection.
+func (s *session) watch() {
+	var procDone <-chan struct{}
+	if s.proc != nil {
+		procDone = s.proc.Done()
+	}
+	select {
+	case <-s.conn.Done():
+	case <-procDone:
+		select {
+		case <-s.conn.Done():
+		case <-time.After(time.Second):
+			_ = s.conn.CloseWithCause(fmt.Errorf("server process %v", s.proc.Exit()))
+		}
+	case <-s.ctx.Done():
+		return // closed by the controller
+	}
+	s.c.send(s.ctx, msgSessionClosed{session: s, err: s.conn.Err()})
+}
+
+// onNotification routes one notification; it runs on the connection's
+// dispatcher goroutine, in arrival order.
+func (s *session) onNotification(n jsonrpc.Notification) {
+	s.notifications.Add(1)
+	h := EventHeader{Time: n.Received, Server: s.name}
+	switch n.Method {
+	case "notifications/message":
+		var p struct {
+			Level  string          `json:"level"`
+			Logger string          `json:"logger"`
+			Data   json.RawMessage `json:"data"`
+		}
+		_ = json.Unmarshal(n.Params, &p)
+		s.c.bus.publish(LogMessage{EventHeader: h, Level: p.Level, Logger: p.Logger, Data: s.redact.raw(p.Data)})
+	case "notifications/progress":
+		s.c.bus.publish(s.routeProgress(h, n.Params))
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		kind := strings.TrimSuffix(strings.TrimPrefix(n.Method, "notifications/"), "/list_changed")
+		s.c.send(s.ctx, msgListChanged{session: s, kind: kind})
+	case "notifications/resources/updated":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		_ = json.Unmarshal(n.Params, &p)
+		s.c.bus.publish(ResourceUpdated{EventHeader: h, URI: p.URI})
+	default:
+		s.c.bus.publish(NotificationReceived{EventHeader: h, Method: n.Method, Params: s.redact.raw(n.Params)})
+	}
+}
+
+// routeProgress matches a progress notification to its call, records it and
+// extends the call's timeout.
+func (s *session) routeProgress(h EventHeader, params json.RawMessage) Progress {
+	var p struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress float64         `json:"progress"`
+		Total    float64         `json:"total"`
+		Message  string          `json:"message"`
+	}
+	_ = json.Unmarshal(params, &p)
+	token := strings.Trim(string(p.Token), `"`)
+	ev := Progress{EventHeader: h, Token: token, Progress: p.Progress, Total: p.Total, Message: p.Message}
+	s.mu.Lock()
+	cs := s.calls[token]
+	s.mu.Unlock()
+	if cs != nil {
+		ev.RequestID = cs.id.Load()
+		cs.progress.Store(&ProgressInfo{Progress: p.Progress, Total: p.Total, Message: p.Message, At: h.Time})
+		cs.extend()
+	}
+	return ev
+}
+
+func (s *session) onAnomaly(a jsonrpc.Anomaly) {
+	h := EventHeader{Time: a.Time, Server: s.name}
+	switch a.Kind {
+	case jsonrpc.AnomalyNoise, jsonrpc.AnomalyInvalid:
+		s.c.bus.publish(StdoutNoise{EventHeader: h, Line: s.redact.str(string(a.Raw)), Detail: a.Kind.String()})
+	default:
+		s.c.bus.publish(ProtocolAnomaly{EventHeader: h, Kind: a.Kind.String(), ID: a.ID, Detail: a.Detail})
+	}
+}
+
+func (s *session) onTrace(f jsonrpc.Frame) {
+	f.Raw = s.redact.bytes(f.Raw)
+	s.c.bus.publish(TrafficFrame{EventHeader: EventHeader{Time: f.Time, Server: s.name}, Frame: f})
+}
+
+func (s *session) onStderr(line string) {
+	s.c.bus.publish(StderrLine{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Line: s.redact.str(line)})
+}
+
+// handle answers the server's requests to us.
+func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	switch req.Method {
+	case "roots/list":
+		roots := make([]map[string]string, 0, len(s.c.roots))
+		for _, r := range s.c.roots {
+			roots = append(roots, map[string]string{"uri": r.URI, "name": r.Name})
+		}
+		return map[string]any{"roots": roots}, nil
+	case "elicitation/create":
+		e := s.c.elicitor()
+		if e == nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck did not declare elicitation")
+		}
+		var p struct {
+			Mode            string          `json:"mode"`
+			Message         string          `json:"message"`
+			RequestedSchema json.RawMessage `json:"requestedSchema"`
+			URL             string          `json:"url"`
+			ElicitationID   string          `json:"elicitationId"`
+		}
+		if err := json.Unmarshal(req.Params, &p); err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "elicitation/create: %v", err)
+		}
+		if p.Mode == "" {
+			p.Mode = "form"
+		}
+		return e.Elicit(ctx, ElicitRequest{Server: s.name, Mode: p.Mode, Message: p.Message,
+			RequestedSchema: p.RequestedSchema, URL: p.URL, ElicitationID: p.ElicitationID})
+	}
+	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck does not handle %s", req.Method)
+}
+
+// pingLoop pings every interval; it reports misses to the controller
+// (2 → degraded, 3 → failed) and recoveries.
+func (s *session) pingLoop(interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+		timeout := min(interval, 10*time.Second)
+		ctx, cancel := context.WithTimeout(s.ctx, timeout)
+		start := time.Now()
+		_, err := s.conn.Call(ctx, "ping", nil)
+		cancel()
+		if s.ctx.Err() != nil {
+			return
+		}
+		var closed *jsonrpc.ClosedError
+		if errors.As(err, &closed) {
+			return // the watcher reports the closure
+		}
+		s.mu.Lock()
+		missed := s.ping.record(time.Since(start), err == nil)
+		s.mu.Unlock()
+		s.c.send(s.ctx, msgPing{session: s, missed: missed})
+	}
+}
+
+// pingTracker keeps latency statistics over the last pingWindow pings.
+type pingTracker struct {
+	recent []time.Duration // ring, oldest first once full
+	next   int
+	last   time.Duration
+	ewma   time.Duration
+	missed int
+	lastAt time.Time
+}
+
+const pingWindow = 100
+
+// record adds one ping and returns the consecutive misses.
+func (p *pingTracker) record(d time.Duration, ok bool) int {
+	p.lastAt = time.Now()
+	if !ok {
+		p.missed++
+		return p.missed
+	}
+	p.missed = 0
+	p.last = d
+	if p.ewma == 0 {
+		p.ewma = d
+	} else {
+		p.ewma = (p.ewma*4 + d) / 5
+	}
+	if len(p.recent) < pingWindow {
+		p.recent = append(p.recent, d)
+	} else {
+		p.recent[p.next] = d
+		p.next = (p.next + 1) % pingWindow
+	}
+	return 0
+}
+
+func (p *pingTracker) stats() PingStats {
+	st := PingStats{Last: p.last, EWMA: p.ewma, Missed: p.missed, LastAt: p.lastAt}
+	st.Recent = append(append([]time.Duration(nil), p.recent[p.next:]...), p.recent[:p.next]...)
+	if n := len(st.Recent); n > 0 {
+		sorted := append([]time.Duration(nil), st.Recent...)
+		sortDurations(sorted)
+		st.P50 = sorted[(n-1)*50/100]
+		st.P95 = sorted[(n-1)*95/100]
+	}
+	return st
+}
+
+// live returns the parts of the server's snapshot that change without a
+// publication: outstanding requests, pings, counters, stderr.
+func (s *session) live(v *ServerSnapshot) {
+	out := s.conn.Outstanding()
+	s.mu.Lock()
+	byID := map[uint64]*callState{}
+	for _, cs := range s.calls {
+		byID[cs.id.Load()] = cs
+	}
+	v.Ping = s.ping.stats()
+	s.mu.Unlock()
+	for _, o := range out {
+		ri := RequestInfo{ID: o.ID, Server: s.name, Method: o.Method, Tool: o.Label, Started: o.Start}
+		if cs := byID[o.ID]; cs != nil {
+			ri.Progress = cs.progress.Load()
+		}
+		v.Outstanding = append(v.Outstanding, ri)
+	}
+	st := s.conn.Stats()
+	v.Counters.Notifications += s.notifications.Load()
+	v.Counters.DroppedEvents += st.DroppedNotifications
+	v.Counters.LateResponses += st.LateResponses
+	v.Counters.UnknownResponses += st.UnknownResponses
+	v.Counters.NoiseLines += st.NoiseLines
+	if s.proc != nil {
+		v.PID = s.proc.Pid()
+		v.Stderr = s.redact.strs(s.proc.StderrTail())
+	}
+}

@@ -1,0 +1,213 @@
+package runtime
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Snapshot is an immutable view of the whole session, published by the
+// controller as one unit: the tools, prompts, resources and instructions
+// of every ready server appear together, never piecemeal. Callers must not
+// modify it.
+type Snapshot struct {
+	Generation    uint64 // increases with every publication
+	At            time.Time
+	Enabled       bool // MCP on or off for the session
+	Sources       []string
+	Servers       []ServerSnapshot // sorted by name
+	Tools         []Tool           // every published tool, sorted by normalized name
+	DroppedEvents uint64           // events dropped for slow subscribers, all subscribers together
+}
+
+// Server returns the named server's snapshot.
+func (s *Snapshot) Server(name string) (ServerSnapshot, bool) {
+	for _, srv := range s.Servers {
+		if srv.Name == name {
+			return srv, true
+		}
+	}
+	return ServerSnapshot{}, false
+}
+
+// Counts summarises the snapshot for headers and status lines.
+func (s *Snapshot) Counts() (ready, total, tools, outstanding int) {
+	for _, srv := range s.Servers {
+		total++
+		if srv.State.Live() {
+			ready++
+		}
+		outstanding += len(srv.Outstanding)
+	}
+	return ready, total, len(s.Tools), outstanding
+}
+
+// ServerSnapshot is one server's state at publication time. Secrets
+// (env and header values) never appear in it.
+type ServerSnapshot struct {
+	Name      string
+	Transport string // stdio, http, sse
+	Target    string // command line or URL, secrets redacted
+	Source    string // the configuration file it came from
+	Scope     string
+	Enabled   bool   // the server's own switch (config, or toggled)
+	Note      string // why it cannot start, e.g. "needs input: ${input:token}"
+
+	State         State
+	Reason        string // for failed: what happened
+	Reconnectable bool
+	LastError     *ErrorInfo
+	Fallback      string // e.g. "fell back to legacy HTTP+SSE: POST initialize answered 405"
+
+	PID       int
+	StartedAt time.Time // zero unless connected
+	Restarts  int
+	Attempts  int       // consecutive reconnect attempts
+	NextRetry time.Time // when the next automatic reconnect fires, if scheduled
+
+	Ping PingStats
+
+	ServerInfo      Implementation
+	ProtocolVersion string
+	Capabilities    json.RawMessage // as the server declared them
+	Instructions    string
+
+	Tools     []Tool
+	Prompts   []Prompt
+	Resources []Resource
+	// SecretLeaks names where a configured secret appeared in the server's
+	// tools, prompts or resources (it is redacted in them).
+	SecretLeaks []string
+
+	Outstanding []RequestInfo
+	Stderr      []string // tail of stderr lines
+	LastStop    StopInfo // how the last session's process was stopped
+	Counters    Counters
+}
+
+// Uptime is how long the server has been connected, at now.
+func (s ServerSnapshot) Uptime(now time.Time) time.Duration {
+	if s.StartedAt.IsZero() || !s.State.Live() {
+		return 0
+	}
+	return now.Sub(s.StartedAt)
+}
+
+// PingStats summarises health pings.
+type PingStats struct {
+	Last     time.Duration
+	EWMA     time.Duration
+	P50, P95 time.Duration   // over the last 100 pings
+	Recent   []time.Duration // oldest first, at most 100
+	Missed   int             // consecutive missed pings
+	LastAt   time.Time
+}
+
+// Counters are per-server totals since the server was configured.
+type Counters struct {
+	Notifications    uint64
+	DroppedEvents    uint64
+	LateResponses    uint64
+	UnknownResponses uint64
+	NoiseLines       uint64
+	Calls            uint64
+	Errors           uint64
+}
+
+// Implementation is serverInfo from the initialize result.
+type Implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// Tool is a normalized tool: a server's tool under a stable, unique,
+// sanitized name.
+type Tool struct {
+	Name         string          `json:"name"`   // normalized: server__tool
+	Server       string          `json:"server"` // configured server name
+	ServerTool   string          `json:"tool"`   // the name the server uses
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+}
+
+// Prompt is a server's prompt.
+type Prompt struct {
+	Server      string           `json:"server"`
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []PromptArgument `json:"arguments,omitempty"`
+}
+
+// PromptArgument is one argument of a prompt.
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+// Resource is a server's resource.
+type Resource struct {
+	Server      string `json:"server"`
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+}
+
+// RequestInfo is an outstanding request.
+type RequestInfo struct {
+	ID       uint64
+	Server   string
+	Method   string
+	Tool     string // for tools/call
+	Started  time.Time
+	Progress *ProgressInfo // the last progress notification, if any
+}
+
+// ProgressInfo is the last progress reported for a request.
+type ProgressInfo struct {
+	Progress float64
+	Total    float64 // 0 when unknown
+	Message  string
+	At       time.Time
+}
+
+// ErrorInfo is an actionable error: what failed, where, and what to do.
+type ErrorInfo struct {
+	Server  string          `json:"server,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Code    int64           `json:"code,omitempty"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	Hint    string          `json:"hint,omitempty"`
+	At      time.Time       `json:"at"`
+}
+
+func (e *ErrorInfo) Error() string {
+	s := e.Message
+	if e.Server != "" {
+		if e.Method != "" {
+			s = e.Server + ": " + e.Method + ": " + s
+		} else {
+			s = e.Server + ": " + s
+		}
+	}
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+// StopInfo says how a server process was stopped: which step ended it
+// (exited, stdin-close, SIGTERM, SIGKILL) and whether its group was cleared.
+type StopInfo struct {
+	Step string        `json:"step,omitempty"`
+	Exit string        `json:"exit,omitempty"`
+	Err  string        `json:"error,omitempty"`
+	Took time.Duration `json:"took,omitempty"`
+}

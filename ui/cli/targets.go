@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/shlex"
+	"github.com/spf13/cobra"
+
+	"mcpdeck/config"
+	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime"
+)
+
+// targetFlags are the ad-hoc server flags of every command that takes
+// SERVER: a server given on the command line instead of in mcp.json.
+type targetFlags struct {
+	url       string
+	headers   []string
+	transport string
+	stdio     string
+}
+
+func addTargetFlags(cmd *cobra.Command, f *targetFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.url, "url", "", "an ad-hoc remote server at `URL` instead of a configured one")
+	fl.StringArrayVar(&f.headers, "header", nil, "a request header for --url, as 'K: V' (repeatable)")
+	fl.StringVar(&f.transport, "transport", "", "transport for --url: http (Streamable HTTP) or sse (legacy); default: http, falling back to sse")
+	fl.StringVar(&f.stdio, "stdio", "", "an ad-hoc stdio server: `'CMD ARGS'`, split like a shell and run without one")
+}
+
+// adHocName names the ad-hoc server in output.
+const adHocName = "adhoc"
+
+// adHoc builds the ad-hoc server, or reports false when none was given.
+func (f *targetFlags) adHoc() (config.Server, bool, error) {
+	if f.url == "" && f.stdio == "" {
+		if len(f.headers) > 0 || f.transport != "" {
+			return config.Server{}, false, withCode(ExitUsage, errors.New("--header and --transport go with --url"))
+		}
+		return config.Server{}, false, nil
+	}
+	s := config.Server{
+		Name: adHocName, Enabled: true, Scope: config.ScopeExplicit, Source: "command line",
+		StartupTimeout: config.DefaultStartupTimeout, CallTimeout: config.DefaultCallTimeout,
+		PingInterval: config.DefaultPingInterval,
+	}
+	switch {
+	case f.url != "" && f.stdio != "":
+		return s, false, withCode(ExitUsage, errors.New("give either --url or --stdio, not both"))
+	case f.stdio != "":
+		words, err := shlex.Split(f.stdio)
+		if err != nil || len(words) == 0 {
+			return s, false, withCode(ExitUsage, fmt.Errorf("--stdio %q: give a command and its arguments, e.g. --stdio 'npx -y server-x'", f.stdio))
+		}
+		s.Transport, s.Command, s.Args = config.TransportStdio, words[0], words[1:]
+	default:
+		u, err := url.Parse(f.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return s, false, withCode(ExitUsage, fmt.Errorf("--url %q: give an http:// or https:// URL", f.url))
+		}
+		s.URL = f.url
+		switch f.transport {
+		case "", "http", "streamable-http":
+			s.Transport = config.TransportHTTP
+		case "sse":
+			s.Transport = config.TransportSSE
+		default:
+			return s, false, withCode(ExitUsage, fmt.Errorf("--transport %q: use http or sse", f.transport))
+		}
+		s.Headers = map[string]string{}
+		for _, h := range f.headers {
+			k, v, ok := strings.Cut(h, ":")
+			if !ok || strings.TrimSpace(k) == "" {
+				return s, false, withCode(ExitUsage, fmt.Errorf("--header %q: write it as 'Name: value'", h))
+			}
+			s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return s, true, nil
+}
+
+// resolveTargets returns the configuration a headless command runs on:
+// the ad-hoc server if one was given, else the discovered configuration
+// narrowed to the named servers (every enabled one when none is named).
+// A named server is started even if its configuration disables it: naming
+// it is an explicit request. Project files must be approved.
+func resolveTargets(cmd *cobra.Command, f *targetFlags, names []string) (*config.Config, error) {
+	if s, ok, err := f.adHoc(); err != nil {
+		return nil, err
+	} else if ok {
+		if len(names) > 0 {
+			return nil, withCode(ExitUsage, fmt.Errorf("name no SERVER with --url or --stdio (got %s)", strings.Join(names, ", ")))
+		}
+		return &config.Config{Servers: []config.Server{s}}, nil
+	}
+	cfg, err := loadConfig(cmd, configFiles(cmd))
+	if err != nil {
+		return nil, err
+	}
+	narrowed := *cfg
+	narrowed.Servers = nil
+	if len(names) == 0 {
+		for _, s := range cfg.Servers {
+			if s.Enabled {
+				narrowed.Servers = append(narrowed.Servers, s)
+			}
+		}
+	} else {
+		for _, name := range names {
+			s, ok := cfg.Server(name)
+			if !ok {
+				return nil, withCode(ExitUsage, fmt.Errorf("no server %q in %s (configured: %s)", name, sourcesOf(cfg), namesOf(cfg)))
+			}
+			s.Enabled = true
+			narrowed.Servers = append(narrowed.Servers, s)
+		}
+	}
+	for _, s := range narrowed.Servers {
+		if s.NeedsInput != "" && len(names) > 0 {
+			return nil, withCode(ExitUsage, fmt.Errorf("server %q cannot start: %s", s.Name, s.NeedsInput))
+		}
+	}
+	trust, _ := cmd.Flags().GetBool("trust-project")
+	if err := approveProject(&narrowed, trust); err != nil {
+		return nil, err
+	}
+	return &narrowed, nil
+}
+
+func sourcesOf(cfg *config.Config) string {
+	if len(cfg.Files) == 0 {
+		return "the configuration"
+	}
+	var out []string
+	for _, f := range cfg.Files {
+		out = append(out, filepath.Base(f.Path))
+	}
+	return strings.Join(out, ", ")
+}
+
+func namesOf(cfg *config.Config) string {
+	if len(cfg.Servers) == 0 {
+		return "none"
+	}
+	var out []string
+	for _, s := range cfg.Servers {
+		out = append(out, s.Name)
+	}
+	return strings.Join(out, ", ")
+}
+
+// startRuntime builds a controller for cfg and turns MCP on. The caller
+// must Shutdown the controller (use shutdownRuntime). An error here means
+// the controller could not even be enabled; individual servers that failed
+// are in its snapshot.
+func startRuntime(ctx context.Context, cfg *config.Config, opts runtime.Options) (*runtime.Controller, error) {
+	opts.Config = cfg
+	if opts.ClientVersion == "" {
+		opts.ClientVersion = version()
+	}
+	rt := runtime.New(opts)
+	if err := rt.SetEnabled(ctx, true); err != nil {
+		shutdownRuntime(rt)
+		return nil, withCode(exitCodeOf(err), err)
+	}
+	return rt, nil
+}
+
+// shutdownRuntime tears every server down and waits for it.
+func shutdownRuntime(rt *runtime.Controller) {
+	_ = rt.Shutdown(context.Background())
+}
+
+// exitCodeOf maps a runtime error to the command line's exit codes.
+func exitCodeOf(err error) int {
+	var argErr *runtime.ArgumentsError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &argErr), errors.Is(err, runtime.ErrUnknownServer), errors.Is(err, runtime.ErrUnknownTool),
+		errors.Is(err, config.ErrInvalid):
+		return ExitUsage
+	case errors.Is(err, jsonrpc.ErrTimeout), errors.Is(err, jsonrpc.ErrCancelled), errors.Is(err, context.Canceled),
+		errors.Is(err, context.DeadlineExceeded):
+		return ExitTimeout
+	default:
+		return ExitConnection
+	}
+}
+
+// serverFailure returns the error of a named server that did not become
+// ready, from the snapshot, with its hint; nil if it is ready.
+func serverFailure(snap *runtime.Snapshot, name string) error {
+	v, ok := snap.Server(name)
+	if !ok {
+		return withCode(ExitUsage, fmt.Errorf("%w %q", runtime.ErrUnknownServer, name))
+	}
+	if v.State.Live() {
+		return nil
+	}
+	if v.LastError != nil {
+		code := ExitConnection
+		if strings.Contains(v.LastError.Message, jsonrpc.ErrTimeout.Error()) {
+			code = ExitTimeout
+		}
+		return withCode(code, fmt.Errorf("server %q is %s: %s", name, v.State, v.LastError.Error()))
+	}
+	return withCode(ExitConnection, fmt.Errorf("server %q is %s", name, v.State))
+}
