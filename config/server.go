@@ -84,12 +84,16 @@ func DefaultReconnect() Reconnect {
 type Server struct {
 	Name      string
 	Transport Transport
-	Command   string            // stdio, after expansion
-	Args      []string          // stdio, after expansion
-	Env       map[string]string // envFile merged, env wins; secrets
-	Cwd       string            // stdio; empty means mcpdeck's working directory
-	URL       string            // http and sse
-	Headers   map[string]string // http and sse; secrets
+	// TransportInferred is set when the file gave no "type": a url then
+	// means Streamable HTTP, falling back to legacy SSE if the server
+	// turns out to speak only that.
+	TransportInferred bool
+	Command           string            // stdio, after expansion
+	Args              []string          // stdio, after expansion
+	Env               map[string]string // envFile merged, env wins; secrets
+	Cwd               string            // stdio; empty means mcpdeck's working directory
+	URL               string            // http and sse
+	Headers           map[string]string // http and sse; secrets
 	// Enabled is false when the file says "disabled": true or
 	// "enabled": false, or lists the server in "disabledServers".
 	Enabled        bool
@@ -132,6 +136,7 @@ func (s Server) Secrets() []string {
 func (s Server) Equal(o Server) bool {
 	return s.Name == o.Name &&
 		s.Transport == o.Transport &&
+		s.TransportInferred == o.TransportInferred &&
 		s.Command == o.Command &&
 		slices.Equal(s.Args, o.Args) &&
 		maps.Equal(s.Env, o.Env) &&

@@ -60,6 +60,7 @@ func (p *parser) parseServer(m member) (Server, bool) {
 	if !r.badType["type"] && !r.badType["command"] && !r.badType["url"] {
 		if t, ok := p.transport(r); ok {
 			s.Transport = t
+			s.TransportInferred = r.fields["type"] == nil
 			p.expandServer(r, &s)
 		}
 	}

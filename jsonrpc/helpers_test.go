@@ -25,9 +25,9 @@ func TestMain(m *testing.M) {
 
 // server is a fake server process connected through a jsonrpc.Conn.
 type server struct {
-	conn   *jsonrpc.Conn
-	cmd    *exec.Cmd
-	exited chan struct{}
+	conn    *jsonrpc.Conn
+	cmd     *exec.Cmd
+	exited  chan struct{}
 	waitErr error
 
 	mu     sync.Mutex

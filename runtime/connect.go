@@ -40,7 +40,7 @@ func (c *Controller) connect(ctx context.Context, cfg config.Server, report func
 	defer cancel()
 
 	report(StateStarting)
-	s, err = c.openTransport(cfg)
+	s, err = c.openTransport(ctx, cfg)
 	if err != nil {
 		return nil, l, err
 	}
@@ -68,8 +68,8 @@ func (c *Controller) connect(ctx context.Context, cfg config.Server, report func
 
 // openTransport starts the server process (stdio) or connects (remote),
 // and builds the JSON-RPC connection over it.
-func (c *Controller) openTransport(cfg config.Server) (*session, error) {
-	s := &session{c: c, name: cfg.Name, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}}
+func (c *Controller) openTransport(ctx context.Context, cfg config.Server) (*session, error) {
+	s := &session{c: c, name: cfg.Name, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}, changed: map[string]bool{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	opts := jsonrpc.Options{
 		Handler:        s.handle,
@@ -99,12 +99,12 @@ func (c *Controller) openTransport(cfg config.Server) (*session, error) {
 			OnEOF:          func() error { return s.exitCause() },
 		})
 	default:
-		st, fallback, err := c.dialRemote(s, cfg)
+		st, err := c.dialRemote(ctx, s, cfg)
 		if err != nil {
 			s.cancel()
 			return nil, err
 		}
-		stream, s.fallback = st, fallback
+		stream = st
 	}
 	s.conn = jsonrpc.NewConn(stream, opts)
 	s.started = time.Now()

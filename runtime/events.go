@@ -31,11 +31,13 @@ type StateChanged struct {
 	Reason   string
 }
 
-// Published: a new snapshot is available (Snapshot()).
+// Published: a new snapshot was published. Snapshot is that publication
+// (without the live overlay Controller.Snapshot adds); do not modify it.
 type Published struct {
 	EventHeader
 	Generation uint64
 	Enabled    bool
+	Snapshot   *Snapshot
 }
 
 // NotificationReceived: any notification from a server, raw.

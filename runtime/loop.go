@@ -507,12 +507,8 @@ func (l *loop) handle(m any) {
 			l.sessionClosed(s, m.err)
 		}
 	case msgListChanged:
-		if s := l.byName(m.session); s != nil {
-			sess, kind := m.session, m.kind
-			go func() {
-				ls, err := sess.refetch(kind)
-				l.c.send(sess.ctx, msgListed{session: sess, kind: kind, lists: ls, err: err})
-			}()
+		if l.byName(m.session) != nil {
+			l.refetch(m.session)
 		}
 	case msgListed:
 		if s := l.byName(m.session); s != nil && m.err == nil {
@@ -543,6 +539,17 @@ func (l *loop) handle(m any) {
 	}
 }
 
+// refetch relists, on its own goroutine, every kind the session announced
+// as changed.
+func (l *loop) refetch(sess *session) {
+	for _, kind := range sess.takeChanged() {
+		go func() {
+			ls, err := sess.refetch(kind)
+			l.c.send(sess.ctx, msgListed{session: sess, kind: kind, lists: ls, err: err})
+		}()
+	}
+}
+
 // byName finds the server whose current session is sess; reports from
 // replaced sessions find none and are ignored.
 func (l *loop) byName(sess *session) *server {
@@ -565,12 +572,15 @@ func (l *loop) attemptDone(s *server, att *attempt) {
 		return
 	}
 	sess := att.sess
+	sess.fallbackMu.Lock()
 	s.sess, s.init, s.fallback = sess, sess.init, sess.fallback
+	sess.fallbackMu.Unlock()
 	s.lists, s.leaks = sess.redact.lists(att.lists)
 	s.readySince = time.Now()
 	s.lastStderr = nil
 	l.setState(s, StateReady, "")
 	go sess.watch()
+	l.refetch(sess) // lists announced as changed while connecting
 	if s.cfg.PingInterval > 0 {
 		go sess.pingLoop(s.cfg.PingInterval)
 	}

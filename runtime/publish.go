@@ -84,7 +84,7 @@ func (l *loop) publish() {
 		l.c.bus.publish(e)
 	}
 	l.pending = l.pending[:0]
-	l.c.bus.publish(Published{EventHeader: EventHeader{Time: snap.At}, Generation: l.gen, Enabled: l.enabled})
+	l.c.bus.publish(Published{EventHeader: EventHeader{Time: snap.At}, Generation: l.gen, Enabled: l.enabled, Snapshot: snap})
 }
 
 func firstNonEmpty(a, b string) string {

@@ -1,13 +1,33 @@
 package runtime
 
 import (
-	"errors"
+	"context"
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/mcphttp"
 )
 
-// dialRemote connects to a remote server (Streamable HTTP or legacy SSE).
-func (c *Controller) dialRemote(s *session, cfg config.Server) (jsonrpc.Stream, string, error) {
-	return nil, "", errors.New("remote transports are not wired in yet")
+// dialRemote connects to a remote server: Streamable HTTP, or the legacy
+// HTTP+SSE transport when the configuration says "sse" or when the type was
+// inferred from the url and the server answers initialize as only a legacy
+// server does. The returned note says when that fallback happened; the
+// overview shows it.
+func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Server) (jsonrpc.Stream, error) {
+	st, err := mcphttp.Dial(ctx, mcphttp.Options{
+		URL:            cfg.URL,
+		Headers:        cfg.Headers,
+		MaxMessageSize: c.opts.MaxMessageSize,
+		Legacy:         cfg.Transport == config.TransportSSE,
+		AutoFallback:   cfg.TransportInferred && cfg.Transport == config.TransportHTTP,
+		OnFallback: func(reason string) {
+			s.fallbackMu.Lock()
+			s.fallback = "fell back to legacy HTTP+SSE: " + reason
+			s.fallbackMu.Unlock()
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
 }

@@ -27,7 +27,11 @@ type session struct {
 	conn     *jsonrpc.Conn
 	proc     *proc.Process // nil for remote servers
 	started  time.Time
-	fallback string // how the transport was chosen, when it was not the declared one
+
+	// fallback says how the transport was chosen when it was not the
+	// declared one; the HTTP stream sets it during initialize.
+	fallbackMu sync.Mutex
+	fallback   string
 
 	// Set once by initialize, read-only after the session is handed to the loop.
 	init initResult
@@ -43,6 +47,10 @@ type session struct {
 	mu    sync.Mutex
 	calls map[string]*callState // progress token → call, for routing progress
 	ping  pingTracker
+	// changed holds list kinds announced by list_changed and not yet
+	// refetched: one may arrive while the attempt is still listing, before
+	// the loop knows the session.
+	changed map[string]bool
 }
 
 // initResult is what initialize told us.
@@ -139,6 +147,9 @@ func (s *session) onNotification(n jsonrpc.Notification) {
 		s.c.bus.publish(s.routeProgress(h, n.Params))
 	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
 		kind := strings.TrimSuffix(strings.TrimPrefix(n.Method, "notifications/"), "/list_changed")
+		s.mu.Lock()
+		s.changed[kind] = true
+		s.mu.Unlock()
 		s.c.send(s.ctx, msgListChanged{session: s, kind: kind})
 	case "notifications/resources/updated":
 		var p struct {
@@ -331,4 +342,16 @@ func (s *session) live(v *ServerSnapshot) {
 		v.PID = s.proc.Pid()
 		v.Stderr = s.redact.strs(s.proc.StderrTail())
 	}
+}
+
+// takeChanged returns and clears the list kinds waiting for a refetch.
+func (s *session) takeChanged() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var kinds []string
+	for k := range s.changed {
+		kinds = append(kinds, k)
+	}
+	clear(s.changed)
+	return kinds
 }

@@ -1,0 +1,227 @@
+// Package check owns mcpdeck's compatibility check: it proves one MCP server
+// ready for clients, on the transport its configuration declares, as a list
+// of items (initialization, tool listing, a call, invalid input,
+// cancellation, reconnect, shutdown, and the authoring rules), each PASS,
+// WARN, FAIL or SKIP with a one-line reason that tells the server's author
+// what to fix.
+//
+// The checker builds its own runtime.Controller for the one server, with
+// automatic reconnect and health pings off, so that it controls every step
+// and can run beside a live session (the TUI runs it on the selected server
+// while its own connection stays up). It never prints anything.
+package check
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"mcpdeck/config"
+)
+
+// ErrInvalidOptions is wrapped by Options.Validate for options that cannot
+// run: arguments that are not a JSON object, or arguments without a tool.
+var ErrInvalidOptions = errors.New("invalid check options")
+
+// Status is an item's outcome. The order is by severity, so the worst of a
+// set is its maximum.
+type Status int
+
+// The outcomes of an item.
+const (
+	Pass Status = iota // the server does what the item asks
+	Skip               // the item could not run; the reason says why
+	Warn               // works, but something should be fixed
+	Fail               // a client will break on this
+)
+
+var statusNames = [...]string{"PASS", "SKIP", "WARN", "FAIL"}
+
+// String returns the status as printed: PASS, SKIP, WARN or FAIL.
+func (s Status) String() string {
+	if s < 0 || int(s) >= len(statusNames) {
+		return fmt.Sprintf("Status(%d)", int(s))
+	}
+	return statusNames[s]
+}
+
+// MarshalText makes a status JSON as its name.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// The stable item ids, in report order. Scripts and CI match on them.
+const (
+	IDInitialize       = "initialize"
+	IDToolsList        = "tools-list"
+	IDCall             = "call"
+	IDInvalidInput     = "invalid-input"
+	IDCancellation     = "cancellation"
+	IDReconnect        = "reconnect"
+	IDShutdown         = "shutdown"
+	IDStableNames      = "stable-names"
+	IDBoundedResults   = "bounded-results"
+	IDActionableErrors = "actionable-errors"
+	IDNoSecrets        = "no-secrets"
+	IDResponseIDs      = "response-ids"
+	IDNoNotification   = "no-notification-for-response"
+	IDStdoutClean      = "stdout-clean"
+)
+
+// itemNames are the human names of the items, in report order.
+var itemNames = []struct{ id, name string }{
+	{IDInitialize, "Initialization"},
+	{IDToolsList, "Tool listing"},
+	{IDCall, "One successful call"},
+	{IDInvalidInput, "Invalid input"},
+	{IDCancellation, "Cancellation"},
+	{IDReconnect, "Reconnect after a dropped transport"},
+	{IDShutdown, "Shutdown"},
+	{IDStableNames, "Stable tool names"},
+	{IDBoundedResults, "Bounded results"},
+	{IDActionableErrors, "Actionable errors"},
+	{IDNoSecrets, "No secrets in tools"},
+	{IDResponseIDs, "Responses keep their request id"},
+	{IDNoNotification, "No notification for a response"},
+	{IDStdoutClean, "Nothing but JSON-RPC on stdout"},
+}
+
+// IDs returns every item id in report order.
+func IDs() []string {
+	out := make([]string, len(itemNames))
+	for i, n := range itemNames {
+		out[i] = n.id
+	}
+	return out
+}
+
+// Name returns the human name of the item id, or the id itself.
+func Name(id string) string {
+	for _, n := range itemNames {
+		if n.id == id {
+			return n.name
+		}
+	}
+	return id
+}
+
+// Item is one checked property of the server.
+type Item struct {
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	Status   Status        `json:"status"`
+	Reason   string        `json:"reason"`
+	Duration time.Duration `json:"-"`
+}
+
+// Report is the outcome of checking one server: every item, in report
+// order (see IDs).
+type Report struct {
+	Server    string `json:"server"`
+	Transport string `json:"transport"`
+	Items     []Item `json:"items"`
+}
+
+// Failed reports whether any item failed.
+func (r Report) Failed() bool { return r.Worst() == Fail }
+
+// Worst returns the most severe status of the report's items.
+func (r Report) Worst() Status {
+	worst := Pass
+	for _, it := range r.Items {
+		worst = max(worst, it.Status)
+	}
+	return worst
+}
+
+// Item returns the item with id.
+func (r Report) Item(id string) (Item, bool) {
+	for _, it := range r.Items {
+		if it.ID == id {
+			return it, true
+		}
+	}
+	return Item{}, false
+}
+
+// Counts returns how many items have each status.
+func (r Report) Counts() map[Status]int {
+	out := map[Status]int{}
+	for _, it := range r.Items {
+		out[it.Status]++
+	}
+	return out
+}
+
+// Defaults of Options.
+const (
+	DefaultCallTimeout = 10 * time.Second
+	DefaultResultMax   = 4 << 20
+	DefaultStopGrace   = 2 * time.Second
+	// ResultWarn is the result size over which bounded-results warns: a
+	// result that large crowds a model's context.
+	ResultWarn = 256 << 10
+)
+
+// Options tune a check.
+type Options struct {
+	// Tool is the tool the call step invokes; empty lets the checker pick
+	// one whose schema it can satisfy.
+	Tool string
+	// Args are Tool's arguments (a JSON object); nil generates minimal
+	// valid arguments from the schema.
+	Args json.RawMessage
+	// CallTimeout bounds each request, and so how long the checker waits
+	// for an answer that should come but may not (a response sent with the
+	// wrong id, or as a notification); default 10 s.
+	CallTimeout time.Duration
+	// ResultMax is the largest acceptable tool result in bytes; larger
+	// fails bounded-results; default 4 MiB.
+	ResultMax int
+	// StopGrace is each step's grace when stopping a stdio server (stdin
+	// close, then SIGTERM, then SIGKILL); default 2 s.
+	StopGrace time.Duration
+	// ClientVersion is sent in clientInfo.
+	ClientVersion string
+}
+
+// Validate reports options that cannot run.
+func (o Options) Validate() error {
+	if len(o.Args) == 0 {
+		return nil
+	}
+	if o.Tool == "" {
+		return fmt.Errorf("%w: arguments need a tool to go with them (--tool NAME)", ErrInvalidOptions)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(o.Args, &obj); err != nil || obj == nil || bytes.TrimSpace(o.Args)[0] != '{' {
+		return fmt.Errorf("%w: arguments must be a JSON object, such as '{\"text\": \"hi\"}'", ErrInvalidOptions)
+	}
+	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.ResultMax <= 0 {
+		o.ResultMax = DefaultResultMax
+	}
+	if o.StopGrace <= 0 {
+		o.StopGrace = DefaultStopGrace
+	}
+	return o
+}
+
+// Run checks one server and returns the report. progress, if not nil, is
+// called with each item as it is decided, in report order, from Run's
+// goroutine. Run starts the server itself, on its own controller, and
+// stops it before returning; no process of the server outlives it. When
+// ctx ends, the items not yet decided are SKIP.
+func Run(ctx context.Context, srv config.Server, opts Options, progress func(Item)) Report {
+	c := newChecker(ctx, srv, opts.withDefaults(), progress)
+	defer c.close()
+	c.run()
+	return c.report
+}

@@ -1,0 +1,218 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime"
+)
+
+// shutdownTimeout bounds the final teardown of the checker's controller:
+// the whole stop sequence, with its grace periods, fits well within it.
+const shutdownTimeout = time.Minute
+
+// checker runs one check. Everything runs on Run's goroutine except the
+// observer, which collects the controller's events on its own.
+type checker struct {
+	ctx      context.Context
+	srv      config.Server
+	name     string
+	opts     Options
+	progress func(Item)
+	rt       *runtime.Controller
+	obs      *observer
+	report   Report
+
+	// What the steps learned, for the steps and rules after them.
+	initFailed  string         // why initialization failed, "" if it did not
+	listFailed  string         // why listing failed after a good initialize
+	tools       []runtime.Tool // as first listed
+	toolsAfter  []runtime.Tool // as listed after the reconnect; nil if it failed
+	leaks       []string       // where configured secrets appeared, every listing
+	calledTool  string         // the tool the call step called successfully
+	calledArgs  json.RawMessage
+	noAnswer    []pending // requests that got no response in time
+	tooLarge    bool      // a result went over the maximum message size
+	errorProbe  Item      // actionable-errors, probed while the server was up
+	probedError bool
+	pid         int // the stdio server's process at the shutdown step
+}
+
+// pending is a request that got no response within the call timeout.
+type pending struct {
+	id         uint64
+	what       string // "tools/call echo"
+	start, end time.Time
+}
+
+func newChecker(ctx context.Context, srv config.Server, opts Options, progress func(Item)) *checker {
+	srv.Enabled = true
+	srv.PingInterval = 0 // the check sends its own pings, when it wants them
+	srv.AutoReconnect = config.Reconnect{}
+	srv.CallTimeout = opts.CallTimeout
+	if srv.StartupTimeout <= 0 {
+		srv.StartupTimeout = config.DefaultStartupTimeout
+	}
+	c := &checker{
+		ctx: ctx, srv: srv, name: srv.Name, opts: opts, progress: progress,
+		report: Report{Server: srv.Name, Transport: string(srv.Transport)},
+	}
+	c.rt = runtime.New(runtime.Options{
+		Config:        &config.Config{Servers: []config.Server{srv}},
+		ResultLimit:   opts.ResultMax,
+		StopGrace:     opts.StopGrace,
+		ClientVersion: opts.ClientVersion,
+		// A message well over the result maximum is refused by the
+		// transport rather than buffered whole; bounded-results reports it.
+		MaxMessageSize: opts.ResultMax + 1<<20,
+	})
+	c.obs = observe(c.rt)
+	return c
+}
+
+// close tears the controller down and stops the observer; after it, the
+// observer holds every event the controller published.
+func (c *checker) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	_ = c.rt.Shutdown(ctx)
+	c.obs.stop()
+}
+
+// run decides every item, in report order. The rules that judge the whole
+// session are decided last, once the server has been stopped and every
+// event is in.
+func (c *checker) run() {
+	c.step(IDInitialize, c.initialize)
+	c.step(IDToolsList, c.toolsList)
+	c.step(IDCall, c.needLive(c.call))
+	c.step(IDInvalidInput, c.needLive(c.invalidInput))
+	c.step(IDCancellation, c.needLive(c.cancellation))
+	if c.initFailed == "" && c.listFailed == "" && c.ctx.Err() == nil {
+		if skip := c.ensureLive(); skip == "" {
+			c.errorProbe, c.probedError = c.probeErrors(), true
+		}
+	}
+	c.step(IDReconnect, c.needLive(c.reconnect))
+	c.step(IDShutdown, c.needLive(c.shutdown))
+	c.close()
+	c.step(IDStableNames, c.stableNames)
+	c.step(IDBoundedResults, c.boundedResults)
+	c.step(IDActionableErrors, c.actionableErrors)
+	c.step(IDNoSecrets, c.noSecrets)
+	c.step(IDResponseIDs, c.responseIDs)
+	c.step(IDNoNotification, c.noNotification)
+	c.step(IDStdoutClean, c.stdoutClean)
+}
+
+// step decides one item and reports it.
+func (c *checker) step(id string, decide func() (Status, string)) {
+	start := time.Now()
+	var st Status
+	var reason string
+	if c.ctx.Err() != nil && id != IDStdoutClean && id != IDResponseIDs {
+		st, reason = Skip, "skipped: the check was cancelled"
+	} else {
+		st, reason = decide()
+	}
+	it := Item{ID: id, Name: Name(id), Status: st, Reason: reason, Duration: time.Since(start)}
+	c.report.Items = append(c.report.Items, it)
+	if c.progress != nil {
+		c.progress(it)
+	}
+}
+
+// needLive wraps a step that talks to the server: it is skipped when an
+// earlier step says it cannot run, and it first brings the server back if
+// an earlier step left it down (a crash is that step's finding, not this
+// one's).
+func (c *checker) needLive(decide func() (Status, string)) func() (Status, string) {
+	return func() (Status, string) {
+		if skip := c.prerequisite(); skip != "" {
+			return Skip, skip
+		}
+		if skip := c.ensureLive(); skip != "" {
+			return Skip, skip
+		}
+		return decide()
+	}
+}
+
+// prerequisite says why the server steps cannot run, or "".
+func (c *checker) prerequisite() string {
+	switch {
+	case c.initFailed != "":
+		return "skipped: initialization failed"
+	case c.listFailed != "":
+		return "skipped: tool listing failed"
+	}
+	return ""
+}
+
+// ensureLive reconnects the server if an earlier step left it down.
+func (c *checker) ensureLive() string {
+	if c.server().State.Live() {
+		return ""
+	}
+	if err := c.rt.Reconnect(c.ctx, c.name); err != nil {
+		return "skipped: the server went down in an earlier step and reconnecting failed: " + errText(err)
+	}
+	v := c.server()
+	if !v.State.Live() {
+		return "skipped: the server went down in an earlier step and did not come back: " + c.failure(v)
+	}
+	c.leaks = appendNew(c.leaks, v.SecretLeaks...)
+	return ""
+}
+
+// server is the server's current snapshot.
+func (c *checker) server() runtime.ServerSnapshot {
+	v, _ := c.rt.Snapshot().Server(c.name)
+	return v
+}
+
+// failure says why a server that is not live failed.
+func (c *checker) failure(v runtime.ServerSnapshot) string {
+	if v.LastError != nil {
+		return v.LastError.Error()
+	}
+	if v.Reason != "" {
+		return v.Reason
+	}
+	return "the server is " + v.State.String()
+}
+
+// errText renders an error for a reason: the actionable form when it is
+// one (it carries the hint).
+func errText(err error) string {
+	var ce *runtime.CallError
+	if errors.As(err, &ce) {
+		return ce.Info.Error()
+	}
+	return err.Error()
+}
+
+func appendNew(list []string, more ...string) []string {
+	for _, m := range more {
+		seen := false
+		for _, l := range list {
+			seen = seen || l == m
+		}
+		if !seen {
+			list = append(list, m)
+		}
+	}
+	return list
+}
+
+// ms renders a duration for a reason.
+func ms(d time.Duration) string {
+	if d >= time.Second {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%dms", d.Milliseconds())
+}

@@ -1,0 +1,339 @@
+package check
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime"
+)
+
+// frameWait bounds the wait for an event the controller has already
+// published when the checker looks for it: only the observer's goroutine
+// stands between them.
+const frameWait = 2 * time.Second
+
+// initialize starts the server and judges the handshake.
+func (c *checker) initialize() (Status, string) {
+	from := c.obs.mark()
+	err := c.rt.SetEnabled(c.ctx, true)
+	v := c.server()
+	if err != nil && !v.State.Live() && v.LastError == nil {
+		c.initFailed = errText(err)
+		return Fail, "could not start the server: " + c.initFailed
+	}
+	init := c.initResult(from)
+	if !v.State.Live() {
+		why := c.failure(v)
+		switch {
+		case init != nil && init.Error == nil && !slices.Contains(runtime.ProtocolVersions, init.Result.ProtocolVersion):
+			c.initFailed = why
+			return Fail, fmt.Sprintf("the server answered protocolVersion %q to a request for %q; mcpdeck can use %s: answer with the requested version when you support it, else with one of those",
+				init.Result.ProtocolVersion, runtime.ProtocolVersions[0], strings.Join(runtime.ProtocolVersions, ", "))
+		case init == nil || init.Error != nil:
+			c.initFailed = why
+			return Fail, "initialization failed: " + why
+		}
+		c.listFailed = why
+		return Pass, describeInit(init.Result) + "; listing failed after it (see tool listing)"
+	}
+	res := initResult{ProtocolVersion: v.ProtocolVersion, ServerInfo: v.ServerInfo, Capabilities: v.Capabilities}
+	if init != nil {
+		res = init.Result
+	}
+	c.tools = v.Tools
+	c.leaks = appendNew(c.leaks, v.SecretLeaks...)
+	var warns []string
+	if res.ServerInfo.Name == "" || res.ServerInfo.Version == "" {
+		warns = append(warns, "serverInfo needs a name and a version")
+	}
+	if !json.Valid(res.Capabilities) || strings.TrimSpace(string(res.Capabilities)) == "null" {
+		warns = append(warns, "the result has no capabilities object")
+	} else if !strings.Contains(string(res.Capabilities), `"tools"`) && len(v.Tools) > 0 {
+		warns = append(warns, "the server lists tools but does not declare the tools capability")
+	}
+	if len(warns) > 0 {
+		return Warn, describeInit(res) + ": " + strings.Join(warns, "; ")
+	}
+	return Pass, describeInit(res)
+}
+
+// initFrame is the initialize response as it came off the wire.
+type initFrame struct {
+	Result initResult     `json:"result"`
+	Error  *jsonrpc.Error `json:"error"`
+}
+
+type initResult struct {
+	ProtocolVersion string                 `json:"protocolVersion"`
+	ServerInfo      runtime.Implementation `json:"serverInfo"`
+	Capabilities    json.RawMessage        `json:"capabilities"`
+}
+
+// initResult reads the initialize response frame, when one came.
+func (c *checker) initResult(from int) *initFrame {
+	e, ok := c.obs.waitFor(c.ctx, from, frameWait, frameIn("initialize"))
+	if !ok {
+		return nil
+	}
+	var f initFrame
+	if json.Unmarshal(e.(runtime.TrafficFrame).Frame.Raw, &f) != nil {
+		return nil
+	}
+	return &f
+}
+
+func describeInit(r initResult) string {
+	info := strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
+	if info == "" {
+		info = "no serverInfo"
+	}
+	var caps map[string]json.RawMessage
+	_ = json.Unmarshal(r.Capabilities, &caps)
+	names := make([]string, 0, len(caps))
+	for k := range caps {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	s := fmt.Sprintf("protocol %s, %s, capabilities: %s", r.ProtocolVersion, info, strings.Join(names, " "))
+	if len(names) == 0 {
+		s = fmt.Sprintf("protocol %s, %s, no capabilities", r.ProtocolVersion, info)
+	}
+	if r.ProtocolVersion != runtime.ProtocolVersions[0] {
+		s += " (negotiated down from " + runtime.ProtocolVersions[0] + ")"
+	}
+	return s
+}
+
+// toolNameRE is the specification's tool name: 1 to 128 of A-Z a-z 0-9 _ - .
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// toolsList judges every listed tool's name and input schema.
+func (c *checker) toolsList() (Status, string) {
+	if c.initFailed != "" {
+		return Skip, "skipped: initialization failed"
+	}
+	if c.listFailed != "" {
+		return Fail, "listing failed: " + c.listFailed
+	}
+	pages := 0
+	for _, e := range c.obs.all() {
+		if f, ok := e.(runtime.TrafficFrame); ok && f.Frame.Dir == jsonrpc.In && f.Frame.Method == "tools/list" {
+			pages++
+		}
+	}
+	var problems []string
+	seen := map[string]bool{}
+	for _, t := range c.tools {
+		name := t.ServerTool
+		if !toolNameRE.MatchString(name) {
+			problems = append(problems, fmt.Sprintf("tool name %q is not 1-128 of A-Z a-z 0-9 _ - .", name))
+		}
+		if seen[name] {
+			problems = append(problems, fmt.Sprintf("tool name %q is listed twice", name))
+		}
+		seen[name] = true
+		if p := schemaProblem(t.InputSchema); p != "" {
+			problems = append(problems, fmt.Sprintf("tool %q: %s", name, p))
+		}
+	}
+	if len(problems) > 0 {
+		return Fail, strings.Join(problems, "; ")
+	}
+	if len(c.tools) == 0 {
+		return Warn, "the server lists no tools"
+	}
+	what := "page"
+	if pages != 1 {
+		what = "pages"
+	}
+	return Pass, fmt.Sprintf("%d tools over %d %s; every name valid, every inputSchema a valid object schema", len(c.tools), pages, what)
+}
+
+// schemaProblem says what is wrong with an input schema, or "".
+func schemaProblem(schema json.RawMessage) string {
+	if len(schema) == 0 {
+		return `has no inputSchema (use {"type": "object"} for a tool without arguments)`
+	}
+	if _, err := runtime.CompileSchema(schema); err != nil {
+		return "inputSchema is not a valid JSON Schema: " + err.Error()
+	}
+	var top struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(schema, &top) != nil || top.Type != "object" {
+		got := "missing"
+		if top.Type != nil {
+			b, _ := json.Marshal(top.Type)
+			got = string(b)
+		}
+		return `inputSchema must have "type": "object" (it has ` + got + ")"
+	}
+	return ""
+}
+
+// call makes one successful call: the named tool, else one the checker
+// can satisfy.
+func (c *checker) call() (Status, string) {
+	var cands []candidate
+	if c.opts.Tool != "" {
+		t, ok := c.tool(c.opts.Tool)
+		if !ok {
+			return Fail, fmt.Sprintf("the server lists no tool %q (it lists: %s)", c.opts.Tool, toolNames(c.tools))
+		}
+		args := c.opts.Args
+		if len(args) == 0 {
+			var reason string
+			if args, reason, ok = MinimalArguments(t.InputSchema); !ok {
+				return Skip, fmt.Sprintf("cannot call %q: %s; give its arguments with --args", t.ServerTool, reason)
+			}
+		}
+		cands = []candidate{{tool: t, args: args}}
+	} else {
+		var why string
+		if cands, why = callCandidates(c.tools); len(cands) == 0 {
+			return Skip, "no tool to call: " + why
+		}
+	}
+	const attempts = 3 // an isError may be the tool's environment: try another
+	var lastErr string
+	for i, cand := range cands {
+		if i == attempts {
+			break
+		}
+		res, err := c.callTool(cand.tool.ServerTool, cand.args, false)
+		if err != nil {
+			return Fail, c.callFailure(cand.tool.ServerTool, cand.args, err)
+		}
+		if res.IsError {
+			lastErr = fmt.Sprintf("%s %s returned isError: %s", cand.tool.ServerTool, cand.args, firstText(res))
+			continue
+		}
+		c.calledTool, c.calledArgs = cand.tool.ServerTool, cand.args
+		reason := fmt.Sprintf("%s %s answered in %s", cand.tool.ServerTool, cand.args, ms(res.Duration))
+		if res.StructuredError != "" {
+			return Warn, reason + ", but " + res.StructuredError
+		}
+		return Pass, reason
+	}
+	return Fail, lastErr + " (pick a call that should succeed with --tool and --args)"
+}
+
+// callTool calls a tool, recording a request that got no response.
+func (c *checker) callTool(tool string, args json.RawMessage, noValidate bool) (*runtime.Result, error) {
+	start := time.Now()
+	res, err := c.rt.Call(c.ctx, runtime.CallRequest{Server: c.name, Tool: tool, Arguments: args, NoValidate: noValidate})
+	c.noteError("tools/call "+tool, start, err)
+	return res, err
+}
+
+// noteError records what an error says about the session: a request the
+// server never answered, a result over the size limit.
+func (c *checker) noteError(what string, start time.Time, err error) {
+	var ce *jsonrpc.CancelledError
+	if errors.As(err, &ce) && ce.Timeout {
+		c.noAnswer = append(c.noAnswer, pending{id: ce.ID, what: what, start: start, end: time.Now()})
+	}
+	if errors.Is(err, jsonrpc.ErrMessageTooLarge) {
+		c.tooLarge = true
+	}
+}
+
+// callFailure explains a call that ended in an error rather than a result.
+func (c *checker) callFailure(tool string, args json.RawMessage, err error) string {
+	var rpcErr *jsonrpc.Error
+	switch {
+	case errors.Is(err, jsonrpc.ErrTimeout):
+		return fmt.Sprintf("%s %s got no response within %s (a response with the wrong id or a notification does not count): answer every request with a response carrying its id", tool, args, ms(c.opts.CallTimeout))
+	case errors.Is(err, jsonrpc.ErrMessageTooLarge):
+		return fmt.Sprintf("%s %s answered with a message over %d bytes: return less", tool, args, c.opts.ResultMax)
+	case errors.Is(err, jsonrpc.ErrClosed):
+		return fmt.Sprintf("the server closed the connection during %s %s (%s): a call must never crash the server", tool, args, closeCause(err))
+	case errors.As(err, &rpcErr):
+		return fmt.Sprintf("%s %s answered error %d %q: a call with valid arguments should succeed", tool, args, rpcErr.Code, rpcErr.Message)
+	}
+	return fmt.Sprintf("%s %s failed: %s", tool, args, errText(err))
+}
+
+// closeCause is why a transport closed, without the wrapping.
+func closeCause(err error) string {
+	var ce *jsonrpc.ClosedError
+	if errors.As(err, &ce) && ce.Cause != nil {
+		return ce.Cause.Error()
+	}
+	return err.Error()
+}
+
+func (c *checker) tool(name string) (runtime.Tool, bool) {
+	for _, t := range c.tools {
+		if t.ServerTool == name || t.Name == name {
+			return t, true
+		}
+	}
+	return runtime.Tool{}, false
+}
+
+func toolNames(tools []runtime.Tool) string {
+	if len(tools) == 0 {
+		return "none"
+	}
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.ServerTool
+	}
+	return strings.Join(names, ", ")
+}
+
+func firstText(r *runtime.Result) string {
+	for _, c := range r.Content {
+		if c.Type == "text" && strings.TrimSpace(c.Text) != "" {
+			return oneLine(c.Text, 120)
+		}
+	}
+	return "(no text)"
+}
+
+// oneLine shortens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// invalidInput sends arguments that break a tool's schema: the server
+// must answer isError or -32602, never crash, hang or succeed.
+func (c *checker) invalidInput() (Status, string) {
+	t, args, how, ok := invalidCandidate(c.tools, c.calledTool)
+	if !ok {
+		return Skip, "no tool's inputSchema requires anything or constrains a type, so there are no invalid arguments to send"
+	}
+	what := fmt.Sprintf("%s %s (%s)", t.ServerTool, args, how)
+	res, err := c.callTool(t.ServerTool, args, true)
+	var rpcErr *jsonrpc.Error
+	switch {
+	case err == nil && res.IsError:
+		return Pass, what + " answered isError: " + firstText(res)
+	case err == nil:
+		return Fail, what + " succeeded: validate arguments against the inputSchema and answer an isError result naming the field"
+	case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams:
+		if strings.TrimSpace(rpcErr.Message) == "" {
+			return Warn, what + " answered -32602 with an empty message: say which argument is wrong"
+		}
+		return Pass, fmt.Sprintf("%s answered -32602 %q", what, rpcErr.Message)
+	case errors.As(err, &rpcErr):
+		return Warn, fmt.Sprintf("%s answered error %d %q: use an isError result (or -32602 Invalid params)", what, rpcErr.Code, rpcErr.Message)
+	case errors.Is(err, jsonrpc.ErrTimeout):
+		return Fail, fmt.Sprintf("%s got no response within %s: reject invalid arguments at once", what, ms(c.opts.CallTimeout))
+	case errors.Is(err, jsonrpc.ErrClosed):
+		return Fail, fmt.Sprintf("the server closed the connection on %s (%s): invalid input must never crash it", what, closeCause(err))
+	}
+	return Fail, what + " failed: " + errText(err)
+}

@@ -1,0 +1,89 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"mcpdeck/config"
+	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/jsonrpctest"
+)
+
+// TestEverythingInterop runs the reference server
+// @modelcontextprotocol/server-everything over stdio through the whole
+// runtime.
+func TestEverythingInterop(t *testing.T) {
+	node, script := jsonrpctest.Everything(t)
+	srv := config.Server{Name: "everything", Transport: config.TransportStdio, Command: node, Args: []string{script, "stdio"},
+		Enabled: true, StartupTimeout: 30 * time.Second, CallTimeout: 30 * time.Second}
+	c := New(Options{Config: configOf(srv), Elicitor: DefaultsElicitor{}, StopGrace: time.Second})
+	t.Cleanup(func() { c.Shutdown(context.Background()) })
+	rec := record(t, c)
+	enable(t, c)
+
+	v := serverOf(t, c, "everything")
+	if v.ServerInfo.Name == "" || v.ProtocolVersion == "" || len(v.Tools) < 10 {
+		t.Fatalf("initialize/list: %+v (tools %d)", v.ServerInfo, len(v.Tools))
+	}
+	// It registers tools that depend on our capabilities after initialized,
+	// and says so with tools/list_changed; the refetch picks them up.
+	rec.waitAny(t, "tools/list_changed", func(e Event) bool { l, ok := e.(ListChanged); return ok && l.Kind == "tools" })
+	deadline := time.After(10 * time.Second)
+	for !strings.Contains(toolNames(serverOf(t, c, "everything").Tools), "trigger-elicitation-request") {
+		select {
+		case <-deadline:
+			t.Fatalf("elicitation tool never listed: %s", toolNames(serverOf(t, c, "everything").Tools))
+		case <-rec.ch:
+		}
+	}
+
+	ctx := ctxFor(t, 30*time.Second)
+	res, err := c.Call(ctx, CallRequest{Server: "everything", Tool: "echo", Arguments: json.RawMessage(`{"message":"hello everything"}`)})
+	if err != nil || !strings.Contains(res.Content[0].Text, "hello everything") {
+		t.Fatalf("echo: %+v, %v", res, err)
+	}
+
+	// Elicitation goes to the plugged-in elicitor and back.
+	res, err = c.Call(ctx, CallRequest{Server: "everything", Tool: "trigger-elicitation-request"})
+	if err != nil || res.IsError {
+		t.Fatalf("elicitation round trip: %+v, %v", res, err)
+	}
+	if b, _ := json.Marshal(res); !strings.Contains(string(b), "accept") {
+		t.Fatalf("the elicitation answer did not reach the server: %s", b)
+	}
+
+	// Cancel a long-running operation mid-way, after its first progress.
+	ids := make(chan uint64, 1)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Call(context.Background(), CallRequest{Server: "everything", Tool: "trigger-long-running-operation",
+			Arguments: json.RawMessage(`{"duration":30,"steps":30}`), OnStarted: func(id uint64) { ids <- id }})
+		errc <- err
+	}()
+	id := <-ids
+	rec.waitFor(t, "progress of the long operation", func(e Event) bool { p, ok := e.(Progress); return ok && p.RequestID == id })
+	c.Cancel("everything", id, "test cancels mid-way")
+	if err := <-errc; !errors.Is(err, jsonrpc.ErrCancelled) {
+		t.Fatalf("cancelled operation: %v", err)
+	}
+	if _, err := c.Call(ctx, CallRequest{Server: "everything", Tool: "echo", Arguments: json.RawMessage(`{"message":"still here"}`)}); err != nil {
+		t.Fatalf("call after cancel: %v", err)
+	}
+
+	// It keeps running after stdin EOF while its timers run: stopping it
+	// takes SIGTERM, and no process remains.
+	pid := serverOf(t, c, "everything").PID
+	if err := c.SetEnabled(ctxFor(t, 30*time.Second), false); err != nil {
+		t.Fatal(err)
+	}
+	if !jsonrpctest.ProcessGone(pid) {
+		t.Fatal("server-everything survived disable")
+	}
+	if step := serverOf(t, c, "everything").LastStop.Step; step != "stdin-close" && step != "SIGTERM" {
+		t.Fatalf("stopped by %q", step)
+	}
+}
