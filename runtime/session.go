@@ -20,13 +20,13 @@ import (
 // The controller owns the session's lifetime; its fields below mu are
 // touched by the connection's goroutines (notifications, pings, calls).
 type session struct {
-	c        *Controller
-	name     string
-	cfg      config.Server
-	redact   *redactor
-	conn     *jsonrpc.Conn
-	proc     *proc.Process // nil for remote servers
-	started  time.Time
+	c       *Controller
+	name    string
+	cfg     config.Server
+	redact  *redactor
+	conn    *jsonrpc.Conn
+	proc    *proc.Process // nil for remote servers
+	started time.Time
 
 	// fallback says how the transport was chosen when it was not the
 	// declared one; the HTTP stream sets it during initialize.

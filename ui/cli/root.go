@@ -95,6 +95,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newToolsCmd(),
 		newCallCmd(),
 		newWatchCmd(),
+		newCheckCmd(),
 	)
 	return root
 }
