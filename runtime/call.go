@@ -89,7 +89,9 @@ func (c *Controller) Call(ctx context.Context, req CallRequest) (*Result, error)
 	}
 	raw, id, err := sess.call(ctx, c, "tools/call", tool.ServerTool, map[string]any{"name": tool.ServerTool, "arguments": args}, timeout, req.OnStarted)
 	if err != nil {
-		return nil, &CallError{Info: *actionable(req.Server, "tools/call", err), Err: err}
+		info := actionable(req.Server, "tools/call", err)
+		info.Message = sess.redact.str(info.Message)
+		return nil, &CallError{Info: *info, Err: err}
 	}
 	res, err := decodeResult(raw.body, c.opts.ResultLimit, tool.OutputSchema)
 	if err != nil {

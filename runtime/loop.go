@@ -598,6 +598,7 @@ func (l *loop) attemptDone(s *server, att *attempt) {
 // policy allows it.
 func (l *loop) fail(s *server, err error) {
 	info := actionable(s.cfg.Name, "", err)
+	info.Message = newRedactor(s.cfg).str(info.Message) // error text may quote the server's env
 	s.lastErr = info
 	s.reconnectable = reconnectable(err)
 	l.setState(s, StateFailed, info.Message)

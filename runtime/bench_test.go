@@ -1,0 +1,112 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"mcpdeck/config"
+	"mcpdeck/jsonrpc/jsonrpctest"
+)
+
+// Run with:
+//
+//	go test ./runtime -run '^$' -bench . -benchtime 3x
+//
+// (the lifecycle benchmarks start real processes: a few iterations say
+// enough; the call benchmark wants the default benchtime.)
+
+// BenchmarkCallThroughRuntime is a small tools/call through the whole
+// stack: schema validation, progress token and timeout, events, the
+// connection, result decoding and bounding. Compare it with
+// jsonrpc's BenchmarkRoundTripBare against the same server binary.
+func BenchmarkCallThroughRuntime(b *testing.B) {
+	c := New(Options{Config: configOf(fakeServer("f", jsonrpctest.Normal)), StopGrace: 500 * time.Millisecond})
+	b.Cleanup(func() { c.Shutdown(context.Background()) })
+	_, cancel := c.Subscribe(SubscribeOptions{}) // a UI is listening, as in real use
+	defer cancel()
+	enable(b, c)
+	req := CallRequest{Server: "f", Tool: "echo", Arguments: json.RawMessage(`{"text":"hello"}`)}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Call(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func demoServers(n int) []config.Server {
+	servers := make([]config.Server, n)
+	for i := range servers {
+		servers[i] = demoServer(fmt.Sprintf("demo%02d", i))
+	}
+	return servers
+}
+
+// BenchmarkEnable compares the time to all-ready for 1 and 20 demo
+// servers: the controller connects them concurrently, so 20 should cost
+// far less than 20 times one (on 2 cores, process start-up is the bound).
+func BenchmarkEnable(b *testing.B) {
+	for _, n := range []int{1, 20} {
+		b.Run(fmt.Sprintf("servers=%d", n), func(b *testing.B) {
+			c := New(Options{Config: configOf(demoServers(n)...), StopGrace: 500 * time.Millisecond})
+			b.Cleanup(func() { c.Shutdown(context.Background()) })
+			var total time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if err := c.SetEnabled(context.Background(), true); err != nil {
+					b.Fatal(err)
+				}
+				total += time.Since(start)
+				b.StopTimer()
+				for _, v := range c.Snapshot().Servers {
+					if !v.State.Live() {
+						b.Fatalf("%s is %s", v.Name, v.State)
+					}
+				}
+				if err := c.SetEnabled(context.Background(), false); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-to-ready")
+		})
+	}
+}
+
+// BenchmarkDisableWithStubbornServers disables 20 servers of which 5
+// ignore stdin EOF and SIGTERM, with a 1 s grace per step: teardown is
+// concurrent, so the wall time is about two grace periods (stdin close →
+// SIGTERM → SIGKILL), not five times that.
+func BenchmarkDisableWithStubbornServers(b *testing.B) {
+	servers := demoServers(15)
+	for i := range 5 {
+		servers = append(servers, fakeServer(fmt.Sprintf("stubborn%d", i), jsonrpctest.IgnoreTerm))
+	}
+	const grace = time.Second
+	c := New(Options{Config: configOf(servers...), StopGrace: grace})
+	b.Cleanup(func() { c.Shutdown(context.Background()) })
+	var total time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		if err := c.SetEnabled(context.Background(), true); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := time.Now()
+		if err := c.SetEnabled(context.Background(), false); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(start)
+	}
+	for _, v := range c.Snapshot().Servers {
+		if v.LastStop.Err != "" {
+			b.Fatalf("%s: %s", v.Name, v.LastStop.Err)
+		}
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-to-stopped")
+	b.ReportMetric(float64(grace.Milliseconds()), "ms-grace-per-step")
+}
