@@ -1,0 +1,119 @@
+package ui
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/runtime"
+)
+
+// forwardBatch bounds how many events one message carries, so a flood is
+// applied in slices and keys still get through between them.
+const forwardBatch = 1024
+
+// subscribeBuffer is the UI's lossy event buffer; when the UI falls behind
+// the runtime drops the oldest events and counts them in the header.
+const subscribeBuffer = 16384
+
+// Attach connects a running program to rt: a forwarding goroutine moves
+// runtime events into the program (batched, with the new snapshot read
+// off the event loop), and the program's elicitation modal becomes rt's
+// elicitor. send is program.Send (teatest: TestModel.Send). detach undoes
+// both, answers any elicitation still waiting with cancel, and returns
+// once the goroutine has ended; it is safe to call more than once.
+func Attach(rt Runtime, send func(tea.Msg)) (detach func()) {
+	events, cancel := rt.Subscribe(runtime.SubscribeOptions{Buffer: subscribeBuffer})
+	el := &elicitor{send: send, done: make(chan struct{})}
+	rt.SetElicitor(el)
+	done := make(chan struct{})
+	go forward(rt, events, send, done)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			rt.SetElicitor(runtime.DeclineElicitor{})
+			close(el.done)
+			cancel()
+			<-done
+		})
+	}
+}
+
+// clockEvery is how often ages and uptimes are redrawn.
+const clockEvery = time.Second
+
+// forward is the forwarding goroutine: it drains whatever is queued into
+// one batch so a burst costs one program message, not thousands. It also
+// ticks the clock, so no timer outlives the program.
+func forward(rt Runtime, events <-chan runtime.Event, send func(tea.Msg), done chan<- struct{}) {
+	defer close(done)
+	clock := time.NewTicker(clockEvery)
+	defer clock.Stop()
+	for {
+		var e runtime.Event
+		select {
+		case <-clock.C:
+			send(clockMsg{})
+			continue
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			e = ev
+		}
+		batch := []runtime.Event{e}
+		_, published := e.(runtime.Published)
+	drain:
+		for len(batch) < forwardBatch {
+			select {
+			case e, ok := <-events:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, e)
+				if _, ok := e.(runtime.Published); ok {
+					published = true
+				}
+			default:
+				break drain
+			}
+		}
+		msg := eventsMsg{events: batch}
+		if published {
+			msg.snap = rt.Snapshot()
+		}
+		send(msg)
+	}
+}
+
+// elicitor hands a server's elicitation to the program and waits for the
+// person's answer, the server's cancellation or the UI's exit.
+type elicitor struct {
+	send func(tea.Msg)
+	seq  atomic.Uint64
+	done chan struct{} // closed by detach: nobody will answer any more
+}
+
+// Elicit implements runtime.Elicitor.
+func (e *elicitor) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
+	select {
+	case <-e.done:
+		return runtime.ElicitResponse{Action: "cancel"}, nil
+	default:
+	}
+	id := e.seq.Add(1)
+	reply := make(chan runtime.ElicitResponse, 1)
+	e.send(elicitMsg{id: id, req: req, reply: reply})
+	select {
+	case r := <-reply:
+		return r, nil
+	case <-ctx.Done():
+		e.send(elicitGoneMsg{id: id})
+		return runtime.ElicitResponse{Action: "cancel"}, ctx.Err()
+	case <-e.done:
+		return runtime.ElicitResponse{Action: "cancel"}, nil
+	}
+}

@@ -1,0 +1,230 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime"
+)
+
+// Commands: each captures what it needs by value and returns a message;
+// none touches the model (they run on their own goroutines). Repeats of an
+// operation already in flight collapse into the first.
+
+func (m *Model) once(op string, cmd tea.Cmd) tea.Cmd {
+	if m.busy[op] {
+		return nil
+	}
+	m.busy[op] = true
+	return cmd
+}
+
+func (m *Model) setEnabled(on bool) tea.Cmd {
+	rt, ctx := m.rt, m.ctx()
+	if on {
+		m.setStatus(statusInfo, "switching MCP on…")
+	} else {
+		m.setStatus(statusInfo, "switching MCP off: stopping servers…")
+	}
+	return m.once("mcp", func() tea.Msg { return enabledMsg{on: on, err: rt.SetEnabled(ctx, on)} })
+}
+
+func (m *Model) setServerEnabled(name string, on bool) tea.Cmd {
+	rt, ctx := m.rt, m.ctx()
+	return m.once("server "+name, func() tea.Msg {
+		return serverToggledMsg{name: name, on: on, err: rt.SetServerEnabled(ctx, name, on)}
+	})
+}
+
+func (m *Model) reconnectServer(name string) tea.Cmd {
+	rt, ctx := m.rt, m.ctx()
+	m.setStatus(statusInfo, "reconnecting "+name+"…")
+	return m.once("reconnect "+name, func() tea.Msg { return reconnectedMsg{name: name, err: rt.Reconnect(ctx, name)} })
+}
+
+func (m *Model) reloadConfig() tea.Cmd {
+	rt, ctx, read := m.rt, m.ctx(), m.opts.Reload
+	m.setStatus(statusInfo, "reloading configuration…")
+	return m.once("reload", func() tea.Msg {
+		cfg, err := read()
+		if err != nil {
+			return reloadedMsg{err: fmt.Errorf("reading configuration: %w", err)}
+		}
+		plan, err := rt.Reload(ctx, cfg)
+		return reloadedMsg{plan: plan, err: err}
+	})
+}
+
+func (m *Model) shutdown() tea.Cmd {
+	rt, timeout := m.rt, m.opts.ShutdownTimeout
+	base := context.WithoutCancel(m.ctx())
+	return m.once("shutdown", func() tea.Msg {
+		ctx, cancel := context.WithTimeout(base, timeout)
+		defer cancel()
+		return shutdownDoneMsg{err: rt.Shutdown(ctx)}
+	})
+}
+
+func (m *Model) callTool(tool runtime.Tool, args []byte, noValidate bool) tea.Cmd {
+	rt, ctx := m.rt, m.ctx()
+	req := runtime.CallRequest{Server: tool.Server, Tool: tool.ServerTool, Arguments: args, NoValidate: noValidate}
+	return func() tea.Msg {
+		res, err := rt.Call(ctx, req)
+		return callDoneMsg{tool: tool, args: args, res: res, err: err}
+	}
+}
+
+func (m *Model) cancelRequest(server string, id uint64) tea.Cmd {
+	rt := m.rt
+	return func() tea.Msg {
+		return cancelledMsg{server: server, id: id, ok: rt.Cancel(server, id, "cancelled by the user in mcpdeck")}
+	}
+}
+
+func (m *Model) trust(f config.File) tea.Cmd {
+	trust := m.opts.Trust
+	return func() tea.Msg {
+		if trust == nil {
+			return trustedMsg{file: f}
+		}
+		return trustedMsg{file: f, err: trust(f)}
+	}
+}
+
+// handleResult applies what a command or a modal reported.
+func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case enabledMsg:
+		delete(m.busy, "mcp")
+		switch {
+		case msg.err != nil:
+			m.setStatus(statusError, fmt.Sprintf("switching MCP %s failed: %s", onOff(msg.on), errText(msg.err)))
+		case msg.on:
+			m.setStatus(statusInfo, "MCP is on")
+		default:
+			m.setStatus(statusInfo, "MCP is off: every server stopped")
+		}
+	case serverToggledMsg:
+		delete(m.busy, "server "+msg.name)
+		if msg.err != nil {
+			m.setStatus(statusError, fmt.Sprintf("switching %s %s failed: %s", msg.name, onOff(msg.on), errText(msg.err)))
+		} else {
+			m.setStatus(statusInfo, fmt.Sprintf("%s switched %s", msg.name, onOff(msg.on)))
+		}
+	case reconnectedMsg:
+		delete(m.busy, "reconnect "+msg.name)
+		if msg.err != nil {
+			m.setStatus(statusError, fmt.Sprintf("reconnecting %s failed: %s", msg.name, errText(msg.err)))
+		} else {
+			m.setStatus(statusInfo, msg.name+" reconnected")
+		}
+	case reloadedMsg:
+		delete(m.busy, "reload")
+		switch {
+		case errors.Is(msg.err, runtime.ErrNotEnabled):
+			m.setStatus(statusWarn, "reload needs MCP on: press m first (the configuration is read when MCP starts)")
+		case msg.err != nil:
+			m.setStatus(statusError, "reload failed: "+errText(msg.err)+"; fix the file and press r again")
+		default:
+			m.setStatus(statusInfo, "configuration reloaded: "+planSummary(msg.plan))
+			m.openModal(newPlanDialog(m.c, msg.plan))
+		}
+	case shutdownDoneMsg:
+		delete(m.busy, "shutdown")
+		return tea.Quit
+	case callIntentMsg:
+		m.lastArgs[msg.tool.Name] = msg.args
+		m.active = tabRequests
+		m.focus = focusDetail
+		m.setStatus(statusInfo, "calling "+msg.tool.Server+"/"+msg.tool.ServerTool+"…")
+		return m.callTool(msg.tool, msg.args, msg.noValidate)
+	case callDoneMsg:
+		if msg.err != nil {
+			m.setStatus(statusError, fmt.Sprintf("%s/%s failed: %s", msg.tool.Server, msg.tool.ServerTool, errText(msg.err)))
+		} else {
+			m.setStatus(statusInfo, fmt.Sprintf("%s/%s returned", msg.tool.Server, msg.tool.ServerTool))
+		}
+		m.openModal(newResultViewer(m.c, msg))
+	case cancelledMsg:
+		if msg.ok {
+			m.setStatus(statusInfo, fmt.Sprintf("request %d cancelled: %s was sent notifications/cancelled", msg.id, msg.server))
+		} else {
+			m.setStatus(statusWarn, fmt.Sprintf("request %d had already finished", msg.id))
+		}
+	case confirmedMsg:
+		if msg.action == confirmDisable {
+			return m.setEnabled(false)
+		}
+	case trustIntentMsg:
+		if !msg.approve {
+			m.trustDeclined, m.enableAfter = true, false
+			m.setStatus(statusWarn, "MCP stays off: "+msg.file.Path+" is not approved; press m to review it again")
+			return nil
+		}
+		return m.trust(msg.file)
+	case trustedMsg:
+		return m.trusted(msg)
+	case openFormMsg:
+		m.openModal(newToolForm(m.c, msg.tool, m.lastArgs[msg.tool.Name]))
+	case cancelIntentMsg:
+		m.setStatus(statusInfo, fmt.Sprintf("cancelling request %d…", msg.id))
+		return m.cancelRequest(msg.server, msg.id)
+	case elicitMsg:
+		m.openModal(newElicitModal(m.c, msg))
+	case elicitGoneMsg:
+		m.dropElicitation(msg.id)
+	}
+	return nil
+}
+
+// trusted records an approval and asks about the next file, or switches
+// MCP on when that was what the person asked for.
+func (m *Model) trusted(msg trustedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.enableAfter = false
+		m.setStatus(statusError, "saving the approval of "+msg.file.Path+" failed: "+errText(msg.err)+"; MCP stays off")
+		return nil
+	}
+	for i, f := range m.untrusted {
+		if f.Path == msg.file.Path {
+			m.untrusted = append(m.untrusted[:i:i], m.untrusted[i+1:]...)
+			break
+		}
+	}
+	if len(m.untrusted) > 0 {
+		m.openModal(newTrustDialog(m.c, m.untrusted[0]))
+		return nil
+	}
+	m.setStatus(statusInfo, "approved "+msg.file.Path)
+	if m.enableAfter {
+		m.enableAfter = false
+		return m.setEnabled(true)
+	}
+	return nil
+}
+
+// dropElicitation closes or unqueues an elicitation the server withdrew.
+func (m *Model) dropElicitation(id uint64) {
+	if e, ok := m.modal.(*elicitModal); ok && e.id == id {
+		m.setStatus(statusWarn, e.req.Server+" withdrew its question")
+		m.closeModal()
+		return
+	}
+	for i, q := range m.queued {
+		if e, ok := q.(*elicitModal); ok && e.id == id {
+			m.queued = append(m.queued[:i:i], m.queued[i+1:]...)
+			return
+		}
+	}
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}

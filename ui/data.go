@@ -1,0 +1,246 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"mcpdeck/runtime"
+)
+
+// Store bounds besides the notification limit: logs and traffic are per
+// session, shared by all servers, and far noisier per line of value.
+const (
+	logLimit     = 20_000
+	trafficLimit = 10_000
+	summaryLimit = 400 // characters of params kept for a one-line summary
+)
+
+// note is one notification as the stream shows it; the summary and the
+// lowercase haystack are computed once on arrival so filtering and
+// drawing never re-decode JSON.
+type note struct {
+	at       time.Time
+	server   string
+	method   string
+	level    string // notifications/message only
+	text     string
+	hay      string // lowercase server, method, level and text, for filtering
+	progress *progressNote
+}
+
+type progressNote struct {
+	token           string
+	progress, total float64
+}
+
+// logLine is one line of a server's log: stderr, stdout noise, a state
+// change or a protocol anomaly.
+type logLine struct {
+	at     time.Time
+	server string
+	kind   string // stderr, stdout, state, anomaly
+	text   string
+	hay    string
+}
+
+// frame is one traced JSON-RPC frame of a server.
+type frame struct {
+	server string
+	f      runtime.Frame
+	hay    string
+}
+
+// request is an outstanding request, from the snapshot and kept current
+// between snapshots by request and progress events.
+type request struct {
+	runtime.RequestInfo
+}
+
+// newNote decodes a raw notification into its stream entry.
+func newNote(e runtime.NotificationReceived) note {
+	n := note{at: e.Time, server: e.Server, method: e.Method}
+	switch e.Method {
+	case "notifications/message":
+		var p struct {
+			Level  string          `json:"level"`
+			Logger string          `json:"logger"`
+			Data   json.RawMessage `json:"data"`
+		}
+		_ = json.Unmarshal(e.Params, &p)
+		n.level = p.Level
+		n.text = jsonText(p.Data)
+		if p.Logger != "" {
+			n.text = p.Logger + ": " + n.text
+		}
+	case "notifications/progress":
+		var p struct {
+			Token    json.RawMessage `json:"progressToken"`
+			Progress float64         `json:"progress"`
+			Total    float64         `json:"total"`
+			Message  string          `json:"message"`
+		}
+		_ = json.Unmarshal(e.Params, &p)
+		n.progress = &progressNote{token: jsonText(p.Token), progress: p.Progress, total: p.Total}
+		n.text = p.Message
+	default:
+		n.text = compactJSON(e.Params)
+	}
+	return finishNote(n)
+}
+
+// logNote is a notifications/message the runtime decoded.
+func logNote(e runtime.LogMessage) note {
+	n := note{at: e.Time, server: e.Server, method: "notifications/message", level: e.Level, text: jsonText(e.Data)}
+	if e.Logger != "" {
+		n.text = e.Logger + ": " + n.text
+	}
+	return finishNote(n)
+}
+
+// progressEventNote is a notifications/progress the runtime decoded (and
+// routed to its request, if it matched one).
+func progressEventNote(e runtime.Progress) note {
+	n := note{at: e.Time, server: e.Server, method: "notifications/progress", text: e.Message,
+		progress: &progressNote{token: e.Token, progress: e.Progress, total: e.Total}}
+	if e.RequestID != 0 {
+		n.text = strings.TrimSpace(fmt.Sprintf("request %d %s", e.RequestID, e.Message))
+	}
+	return finishNote(n)
+}
+
+// finishNote bounds the summary and builds the filter haystack.
+func finishNote(n note) note {
+	n.text = oneLine(n.text, summaryLimit)
+	n.hay = strings.ToLower(n.server + " " + n.method + " " + n.level + " " + n.text)
+	return n
+}
+
+func newLogLine(at time.Time, server, kind, text string) logLine {
+	text = oneLine(text, 2*summaryLimit)
+	return logLine{at: at, server: server, kind: kind, text: text, hay: strings.ToLower(kind + " " + text)}
+}
+
+func newFrame(e runtime.TrafficFrame) frame {
+	f := e.Frame
+	if f.Time.IsZero() {
+		f.Time = e.Time
+	}
+	return frame{server: e.Server, f: f, hay: strings.ToLower(f.Dir.String() + " " + f.Kind.String() + " " + f.Method + " " + f.ID)}
+}
+
+// jsonText renders a JSON value for one line: strings unquoted, anything
+// else compact.
+func jsonText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return compactJSON(raw)
+}
+
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// prettyJSON indents raw for the viewers; invalid JSON is shown as is.
+func prettyJSON(raw []byte) string {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// oneLine flattens s to one line of at most limit runes.
+func oneLine(s string, limit int) string {
+	if strings.ContainsAny(s, "\n\r\t") {
+		s = strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\r", " ", "\t", " ").Replace(s)
+	}
+	if len(s) > limit {
+		r := []rune(s)
+		if len(r) > limit {
+			s = string(r[:limit]) + "…"
+		}
+	}
+	return s
+}
+
+// matcher builds a filter from the text typed after `/`: words must all
+// match; "method:x", "level:x" and "server:x" match those fields, anything
+// else matches anywhere. Matching ignores case.
+type matcher struct {
+	words                 []string
+	method, level, server string
+}
+
+func parseFilter(q string) matcher {
+	var m matcher
+	for _, w := range strings.Fields(strings.ToLower(q)) {
+		switch {
+		case strings.HasPrefix(w, "method:"):
+			m.method = strings.TrimPrefix(w, "method:")
+		case strings.HasPrefix(w, "level:"):
+			m.level = strings.TrimPrefix(w, "level:")
+		case strings.HasPrefix(w, "server:"):
+			m.server = strings.TrimPrefix(w, "server:")
+		default:
+			m.words = append(m.words, w)
+		}
+	}
+	return m
+}
+
+func (m matcher) empty() bool {
+	return len(m.words) == 0 && m.method == "" && m.level == "" && m.server == ""
+}
+
+// matchNote reports whether n passes the filter.
+func (m matcher) matchNote(n *note) bool {
+	if m.method != "" && !strings.Contains(strings.ToLower(n.method), m.method) {
+		return false
+	}
+	if m.level != "" && n.level != m.level {
+		return false
+	}
+	if m.server != "" && !strings.Contains(strings.ToLower(n.server), m.server) {
+		return false
+	}
+	return m.matchHay(n.hay)
+}
+
+func (m matcher) matchHay(hay string) bool {
+	for _, w := range m.words {
+		if !strings.Contains(hay, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// progressBar draws progress as a bar of width cells and a percentage, or
+// a count when the total is unknown.
+func progressBar(progress, total float64, width int) (bar, label string) {
+	if width < 1 {
+		width = 1
+	}
+	if total <= 0 {
+		return strings.Repeat("░", width), fmt.Sprintf("%g", progress)
+	}
+	frac := min(max(progress/total, 0), 1)
+	full := int(frac*float64(width) + 0.5)
+	return strings.Repeat("█", full) + strings.Repeat("░", width-full), fmt.Sprintf("%3.0f%%", frac*100)
+}
+
+func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
+
+func itoa(n int) string { return fmt.Sprint(n) }

@@ -1,0 +1,152 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime"
+)
+
+// dialog is a small yes/no or informational box.
+type dialog struct {
+	c     *common
+	title string
+	body  []string
+	yes   func() tea.Msg // nil: any key closes
+	no    func() tea.Msg
+	w, h  int
+}
+
+func (d *dialog) SetSize(w, h int) {
+	d.w = min(max(w-10, 40), 76)
+	d.h = min(len(d.body)+5, h)
+}
+
+func (d *dialog) Help() []key.Binding {
+	if d.yes == nil {
+		return []key.Binding{d.c.keys.Back}
+	}
+	return d.c.keys.DialogHelp()
+}
+
+func (d *dialog) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
+	k := d.c.keys
+	if d.yes == nil {
+		if key.Matches(msg, k.Back) || msg.Type == tea.KeyEnter || msg.String() == "q" {
+			return nil, nil
+		}
+		return d, nil
+	}
+	switch {
+	case key.Matches(msg, k.Yes):
+		return nil, d.yes
+	case key.Matches(msg, k.No):
+		return nil, d.no
+	}
+	return d, nil
+}
+
+func (d *dialog) View() string {
+	body := append([]string(nil), d.body...)
+	body = append(body, "")
+	if d.yes != nil {
+		body = append(body, d.c.st.Accent.Render("y")+" yes   "+d.c.st.Accent.Render("n")+" no")
+	} else {
+		body = append(body, d.c.st.Dim.Render("esc to close"))
+	}
+	return modalBox(d.c, d.title, body, 0, d.w, d.h)
+}
+
+func (d *dialog) wrapBody(text string) {
+	for _, l := range strings.Split(text, "\n") {
+		d.body = append(d.body, wrap(l, min(72, 66))...)
+	}
+}
+
+// newConfirmDialog asks before a destructive action.
+func newConfirmDialog(c *common, title, text string, action confirmAction) *dialog {
+	d := &dialog{c: c, title: title, yes: func() tea.Msg { return confirmedMsg{action: action} }}
+	d.wrapBody(text)
+	return d
+}
+
+// newTrustDialog asks to approve a project configuration file before any
+// of its commands run.
+func newTrustDialog(c *common, f config.File) *dialog {
+	d := &dialog{c: c, title: "Approve project configuration?",
+		yes: func() tea.Msg { return trustIntentMsg{file: f, approve: true} },
+		no:  func() tea.Msg { return trustIntentMsg{file: f, approve: false} },
+	}
+	names := strings.Join(f.Servers, ", ")
+	if names == "" {
+		names = "(none)"
+	}
+	d.wrapBody(fmt.Sprintf("%s\n\ndefines servers: %s\n\nThese servers run commands that came with this project. Approve to let MCP start them (remembered until the file changes), or keep MCP off.", f.Path, names))
+	return d
+}
+
+// newPlanDialog shows what a reload changed.
+func newPlanDialog(c *common, p runtime.Plan) *dialog {
+	st := c.st
+	d := &dialog{c: c, title: "Configuration reloaded"}
+	if p.Empty() {
+		d.body = []string{st.Dim.Render("Nothing changed: every server kept its connection.")}
+		return d
+	}
+	line := func(label string, names []string, style func(...string) string) {
+		if len(names) > 0 {
+			d.body = append(d.body, style(fmt.Sprintf("%-9s", label))+strings.Join(names, ", "))
+		}
+	}
+	line("added", p.Add, st.Success.Render)
+	line("removed", p.Remove, st.Error.Render)
+	line("restarted", p.Restart, st.Warning.Render)
+	line("kept", p.Keep, st.Dim.Render)
+	return d
+}
+
+// planSummary is the plan in one line for the status bar.
+func planSummary(p runtime.Plan) string {
+	if p.Empty() {
+		return "nothing changed"
+	}
+	return fmt.Sprintf("%d added, %d removed, %d restarted, %d kept", len(p.Add), len(p.Remove), len(p.Restart), len(p.Keep))
+}
+
+// helpOverlay is the full key reference.
+type helpOverlay struct {
+	c    *common
+	h    *help.Model
+	w, y int
+}
+
+func newHelpOverlay(c *common, h *help.Model) *helpOverlay { return &helpOverlay{c: c, h: h} }
+
+func (o *helpOverlay) SetSize(w, h int) { o.w, o.y = min(w-4, 110), h }
+
+func (o *helpOverlay) Help() []key.Binding { return []key.Binding{o.c.keys.Back} }
+
+func (o *helpOverlay) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
+	if key.Matches(msg, o.c.keys.Back) || key.Matches(msg, o.c.keys.Help) || msg.String() == "q" {
+		return nil, nil
+	}
+	return o, nil
+}
+
+func (o *helpOverlay) View() string {
+	// Two sections side by side at most, so the overlay fits 80 columns.
+	o.h.Width = 0
+	cols := o.c.keys.FullHelp()
+	var body []string
+	for i := 0; i < len(cols); i += 2 {
+		body = append(body, strings.Split(o.h.FullHelpView(cols[i:min(i+2, len(cols))]), "\n")...)
+		body = append(body, "")
+	}
+	body = append(body, o.c.st.Dim.Render("Filters: words match anywhere; method:x, level:x and server:x match those fields."))
+	return modalBox(o.c, "Keys", body, 0, o.w, min(len(body)+3, o.y))
+}

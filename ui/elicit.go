@@ -1,0 +1,100 @@
+package ui
+
+import (
+	"encoding/json"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/runtime"
+)
+
+// elicitModal answers a server's elicitation/create: a form built from the
+// requested schema (form mode) or the URL to visit (url mode), with
+// accept, decline and cancel.
+type elicitModal struct {
+	c     *common
+	id    uint64
+	req   runtime.ElicitRequest
+	reply chan<- runtime.ElicitResponse
+	f     *form // nil in url mode
+	w, h  int
+}
+
+var (
+	elicitAccept  = key.NewBinding(key.WithKeys("ctrl+s", "enter"), key.WithHelp("enter", "accept"))
+	elicitDecline = key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "decline"))
+	elicitCancel  = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
+)
+
+func newElicitModal(c *common, msg elicitMsg) *elicitModal {
+	e := &elicitModal{c: c, id: msg.id, req: msg.req, reply: msg.reply}
+	if msg.req.Mode != "url" {
+		e.f = newForm(c, msg.req.RequestedSchema, nil)
+	}
+	return e
+}
+
+func (e *elicitModal) SetSize(w, h int) { e.w, e.h = modalSize(w, h) }
+
+func (e *elicitModal) Help() []key.Binding {
+	b := []key.Binding{elicitAccept, elicitDecline, elicitCancel}
+	if e.f != nil {
+		b = append(b, e.c.keys.NextField, e.c.keys.Toggle)
+	}
+	return b
+}
+
+// answer closes the modal and delivers the response; the reply channel
+// is buffered, so the send never blocks.
+func (e *elicitModal) answer(resp runtime.ElicitResponse) (modal, tea.Cmd) {
+	reply := e.reply
+	return nil, func() tea.Msg {
+		reply <- resp
+		return nil
+	}
+}
+
+func (e *elicitModal) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
+	switch {
+	case key.Matches(msg, elicitCancel):
+		return e.answer(runtime.ElicitResponse{Action: "cancel"})
+	case key.Matches(msg, elicitDecline):
+		return e.answer(runtime.ElicitResponse{Action: "decline"})
+	case key.Matches(msg, elicitAccept) && (e.f == nil || !e.f.raw || msg.String() == "ctrl+s"):
+		if e.f == nil {
+			return e.answer(runtime.ElicitResponse{Action: "accept"})
+		}
+		if !e.f.validate() {
+			return e, nil
+		}
+		args, _ := e.f.args()
+		var content map[string]any
+		_ = json.Unmarshal(args, &content)
+		return e.answer(runtime.ElicitResponse{Action: "accept", Content: content})
+	}
+	if e.f != nil {
+		e.f.update(msg)
+	}
+	return e, nil
+}
+
+func (e *elicitModal) View() string {
+	st := e.c.st
+	inner := e.w - 4
+	var body []string
+	for _, l := range wrap(e.req.Message, inner) {
+		body = append(body, st.Text.Render(l))
+	}
+	body = append(body, "")
+	focus := 0
+	if e.f == nil {
+		body = append(body, st.Label.Render("open this address to continue:"), st.Accent.Render(e.req.URL), "",
+			st.Dim.Render("enter once done (accept), ctrl+x to decline, esc to cancel"))
+	} else {
+		lines, fl := e.f.lines(inner)
+		focus = fl + len(body)
+		body = append(body, lines...)
+	}
+	return modalBox(e.c, e.req.Server+" asks", body, focus+1, e.w, min(e.h, len(body)+3))
+}

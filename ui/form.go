@@ -1,0 +1,418 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/runtime"
+)
+
+// form edits a JSON object described by a JSON Schema: one field per
+// property, or a raw JSON editor for what the fields cannot express. It
+// validates on every edit with the runtime's validator, so the errors the
+// person sees are the ones the runtime would refuse the call with.
+type form struct {
+	c       *common
+	schema  json.RawMessage
+	fields  []*field
+	focus   int // index into fields, always a focusable one
+	rootErr []string
+	raw     bool
+	editor  editor
+	rawErr  string
+	w, h    int
+}
+
+// newForm builds the fields and fills them from prefill (the arguments
+// last used) or else from the schema's defaults.
+func newForm(c *common, schema json.RawMessage, prefill json.RawMessage) *form {
+	f := &form{c: c, schema: schema, fields: schemaFields(schema)}
+	var args map[string]any
+	if len(prefill) > 0 && json.Unmarshal(prefill, &args) == nil {
+		f.fill(args)
+	} else {
+		for _, fl := range f.fields {
+			var d any
+			if len(fl.def) > 0 && json.Unmarshal(fl.def, &d) == nil {
+				fl.set(d)
+			}
+		}
+	}
+	f.focus = f.nextFocusable(-1, 1)
+	if len(f.fields) == 0 || f.focus < 0 {
+		// Nothing the form can show: start in the raw editor.
+		f.focus = 0
+		if len(f.fields) == 0 && !emptyObjectSchema(schema) {
+			f.raw = true
+			f.editor.set(prettyJSON(orEmpty(prefill)))
+		}
+	}
+	f.validate()
+	return f
+}
+
+func emptyObjectSchema(schema json.RawMessage) bool {
+	var n schemaNode
+	return json.Unmarshal(schema, &n) == nil && n.typeName() == "object" && len(orderedProperties(n.Properties)) == 0
+}
+
+func orEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+func (f *form) fill(args map[string]any) {
+	for _, fl := range f.fields {
+		v, ok := lookup(args, fl.path)
+		if !ok {
+			v = nil
+		}
+		fl.set(v)
+	}
+}
+
+func (f *form) nextFocusable(from, dir int) int {
+	for i := from + dir; i >= 0 && i < len(f.fields); i += dir {
+		if f.fields[i].focusable() {
+			return i
+		}
+	}
+	return -1
+}
+
+// args builds the arguments object; local reports text that could not be
+// converted (those fields carry their own error).
+func (f *form) args() (args json.RawMessage, local bool) {
+	if f.raw {
+		text := strings.TrimSpace(f.editor.String())
+		if text == "" {
+			text = "{}"
+		}
+		return json.RawMessage(text), !json.Valid([]byte(text))
+	}
+	root := map[string]any{}
+	objects := map[string]map[string]any{"": root}
+	parent := func(path []string) map[string]any {
+		cur := root
+		for i := range path[:len(path)-1] {
+			key := strings.Join(path[:i+1], "/")
+			next, ok := objects[key]
+			if !ok {
+				next = map[string]any{}
+				objects[key] = next
+				cur[path[i]] = next
+			}
+			cur = next
+		}
+		return cur
+	}
+	for _, fl := range f.fields {
+		v, set, problem := fl.value()
+		fl.errs = fl.errs[:0]
+		if problem != "" {
+			fl.errs = append(fl.errs, problem)
+			local = true
+		}
+		switch {
+		case fl.kind == kindObject && fl.required:
+			p := parent(fl.path)
+			if _, ok := p[fl.name()]; !ok {
+				obj := map[string]any{}
+				objects[strings.Join(fl.path, "/")] = obj
+				p[fl.name()] = obj
+			}
+		case set:
+			parent(fl.path)[fl.name()] = v
+		}
+	}
+	enc, _ := json.Marshal(root)
+	return enc, local
+}
+
+// validate refreshes every error shown: conversion problems from the
+// fields, schema violations from the runtime's validator.
+func (f *form) validate() (ok bool) {
+	f.rootErr, f.rawErr = nil, ""
+	args, local := f.args()
+	if f.raw && local {
+		f.rawErr = "not valid JSON yet"
+		return false
+	}
+	errs, err := runtime.ValidateArguments(f.schema, args)
+	if err != nil {
+		f.rootErr = append(f.rootErr, "the tool's schema is invalid, arguments are not checked: "+err.Error())
+		return !local
+	}
+	for _, fe := range errs {
+		f.attach(fe)
+	}
+	return !local && len(errs) == 0
+}
+
+// attach shows a schema violation on its field: at the pointer's field,
+// at the named missing property, or above the form.
+func (f *form) attach(fe runtime.FieldError) {
+	if f.raw {
+		f.rootErr = append(f.rootErr, fe.String())
+		return
+	}
+	if strings.HasPrefix(fe.Message, "missing propert") {
+		attached := false
+		for _, m := range missingRe.FindAllStringSubmatch(fe.Message, -1) {
+			if fl := f.byPointer(fe.Path + "/" + m[1]); fl != nil {
+				fl.errs = append(fl.errs, "required")
+				attached = true
+			}
+		}
+		if attached {
+			return
+		}
+	}
+	if fl := f.byPointer(fe.Path); fl != nil && fe.Path != "" {
+		fl.errs = append(fl.errs, fe.Message)
+		return
+	}
+	// An array item or deeper: the closest field that contains it.
+	for p := fe.Path; p != ""; p = p[:strings.LastIndex(p, "/")] {
+		if fl := f.byPointer(p); fl != nil {
+			fl.errs = append(fl.errs, strings.TrimPrefix(fe.Path, p)+": "+fe.Message)
+			return
+		}
+	}
+	f.rootErr = append(f.rootErr, fe.String())
+}
+
+func (f *form) byPointer(p string) *field {
+	for _, fl := range f.fields {
+		if fl.pointer() == p {
+			return fl
+		}
+	}
+	return nil
+}
+
+// errorCount is how many problems the form shows.
+func (f *form) errorCount() int {
+	n := len(f.rootErr)
+	if f.rawErr != "" {
+		n++
+	}
+	if !f.raw {
+		for _, fl := range f.fields {
+			n += len(fl.errs)
+		}
+	}
+	return n
+}
+
+// toggleRaw switches between the fields and the raw JSON editor, carrying
+// the arguments across.
+func (f *form) toggleRaw() {
+	if !f.raw {
+		args, _ := f.args()
+		f.editor.set(prettyJSON(args))
+		f.raw = true
+	} else {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(f.editor.String()), &args); err != nil {
+			f.rawErr = "fix the JSON to go back to the form: " + err.Error()
+			return
+		}
+		f.fill(args)
+		f.raw = false
+	}
+	f.validate()
+}
+
+// update edits on a key; it reports whether the key was used.
+func (f *form) update(msg tea.KeyMsg) bool {
+	k := f.c.keys
+	if key.Matches(msg, k.RawJSON) {
+		f.toggleRaw()
+		return true
+	}
+	if f.raw {
+		if f.editor.update(msg) {
+			f.validate()
+		}
+		return true
+	}
+	if len(f.fields) == 0 || f.focus < 0 {
+		return false
+	}
+	fl := f.fields[f.focus]
+	switch msg.String() {
+	case "tab", "down":
+		if n := f.nextFocusable(f.focus, 1); n >= 0 {
+			f.focus = n
+		}
+		return true
+	case "shift+tab", "up":
+		if n := f.nextFocusable(f.focus, -1); n >= 0 {
+			f.focus = n
+		}
+		return true
+	}
+	changed := false
+	switch fl.kind {
+	case kindBool:
+		switch msg.String() {
+		case " ", "right", "left", "x":
+			// not set → true → false → not set; a required boolean skips
+			// "not set", which would only earn it an error.
+			switch fl.boolVal {
+			case -1:
+				fl.boolVal = 1
+			case 1:
+				fl.boolVal = 0
+			default:
+				fl.boolVal = -1
+				if fl.required {
+					fl.boolVal = 1
+				}
+			}
+			changed = true
+		}
+	case kindEnum:
+		n := len(fl.enum)
+		switch msg.String() {
+		case " ", "right":
+			fl.choice = (fl.choice+2)%(n+1) - 1
+			changed = true
+		case "left":
+			fl.choice = (fl.choice+n+1)%(n+1) - 1
+			changed = true
+		}
+	default:
+		changed = fl.in.Update(msg)
+	}
+	if changed {
+		f.validate()
+	}
+	return true
+}
+
+// lines draws the form body: one line per field, the focused field's
+// description under it and every error under its field.
+func (f *form) lines(w int) (lines []string, focusLine int) {
+	st := f.c.st
+	if f.raw {
+		lines = append(lines, st.Dim.Render("raw JSON arguments (ctrl+e: back to the form)"))
+		focusLine = len(lines) + f.editor.row
+		lines = append(lines, f.editor.view(st, w)...)
+		if f.rawErr != "" {
+			lines = append(lines, st.Error.Render("✗ "+f.rawErr))
+		}
+		for _, e := range f.rootErr {
+			lines = append(lines, st.Error.Render("✗ "+e))
+		}
+		return lines, focusLine
+	}
+	for _, e := range f.rootErr {
+		lines = append(lines, st.Error.Render("✗ "+e))
+	}
+	if len(f.fields) == 0 {
+		lines = append(lines, st.Dim.Render("This tool takes no arguments."))
+	}
+	labelW := 4
+	for _, fl := range f.fields {
+		labelW = max(labelW, 2*fl.depth+len(fl.name())+1)
+	}
+	labelW = min(labelW, w/3)
+	typeW := 9
+	inputW := min(max(w-labelW-typeW-6, 8), 56)
+	for i, fl := range f.fields {
+		focused := i == f.focus
+		marker := "  "
+		if focused {
+			marker = "› "
+		}
+		label := strings.Repeat("  ", fl.depth) + fl.name()
+		req := " "
+		if fl.required {
+			req = "*"
+		}
+		ls := st.Label
+		if focused {
+			ls = st.LabelFocus
+			focusLine = len(lines)
+		}
+		head := marker + ls.Render(padRight(label, labelW-1)) + st.Required.Render(req) + " "
+		var widget string
+		switch fl.kind {
+		case kindObject:
+			widget = st.Dim.Render("{")
+		case kindBool:
+			widget = [...]string{"[ ] not set", "[ ] false", "[x] true"}[fl.boolVal+1]
+			if focused {
+				widget = st.Accent.Render(widget)
+			}
+		case kindEnum:
+			val := "not set"
+			if fl.choice >= 0 {
+				val = scalarText(decodeAny(fl.enum[fl.choice]))
+			}
+			widget = fmt.Sprintf("‹ %s ›", val)
+			if focused {
+				widget = st.Accent.Render(widget)
+			}
+		default:
+			widget = "[" + fl.in.View(st, focused, inputW) + "]"
+		}
+		typ := fl.kind.String()
+		if fl.kind == kindArray {
+			typ = fl.item.String() + "[]"
+		}
+		if fl.kind == kindEnum {
+			typ = fmt.Sprintf("%d choices", len(fl.enum))
+		}
+		lines = append(lines, head+widget+" "+st.Faint.Render(typ))
+		indent := strings.Repeat(" ", labelW+3)
+		if focused {
+			if d := describe(fl); d != "" {
+				lines = append(lines, indent+st.Dim.Render(truncate(d, w-labelW-3)))
+			}
+		}
+		for _, e := range fl.errs {
+			lines = append(lines, indent+st.Error.Render("✗ "+e))
+		}
+	}
+	return lines, focusLine
+}
+
+// describe is the help under a focused field: description, default, and
+// how to type lists.
+func describe(fl *field) string {
+	var parts []string
+	if fl.desc != "" {
+		parts = append(parts, oneLine(fl.desc, 200))
+	}
+	if len(fl.def) > 0 {
+		parts = append(parts, "default "+compactJSON(fl.def))
+	}
+	switch fl.kind {
+	case kindArray:
+		parts = append(parts, "comma-separated")
+	case kindJSON:
+		parts = append(parts, "any JSON value")
+	case kindEnum:
+		var names []string
+		for _, e := range fl.enum {
+			names = append(names, scalarText(decodeAny(e)))
+		}
+		parts = append(parts, "one of "+strings.Join(names, ", "))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func decodeAny(raw json.RawMessage) any {
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	return v
+}

@@ -1,0 +1,115 @@
+// Package keys owns every key binding of the mcpdeck terminal UI. The help
+// bar and the full help overlay are generated from the KeyMap, so a key that
+// works is a key that is documented.
+package keys
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every binding of the UI, grouped by where it applies.
+type KeyMap struct {
+	// Session-wide.
+	ToggleMCP    key.Binding
+	ToggleServer key.Binding
+	Reload       key.Binding
+	Reconnect    key.Binding
+	Help         key.Binding
+	Quit         key.Binding
+	ForceQuit    key.Binding
+
+	// Navigation.
+	FocusNext key.Binding
+	FocusPrev key.Binding
+	Up        key.Binding
+	Down      key.Binding
+	PageUp    key.Binding
+	PageDown  key.Binding
+	Top       key.Binding
+	Bottom    key.Binding
+	PrevTab   key.Binding
+	NextTab   key.Binding
+	JumpTab   key.Binding
+
+	// Pane actions.
+	Filter key.Binding
+	Select key.Binding
+	Cancel key.Binding
+	Pause  key.Binding
+	Scope  key.Binding
+	Back   key.Binding
+
+	// Forms and dialogs.
+	Submit    key.Binding
+	NextField key.Binding
+	PrevField key.Binding
+	Toggle    key.Binding
+	RawJSON   key.Binding
+	Yes       key.Binding
+	No        key.Binding
+}
+
+// DefaultKeyMap returns the bindings the UI ships with.
+func DefaultKeyMap() KeyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		ToggleMCP:    b("m", "mcp on/off", "m"),
+		ToggleServer: b("space", "server on/off", " "),
+		Reload:       b("r", "reload", "r"),
+		Reconnect:    b("R", "reconnect", "R"),
+		Help:         b("?", "help", "?"),
+		Quit:         b("q", "quit", "q", "ctrl+c"),
+		ForceQuit:    b("ctrl+c", "force quit (twice)", "ctrl+c"),
+
+		FocusNext: b("tab", "focus", "tab"),
+		FocusPrev: b("shift+tab", "prev pane", "shift+tab"),
+		Up:        b("↑/k", "up", "up", "k"),
+		Down:      b("↓/j", "down", "down", "j"),
+		PageUp:    b("pgup", "page up", "pgup", "ctrl+u"),
+		PageDown:  b("pgdn", "page down", "pgdown", "ctrl+d"),
+		Top:       b("g", "top", "g", "home"),
+		Bottom:    b("G", "bottom", "G", "end"),
+		PrevTab:   b("←/h", "prev tab", "left", "h", "["),
+		NextTab:   b("→/l", "next tab", "right", "l", "]"),
+		JumpTab:   b("1-6", "go to tab", "1", "2", "3", "4", "5", "6"),
+
+		Filter: b("/", "filter", "/"),
+		Select: b("enter", "open", "enter"),
+		Cancel: b("x", "cancel request", "x"),
+		Pause:  b("p", "pause/follow", "p"),
+		Scope:  b("a", "all/selected server", "a"),
+		Back:   b("esc", "back", "esc"),
+
+		Submit:    b("ctrl+s", "send", "ctrl+s"),
+		NextField: b("tab/↓", "next field", "tab", "down"),
+		PrevField: b("shift+tab/↑", "prev field", "shift+tab", "up"),
+		Toggle:    b("space/←/→", "toggle or choose", " ", "left", "right"),
+		RawJSON:   b("ctrl+e", "form/raw JSON", "ctrl+e"),
+		Yes:       b("y", "yes", "y", "Y"),
+		No:        b("n/esc", "no", "n", "N", "esc"),
+	}
+}
+
+// ShortHelp is the help bar of the main screen.
+func (k KeyMap) ShortHelp() []key.Binding {
+	// Most important first: the help bar truncates on narrow terminals.
+	return []key.Binding{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Help, k.Quit, k.FocusNext, k.NextTab, k.Filter}
+}
+
+// FullHelp is the help overlay, one column per section.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Help, k.Quit, k.ForceQuit},
+		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.PrevTab, k.NextTab, k.JumpTab, k.Filter, k.Select, k.Cancel, k.Pause, k.Scope, k.Back},
+		{k.Submit, k.NextField, k.PrevField, k.Toggle, k.RawJSON, k.Yes, k.No},
+	}
+}
+
+// DialogHelp is the help bar while a yes/no dialog is open.
+func (k KeyMap) DialogHelp() []key.Binding { return []key.Binding{k.Yes, k.No} }
+
+// ViewerHelp is the help bar of the result viewer.
+func (k KeyMap) ViewerHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Back}
+}

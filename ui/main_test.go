@@ -1,0 +1,159 @@
+package ui
+
+import (
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+	"go.uber.org/goleak"
+
+	"mcpdeck/ui/uitest"
+)
+
+func TestMain(m *testing.M) {
+	// Goldens are plain text: no colour, whatever the terminal running the
+	// tests supports.
+	lipgloss.SetColorProfile(termenv.Ascii)
+	lipgloss.SetHasDarkBackground(true)
+	goleak.VerifyTestMain(m,
+		// teatest leaves one goroutine per test waiting for SIGINT.
+		goleak.IgnoreAnyFunction("github.com/charmbracelet/x/exp/teatest.NewTestModel.func2"),
+		goleak.IgnoreAnyFunction("os/signal.signal_recv"),
+		goleak.IgnoreAnyFunction("os/signal.loop"),
+	)
+	os.Exit(0)
+}
+
+// waitWithin bounds every wait in these tests.
+const waitWithin = 5 * time.Second
+
+// probe wraps the model and publishes the frame after every update, so a
+// test waits on what the person would see rather than on timing.
+type probe struct {
+	m *Model
+
+	mu     sync.Mutex
+	latest string
+	signal chan struct{}
+}
+
+func (p *probe) Init() tea.Cmd { return p.m.Init() }
+
+func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := p.m.Update(msg)
+	v := p.m.render()
+	p.mu.Lock()
+	p.latest = v
+	p.mu.Unlock()
+	select {
+	case p.signal <- struct{}{}:
+	default:
+	}
+	return p, cmd
+}
+
+func (p *probe) View() string { return p.m.View() }
+
+// harness is a running program on a fake runtime.
+type harness struct {
+	t      *testing.T
+	rt     *uitest.Runtime
+	tm     *teatest.TestModel
+	p      *probe
+	detach func()
+	done   bool
+}
+
+// start runs the UI at w×h over rt; the test ends it with stop (or it is
+// stopped in cleanup).
+func start(t *testing.T, rt *uitest.Runtime, w, h int, mod ...func(*Options)) *harness {
+	t.Helper()
+	opts := Options{Runtime: rt, Now: uitest.Now}
+	for _, f := range mod {
+		f(&opts)
+	}
+	p := &probe{m: newModel(opts.withDefaults()), signal: make(chan struct{}, 1)}
+	tm := teatest.NewTestModel(t, p, teatest.WithInitialTermSize(w, h))
+	hs := &harness{t: t, rt: rt, tm: tm, p: p}
+	hs.detach = Attach(rt, tm.Send)
+	t.Cleanup(hs.stop)
+	hs.waitView("first frame", func(string) bool { return true })
+	return hs
+}
+
+// stop quits the program (if it is still running) and waits for it.
+func (h *harness) stop() {
+	if h.done {
+		return
+	}
+	h.done = true
+	_ = h.tm.Quit()
+	h.tm.WaitFinished(h.t, teatest.WithFinalTimeout(waitWithin))
+	h.detach()
+}
+
+// waitView waits until the frame satisfies cond and returns it.
+func (h *harness) waitView(what string, cond func(string) bool) string {
+	h.t.Helper()
+	deadline := time.After(waitWithin)
+	for {
+		h.p.mu.Lock()
+		v := h.p.latest
+		h.p.mu.Unlock()
+		if v != "" && cond(v) {
+			return v
+		}
+		select {
+		case <-h.p.signal:
+		case <-deadline:
+			h.t.Fatalf("waiting for %s: not shown within %s; last frame:\n%s", what, waitWithin, v)
+		}
+	}
+}
+
+// waitText waits until every text appears in the frame.
+func (h *harness) waitText(texts ...string) string {
+	h.t.Helper()
+	return h.waitView(strings.Join(texts, ", "), func(v string) bool {
+		for _, s := range texts {
+			if !strings.Contains(v, s) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// keys types keys: single runes, or names such as "enter", "tab", "esc".
+func (h *harness) keys(keys ...string) {
+	for _, k := range keys {
+		h.tm.Send(keyMsg(k))
+	}
+}
+
+func keyMsg(k string) tea.KeyMsg {
+	named := map[string]tea.KeyType{
+		"enter": tea.KeyEnter, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab, "esc": tea.KeyEsc,
+		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"space": tea.KeySpace, "backspace": tea.KeyBackspace, "ctrl+c": tea.KeyCtrlC,
+		"ctrl+s": tea.KeyCtrlS, "ctrl+e": tea.KeyCtrlE, "ctrl+x": tea.KeyCtrlX,
+	}
+	if t, ok := named[k]; ok {
+		return tea.KeyMsg{Type: t}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// action waits for the fake runtime to report want.
+func (h *harness) action(want string) {
+	h.t.Helper()
+	if err := h.rt.WaitAction(want, waitWithin); err != nil {
+		h.t.Fatal(err)
+	}
+}

@@ -1,0 +1,27 @@
+package ui
+
+import "strings"
+
+// modalBox draws a bordered dialog of exactly w×h cells: a title, then
+// body lines scrolled so that line keep stays visible.
+func modalBox(c *common, title string, body []string, keep, w, h int) string {
+	inner := max(w-4, 1) // border and padding
+	rows := max(h-3, 1)  // border and title
+	top := 0
+	if keep >= rows {
+		top = keep - rows + 1
+	}
+	top = min(top, max(len(body)-rows, 0))
+	out := make([]string, 0, rows+1)
+	out = append(out, padRight(c.st.ModalTitle.Render(title), inner))
+	for i := top; i < len(body) && len(out) <= rows; i++ {
+		out = append(out, padRight(body[i], inner))
+	}
+	for len(out) <= rows {
+		out = append(out, strings.Repeat(" ", inner))
+	}
+	return c.st.Modal.Width(w - 2).Render(strings.Join(out, "\n"))
+}
+
+// modalSize is how much of the body a large modal takes.
+func modalSize(w, h int) (int, int) { return max(w-4, 20), max(h, 5) }

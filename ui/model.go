@@ -1,0 +1,276 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime"
+	"mcpdeck/ui/keys"
+	"mcpdeck/ui/styles"
+)
+
+// frameInterval is the shortest time between two frames caused by runtime
+// events (about 30 frames a second).
+const frameInterval = time.Second / framesPerSecond
+
+// forcedShutdownTimeout bounds teardown after a second ctrl+c.
+const forcedShutdownTimeout = 2 * time.Second
+
+// Minimum usable terminal size.
+const (
+	minWidth  = 80
+	minHeight = 24
+)
+
+// common is what every pane reads: styles, keys, the clock and the data
+// the root model keeps current. Panes never write to it; only the root
+// model's Update does, on the program's goroutine.
+type common struct {
+	st   styles.Styles
+	keys keys.KeyMap
+	now  func() time.Time
+
+	snap   *runtime.Snapshot
+	server string // the selected server's name, "" when there is none
+
+	notes   *ring[note]
+	logs    *ring[logLine]
+	traffic *ring[frame]
+	reqs    map[uint64]*runtime.RequestInfo
+}
+
+// selected returns the selected server's snapshot.
+func (c *common) selected() (runtime.ServerSnapshot, bool) {
+	if c.snap == nil {
+		return runtime.ServerSnapshot{}, false
+	}
+	return c.snap.Server(c.server)
+}
+
+// clock formats t in the clock's location, so a fixed test clock gives the
+// same text on every machine.
+func (c *common) clock(t time.Time) string {
+	return t.In(c.now().Location()).Format("15:04:05")
+}
+
+type focusArea int
+
+const (
+	focusServers focusArea = iota
+	focusDetail
+)
+
+type statusKind int
+
+const (
+	statusInfo statusKind = iota
+	statusWarn
+	statusError
+)
+
+// Model is the root model: it owns layout, focus, routing, the modal
+// stack and every store, and is the only writer of common. Its methods
+// have pointer receivers because View caches the last frame.
+type Model struct {
+	opts Options
+	rt   Runtime
+	c    *common
+	help help.Model
+
+	width, height int
+	focus         focusArea
+	servers       cursor
+	tabs          []tab
+	active        int
+	filtering     bool
+
+	modal  modal
+	queued []modal // modals waiting for the current one to close
+
+	untrusted     []config.File // project files still needing approval
+	trustDeclined bool
+	enableAfter   bool // switch MCP on once every file is approved
+
+	lastArgs map[string]json.RawMessage // per normalized tool name
+	busy     map[string]bool            // operations in flight, to collapse repeats
+
+	status     string
+	statusKind statusKind
+	quitting   bool
+	forced     bool
+
+	// Frame throttling: events set dirty; a pending frame tick turns dirty
+	// into stale; View renders only when stale.
+	frame       string
+	stale       bool
+	dirty       bool
+	tickPending bool
+}
+
+func newModel(opts Options) *Model {
+	c := &common{
+		st:      styles.Default(),
+		keys:    keys.DefaultKeyMap(),
+		now:     opts.Now,
+		notes:   newRing[note](opts.NotificationLimit),
+		logs:    newRing[logLine](logLimit),
+		traffic: newRing[frame](trafficLimit),
+		reqs:    map[uint64]*runtime.RequestInfo{},
+	}
+	h := help.New()
+	h.Styles.ShortKey, h.Styles.ShortDesc, h.Styles.ShortSeparator = c.st.HelpKey, c.st.HelpDesc, c.st.HelpSep
+	h.Styles.FullKey, h.Styles.FullDesc, h.Styles.FullSeparator = c.st.HelpKey, c.st.HelpDesc, c.st.HelpSep
+	m := &Model{
+		opts:        opts,
+		rt:          opts.Runtime,
+		c:           c,
+		help:        h,
+		untrusted:   append([]config.File(nil), opts.Untrusted...),
+		enableAfter: opts.EnableOnStart,
+		lastArgs:    map[string]json.RawMessage{},
+		busy:        map[string]bool{},
+		stale:       true,
+	}
+	m.tabs = []tab{newOverviewTab(c), newToolsTab(c), newRequestsTab(c), newNotesTab(c), newLogsTab(c), newTrafficTab(c)}
+	if m.rt != nil {
+		m.setSnapshot(m.rt.Snapshot())
+	}
+	if len(m.untrusted) > 0 {
+		m.modal = newTrustDialog(c, m.untrusted[0])
+	}
+	return m
+}
+
+// Init switches MCP on for --enable when there is nothing to approve.
+func (m *Model) Init() tea.Cmd {
+	if m.enableAfter && len(m.untrusted) == 0 {
+		m.enableAfter = false
+		return m.setEnabled(true)
+	}
+	return nil
+}
+
+// Update routes a message. Runtime work is returned as commands; nothing
+// here blocks.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		m.stale = true
+		return m, nil
+	case frameMsg:
+		m.tickPending = false
+		if m.dirty {
+			m.dirty, m.stale = false, true
+		}
+		return m, nil
+	case clockMsg:
+		m.stale = true
+		return m, nil
+	case eventsMsg:
+		m.applyEvents(msg)
+		return m, m.scheduleFrame()
+	case tea.KeyMsg:
+		m.stale = true
+		return m, m.handleKey(msg)
+	}
+	m.stale = true
+	return m, m.handleResult(msg)
+}
+
+// scheduleFrame marks the frame dirty and makes sure one tick is pending,
+// so a burst of event batches costs one render.
+func (m *Model) scheduleFrame() tea.Cmd {
+	m.dirty = true
+	if m.tickPending {
+		return nil
+	}
+	m.tickPending = true
+	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// View returns the current frame, rendering it only when something
+// changed since the last one.
+func (m *Model) View() string {
+	if m.stale || m.frame == "" {
+		m.frame = m.render()
+		m.stale = false
+	}
+	return m.frame
+}
+
+// setStatus shows a message in the status line until the next one.
+func (m *Model) setStatus(kind statusKind, s string) { m.status, m.statusKind = s, kind }
+
+// openModal shows md now, or after the modal already open.
+func (m *Model) openModal(md modal) {
+	if m.modal == nil {
+		m.modal = md
+		m.layoutModal()
+		return
+	}
+	m.queued = append(m.queued, md)
+}
+
+// closeModal closes the current modal and shows the next one waiting.
+func (m *Model) closeModal() {
+	m.modal = nil
+	if len(m.queued) > 0 {
+		m.modal, m.queued = m.queued[0], m.queued[1:]
+		m.layoutModal()
+	}
+}
+
+// activeTab is the tab shown in the detail pane.
+func (m *Model) activeTab() tab { return m.tabs[m.active] }
+
+// serverCount is the number of servers in the snapshot.
+func (m *Model) serverCount() int {
+	if m.c.snap == nil {
+		return 0
+	}
+	return len(m.c.snap.Servers)
+}
+
+// selectServer moves the selection and tells the tabs.
+func (m *Model) selectServer(i int) {
+	n := m.serverCount()
+	if n == 0 {
+		m.c.server = ""
+		return
+	}
+	m.servers.sel = min(max(i, 0), n-1)
+	name := m.c.snap.Servers[m.servers.sel].Name
+	if name != m.c.server {
+		m.c.server = name
+		for _, t := range m.tabs {
+			t.ServerChanged()
+		}
+	}
+}
+
+// shortHelp is the help bar for the current mode.
+func (m *Model) shortHelp() []key.Binding {
+	k := m.c.keys
+	switch {
+	case m.quitting:
+		return []key.Binding{k.ForceQuit}
+	case m.modal != nil:
+		return m.modal.Help()
+	case m.filtering:
+		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply filter")), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"))}
+	case m.focus == focusDetail:
+		return append(m.activeTab().ShortHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab)
+	}
+	return k.ShortHelp()
+}
+
+// ctx is the context for runtime calls.
+func (m *Model) ctx() context.Context { return m.opts.Context }

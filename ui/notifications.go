@@ -1,0 +1,110 @@
+package ui
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// notesTab is the merged notification stream, newest at the bottom, of
+// all servers or only the selected one.
+type notesTab struct {
+	streamPane[note]
+	all bool
+}
+
+func newNotesTab(c *common) *notesTab {
+	return &notesTab{streamPane: newStreamPane(c, c.notes), all: true}
+}
+
+func (t *notesTab) Title() string { return "Notifications" }
+
+func (t *notesTab) ShortHelp() []key.Binding {
+	k := t.c.keys
+	return []key.Binding{k.Up, k.Down, k.Pause, k.Scope, k.Filter}
+}
+
+func (t *notesTab) Update(msg tea.KeyMsg) tea.Cmd {
+	if key.Matches(msg, t.c.keys.Scope) {
+		t.all = !t.all
+		t.rematch()
+		return nil
+	}
+	t.nav(msg, t.h-1)
+	return nil
+}
+
+func (t *notesTab) FilterChanged() { t.rematch() }
+
+func (t *notesTab) ServerChanged() {
+	if !t.all {
+		t.rematch()
+	}
+}
+
+func (t *notesTab) DataChanged() { t.s.catchUp() }
+
+// rematch rebuilds the match function; everything-visible stays nil so
+// it costs nothing per notification.
+func (t *notesTab) rematch() {
+	m := parseFilter(t.filter.String())
+	server := t.c.server
+	if t.all && m.empty() {
+		t.s.setMatch(nil)
+		return
+	}
+	all := t.all
+	t.s.setMatch(func(n *note) bool {
+		return (all || n.server == server) && m.matchNote(n)
+	})
+}
+
+func (t *notesTab) View() string {
+	st := t.c.st
+	scope := "all servers"
+	if !t.all {
+		scope = "only " + t.c.server
+	}
+	info := fmt.Sprintf("%s · %s · %d shown · %d kept", scope, t.followLabel(), t.s.count(), t.c.notes.len())
+	if d := t.c.notes.dropped(); d > 0 {
+		info += fmt.Sprintf(" · %d dropped", d)
+	}
+	if f := t.filter.String(); f != "" {
+		info += " · filter: " + f
+	}
+	rows := []string{padRight(st.Dim.Render(info), t.w)}
+	if t.s.count() == 0 {
+		msg := "No notifications yet. Servers send them for logs, progress and list changes."
+		if t.filter.String() != "" || !t.all {
+			msg = "No notification matches. Press / to change the filter, a for all servers."
+		}
+		rows = append(rows, padRight(st.Faint.Render(msg), t.w))
+		return t.fill(rows)
+	}
+	serverW, methodW := 12, 24
+	if t.w < 110 {
+		serverW, methodW = 10, 14
+	}
+	rows = append(rows, t.rows(t.h-1, func(n *note, selected bool) string {
+		head := fmt.Sprintf("%s %-*s ", t.c.clock(n.at), serverW, truncate(n.server, serverW))
+		var body string
+		switch {
+		case n.progress != nil:
+			barW := 16
+			bar, pct := progressBar(n.progress.progress, n.progress.total, barW)
+			body = st.Info.Render(fmt.Sprintf("%-*s ", methodW, "progress "+truncate(n.progress.token, 14))) +
+				st.BarFull.Render(bar) + " " + pct + " " + n.text
+		case n.level != "":
+			body = st.Level(n.level).Render(fmt.Sprintf("%-*s ", methodW, n.level)) + n.text
+		default:
+			body = st.Dim.Render(fmt.Sprintf("%-*s ", methodW, truncate(n.method, methodW))) + n.text
+		}
+		row := padRight(st.Faint.Render(head)+body, t.w-2)
+		if selected {
+			return st.Selected.Render(padRight(head+stripStyle(body), t.w-2))
+		}
+		return row
+	})...)
+	return t.fill(rows)
+}

@@ -1,0 +1,102 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime"
+)
+
+// Runtime is what the UI needs from the session controller. It is
+// declared here, by its consumer, so tests drive the UI with a fake
+// (see ui/uitest) and the real controller satisfies it unchanged.
+type Runtime interface {
+	// Snapshot is the current immutable view; re-read on runtime.Published.
+	Snapshot() *runtime.Snapshot
+	// Subscribe delivers events; the UI subscribes lossily. cancel closes
+	// the channel.
+	Subscribe(runtime.SubscribeOptions) (<-chan runtime.Event, func())
+	// SetEnabled switches MCP on or off; it blocks until applied.
+	SetEnabled(ctx context.Context, on bool) error
+	// SetServerEnabled flips one server's switch.
+	SetServerEnabled(ctx context.Context, name string, on bool) error
+	// Reconnect replaces a server's connection.
+	Reconnect(ctx context.Context, name string) error
+	// Reload applies a new configuration; refused with
+	// runtime.ErrNotEnabled while MCP is off.
+	Reload(ctx context.Context, cfg *config.Config) (runtime.Plan, error)
+	// Call blocks until the tool's result.
+	Call(ctx context.Context, req runtime.CallRequest) (*runtime.Result, error)
+	// Cancel cancels an outstanding request; false if it already ended.
+	Cancel(server string, id uint64, reason string) bool
+	// SetElicitor plugs in the UI's elicitation modal.
+	SetElicitor(e runtime.Elicitor)
+	// Shutdown tears every server down; it blocks until they stopped.
+	Shutdown(ctx context.Context) error
+}
+
+// Sentinel errors of the UI.
+var (
+	// ErrNoRuntime: Options.Runtime is nil.
+	ErrNoRuntime = errors.New("ui: no runtime given")
+	// ErrForcedQuit: the user pressed ctrl+c again while servers were
+	// stopping; teardown was cut short.
+	ErrForcedQuit = errors.New("quit forced before every server stopped")
+	// ErrNoReload: `r` was pressed but no Options.Reload was given.
+	ErrNoReload = errors.New("reloading is not available in this session")
+)
+
+// DefaultNotificationLimit bounds the notification store; older
+// notifications are dropped and counted.
+const DefaultNotificationLimit = 50_000
+
+// Options configure the UI.
+type Options struct {
+	// Runtime is the session the UI drives. Required.
+	Runtime Runtime
+	// Sources are the configuration files shown in the header; when empty
+	// the snapshot's Sources are shown.
+	Sources []string
+	// EnableOnStart switches MCP on at start (--enable), once every
+	// untrusted file is approved.
+	EnableOnStart bool
+	// Reload re-reads configuration for `r`.
+	Reload func() (*config.Config, error)
+	// Untrusted are project files that need approval before MCP starts;
+	// Trust remembers an approval.
+	Untrusted []config.File
+	Trust     func(config.File) error
+
+	// Now is the clock for ages and uptimes; nil means time.Now. Tests fix
+	// it so golden files are stable.
+	Now func() time.Time
+	// Context bounds every runtime call the UI makes; nil means Background.
+	Context context.Context
+	// NotificationLimit bounds the notification store (default 50,000).
+	NotificationLimit int
+	// ShutdownTimeout bounds teardown on quit (default 30s).
+	ShutdownTimeout time.Duration
+
+	// Input and Output replace the terminal for Run (tests, demos).
+	Input  io.Reader
+	Output io.Writer
+}
+
+func (o Options) withDefaults() Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	if o.NotificationLimit <= 0 {
+		o.NotificationLimit = DefaultNotificationLimit
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = 30 * time.Second
+	}
+	return o
+}

@@ -1,0 +1,205 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"mcpdeck/runtime"
+)
+
+// overviewTab is everything known about the selected server: identity,
+// protocol, capabilities, process and the last error with its hint.
+type overviewTab struct {
+	base
+	top int
+}
+
+func newOverviewTab(c *common) *overviewTab { return &overviewTab{base: base{c: c}} }
+
+func (t *overviewTab) Title() string { return "Overview" }
+
+func (t *overviewTab) ShortHelp() []key.Binding {
+	k := t.c.keys
+	return []key.Binding{k.Up, k.Down, k.ToggleServer, k.Reconnect}
+}
+
+func (t *overviewTab) ServerChanged() { t.top = 0 }
+
+func (t *overviewTab) Update(msg tea.KeyMsg) tea.Cmd {
+	n := len(t.lines())
+	cur := cursor{sel: t.top}
+	if navKeys(t.c, msg, &cur, max(n-t.h+1, 1), t.h) {
+		t.top = cur.sel
+	}
+	return nil
+}
+
+func (t *overviewTab) lines() []string {
+	st := t.c.st
+	srv, ok := t.c.selected()
+	if !ok {
+		return []string{st.Dim.Render("No server selected.")}
+	}
+	now := t.c.now()
+	var out []string
+	kv := func(k, v string) {
+		out = append(out, st.Label.Render(fmt.Sprintf("%-13s", k))+v)
+	}
+	state := st.State(srv.State).Render(srv.State.String())
+	if !srv.Enabled {
+		state += st.Faint.Render("  (switched off: space turns it on)")
+	}
+	if srv.State.Live() {
+		state += st.Dim.Render("  up " + fmtDuration(srv.Uptime(now)))
+	}
+	kv("state", state)
+	if srv.LastError != nil || srv.State == runtime.StateFailed {
+		out = append(out, t.errorLines(srv)...)
+	}
+	if srv.Note != "" {
+		kv("note", st.Warning.Render(srv.Note))
+	}
+	if srv.ServerInfo.Name != "" {
+		info := srv.ServerInfo.Name + " " + srv.ServerInfo.Version
+		if srv.ServerInfo.Title != "" {
+			info += " (" + srv.ServerInfo.Title + ")"
+		}
+		kv("server", info)
+	}
+	if srv.ProtocolVersion != "" {
+		kv("protocol", srv.ProtocolVersion)
+	}
+	if caps := capabilityList(srv.Capabilities); caps != "" {
+		kv("capabilities", caps)
+	}
+	kv("transport", srv.Transport)
+	if srv.Transport == "stdio" {
+		kv("command", srv.Target)
+	} else {
+		kv("url", srv.Target)
+	}
+	if srv.PID > 0 {
+		kv("pid", fmt.Sprint(srv.PID))
+	}
+	if srv.Fallback != "" {
+		kv("fallback", srv.Fallback)
+	}
+	if srv.Source != "" {
+		kv("config", srv.Source+st.Faint.Render(" ("+srv.Scope+")"))
+	}
+	if srv.State.Live() {
+		p := srv.Ping
+		kv("ping", fmt.Sprintf("last %s · avg %s · p95 %s · missed %d", fmtLatency(p.Last), fmtLatency(p.EWMA), fmtLatency(p.P95), p.Missed))
+		kv("offers", fmt.Sprintf("%d tools · %d prompts · %d resources", len(srv.Tools), len(srv.Prompts), len(srv.Resources)))
+	}
+	cn := srv.Counters
+	kv("counters", fmt.Sprintf("%d calls · %d errors · %d notifications · %d dropped · %d late · %d noise",
+		cn.Calls, cn.Errors, cn.Notifications, cn.DroppedEvents, cn.LateResponses, cn.NoiseLines))
+	if srv.Restarts > 0 || srv.Attempts > 0 {
+		r := fmt.Sprintf("%d restarts", srv.Restarts)
+		if !srv.NextRetry.IsZero() {
+			r += fmt.Sprintf(" · retry %d in %s", srv.Attempts+1, fmtDuration(srv.NextRetry.Sub(now)))
+		}
+		kv("restarts", r)
+	}
+	if srv.Instructions != "" {
+		out = append(out, st.Label.Render("instructions"))
+		for _, l := range wrap(srv.Instructions, t.w-2) {
+			out = append(out, "  "+l)
+		}
+	}
+	return out
+}
+
+// errorLines shows what failed, where, and what to do.
+func (t *overviewTab) errorLines(srv runtime.ServerSnapshot) []string {
+	st := t.c.st
+	var out []string
+	msg := srv.Reason
+	if msg == "" {
+		msg = "failed; the runtime gave no reason (see the Logs tab)"
+	}
+	where := ""
+	hint := ""
+	if e := srv.LastError; e != nil {
+		msg = e.Message
+		if e.Method != "" {
+			where = " during " + e.Method
+		}
+		if e.Code != 0 {
+			where += fmt.Sprintf(" (code %d)", e.Code)
+		}
+		if !e.At.IsZero() {
+			where += ", " + fmtDuration(t.c.now().Sub(e.At)) + " ago"
+		}
+		hint = e.Hint
+	}
+	for i, l := range wrap("✗ "+msg+where, t.w-15) {
+		lead := strings.Repeat(" ", 13)
+		if i == 0 {
+			lead = st.Label.Render(fmt.Sprintf("%-13s", "error"))
+		}
+		out = append(out, lead+st.Error.Render(l))
+	}
+	if hint != "" {
+		for i, l := range wrap(hint, t.w-15) {
+			lead := "             "
+			if i == 0 {
+				lead = st.Label.Render(fmt.Sprintf("%-13s", "hint"))
+			}
+			out = append(out, lead+st.Warning.Render(l))
+		}
+	}
+	if srv.Reconnectable {
+		out = append(out, strings.Repeat(" ", 13)+st.Dim.Render("press R to reconnect"))
+	}
+	return out
+}
+
+func (t *overviewTab) View() string {
+	lines := t.lines()
+	top := min(t.top, max(len(lines)-t.h, 0))
+	rows := make([]string, 0, t.h)
+	for _, l := range lines[top:] {
+		rows = append(rows, padRight(l, t.w))
+	}
+	return t.fill(rows)
+}
+
+// capabilityList names the declared capabilities and their flags:
+// "logging, tools(listChanged), resources(subscribe)".
+func capabilityList(raw []byte) string {
+	var caps map[string]map[string]any
+	if len(raw) == 0 || jsonUnmarshal(raw, &caps) != nil {
+		return ""
+	}
+	names := make([]string, 0, len(caps))
+	for name, flags := range caps {
+		var on []string
+		for f, v := range flags {
+			if b, ok := v.(bool); ok && b {
+				on = append(on, f)
+			}
+		}
+		sort.Strings(on)
+		if len(on) > 0 {
+			name += "(" + strings.Join(on, ",") + ")"
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// wrap breaks text into lines of at most width cells.
+func wrap(text string, width int) []string {
+	if width < 10 {
+		width = 10
+	}
+	return strings.Split(lipgloss.NewStyle().Width(width).Render(text), "\n")
+}

@@ -1,0 +1,103 @@
+package ui
+
+import (
+	"encoding/json"
+	"testing"
+
+	"mcpdeck/runtime"
+)
+
+func TestRingKeepsNewestAndCountsDrops(t *testing.T) {
+	r := newRing[int](3)
+	for i := range 5 {
+		r.push(i)
+	}
+	if r.len() != 3 || r.dropped() != 2 || r.oldest() != 2 {
+		t.Fatalf("len %d dropped %d oldest %d; want 3, 2, 2", r.len(), r.dropped(), r.oldest())
+	}
+	for seq := r.oldest(); seq < r.next; seq++ {
+		if *r.at(seq) != int(seq) {
+			t.Errorf("at(%d) = %d", seq, *r.at(seq))
+		}
+	}
+}
+
+func TestStreamFilterFollowsArrivalsAndOverwrites(t *testing.T) {
+	r := newRing[int](10)
+	s := stream[int]{r: r}
+	s.setMatch(func(v *int) bool { return *v%2 == 0 })
+	for i := range 15 {
+		r.push(i)
+		s.catchUp()
+	}
+	// Kept: 5..14; even: 6, 8, 10, 12, 14.
+	if s.count() != 5 || *r.at(s.seqAt(0)) != 6 {
+		t.Fatalf("count %d first %d; want 5 and 6", s.count(), *r.at(s.seqAt(0)))
+	}
+}
+
+func TestFollowerPausesAndResumes(t *testing.T) {
+	r := newRing[int](100)
+	s := stream[int]{r: r}
+	for i := range 50 {
+		r.push(i)
+	}
+	f := follower{follow: true}
+	if sel, top := f.window(s.index, s.count(), 10); sel != 49 || top != 40 {
+		t.Fatalf("following: sel %d top %d; want 49, 40", sel, top)
+	}
+	streamMove(&f, &s, 10, -5)
+	if f.follow {
+		t.Fatal("moving up did not pause")
+	}
+	for i := range 20 {
+		r.push(50 + i)
+	}
+	if sel, _ := f.window(s.index, s.count(), 10); *r.at(s.seqAt(sel)) != 44 {
+		t.Errorf("paused selection moved with arrivals: now on %d, want 44", *r.at(s.seqAt(sel)))
+	}
+	streamMove(&f, &s, 10, 1000)
+	if !f.follow {
+		t.Error("reaching the newest item did not resume following")
+	}
+	streamPause(&f, &s, 10)
+	if f.follow {
+		t.Error("p did not pause")
+	}
+}
+
+func TestParseFilter(t *testing.T) {
+	n := newNote(runtime.NotificationReceived{EventHeader: runtime.EventHeader{Server: "everything"}, Method: "notifications/message",
+		Params: json.RawMessage(`{"level":"error","logger":"db","data":"Connection refused"}`)})
+	if n.level != "error" || n.text != "db: Connection refused" {
+		t.Fatalf("note = %+v", n)
+	}
+	cases := map[string]bool{
+		"":                           true,
+		"refused":                    true,
+		"REFUSED db":                 true,
+		"level:error":                true,
+		"level:info":                 false,
+		"method:message":             true,
+		"method:progress":            false,
+		"server:every refused":       true,
+		"server:weather":             false,
+		"level:error missing-string": false,
+	}
+	for q, want := range cases {
+		if got := parseFilter(q).matchNote(&n); got != want {
+			t.Errorf("filter %q matched %v, want %v", q, got, want)
+		}
+	}
+}
+
+func TestProgressNotificationDecoded(t *testing.T) {
+	n := newNote(runtime.NotificationReceived{Method: "notifications/progress", Params: json.RawMessage(`{"progressToken":7,"progress":2,"total":8,"message":"two"}`)})
+	if n.progress == nil || n.progress.token != "7" || n.progress.total != 8 || n.text != "two" {
+		t.Fatalf("progress note = %+v %+v", n, n.progress)
+	}
+	bar, label := progressBar(2, 8, 8)
+	if bar != "██░░░░░░" || label != " 25%" {
+		t.Errorf("bar %q label %q", bar, label)
+	}
+}

@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// streamPane is the scrolling, filterable, follow-or-pause list shared by
+// the notifications, logs and traffic tabs. Only the rows in view are
+// drawn, whatever the store holds.
+type streamPane[T any] struct {
+	base
+	s      stream[T]
+	f      follower
+	filter lineInput
+}
+
+func newStreamPane[T any](c *common, r *ring[T]) streamPane[T] {
+	return streamPane[T]{base: base{c: c}, s: stream[T]{r: r}, f: follower{follow: true}}
+}
+
+// Filter implements tab.
+func (p *streamPane[T]) Filter() *lineInput { return &p.filter }
+
+// nav handles the list keys over rows list rows; it reports whether the
+// key was one of them.
+func (p *streamPane[T]) nav(msg tea.KeyMsg, rows int) bool {
+	k := p.c.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		streamMove(&p.f, &p.s, rows, -1)
+	case key.Matches(msg, k.Down):
+		streamMove(&p.f, &p.s, rows, 1)
+	case key.Matches(msg, k.PageUp):
+		streamMove(&p.f, &p.s, rows, -max(rows-1, 1))
+	case key.Matches(msg, k.PageDown):
+		streamMove(&p.f, &p.s, rows, max(rows-1, 1))
+	case key.Matches(msg, k.Top):
+		streamMove(&p.f, &p.s, rows, -p.s.count())
+	case key.Matches(msg, k.Bottom):
+		p.f.follow = true
+	case key.Matches(msg, k.Pause):
+		streamPause(&p.f, &p.s, rows)
+	default:
+		return false
+	}
+	return true
+}
+
+// rows draws the visible items into at most n rows.
+func (p *streamPane[T]) rows(n int, draw func(item *T, selected bool) string) []string {
+	count := p.s.count()
+	sel, top := p.f.window(p.s.index, count, n)
+	out := make([]string, 0, n)
+	for i := top; i < count && len(out) < n; i++ {
+		selected := i == sel && !p.f.follow
+		// A marker as well as the highlight: the selection must show
+		// without colour too.
+		mark := "  "
+		if selected {
+			mark = "› "
+		}
+		out = append(out, padRight(mark+draw(p.s.r.at(p.s.seqAt(i)), selected), p.w))
+	}
+	return out
+}
+
+// selectedItem is the item under the cursor (the newest when following).
+func (p *streamPane[T]) selectedItem(n int) *T {
+	count := p.s.count()
+	sel, _ := p.f.window(p.s.index, count, n)
+	if sel < 0 {
+		return nil
+	}
+	return p.s.r.at(p.s.seqAt(sel))
+}
+
+// followLabel says whether the stream follows new items.
+func (p *streamPane[T]) followLabel() string {
+	if p.f.follow {
+		return "following"
+	}
+	return "paused (p to follow)"
+}

@@ -1,0 +1,91 @@
+package ui
+
+import (
+	"encoding/json"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/runtime"
+)
+
+// toolForm is the call form of one tool. Sending with errors shown asks
+// once more and then sends anyway (unvalidated), because checking how a
+// server handles invalid input is part of writing one.
+type toolForm struct {
+	c     *common
+	tool  runtime.Tool
+	f     *form
+	armed bool // errors were shown on the last send: the next one forces
+	w, h  int
+}
+
+func newToolForm(c *common, tool runtime.Tool, prefill json.RawMessage) *toolForm {
+	return &toolForm{c: c, tool: tool, f: newForm(c, tool.InputSchema, prefill)}
+}
+
+func (t *toolForm) SetSize(w, h int) { t.w, t.h = modalSize(w, h) }
+
+func (t *toolForm) Help() []key.Binding {
+	k := t.c.keys
+	send := key.NewBinding(key.WithKeys("ctrl+s", "enter"), key.WithHelp("enter/ctrl+s", "send"))
+	if t.f.raw {
+		send = k.Submit
+	}
+	return []key.Binding{send, k.NextField, k.Toggle, k.RawJSON, k.Back}
+}
+
+func (t *toolForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
+	k := t.c.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		return nil, nil
+	case key.Matches(msg, k.Submit), msg.Type == tea.KeyEnter && !t.f.raw:
+		return t.submit()
+	}
+	if t.f.update(msg) {
+		t.armed = false
+	}
+	return t, nil
+}
+
+func (t *toolForm) submit() (modal, tea.Cmd) {
+	args, local := t.f.args()
+	ok := t.f.validate() // after args, which clears the errors validate shows
+	if local {
+		t.armed = false
+		return t, nil // text that is not even JSON cannot be sent
+	}
+	if !ok && !t.armed {
+		t.armed = true
+		return t, nil
+	}
+	tool, force := t.tool, !ok
+	return nil, func() tea.Msg { return callIntentMsg{tool: tool, args: args, noValidate: force} }
+}
+
+func (t *toolForm) View() string {
+	st := t.c.st
+	inner := t.w - 4
+	var body []string
+	if d := oneLine(t.tool.Description, 500); d != "" {
+		for _, l := range wrap(d, inner) {
+			body = append(body, st.Dim.Render(l))
+		}
+	}
+	body = append(body, "")
+	lines, focus := t.f.lines(inner)
+	focus += len(body)
+	body = append(body, lines...)
+	body = append(body, "")
+	switch n := t.f.errorCount(); {
+	case t.armed:
+		body = append(body, st.Warning.Render("The arguments do not match the schema. Send again to send them anyway, unvalidated."))
+	case n > 0:
+		body = append(body, st.Error.Render(plural(n, "1 problem", itoa(n)+" problems")+" · fields marked * are required"))
+	default:
+		body = append(body, st.Success.Render("✓ arguments match the schema"))
+	}
+	title := "Call " + t.tool.Server + " › " + t.tool.ServerTool
+	return modalBox(t.c, title, body, focus+1, t.w, min(t.h, len(body)+3))
+}

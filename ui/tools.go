@@ -1,0 +1,106 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/runtime"
+)
+
+// toolsTab lists the selected server's tools, filterable by name and
+// description; enter opens the call form.
+type toolsTab struct {
+	base
+	cur    cursor
+	filter lineInput
+}
+
+// openFormMsg asks the root model to open the call form for a tool.
+type openFormMsg struct{ tool runtime.Tool }
+
+func newToolsTab(c *common) *toolsTab { return &toolsTab{base: base{c: c}} }
+
+func (t *toolsTab) Title() string { return "Tools" }
+
+func (t *toolsTab) ShortHelp() []key.Binding {
+	k := t.c.keys
+	return []key.Binding{k.Up, k.Down, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "call")), k.Filter}
+}
+
+func (t *toolsTab) Filter() *lineInput { return &t.filter }
+func (t *toolsTab) FilterChanged()     { t.cur = cursor{} }
+func (t *toolsTab) ServerChanged()     { t.cur = cursor{} }
+
+// visible is the selected server's tools passing the filter.
+func (t *toolsTab) visible() []runtime.Tool {
+	srv, ok := t.c.selected()
+	if !ok {
+		return nil
+	}
+	m := parseFilter(t.filter.String())
+	if m.empty() {
+		return srv.Tools
+	}
+	var out []runtime.Tool
+	for _, tl := range srv.Tools {
+		if m.matchHay(strings.ToLower(tl.ServerTool + " " + tl.Title + " " + tl.Description)) {
+			out = append(out, tl)
+		}
+	}
+	return out
+}
+
+func (t *toolsTab) Update(msg tea.KeyMsg) tea.Cmd {
+	tools := t.visible()
+	if key.Matches(msg, t.c.keys.Select) {
+		sel, _ := t.cur.window(len(tools), t.h-1)
+		if sel < 0 {
+			return nil
+		}
+		tool := tools[sel]
+		return func() tea.Msg { return openFormMsg{tool: tool} }
+	}
+	navKeys(t.c, msg, &t.cur, len(tools), t.h-1)
+	return nil
+}
+
+func (t *toolsTab) View() string {
+	st := t.c.st
+	srv, ok := t.c.selected()
+	if !ok {
+		return t.empty("No server selected.")
+	}
+	tools := t.visible()
+	info := fmt.Sprintf("%d of %d tools", len(tools), len(srv.Tools))
+	if f := t.filter.String(); f != "" {
+		info += " · filter: " + f
+	}
+	rows := []string{padRight(st.Dim.Render(info), t.w)}
+	if len(srv.Tools) == 0 {
+		msg := "No tools: " + srv.Name + " is " + srv.State.String() + "."
+		if !srv.State.Live() {
+			msg += " Tools are listed once it is ready (m switches MCP on)."
+		}
+		rows = append(rows, padRight(st.Faint.Render(msg), t.w))
+		return t.fill(rows)
+	}
+	nameW := min(28, max(t.w/3, 12))
+	sel, top := t.cur.window(len(tools), t.h-1)
+	for i := top; i < len(tools) && len(rows) < t.h; i++ {
+		tl := tools[i]
+		name := tl.ServerTool
+		if tl.Title != "" && t.w > 100 {
+			name += " · " + tl.Title
+		}
+		line := fmt.Sprintf(" %-*s  %s", nameW, truncate(name, nameW), oneLine(tl.Description, 300))
+		if i == sel {
+			rows = append(rows, st.Selected.Render(padRight("› "+line[1:], t.w)))
+			continue
+		}
+		rows = append(rows, padRight(st.Accent.Render(fmt.Sprintf(" %-*s", nameW, truncate(name, nameW)))+"  "+st.Dim.Render(oneLine(tl.Description, 300)), t.w))
+	}
+	return t.fill(rows)
+}

@@ -1,0 +1,110 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/runtime"
+)
+
+// trafficTab lists the selected server's raw JSON-RPC frames with their
+// direction and time; the selected frame is pretty-printed below.
+type trafficTab struct{ streamPane[frame] }
+
+func newTrafficTab(c *common) *trafficTab {
+	t := &trafficTab{streamPane: newStreamPane(c, c.traffic)}
+	t.rematch()
+	return t
+}
+
+func (t *trafficTab) Title() string { return "Traffic" }
+
+func (t *trafficTab) ShortHelp() []key.Binding {
+	k := t.c.keys
+	return []key.Binding{k.Up, k.Down, k.Pause, k.Filter}
+}
+
+// listRows is the height of the frame list; the rest shows the frame.
+func (t *trafficTab) listRows() int { return max((t.h-1)/2, 1) }
+
+func (t *trafficTab) Update(msg tea.KeyMsg) tea.Cmd {
+	t.nav(msg, t.listRows())
+	return nil
+}
+
+func (t *trafficTab) FilterChanged() { t.rematch() }
+func (t *trafficTab) ServerChanged() { t.rematch() }
+func (t *trafficTab) DataChanged()   { t.s.catchUp() }
+
+func (t *trafficTab) rematch() {
+	m := parseFilter(t.filter.String())
+	server := t.c.server
+	t.s.setMatch(func(f *frame) bool { return f.server == server && m.matchHay(f.hay) })
+}
+
+func (t *trafficTab) View() string {
+	st := t.c.st
+	info := fmt.Sprintf("%s · %s · %d frames", t.c.server, t.followLabel(), t.s.count())
+	if f := t.filter.String(); f != "" {
+		info += " · filter: " + f
+	}
+	rows := []string{padRight(st.Dim.Render(info), t.w)}
+	if t.s.count() == 0 {
+		rows = append(rows, padRight(st.Faint.Render("No frames yet: JSON-RPC messages to and from this server show here."), t.w))
+		return t.fill(rows)
+	}
+	n := t.listRows()
+	list := t.rows(n, func(f *frame, selected bool) string {
+		arrow := "→"
+		if f.f.Dir == runtime.In {
+			arrow = "←"
+		}
+		id := ""
+		if f.f.ID != "" {
+			id = "#" + f.f.ID
+		}
+		text := fmt.Sprintf("%s.%03d %s %-12s %-28s %-8s %6s",
+			t.c.clock(f.f.Time), f.f.Time.Nanosecond()/1e6, arrow, f.f.Kind, truncate(f.f.Method, 28), truncate(id, 8), fmtSize(f.f.Size))
+		if selected {
+			return st.Selected.Render(padRight(text, t.w-2))
+		}
+		if f.f.Kind.String() == "error" { // the kind constants live in jsonrpc, below our layer
+			return st.Error.Render(padRight(text, t.w-2))
+		}
+		return padRight(text, t.w-2)
+	})
+	for len(list) < n {
+		list = append(list, strings.Repeat(" ", t.w))
+	}
+	rows = append(rows, list...)
+	rows = append(rows, st.Faint.Render(strings.Repeat("─", t.w)))
+	if f := t.selectedItem(n); f != nil {
+		body := prettyJSON(f.f.Raw)
+		if len(f.f.Raw) < f.f.Size {
+			body += fmt.Sprintf("\n… frame cut to %s of %s for tracing", fmtSize(len(f.f.Raw)), fmtSize(f.f.Size))
+		}
+		room := t.h - len(rows)
+		for i, line := range strings.Split(body, "\n") {
+			if i >= room {
+				break
+			}
+			rows = append(rows, padRight(line, t.w))
+		}
+	}
+	return t.fill(rows)
+}
+
+// fmtSize is a byte count for people: 812B, 4.2KiB, 1.1MiB.
+func fmtSize(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%dB", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1fKiB", float64(n)/1024)
+	default:
+		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+	}
+}

@@ -1,0 +1,206 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/runtime"
+)
+
+// handleKey routes a key: quitting first, then the open modal, then the
+// filter being typed, then session keys, then the focused pane.
+func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.c.keys
+	if msg.Paste && m.modal == nil && !m.filtering {
+		return nil // pasted text is never a command: "mq" must not quit
+	}
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
+		// Keys typed faster than the input is read arrive as one message;
+		// handle them one by one so "jjj" moves three rows.
+		var cmds []tea.Cmd
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt, Paste: msg.Paste}))
+		}
+		return tea.Batch(cmds...)
+	}
+	if msg.String() == "ctrl+c" {
+		if m.quitting {
+			m.forced = true
+			return tea.Quit
+		}
+		return m.quit()
+	}
+	if m.quitting {
+		return nil
+	}
+	if m.modal != nil {
+		next, cmd := m.modal.Update(msg)
+		if next == nil {
+			m.closeModal()
+		} else {
+			m.modal = next
+		}
+		return cmd
+	}
+	if m.filtering {
+		return m.handleFilterKey(msg)
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.openModal(newHelpOverlay(m.c, &m.help))
+	case key.Matches(msg, k.ToggleMCP):
+		return m.toggleMCP()
+	case key.Matches(msg, k.ToggleServer):
+		return m.toggleServer()
+	case key.Matches(msg, k.Reload):
+		return m.reload()
+	case key.Matches(msg, k.Reconnect):
+		return m.reconnect()
+	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
+		if m.focus == focusServers {
+			m.focus = focusDetail
+		} else {
+			m.focus = focusServers
+		}
+	case key.Matches(msg, k.NextTab):
+		m.active = (m.active + 1) % len(m.tabs)
+	case key.Matches(msg, k.PrevTab):
+		m.active = (m.active + len(m.tabs) - 1) % len(m.tabs)
+	case key.Matches(msg, k.JumpTab):
+		m.active = int(msg.Runes[0]-'1') % len(m.tabs)
+	case key.Matches(msg, k.Filter):
+		if m.activeTab().Filter() == nil {
+			m.setStatus(statusWarn, "the "+m.activeTab().Title()+" tab has no filter: / filters Tools, Notifications, Logs and Traffic")
+			return nil
+		}
+		m.filtering = true
+		m.focus = focusDetail
+	case m.focus == focusServers:
+		m.handleServersKey(msg)
+	default:
+		return m.activeTab().Update(msg)
+	}
+	return nil
+}
+
+func (m *Model) handleServersKey(msg tea.KeyMsg) {
+	k := m.c.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		m.selectServer(m.servers.sel - 1)
+	case key.Matches(msg, k.Down):
+		m.selectServer(m.servers.sel + 1)
+	case key.Matches(msg, k.Top):
+		m.selectServer(0)
+	case key.Matches(msg, k.Bottom):
+		m.selectServer(m.serverCount() - 1)
+	case key.Matches(msg, k.Select):
+		m.focus = focusDetail
+	}
+}
+
+// handleFilterKey edits the active tab's filter: enter keeps it, esc
+// clears it, anything else types.
+func (m *Model) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
+	t := m.activeTab()
+	in := t.Filter()
+	switch msg.Type {
+	case tea.KeyEnter:
+		m.filtering = false
+	case tea.KeyEsc:
+		m.filtering = false
+		if in.String() != "" {
+			in.Set("")
+			t.FilterChanged()
+		}
+	default:
+		if in.Update(msg) {
+			t.FilterChanged()
+		}
+	}
+	return nil
+}
+
+// quit starts teardown with a visible status; shutdownDoneMsg ends the
+// program. A second ctrl+c forces.
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	m.modal, m.queued, m.filtering = nil, nil, false
+	n := 0
+	if m.c.snap != nil {
+		for _, s := range m.c.snap.Servers {
+			// A failed server has nothing left running to stop.
+			if s.State.Live() || s.State.Busy() || s.State == runtime.StateStopping {
+				n++
+			}
+		}
+	}
+	m.setStatus(statusWarn, fmt.Sprintf("stopping %d %s… (ctrl+c again to force)", n, plural(n, "server", "servers")))
+	return m.shutdown()
+}
+
+// toggleMCP switches MCP on, or off after confirming when calls are
+// outstanding. Untrusted project files are asked about first.
+func (m *Model) toggleMCP() tea.Cmd {
+	if m.c.snap != nil && m.c.snap.Enabled {
+		if n := len(m.c.reqs); n > 0 {
+			m.openModal(newConfirmDialog(m.c, "Turn MCP off?",
+				fmt.Sprintf("%d %s outstanding will be cancelled and every server stopped.", n, plural(n, "request is", "requests are")),
+				confirmDisable))
+			return nil
+		}
+		return m.setEnabled(false)
+	}
+	if len(m.untrusted) > 0 {
+		m.trustDeclined = false
+		m.enableAfter = true
+		m.openModal(newTrustDialog(m.c, m.untrusted[0]))
+		return nil
+	}
+	return m.setEnabled(true)
+}
+
+func (m *Model) toggleServer() tea.Cmd {
+	srv, ok := m.c.selected()
+	if !ok {
+		return nil
+	}
+	return m.setServerEnabled(srv.Name, !srv.Enabled)
+}
+
+func (m *Model) reconnect() tea.Cmd {
+	srv, ok := m.c.selected()
+	if !ok {
+		return nil
+	}
+	if m.c.snap == nil || !m.c.snap.Enabled {
+		m.setStatus(statusWarn, "MCP is off: press m to switch it on, then R reconnects "+srv.Name)
+		return nil
+	}
+	return m.reconnectServer(srv.Name)
+}
+
+func (m *Model) reload() tea.Cmd {
+	if m.opts.Reload == nil {
+		m.setStatus(statusWarn, ErrNoReload.Error()+": configuration came from the command line only")
+		return nil
+	}
+	return m.reloadConfig()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// errText is an error for the status line, on one line.
+func errText(err error) string {
+	return oneLine(strings.TrimSpace(err.Error()), 500)
+}

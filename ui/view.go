@@ -1,0 +1,180 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+)
+
+// Layout rows outside the two panes: header, status line, help bar.
+const chromeRows = 3
+
+// layout hands every pane its size after a resize.
+func (m *Model) layout() {
+	_, detailH := m.paneHeights()
+	inner := m.width - 2
+	for _, t := range m.tabs {
+		t.SetSize(inner, max(detailH-3, 1)) // border and tab bar
+	}
+	m.layoutModal()
+}
+
+func (m *Model) layoutModal() {
+	if m.modal != nil {
+		m.modal.SetSize(m.width, m.bodyHeight())
+	}
+}
+
+// bodyHeight is the height between the header and the status line.
+func (m *Model) bodyHeight() int { return max(m.height-chromeRows, 1) }
+
+// paneHeights splits the body: the servers pane gets one row per server
+// (plus its column header and border) up to a third of the body.
+func (m *Model) paneHeights() (servers, detail int) {
+	body := m.bodyHeight()
+	want := m.serverCount() + 3
+	servers = min(max(want, 4), max(body/3, 6))
+	return servers, max(body-servers, 4)
+}
+
+// render draws the whole screen; only View calls it.
+func (m *Model) render() string {
+	if m.width == 0 || m.height == 0 {
+		return ""
+	}
+	if m.width < minWidth || m.height < minHeight {
+		return m.tooSmall()
+	}
+	var body string
+	if m.modal != nil {
+		body = lipgloss.Place(m.width, m.bodyHeight(), lipgloss.Center, lipgloss.Center, m.modal.View())
+	} else {
+		sh, dh := m.paneHeights()
+		servers := m.paneStyle(focusServers).Width(m.width - 2).Height(sh - 2).Render(m.serversView(m.width-2, sh-2))
+		detail := m.paneStyle(focusDetail).Width(m.width - 2).Height(dh - 2).Render(m.detailView(m.width-2, dh-2))
+		body = servers + "\n" + detail
+	}
+	return strings.Join([]string{m.header(), body, m.statusLine(), m.helpBar()}, "\n")
+}
+
+func (m *Model) paneStyle(f focusArea) lipgloss.Style {
+	if m.focus == f {
+		return m.c.st.PaneFocused
+	}
+	return m.c.st.Pane
+}
+
+func (m *Model) tooSmall() string {
+	st := m.c.st
+	msg := st.Warning.Render("Terminal too small") + "\n" +
+		st.Text.Render(fmt.Sprintf("mcpdeck needs %d×%d; this one is %d×%d.", minWidth, minHeight, m.width, m.height)) + "\n" +
+		st.Dim.Render("Enlarge the window, or press q to quit.")
+	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, msg)
+}
+
+// header: the MCP badge, counts and the configuration sources.
+func (m *Model) header() string {
+	st := m.c.st
+	s := m.c.snap
+	badge := st.MCPOff.Render(" ○ MCP OFF ")
+	var ready, total, tools, outstanding int
+	var dropped uint64
+	if s != nil {
+		if s.Enabled {
+			badge = st.MCPOn.Render(" ● MCP ON ")
+		}
+		ready, total, tools, _ = s.Counts()
+		dropped = s.DroppedEvents
+	}
+	outstanding = len(m.c.reqs)
+	dropped += m.c.notes.dropped()
+	parts := []string{
+		fmt.Sprintf("servers %d/%d ready", ready, total),
+		fmt.Sprintf("tools %d", tools),
+		fmt.Sprintf("requests %d", outstanding),
+	}
+	line := badge + " " + st.Text.Render(strings.Join(parts, " · "))
+	if dropped > 0 {
+		line += st.Dim.Render(" · ") + st.Warning.Render(fmt.Sprintf("dropped %d", dropped))
+	}
+	if src := m.sources(); src != "" {
+		room := m.width - lipgloss.Width(line) - 3
+		if room > 8 {
+			line += st.Faint.Render(" │ ") + st.Dim.Render(truncate(src, room))
+		}
+	}
+	return padRight(line, m.width)
+}
+
+// sources names the configuration files by their last two path elements:
+// enough to tell ~/.config/mcpdeck/mcp.json from proj/.mcp.json.
+func (m *Model) sources() string {
+	src := m.opts.Sources
+	if len(src) == 0 && m.c.snap != nil {
+		src = m.c.snap.Sources
+	}
+	short := make([]string, 0, len(src))
+	for _, p := range src {
+		dir, file := filepath.Split(filepath.Clean(p))
+		if d := filepath.Base(dir); d != "." && d != string(filepath.Separator) {
+			file = d + "/" + file
+		}
+		short = append(short, file)
+	}
+	return strings.Join(short, ", ")
+}
+
+// statusLine shows the filter being typed, the last status message, or
+// what to do next.
+func (m *Model) statusLine() string {
+	st := m.c.st
+	if m.filtering {
+		in := m.activeTab().Filter()
+		return padRight(st.Accent.Render("/ ")+in.View(st, true, m.width-3), m.width)
+	}
+	msg, style := m.status, st.Status
+	switch m.statusKind {
+	case statusWarn:
+		style = st.Warning
+	case statusError:
+		style = st.Error
+	}
+	if msg == "" && m.c.snap != nil && !m.c.snap.Enabled {
+		msg, style = "MCP is off: nothing runs until you press m", st.Dim
+	}
+	return padRight(style.Render(truncate(msg, m.width)), m.width)
+}
+
+func (m *Model) helpBar() string {
+	m.help.Width = m.width
+	return padRight(m.help.ShortHelpView(m.shortHelp()), m.width)
+}
+
+// detailView is the tab bar plus the active tab.
+func (m *Model) detailView(w, h int) string {
+	st := m.c.st
+	var tabs []string
+	for i, t := range m.tabs {
+		title := fmt.Sprintf("%d %s", i+1, t.Title())
+		if i == m.active {
+			tabs = append(tabs, st.TabActive.Render(title))
+		} else {
+			tabs = append(tabs, st.TabInactive.Render(title))
+		}
+	}
+	bar := strings.Join(tabs, st.Faint.Render(" │ "))
+	if m.focus == focusDetail {
+		bar = st.Accent.Render("▸") + bar // focus shows without colour too
+	} else {
+		bar = " " + bar
+	}
+	if m.c.server != "" {
+		name := st.Dim.Render(truncate(m.c.server, 20))
+		if gap := w - lipgloss.Width(bar) - lipgloss.Width(name); gap >= 2 {
+			bar += strings.Repeat(" ", gap) + name
+		}
+	}
+	return padRight(bar, w) + "\n" + m.activeTab().View()
+}
