@@ -354,18 +354,19 @@ func (c *Conn) onRecv(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
 		if !resp.ID.IsString {
 			num = resp.ID.Num
 		}
-		if !known {
+		// A response to an id we cancelled is late, whether or not the
+		// library still had it pending.
+		c.mu.Lock()
+		_, wasCancelled := c.cancelled[num]
+		delete(c.cancelled, num)
+		c.mu.Unlock()
+		switch {
+		case wasCancelled && !resp.ID.IsString:
+			c.late.Add(1)
+			c.anomaly(AnomalyLateResponse, resp.ID.String(), "response arrived after the request was cancelled; dropped", nil)
+		case !known:
 			c.unknown.Add(1)
 			c.anomaly(AnomalyUnknownResponse, resp.ID.String(), "no request with this id is outstanding", c.lastRead)
-		} else {
-			c.mu.Lock()
-			_, wasCancelled := c.cancelled[num]
-			delete(c.cancelled, num)
-			c.mu.Unlock()
-			if wasCancelled {
-				c.late.Add(1)
-				c.anomaly(AnomalyLateResponse, resp.ID.String(), "response arrived after the request was cancelled; dropped", nil)
-			}
 		}
 	}
 	if c.opts.Trace != nil {

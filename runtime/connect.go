@@ -40,15 +40,16 @@ func (c *Controller) connect(ctx context.Context, cfg config.Server, report func
 	defer cancel()
 
 	report(StateStarting)
-	s, err = c.openTransport(ctx, cfg)
+	sess, err := c.openTransport(ctx, cfg)
 	if err != nil {
 		return nil, l, err
 	}
 	defer func() {
 		if err != nil {
-			s.close()
+			sess.close() // not s: the error returns below have set s to nil
 		}
 	}()
+	s = sess
 
 	report(StateInitializing)
 	if err := s.initialize(ctx, c); err != nil {
@@ -163,7 +164,12 @@ func (s *session) initialize(ctx context.Context, c *Controller) error {
 		"capabilities":    c.clientCapabilities(),
 		"clientInfo":      map[string]string{"name": "mcpdeck", "title": "mcpdeck", "version": c.opts.ClientVersion},
 	}, jsonrpc.WithoutCancelNotification())
-	if err != nil {
+	var closed *jsonrpc.ClosedError
+	var cancelled *jsonrpc.CancelledError
+	switch {
+	case errors.As(err, &closed), errors.As(err, &cancelled):
+		return err // these name the method already
+	case err != nil:
 		return fmt.Errorf("initialize: %w", err)
 	}
 	if err := json.Unmarshal(raw, &s.init); err != nil {

@@ -400,3 +400,35 @@ func TestSecretsNeverInEventsOrSnapshot(t *testing.T) {
 		t.Fatalf("leak not reported: %v", leaks)
 	}
 }
+
+func TestFailedStartsAreReportedNotFatal(t *testing.T) {
+	missing := fakeServer("missing", jsonrpctest.Normal)
+	missing.Command = "/no/such/server-binary"
+	c := newController(t,
+		fakeServer("version", jsonrpctest.VersionBad),
+		fakeServer("early", jsonrpctest.ExitEarly),
+		missing,
+		fakeServer("ok", jsonrpctest.Normal))
+	enable(t, c) // one bad server must not keep the others from starting
+	want := map[string]struct {
+		msg           string
+		reconnectable bool
+	}{
+		"version": {"1999-01-01", false},
+		"early":   {"fatal: missing API key", true},
+		"missing": {"server-binary", false},
+	}
+	for name, w := range want {
+		v := serverOf(t, c, name)
+		if v.State != StateFailed || v.LastError == nil || !strings.Contains(v.LastError.Message, w.msg) ||
+			v.Reconnectable != w.reconnectable || v.LastError.Hint == "" {
+			t.Errorf("%s: state %s reconnectable %v error %+v; want failed mentioning %q", name, v.State, v.Reconnectable, v.LastError, w.msg)
+		}
+		if strings.Count(v.LastError.Message, "initialize:") > 1 {
+			t.Errorf("%s: repeated prefix in %q", name, v.LastError.Message)
+		}
+	}
+	if !serverOf(t, c, "ok").State.Live() {
+		t.Fatal("the good server did not start beside the bad ones")
+	}
+}

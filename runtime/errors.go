@@ -69,13 +69,13 @@ func actionable(server, method string, err error) *ErrorInfo {
 	case errors.Is(err, jsonrpc.ErrMessageTooLarge):
 		info.Hint = "the server sent a message over the size limit; make the tool return less, or raise the limit"
 	case errors.As(err, &exit):
-		info.Hint = "the server process exited; its last stderr lines are in Logs; mcpdeck reconnects automatically where configured, or press R"
+		info.Hint = "the server process exited; its last stderr lines are in Logs; mcpdeck reconnects automatically where configured, or reconnect it (R in the TUI)"
 	case errors.Is(err, proc.ErrNotFound), errors.Is(err, proc.ErrNoCommand), errors.Is(err, proc.ErrNotExecutable), errors.Is(err, proc.ErrBadDir):
 		info.Hint = "fix the server's command or cwd in its configuration"
 	case errors.Is(err, ErrUnsupportedVersion):
 		info.Hint = "the server speaks a protocol revision mcpdeck does not; upgrade one of them"
 	case errors.Is(err, jsonrpc.ErrClosed):
-		info.Hint = "the connection closed; mcpdeck reconnects automatically where configured, or reconnect by hand (R)"
+		info.Hint = "the connection closed; mcpdeck reconnects automatically where configured, or reconnect it (R in the TUI)"
 	case errors.Is(err, ErrNotEnabled):
 		info.Hint = "turn MCP on first (m in the TUI, --enable)"
 	case errors.Is(err, ErrNotReady):

@@ -114,7 +114,7 @@ func TestMisbehavioursFailTheRightItem(t *testing.T) {
 		{mode: jsonrpctest.Oversized, opts: []jsonrpctest.Option{jsonrpctest.WithSize(600 << 10)}, check: Options{ResultMax: 512 << 10},
 			item: IDBoundedResults, status: Fail, reason: "over the maximum"},
 		{mode: jsonrpctest.Oversized, opts: []jsonrpctest.Option{jsonrpctest.WithSize(300 << 10)}, item: IDBoundedResults, status: Warn, reason: "crowd"},
-		{mode: jsonrpctest.ExitEarly, item: IDInitialize, status: Fail, reason: "exit status 1"},
+		{mode: jsonrpctest.ExitEarly, item: IDInitialize, status: Fail, reason: "exited with status 1; last stderr line: fatal: missing API key"},
 	}
 	t.Run("group", func(t *testing.T) {
 		for _, tc := range cases {

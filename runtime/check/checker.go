@@ -178,7 +178,9 @@ func (c *checker) server() runtime.ServerSnapshot {
 // failure says why a server that is not live failed.
 func (c *checker) failure(v runtime.ServerSnapshot) string {
 	if v.LastError != nil {
-		return v.LastError.Error()
+		// The message without the hint: the runtime's hints speak to the
+		// TUI (press R), and the check's reasons say what to fix.
+		return v.LastError.Message
 	}
 	if v.Reason != "" {
 		return v.Reason

@@ -206,12 +206,31 @@ func (c *checker) noSecrets() (Status, string) {
 	return Pass, fmt.Sprintf("none of the %d configured env and header values appears in a tool name, description or schema", n)
 }
 
-// responseIDs reports responses whose id matched no request.
+// responseIDs reports responses whose id matched no request. A response
+// to a request of the session that was cancelled, and so is no longer
+// awaited, is late rather than misaddressed: the server may have sent it
+// before the cancellation reached it. Ids restart with every connection,
+// so the requests are tracked per connection, from its initialize on.
 func (c *checker) responseIDs() (Status, string) {
 	var bad []string
+	sent, answered := map[string]bool{}, map[string]bool{}
 	for _, e := range c.obs.all() {
-		if a, ok := e.(runtime.ProtocolAnomaly); ok && a.Kind == jsonrpc.AnomalyUnknownResponse.String() {
-			bad = append(bad, a.ID)
+		switch e := e.(type) {
+		case runtime.TrafficFrame:
+			f := e.Frame
+			switch {
+			case f.Dir == jsonrpc.Out && f.Kind == jsonrpc.KindRequest:
+				if f.Method == "initialize" {
+					sent, answered = map[string]bool{}, map[string]bool{}
+				}
+				sent[f.ID] = true
+			case f.Dir == jsonrpc.In && f.Method != "" && (f.Kind == jsonrpc.KindResult || f.Kind == jsonrpc.KindError):
+				answered[f.ID] = true
+			}
+		case runtime.ProtocolAnomaly:
+			if e.Kind == jsonrpc.AnomalyUnknownResponse.String() && !(sent[e.ID] && !answered[e.ID]) {
+				bad = append(bad, e.ID)
+			}
 		}
 	}
 	if len(bad) > 0 {
