@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"strings"
 	"sync"
@@ -13,10 +14,18 @@ import (
 	"github.com/muesli/termenv"
 	"go.uber.org/goleak"
 
+	"mcpdeck/runtime/demoserver"
 	"mcpdeck/ui/uitest"
 )
 
 func TestMain(m *testing.M) {
+	// The end-to-end test runs the demo server as this test binary.
+	if os.Getenv(envDemo) == "1" {
+		if err := demoserver.Run(context.Background(), os.Stdin, os.Stdout, demoserver.Options{LogInterval: 200 * time.Millisecond}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	// Goldens are plain text: no colour, whatever the terminal running the
 	// tests supports.
 	lipgloss.SetColorProfile(termenv.Ascii)
