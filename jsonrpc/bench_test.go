@@ -220,4 +220,3 @@ func sampleHeap() func() uint64 {
 		return peak.Load()
 	}
 }
-

@@ -84,7 +84,13 @@ With no command it opens the terminal UI on the discovered configuration;
 MCP stays off until you enable it (the m key, or --enable).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.NoArgs,
 	}
+	var enable bool
+	var logFile string
+	root.Flags().BoolVar(&enable, "enable", false, "turn MCP on at start (otherwise press m)")
+	root.Flags().StringVar(&logFile, "log", "", "append the session's events to `FILE` as JSON lines")
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return runTUI(cmd, enable, logFile) }
 	root.PersistentFlags().StringSlice(configFlag, nil, "read only this mcp.json (repeatable; disables discovery)")
 	root.PersistentFlags().Bool("trust-project", false, "approve this project's mcp.json files so their servers may start")
 	root.AddCommand(

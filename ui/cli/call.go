@@ -1,0 +1,363 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mcpdeck/runtime"
+)
+
+// callFlags are call's own flags.
+type callFlags struct {
+	timeout     time.Duration
+	asJSON      bool
+	elicitation string
+	noValidate  bool
+}
+
+func newCallCmd() *cobra.Command {
+	var tf targetFlags
+	var cf callFlags
+	cmd := &cobra.Command{
+		Use:   "call SERVER TOOL [ARGS_JSON | - | @FILE]",
+		Short: "Call one tool and print its result",
+		Long: `call starts SERVER (or the ad-hoc server given with --url or --stdio, in
+which case SERVER is left out), calls TOOL with the arguments and prints
+the result.
+
+Arguments are a JSON object: given inline, read from stdin with -, or
+read from a file with @FILE; none means {}. They are checked against the
+tool's input schema first; --no-validate sends them anyway.
+
+Output: text blocks as text; image and audio blocks as
+"[image image/png, 1234 bytes]"; resource links and embedded resources as
+one line each; structuredContent pretty-printed when there is no text
+block. A result cut to the size bound ends with a visible marker. With
+--json the whole result is printed instead:
+
+  {"content": [{"type": "text", "text": "..."}, ...],
+   "structuredContent": {...},        // omitted when absent
+   "isError": true,                   // omitted when false
+   "truncated": true, "originalSize": 123,   // omitted unless cut
+   "structuredError": "...",          // omitted unless it breaks outputSchema
+   "requestId": 3, "duration": 1234567}      // duration in nanoseconds
+
+Progress goes to stderr: a bar when stderr is a terminal, lines otherwise.
+Interrupting (ctrl+c) cancels the call: the server is sent
+notifications/cancelled.
+
+Exit status: 0 success; 1 the tool returned isError; 2 usage error,
+invalid arguments JSON or arguments that break the schema; 3 connection
+or protocol failure; 4 timeout or cancellation.`,
+		Example: `  mcpdeck call demo echo '{"text":"hi"}'
+  echo '{"a":1,"b":2}' | mcpdeck call demo add -
+  mcpdeck call demo sleep @args.json --timeout 5s
+  mcpdeck call --stdio 'npx -y @modelcontextprotocol/server-everything' echo '{"message":"hi"}'`,
+		Args: cobra.RangeArgs(1, 3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCall(cmd, &tf, &cf, args)
+		},
+	}
+	addTargetFlags(cmd, &tf)
+	fl := cmd.Flags()
+	fl.DurationVar(&cf.timeout, "timeout", 0, "give up on the call after `D` without progress (default: the server's configured call timeout)")
+	fl.BoolVar(&cf.asJSON, "json", false, "print the whole result as stable JSON (shape in --help)")
+	fl.StringVar(&cf.elicitation, "elicitation", "decline", "answer the server's elicitation requests: decline, or defaults (accept with the schema's defaults)")
+	fl.BoolVar(&cf.noValidate, "no-validate", false, "send arguments that fail the tool's input schema anyway")
+	return cmd
+}
+
+// callTarget is what call's positional arguments name.
+type callTarget struct {
+	server, tool, argSpec string
+}
+
+// parseCallArgs reads SERVER TOOL [ARGS], or TOOL [ARGS] with an ad-hoc
+// server, which takes SERVER's place.
+func parseCallArgs(adHoc bool, args []string) (callTarget, error) {
+	if adHoc {
+		if len(args) > 2 {
+			return callTarget{}, withCode(ExitUsage, fmt.Errorf("with --url or --stdio give TOOL [ARGS_JSON], not a SERVER (got %d arguments)", len(args)))
+		}
+		t := callTarget{server: adHocName, tool: args[0]}
+		if len(args) == 2 {
+			t.argSpec = args[1]
+		}
+		return t, nil
+	}
+	if len(args) < 2 {
+		return callTarget{}, withCode(ExitUsage, errors.New("give SERVER and TOOL, e.g. mcpdeck call demo echo '{\"text\":\"hi\"}' (list them with mcpdeck tools)"))
+	}
+	t := callTarget{server: args[0], tool: args[1]}
+	if len(args) == 3 {
+		t.argSpec = args[2]
+	}
+	return t, nil
+}
+
+// readArguments resolves ARGS_JSON, - or @FILE to a JSON object. Errors
+// name where the arguments came from and where in them the problem is.
+func readArguments(spec string, stdin io.Reader) (json.RawMessage, error) {
+	var data []byte
+	var where string
+	switch {
+	case spec == "":
+		return nil, nil
+	case spec == "-":
+		where = "stdin"
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("reading the arguments from stdin: %w", err))
+		}
+		data = b
+	case strings.HasPrefix(spec, "@"):
+		where = spec[1:]
+		b, err := os.ReadFile(where)
+		if err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("reading the arguments: %w; give @FILE with a readable JSON file", err))
+		}
+		data = b
+	default:
+		where = "the ARGS_JSON argument"
+		data = []byte(spec)
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, withCode(ExitUsage, fmt.Errorf("the arguments in %s are empty; give a JSON object such as {\"text\":\"hi\"}, or leave ARGS out for {}", where))
+	}
+	var v any
+	if err := json.Unmarshal(trimmed, &v); err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("the arguments in %s are not valid JSON: %s; give a JSON object such as {\"text\":\"hi\"}", where, describeJSONError(data, err)))
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, withCode(ExitUsage, fmt.Errorf("the arguments in %s are a JSON %s, not an object; give a JSON object such as {\"text\":\"hi\"}", where, jsonKind(v)))
+	}
+	return json.RawMessage(trimmed), nil
+}
+
+// describeJSONError places a syntax error at its line and column, which a
+// byte offset into a file the user is editing is not.
+func describeJSONError(data []byte, err error) string {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		if errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected end") {
+			return "it ends too early"
+		}
+		return err.Error()
+	}
+	// Offsets are into the trimmed text; count the leading space back in.
+	off := int(se.Offset) + (len(data) - len(bytes.TrimLeft(data, " \t\r\n")))
+	if off > len(data) {
+		off = len(data)
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	if line == 1 {
+		col = off
+	}
+	return fmt.Sprintf("%s at line %d, column %d", se.Error(), line, col)
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	default:
+		return "value"
+	}
+}
+
+// elicitorFor maps --elicitation to the runtime's headless elicitors.
+func elicitorFor(mode string) (runtime.Elicitor, error) {
+	switch mode {
+	case "decline", "":
+		return runtime.DeclineElicitor{}, nil
+	case "defaults":
+		return runtime.DefaultsElicitor{}, nil
+	default:
+		return nil, withCode(ExitUsage, fmt.Errorf("--elicitation %q: use decline or defaults", mode))
+	}
+}
+
+func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) error {
+	if _, _, err := tf.adHoc(); err != nil {
+		return err
+	}
+	hasAdHoc := tf.url != "" || tf.stdio != ""
+	target, err := parseCallArgs(hasAdHoc, args)
+	if err != nil {
+		return err
+	}
+	if cf.timeout < 0 {
+		return withCode(ExitUsage, fmt.Errorf("--timeout %s: give a positive duration such as 30s", cf.timeout))
+	}
+	elicitor, err := elicitorFor(cf.elicitation)
+	if err != nil {
+		return err
+	}
+	// Read the arguments before starting anything: a typo should cost
+	// nothing, and stdin must be read before a server could want it.
+	arguments, err := readArguments(target.argSpec, cmd.InOrStdin())
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signalContext(cmd)
+	defer stop()
+	var names []string
+	if !hasAdHoc {
+		names = []string{target.server}
+	}
+	cfg, err := resolveTargets(cmd, tf, names)
+	if err != nil {
+		return err
+	}
+	rt, err := startRuntime(ctx, cfg, runtime.Options{Elicitor: elicitor})
+	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted("call")
+		}
+		return err
+	}
+	defer shutdownRuntime(rt)
+	if err := serverFailure(rt.Snapshot(), target.server); err != nil {
+		return err
+	}
+
+	var id atomic.Uint64
+	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{})
+	progressDone := make(chan struct{})
+	pp := newProgressPrinter(cmd.ErrOrStderr())
+	go func() {
+		defer close(progressDone)
+		for ev := range events {
+			if p, ok := ev.(runtime.Progress); ok && p.Server == target.server && p.RequestID != 0 && p.RequestID == id.Load() {
+				pp.print(p)
+			}
+		}
+	}()
+	res, err := rt.Call(ctx, runtime.CallRequest{
+		Server: target.server, Tool: target.tool, Arguments: arguments,
+		Timeout: cf.timeout, NoValidate: cf.noValidate,
+		OnStarted: func(n uint64) { id.Store(n) },
+	})
+	unsubscribe()
+	<-progressDone
+	pp.finish()
+
+	if err != nil {
+		return callFailure(ctx, err)
+	}
+	out := cmd.OutOrStdout()
+	if cf.asJSON {
+		if err := printJSON(out, res); err != nil {
+			return err
+		}
+	} else {
+		writeResult(out, res)
+	}
+	if res.StructuredError != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: warning: the structuredContent does not match the tool's outputSchema: %s\n", res.StructuredError)
+	}
+	if res.IsError {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: tool %q on server %q returned an error (isError)\n", target.tool, target.server)
+		return silentExit(ExitToolError)
+	}
+	return nil
+}
+
+// callFailure maps a failed call to its exit code and message.
+func callFailure(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return withCode(ExitTimeout, errors.New("call cancelled by a signal; the server was sent notifications/cancelled"))
+	}
+	var argErr *runtime.ArgumentsError
+	if errors.As(err, &argErr) {
+		return withCode(ExitUsage, err)
+	}
+	return withCode(exitCodeOf(err), err)
+}
+
+// writeResult prints a result for a person: text as text, binary blocks
+// as a one-line description, and the structured content only when no text
+// block already says it.
+func writeResult(w io.Writer, r *runtime.Result) {
+	hasText := false
+	for _, c := range r.Content {
+		switch c.Type {
+		case "text":
+			hasText = true
+			io.WriteString(w, c.Text)
+			if !strings.HasSuffix(c.Text, "\n") {
+				io.WriteString(w, "\n")
+			}
+		case "image", "audio":
+			fmt.Fprintf(w, "[%s %s, %d bytes]\n", c.Type, orUnknown(c.MIMEType), base64Size(c.Data))
+		case "resource_link":
+			fmt.Fprintf(w, "[resource link %s%s%s]\n", c.URI, suffix(" ", c.Name), suffix(", ", c.MIMEType))
+		case "resource":
+			if c.Resource == nil {
+				fmt.Fprintln(w, "[resource, empty]")
+				continue
+			}
+			size := len(c.Resource.Text)
+			if c.Resource.Blob != "" {
+				size = base64Size(c.Resource.Blob)
+			}
+			fmt.Fprintf(w, "[resource %s%s, %d bytes]\n", c.Resource.URI, suffix(", ", c.Resource.MIMEType), size)
+		default:
+			fmt.Fprintf(w, "[%s block]\n", c.Type)
+		}
+	}
+	if len(r.StructuredContent) > 0 && !hasText {
+		var b bytes.Buffer
+		if json.Indent(&b, r.StructuredContent, "", "  ") == nil {
+			b.WriteByte('\n')
+			w.Write(b.Bytes())
+		} else {
+			fmt.Fprintf(w, "%s\n", r.StructuredContent)
+		}
+	}
+}
+
+// base64Size is the decoded size of base64 data, the size a user cares
+// about; undecodable data counts as its encoded length.
+func base64Size(data string) int {
+	if b, err := base64.StdEncoding.DecodeString(data); err == nil {
+		return len(b)
+	}
+	return len(data)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unknown type)"
+	}
+	return s
+}
+
+func suffix(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
+}

@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mcpdeck/runtime/check"
+)
+
+// checkFlags are the flags of mcpdeck check.
+type checkFlags struct {
+	asJSON    bool
+	tool      string
+	args      string
+	timeout   time.Duration
+	resultMax int
+}
+
+func newCheckCmd() *cobra.Command {
+	var tf targetFlags
+	var cf checkFlags
+	cmd := &cobra.Command{
+		Use:   "check [SERVER]...",
+		Short: "Check that servers are ready for clients, on their declared transport",
+		Long: `Check each named server (every enabled server when none is named) on the
+transport its configuration declares, and print one line per item, PASS,
+WARN, FAIL or SKIP, with what to fix:
+
+  initialize        the negotiated version, serverInfo and capabilities
+  tools-list        every page; valid names; every inputSchema a valid
+                    JSON Schema of "type": "object"
+  call              one successful call: --tool (with --args), else a tool
+                    whose schema the checker can satisfy
+  invalid-input     arguments that break the schema get isError or -32602
+  cancellation      a call cancelled mid-flight gets no response; ping works
+  reconnect         the transport is dropped with a request outstanding: it is
+                    rejected, and a fresh connection lists the same tools
+  shutdown          which stop step was needed (stdin close, SIGTERM, SIGKILL)
+  stable-names, bounded-results, actionable-errors, no-secrets,
+  response-ids, no-notification-for-response, stdout-clean
+                    the authoring rules
+
+Each server runs in its own session, started and stopped by the check.
+Exit status: 0 when nothing FAILed (WARN and SKIP do not fail), 1 when any
+item FAILed, including a server that could not even be initialized (its
+initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
+		Example: `  mcpdeck check
+  mcpdeck check myserver --json
+  mcpdeck check --stdio 'node build/index.js' --tool search --args '{"query":"x"}'`,
+		RunE: func(cmd *cobra.Command, names []string) error {
+			return runCheck(cmd, &tf, &cf, names)
+		},
+	}
+	addTargetFlags(cmd, &tf)
+	fl := cmd.Flags()
+	fl.BoolVar(&cf.asJSON, "json", false, "print the reports as stable JSON")
+	fl.StringVar(&cf.tool, "tool", "", "the tool the call item invokes (default: one whose schema the checker can satisfy)")
+	fl.StringVar(&cf.args, "args", "", "the arguments for --tool, a JSON object (default: minimal valid arguments from its schema)")
+	fl.DurationVar(&cf.timeout, "timeout", check.DefaultCallTimeout, "how long each request may take before it counts as unanswered")
+	fl.IntVar(&cf.resultMax, "result-max", check.DefaultResultMax, "the largest acceptable tool result, in bytes")
+	return cmd
+}
+
+func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []string) error {
+	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version()}
+	if cf.args != "" {
+		opts.Args = json.RawMessage(cf.args)
+	}
+	if err := opts.Validate(); err != nil {
+		return withCode(ExitUsage, fmt.Errorf("--tool/--args: %w", err))
+	}
+	cfg, err := resolveTargets(cmd, tf, names)
+	if err != nil {
+		return err
+	}
+	if len(cfg.Servers) == 0 {
+		return withCode(ExitUsage, fmt.Errorf("no enabled server to check in %s: name one, or give --stdio or --url", sourcesOf(cfg)))
+	}
+	ctx, cancel := signalContext(cmd)
+	defer cancel()
+
+	out := cmd.OutOrStdout()
+	stream := !cf.asJSON && isTerminal(out)
+	var reports []check.Report
+	for i, srv := range cfg.Servers {
+		if ctx.Err() != nil {
+			break
+		}
+		var progress func(check.Item)
+		if stream {
+			if i > 0 {
+				fmt.Fprintln(out)
+			}
+			printCheckHeading(out, srv.Name, string(srv.Transport))
+			progress = func(it check.Item) { printCheckRow(out, it) }
+		}
+		rep := check.Run(ctx, srv, opts, progress)
+		reports = append(reports, rep)
+		if stream {
+			printCheckSummary(out, rep)
+		}
+	}
+	switch {
+	case cf.asJSON:
+		if err := printJSON(out, checkJSONOf(reports)); err != nil {
+			return err
+		}
+	case !stream:
+		printCheckReports(out, reports)
+	}
+	if ctx.Err() != nil {
+		return interrupted("check")
+	}
+	for _, r := range reports {
+		if r.Failed() {
+			return silentExit(ExitToolError)
+		}
+	}
+	return nil
+}
+
+// checkItemWidth is the width of the ITEM column: the longest item id, so
+// that rows streamed one at a time line up with the table printed whole.
+var checkItemWidth = func() int {
+	w := len("ITEM")
+	for _, id := range check.IDs() {
+		w = max(w, len(id))
+	}
+	return w
+}()
+
+func printCheckHeading(w io.Writer, server, transport string) {
+	fmt.Fprintf(w, "%s (%s)\n", server, transport)
+	fmt.Fprintf(w, "%-6s  %-*s  %s\n", "STATUS", checkItemWidth, "ITEM", "REASON")
+}
+
+func printCheckRow(w io.Writer, it check.Item) {
+	fmt.Fprintf(w, "%-6s  %-*s  %s\n", it.Status, checkItemWidth, it.ID, oneLine(it.Reason))
+}
+
+// printCheckReports prints every report whole: a heading, a table and a
+// summary line per server.
+func printCheckReports(w io.Writer, reports []check.Report) {
+	for i, r := range reports {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s (%s)\n", r.Server, r.Transport)
+		rows := make([][]string, 0, len(r.Items)+1)
+		for _, it := range r.Items {
+			rows = append(rows, []string{it.Status.String(), it.ID, it.Reason})
+		}
+		// The widest id pads the ITEM column even when a report is cut
+		// short, so every table lines up with a streamed one.
+		header := []string{"STATUS", fmt.Sprintf("%-*s", checkItemWidth, "ITEM"), "REASON"}
+		printTable(w, header, rows)
+		printCheckSummary(w, r)
+	}
+}
+
+func printCheckSummary(w io.Writer, r check.Report) {
+	n := r.Counts()
+	verdict := "passed"
+	if r.Failed() {
+		verdict = "FAILED"
+	}
+	fmt.Fprintf(w, "%s: %s: %d passed, %s, %d failed, %d skipped\n",
+		r.Server, verdict, n[check.Pass], plural(n[check.Warn], "warning"), n[check.Fail], n[check.Skip])
+}
+
+// checkJSON is the stable machine output of mcpdeck check --json.
+type checkJSON struct {
+	Servers []checkServerJSON `json:"servers"`
+}
+
+type checkServerJSON struct {
+	Server    string          `json:"server"`
+	Transport string          `json:"transport"`
+	Items     []checkItemJSON `json:"items"`
+	Passed    bool            `json:"passed"`
+}
+
+type checkItemJSON struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	Status     string `json:"status"`
+	Reason     string `json:"reason"`
+	DurationMs int64  `json:"durationMs"`
+}
+
+func checkJSONOf(reports []check.Report) checkJSON {
+	out := checkJSON{Servers: []checkServerJSON{}}
+	for _, r := range reports {
+		s := checkServerJSON{Server: r.Server, Transport: r.Transport, Items: []checkItemJSON{}, Passed: !r.Failed()}
+		for _, it := range r.Items {
+			s.Items = append(s.Items, checkItemJSON{ID: it.ID, Name: it.Name, Status: it.Status.String(),
+				Reason: it.Reason, DurationMs: it.Duration.Milliseconds()})
+		}
+		out.Servers = append(out.Servers, s)
+	}
+	return out
+}

@@ -1,0 +1,272 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"mcpdeck/jsonrpc/jsonrpctest"
+	"mcpdeck/runtime/check"
+)
+
+// checkGolden renames a test so golden.RequireEqual reads
+// testdata/check/<name>.golden (regenerate with go test -update).
+type checkGolden struct {
+	testing.TB
+	name string
+}
+
+func (g checkGolden) Name() string { return "check/" + g.name }
+
+// checkOut parses mcpdeck check --json.
+type checkOut struct {
+	Servers []struct {
+		Server    string `json:"server"`
+		Transport string `json:"transport"`
+		Passed    bool   `json:"passed"`
+		Items     []struct {
+			ID, Name, Status, Reason string
+			DurationMs               *int64 `json:"durationMs"`
+		} `json:"items"`
+	} `json:"servers"`
+}
+
+func parseCheck(t *testing.T, r result) checkOut {
+	t.Helper()
+	var out checkOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("check --json printed no JSON (%v):\n%s\nstderr:\n%s", err, r.stdout, r.stderr)
+	}
+	for _, s := range out.Servers {
+		if len(s.Items) != len(check.IDs()) {
+			t.Errorf("%s: %d items, want %d", s.Server, len(s.Items), len(check.IDs()))
+		}
+		for i, it := range s.Items {
+			if i < len(check.IDs()) && it.ID != check.IDs()[i] {
+				t.Errorf("%s: item %d is %q, want %q", s.Server, i, it.ID, check.IDs()[i])
+			}
+			if it.Name == "" || it.Reason == "" || it.DurationMs == nil {
+				t.Errorf("%s: item %s lacks a name, reason or durationMs", s.Server, it.ID)
+			}
+		}
+	}
+	return out
+}
+
+// statuses maps each item id of a server to its status.
+func (o checkOut) statuses(server string) map[string]string {
+	m := map[string]string{}
+	for _, s := range o.Servers {
+		if s.Server == server {
+			for _, it := range s.Items {
+				m[it.ID] = it.Status + ": " + it.Reason
+			}
+		}
+	}
+	return m
+}
+
+func TestCheckDemoServerPasses(t *testing.T) {
+	bin := mcpdeckBin(t)
+	r := runBin(t, t.TempDir(), nil, "", "check", "--json", "--stdio", bin+" demo-server")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	out := parseCheck(t, r)
+	if len(out.Servers) != 1 || !out.Servers[0].Passed || out.Servers[0].Transport != "stdio" {
+		t.Fatalf("servers = %+v, want one passed stdio server", out.Servers)
+	}
+	for id, st := range out.statuses(adHocName) {
+		if !strings.HasPrefix(st, "PASS") {
+			t.Errorf("%s = %s, want PASS on the demo server", id, st)
+		}
+	}
+
+	// The human table: one row per item and the summary; not a terminal,
+	// so it is printed whole at the end.
+	r = runBin(t, t.TempDir(), nil, "", "check", "--stdio", bin+" demo-server")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2+len(check.IDs())+1 || !strings.HasPrefix(lines[1], "STATUS") {
+		t.Fatalf("table has %d lines, want heading, header, %d rows, summary:\n%s", len(lines), len(check.IDs()), r.stdout)
+	}
+	if want := "adhoc: passed: 14 passed, 0 warnings, 0 failed, 0 skipped"; lines[len(lines)-1] != want {
+		t.Errorf("summary = %q, want %q", lines[len(lines)-1], want)
+	}
+}
+
+func TestCheckServerEverythingPasses(t *testing.T) {
+	node, script := jsonrpctest.Everything(t)
+	r := runBin(t, t.TempDir(), nil, "", "check", "--json", "--stdio", node+" "+script)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	out := parseCheck(t, r)
+	st := out.statuses(adHocName)
+	for id, s := range st {
+		if strings.HasPrefix(s, "FAIL") {
+			t.Errorf("%s = %s on server-everything", id, s)
+		}
+	}
+	// It keeps running after stdin EOF while timers are active: SIGTERM
+	// is a WARN at worst, never a FAIL.
+	if s := st[check.IDShutdown]; !strings.HasPrefix(s, "PASS") && !strings.HasPrefix(s, "WARN") {
+		t.Errorf("shutdown = %s, want PASS or WARN", s)
+	}
+	for _, id := range []string{check.IDInitialize, check.IDToolsList, check.IDCall, check.IDInvalidInput, check.IDCancellation, check.IDReconnect} {
+		if !strings.HasPrefix(st[id], "PASS") {
+			t.Errorf("%s = %s, want PASS on the reference server", id, st[id])
+		}
+	}
+}
+
+// fakeConfig writes an mcp.json of fake servers, each marked so the test
+// can find any process of theirs left behind.
+func fakeConfig(t *testing.T, mark string, servers map[string]jsonrpctest.Mode) string {
+	t.Helper()
+	path, args, _ := jsonrpctest.Command(jsonrpctest.Normal)
+	defs := map[string]any{}
+	for name, mode := range servers {
+		env := jsonrpctest.ServerEnv(mode)
+		env["MCPDECK_CHECK_TEST_MARK"] = mark
+		defs[name] = map[string]any{"command": path, "args": args, "env": env}
+	}
+	data, _ := json.Marshal(map[string]any{"mcpServers": defs})
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func TestCheckFailsMisbehavingServers(t *testing.T) {
+	mark := "check-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	cfg := fakeConfig(t, mark, map[string]jsonrpctest.Mode{
+		"crash":   jsonrpctest.CrashOnCall,
+		"wrongid": jsonrpctest.WrongID,
+		"noisy":   jsonrpctest.Noise,
+		"good":    jsonrpctest.Normal,
+	})
+	r := runBin(t, t.TempDir(), nil, "", "--config", cfg, "check", "--json", "--timeout", "2s")
+	if r.code != ExitToolError {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	out := parseCheck(t, r)
+	if len(out.Servers) != 4 {
+		t.Fatalf("checked %d servers, want every enabled one (4)", len(out.Servers))
+	}
+	for server, item := range map[string]string{"crash": check.IDCall, "wrongid": check.IDResponseIDs, "noisy": check.IDStdoutClean} {
+		if s := out.statuses(server)[item]; !strings.HasPrefix(s, "FAIL") {
+			t.Errorf("%s: %s = %s, want FAIL", server, item, s)
+		}
+	}
+	for _, s := range out.Servers {
+		if s.Passed != (s.Server == "good") {
+			t.Errorf("%s: passed = %v", s.Server, s.Passed)
+		}
+	}
+	noProcessMarked(t, mark)
+
+	// Named servers only, human output: the FAIL row and the verdict.
+	r = runBin(t, t.TempDir(), nil, "", "--config", cfg, "check", "crash", "--timeout", "2s")
+	if r.code != ExitToolError {
+		t.Fatalf("exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "crash (stdio)\n") || !strings.Contains(r.stdout, "crash: FAILED:") ||
+		!regexpLine(r.stdout, "FAIL", check.IDCall) || strings.Contains(r.stdout, "wrongid") {
+		t.Errorf("human output lacks the failed call row or the verdict, or shows another server:\n%s", r.stdout)
+	}
+	noProcessMarked(t, mark)
+}
+
+func regexpLine(out, status, id string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && f[0] == status && f[1] == id {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCheckUsageErrors(t *testing.T) {
+	cfg := fakeConfig(t, "usage", map[string]jsonrpctest.Mode{"good": jsonrpctest.Normal})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--args", `{"a":1}`, "--stdio", "true"}, "--tool"},
+		{[]string{"check", "--tool", "echo", "--args", `[1]`, "--stdio", "true"}, "JSON object"},
+		{[]string{"--config", cfg, "check", "nosuch"}, `no server "nosuch"`},
+	} {
+		r := runBin(t, t.TempDir(), nil, "", tc.args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
+
+// TestCheckOutputGolden pins the human and JSON renderings of a report.
+func TestCheckOutputGolden(t *testing.T) {
+	reports := []check.Report{
+		{Server: "demo", Transport: "stdio", Items: []check.Item{
+			{ID: check.IDInitialize, Name: check.Name(check.IDInitialize), Status: check.Pass, Reason: "protocol 2025-11-25, demo 1.0.0, capabilities: tools", Duration: 12 * time.Millisecond},
+			{ID: check.IDShutdown, Name: check.Name(check.IDShutdown), Status: check.Warn, Reason: "kept running 2.0s after stdin closed;\nSIGTERM stopped it", Duration: 2 * time.Second},
+			{ID: check.IDNoNotification, Name: check.Name(check.IDNoNotification), Status: check.Skip, Reason: "skipped: initialization failed"},
+		}},
+		{Server: "broken", Transport: "http", Items: []check.Item{
+			{ID: check.IDInitialize, Name: check.Name(check.IDInitialize), Status: check.Fail, Reason: "initialization failed: connection refused"},
+		}},
+	}
+	var human bytes.Buffer
+	printCheckReports(&human, reports)
+	golden.RequireEqual(checkGolden{t, "human"}, human.Bytes())
+
+	var streamed bytes.Buffer
+	for i, r := range reports {
+		if i > 0 {
+			streamed.WriteString("\n")
+		}
+		printCheckHeading(&streamed, r.Server, r.Transport)
+		for _, it := range r.Items {
+			printCheckRow(&streamed, it)
+		}
+		printCheckSummary(&streamed, r)
+	}
+	if streamed.String() != human.String() {
+		t.Errorf("streamed rows differ from the table printed whole:\n%s\n---\n%s", streamed.String(), human.String())
+	}
+
+	var js bytes.Buffer
+	if err := printJSON(&js, checkJSONOf(reports)); err != nil {
+		t.Fatal(err)
+	}
+	golden.RequireEqual(checkGolden{t, "json"}, js.Bytes())
+}
+
+// noProcessMarked fails if a process carrying the test's mark in its
+// environment is still running: check must leave no server behind.
+func noProcessMarked(t *testing.T, mark string) {
+	t.Helper()
+	envs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	needle := []byte("MCPDECK_CHECK_TEST_MARK=" + mark + "\x00")
+	for _, p := range envs {
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, needle) {
+			stat, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+				continue
+			}
+			t.Errorf("a checked server is still running: pid %s", filepath.Base(filepath.Dir(p)))
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mcpdeck/runtime"
+)
+
+// pingTimeout bounds the one ping servers sends to each ready server; a
+// server that takes longer is reported, not waited for.
+const pingTimeout = 5 * time.Second
+
+// signalContext is the context of every command that starts servers: an
+// interrupt, SIGTERM or SIGHUP cancels it, and the command then tears its
+// servers down before exiting instead of leaving them behind.
+func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}
+
+// interrupted reports a command ended by a signal, with the timeout exit code.
+func interrupted(what string) error {
+	return withCode(ExitTimeout, fmt.Errorf("%s cancelled by a signal; every server was stopped", what))
+}
+
+// codeOf returns the exit code an error from withCode carries, else the
+// connection failure code: an unexplained failure is the server's.
+func codeOf(err error) int {
+	var e *exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	return ExitConnection
+}
+
+func newServersCmd() *cobra.Command {
+	var tf targetFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "servers [SERVER]...",
+		Short: "Connect to servers, report each one's state, disconnect",
+		Long: `servers connects to every enabled server (or the named ones, or the ad-hoc
+server given with --url or --stdio), waits until each is ready or failed,
+pings the ready ones once, prints one row per server and stops them all.
+
+Columns: NAME, STATE (ready, failed, ...), TRANSPORT, TOOLS (how many),
+PING (the round trip of one ping), VERSION (serverInfo name and version)
+and ERROR (why a server failed, with a hint).
+
+Exit status: 0 when no server failed, 3 when any server failed, 2 for a
+usage or configuration error, 4 when interrupted.
+
+--json prints one object (keys in this order, always present unless noted):
+
+  {"servers": [{
+     "name": "demo", "state": "ready", "transport": "stdio",
+     "target": "mcpdeck demo-server", "source": "/path/mcp.json",
+     "pid": 1234,                      // 0 for remote servers
+     "tools": 4, "prompts": 1, "resources": 1,
+     "pingMs": 0.41,                   // null when not pinged
+     "pingError": "...",               // only when the ping failed
+     "serverInfo": {"name": "...", "title": "...", "version": "..."},
+     "protocolVersion": "2025-11-25",
+     "fallback": "...",                // only when HTTP fell back to SSE
+     "reason": "...", "error": "..."   // only when the server failed
+  }]}`,
+		Example: `  mcpdeck servers
+  mcpdeck servers --json demo
+  mcpdeck servers --stdio 'npx -y @modelcontextprotocol/server-everything'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runServers(cmd, &tf, args, asJSON)
+		},
+	}
+	addTargetFlags(cmd, &tf)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print stable JSON (shape in --help)")
+	return cmd
+}
+
+// serverStatusJSON is one server of servers --json.
+type serverStatusJSON struct {
+	Name            string                 `json:"name"`
+	State           string                 `json:"state"`
+	Transport       string                 `json:"transport"`
+	Target          string                 `json:"target"`
+	Source          string                 `json:"source"`
+	PID             int                    `json:"pid"`
+	Tools           int                    `json:"tools"`
+	Prompts         int                    `json:"prompts"`
+	Resources       int                    `json:"resources"`
+	PingMs          *float64               `json:"pingMs"`
+	PingError       string                 `json:"pingError,omitempty"`
+	ServerInfo      runtime.Implementation `json:"serverInfo"`
+	ProtocolVersion string                 `json:"protocolVersion"`
+	Fallback        string                 `json:"fallback,omitempty"`
+	Reason          string                 `json:"reason,omitempty"`
+	Error           string                 `json:"error,omitempty"`
+}
+
+// serversOutput is the whole of servers --json.
+type serversOutput struct {
+	Servers []serverStatusJSON `json:"servers"`
+}
+
+// pingResult is the outcome of the one ping servers sends a server.
+type pingResult struct {
+	took time.Duration
+	err  error
+}
+
+func runServers(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) error {
+	ctx, stop := signalContext(cmd)
+	defer stop()
+	cfg, err := resolveTargets(cmd, tf, names)
+	if err != nil {
+		return err
+	}
+	if len(cfg.Servers) == 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio\n", sourcesOf(cfg))
+	}
+	rt, err := startRuntime(ctx, cfg, runtime.Options{Elicitor: runtime.DeclineElicitor{}})
+	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted("servers")
+		}
+		return err
+	}
+	defer shutdownRuntime(rt)
+	snap := rt.Snapshot()
+	pings := pingAll(ctx, rt, snap)
+	if ctx.Err() != nil {
+		return interrupted("servers")
+	}
+
+	out := serversOutput{Servers: []serverStatusJSON{}}
+	failed := false
+	for _, v := range snap.Servers {
+		s := serverStatus(v, pings[v.Name])
+		failed = failed || v.State == runtime.StateFailed
+		out.Servers = append(out.Servers, s)
+	}
+	if asJSON {
+		if err := printJSON(cmd.OutOrStdout(), out); err != nil {
+			return err
+		}
+	} else {
+		printServers(cmd, out.Servers)
+	}
+	if failed {
+		return silentExit(ExitConnection)
+	}
+	return nil
+}
+
+// pingAll pings every live server once, concurrently, so a slow server
+// delays the report by its own latency only.
+func pingAll(ctx context.Context, rt *runtime.Controller, snap *runtime.Snapshot) map[string]*pingResult {
+	out := map[string]*pingResult{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, v := range snap.Servers {
+		if !v.State.Live() {
+			continue
+		}
+		wg.Add(1)
+		go func(name string) {
+			defer wg.Done()
+			pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+			defer cancel()
+			start := time.Now()
+			_, err := rt.Request(pctx, name, "ping", nil)
+			r := &pingResult{took: time.Since(start), err: err}
+			mu.Lock()
+			out[name] = r
+			mu.Unlock()
+		}(v.Name)
+	}
+	wg.Wait()
+	return out
+}
+
+func serverStatus(v runtime.ServerSnapshot, ping *pingResult) serverStatusJSON {
+	s := serverStatusJSON{
+		Name: v.Name, State: v.State.String(), Transport: v.Transport, Target: v.Target, Source: v.Source,
+		PID: v.PID, Tools: len(v.Tools), Prompts: len(v.Prompts), Resources: len(v.Resources),
+		ServerInfo: v.ServerInfo, ProtocolVersion: v.ProtocolVersion, Fallback: v.Fallback,
+	}
+	if ping != nil {
+		if ping.err != nil {
+			s.PingError = ping.err.Error()
+		} else {
+			ms := float64(ping.took.Microseconds()) / 1000
+			s.PingMs = &ms
+		}
+	}
+	if !v.State.Live() {
+		s.Reason = v.Reason
+		if v.LastError != nil {
+			s.Error = v.LastError.Error()
+		} else if v.Note != "" {
+			s.Error = v.Note
+		}
+	}
+	return s
+}
+
+// printServers prints the table, then each failure in full on stderr: the
+// table cell is cut to stay readable, the diagnostic must not be.
+func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
+	rows := make([][]string, 0, len(servers))
+	for _, s := range servers {
+		ping := "-"
+		switch {
+		case s.PingMs != nil:
+			ping = strconv.FormatFloat(*s.PingMs, 'f', 1, 64) + "ms"
+		case s.PingError != "":
+			ping = "failed"
+		}
+		ver := "-"
+		if s.ServerInfo.Name != "" || s.ServerInfo.Version != "" {
+			ver = s.ServerInfo.Name + " " + s.ServerInfo.Version
+		}
+		tools := "-"
+		if s.State == runtime.StateReady.String() || s.State == runtime.StateDegraded.String() {
+			tools = strconv.Itoa(s.Tools)
+		}
+		errText := s.Error
+		if errText == "" {
+			errText = s.PingError
+		}
+		rows = append(rows, []string{s.Name, s.State, s.Transport, tools, ping, ver, truncate(oneLine(errText), 60)})
+	}
+	printTable(cmd.OutOrStdout(), []string{"NAME", "STATE", "TRANSPORT", "TOOLS", "PING", "VERSION", "ERROR"}, rows)
+	for _, s := range servers {
+		if s.Error != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q is %s: %s\n", s.Name, s.State, s.Error)
+		} else if s.PingError != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q did not answer ping: %s\n", s.Name, s.PingError)
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"mcpdeck/runtime"
+)
+
+// toolDescriptionWidth keeps one tool to one row of an 120-column terminal.
+const toolDescriptionWidth = 72
+
+func newToolsCmd() *cobra.Command {
+	var tf targetFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "tools [SERVER]...",
+		Short: "List the tools of servers (with schemas under --json)",
+		Long: `tools connects to every enabled server (or the named ones, or the ad-hoc
+server given with --url or --stdio), lists their tools and stops them.
+
+The table has one row per tool: SERVER, TOOL (the server's own name) and
+DESCRIPTION (the title, then the description, cut to one line).
+
+Exit status: 0 when every server listed its tools, 3 when a server failed
+(the tools of the others are still printed), 2 for a usage or
+configuration error, 4 when interrupted.
+
+--json prints one object with every tool, sorted by normalized name:
+
+  {"tools": [{
+     "name": "demo__echo",            // normalized: unique across servers
+     "server": "demo", "tool": "echo",
+     "title": "...", "description": "...",   // omitted when empty
+     "inputSchema": {...},
+     "outputSchema": {...}, "annotations": {...}   // omitted when absent
+  }]}`,
+		Example: `  mcpdeck tools
+  mcpdeck tools demo --json
+  mcpdeck tools --url http://localhost:3001/mcp --header 'Authorization: Bearer $TOKEN'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTools(cmd, &tf, args, asJSON)
+		},
+	}
+	addTargetFlags(cmd, &tf)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print stable JSON with schemas (shape in --help)")
+	return cmd
+}
+
+// toolsOutput is the whole of tools --json.
+type toolsOutput struct {
+	Tools []runtime.Tool `json:"tools"`
+}
+
+func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) error {
+	ctx, stop := signalContext(cmd)
+	defer stop()
+	cfg, err := resolveTargets(cmd, tf, names)
+	if err != nil {
+		return err
+	}
+	if len(cfg.Servers) == 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio\n", sourcesOf(cfg))
+	}
+	rt, err := startRuntime(ctx, cfg, runtime.Options{Elicitor: runtime.DeclineElicitor{}})
+	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted("tools")
+		}
+		return err
+	}
+	defer shutdownRuntime(rt)
+	snap := rt.Snapshot()
+
+	out := toolsOutput{Tools: []runtime.Tool{}}
+	out.Tools = append(out.Tools, snap.Tools...)
+	if asJSON {
+		if err := printJSON(cmd.OutOrStdout(), out); err != nil {
+			return err
+		}
+	} else {
+		rows := make([][]string, 0, len(out.Tools))
+		for _, t := range out.Tools {
+			rows = append(rows, []string{t.Server, t.ServerTool, truncate(toolSummary(t), toolDescriptionWidth)})
+		}
+		printTable(cmd.OutOrStdout(), []string{"SERVER", "TOOL", "DESCRIPTION"}, rows)
+	}
+
+	// Report every failed server, not just the first: a user fixing their
+	// configuration wants the whole list in one run.
+	code := ExitOK
+	for _, v := range snap.Servers {
+		if !v.State.Live() && v.Note != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q was not started: %s\n", v.Name, v.Note)
+			continue
+		}
+		if err := serverFailure(snap, v.Name); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %v\n", err)
+			if c := codeOf(err); c > code {
+				code = c
+			}
+		}
+	}
+	if code != ExitOK {
+		return silentExit(code)
+	}
+	return nil
+}
+
+// toolSummary is a tool's title and description as one line.
+func toolSummary(t runtime.Tool) string {
+	switch {
+	case t.Title != "" && t.Description != "" && t.Title != t.Description:
+		return oneLine(t.Title + " — " + t.Description)
+	case t.Description != "":
+		return oneLine(t.Description)
+	default:
+		return oneLine(t.Title)
+	}
+}

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime"
+	"mcpdeck/ui"
+)
+
+// runTUI is the root command: the terminal UI on the discovered
+// configuration. MCP stays off until the user turns it on (m) or --enable
+// says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
+func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
+	cfg, err := loadConfig(cmd, configFiles(cmd))
+	if err != nil {
+		return err
+	}
+	ts, err := config.OpenTrustStore("")
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("opening project approvals: %w", err))
+	}
+	trust, _ := cmd.Flags().GetBool("trust-project")
+	if trust {
+		if err := approveProject(cfg, true); err != nil {
+			return err
+		}
+	}
+	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version()})
+	defer shutdownRuntime(rt)
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	if logFile != "" {
+		closeLog, err := logEvents(rt, logFile)
+		if err != nil {
+			return withCode(ExitUsage, err)
+		}
+		defer closeLog()
+	}
+	var sources []string
+	for _, f := range cfg.Files {
+		sources = append(sources, f.Path)
+	}
+	files := configFiles(cmd)
+	err = ui.Run(ctx, ui.Options{
+		Runtime:       rt,
+		Sources:       sources,
+		EnableOnStart: enable,
+		Reload:        func() (*config.Config, error) { return load(files) },
+		Untrusted:     cfg.Untrusted(ts),
+		Trust:         ts.Trust,
+	})
+	if err != nil {
+		return withCode(ExitConnection, err)
+	}
+	return nil
+}
+
+// logEvents writes the runtime's events to path, one JSON object a line:
+// under the TUI nothing else may write to the terminal, and a file is
+// where a person looks afterwards.
+func logEvents(rt *runtime.Controller, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the log file: %w (give --log a writable path)", err)
+	}
+	events, cancel := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		enc := json.NewEncoder(f)
+		for e := range events {
+			if _, ok := e.(runtime.TrafficFrame); ok {
+				continue // the Traffic tab shows frames; the log keeps what happened
+			}
+			if p, ok := e.(runtime.Published); ok {
+				p.Snapshot = nil
+				e = p
+			}
+			_ = enc.Encode(struct {
+				Time  time.Time     `json:"time"`
+				Type  string        `json:"type"`
+				Event runtime.Event `json:"event"`
+			}{e.Header().Time, fmt.Sprintf("%T", e), e})
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		f.Close()
+	}, nil
+}
