@@ -227,15 +227,8 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	if !hasAdHoc {
 		names = []string{target.server}
 	}
-	cfg, err := resolveTargets(cmd, tf, names)
+	rt, err := openTargets(ctx, cmd, tf, names, "call", runtime.Options{Elicitor: elicitor})
 	if err != nil {
-		return err
-	}
-	rt, err := startRuntime(ctx, cfg, runtime.Options{Elicitor: elicitor})
-	if err != nil {
-		if ctx.Err() != nil {
-			return interrupted("call")
-		}
 		return err
 	}
 	defer shutdownRuntime(rt)

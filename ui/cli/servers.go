@@ -119,18 +119,8 @@ type pingResult struct {
 func runServers(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) error {
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	cfg, err := resolveTargets(cmd, tf, names)
+	rt, err := openTargets(ctx, cmd, tf, names, "servers", runtime.Options{Elicitor: runtime.DeclineElicitor{}})
 	if err != nil {
-		return err
-	}
-	if len(cfg.Servers) == 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio\n", sourcesOf(cfg))
-	}
-	rt, err := startRuntime(ctx, cfg, runtime.Options{Elicitor: runtime.DeclineElicitor{}})
-	if err != nil {
-		if ctx.Err() != nil {
-			return interrupted("servers")
-		}
 		return err
 	}
 	defer shutdownRuntime(rt)

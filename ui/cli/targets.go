@@ -171,6 +171,28 @@ func startRuntime(ctx context.Context, cfg *config.Config, opts runtime.Options)
 	return rt, nil
 }
 
+// openTargets is the opening of every command that talks to servers:
+// resolve the targets, say so when there are none, and start a runtime on
+// them. what names the command in the message for an interrupt. The
+// caller defers shutdownRuntime.
+func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names []string, what string, opts runtime.Options) (*runtime.Controller, error) {
+	cfg, err := resolveTargets(cmd, tf, names)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Servers) == 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio\n", sourcesOf(cfg))
+	}
+	rt, err := startRuntime(ctx, cfg, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, interrupted(what)
+		}
+		return nil, err
+	}
+	return rt, nil
+}
+
 // shutdownRuntime tears every server down and waits for it.
 func shutdownRuntime(rt *runtime.Controller) {
 	_ = rt.Shutdown(context.Background())

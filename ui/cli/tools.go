@@ -56,18 +56,8 @@ type toolsOutput struct {
 func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) error {
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	cfg, err := resolveTargets(cmd, tf, names)
+	rt, err := openTargets(ctx, cmd, tf, names, "tools", runtime.Options{Elicitor: runtime.DeclineElicitor{}})
 	if err != nil {
-		return err
-	}
-	if len(cfg.Servers) == 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio\n", sourcesOf(cfg))
-	}
-	rt, err := startRuntime(ctx, cfg, runtime.Options{Elicitor: runtime.DeclineElicitor{}})
-	if err != nil {
-		if ctx.Err() != nil {
-			return interrupted("tools")
-		}
 		return err
 	}
 	defer shutdownRuntime(rt)
