@@ -51,6 +51,9 @@ const (
 	ExitEarly Mode = "exit-early"
 	// Flood sends MCPDECK_FAKE_COUNT notifications right after notifications/initialized.
 	Flood Mode = "flood"
+	// AnswerCancelled stops a cancelled call but still answers it, with an
+	// error, as some SDK servers do.
+	AnswerCancelled Mode = "answer-cancelled"
 )
 
 // The environment variables a fake server reads.
@@ -81,7 +84,7 @@ var (
 var allModes = []Mode{
 	Normal, CrashOnCall, Noise, Oversized, Hang, IgnoreTerm, IgnoreEOF, Grandchild,
 	Sleeper, WrongID, NotifyInstead, SecretLeak, RenameTools, InvalidSchema, VersionBad,
-	SlowInit, ExitEarly, Flood,
+	SlowInit, ExitEarly, Flood, AnswerCancelled,
 }
 
 // Modes returns every mode a fake server understands, Normal first.

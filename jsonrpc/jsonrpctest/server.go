@@ -218,7 +218,7 @@ func (s *server) notification(m message) {
 		c := s.inflight[key]
 		s.mu.Unlock()
 		if c != nil {
-			c.cancelled.Store(true)
+			c.cancelled.Store(s.mode != AnswerCancelled)
 			c.cancel()
 		}
 	}

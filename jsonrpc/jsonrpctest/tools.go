@@ -348,6 +348,9 @@ func runSlow(s *server, c *call, args map[string]any) {
 	for step := 1; ; step++ {
 		select {
 		case <-c.ctx.Done():
+			if s.mode == AnswerCancelled {
+				s.fail(c, -32800, "request cancelled")
+			}
 			return
 		case <-done.C:
 			s.answerCall(c, textResult(fmt.Sprintf("slept %gs", secs)), nil)

@@ -141,6 +141,24 @@ func TestServerError(t *testing.T) {
 	}
 }
 
+// A server may answer a request it rejects with HTTP 400 and a proper
+// JSON-RPC error in the body: the caller gets the server's own code.
+func TestJSONRPCErrorInA4xxBody(t *testing.T) {
+	f := newFake(t)
+	f.setCall(func(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"unknown tool: x"}}`, id)
+	})
+	c := dial(t, mcphttp.Options{URL: f.URL})
+	c.initialize(t)
+	_, err := c.callTool(ctxT(t), "x", map[string]any{}, nil)
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams || rpcErr.Message != "unknown tool: x" {
+		t.Fatalf("call = %v, want the server's -32602", err)
+	}
+}
+
 func TestOversizedResponse(t *testing.T) {
 	big := strings.Repeat("y", 4096)
 	for _, tc := range []struct {

@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -61,6 +62,12 @@ func (s *Stream) runRequest(m message, frame []byte) {
 			return
 		}
 		err := s.exchangeError(what, target, resp, body)
+		if !errors.Is(err, ErrSessionExpired) && !errors.Is(err, ErrUnauthorized) {
+			if answer := rpcErrorAnswer(m, body); answer != nil {
+				s.deliver(answer)
+				return
+			}
+		}
 		if !legacy && m.method == "initialize" && fallbackStatus(resp.StatusCode) {
 			err = fmt.Errorf("%w; if this is a legacy HTTP+SSE server, set \"type\": \"sse\" (or leave the type out to probe)", err)
 		}
@@ -83,6 +90,29 @@ func (s *Stream) runRequest(m message, frame []byte) {
 		s.requestFailed(m, fmt.Errorf("%s %s: %w: answered with content type %q, expected application/json or text/event-stream: %s; is this url an MCP endpoint?",
 			what, safeURL(target), ErrBadResponse, resp.Header.Get("Content-Type"), s.redact.excerpt(body)))
 	}
+}
+
+// rpcErrorAnswer returns the JSON-RPC error a non-2xx body carries, as the
+// answer to request m: some servers (the Go SDK's among them) answer an
+// unknown method or bad params with HTTP 400 and a proper JSON-RPC error,
+// and the caller should see the server's own code and message rather than
+// a transport error. It returns nil when the body is no such error.
+func rpcErrorAnswer(m message, body []byte) []byte {
+	var r struct {
+		Error *struct {
+			Code    int64           `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data,omitempty"`
+		} `json:"error"`
+	}
+	if !m.isRequest() || json.Unmarshal(bytes.TrimSpace(body), &r) != nil || r.Error == nil {
+		return nil
+	}
+	answer, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.id, "error": r.Error})
+	if err != nil {
+		return nil
+	}
+	return answer
 }
 
 func fallbackStatus(code int) bool {

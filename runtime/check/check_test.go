@@ -115,6 +115,7 @@ func TestMisbehavioursFailTheRightItem(t *testing.T) {
 			item: IDBoundedResults, status: Fail, reason: "over the maximum"},
 		{mode: jsonrpctest.Oversized, opts: []jsonrpctest.Option{jsonrpctest.WithSize(300 << 10)}, item: IDBoundedResults, status: Warn, reason: "crowd"},
 		{mode: jsonrpctest.ExitEarly, item: IDInitialize, status: Fail, reason: "exited with status 1; last stderr line: fatal: missing API key"},
+		{mode: jsonrpctest.AnswerCancelled, item: IDCancellation, status: Warn, reason: "after it was cancelled (mcpdeck dropped the answer)"},
 	}
 	t.Run("group", func(t *testing.T) {
 		for _, tc := range cases {
