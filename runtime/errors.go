@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/mcphttp"
 	"mcpdeck/runtime/proc"
 )
 
@@ -57,6 +58,8 @@ func actionable(server, method string, err error) *ErrorInfo {
 			info.Hint = "the server rejected the parameters: check the name and arguments against its schema (mcpdeck tools --json)"
 		case jsonrpc.CodeInternalError:
 			info.Hint = "the server failed internally: its stderr (Logs) may say why"
+		case mcphttp.CodeTransportError:
+			info.Hint = "the HTTP exchange for this request failed: check the url, and that the server is up and answers MCP there"
 		case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest:
 			info.Hint = "the server could not read the request: this is a bug in the server or in mcpdeck; the Traffic view shows the frames"
 		default:

@@ -1,10 +1,17 @@
 package jsonrpctest
 
 import (
+	"bufio"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // EnvEverything names the environment variable holding the path of the
@@ -57,4 +64,84 @@ func moduleRoot() (string, bool) {
 		}
 		dir = parent
 	}
+}
+
+// everythingWait bounds how long server-everything may take to listen.
+const everythingWait = 20 * time.Second
+
+// EverythingHTTP runs @modelcontextprotocol/server-everything in mode
+// ("streamableHttp" or "sse") on a free loopback port and returns its base
+// URL. It waits for the server's "listening" line on stderr, then for a
+// TCP connect to succeed, both with a deadline; the process group is
+// killed at cleanup.
+func EverythingHTTP(t testing.TB, mode string) string {
+	t.Helper()
+	node, script := Everything(t)
+	port := freePort(t)
+	cmd := exec.Command(node, script, mode)
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		lines []string
+	)
+	listening := make(chan struct{})
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		sc := bufio.NewScanner(stderr)
+		once := sync.Once{}
+		for sc.Scan() {
+			mu.Lock()
+			lines = append(lines, sc.Text())
+			mu.Unlock()
+			if strings.Contains(sc.Text(), strconv.Itoa(port)) {
+				once.Do(func() { close(listening) })
+			}
+		}
+	}()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		<-drained
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	})
+	select {
+	case <-listening:
+	case <-exited:
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("server-everything %s exited (%v) before listening:\n%s", mode, waitErr, strings.Join(lines, "\n"))
+	case <-time.After(everythingWait):
+		t.Fatalf("server-everything %s did not start listening on port %d within %s", mode, port, everythingWait)
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	conn, err := (&net.Dialer{Timeout: everythingWait}).Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("connecting to server-everything: %v", err)
+	}
+	conn.Close()
+	return "http://" + addr
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }

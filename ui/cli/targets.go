@@ -65,7 +65,11 @@ func (f *targetFlags) adHoc() (config.Server, bool, error) {
 		}
 		s.URL = f.url
 		switch f.transport {
-		case "", "http", "streamable-http":
+		case "":
+			// As for a url without "type" in mcp.json: Streamable HTTP,
+			// falling back to legacy SSE if the server speaks only that.
+			s.Transport, s.TransportInferred = config.TransportHTTP, true
+		case "http", "streamable-http":
 			s.Transport = config.TransportHTTP
 		case "sse":
 			s.Transport = config.TransportSSE
