@@ -97,6 +97,9 @@ func (m *Model) trust(f config.File) tea.Cmd {
 
 // handleResult applies what a command or a modal reported.
 func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.handleCheck(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case enabledMsg:
 		delete(m.busy, "mcp")

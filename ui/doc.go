@@ -11,6 +11,12 @@
 // (about 30 frames a second), while keys render at once so typing stays
 // instant. Lists draw only their visible rows.
 //
+// The Check tab runs the compatibility check of the selected server
+// through Options.Check, in a command whose items stream back one
+// message each; the check starts its own copy of the server, so the live
+// connection is untouched. Text is typed into the bubbles textinput
+// (filters, form fields) and textarea (raw JSON) widgets.
+//
 // The notification stream merges the five events a notification can
 // arrive as (LogMessage, Progress, ListChanged, ResourceUpdated and, for
 // every other method, NotificationReceived); the runtime publishes each

@@ -3,121 +3,70 @@ package ui
 import (
 	"strings"
 
+	caret "github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/ui/styles"
 )
 
-// editor is a small multi-line text editor for raw JSON arguments (the
-// bubbles textarea needs modules this build does not carry).
-type editor struct {
-	lines    [][]rune
-	row, col int
-	top      int
+// newEditor is the multi-line editor for raw JSON arguments
+// (bubbles/textarea), styled from st: no prompt, no line numbers and no
+// highlighted line, so the JSON reads as it will be sent. Like the
+// one-line input, its cursor does not blink and ctrl+v is off.
+func newEditor(st styles.Styles) textarea.Model {
+	ed := textarea.New()
+	ed.Prompt = ""
+	ed.ShowLineNumbers = false
+	ed.CharLimit = 0 // arguments may be long; the runtime bounds what is sent
+	ed.MaxHeight = 0
+	plain := textarea.Style{
+		Base:             st.Text,
+		CursorLine:       st.Text,
+		CursorLineNumber: st.Faint,
+		EndOfBuffer:      st.Faint,
+		LineNumber:       st.Faint,
+		Placeholder:      st.Faint,
+		Prompt:           st.Faint,
+		Text:             st.Text,
+	}
+	ed.FocusedStyle, ed.BlurredStyle = plain, plain
+	ed.Cursor.Style = st.Cursor
+	ed.Cursor.SetMode(caret.CursorStatic)
+	ed.KeyMap.Paste.SetEnabled(false)
+	ed.Focus()
+	return ed
 }
 
-func (e *editor) set(s string) {
-	e.lines = nil
-	for _, l := range strings.Split(s, "\n") {
-		e.lines = append(e.lines, []rune(l))
+// setEditorText replaces the text and puts the cursor at its start, where
+// a person reads JSON from.
+func setEditorText(ed *textarea.Model, s string) {
+	ed.SetValue(s)
+	for ed.Line() > 0 {
+		ed.CursorUp()
 	}
-	e.row, e.col, e.top = 0, 0, 0
+	ed.CursorStart()
 }
 
-func (e *editor) String() string {
-	parts := make([]string, len(e.lines))
-	for i, l := range e.lines {
-		parts[i] = string(l)
+// editText feeds a key to ed and reports whether its text changed. Tab
+// indents by two spaces, as the JSON it is given is indented.
+func editText(ed *textarea.Model, msg tea.KeyMsg) bool {
+	if msg.Type == tea.KeyTab {
+		msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("  ")}
 	}
-	return strings.Join(parts, "\n")
+	before := ed.Value()
+	*ed, _ = ed.Update(spaceRunes(msg))
+	return ed.Value() != before
 }
 
-// update edits on a key and reports whether the text changed.
-func (e *editor) update(msg tea.KeyMsg) bool {
-	if len(e.lines) == 0 {
-		e.lines = [][]rune{{}}
+// editorRows estimates how many rows the text takes at width w: enough
+// for the editor to grow with its text instead of scrolling early. The
+// widget wraps at words, so a long line may take a row more than this;
+// the editor then scrolls, keeping its cursor in view.
+func editorRows(text string, w int) int {
+	rows := 0
+	for _, l := range strings.Split(text, "\n") {
+		rows += max(1, (len([]rune(l))+w-1)/max(w, 1))
 	}
-	line := e.lines[e.row]
-	e.col = min(e.col, len(line))
-	switch msg.Type {
-	case tea.KeyRunes, tea.KeySpace, tea.KeyTab:
-		r := msg.Runes
-		switch msg.Type {
-		case tea.KeySpace:
-			r = []rune{' '}
-		case tea.KeyTab:
-			r = []rune{' ', ' '}
-		}
-		e.lines[e.row] = append(line[:e.col], append(append([]rune{}, r...), line[e.col:]...)...)
-		e.col += len(r)
-		return true
-	case tea.KeyEnter:
-		rest := append([]rune{}, line[e.col:]...)
-		e.lines[e.row] = line[:e.col]
-		e.lines = append(e.lines[:e.row+1], append([][]rune{rest}, e.lines[e.row+1:]...)...)
-		e.row, e.col = e.row+1, 0
-		return true
-	case tea.KeyBackspace:
-		switch {
-		case e.col > 0:
-			e.lines[e.row] = append(line[:e.col-1], line[e.col:]...)
-			e.col--
-		case e.row > 0:
-			prev := e.lines[e.row-1]
-			e.col = len(prev)
-			e.lines[e.row-1] = append(prev, line...)
-			e.lines = append(e.lines[:e.row], e.lines[e.row+1:]...)
-			e.row--
-		default:
-			return false
-		}
-		return true
-	case tea.KeyDelete:
-		switch {
-		case e.col < len(line):
-			e.lines[e.row] = append(line[:e.col], line[e.col+1:]...)
-		case e.row+1 < len(e.lines):
-			e.lines[e.row] = append(line, e.lines[e.row+1]...)
-			e.lines = append(e.lines[:e.row+1], e.lines[e.row+2:]...)
-		default:
-			return false
-		}
-		return true
-	case tea.KeyUp:
-		e.row = max(e.row-1, 0)
-	case tea.KeyDown:
-		e.row = min(e.row+1, len(e.lines)-1)
-	case tea.KeyLeft:
-		if e.col > 0 {
-			e.col--
-		} else if e.row > 0 {
-			e.row--
-			e.col = len(e.lines[e.row])
-		}
-	case tea.KeyRight:
-		if e.col < len(line) {
-			e.col++
-		} else if e.row+1 < len(e.lines) {
-			e.row, e.col = e.row+1, 0
-		}
-	case tea.KeyHome, tea.KeyCtrlA:
-		e.col = 0
-	case tea.KeyEnd:
-		e.col = len(line)
-	}
-	return false
-}
-
-// view draws every line, the cursor on the current one.
-func (e *editor) view(st styles.Styles, w int) []string {
-	out := make([]string, 0, len(e.lines))
-	for i, l := range e.lines {
-		if i != e.row {
-			out = append(out, truncate(string(l), w))
-			continue
-		}
-		in := lineInput{value: l, pos: min(e.col, len(l))}
-		out = append(out, in.View(st, true, w))
-	}
-	return out
+	return rows
 }

@@ -35,9 +35,20 @@ func newElicitModal(c *common, msg elicitMsg) *elicitModal {
 	return e
 }
 
-func (e *elicitModal) SetSize(w, h int) { e.w, e.h = modalSize(w, h) }
+func (e *elicitModal) SetSize(w, h int) {
+	e.w, e.h = modalSize(w, h)
+	if e.f != nil {
+		// Border and title, the message and a blank line above the form.
+		e.f.setSize(e.w-4, e.h-3-len(wrap(e.req.Message, e.w-4))-1)
+	}
+}
 
 func (e *elicitModal) Help() []key.Binding {
+	if e.f != nil && e.f.raw {
+		// In the editor enter is a new line: ctrl+s accepts.
+		accept := key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "accept"))
+		return []key.Binding{accept, elicitDecline, elicitCancel, e.c.keys.RawJSON}
+	}
 	b := []key.Binding{elicitAccept, elicitDecline, elicitCancel}
 	if e.f != nil {
 		b = append(b, e.c.keys.NextField, e.c.keys.Toggle)
@@ -92,7 +103,7 @@ func (e *elicitModal) View() string {
 		body = append(body, st.Label.Render("open this address to continue:"), st.Accent.Render(e.req.URL), "",
 			st.Dim.Render("enter once done (accept), ctrl+x to decline, esc to cancel"))
 	} else {
-		lines, fl := e.f.lines(inner)
+		lines, fl := e.f.lines()
 		focus = fl + len(body)
 		body = append(body, lines...)
 	}

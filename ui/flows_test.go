@@ -307,3 +307,42 @@ func TestFastTypedKeysAreHandledOneByOne(t *testing.T) {
 		t.Error("pasted text was taken as commands")
 	}
 }
+
+func TestRawJSONEditorTakesPastedText(t *testing.T) {
+	rt := uitest.New(uitest.ReadySnapshot())
+	hs := start(t, rt, 80, 24)
+	hs.keys("j", "2", "tab", "j", "j") // everything › echo
+	hs.waitText("› echo")
+	hs.keys("enter")
+	hs.waitText("Call everything › echo")
+	hs.keys("h", "i", "ctrl+e")
+	hs.waitText("raw JSON arguments", `"message": "hi"`)
+	// Replace the middle line with pasted text: a paste is one message,
+	// newlines and all, and none of its letters is a command.
+	hs.keys("down")
+	hs.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlK})
+	hs.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("  \"message\": \"pasted\",\n  \"extra\": true"), Paste: true})
+	hs.waitText(`"message": "pasted",`, `"extra": true`)
+	hs.keys("ctrl+s")
+	hs.action("call everything echo {\n  \"message\": \"pasted\",\n  \"extra\": true\n}")
+	hs.waitText("Result of everything › echo", `"extra": true`)
+}
+
+func TestPasteIsNeverACommand(t *testing.T) {
+	m := sizedModel(t, uitest.New(withOutstanding()), 80, 24)
+	m.Update(keyMsg("m"))
+	if _, ok := m.modal.(*dialog); !ok {
+		t.Fatal("m with a request outstanding did not ask first")
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y"), Paste: true})
+	if m.modal == nil || len(m.busy) > 0 {
+		t.Fatal("a pasted y answered the dialog")
+	}
+	m.Update(keyMsg("n"))
+	m.Update(keyMsg("4"))
+	m.Update(keyMsg("/"))
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("qm x"), Paste: true})
+	if got := m.activeTab().Filter().Value(); got != "qm x" || m.quitting {
+		t.Errorf("pasted into the filter: %q (quitting %v), want the text typed", got, m.quitting)
+	}
+}

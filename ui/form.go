@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
@@ -22,15 +23,22 @@ type form struct {
 	focus   int // index into fields, always a focusable one
 	rootErr []string
 	raw     bool
-	editor  editor
+	editor  textarea.Model
 	rawErr  string
-	w, h    int
+
+	// Set by setSize: the body's width, the rows the raw editor may take
+	// at most, and the label and input columns of the fields.
+	w, maxRows     int
+	labelW, inputW int
 }
 
 // newForm builds the fields and fills them from prefill (the arguments
 // last used) or else from the schema's defaults.
 func newForm(c *common, schema json.RawMessage, prefill json.RawMessage) *form {
-	f := &form{c: c, schema: schema, fields: schemaFields(schema)}
+	f := &form{c: c, schema: schema, fields: schemaFields(schema), editor: newEditor(c.st)}
+	for _, fl := range f.fields {
+		fl.in = newLineInput(c.st)
+	}
 	var args map[string]any
 	if len(prefill) > 0 && json.Unmarshal(prefill, &args) == nil {
 		f.fill(args)
@@ -42,17 +50,55 @@ func newForm(c *common, schema json.RawMessage, prefill json.RawMessage) *form {
 			}
 		}
 	}
-	f.focus = f.nextFocusable(-1, 1)
+	f.setFocus(f.nextFocusable(-1, 1))
 	if len(f.fields) == 0 || f.focus < 0 {
 		// Nothing the form can show: start in the raw editor.
 		f.focus = 0
 		if len(f.fields) == 0 && !emptyObjectSchema(schema) {
 			f.raw = true
-			f.editor.set(prettyJSON(orEmpty(prefill)))
+			setEditorText(&f.editor, prettyJSON(orEmpty(prefill)))
 		}
 	}
 	f.validate()
 	return f
+}
+
+// setFocus moves the focus to field i: only the focused input takes keys
+// and shows a cursor.
+func (f *form) setFocus(i int) {
+	f.focus = i
+	for j, fl := range f.fields {
+		if j == i {
+			fl.in.Focus()
+		} else {
+			fl.in.Blur()
+		}
+	}
+}
+
+// setSize lays the form out in w columns, the raw editor in at most
+// maxRows rows (its heading and one error line included).
+func (f *form) setSize(w, maxRows int) {
+	f.w, f.maxRows = w, maxRows
+	f.labelW = 4
+	for _, fl := range f.fields {
+		f.labelW = max(f.labelW, 2*fl.depth+len(fl.name())+1)
+	}
+	f.labelW = min(f.labelW, w/3)
+	const typeW = 9
+	f.inputW = min(max(w-f.labelW-typeW-6, 8), 56)
+	for _, fl := range f.fields {
+		setLineWidth(&fl.in, f.inputW)
+	}
+	f.editor.SetWidth(max(w, 10))
+	f.sizeEditor()
+}
+
+// sizeEditor lets the raw editor grow with its text (one row to spare
+// for the next line typed) up to the room the modal has.
+func (f *form) sizeEditor() {
+	room := max(f.maxRows-2, 3) // the heading and an error line
+	f.editor.SetHeight(min(max(editorRows(f.editor.Value(), f.editor.Width())+1, 3), room))
 }
 
 func emptyObjectSchema(schema json.RawMessage) bool {
@@ -90,7 +136,7 @@ func (f *form) nextFocusable(from, dir int) int {
 // converted (those fields carry their own error).
 func (f *form) args() (args json.RawMessage, local bool) {
 	if f.raw {
-		text := strings.TrimSpace(f.editor.String())
+		text := strings.TrimSpace(f.editor.Value())
 		if text == "" {
 			text = "{}"
 		}
@@ -216,11 +262,12 @@ func (f *form) errorCount() int {
 func (f *form) toggleRaw() {
 	if !f.raw {
 		args, _ := f.args()
-		f.editor.set(prettyJSON(args))
+		setEditorText(&f.editor, prettyJSON(args))
+		f.sizeEditor()
 		f.raw = true
 	} else {
 		var args map[string]any
-		if err := json.Unmarshal([]byte(f.editor.String()), &args); err != nil {
+		if err := json.Unmarshal([]byte(f.editor.Value()), &args); err != nil {
 			f.rawErr = "fix the JSON to go back to the form: " + err.Error()
 			return
 		}
@@ -238,7 +285,11 @@ func (f *form) update(msg tea.KeyMsg) bool {
 		return true
 	}
 	if f.raw {
-		if f.editor.update(msg) {
+		// Sized before the key, so the editor scrolls to its cursor
+		// within the height it is drawn at.
+		f.sizeEditor()
+		if editText(&f.editor, msg) {
+			f.sizeEditor()
 			f.validate()
 		}
 		return true
@@ -250,12 +301,12 @@ func (f *form) update(msg tea.KeyMsg) bool {
 	switch msg.String() {
 	case "tab", "down":
 		if n := f.nextFocusable(f.focus, 1); n >= 0 {
-			f.focus = n
+			f.setFocus(n)
 		}
 		return true
 	case "shift+tab", "up":
 		if n := f.nextFocusable(f.focus, -1); n >= 0 {
-			f.focus = n
+			f.setFocus(n)
 		}
 		return true
 	}
@@ -290,7 +341,7 @@ func (f *form) update(msg tea.KeyMsg) bool {
 			changed = true
 		}
 	default:
-		changed = fl.in.Update(msg)
+		changed = editLine(&fl.in, msg)
 	}
 	if changed {
 		f.validate()
@@ -298,14 +349,17 @@ func (f *form) update(msg tea.KeyMsg) bool {
 	return true
 }
 
-// lines draws the form body: one line per field, the focused field's
-// description under it and every error under its field.
-func (f *form) lines(w int) (lines []string, focusLine int) {
+// lines draws the form body at the width setSize gave: one line per
+// field, the focused field's description under it and every error under
+// its field. focusLine is the line to keep in view.
+func (f *form) lines() (lines []string, focusLine int) {
 	st := f.c.st
+	w := f.w
 	if f.raw {
 		lines = append(lines, st.Dim.Render("raw JSON arguments (ctrl+e: back to the form)"))
-		focusLine = len(lines) + f.editor.row
-		lines = append(lines, f.editor.view(st, w)...)
+		lines = append(lines, strings.Split(f.editor.View(), "\n")...)
+		// The editor keeps its own cursor in view: show all of it.
+		focusLine = len(lines) - 1
 		if f.rawErr != "" {
 			lines = append(lines, st.Error.Render("✗ "+f.rawErr))
 		}
@@ -320,13 +374,7 @@ func (f *form) lines(w int) (lines []string, focusLine int) {
 	if len(f.fields) == 0 {
 		lines = append(lines, st.Dim.Render("This tool takes no arguments."))
 	}
-	labelW := 4
-	for _, fl := range f.fields {
-		labelW = max(labelW, 2*fl.depth+len(fl.name())+1)
-	}
-	labelW = min(labelW, w/3)
-	typeW := 9
-	inputW := min(max(w-labelW-typeW-6, 8), 56)
+	labelW := f.labelW
 	for i, fl := range f.fields {
 		focused := i == f.focus
 		marker := "  "
@@ -363,7 +411,7 @@ func (f *form) lines(w int) (lines []string, focusLine int) {
 				widget = st.Accent.Render(widget)
 			}
 		default:
-			widget = "[" + fl.in.View(st, focused, inputW) + "]"
+			widget = "[" + lineView(&fl.in, f.inputW) + "]"
 		}
 		typ := fl.kind.String()
 		if fl.kind == kindArray {

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
 	"mcpdeck/ui/keys"
 	"mcpdeck/ui/styles"
 	"mcpdeck/ui/uitest"
@@ -67,8 +70,8 @@ func TestFormBuildsArgumentsFromDefaultsAndEdits(t *testing.T) {
 	if mem := f.byPointer("/limits/memory"); len(mem.errs) == 0 || mem.errs[0] != "required" {
 		t.Errorf("limits.memory errors = %q, want required", mem.errs)
 	}
-	f.byPointer("/limits/memory").in.Set("512")
-	f.byPointer("/tags").in.Set("a, b ,c")
+	f.byPointer("/limits/memory").in.SetValue("512")
+	f.byPointer("/tags").in.SetValue("a, b ,c")
 	f.byPointer("/verbose").boolVal = 0
 	if !f.validate() {
 		t.Fatalf("valid arguments refused: %v %v", f.rootErr, f.byPointer("/limits/memory").errs)
@@ -88,7 +91,7 @@ func TestFormShowsSchemaViolationsOnFields(t *testing.T) {
 	if len(errs) != 1 || !strings.Contains(errs[0], "10") {
 		t.Errorf("count errors = %q, want one naming the maximum", errs)
 	}
-	f.byPointer("/count").in.Set("three")
+	f.byPointer("/count").in.SetValue("three")
 	f.validate()
 	if errs := f.byPointer("/count").errs; len(errs) == 0 || errs[0] != "not an integer" {
 		t.Errorf("count errors = %q, want not an integer", errs)
@@ -98,19 +101,19 @@ func TestFormShowsSchemaViolationsOnFields(t *testing.T) {
 func TestFormRawJSONRoundTrip(t *testing.T) {
 	f := newForm(testCommon(), configureSchema(t), json.RawMessage(`{"name":"x","limits":{"memory":2}}`))
 	f.toggleRaw()
-	if !f.raw || !strings.Contains(f.editor.String(), `"memory": 2`) {
-		t.Fatalf("raw editor does not hold the arguments:\n%s", f.editor.String())
+	if !f.raw || !strings.Contains(f.editor.Value(), `"memory": 2`) {
+		t.Fatalf("raw editor does not hold the arguments:\n%s", f.editor.Value())
 	}
-	f.editor.set(`{"name":"y","mode":"fast","limits":{"memory":3}}`)
+	setEditorText(&f.editor, `{"name":"y","mode":"fast","limits":{"memory":3}}`)
 	f.toggleRaw()
 	if f.raw {
 		t.Fatal("valid JSON did not go back to the form")
 	}
-	if f.byPointer("/name").in.String() != "y" || f.byPointer("/mode").choice != 0 || f.byPointer("/limits/memory").in.String() != "3" {
+	if f.byPointer("/name").in.Value() != "y" || f.byPointer("/mode").choice != 0 || f.byPointer("/limits/memory").in.Value() != "3" {
 		t.Error("the form was not filled from the raw JSON")
 	}
 	f.toggleRaw()
-	f.editor.set(`{"name":`)
+	setEditorText(&f.editor, `{"name":`)
 	f.toggleRaw()
 	if !f.raw || f.rawErr == "" {
 		t.Error("broken JSON left the raw editor without saying why")
@@ -129,29 +132,46 @@ func TestFormWithoutPropertiesStartsRaw(t *testing.T) {
 }
 
 func TestEditorEditsLines(t *testing.T) {
-	var e editor
-	e.set("{}")
-	e.update(keyMsg("right"))
-	e.update(keyMsg("enter"))
-	for _, k := range []string{"a", "space", "b"} {
-		e.update(keyMsg(k))
+	ed := newEditor(testCommon().st)
+	setEditorText(&ed, "{}")
+	ed.SetWidth(40)
+	for _, k := range []string{"right", "enter", "a", "space", "b", "backspace", "tab", "c"} {
+		editText(&ed, keyMsg(k))
 	}
-	e.update(keyMsg("backspace"))
-	if got := e.String(); got != "{\na }" {
-		t.Errorf("editor text = %q", got)
+	if got := ed.Value(); got != "{\na   c}" {
+		t.Errorf("editor text = %q, want %q", got, "{\na   c}")
+	}
+	// Pasted text arrives whole, newlines and all.
+	setEditorText(&ed, "")
+	editText(&ed, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("{\n  \"a\": 1\n}"), Paste: true})
+	if got := ed.Value(); got != "{\n  \"a\": 1\n}" {
+		t.Errorf("pasted text = %q", got)
 	}
 }
 
 func TestLineInput(t *testing.T) {
-	var in lineInput
+	in := newLineInput(testCommon().st)
+	in.Focus()
 	for _, k := range []string{"h", "e", "y", "left", "left", "x"} {
-		in.Update(keyMsg(k))
+		editLine(&in, keyMsg(k))
 	}
-	if in.String() != "hxey" {
-		t.Errorf("text = %q, want hxey", in.String())
+	if in.Value() != "hxey" {
+		t.Errorf("text = %q, want hxey", in.Value())
 	}
-	in.Update(keyMsg("backspace"))
-	if in.String() != "hey" {
-		t.Errorf("text = %q, want hey", in.String())
+	if !editLine(&in, keyMsg("backspace")) || in.Value() != "hey" {
+		t.Errorf("text = %q, want hey", in.Value())
+	}
+	if editLine(&in, keyMsg("left")) {
+		t.Error("moving the cursor was reported as a change")
+	}
+	if !editLine(&in, keyMsg("space")) || in.Value() != " hey" {
+		t.Errorf("after space the text is %q, want %q", in.Value(), " hey")
+	}
+	// The input scrolls so its cursor shows, and draws in exactly its width.
+	in.SetValue("a long value that does not fit")
+	setLineWidth(&in, 10)
+	in.CursorEnd()
+	if v := lineView(&in, 10); ansi.StringWidth(v) != 10 || !strings.Contains(v, "fit") {
+		t.Errorf("view = %q, want 10 cells ending in the text's end", v)
 	}
 }

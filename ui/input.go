@@ -3,103 +3,74 @@ package ui
 import (
 	"strings"
 
+	caret "github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpdeck/ui/styles"
 )
 
-// lineInput is a one-line text editor. bubbles/textinput would do, but it
-// pulls a clipboard module this build does not carry; editing one line
-// needs little.
-type lineInput struct {
-	value []rune
-	pos   int
+// newLineInput is a one-line text input (bubbles/textinput) styled from
+// st, for filters and form fields. The cursor does not blink: a blinking
+// cursor would cost a frame twice a second and make frames depend on
+// time. ctrl+v is off: terminals paste on their own (bracketed paste),
+// and reading the clipboard would start xclip or pbpaste under the UI.
+func newLineInput(st styles.Styles) textinput.Model {
+	in := textinput.New()
+	in.Prompt = ""
+	in.TextStyle = st.Text
+	in.PlaceholderStyle = st.Faint
+	in.Cursor.Style = st.Cursor
+	in.Cursor.TextStyle = st.Text
+	in.Cursor.SetMode(caret.CursorStatic)
+	in.KeyMap.Paste.SetEnabled(false)
+	// No suggestions are offered, so tab, ↑ and ↓ stay the form's.
+	in.KeyMap.AcceptSuggestion.SetEnabled(false)
+	in.KeyMap.NextSuggestion.SetEnabled(false)
+	in.KeyMap.PrevSuggestion.SetEnabled(false)
+	return in
 }
 
-// Set replaces the text and moves the cursor to its end.
-func (in *lineInput) Set(s string) { in.value, in.pos = []rune(s), len([]rune(s)) }
-
-// String is the text.
-func (in *lineInput) String() string { return string(in.value) }
-
-// Update edits on a key and reports whether the text changed.
-func (in *lineInput) Update(msg tea.KeyMsg) bool {
-	switch msg.Type {
-	case tea.KeyRunes, tea.KeySpace:
-		r := msg.Runes
-		if msg.Type == tea.KeySpace {
-			r = []rune{' '}
-		}
-		in.value = append(in.value[:in.pos], append(append([]rune{}, r...), in.value[in.pos:]...)...)
-		in.pos += len(r)
-		return true
-	case tea.KeyBackspace:
-		if in.pos > 0 {
-			in.value = append(in.value[:in.pos-1], in.value[in.pos:]...)
-			in.pos--
-			return true
-		}
-	case tea.KeyDelete:
-		if in.pos < len(in.value) {
-			in.value = append(in.value[:in.pos], in.value[in.pos+1:]...)
-			return true
-		}
-	case tea.KeyLeft:
-		in.pos = max(in.pos-1, 0)
-	case tea.KeyRight:
-		in.pos = min(in.pos+1, len(in.value))
-	case tea.KeyHome, tea.KeyCtrlA:
-		in.pos = 0
-	case tea.KeyEnd, tea.KeyCtrlE:
-		in.pos = len(in.value)
-	case tea.KeyCtrlU:
-		changed := len(in.value) > 0
-		in.value, in.pos = in.value[:0], 0
-		return changed
-	case tea.KeyCtrlW:
-		start := in.pos
-		for start > 0 && in.value[start-1] == ' ' {
-			start--
-		}
-		for start > 0 && in.value[start-1] != ' ' {
-			start--
-		}
-		changed := start != in.pos
-		in.value = append(in.value[:start], in.value[in.pos:]...)
-		in.pos = start
-		return changed
-	}
-	return false
+// newFilterInput is a tab's filter, typed on the status line after /.
+func newFilterInput(st styles.Styles) textinput.Model {
+	in := newLineInput(st)
+	in.Prompt, in.PromptStyle = "/ ", st.Accent
+	return in
 }
 
-// View draws the text in width cells, scrolled so the cursor shows; a
-// focused input draws its cursor.
-func (in *lineInput) View(st styles.Styles, focused bool, width int) string {
-	if width < 1 {
-		return ""
-	}
-	start := 0
-	if in.pos >= width {
-		start = in.pos - width + 1
-	}
-	vis := in.value[start:min(len(in.value), start+width)]
-	if !focused {
-		return padRight(string(vis), width)
-	}
-	cur := in.pos - start
-	var b strings.Builder
-	b.WriteString(string(vis[:min(cur, len(vis))]))
-	under := " "
-	if cur < len(vis) {
-		under = string(vis[cur])
-	}
-	b.WriteString(st.Cursor.Render(under))
-	if cur+1 < len(vis) {
-		b.WriteString(string(vis[cur+1:]))
-	}
-	return padRight(b.String(), width)
+// editLine feeds a key to in and reports whether its text changed.
+func editLine(in *textinput.Model, msg tea.KeyMsg) bool {
+	before := in.Value()
+	*in, _ = in.Update(spaceRunes(msg)) // a static cursor has no command to run
+	return in.Value() != before
 }
+
+// spaceRunes gives a space key its rune: the widgets type a key's runes,
+// and a synthesized space key may come without one.
+func spaceRunes(msg tea.KeyMsg) tea.KeyMsg {
+	if msg.Type == tea.KeySpace && len(msg.Runes) == 0 {
+		msg.Runes = []rune{' '}
+	}
+	return msg
+}
+
+// setLineWidth sizes in to draw in width cells, its cursor included.
+func setLineWidth(in *textinput.Model, width int) {
+	w := max(width-ansi.StringWidth(in.Prompt)-1, 1) // the cursor takes a cell past the text
+	if in.Width == w {
+		return
+	}
+	in.Width = w
+	// The input scrolls only when its cursor moves: move it to the end and
+	// back so the visible window fits the new width.
+	pos := in.Position()
+	in.CursorEnd()
+	in.SetCursor(pos)
+}
+
+// lineView draws in in exactly width cells.
+func lineView(in *textinput.Model, width int) string { return padRight(in.View(), width) }
 
 // padRight pads s with spaces to width cells, truncating with an ellipsis
 // when it is wider. Every row goes through it so nothing ever wraps.

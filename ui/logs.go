@@ -34,7 +34,7 @@ func (t *logsTab) ServerChanged() { t.rematch() }
 func (t *logsTab) DataChanged()   { t.s.catchUp() }
 
 func (t *logsTab) rematch() {
-	m := parseFilter(t.filter.String())
+	m := parseFilter(t.filter.Value())
 	server := t.c.server
 	t.s.setMatch(func(l *logLine) bool { return l.server == server && m.matchHay(l.hay) })
 }
@@ -42,7 +42,7 @@ func (t *logsTab) rematch() {
 func (t *logsTab) View() string {
 	st := t.c.st
 	info := fmt.Sprintf("%s · %s · %d lines", t.c.server, t.followLabel(), t.s.count())
-	if f := t.filter.String(); f != "" {
+	if f := t.filter.Value(); f != "" {
 		info += " · filter: " + f
 	}
 	rows := []string{padRight(st.Dim.Render(info), t.w)}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/config"
@@ -100,6 +101,15 @@ type Model struct {
 	lastArgs map[string]json.RawMessage // per normalized tool name
 	busy     map[string]bool            // operations in flight, to collapse repeats
 
+	// The compatibility check: at most one runs at a time. checkRun
+	// numbers the runs; checkCancel and checkDone belong to the running
+	// one (nil when none runs), checkStopped says the person stopped it.
+	check        *checkTab
+	checkRun     int
+	checkCancel  context.CancelFunc
+	checkDone    <-chan struct{}
+	checkStopped bool
+
 	status     string
 	statusKind statusKind
 	quitting   bool
@@ -137,7 +147,8 @@ func newModel(opts Options) *Model {
 		busy:        map[string]bool{},
 		stale:       true,
 	}
-	m.tabs = []tab{newOverviewTab(c), newToolsTab(c), newRequestsTab(c), newNotesTab(c), newLogsTab(c), newTrafficTab(c)}
+	m.check = newCheckTab(c, opts.Check != nil)
+	m.tabs = []tab{newOverviewTab(c), newToolsTab(c), newRequestsTab(c), newNotesTab(c), newLogsTab(c), newTrafficTab(c), m.check}
 	if m.rt != nil {
 		m.setSnapshot(m.rt.Snapshot())
 	}
@@ -180,6 +191,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyMsg:
 		m.stale = true
 		return m, m.handleKey(msg)
+	case spinner.TickMsg:
+		// The spinner shows only in the Check tab: elsewhere its ticks
+		// need no frame.
+		cmd, _ := m.handleCheck(msg)
+		m.stale = m.stale || m.active == tabCheck
+		return m, cmd
 	}
 	m.stale = true
 	return m, m.handleResult(msg)

@@ -48,7 +48,7 @@ func (t *notesTab) DataChanged() { t.s.catchUp() }
 // rematch rebuilds the match function; everything-visible stays nil so
 // it costs nothing per notification.
 func (t *notesTab) rematch() {
-	m := parseFilter(t.filter.String())
+	m := parseFilter(t.filter.Value())
 	server := t.c.server
 	if t.all && m.empty() {
 		t.s.setMatch(nil)
@@ -70,13 +70,13 @@ func (t *notesTab) View() string {
 	if d := t.c.notes.dropped(); d > 0 {
 		info += fmt.Sprintf(" · %d dropped", d)
 	}
-	if f := t.filter.String(); f != "" {
+	if f := t.filter.Value(); f != "" {
 		info += " · filter: " + f
 	}
 	rows := []string{padRight(st.Dim.Render(info), t.w)}
 	if t.s.count() == 0 {
 		msg := "No notifications yet. Servers send them for logs, progress and list changes."
-		if t.filter.String() != "" || !t.all {
+		if t.filter.Value() != "" || !t.all {
 			msg = "No notification matches. Press / to change the filter, a for all servers."
 		}
 		rows = append(rows, padRight(st.Faint.Render(msg), t.w))

@@ -8,6 +8,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/check"
 )
 
 // Runtime is what the UI needs from the session controller. It is
@@ -47,6 +48,8 @@ var (
 	ErrForcedQuit = errors.New("quit forced before every server stopped")
 	// ErrNoReload: `r` was pressed but no Options.Reload was given.
 	ErrNoReload = errors.New("reloading is not available in this session")
+	// ErrNoCheck: `c` was pressed but no Options.Check was given.
+	ErrNoCheck = errors.New("checks are not available in this session")
 )
 
 // DefaultNotificationLimit bounds the notification store; older
@@ -69,6 +72,14 @@ type Options struct {
 	// Trust remembers an approval.
 	Untrusted []config.File
 	Trust     func(config.File) error
+	// Check runs the compatibility check of the configured server named
+	// server for `c` (the CLI looks it up and calls check.Run). It must
+	// call progress with each item as it is decided, from any goroutine,
+	// and return when ctx ends; the UI cancels ctx on quit and when the
+	// person stops the check. The check starts its own copy of the server,
+	// so the live session's connection is never touched. Nil means the key
+	// says ErrNoCheck.
+	Check func(ctx context.Context, server string, progress func(check.Item)) (check.Report, error)
 
 	// Now is the clock for ages and uptimes; nil means time.Now. Tests fix
 	// it so golden files are stable.

@@ -41,15 +41,19 @@ func Run(ctx context.Context, opts Options) error {
 	final, runErr := p.Run()
 	detach()
 
+	var fm *Model
 	forced := false
-	if fm, ok := final.(*Model); ok {
-		forced = fm.forced
+	if f, ok := final.(*Model); ok {
+		fm, forced = f, f.forced
 	}
 	timeout := opts.ShutdownTimeout
 	if forced {
 		// The person asked to leave now; processes still die with us
 		// (parent-death signal), so do not make them wait for a slow stop.
 		timeout = min(timeout, forcedShutdownTimeout)
+	}
+	if fm != nil {
+		fm.waitCheckEnd(timeout)
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/charmbracelet/bubbles/textinput"
 )
 
 // fieldKind is how the form edits one value of the arguments.
@@ -104,9 +106,9 @@ type field struct {
 	desc     string
 	def      json.RawMessage
 	enum     []json.RawMessage
-	choice   int // enum: index into enum, -1 when not set
-	boolVal  int // -1 not set, 0 false, 1 true
-	in       lineInput
+	choice   int             // enum: index into enum, -1 when not set
+	boolVal  int             // -1 not set, 0 false, 1 true
+	in       textinput.Model // text, numbers, lists and JSON
 	errs     []string
 }
 
@@ -194,7 +196,7 @@ func (f *field) value() (v any, set bool, problem string) {
 	case kindObject:
 		return nil, false, ""
 	}
-	text := strings.TrimSpace(f.in.String())
+	text := strings.TrimSpace(f.in.Value())
 	if text == "" {
 		return nil, false, ""
 	}
@@ -215,7 +217,7 @@ func (f *field) value() (v any, set bool, problem string) {
 		}
 		return json.RawMessage(text), true, ""
 	}
-	v, p := scalar(f.kind, f.in.String())
+	v, p := scalar(f.kind, f.in.Value())
 	return v, p == "", p
 }
 
@@ -270,12 +272,12 @@ func (f *field) set(v any) {
 		for _, it := range items {
 			parts = append(parts, scalarText(it))
 		}
-		f.in.Set(strings.Join(parts, ", "))
+		f.in.SetValue(strings.Join(parts, ", "))
 	case kindJSON:
 		enc, _ := json.Marshal(v)
-		f.in.Set(string(enc))
+		f.in.SetValue(string(enc))
 	default:
-		f.in.Set(scalarText(v))
+		f.in.SetValue(scalarText(v))
 	}
 }
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -12,15 +13,15 @@ type streamPane[T any] struct {
 	base
 	s      stream[T]
 	f      follower
-	filter lineInput
+	filter textinput.Model
 }
 
 func newStreamPane[T any](c *common, r *ring[T]) streamPane[T] {
-	return streamPane[T]{base: base{c: c}, s: stream[T]{r: r}, f: follower{follow: true}}
+	return streamPane[T]{base: base{c: c}, s: stream[T]{r: r}, f: follower{follow: true}, filter: newFilterInput(c.st)}
 }
 
 // Filter implements tab.
-func (p *streamPane[T]) Filter() *lineInput { return &p.filter }
+func (p *streamPane[T]) Filter() *textinput.Model { return &p.filter }
 
 // nav handles the list keys over rows list rows; it reports whether the
 // key was one of them.

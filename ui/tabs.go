@@ -5,6 +5,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -16,6 +17,7 @@ const (
 	tabNotifications
 	tabLogs
 	tabTraffic
+	tabCheck
 )
 
 // tab is one page of the detail pane (the soft-serve Component contract:
@@ -29,7 +31,7 @@ type tab interface {
 	// Update handles a key while the detail pane has focus.
 	Update(msg tea.KeyMsg) tea.Cmd
 	// Filter is the tab's filter input, nil when it cannot filter.
-	Filter() *lineInput
+	Filter() *textinput.Model
 	FilterChanged()
 	ServerChanged()
 	DataChanged()
@@ -51,7 +53,7 @@ type base struct {
 }
 
 func (b *base) SetSize(w, h int)          { b.w, b.h = w, h }
-func (b *base) Filter() *lineInput        { return nil }
+func (b *base) Filter() *textinput.Model  { return nil }
 func (b *base) FilterChanged()            {}
 func (b *base) ServerChanged()            {}
 func (b *base) DataChanged()              {}

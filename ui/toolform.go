@@ -24,14 +24,28 @@ func newToolForm(c *common, tool runtime.Tool, prefill json.RawMessage) *toolFor
 	return &toolForm{c: c, tool: tool, f: newForm(c, tool.InputSchema, prefill)}
 }
 
-func (t *toolForm) SetSize(w, h int) { t.w, t.h = modalSize(w, h) }
+func (t *toolForm) SetSize(w, h int) {
+	t.w, t.h = modalSize(w, h)
+	// Border and title, the description, the blank lines around the form
+	// and the verdict under it.
+	t.f.setSize(t.w-4, t.h-3-len(t.description(t.w-4))-3)
+}
+
+// description is the tool's description wrapped to w.
+func (t *toolForm) description(w int) []string {
+	if d := oneLine(t.tool.Description, 500); d != "" {
+		return wrap(d, w)
+	}
+	return nil
+}
 
 func (t *toolForm) Help() []key.Binding {
 	k := t.c.keys
-	send := key.NewBinding(key.WithKeys("ctrl+s", "enter"), key.WithHelp("enter/ctrl+s", "send"))
 	if t.f.raw {
-		send = k.Submit
+		// In the editor enter is a new line and tab an indent.
+		return []key.Binding{k.Submit, k.RawJSON, k.Back}
 	}
+	send := key.NewBinding(key.WithKeys("ctrl+s", "enter"), key.WithHelp("enter/ctrl+s", "send"))
 	return []key.Binding{send, k.NextField, k.Toggle, k.RawJSON, k.Back}
 }
 
@@ -68,13 +82,11 @@ func (t *toolForm) View() string {
 	st := t.c.st
 	inner := t.w - 4
 	var body []string
-	if d := oneLine(t.tool.Description, 500); d != "" {
-		for _, l := range wrap(d, inner) {
-			body = append(body, st.Dim.Render(l))
-		}
+	for _, l := range t.description(inner) {
+		body = append(body, st.Dim.Render(l))
 	}
 	body = append(body, "")
-	lines, focus := t.f.lines(inner)
+	lines, focus := t.f.lines()
 	focus += len(body)
 	body = append(body, lines...)
 	body = append(body, "")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
@@ -15,13 +16,15 @@ import (
 type toolsTab struct {
 	base
 	cur    cursor
-	filter lineInput
+	filter textinput.Model
 }
 
 // openFormMsg asks the root model to open the call form for a tool.
 type openFormMsg struct{ tool runtime.Tool }
 
-func newToolsTab(c *common) *toolsTab { return &toolsTab{base: base{c: c}} }
+func newToolsTab(c *common) *toolsTab {
+	return &toolsTab{base: base{c: c}, filter: newFilterInput(c.st)}
+}
 
 func (t *toolsTab) Title() string { return "Tools" }
 
@@ -30,9 +33,9 @@ func (t *toolsTab) ShortHelp() []key.Binding {
 	return []key.Binding{k.Up, k.Down, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "call")), k.Filter}
 }
 
-func (t *toolsTab) Filter() *lineInput { return &t.filter }
-func (t *toolsTab) FilterChanged()     { t.cur = cursor{} }
-func (t *toolsTab) ServerChanged()     { t.cur = cursor{} }
+func (t *toolsTab) Filter() *textinput.Model { return &t.filter }
+func (t *toolsTab) FilterChanged()           { t.cur = cursor{} }
+func (t *toolsTab) ServerChanged()           { t.cur = cursor{} }
 
 // visible is the selected server's tools passing the filter.
 func (t *toolsTab) visible() []runtime.Tool {
@@ -40,7 +43,7 @@ func (t *toolsTab) visible() []runtime.Tool {
 	if !ok {
 		return nil
 	}
-	m := parseFilter(t.filter.String())
+	m := parseFilter(t.filter.Value())
 	if m.empty() {
 		return srv.Tools
 	}
@@ -75,7 +78,7 @@ func (t *toolsTab) View() string {
 	}
 	tools := t.visible()
 	info := fmt.Sprintf("%d of %d tools", len(tools), len(srv.Tools))
-	if f := t.filter.String(); f != "" {
+	if f := t.filter.Value(); f != "" {
 		info += " · filter: " + f
 	}
 	rows := []string{padRight(st.Dim.Render(info), t.w)}

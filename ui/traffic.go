@@ -40,7 +40,7 @@ func (t *trafficTab) ServerChanged() { t.rematch() }
 func (t *trafficTab) DataChanged()   { t.s.catchUp() }
 
 func (t *trafficTab) rematch() {
-	m := parseFilter(t.filter.String())
+	m := parseFilter(t.filter.Value())
 	server := t.c.server
 	t.s.setMatch(func(f *frame) bool { return f.server == server && m.matchHay(f.hay) })
 }
@@ -48,7 +48,7 @@ func (t *trafficTab) rematch() {
 func (t *trafficTab) View() string {
 	st := t.c.st
 	info := fmt.Sprintf("%s · %s · %d frames", t.c.server, t.followLabel(), t.s.count())
-	if f := t.filter.String(); f != "" {
+	if f := t.filter.Value(); f != "" {
 		info += " · filter: " + f
 	}
 	rows := []string{padRight(st.Dim.Render(info), t.w)}

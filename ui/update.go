@@ -17,12 +17,14 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if msg.Paste && m.modal == nil && !m.filtering {
 		return nil // pasted text is never a command: "mq" must not quit
 	}
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
 		// Keys typed faster than the input is read arrive as one message;
-		// handle them one by one so "jjj" moves three rows.
+		// handle them one by one so "jjj" moves three rows. Pasted text
+		// stays whole: the text widgets insert it at once, and as a paste
+		// it matches no key binding, so a pasted "y" answers no dialog.
 		var cmds []tea.Cmd
 		for _, r := range msg.Runes {
-			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt, Paste: msg.Paste}))
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
 		}
 		return tea.Batch(cmds...)
 	}
@@ -61,6 +63,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.reload()
 	case key.Matches(msg, k.Reconnect):
 		return m.reconnect()
+	case key.Matches(msg, k.Check):
+		return m.startCheck()
 	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
 		if m.focus == focusServers {
 			m.focus = focusDetail
@@ -80,6 +84,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.filtering = true
 		m.focus = focusDetail
+		m.activeTab().Filter().Focus()
 	case m.focus == focusServers:
 		m.handleServersKey(msg)
 	default:
@@ -112,14 +117,16 @@ func (m *Model) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
 	switch msg.Type {
 	case tea.KeyEnter:
 		m.filtering = false
+		in.Blur()
 	case tea.KeyEsc:
 		m.filtering = false
-		if in.String() != "" {
-			in.Set("")
+		in.Blur()
+		if in.Value() != "" {
+			in.SetValue("")
 			t.FilterChanged()
 		}
 	default:
-		if in.Update(msg) {
+		if editLine(in, msg) {
 			t.FilterChanged()
 		}
 	}
@@ -131,6 +138,7 @@ func (m *Model) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
 	m.modal, m.queued, m.filtering = nil, nil, false
+	m.stopCheck() // teardown stops the check's own server too
 	n := 0
 	if m.c.snap != nil {
 		for _, s := range m.c.snap.Servers {

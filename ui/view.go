@@ -17,6 +17,9 @@ func (m *Model) layout() {
 	inner := m.width - 2
 	for _, t := range m.tabs {
 		t.SetSize(inner, max(detailH-3, 1)) // border and tab bar
+		if in := t.Filter(); in != nil {
+			setLineWidth(in, m.width-1) // the status line
+		}
 	}
 	m.layoutModal()
 }
@@ -131,8 +134,7 @@ func (m *Model) sources() string {
 func (m *Model) statusLine() string {
 	st := m.c.st
 	if m.filtering {
-		in := m.activeTab().Filter()
-		return padRight(st.Accent.Render("/ ")+in.View(st, true, m.width-3), m.width)
+		return padRight(lineView(m.activeTab().Filter(), m.width-1), m.width)
 	}
 	msg, style := m.status, st.Status
 	switch m.statusKind {
@@ -156,15 +158,23 @@ func (m *Model) helpBar() string {
 func (m *Model) detailView(w, h int) string {
 	st := m.c.st
 	var tabs []string
+	titlesW := 0
 	for i, t := range m.tabs {
 		title := fmt.Sprintf("%d %s", i+1, t.Title())
+		titlesW += lipgloss.Width(title)
 		if i == m.active {
 			tabs = append(tabs, st.TabActive.Render(title))
 		} else {
 			tabs = append(tabs, st.TabInactive.Render(title))
 		}
 	}
-	bar := strings.Join(tabs, st.Faint.Render(" │ "))
+	// Seven tabs do not fit an 80-column terminal with roomy separators:
+	// tighten them rather than cut the last tab off.
+	sep := " │ "
+	if titlesW+3*(len(tabs)-1)+1 > w {
+		sep = "│"
+	}
+	bar := strings.Join(tabs, st.Faint.Render(sep))
 	if m.focus == focusDetail {
 		bar = st.Accent.Render("▸") + bar // focus shows without colour too
 	} else {

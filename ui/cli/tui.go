@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/check"
 	"mcpdeck/ui"
 )
 
@@ -50,13 +53,35 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 		sources = append(sources, f.Path)
 	}
 	files := configFiles(cmd)
+	// current is the configuration as last read, so c checks a server
+	// with the settings r reloaded.
+	var mu sync.Mutex
+	current := cfg
 	err = ui.Run(ctx, ui.Options{
 		Runtime:       rt,
 		Sources:       sources,
 		EnableOnStart: enable,
-		Reload:        func() (*config.Config, error) { return load(files) },
-		Untrusted:     cfg.Untrusted(ts),
-		Trust:         ts.Trust,
+		Reload: func() (*config.Config, error) {
+			c, err := load(files)
+			if err == nil {
+				mu.Lock()
+				current = c
+				mu.Unlock()
+			}
+			return c, err
+		},
+		Untrusted: cfg.Untrusted(ts),
+		Trust:     ts.Trust,
+		// The check runs its own copy of the server beside the session.
+		Check: func(ctx context.Context, server string, progress func(check.Item)) (check.Report, error) {
+			mu.Lock()
+			srv, ok := current.Server(server)
+			mu.Unlock()
+			if !ok {
+				return check.Report{}, fmt.Errorf("checking %q: no such server in the configuration", server)
+			}
+			return check.Run(ctx, srv, check.Options{ClientVersion: version()}, progress), nil
+		},
 	})
 	if err != nil {
 		return withCode(ExitConnection, err)

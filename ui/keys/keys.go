@@ -12,6 +12,7 @@ type KeyMap struct {
 	ToggleServer key.Binding
 	Reload       key.Binding
 	Reconnect    key.Binding
+	Check        key.Binding
 	Help         key.Binding
 	Quit         key.Binding
 	ForceQuit    key.Binding
@@ -30,12 +31,13 @@ type KeyMap struct {
 	JumpTab   key.Binding
 
 	// Pane actions.
-	Filter key.Binding
-	Select key.Binding
-	Cancel key.Binding
-	Pause  key.Binding
-	Scope  key.Binding
-	Back   key.Binding
+	Filter    key.Binding
+	Select    key.Binding
+	Cancel    key.Binding
+	StopCheck key.Binding
+	Pause     key.Binding
+	Scope     key.Binding
+	Back      key.Binding
 
 	// Forms and dialogs.
 	Submit    key.Binding
@@ -57,6 +59,7 @@ func DefaultKeyMap() KeyMap {
 		ToggleServer: b("space", "server on/off", " "),
 		Reload:       b("r", "reload", "r"),
 		Reconnect:    b("R", "reconnect", "R"),
+		Check:        b("c", "check server", "c"),
 		Help:         b("?", "help", "?"),
 		Quit:         b("q", "quit", "q", "ctrl+c"),
 		ForceQuit:    b("ctrl+c", "force quit (twice)", "ctrl+c"),
@@ -71,14 +74,15 @@ func DefaultKeyMap() KeyMap {
 		Bottom:    b("G", "bottom", "G", "end"),
 		PrevTab:   b("←/h", "prev tab", "left", "h", "["),
 		NextTab:   b("→/l", "next tab", "right", "l", "]"),
-		JumpTab:   b("1-6", "go to tab", "1", "2", "3", "4", "5", "6"),
+		JumpTab:   b("1-7", "go to tab", "1", "2", "3", "4", "5", "6", "7"),
 
-		Filter: b("/", "filter", "/"),
-		Select: b("enter", "open", "enter"),
-		Cancel: b("x", "cancel request", "x"),
-		Pause:  b("p", "pause/follow", "p"),
-		Scope:  b("a", "all/selected server", "a"),
-		Back:   b("esc", "back", "esc"),
+		Filter:    b("/", "filter", "/"),
+		Select:    b("enter", "open", "enter"),
+		Cancel:    b("x", "cancel request", "x"),
+		StopCheck: b("x", "stop the check", "x"),
+		Pause:     b("p", "pause/follow", "p"),
+		Scope:     b("a", "all/selected server", "a"),
+		Back:      b("esc", "back", "esc"),
 
 		Submit:    b("ctrl+s", "send", "ctrl+s"),
 		NextField: b("tab/↓", "next field", "tab", "down"),
@@ -93,15 +97,15 @@ func DefaultKeyMap() KeyMap {
 // ShortHelp is the help bar of the main screen.
 func (k KeyMap) ShortHelp() []key.Binding {
 	// Most important first: the help bar truncates on narrow terminals.
-	return []key.Binding{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Help, k.Quit, k.FocusNext, k.NextTab, k.Filter}
+	return []key.Binding{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Help, k.Quit, k.Check, k.FocusNext, k.NextTab, k.Filter}
 }
 
 // FullHelp is the help overlay, one column per section.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Help, k.Quit, k.ForceQuit},
+		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Help, k.Quit, k.ForceQuit},
 		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.PrevTab, k.NextTab, k.JumpTab, k.Filter, k.Select, k.Cancel, k.Pause, k.Scope, k.Back},
+		{k.PrevTab, k.NextTab, k.JumpTab, k.Filter, k.Select, k.Cancel, k.StopCheck, k.Pause, k.Scope, k.Back},
 		{k.Submit, k.NextField, k.PrevField, k.Toggle, k.RawJSON, k.Yes, k.No},
 	}
 }

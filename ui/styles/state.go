@@ -4,6 +4,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/check"
 )
 
 // StateIcon is the one-cell icon of a server state. Icons differ in shape,
@@ -54,5 +55,21 @@ func (s Styles) Level(level string) lipgloss.Style {
 		return s.Info
 	default:
 		return s.Dim
+	}
+}
+
+// CheckStatus is the style of a compatibility check item's status. The
+// status is always printed as its word (PASS, WARN, FAIL, SKIP), so the
+// colour only reinforces it.
+func (s Styles) CheckStatus(st check.Status) lipgloss.Style {
+	switch st {
+	case check.Pass:
+		return s.Success
+	case check.Warn:
+		return s.Warning
+	case check.Fail:
+		return s.Error
+	default: // skipped
+		return s.Faint
 	}
 }

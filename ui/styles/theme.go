@@ -1,7 +1,8 @@
 // Package styles owns every colour and text style of the mcpdeck terminal
-// UI: one semantic Theme, one Styles struct built from it, and the icon and
-// style of each server state. Nothing else in the UI names a colour, so a
-// theme change or NO_COLOR is handled in one place.
+// UI: one semantic Theme, one Styles struct built from it, the icon and
+// style of each server state and the style of each check status. Nothing
+// else in the UI names a colour, so a theme change or NO_COLOR is handled
+// in one place.
 package styles
 
 import "github.com/charmbracelet/lipgloss"

@@ -16,6 +16,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/check"
 )
 
 // ErrNoCall is returned by the default CallFunc for a tool it does not know.
@@ -31,6 +32,16 @@ type Runtime struct {
 	// HoldShutdown, when set, makes Shutdown wait for it to close (or for
 	// its context to end), as a slow teardown would.
 	HoldShutdown chan struct{}
+	// CheckItems are what Check decides, in order; nil means the
+	// CheckFixture items.
+	CheckItems []check.Item
+	// CheckErr, when set, is what Check returns after its items.
+	CheckErr error
+	// HoldCheck, when set, makes Check wait for it to close (or for its
+	// context to end) after deciding HoldCheckAt items, as a slow step
+	// would.
+	HoldCheck   chan struct{}
+	HoldCheckAt int
 
 	// mu guards everything below: the UI calls from its command goroutines
 	// while tests emit from theirs.
@@ -73,8 +84,9 @@ func (r *Runtime) SetOnState(name string, st runtime.State) {
 
 // Actions reports every control call ("enable", "disable", "server off
 // NAME", "reconnect NAME", "reload", "call SERVER TOOL ARGS", "cancel ID",
-// "shutdown", "elicitor"), in order. It is buffered and never blocks the
-// caller; a test that needs one waits on it with a deadline.
+// "shutdown", "elicitor", "check NAME", "check NAME done"), in order. It
+// is buffered and never blocks the caller; a test that needs one waits on
+// it with a deadline.
 func (r *Runtime) Actions() <-chan string { return r.actions }
 
 func (r *Runtime) record(format string, args ...any) {
