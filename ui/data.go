@@ -59,39 +59,13 @@ type request struct {
 	runtime.RequestInfo
 }
 
-// newNote decodes a raw notification into its stream entry.
+// newNote is the stream entry of a notification the runtime did not
+// decode into a typed event (LogMessage, Progress, ListChanged and
+// ResourceUpdated have their own): its method and compact params.
 func newNote(e runtime.NotificationReceived) note {
-	n := note{at: e.Time, server: e.Server, method: e.Method}
-	switch e.Method {
-	case "notifications/message":
-		var p struct {
-			Level  string          `json:"level"`
-			Logger string          `json:"logger"`
-			Data   json.RawMessage `json:"data"`
-		}
-		_ = json.Unmarshal(e.Params, &p)
-		n.level = p.Level
-		n.text = jsonText(p.Data)
-		if p.Logger != "" {
-			n.text = p.Logger + ": " + n.text
-		}
-	case "notifications/progress":
-		var p struct {
-			Token    json.RawMessage `json:"progressToken"`
-			Progress float64         `json:"progress"`
-			Total    float64         `json:"total"`
-			Message  string          `json:"message"`
-		}
-		_ = json.Unmarshal(e.Params, &p)
-		n.progress = &progressNote{token: jsonText(p.Token), progress: p.Progress, total: p.Total}
-		n.text = p.Message
-	default:
-		n.text = compactJSON(e.Params)
-	}
-	return finishNote(n)
+	return finishNote(note{at: e.Time, server: e.Server, method: e.Method, text: compactJSON(e.Params)})
 }
 
-// logNote is a notifications/message the runtime decoded.
 func logNote(e runtime.LogMessage) note {
 	n := note{at: e.Time, server: e.Server, method: "notifications/message", level: e.Level, text: jsonText(e.Data)}
 	if e.Logger != "" {

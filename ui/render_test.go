@@ -26,8 +26,8 @@ func sizedModel(t testing.TB, rt Runtime, w, h int) *Model {
 }
 
 func noteEvent(i int) runtime.Event {
-	params, _ := json.Marshal(map[string]any{"level": "info", "data": fmt.Sprintf("line %d", i)})
-	return runtime.NotificationReceived{EventHeader: runtime.EventHeader{Time: uitest.Clock, Server: "everything"}, Method: "notifications/message", Params: params}
+	data, _ := json.Marshal(fmt.Sprintf("line %d", i))
+	return runtime.LogMessage{EventHeader: runtime.EventHeader{Time: uitest.Clock, Server: "everything"}, Level: "info", Data: data}
 }
 
 // Event batches only mark the frame dirty: one frame tick is pending at a
@@ -152,9 +152,10 @@ func TestRunNeedsRuntime(t *testing.T) {
 func fill50k(m *Model) {
 	batch := make([]runtime.Event, 0, 1000)
 	for i := range DefaultNotificationLimit {
-		params, _ := json.Marshal(map[string]any{"level": []string{"info", "warning", "debug"}[i%3], "logger": "load", "data": fmt.Sprintf("request %d served in %dms from cache shard %d", i, i%97, i%13)})
+		data, _ := json.Marshal(fmt.Sprintf("request %d served in %dms from cache shard %d", i, i%97, i%13))
 		server := []string{"everything", "weather"}[i%2]
-		batch = append(batch, runtime.NotificationReceived{EventHeader: runtime.EventHeader{Time: uitest.Clock, Server: server}, Method: "notifications/message", Params: params})
+		batch = append(batch, runtime.LogMessage{EventHeader: runtime.EventHeader{Time: uitest.Clock, Server: server},
+			Level: []string{"info", "warning", "debug"}[i%3], Logger: "load", Data: data})
 		if len(batch) == cap(batch) {
 			m.Update(eventsMsg{events: batch})
 			batch = batch[:0]

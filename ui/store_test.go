@@ -67,8 +67,8 @@ func TestFollowerPausesAndResumes(t *testing.T) {
 }
 
 func TestParseFilter(t *testing.T) {
-	n := newNote(runtime.NotificationReceived{EventHeader: runtime.EventHeader{Server: "everything"}, Method: "notifications/message",
-		Params: json.RawMessage(`{"level":"error","logger":"db","data":"Connection refused"}`)})
+	n := logNote(runtime.LogMessage{EventHeader: runtime.EventHeader{Server: "everything"}, Level: "error", Logger: "db",
+		Data: json.RawMessage(`"Connection refused"`)})
 	if n.level != "error" || n.text != "db: Connection refused" {
 		t.Fatalf("note = %+v", n)
 	}
@@ -92,7 +92,7 @@ func TestParseFilter(t *testing.T) {
 }
 
 func TestProgressNotificationDecoded(t *testing.T) {
-	n := newNote(runtime.NotificationReceived{Method: "notifications/progress", Params: json.RawMessage(`{"progressToken":7,"progress":2,"total":8,"message":"two"}`)})
+	n := progressEventNote(runtime.Progress{Token: "7", Progress: 2, Total: 8, Message: "two"})
 	if n.progress == nil || n.progress.token != "7" || n.progress.total != 8 || n.text != "two" {
 		t.Fatalf("progress note = %+v %+v", n, n.progress)
 	}
