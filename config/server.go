@@ -4,7 +4,6 @@ import (
 	"maps"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -156,17 +155,7 @@ func (s Server) Equal(o Server) bool {
 // is scrubbed from command, args and url too (an API key passed as
 // "--token=${KEY}" must not leak through the arguments).
 func (s Server) Redacted() Server {
-	secrets := s.Secrets()
-	// Longest first, so a secret that contains another is scrubbed whole.
-	sort.SliceStable(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	scrub := func(v string) string {
-		for _, sec := range secrets {
-			if len(sec) >= minScrubLen {
-				v = strings.ReplaceAll(v, sec, RedactedValue)
-			}
-		}
-		return v
-	}
+	scrub := s.Scrubber().String
 	r := s
 	r.Command = scrub(s.Command)
 	r.Args = nil

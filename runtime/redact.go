@@ -3,59 +3,27 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
-	"strings"
 
 	"mcpdeck/config"
 )
 
-// minSecretLen is the shortest configured value treated as a secret in
-// free text: shorter env values ("1", "dev") are rarely credentials and
-// scrubbing them would mangle ordinary output.
-const minSecretLen = 6
+// redactor scrubs a server's configured secrets out of everything the
+// runtime publishes: stderr, noise, logs, frames, errors, listed
+// capabilities. The rule for what is a secret is config's.
+// A nil *redactor scrubs nothing.
+type redactor struct{ sc *config.Scrubber }
 
-// redactor scrubs a server's configured secrets (env and header values)
-// out of everything the runtime publishes: stderr, noise, logs, frames.
-type redactor struct {
-	secrets [][]byte // longest first, so a secret containing another goes whole
-}
+func newRedactor(s config.Server) *redactor { return &redactor{sc: s.Scrubber()} }
 
-func newRedactor(s config.Server) *redactor {
-	r := &redactor{}
-	for _, v := range s.Secrets() {
-		if len(v) >= minSecretLen {
-			r.secrets = append(r.secrets, []byte(v))
-		}
-	}
-	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
-	return r
-}
-
-var redacted = []byte(config.RedactedValue)
-
-func (r *redactor) bytes(b []byte) []byte {
+func (r *redactor) scrubber() *config.Scrubber {
 	if r == nil {
-		return b
+		return nil
 	}
-	for _, s := range r.secrets {
-		if bytes.Contains(b, s) {
-			b = bytes.ReplaceAll(b, s, redacted)
-		}
-	}
-	return b
+	return r.sc
 }
 
-func (r *redactor) str(s string) string {
-	if r == nil || len(r.secrets) == 0 {
-		return s
-	}
-	for _, sec := range r.secrets {
-		if strings.Contains(s, string(sec)) {
-			s = strings.ReplaceAll(s, string(sec), config.RedactedValue)
-		}
-	}
-	return s
-}
+func (r *redactor) bytes(b []byte) []byte { return r.scrubber().Bytes(b) }
+func (r *redactor) str(s string) string   { return r.scrubber().String(s) }
 
 func (r *redactor) strs(ss []string) []string {
 	for i, s := range ss {
@@ -74,7 +42,7 @@ func (r *redactor) raw(m json.RawMessage) json.RawMessage {
 // found any: a server that puts a credential into a tool description leaks
 // it to every model that reads the description.
 func (r *redactor) lists(in lists) (out lists, leaks []string) {
-	if r == nil || len(r.secrets) == 0 {
+	if r.scrubber().Empty() {
 		return in, nil
 	}
 	scrub := func(where, s string) string {
