@@ -31,20 +31,6 @@ const (
 	ScopeDefault  Scope = "default"  // the embedded default
 )
 
-// rank orders scopes for shadowing: lower is nearer.
-func (s Scope) rank() int {
-	switch s {
-	case ScopeExplicit:
-		return 0
-	case ScopeProject:
-		return 1
-	case ScopeUser:
-		return 2
-	default:
-		return 3
-	}
-}
-
 // Defaults for the per-server timing fields.
 const (
 	DefaultStartupTimeout = 30 * time.Second

@@ -42,7 +42,7 @@ type session struct {
 	closeOnce sync.Once
 	stopped   proc.StopResult
 
-	notifications, dropped atomic.Uint64
+	notifications atomic.Uint64
 
 	mu    sync.Mutex
 	calls map[string]*callState // progress token → call, for routing progress

@@ -53,12 +53,6 @@ type frame struct {
 	hay    string
 }
 
-// request is an outstanding request, from the snapshot and kept current
-// between snapshots by request and progress events.
-type request struct {
-	runtime.RequestInfo
-}
-
 // newNote is the stream entry of a notification the runtime did not
 // decode into a typed event (LogMessage, Progress, ListChanged and
 // ResourceUpdated have their own): its method and compact params.

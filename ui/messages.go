@@ -97,9 +97,3 @@ type elicitMsg struct {
 // elicitGoneMsg: the server cancelled elicitation id, or its connection
 // closed; the modal must close unanswered.
 type elicitGoneMsg struct{ id uint64 }
-
-// elicitAnswerMsg is the person's answer to elicitation id.
-type elicitAnswerMsg struct {
-	id   uint64
-	resp runtime.ElicitResponse
-}

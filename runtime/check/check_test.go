@@ -174,8 +174,7 @@ func TestNamedToolAndArguments(t *testing.T) {
 
 func TestCancelledRunSkipsTheRest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var rep Report
-	rep = Run(ctx, fake(jsonrpctest.Normal), testOptions, func(it Item) {
+	rep := Run(ctx, fake(jsonrpctest.Normal), testOptions, func(it Item) {
 		if it.ID == IDToolsList {
 			cancel()
 		}

@@ -39,7 +39,6 @@ type checker struct {
 	tooLarge    bool      // a result went over the maximum message size
 	errorProbe  Item      // actionable-errors, probed while the server was up
 	probedError bool
-	pid         int // the stdio server's process at the shutdown step
 }
 
 // pending is a request that got no response within the call timeout.
