@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/jsonrpctest"
 )
@@ -430,5 +432,36 @@ func TestFailedStartsAreReportedNotFatal(t *testing.T) {
 	}
 	if !serverOf(t, c, "ok").State.Live() {
 		t.Fatal("the good server did not start beside the bad ones")
+	}
+}
+
+// A server that ran healthily once, then can no longer start, gets its
+// reconnect attempts and no more: only a healthy run resets the count,
+// not every failure after it.
+func TestReconnectAttemptsEndWhenTheServerCannotStart(t *testing.T) {
+	defer func(d time.Duration) { healthyFor = d }(healthyFor)
+	healthyFor = 0 // the one run counts as healthy, however short
+
+	// The first start runs the fake server; later starts find the marker
+	// and exit at once, as a server whose dependency went away would.
+	marker := t.TempDir() + "/started"
+	srv := fakeServer("once", jsonrpctest.CrashOnCall)
+	srv.Args = append([]string{"-c", `[ -e "$MARKER" ] && exit 1; touch "$MARKER"; exec "$0" "$@"`, srv.Command}, srv.Args...)
+	srv.Command = "/bin/sh"
+	srv.Env["MARKER"] = marker
+	srv.AutoReconnect = config.Reconnect{Enabled: true, MaxAttempts: 3, InitialBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+	c := newController(t, srv)
+	enable(t, c)
+	rec := record(t, c)
+	if _, err := c.Call(ctxFor(t, 10*time.Second), CallRequest{Server: "once", Tool: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); !errors.Is(err, jsonrpc.ErrClosed) {
+		t.Fatalf("call during the crash: %v", err)
+	}
+	// The crash, then three failed attempts; the last schedules nothing.
+	for i := range 4 {
+		rec.waitFor(t, fmt.Sprintf("failure %d", i+1), stateIs("once", StateFailed))
+	}
+	v := serverOf(t, c, "once")
+	if v.Restarts != 3 || v.Attempts != 3 || !v.NextRetry.IsZero() {
+		t.Fatalf("after the attempts: restarts %d, attempts %d, next retry %v; want 3, 3, none", v.Restarts, v.Attempts, v.NextRetry)
 	}
 }

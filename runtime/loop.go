@@ -594,6 +594,10 @@ func (l *loop) attemptDone(s *server, att *attempt) {
 	l.maybeFinishBatch()
 }
 
+// healthyFor is how long a connection must stay up for its failure to
+// reset the reconnect attempts. A variable so tests need not wait a minute.
+var healthyFor = 60 * time.Second
+
 // fail records a failure and schedules an automatic reconnect where the
 // policy allows it.
 func (l *loop) fail(s *server, err error) {
@@ -603,9 +607,6 @@ func (l *loop) fail(s *server, err error) {
 	s.reconnectable = reconnectable(err)
 	l.setState(s, StateFailed, info.Message)
 	policy := s.cfg.AutoReconnect
-	if !s.readySince.IsZero() && time.Since(s.readySince) >= 60*time.Second {
-		s.attempts = 0 // a minute of health earns a fresh set of attempts
-	}
 	if !l.enabled || !s.reconnectable || !policy.Enabled || s.attempts >= policy.MaxAttempts {
 		return
 	}
@@ -635,6 +636,10 @@ func (l *loop) sessionClosed(s *server, cause error) {
 	s.lastStop = stopInfo(sess.close())
 	l.keepLeftovers(s, sess)
 	s.sess = nil
+	if time.Since(s.readySince) >= healthyFor {
+		s.attempts = 0 // a healthy run earns a fresh set of reconnect attempts
+	}
+	s.readySince = time.Time{}
 	if cause == nil {
 		cause = errors.New("connection closed")
 	}
