@@ -164,7 +164,7 @@ func TestToggleStormEndsInLastState(t *testing.T) {
 
 func TestReloadAppliesPlan(t *testing.T) {
 	keep, change, remove := fakeServer("keep", jsonrpctest.Normal), fakeServer("change", jsonrpctest.Normal), fakeServer("remove", jsonrpctest.Normal)
-	c := newController(t, keep, change, remove)
+	c := newController(t, keep, change, remove, fakeServer("off", jsonrpctest.Normal))
 	enable(t, c)
 	before := c.Snapshot()
 	pid := func(s *Snapshot, n string) int { v, _ := s.Server(n); return v.PID }
@@ -175,12 +175,14 @@ func TestReloadAppliesPlan(t *testing.T) {
 		changed.Env[k] = v
 	}
 	changed.Env["SOMETHING"] = "new"
-	cfg := configOf(keep, changed, fakeServer("add", jsonrpctest.Normal))
+	switchedOff := fakeServer("off", jsonrpctest.Normal)
+	switchedOff.Enabled = false
+	cfg := configOf(keep, changed, fakeServer("add", jsonrpctest.Normal), switchedOff)
 	plan, err := c.Reload(ctxFor(t, 30*time.Second), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Plan{Add: []string{"add"}, Remove: []string{"remove"}, Restart: []string{"change"}, Keep: []string{"keep"}}
+	want := Plan{Add: []string{"add"}, Remove: []string{"remove"}, Restart: []string{"change", "off"}, Keep: []string{"keep"}}
 	if strings.Join(plan.Add, ",")+"|"+strings.Join(plan.Remove, ",")+"|"+strings.Join(plan.Restart, ",")+"|"+strings.Join(plan.Keep, ",") !=
 		strings.Join(want.Add, ",")+"|"+strings.Join(want.Remove, ",")+"|"+strings.Join(want.Restart, ",")+"|"+strings.Join(want.Keep, ",") {
 		t.Fatalf("plan = %+v, want %+v", plan, want)
@@ -197,6 +199,9 @@ func TestReloadAppliesPlan(t *testing.T) {
 	}
 	if !serverOf(t, c, "add").State.Live() {
 		t.Fatal("the added server is not ready")
+	}
+	if v := serverOf(t, c, "off"); v.State != StateDisabled || v.PID != 0 {
+		t.Fatalf("a running server the new configuration disables is %s (pid %d), want disabled", v.State, v.PID)
 	}
 	if !strings.Contains(toolNames(after.Tools), "add__echo") {
 		t.Fatalf("added server's tools not published: %s", toolNames(after.Tools))

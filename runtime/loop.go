@@ -359,6 +359,9 @@ func (l *loop) reload(cfg *config.Config, r chan reply) {
 		s.cfg = sc
 		if changed {
 			s.on = sc.Enabled
+			if !l.eligible(s) && s.sess == nil && s.att == nil {
+				l.setState(s, StateDisabled, "")
+			}
 		}
 		if (changed || s.sess == nil && s.att == nil && s.state != StateFailed) && l.eligible(s) {
 			start = append(start, sc.Name)
