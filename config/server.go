@@ -177,3 +177,7 @@ func redactURL(raw string, scrub func(string) string) string {
 	}
 	return scrub(raw)
 }
+
+func (t Transport) String() string { return string(t) }
+
+func (s Scope) String() string { return string(s) }

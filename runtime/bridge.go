@@ -90,7 +90,7 @@ const DefaultResultLimit = 256 << 10
 func decodeResult(raw json.RawMessage, limit int, outputSchema json.RawMessage) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("decoding the tools/call result: %w", err)
+		return nil, fmt.Errorf("decoding the tools/call result: %w: %w", ErrProtocol, err)
 	}
 	truncate(&r, limit)
 	if len(outputSchema) > 0 && len(r.StructuredContent) > 0 && !r.IsError {

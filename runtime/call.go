@@ -55,7 +55,7 @@ func serverNames(s *Snapshot) string {
 func (c *Controller) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	sess, v, err := c.resolve(req.Server)
 	if err != nil {
-		return nil, &CallError{Info: *actionable(req.Server, "tools/call", err), Err: err}
+		return nil, callError(req.Server, "tools/call", err)
 	}
 	var tool *Tool
 	for i := range v.Tools {
@@ -66,9 +66,7 @@ func (c *Controller) Call(ctx context.Context, req CallRequest) (*Result, error)
 	}
 	if tool == nil {
 		err := fmt.Errorf("%w %q on server %q", ErrUnknownTool, req.Tool, req.Server)
-		info := actionable(req.Server, "tools/call", err)
-		info.Hint = "list the server's tools with: mcpdeck tools " + req.Server
-		return nil, &CallError{Info: *info, Err: err}
+		return nil, callError(req.Server, "tools/call", err)
 	}
 	args := req.Arguments
 	if len(args) == 0 {
@@ -77,7 +75,7 @@ func (c *Controller) Call(ctx context.Context, req CallRequest) (*Result, error)
 	if !req.NoValidate {
 		fields, err := ValidateArguments(tool.InputSchema, args)
 		if err != nil {
-			fields = []FieldError{{Message: "the tool's input schema does not compile (" + err.Error() + "); send with --no-validate"}}
+			fields = []FieldError{{Message: "the tool's input schema does not compile: " + err.Error()}}
 		}
 		if len(fields) > 0 {
 			return nil, &ArgumentsError{Server: req.Server, Tool: tool.ServerTool, Fields: fields}
@@ -89,13 +87,13 @@ func (c *Controller) Call(ctx context.Context, req CallRequest) (*Result, error)
 	}
 	raw, id, err := sess.call(ctx, c, "tools/call", tool.ServerTool, map[string]any{"name": tool.ServerTool, "arguments": args}, timeout, req.OnStarted)
 	if err != nil {
-		info := actionable(req.Server, "tools/call", err)
-		info.Message = sess.redact.str(info.Message)
-		return nil, &CallError{Info: *info, Err: err}
+		ce := callError(req.Server, "tools/call", err)
+		ce.Info.Message = sess.redact.str(ce.Info.Message)
+		return nil, ce
 	}
 	res, err := decodeResult(raw.body, c.opts.ResultLimit, tool.OutputSchema)
 	if err != nil {
-		return nil, &CallError{Info: *actionable(req.Server, "tools/call", err), Err: err}
+		return nil, callError(req.Server, "tools/call", err)
 	}
 	res.RequestID, res.Duration = id, raw.took
 	return res, nil
@@ -201,14 +199,14 @@ func (s *session) refetch(kind string) (lists, error) {
 func (c *Controller) Request(ctx context.Context, server, method string, params map[string]any) (json.RawMessage, error) {
 	sess, _, err := c.resolve(server)
 	if err != nil {
-		return nil, &CallError{Info: *actionable(server, method, err), Err: err}
+		return nil, callError(server, method, err)
 	}
 	if params == nil {
 		params = map[string]any{}
 	}
 	raw, _, err := sess.call(ctx, c, method, "", params, sess.cfg.CallTimeout, nil)
 	if err != nil {
-		return nil, &CallError{Info: *actionable(server, method, err), Err: err}
+		return nil, callError(server, method, err)
 	}
 	return raw.body, nil
 }

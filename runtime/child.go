@@ -59,7 +59,7 @@ func (ch *Child) Tools() []Tool {
 func (ch *Child) Call(ctx context.Context, req CallRequest) (*Result, error) {
 	if !ch.Enabled() {
 		err := fmt.Errorf("child session (policy %s): %w", ch.policy, ErrNotEnabled)
-		return nil, &CallError{Info: *actionable(req.Server, "tools/call", err), Err: err}
+		return nil, callError(req.Server, "tools/call", err)
 	}
 	return ch.parent.Call(ctx, req)
 }

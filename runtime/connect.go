@@ -20,10 +20,6 @@ import (
 // asks for the first and accepts any of them in the answer.
 var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-// ErrUnsupportedVersion: the server answered initialize with a protocol
-// version mcpdeck cannot use.
-var ErrUnsupportedVersion = errors.New("unsupported protocol version")
-
 // lists are a server's capabilities as listed after initialize.
 type lists struct {
 	Tools     []Tool

@@ -8,7 +8,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,10 +17,6 @@ import (
 
 	"mcpdeck/config"
 )
-
-// ErrSuperseded is returned to a command that a later command replaced
-// before it was applied (the latest request wins).
-var ErrSuperseded = errors.New("superseded by a later request")
 
 // Options configure a Controller.
 type Options struct {

@@ -106,7 +106,7 @@ func TestDisableWithdrawsBeforeClosing(t *testing.T) {
 	if snap.Enabled || len(snap.Tools) != 0 {
 		t.Fatalf("after disable: enabled=%v tools=%d", snap.Enabled, len(snap.Tools))
 	}
-	if b, _ := snap.Server("b"); b.State != StateStopped || b.LastStop.Step != "SIGTERM" {
+	if b, _ := snap.Server("b"); b.State != StateStopped || b.LastStop.Step != StopSIGTERM {
 		t.Fatalf("b: state %s, stopped by %q; want stopped by SIGTERM (it ignores stdin EOF)", b.State, b.LastStop.Step)
 	}
 }
@@ -237,7 +237,7 @@ func TestCallThroughTheBridge(t *testing.T) {
 	}
 	_, err = c.Call(ctx, CallRequest{Server: "demo", Tool: "nope"})
 	var ce *CallError
-	if !errors.As(err, &ce) || !errors.Is(err, ErrUnknownTool) || ce.Info.Hint == "" {
+	if !errors.As(err, &ce) || !errors.Is(err, ErrUnknownTool) || ce.Info.Kind != KindUnknownTool {
 		t.Fatalf("unknown tool: %v", err)
 	}
 	_, err = c.Call(ctx, CallRequest{Server: "ghost", Tool: "echo"})
@@ -319,7 +319,7 @@ func TestCrashRejectsOutstandingAndReconnects(t *testing.T) {
 	rec := record(t, c)
 	_, err := c.Call(ctxFor(t, 10*time.Second), CallRequest{Server: "c", Tool: "echo", Arguments: json.RawMessage(`{"text":"x"}`)})
 	var ce *CallError
-	if !errors.As(err, &ce) || !errors.Is(err, jsonrpc.ErrClosed) || !strings.Contains(err.Error(), "exited with status 3") || ce.Info.Hint == "" {
+	if !errors.As(err, &ce) || !errors.Is(err, jsonrpc.ErrClosed) || !strings.Contains(err.Error(), "exited with status 3") || ce.Info.Kind != KindExited || !errors.Is(err, ErrProcessExited) {
 		t.Fatalf("call during crash: %v", err)
 	}
 	e := rec.waitFor(t, "failed", stateIs("c", StateFailed)).(StateChanged)
@@ -428,7 +428,7 @@ func TestFailedStartsAreReportedNotFatal(t *testing.T) {
 	for name, w := range want {
 		v := serverOf(t, c, name)
 		if v.State != StateFailed || v.LastError == nil || !strings.Contains(v.LastError.Message, w.msg) ||
-			v.Reconnectable != w.reconnectable || v.LastError.Hint == "" {
+			v.Reconnectable != w.reconnectable || v.LastError.Kind == KindUnknown {
 			t.Errorf("%s: state %s reconnectable %v error %+v; want failed mentioning %q", name, v.State, v.Reconnectable, v.LastError, w.msg)
 		}
 		if strings.Count(v.LastError.Message, "initialize:") > 1 {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,17 +12,216 @@ import (
 	"mcpdeck/runtime/proc"
 )
 
-// CallError is a failed request, made actionable: which server and
-// method, the protocol error's code, message and data, and a hint of what
-// to do. It unwraps to the underlying error, so errors.Is works with
-// jsonrpc.ErrTimeout, jsonrpc.ErrClosed and the runtime's sentinels.
+// The transport's sentinels, re-exported so the faces and the checker match
+// runtime errors without importing jsonrpc.
+var (
+	// ErrTimeout: a request or a start ran out of time. It also matches
+	// ErrCancelled: a timed-out request is cancelled on the wire.
+	ErrTimeout = jsonrpc.ErrTimeout
+	// ErrCancelled: a request was cancelled (by the user, a timeout, a context).
+	ErrCancelled = jsonrpc.ErrCancelled
+	// ErrClosed: the transport closed; outstanding requests were rejected.
+	ErrClosed = jsonrpc.ErrClosed
+	// ErrMessageTooLarge: the server sent a message over the size limit.
+	ErrMessageTooLarge = jsonrpc.ErrMessageTooLarge
+)
+
+// Error values of the transport, for errors.As without importing jsonrpc.
+type (
+	// RPCError is a JSON-RPC error object a server answered with.
+	RPCError = jsonrpc.Error
+	// ClosedError is a request rejected because its transport closed.
+	ClosedError = jsonrpc.ClosedError
+	// CancelledError is a request cancelled locally.
+	CancelledError = jsonrpc.CancelledError
+)
+
+// JSON-RPC error codes the faces and the checker judge.
+const (
+	CodeParseError     = jsonrpc.CodeParseError
+	CodeInvalidRequest = jsonrpc.CodeInvalidRequest
+	CodeMethodNotFound = jsonrpc.CodeMethodNotFound
+	CodeInvalidParams  = jsonrpc.CodeInvalidParams
+	CodeInternalError  = jsonrpc.CodeInternalError
+)
+
+// ErrorKind says what kind of failure an error is, so the faces can branch
+// on it (exit codes, hints, icons) without matching text.
+type ErrorKind int
+
+// The kinds of runtime errors.
+const (
+	KindUnknown            ErrorKind = iota // anything not classified below
+	KindTimeout                             // a request or start ran out of time
+	KindCancelled                           // cancelled by the user or a context
+	KindClosed                              // the transport closed under the request
+	KindExited                              // the server process exited
+	KindProtocol                            // the server answered with a JSON-RPC error
+	KindTransport                           // an HTTP exchange failed
+	KindTooLarge                            // a message over the size limit
+	KindUnsupportedVersion                  // no protocol revision in common
+	KindNeedsLogin                          // the server requires authorization
+	KindConfig                              // the configuration cannot work (command, cwd, input)
+	KindInvalidArguments                    // arguments do not match the input schema
+	KindSchema                              // a schema is unusable, or a result violates it
+	KindNotEnabled                          // MCP is off
+	KindNotReady                            // the server is not ready
+	KindUnknownServer                       // no such server
+	KindUnknownTool                         // no such tool
+	KindShutdown                            // the session has shut down
+	KindSuperseded                          // a later command replaced this one
+	KindRefused                             // the server's state does not allow the command
+)
+
+var kindNames = [...]string{"unknown", "timeout", "cancelled", "closed", "exited", "protocol", "transport",
+	"too-large", "unsupported-version", "needs-login", "config", "invalid-arguments", "schema",
+	"not-enabled", "not-ready", "unknown-server", "unknown-tool", "shutdown", "superseded", "refused"}
+
+func (k ErrorKind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return fmt.Sprintf("ErrorKind(%d)", int(k))
+	}
+	return kindNames[k]
+}
+
+// MarshalText writes the kind's name, so JSON output stays readable and stable.
+func (k ErrorKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name (recordings, JSON round trips).
+func (k *ErrorKind) UnmarshalText(b []byte) error {
+	for i, n := range kindNames {
+		if n == string(b) {
+			*k = ErrorKind(i)
+			return nil
+		}
+	}
+	*k = KindUnknown
+	return nil
+}
+
+// Sentinels of the runtime.
+var (
+	// ErrNotEnabled: the operation needs MCP enabled (reload, calls).
+	ErrNotEnabled = errors.New("mcp is not enabled")
+	// ErrUnknownServer: no server of that name is configured.
+	ErrUnknownServer = errors.New("unknown server")
+	// ErrUnknownTool: the server has no tool of that name.
+	ErrUnknownTool = errors.New("unknown tool")
+	// ErrNotReady: the server is not ready to serve requests.
+	ErrNotReady = errors.New("server is not ready")
+	// ErrShutdown: the session has shut down.
+	ErrShutdown = errors.New("session has shut down")
+	// ErrInvalidArguments: arguments do not satisfy the tool's input schema.
+	ErrInvalidArguments = errors.New("arguments do not match the tool's input schema")
+	// ErrSchema: a tool's schema is unusable, or a result violates its output schema.
+	ErrSchema = errors.New("schema problem")
+	// ErrUnsupportedVersion: the server and mcpdeck have no protocol revision in common.
+	ErrUnsupportedVersion = errors.New("unsupported protocol version")
+	// ErrNeedsLogin: the server requires authorization and no usable token is stored.
+	ErrNeedsLogin = errors.New("needs login")
+	// ErrConfig: the server's configuration cannot work as written.
+	ErrConfig = errors.New("configuration problem")
+	// ErrProcessExited: the server process exited.
+	ErrProcessExited = errors.New("server process exited")
+	// ErrTransport: an HTTP exchange with the server failed.
+	ErrTransport = errors.New("transport failure")
+	// ErrProtocol: the server answered with a JSON-RPC error.
+	ErrProtocol = errors.New("protocol error")
+	// ErrRefused: the server's current state does not allow the command
+	// (a refused transition names the state).
+	ErrRefused = errors.New("refused")
+)
+
+// ErrSuperseded is returned to a command that a later command replaced
+// before it was applied (the latest request wins).
+var ErrSuperseded = errors.New("superseded by a later request")
+
+// sentinel is the error a kind matches with errors.Is.
+func (k ErrorKind) sentinel() []error {
+	switch k {
+	case KindTimeout:
+		return []error{ErrTimeout, ErrCancelled}
+	case KindCancelled:
+		return []error{ErrCancelled}
+	case KindClosed:
+		return []error{ErrClosed}
+	case KindExited:
+		return []error{ErrProcessExited, ErrClosed}
+	case KindProtocol:
+		return []error{ErrProtocol}
+	case KindTransport:
+		return []error{ErrTransport}
+	case KindTooLarge:
+		return []error{ErrMessageTooLarge}
+	case KindUnsupportedVersion:
+		return []error{ErrUnsupportedVersion}
+	case KindNeedsLogin:
+		return []error{ErrNeedsLogin}
+	case KindConfig:
+		return []error{ErrConfig}
+	case KindInvalidArguments:
+		return []error{ErrInvalidArguments}
+	case KindSchema:
+		return []error{ErrSchema}
+	case KindNotEnabled:
+		return []error{ErrNotEnabled}
+	case KindNotReady:
+		return []error{ErrNotReady}
+	case KindUnknownServer:
+		return []error{ErrUnknownServer}
+	case KindUnknownTool:
+		return []error{ErrUnknownTool}
+	case KindShutdown:
+		return []error{ErrShutdown}
+	case KindSuperseded:
+		return []error{ErrSuperseded}
+	case KindRefused:
+		return []error{ErrRefused}
+	}
+	return nil
+}
+
+// ErrorInfo is a runtime error as data: its kind, where it happened, and
+// the facts (the server's error code, message and data). It survives in
+// snapshots, and errors.Is matches it against the kind's sentinels
+// (ErrTimeout, ErrClosed, ErrNeedsLogin, …) there too. It carries no advice:
+// each face words its own hint from the kind.
+type ErrorInfo struct {
+	Kind    ErrorKind       `json:"kind"`
+	Server  string          `json:"server,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Code    int64           `json:"code,omitempty"` // the JSON-RPC error code, for KindProtocol
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	At      time.Time       `json:"at"`
+}
+
+func (e *ErrorInfo) Error() string {
+	s := e.Message
+	switch {
+	case e.Server != "" && e.Method != "":
+		s = e.Server + ": " + e.Method + ": " + s
+	case e.Server != "":
+		s = e.Server + ": " + s
+	}
+	return s
+}
+
+// Unwrap lets errors.Is match the kind's sentinels.
+func (e *ErrorInfo) Unwrap() []error { return e.Kind.sentinel() }
+
+// CallError is a failed request: the error as data (Info), unwrapping to
+// the underlying error so errors.As finds a *RPCError, *ClosedError or
+// *CancelledError, and errors.Is the kind's sentinels.
 type CallError struct {
 	Info ErrorInfo
 	Err  error
 }
 
 func (e *CallError) Error() string { return e.Info.Error() }
-func (e *CallError) Unwrap() error { return e.Err }
+
+// Unwrap returns the cause and the kind's sentinels.
+func (e *CallError) Unwrap() []error { return append([]error{e.Err}, e.Info.Kind.sentinel()...) }
 
 // ArgumentsError lists the schema violations of a call's arguments.
 type ArgumentsError struct {
@@ -34,55 +234,82 @@ func (e *ArgumentsError) Error() string {
 	for _, f := range e.Fields {
 		s += "\n  " + f.String()
 	}
-	return s + "\n(fix them, or send anyway with --no-validate)"
+	return s
 }
 
 // Unwrap matches ErrInvalidArguments.
 func (e *ArgumentsError) Unwrap() error { return ErrInvalidArguments }
 
-// actionable turns an error into an ErrorInfo with a hint.
-func actionable(server, method string, err error) *ErrorInfo {
-	info := &ErrorInfo{Server: server, Method: method, Message: err.Error(), At: time.Now()}
+// KindOf classifies any error the runtime returns (or wraps).
+func KindOf(err error) ErrorKind {
+	var info *ErrorInfo
 	var rpcErr *jsonrpc.Error
 	var exit *proc.ExitError
 	switch {
+	case err == nil:
+		return KindUnknown
+	case errors.As(err, &info):
+		return info.Kind
+	case errors.Is(err, ErrNeedsLogin):
+		return KindNeedsLogin
+	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return KindTimeout
+	case errors.Is(err, ErrCancelled), errors.Is(err, context.Canceled):
+		return KindCancelled
+	case errors.Is(err, ErrMessageTooLarge):
+		return KindTooLarge
 	case errors.As(err, &rpcErr):
+		if rpcErr.Code == mcphttp.CodeTransportError {
+			return KindTransport
+		}
+		return KindProtocol
+	case errors.As(err, &exit), errors.Is(err, ErrProcessExited):
+		return KindExited
+	case errors.Is(err, proc.ErrNotFound), errors.Is(err, proc.ErrNoCommand),
+		errors.Is(err, proc.ErrNotExecutable), errors.Is(err, proc.ErrBadDir), errors.Is(err, ErrConfig):
+		return KindConfig
+	case errors.Is(err, ErrUnsupportedVersion):
+		return KindUnsupportedVersion
+	case errors.Is(err, ErrClosed):
+		return KindClosed
+	case errors.Is(err, ErrTransport):
+		return KindTransport
+	case errors.Is(err, ErrInvalidArguments):
+		return KindInvalidArguments
+	case errors.Is(err, ErrSchema):
+		return KindSchema
+	case errors.Is(err, ErrNotEnabled):
+		return KindNotEnabled
+	case errors.Is(err, ErrNotReady):
+		return KindNotReady
+	case errors.Is(err, ErrUnknownServer):
+		return KindUnknownServer
+	case errors.Is(err, ErrUnknownTool):
+		return KindUnknownTool
+	case errors.Is(err, ErrShutdown):
+		return KindShutdown
+	case errors.Is(err, ErrSuperseded):
+		return KindSuperseded
+	case errors.Is(err, ErrRefused):
+		return KindRefused
+	}
+	return KindUnknown
+}
+
+// errorInfo turns an error into data: its kind, where, and the facts.
+func errorInfo(server, method string, err error) *ErrorInfo {
+	info := &ErrorInfo{Kind: KindOf(err), Server: server, Method: method, Message: err.Error(), At: time.Now()}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
 		info.Code, info.Message, info.Data = rpcErr.Code, rpcErr.Message, rpcErr.Data
 		if info.Message == "" {
 			info.Message = fmt.Sprintf("error %d with no message", rpcErr.Code)
 		}
-		switch rpcErr.Code {
-		case jsonrpc.CodeMethodNotFound:
-			info.Hint = fmt.Sprintf("the server does not implement %s; check the capabilities it declared", method)
-		case jsonrpc.CodeInvalidParams:
-			info.Hint = "the server rejected the parameters: check the name and arguments against its schema (mcpdeck tools --json)"
-		case jsonrpc.CodeInternalError:
-			info.Hint = "the server failed internally: its stderr (Logs) may say why"
-		case mcphttp.CodeTransportError:
-			info.Hint = "the HTTP exchange for this request failed: check the url, and that the server is up and answers MCP there"
-		case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest:
-			info.Hint = "the server could not read the request: this is a bug in the server or in mcpdeck; the Traffic view shows the frames"
-		default:
-			info.Hint = "the server reported an error; its stderr (Logs) may say more"
-		}
-	case errors.Is(err, jsonrpc.ErrTimeout):
-		info.Hint = "the server did not answer in time: raise the timeout (--timeout, or callTimeout/startupTimeout in mcp.json) or check the server's stderr"
-	case errors.Is(err, jsonrpc.ErrCancelled), errors.Is(err, context.Canceled):
-		info.Hint = "the request was cancelled; the server was told with notifications/cancelled"
-	case errors.Is(err, jsonrpc.ErrMessageTooLarge):
-		info.Hint = "the server sent a message over the size limit; make the tool return less, or raise the limit"
-	case errors.As(err, &exit):
-		info.Hint = "the server process exited; its last stderr lines are in Logs; mcpdeck reconnects automatically where configured, or reconnect it (R in the TUI)"
-	case errors.Is(err, proc.ErrNotFound), errors.Is(err, proc.ErrNoCommand), errors.Is(err, proc.ErrNotExecutable), errors.Is(err, proc.ErrBadDir):
-		info.Hint = "fix the server's command or cwd in its configuration"
-	case errors.Is(err, ErrUnsupportedVersion):
-		info.Hint = "the server speaks a protocol revision mcpdeck does not; upgrade one of them"
-	case errors.Is(err, jsonrpc.ErrClosed):
-		info.Hint = "the connection closed; mcpdeck reconnects automatically where configured, or reconnect it (R in the TUI)"
-	case errors.Is(err, ErrNotEnabled):
-		info.Hint = "turn MCP on first (m in the TUI, --enable)"
-	case errors.Is(err, ErrNotReady):
-		info.Hint = "wait for the server to be ready, or reconnect it"
 	}
 	return info
+}
+
+// callError wraps err for a caller of Call, Request and the like.
+func callError(server, method string, err error) *CallError {
+	return &CallError{Info: *errorInfo(server, method, err), Err: err}
 }

@@ -145,3 +145,20 @@ type ProtocolAnomaly struct {
 	ID     string
 	Detail string
 }
+
+// FrameKind classifies a traced frame.
+type FrameKind = jsonrpc.FrameKind
+
+// Frame kinds.
+const (
+	FrameRequest      = jsonrpc.KindRequest
+	FrameNotification = jsonrpc.KindNotification
+	FrameResult       = jsonrpc.KindResult
+	FrameError        = jsonrpc.KindError
+)
+
+// Anomaly kinds as ProtocolAnomaly.Kind spells them.
+var (
+	AnomalyUnknownResponse = jsonrpc.AnomalyUnknownResponse.String()
+	AnomalyLateResponse    = jsonrpc.AnomalyLateResponse.String()
+)

@@ -83,7 +83,7 @@ func TestEverythingInterop(t *testing.T) {
 	if !jsonrpctest.ProcessGone(pid) {
 		t.Fatal("server-everything survived disable")
 	}
-	if step := serverOf(t, c, "everything").LastStop.Step; step != "stdin-close" && step != "SIGTERM" {
+	if step := serverOf(t, c, "everything").LastStop.Step; step != StopStdinClose && step != StopSIGTERM {
 		t.Fatalf("stopped by %q", step)
 	}
 }

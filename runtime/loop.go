@@ -604,7 +604,7 @@ var healthyFor = 60 * time.Second
 // fail records a failure and schedules an automatic reconnect where the
 // policy allows it.
 func (l *loop) fail(s *server, err error) {
-	info := actionable(s.cfg.Name, "", err)
+	info := errorInfo(s.cfg.Name, "", err)
 	info.Message = newRedactor(s.cfg).str(info.Message) // error text may quote the server's env
 	s.lastErr = info
 	s.reconnectable = reconnectable(err)

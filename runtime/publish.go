@@ -35,8 +35,8 @@ func (l *loop) publish() {
 	for name, s := range l.servers {
 		red := s.cfg.Redacted()
 		v := ServerSnapshot{
-			Name: name, Transport: string(s.cfg.Transport), Target: target(red),
-			Source: s.cfg.Source, Scope: string(s.cfg.Scope), Enabled: s.on, Note: s.cfg.NeedsInput,
+			Name: name, Transport: s.cfg.Transport, Target: target(red),
+			Source: s.cfg.Source, Scope: s.cfg.Scope, Enabled: s.on, Note: s.cfg.NeedsInput,
 			State: s.state, Reason: s.reason, Reconnectable: s.reconnectable, LastError: s.lastErr,
 			Fallback: s.fallback, Restarts: s.restarts, Attempts: s.attempts, NextRetry: s.nextRetry,
 			Counters: s.counters, LastStop: s.lastStop,
@@ -140,7 +140,7 @@ func stopInfo(r proc.StopResult) StopInfo {
 	if r.Step == 0 {
 		return StopInfo{}
 	}
-	info := StopInfo{Step: r.Step.String(), Took: r.Elapsed}
+	info := StopInfo{Step: r.Step, Took: r.Elapsed}
 	if r.Exit != nil {
 		info.Exit = r.Exit.Error()
 	}

@@ -3,6 +3,20 @@ package runtime
 import (
 	"encoding/json"
 	"time"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime/proc"
+)
+
+// StopStep is the step of the stop sequence that ended a server process.
+type StopStep = proc.StopStep
+
+// The steps of the stop sequence.
+const (
+	StopExited     = proc.StepExited
+	StopStdinClose = proc.StepStdinClose
+	StopSIGTERM    = proc.StepSIGTERM
+	StopSIGKILL    = proc.StepSIGKILL
 )
 
 // Snapshot is an immutable view of the whole session, published by the
@@ -45,10 +59,10 @@ func (s *Snapshot) Counts() (ready, total, tools, outstanding int) {
 // (env and header values) never appear in it.
 type ServerSnapshot struct {
 	Name      string
-	Transport string // stdio, http, sse
+	Transport config.Transport // stdio, http, sse
 	Target    string // command line or URL, secrets redacted
 	Source    string // the configuration file it came from
-	Scope     string
+	Scope     config.Scope
 	Enabled   bool   // the server's own switch (config, or toggled)
 	Note      string // why it cannot start, e.g. "needs input: ${input:token}"
 
@@ -177,36 +191,10 @@ type ProgressInfo struct {
 	At       time.Time
 }
 
-// ErrorInfo is an actionable error: what failed, where, and what to do.
-type ErrorInfo struct {
-	Server  string          `json:"server,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Code    int64           `json:"code,omitempty"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-	Hint    string          `json:"hint,omitempty"`
-	At      time.Time       `json:"at"`
-}
-
-func (e *ErrorInfo) Error() string {
-	s := e.Message
-	if e.Server != "" {
-		if e.Method != "" {
-			s = e.Server + ": " + e.Method + ": " + s
-		} else {
-			s = e.Server + ": " + s
-		}
-	}
-	if e.Hint != "" {
-		s += " (" + e.Hint + ")"
-	}
-	return s
-}
-
 // StopInfo says how a server process was stopped: which step ended it
 // (exited, stdin-close, SIGTERM, SIGKILL) and whether its group was cleared.
 type StopInfo struct {
-	Step string        `json:"step,omitempty"`
+	Step StopStep      `json:"step,omitempty"`
 	Exit string        `json:"exit,omitempty"`
 	Err  string        `json:"error,omitempty"`
 	Took time.Duration `json:"took,omitempty"`

@@ -1,9 +1,6 @@
 package runtime
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // State is a server's lifecycle state. The order is meaningful: a server
 // is usable only from Ready on, and only Ready and Degraded publish
@@ -38,19 +35,3 @@ func (s State) Live() bool { return s == StateReady || s == StateDegraded }
 
 // Busy reports whether the server is on its way up.
 func (s State) Busy() bool { return s == StateStarting || s == StateInitializing || s == StateListing }
-
-// Sentinel errors of the runtime.
-var (
-	// ErrNotEnabled: the operation needs MCP enabled (reload, calls).
-	ErrNotEnabled = errors.New("mcp is not enabled")
-	// ErrUnknownServer: no server of that name is configured.
-	ErrUnknownServer = errors.New("unknown server")
-	// ErrUnknownTool: the server has no tool of that name.
-	ErrUnknownTool = errors.New("unknown tool")
-	// ErrNotReady: the server is not ready to serve requests.
-	ErrNotReady = errors.New("server is not ready")
-	// ErrShutdown: the session has shut down.
-	ErrShutdown = errors.New("session has shut down")
-	// ErrInvalidArguments: arguments do not satisfy the tool's input schema.
-	ErrInvalidArguments = errors.New("arguments do not match the tool's input schema")
-)

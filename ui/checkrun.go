@@ -64,7 +64,7 @@ func (m *Model) startCheck() tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx())
 	done := make(chan struct{})
 	m.checkCancel, m.checkDone = cancel, done
-	m.check.begin(srv.Name, srv.Transport)
+	m.check.begin(srv.Name, srv.Transport.String())
 	m.setStatus(statusInfo, "checking "+srv.Name+": the check starts its own copy of the server; the live connection is untouched")
 
 	run, name, fn := m.checkRun, srv.Name, m.opts.Check

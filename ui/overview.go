@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"mcpdeck/ui/present"
 	"sort"
 	"strings"
 
@@ -77,7 +78,7 @@ func (t *overviewTab) lines() []string {
 	if caps := capabilityList(srv.Capabilities); caps != "" {
 		kv("capabilities", caps)
 	}
-	kv("transport", srv.Transport)
+	kv("transport", srv.Transport.String())
 	if srv.Transport == "stdio" {
 		kv("command", srv.Target)
 	} else {
@@ -90,7 +91,7 @@ func (t *overviewTab) lines() []string {
 		kv("fallback", srv.Fallback)
 	}
 	if srv.Source != "" {
-		kv("config", srv.Source+st.Faint.Render(" ("+srv.Scope+")"))
+		kv("config", srv.Source+st.Faint.Render(" ("+srv.Scope.String()+")"))
 	}
 	if srv.State.Live() {
 		p := srv.Ping
@@ -137,7 +138,7 @@ func (t *overviewTab) errorLines(srv runtime.ServerSnapshot) []string {
 		if !e.At.IsZero() {
 			where += ", " + fmtDuration(t.c.now().Sub(e.At)) + " ago"
 		}
-		hint = e.Hint
+		hint = present.Hint(e, present.TUI)
 	}
 	for i, l := range wrap("✗ "+msg+where, t.w-15) {
 		lead := strings.Repeat(" ", 13)

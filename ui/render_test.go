@@ -79,9 +79,9 @@ func TestResultViewerShowsEveryContentKind(t *testing.T) {
 			t.Errorf("result view lacks %q:\n%s", want, out)
 		}
 	}
-	failed := newResultViewer(c, callDoneMsg{err: fmt.Errorf("calling: %w", &runtime.ErrorInfo{Server: "s", Method: "tools/call", Code: -32602, Message: "unknown tool", Hint: "list tools with mcpdeck tools s"})})
+	failed := newResultViewer(c, callDoneMsg{err: fmt.Errorf("calling: %w", &runtime.ErrorInfo{Server: "s", Method: "tools/call", Kind: runtime.KindProtocol, Code: -32602, Message: "unknown tool"})})
 	out = strings.Join(failed.lines(90), "\n")
-	for _, want := range []string{"the call failed", "unknown tool", "code -32602", "hint: list tools"} {
+	for _, want := range []string{"the call failed", "unknown tool", "code -32602", "hint: the server rejected"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("error view lacks %q:\n%s", want, out)
 		}

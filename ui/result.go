@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"mcpdeck/ui/present"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -78,8 +79,8 @@ func (r *resultViewer) lines(w int) []string {
 				add(st.Dim.Render("data:"))
 				para(prettyJSON(ei.Data))
 			}
-			if ei.Hint != "" {
-				add("", st.Warning.Render("hint: ")+ei.Hint)
+			if h := present.Hint(ei, present.TUI); h != "" {
+				add("", st.Warning.Render("hint: ")+h)
 			}
 		} else {
 			para(d.err.Error())

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"mcpdeck/config"
-	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
 )
 
@@ -105,9 +104,9 @@ func (c *checker) cancellation() (Status, string) {
 	what := fmt.Sprintf("%s %s", cand.tool.ServerTool, cand.args)
 	var warn string
 	switch {
-	case errors.Is(o.err, jsonrpc.ErrClosed):
+	case errors.Is(o.err, runtime.ErrClosed):
 		return Fail, fmt.Sprintf("the server closed the connection during the cancelled %s (%s)", what, closeCause(o.err))
-	case !cancelled || !errors.Is(o.err, jsonrpc.ErrCancelled):
+	case !cancelled || !errors.Is(o.err, runtime.ErrCancelled):
 		warn = fmt.Sprintf("%s ended before it could be cancelled, so cancellation mid-flight was not checked; ", what)
 	}
 	start := time.Now()
@@ -154,9 +153,9 @@ func (c *checker) reconnect() (Status, string) {
 		switch {
 		case o.err == nil:
 			notes = append(notes, what+" was answered before the drop, so its rejection was not checked")
-		case errors.Is(o.err, jsonrpc.ErrClosed) && dropErr != nil:
+		case errors.Is(o.err, runtime.ErrClosed) && dropErr != nil:
 			notes = append(notes, fmt.Sprintf("the server closed the connection by itself with %s outstanding (%s)", what, closeCause(o.err)))
-		case errors.Is(o.err, jsonrpc.ErrClosed):
+		case errors.Is(o.err, runtime.ErrClosed):
 			notes = append(notes, what+" was rejected")
 		default:
 			return Fail, fmt.Sprintf("dropping the transport did not reject the outstanding %s: it ended with %s", what, errText(o.err))
@@ -212,13 +211,13 @@ func (c *checker) shutdown() (Status, string) {
 	}
 	grace := ms(c.opts.StopGrace)
 	switch stop.Step {
-	case "stdin closed":
+	case runtime.StopStdinClose:
 		return Pass, fmt.Sprintf("exited %s after stdin closed; no process of its group remains", ms(stop.Took))
-	case "SIGTERM":
+	case runtime.StopSIGTERM:
 		return Warn, fmt.Sprintf("kept running %s after stdin closed; SIGTERM stopped it: exit when stdin closes, as the stdio transport asks", grace)
-	case "SIGKILL":
+	case runtime.StopSIGKILL:
 		return Fail, fmt.Sprintf("ignored stdin close and SIGTERM (%s grace each); only SIGKILL stopped it: exit on stdin EOF, or at least on SIGTERM", grace)
-	case "already exited":
+	case runtime.StopExited:
 		return Warn, "the server had already exited before it was asked to stop (" + stop.Exit + ")"
 	}
 	return Pass, "the server stopped; no process of its group remains"

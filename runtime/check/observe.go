@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
 )
 
@@ -114,7 +113,7 @@ func (o *observer) waitFor(ctx context.Context, from int, d time.Duration, match
 func frameIn(method string) func(runtime.Event) bool {
 	return func(e runtime.Event) bool {
 		f, ok := e.(runtime.TrafficFrame)
-		return ok && f.Frame.Dir == jsonrpc.In && f.Frame.Method == method &&
-			(f.Frame.Kind == jsonrpc.KindResult || f.Frame.Kind == jsonrpc.KindError)
+		return ok && f.Frame.Dir == runtime.In && f.Frame.Method == method &&
+			(f.Frame.Kind == runtime.FrameResult || f.Frame.Kind == runtime.FrameError)
 	}
 }

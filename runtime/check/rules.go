@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"mcpdeck/config"
-	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
 )
 
@@ -32,7 +31,7 @@ func (c *checker) probeErrors() Item {
 	raw, err := c.rt.Request(c.ctx, c.name, "tools/call", map[string]any{"name": noSuchTool, "arguments": map[string]any{}})
 	c.noteError("tools/call "+noSuchTool, start, err)
 	what := fmt.Sprintf("tools/call of unknown tool %q", noSuchTool)
-	var rpcErr *jsonrpc.Error
+	var rpcErr *runtime.RPCError
 	switch {
 	case err == nil:
 		var res runtime.Result
@@ -46,7 +45,7 @@ func (c *checker) probeErrors() Item {
 			oks = append(oks, what+" → isError")
 		}
 	case errors.As(err, &rpcErr):
-		judgeCode(what, rpcErr, jsonrpc.CodeInvalidParams, &fails, &warns, &oks)
+		judgeCode(what, rpcErr, runtime.CodeInvalidParams, &fails, &warns, &oks)
 	default:
 		fails = append(fails, what+": "+errorSummary(err, c.opts.CallTimeout))
 	}
@@ -60,7 +59,7 @@ func (c *checker) probeErrors() Item {
 		case err == nil:
 			fails = append(fails, what+" succeeded: answer -32601 Method not found")
 		case errors.As(err, &rpcErr):
-			judgeCode(what, rpcErr, jsonrpc.CodeMethodNotFound, &fails, &warns, &oks)
+			judgeCode(what, rpcErr, runtime.CodeMethodNotFound, &fails, &warns, &oks)
 		default:
 			fails = append(fails, what+": "+errorSummary(err, c.opts.CallTimeout))
 		}
@@ -79,7 +78,7 @@ func (c *checker) probeErrors() Item {
 // judgeCode sorts an error response: an empty message fails, a code other
 // than want warns (a reserved JSON-RPC code of another kind) or fails (a
 // code outside the reserved range).
-func judgeCode(what string, e *jsonrpc.Error, want int64, fails, warns, oks *[]string) {
+func judgeCode(what string, e *runtime.RPCError, want int64, fails, warns, oks *[]string) {
 	switch {
 	case strings.TrimSpace(e.Message) == "":
 		*fails = append(*fails, fmt.Sprintf("%s answered error %d with an empty message: say what went wrong and what to do", what, e.Code))
@@ -94,9 +93,9 @@ func judgeCode(what string, e *jsonrpc.Error, want int64, fails, warns, oks *[]s
 
 func errorSummary(err error, timeout time.Duration) string {
 	switch {
-	case errors.Is(err, jsonrpc.ErrTimeout):
+	case errors.Is(err, runtime.ErrTimeout):
 		return "no response within " + ms(timeout) + ": answer every request, with an error if need be"
-	case errors.Is(err, jsonrpc.ErrClosed):
+	case errors.Is(err, runtime.ErrClosed):
 		return "the server closed the connection (" + closeCause(err) + "): an unknown name must never crash it"
 	}
 	return errText(err)
@@ -159,7 +158,7 @@ func (c *checker) boundedResults() (Status, string) {
 	}
 	largest, n := 0, 0
 	for _, e := range c.obs.all() {
-		if f, ok := e.(runtime.TrafficFrame); ok && f.Frame.Dir == jsonrpc.In && f.Frame.Method == "tools/call" && f.Frame.Kind == jsonrpc.KindResult {
+		if f, ok := e.(runtime.TrafficFrame); ok && f.Frame.Dir == runtime.In && f.Frame.Method == "tools/call" && f.Frame.Kind == runtime.FrameResult {
 			largest = max(largest, f.Frame.Size)
 			n++
 		}
@@ -219,16 +218,16 @@ func (c *checker) responseIDs() (Status, string) {
 		case runtime.TrafficFrame:
 			f := e.Frame
 			switch {
-			case f.Dir == jsonrpc.Out && f.Kind == jsonrpc.KindRequest:
+			case f.Dir == runtime.Out && f.Kind == runtime.FrameRequest:
 				if f.Method == "initialize" {
 					sent, answered = map[string]bool{}, map[string]bool{}
 				}
 				sent[f.ID] = true
-			case f.Dir == jsonrpc.In && f.Method != "" && (f.Kind == jsonrpc.KindResult || f.Kind == jsonrpc.KindError):
+			case f.Dir == runtime.In && f.Method != "" && (f.Kind == runtime.FrameResult || f.Kind == runtime.FrameError):
 				answered[f.ID] = true
 			}
 		case runtime.ProtocolAnomaly:
-			if e.Kind == jsonrpc.AnomalyUnknownResponse.String() && !(sent[e.ID] && !answered[e.ID]) {
+			if e.Kind == runtime.AnomalyUnknownResponse && !(sent[e.ID] && !answered[e.ID]) {
 				bad = append(bad, e.ID)
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
 )
 
@@ -67,7 +66,7 @@ func (c *checker) initialize() (Status, string) {
 // initFrame is the initialize response as it came off the wire.
 type initFrame struct {
 	Result initResult     `json:"result"`
-	Error  *jsonrpc.Error `json:"error"`
+	Error  *runtime.RPCError `json:"error"`
 }
 
 type initResult struct {
@@ -124,7 +123,7 @@ func (c *checker) toolsList() (Status, string) {
 	}
 	pages := 0
 	for _, e := range c.obs.all() {
-		if f, ok := e.(runtime.TrafficFrame); ok && f.Frame.Dir == jsonrpc.In && f.Frame.Method == "tools/list" {
+		if f, ok := e.(runtime.TrafficFrame); ok && f.Frame.Dir == runtime.In && f.Frame.Method == "tools/list" {
 			pages++
 		}
 	}
@@ -236,24 +235,24 @@ func (c *checker) callTool(tool string, args json.RawMessage, noValidate bool) (
 // noteError records what an error says about the session: a request the
 // server never answered, a result over the size limit.
 func (c *checker) noteError(what string, start time.Time, err error) {
-	var ce *jsonrpc.CancelledError
+	var ce *runtime.CancelledError
 	if errors.As(err, &ce) && ce.Timeout {
 		c.noAnswer = append(c.noAnswer, pending{id: ce.ID, what: what, start: start, end: time.Now()})
 	}
-	if errors.Is(err, jsonrpc.ErrMessageTooLarge) {
+	if errors.Is(err, runtime.ErrMessageTooLarge) {
 		c.tooLarge = true
 	}
 }
 
 // callFailure explains a call that ended in an error rather than a result.
 func (c *checker) callFailure(tool string, args json.RawMessage, err error) string {
-	var rpcErr *jsonrpc.Error
+	var rpcErr *runtime.RPCError
 	switch {
-	case errors.Is(err, jsonrpc.ErrTimeout):
+	case errors.Is(err, runtime.ErrTimeout):
 		return fmt.Sprintf("%s %s got no response within %s (a response with the wrong id or a notification does not count): answer every request with a response carrying its id", tool, args, ms(c.opts.CallTimeout))
-	case errors.Is(err, jsonrpc.ErrMessageTooLarge):
+	case errors.Is(err, runtime.ErrMessageTooLarge):
 		return fmt.Sprintf("%s %s answered with a message over %d bytes: return less", tool, args, c.opts.ResultMax)
-	case errors.Is(err, jsonrpc.ErrClosed):
+	case errors.Is(err, runtime.ErrClosed):
 		return fmt.Sprintf("the server closed the connection during %s %s (%s): a call must never crash the server", tool, args, closeCause(err))
 	case errors.As(err, &rpcErr):
 		return fmt.Sprintf("%s %s answered error %d %q: a call with valid arguments should succeed", tool, args, rpcErr.Code, rpcErr.Message)
@@ -263,7 +262,7 @@ func (c *checker) callFailure(tool string, args json.RawMessage, err error) stri
 
 // closeCause is why a transport closed, without the wrapping.
 func closeCause(err error) string {
-	var ce *jsonrpc.ClosedError
+	var ce *runtime.ClosedError
 	if errors.As(err, &ce) && ce.Cause != nil {
 		return ce.Cause.Error()
 	}
@@ -317,22 +316,22 @@ func (c *checker) invalidInput() (Status, string) {
 	}
 	what := fmt.Sprintf("%s %s (%s)", t.ServerTool, args, how)
 	res, err := c.callTool(t.ServerTool, args, true)
-	var rpcErr *jsonrpc.Error
+	var rpcErr *runtime.RPCError
 	switch {
 	case err == nil && res.IsError:
 		return Pass, what + " answered isError: " + firstText(res)
 	case err == nil:
 		return Fail, what + " succeeded: validate arguments against the inputSchema and answer an isError result naming the field"
-	case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams:
+	case errors.As(err, &rpcErr) && rpcErr.Code == runtime.CodeInvalidParams:
 		if strings.TrimSpace(rpcErr.Message) == "" {
 			return Warn, what + " answered -32602 with an empty message: say which argument is wrong"
 		}
 		return Pass, fmt.Sprintf("%s answered -32602 %q", what, rpcErr.Message)
 	case errors.As(err, &rpcErr):
 		return Warn, fmt.Sprintf("%s answered error %d %q: use an isError result (or -32602 Invalid params)", what, rpcErr.Code, rpcErr.Message)
-	case errors.Is(err, jsonrpc.ErrTimeout):
+	case errors.Is(err, runtime.ErrTimeout):
 		return Fail, fmt.Sprintf("%s got no response within %s: reject invalid arguments at once", what, ms(c.opts.CallTimeout))
-	case errors.Is(err, jsonrpc.ErrClosed):
+	case errors.Is(err, runtime.ErrClosed):
 		return Fail, fmt.Sprintf("the server closed the connection on %s (%s): invalid input must never crash it", what, closeCause(err))
 	}
 	return Fail, what + " failed: " + errText(err)

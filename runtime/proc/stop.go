@@ -23,6 +23,9 @@ const (
 )
 
 // String returns the step as shown to users.
+// MarshalText writes the step's name, so JSON output stays readable.
+func (s StopStep) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
 func (s StopStep) String() string {
 	switch s {
 	case StepExited:

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mcpdeck/ui/present"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -65,7 +66,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &s) {
 		return int(s)
 	}
-	fmt.Fprintf(stderr, "mcpdeck: %v\n", err)
+	fmt.Fprintf(stderr, "mcpdeck: %s\n", present.ErrorText(err, present.CLI))
 	var e *exitError
 	if errors.As(err, &e) {
 		return e.code

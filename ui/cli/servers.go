@@ -179,7 +179,7 @@ func pingAll(ctx context.Context, rt *runtime.Controller, snap *runtime.Snapshot
 
 func serverStatus(v runtime.ServerSnapshot, ping *pingResult) serverStatusJSON {
 	s := serverStatusJSON{
-		Name: v.Name, State: v.State.String(), Transport: v.Transport, Target: v.Target, Source: v.Source,
+		Name: v.Name, State: v.State.String(), Transport: v.Transport.String(), Target: v.Target, Source: v.Source,
 		PID: v.PID, Tools: len(v.Tools), Prompts: len(v.Prompts), Resources: len(v.Resources),
 		ServerInfo: v.ServerInfo, ProtocolVersion: v.ProtocolVersion, Fallback: v.Fallback,
 	}

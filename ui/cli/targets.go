@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpdeck/config"
-	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
 )
 
@@ -211,7 +210,7 @@ func exitCodeOf(err error) int {
 	case errors.As(err, &argErr), errors.Is(err, runtime.ErrUnknownServer), errors.Is(err, runtime.ErrUnknownTool),
 		errors.Is(err, config.ErrInvalid):
 		return ExitUsage
-	case errors.Is(err, jsonrpc.ErrTimeout), errors.Is(err, jsonrpc.ErrCancelled), errors.Is(err, context.Canceled),
+	case errors.Is(err, runtime.ErrTimeout), errors.Is(err, runtime.ErrCancelled), errors.Is(err, context.Canceled),
 		errors.Is(err, context.DeadlineExceeded):
 		return ExitTimeout
 	default:
@@ -230,11 +229,7 @@ func serverFailure(snap *runtime.Snapshot, name string) error {
 		return nil
 	}
 	if v.LastError != nil {
-		code := ExitConnection
-		if strings.Contains(v.LastError.Message, jsonrpc.ErrTimeout.Error()) {
-			code = ExitTimeout
-		}
-		return withCode(code, fmt.Errorf("server %q is %s: %s", name, v.State, v.LastError.Error()))
+		return withCode(exitCodeOf(v.LastError), fmt.Errorf("server %q is %s: %w", name, v.State, v.LastError))
 	}
 	return withCode(ExitConnection, fmt.Errorf("server %q is %s", name, v.State))
 }

@@ -27,7 +27,7 @@ func (r *Runtime) Check(ctx context.Context, server string, progress func(check.
 	if items == nil {
 		items = CheckFixture()
 	}
-	rep := check.Report{Server: server, Transport: srv.Transport}
+	rep := check.Report{Server: server, Transport: srv.Transport.String()}
 	for i, it := range items {
 		if hold != nil && i == holdAt {
 			select {

@@ -104,9 +104,8 @@ func ReadySnapshot() *runtime.Snapshot {
 			srv.Reconnectable = true
 			srv.Restarts = 3
 			srv.LastError = &runtime.ErrorInfo{
-				Server: "broken", Method: "initialize",
+				Kind: runtime.KindExited, Server: "broken", Method: "initialize",
 				Message: "process exited with status 1 before initialize",
-				Hint:    "run the command by hand to see its error; check PATH and the server's arguments",
 				At:      Clock.Add(-42 * time.Second),
 			}
 			srv.Stderr = []string{"broken-server: missing BROKEN_API_KEY", "exit status 1"}

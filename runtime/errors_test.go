@@ -1,0 +1,68 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime/proc"
+)
+
+func TestKindOfClassifiesWhatTheRuntimeReturns(t *testing.T) {
+	cases := []struct {
+		err  error
+		want ErrorKind
+	}{
+		{&jsonrpc.CancelledError{Reason: "t", Timeout: true}, KindTimeout},
+		{&jsonrpc.CancelledError{Reason: "user"}, KindCancelled},
+		{context.Canceled, KindCancelled},
+		{&jsonrpc.ClosedError{Method: "x", Cause: errors.New("EOF")}, KindClosed},
+		{&jsonrpc.ClosedError{Method: "x", Cause: fmt.Errorf("server process %w", &proc.ExitError{Code: 3})}, KindExited},
+		{&jsonrpc.Error{Code: -32602, Message: "bad"}, KindProtocol},
+		{fmt.Errorf("starting: %w", proc.ErrNotFound), KindConfig},
+		{fmt.Errorf("initialize: %w", ErrUnsupportedVersion), KindUnsupportedVersion},
+		{fmt.Errorf("%w %q", ErrUnknownServer, "x"), KindUnknownServer},
+		{&ArgumentsError{}, KindInvalidArguments},
+		{jsonrpc.ErrMessageTooLarge, KindTooLarge},
+		{errors.New("something else"), KindUnknown},
+	}
+	for _, c := range cases {
+		if got := KindOf(c.err); got != c.want {
+			t.Errorf("KindOf(%v) = %s, want %s", c.err, got, c.want)
+		}
+	}
+}
+
+// An ErrorInfo kept in a snapshot (and round-tripped through JSON, as
+// recordings and --json output do) still matches its kind's sentinels.
+func TestErrorInfoMatchesSentinelsAcrossSnapshots(t *testing.T) {
+	info := errorInfo("s", "tools/call", &jsonrpc.CancelledError{Method: "tools/call", Reason: "timed out", Timeout: true})
+	raw, err := json.Marshal(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back ErrorInfo
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*ErrorInfo{info, &back} {
+		if !errors.Is(e, ErrTimeout) || !errors.Is(e, ErrCancelled) || errors.Is(e, ErrClosed) {
+			t.Errorf("%+v: timeout sentinels not matched", e)
+		}
+		wrapped := fmt.Errorf("server %q is failed: %w", "s", e)
+		if KindOf(wrapped) != KindTimeout {
+			t.Errorf("wrapped info: kind %s", KindOf(wrapped))
+		}
+	}
+	if string(raw) == "" || !json.Valid(raw) || back.Kind != KindTimeout {
+		t.Fatalf("round trip: %s → %+v", raw, back)
+	}
+	ce := callError("s", "tools/call", &jsonrpc.Error{Code: -32601, Message: "nope"})
+	var rpcErr *RPCError
+	if !errors.As(ce, &rpcErr) || !errors.Is(ce, ErrProtocol) || ce.Info.Code != -32601 {
+		t.Fatalf("call error: %+v", ce)
+	}
+}

@@ -1,0 +1,117 @@
+// Package present owns how mcpdeck words things for people: hints for
+// errors, and (shared by the TUI and the CLI) the small formatting rules
+// both faces follow. The runtime returns kinds and facts; the words are
+// chosen here, once, for each face.
+package present
+
+import (
+	"errors"
+	"fmt"
+
+	"mcpdeck/runtime"
+)
+
+// Face is where text is shown: the keys and flags a hint may name differ.
+type Face int
+
+// The faces.
+const (
+	CLI Face = iota // the headless command line: hints name flags and commands
+	TUI             // the terminal UI: hints name keys and tabs
+)
+
+// pick returns the wording for face.
+func (f Face) pick(cli, tui string) string {
+	if f == TUI {
+		return tui
+	}
+	return cli
+}
+
+// Hint says what to do about an error, for face; "" when there is nothing
+// useful to add.
+func Hint(info *runtime.ErrorInfo, face Face) string {
+	if info == nil {
+		return ""
+	}
+	switch info.Kind {
+	case runtime.KindProtocol:
+		switch info.Code {
+		case runtime.CodeMethodNotFound:
+			return fmt.Sprintf("the server does not implement %s; check the capabilities it declared", info.Method)
+		case runtime.CodeInvalidParams:
+			return face.pick("the server rejected the parameters: check the name and arguments against its schema (mcpdeck tools --json)",
+				"the server rejected the parameters: check the name and arguments against its schema (Tools tab)")
+		case runtime.CodeInternalError:
+			return face.pick("the server failed internally: its stderr may say why", "the server failed internally: its stderr (Logs tab) may say why")
+		case runtime.CodeParseError, runtime.CodeInvalidRequest:
+			return face.pick("the server could not read the request: a bug in the server or in mcpdeck; mcpdeck watch --json shows the frames",
+				"the server could not read the request: a bug in the server or in mcpdeck; the Traffic tab shows the frames")
+		}
+		return face.pick("the server reported an error; its stderr may say more", "the server reported an error; its stderr (Logs tab) may say more")
+	case runtime.KindTransport:
+		return "the HTTP exchange failed: check the url, and that the server is up and answers MCP there"
+	case runtime.KindTimeout:
+		return face.pick("the server did not answer in time: raise the timeout (--timeout, or callTimeout/startupTimeout in mcp.json) or check the server's stderr",
+			"the server did not answer in time: raise callTimeout/startupTimeout in mcp.json, or check its stderr (Logs tab)")
+	case runtime.KindCancelled:
+		return "the request was cancelled; the server was told with notifications/cancelled"
+	case runtime.KindTooLarge:
+		return "the server sent a message over the size limit; make the tool return less, or raise maxMessageSize"
+	case runtime.KindExited:
+		return face.pick("the server process exited; its last stderr lines say why",
+			"the server process exited; its last stderr lines are in the Logs tab")
+	case runtime.KindClosed:
+		return face.pick("the connection closed; run the command again",
+			"the connection closed; mcpdeck reconnects automatically where configured, or press R")
+	case runtime.KindConfig:
+		return "fix the server's command, cwd or inputs in its configuration"
+	case runtime.KindUnsupportedVersion:
+		return face.pick("the server speaks no protocol revision mcpdeck does; upgrade one of them, or choose one with --protocol",
+			"the server speaks no protocol revision mcpdeck does; upgrade one of them, or set protocol in mcp.json")
+	case runtime.KindNeedsLogin:
+		return face.pick(fmt.Sprintf("log in with: mcpdeck auth login %s (or add --login)", info.Server),
+			"press L to log in")
+	case runtime.KindInvalidArguments:
+		return face.pick("fix the arguments, or send anyway with --no-validate", "fix the fields, or switch validation off in the form")
+	case runtime.KindSchema:
+		return "the tool's schema is the server's to fix"
+	case runtime.KindNotEnabled:
+		return face.pick("MCP is off: pass --enable", "MCP is off: press m to turn it on")
+	case runtime.KindNotReady:
+		return face.pick("wait for the server to be ready, or reconnect it", "wait for the server to be ready, or press R to reconnect it")
+	case runtime.KindUnknownServer:
+		return face.pick("list the configured servers with: mcpdeck servers", "")
+	case runtime.KindUnknownTool:
+		return face.pick(fmt.Sprintf("list the server's tools with: mcpdeck tools %s", info.Server), "")
+	}
+	return ""
+}
+
+// ErrorText renders any error for face: the message, then the hint its
+// kind suggests in parentheses.
+func ErrorText(err error, face Face) string {
+	if err == nil {
+		return ""
+	}
+	info := InfoOf(err)
+	h := Hint(info, face)
+	if h == "" {
+		return err.Error()
+	}
+	return err.Error() + " (" + h + ")"
+}
+
+// InfoOf returns the error's data: the *runtime.ErrorInfo it carries, or
+// one classified from it.
+func InfoOf(err error) *runtime.ErrorInfo {
+	var ce *runtime.CallError
+	if errors.As(err, &ce) {
+		return &ce.Info
+	}
+	var info *runtime.ErrorInfo
+	if errors.As(err, &info) {
+		return info
+	}
+	return &runtime.ErrorInfo{Kind: runtime.KindOf(err), Message: err.Error()}
+}
