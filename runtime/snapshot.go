@@ -60,8 +60,8 @@ func (s *Snapshot) Counts() (ready, total, tools, outstanding int) {
 type ServerSnapshot struct {
 	Name      string
 	Transport config.Transport // stdio, http, sse
-	Target    string // command line or URL, secrets redacted
-	Source    string // the configuration file it came from
+	Target    string           // command line or URL, secrets redacted
+	Source    string           // the configuration file it came from
 	Scope     config.Scope
 	Enabled   bool   // the server's own switch (config, or toggled)
 	Note      string // why it cannot start, e.g. "needs input: ${input:token}"

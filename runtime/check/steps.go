@@ -65,7 +65,7 @@ func (c *checker) initialize() (Status, string) {
 
 // initFrame is the initialize response as it came off the wire.
 type initFrame struct {
-	Result initResult     `json:"result"`
+	Result initResult        `json:"result"`
 	Error  *runtime.RPCError `json:"error"`
 }
 
