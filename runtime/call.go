@@ -146,17 +146,23 @@ func (s *session) call(ctx context.Context, c *Controller, method, tool string, 
 	}))
 	id := cs.id.Load()
 	took := time.Since(start)
+	s.completed.Add(1)
 	var ce *jsonrpc.CancelledError
 	switch {
 	case errors.As(err, &ce):
+		s.errs.Add(1)
 		c.bus.publish(RequestCancelled{EventHeader: h(), ID: id, Method: method, Tool: tool, Reason: ce.Reason})
 	case err != nil:
+		s.errs.Add(1)
 		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: method, Tool: tool, Duration: took, Err: s.redact.str(err.Error())})
 	default:
 		var isErr struct {
 			IsError bool `json:"isError"`
 		}
 		_ = json.Unmarshal(raw, &isErr)
+		if isErr.IsError {
+			s.errs.Add(1)
+		}
 		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: method, Tool: tool, Duration: took, IsError: isErr.IsError})
 	}
 	return rawResult{body: raw, took: took}, id, err

@@ -244,6 +244,11 @@ func TestCallThroughTheBridge(t *testing.T) {
 	if !errors.Is(err, ErrUnknownServer) {
 		t.Fatalf("unknown server: %v", err)
 	}
+	// Four calls reached the server; two came back isError. Calls refused
+	// before sending (bad arguments, unknown tool) are not counted.
+	if got := serverOf(t, c, "demo").Counters; got.Calls != 4 || got.Errors != 2 {
+		t.Fatalf("counters: %d calls, %d errors; want 4 and 2", got.Calls, got.Errors)
+	}
 }
 
 func TestResultsAreBounded(t *testing.T) {

@@ -40,6 +40,18 @@ type Published struct {
 	Snapshot   *Snapshot
 }
 
+// HealthChecked: a health probe (ping, or server/discover on servers
+// without ping) was answered or missed. The server's PingStats in the next
+// Snapshot include it.
+type HealthChecked struct {
+	EventHeader
+	Method  string // the probe's method
+	Latency time.Duration
+	OK      bool
+	Missed  int    // consecutive misses, this one included
+	Err     string // why it was missed
+}
+
 // NotificationReceived: any notification from a server, raw.
 type NotificationReceived struct {
 	EventHeader

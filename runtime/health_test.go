@@ -26,6 +26,10 @@ func TestPingsRecordLatencyAndMissesFailTheServer(t *testing.T) {
 			t.Fatal("no ping statistics")
 		}
 	}
+	hc := rec.waitFor(t, "a health check event", func(e Event) bool { h, ok := e.(HealthChecked); return ok && h.OK }).(HealthChecked)
+	if hc.Server != "p" || hc.Method != "ping" || hc.Latency <= 0 || hc.Missed != 0 {
+		t.Fatalf("health check: %+v", hc)
+	}
 	ping := serverOf(t, c, "p").Ping
 	if ping.Last <= 0 || ping.EWMA <= 0 || ping.P50 <= 0 || ping.P95 < ping.P50 || ping.Missed != 0 {
 		t.Fatalf("ping stats: %+v", ping)
@@ -37,6 +41,10 @@ func TestPingsRecordLatencyAndMissesFailTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer syscall.Kill(pid, syscall.SIGCONT)
+	miss := rec.waitFor(t, "a missed health check", func(e Event) bool { h, ok := e.(HealthChecked); return ok && !h.OK }).(HealthChecked)
+	if miss.Missed < 1 || miss.Err == "" {
+		t.Fatalf("missed check: %+v", miss)
+	}
 	rec.waitFor(t, "degraded", stateIs("p", StateDegraded))
 	e := rec.waitFor(t, "failed", stateIs("p", StateFailed)).(StateChanged)
 	if v := serverOf(t, c, "p"); !v.Reconnectable || e.Reason == "" {

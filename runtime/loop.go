@@ -476,6 +476,8 @@ func (l *loop) keepLeftovers(s *server, sess *session) {
 	var v ServerSnapshot
 	sess.live(&v)
 	s.counters.Notifications += v.Counters.Notifications
+	s.counters.Calls += v.Counters.Calls
+	s.counters.Errors += v.Counters.Errors
 	s.counters.DroppedEvents += v.Counters.DroppedEvents
 	s.counters.LateResponses += v.Counters.LateResponses
 	s.counters.UnknownResponses += v.Counters.UnknownResponses

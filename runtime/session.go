@@ -42,7 +42,8 @@ type session struct {
 	closeOnce sync.Once
 	stopped   proc.StopResult
 
-	notifications atomic.Uint64
+	notifications   atomic.Uint64
+	completed, errs atomic.Uint64 // requests we made that completed, and those that failed
 
 	mu    sync.Mutex
 	calls map[string]*callState // progress token → call, for routing progress
@@ -260,9 +261,15 @@ func (s *session) pingLoop(interval time.Duration) {
 		if errors.As(err, &closed) {
 			return // the watcher reports the closure
 		}
+		took := time.Since(start)
 		s.mu.Lock()
-		missed := s.ping.record(time.Since(start), err == nil)
+		missed := s.ping.record(took, err == nil)
 		s.mu.Unlock()
+		ev := HealthChecked{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Method: "ping", Latency: took, OK: err == nil, Missed: missed}
+		if err != nil {
+			ev.Err = s.redact.str(err.Error())
+		}
+		s.c.bus.publish(ev)
 		s.c.send(s.ctx, msgPing{session: s, missed: missed})
 	}
 }
@@ -334,6 +341,8 @@ func (s *session) live(v *ServerSnapshot) {
 	}
 	st := s.conn.Stats()
 	v.Counters.Notifications += s.notifications.Load()
+	v.Counters.Calls += s.completed.Load()
+	v.Counters.Errors += s.errs.Load()
 	v.Counters.DroppedEvents += st.DroppedNotifications
 	v.Counters.LateResponses += st.LateResponses
 	v.Counters.UnknownResponses += st.UnknownResponses

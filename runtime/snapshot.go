@@ -123,8 +123,8 @@ type Counters struct {
 	LateResponses    uint64
 	UnknownResponses uint64
 	NoiseLines       uint64
-	Calls            uint64
-	Errors           uint64
+	Calls            uint64 // requests mcpdeck made that completed (tool calls and others)
+	Errors           uint64 // of those, failed ones: errors, timeouts, cancellations, isError results
 }
 
 // Implementation is serverInfo from the initialize result.
