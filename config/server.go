@@ -90,9 +90,12 @@ type Server struct {
 	// NeedsInput, when non-empty, says why the server cannot start: it uses
 	// a VS Code ${input:...} that only VS Code can prompt for.
 	NeedsInput string
-	Source     string // the file it came from, or the embedded default's name
-	Scope      Scope
-	Pos        Position // the server's key in Source
+	// Invalid, when set, is why this server's definition cannot be used
+	// (a bad field): it never starts, and every other server still does.
+	Invalid error
+	Source  string // the file it came from, or the embedded default's name
+	Scope   Scope
+	Pos     Position // the server's key in Source
 }
 
 // Secrets returns the values that must never be displayed: env and header
@@ -133,7 +136,15 @@ func (s Server) Equal(o Server) bool {
 		s.CallTimeout == o.CallTimeout &&
 		s.PingInterval == o.PingInterval &&
 		s.AutoReconnect == o.AutoReconnect &&
-		s.NeedsInput == o.NeedsInput
+		s.NeedsInput == o.NeedsInput &&
+		errString(s.Invalid) == errString(o.Invalid)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // Redacted returns a copy safe to display: env and header values are

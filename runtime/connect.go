@@ -30,43 +30,45 @@ type lists struct {
 // connect makes one connection attempt: start the transport, initialize,
 // and list everything the server declared. report is told of each state on
 // the way. On any error everything started is torn down before returning.
-func (c *Controller) connect(ctx context.Context, cfg config.Server, report func(State)) (s *session, l lists, err error) {
+// On an error the session opened so far is returned too (nil if nothing
+// was opened): the controller closes it in the background, so the failure
+// shows at once, not after the stop sequence.
+func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server, report func(State)) (*session, connInfo, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, cfg.StartupTimeout,
 		fmt.Errorf("%w: not ready within the startup timeout of %s (raise startupTimeout in the server's configuration)", jsonrpc.ErrTimeout, cfg.StartupTimeout))
 	defer cancel()
 
+	var info connInfo
 	report(StateStarting)
-	sess, err := c.openTransport(ctx, cfg)
+	s, err := c.openTransport(ctx, gen, cfg)
 	if err != nil {
-		return nil, l, err
+		return nil, info, err
 	}
-	defer func() {
-		if err != nil {
-			sess.close() // not s: the error returns below have set s to nil
-		}
-	}()
-	s = sess
-
 	report(StateInitializing)
 	if err := s.initialize(ctx, c); err != nil {
-		return nil, l, err
+		return s, info, err
 	}
 	report(StateListing)
-	l, err = s.listAll(ctx)
+	l, err := s.listAll(ctx)
 	if err != nil {
-		return nil, l, err
+		return s, info, err
 	}
 	if s.init.caps.Logging != nil && c.opts.LogLevel != "" {
 		// A server that declares logging but rejects the level still works.
 		_, _ = s.conn.Call(ctx, "logging/setLevel", map[string]string{"level": c.opts.LogLevel})
 	}
-	return s, l, nil
+	info.init = s.init
+	info.lists, info.leaks = s.redact.lists(l)
+	s.fallbackMu.Lock()
+	info.fallback = s.fallback
+	s.fallbackMu.Unlock()
+	return s, info, nil
 }
 
 // openTransport starts the server process (stdio) or connects (remote),
 // and builds the JSON-RPC connection over it.
-func (c *Controller) openTransport(ctx context.Context, cfg config.Server) (*session, error) {
-	s := &session{c: c, name: cfg.Name, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}, changed: map[string]bool{}}
+func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.Server) (*session, error) {
+	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}, changed: map[string]bool{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	opts := jsonrpc.Options{
 		Handler:        s.handle,

@@ -56,7 +56,8 @@ type Controller struct {
 
 	cmds     chan command // user commands, collapsed by the loop
 	internal chan any     // reports from attempts, sessions and timers
-	loopDone chan struct{}
+	loopExit chan struct{} // closed when the loop stops taking input
+	loopDone chan struct{} // closed when the loop and every goroutine it started have ended
 
 	// pub is the latest publication; the loop stores it, readers load it.
 	pub atomic.Pointer[publication]
@@ -94,14 +95,21 @@ func New(opts Options) *Controller {
 		bus:      newBus(),
 		cmds:     make(chan command, 64),
 		internal: make(chan any, 256),
+		loopExit: make(chan struct{}),
 		loopDone: make(chan struct{}),
 	}
 	c.roots = rootsOf(opts.Roots)
 	if opts.Elicitor != nil {
 		c.SetElicitor(opts.Elicitor)
 	}
-	l := newLoop(c, opts.Config)
-	l.publish()
+	m := newMachine(opts.Config)
+	l := newLoop(c, m)
+	m.now = time.Now()
+	m.publish()
+	for _, e := range m.out {
+		l.run1(e) // the first publication, before anyone can ask for a snapshot
+	}
+	m.out = nil
 	go l.run()
 	return c
 }
@@ -169,7 +177,7 @@ func (c *Controller) do(ctx context.Context, cmd command) (Plan, error) {
 	cmd.reply = make(chan reply, 1)
 	select {
 	case c.cmds <- cmd:
-	case <-c.loopDone:
+	case <-c.loopExit:
 		return Plan{}, ErrShutdown
 	case <-ctx.Done():
 		return Plan{}, ctx.Err()
@@ -179,6 +187,13 @@ func (c *Controller) do(ctx context.Context, cmd command) (Plan, error) {
 		return r.plan, r.err
 	case <-ctx.Done():
 		return Plan{}, ctx.Err()
+	case <-c.loopExit:
+		select {
+		case r := <-cmd.reply: // the loop answered before it stopped
+			return r.plan, r.err
+		default:
+			return Plan{}, ErrShutdown
+		}
 	}
 }
 
@@ -235,6 +250,22 @@ func (c *Controller) send(ctx context.Context, m any) {
 	select {
 	case c.internal <- m:
 	case <-ctx.Done():
-	case <-c.loopDone:
+	case <-c.loopExit:
 	}
+}
+
+// key groups commands that supersede each other: the same kind, for the
+// same server.
+func (cmd command) key() string {
+	switch cmd.kind {
+	case cmdSetEnabled:
+		return "enabled"
+	case cmdReload:
+		return "reload"
+	case cmdServerEnabled:
+		return "server:" + cmd.server
+	case cmdReconnect:
+		return "reconnect:" + cmd.server
+	}
+	return "shutdown"
 }

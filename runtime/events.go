@@ -52,6 +52,14 @@ type HealthChecked struct {
 	Err     string // why it was missed
 }
 
+// RuntimeFault: the controller refused a state change it was asked to
+// make. It means a bug in mcpdeck, never a server's fault; the state stayed
+// as it was.
+type RuntimeFault struct {
+	EventHeader
+	Err string
+}
+
 // NotificationReceived: any notification from a server, raw.
 type NotificationReceived struct {
 	EventHeader

@@ -2,96 +2,115 @@ package runtime
 
 import (
 	"sort"
+	"strings"
+	"time"
 
 	"mcpdeck/config"
 	"mcpdeck/runtime/proc"
-	"strings"
-	"time"
 )
+
+// view is one publication as the machine sees it: the snapshot, plus which
+// connection generation stands behind each server. The loop binds the
+// generations to its sessions.
+type view struct {
+	snap *Snapshot
+	// published names the servers whose capabilities are in the snapshot:
+	// calls go to their sessions.
+	published map[string]uint64
+	// sessions names every server with a session whose live data (pings,
+	// outstanding requests, counters) the snapshot overlays, published or
+	// not, closing or not.
+	sessions map[string]uint64
+	// events are the state events this publication shows, released with it.
+	events []Event
+}
 
 // publication is what the loop last published: the snapshot's stable
 // part, plus the sessions behind it for calls and the live overlay.
 type publication struct {
-	snap *Snapshot
-	// sessions of servers whose capabilities are published: calls go here.
-	published map[string]*session
-	// every connected session, published or not, for the live overlay.
-	live map[string]*session
-	// leftovers of servers without a session (counters, stderr).
-	leftovers map[string]*server
-	tools     map[string]Tool // by normalized name
+	snap      *Snapshot
+	published map[string]*session // calls go here
+	live      map[string]*session // the live overlay reads these
+	tools     map[string]Tool     // by normalized name
 }
 
-// publish builds a new publication from the loop's state and announces it.
-func (l *loop) publish() {
-	l.gen++
-	snap := &Snapshot{Generation: l.gen, At: time.Now(), Enabled: l.enabled, DroppedEvents: l.c.bus.dropped.Load()}
-	for _, f := range l.cfg.Files {
+// publish emits a publication of the machine's state now.
+func (m *machine) publish() {
+	m.pubGen++
+	m.dirty = false
+	v := view{
+		snap:      &Snapshot{Generation: m.pubGen, At: m.now, Enabled: m.enabled},
+		published: map[string]uint64{},
+		sessions:  map[string]uint64{},
+		events:    m.events,
+	}
+	m.events = nil
+	snap := v.snap
+	for _, f := range m.cfg.Files {
 		snap.Sources = append(snap.Sources, f.Path)
 	}
-	pub := &publication{snap: snap, published: map[string]*session{}, live: map[string]*session{},
-		leftovers: map[string]*server{}, tools: map[string]Tool{}}
 	perServer := map[string][]Tool{}
-	for name, s := range l.servers {
-		red := s.cfg.Redacted()
-		v := ServerSnapshot{
-			Name: name, Transport: s.cfg.Transport, Target: target(red),
-			Source: s.cfg.Source, Scope: s.cfg.Scope, Enabled: s.on, Note: s.cfg.NeedsInput,
-			State: s.state, Reason: s.reason, Reconnectable: s.reconnectable, LastError: s.lastErr,
-			Fallback: s.fallback, Restarts: s.restarts, Attempts: s.attempts, NextRetry: s.nextRetry,
-			Counters: s.counters, LastStop: s.lastStop,
+	for name, s := range m.servers {
+		sv := s.snapshot()
+		switch {
+		case s.conn.live:
+			v.sessions[name] = s.conn.gen
+		case s.conn.closingLive:
+			v.sessions[name] = s.conn.closing
 		}
-		if !l.enabled && s.state == StateDisabled && !s.on {
-			v.Note = firstNonEmpty(v.Note, "disabled in configuration")
+		if s.conn.published && s.conn.live {
+			v.published[name] = s.conn.gen
+			perServer[name] = s.conn.info.lists.Tools
 		}
-		if s.sess != nil {
-			v.StartedAt = s.sess.started
-			pub.live[name] = s.sess
-		} else {
-			v.Stderr = s.lastStderr
-		}
-		if s.published && s.sess != nil {
-			v.ServerInfo, v.ProtocolVersion = s.init.ServerInfo, s.init.ProtocolVersion
-			v.Capabilities, v.Instructions = s.init.Capabilities, s.init.Instructions
-			v.Tools, v.Prompts, v.Resources = s.lists.Tools, s.lists.Prompts, s.lists.Resources
-			v.SecretLeaks = s.leaks
-			pub.published[name] = s.sess
-			perServer[name] = s.lists.Tools
-		}
-		snap.Servers = append(snap.Servers, v)
+		snap.Servers = append(snap.Servers, sv)
 	}
 	snap.Tools = bridgeTools(perServer)
-	for _, t := range snap.Tools {
-		pub.tools[t.Name] = t
-	}
 	// Each server's own list carries the normalized names too.
 	for i := range snap.Servers {
-		v := &snap.Servers[i]
-		if len(v.Tools) == 0 {
+		sv := &snap.Servers[i]
+		if len(sv.Tools) == 0 {
 			continue
 		}
-		tools := make([]Tool, 0, len(v.Tools))
+		tools := make([]Tool, 0, len(sv.Tools))
 		for _, t := range snap.Tools {
-			if t.Server == v.Name {
+			if t.Server == sv.Name {
 				tools = append(tools, t)
 			}
 		}
-		v.Tools = tools
+		sv.Tools = tools
 	}
 	sort.Slice(snap.Servers, func(i, j int) bool { return snap.Servers[i].Name < snap.Servers[j].Name })
-	l.c.pub.Store(pub)
-	for _, e := range l.pending {
-		l.c.bus.publish(e)
-	}
-	l.pending = l.pending[:0]
-	l.c.bus.publish(Published{EventHeader: EventHeader{Time: snap.At}, Generation: l.gen, Enabled: l.enabled, Snapshot: snap})
+	m.emit(effPublish{view: v})
 }
 
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
+// snapshot is one server's part of a publication.
+func (s *srv) snapshot() ServerSnapshot {
+	red := s.cfg.Redacted()
+	v := ServerSnapshot{
+		Name: s.cfg.Name, Transport: s.cfg.Transport, Target: target(red),
+		Source: s.cfg.Source, Scope: s.cfg.Scope, Enabled: s.on, ConfigEnabled: s.cfg.Enabled,
+		Note:  s.cfg.NeedsInput,
+		State: s.life.state, Reason: s.life.reason, Reconnectable: s.life.reconnectable, LastError: s.life.lastErr,
+		Restarts: s.life.restarts, Attempts: s.life.attempts, NextRetry: s.life.nextRetry,
+		Counters: s.life.left.counters, LastStop: s.life.left.stop,
 	}
-	return b
+	if s.cfg.Invalid != nil {
+		v.Note = s.cfg.Invalid.Error()
+	}
+	if s.conn.live {
+		v.StartedAt = s.conn.startedAt
+		v.Fallback = s.conn.info.fallback
+	} else if !s.conn.closingLive {
+		v.Stderr = s.life.left.stderr
+	}
+	if s.conn.published && s.conn.live {
+		in := s.conn.info
+		v.ServerInfo, v.ProtocolVersion = in.init.ServerInfo, in.init.ProtocolVersion
+		v.Capabilities, v.Instructions = in.init.Capabilities, in.init.Instructions
+		v.Tools, v.Prompts, v.Resources = in.lists.Tools, in.lists.Prompts, in.lists.Resources
+		v.SecretLeaks = in.leaks
+	}
+	return v
 }
 
 // target renders a redacted server's command line or URL.

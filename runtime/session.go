@@ -38,6 +38,13 @@ type session struct {
 
 	ctx    context.Context // ends when the session closes: stops pings and refetches
 	cancel context.CancelFunc
+	gen    uint64 // the controller's generation for this connection; set before any goroutine starts
+
+	// goroutines the session starts (watch, pings, refetches, drops); close
+	// waits for them. spawnMu orders spawn against close.
+	spawnMu  sync.Mutex
+	closed   bool
+	routines sync.WaitGroup
 
 	closeOnce sync.Once
 	stopped   proc.StopResult
@@ -91,6 +98,9 @@ type callState struct {
 // waiting until both are gone. Idempotent.
 func (s *session) close() proc.StopResult {
 	s.closeOnce.Do(func() {
+		s.spawnMu.Lock()
+		s.closed = true
+		s.spawnMu.Unlock()
 		s.cancel()
 		// The connection's read loop ends only when the server's stdout
 		// does, that is when the process is gone: close it alongside the
@@ -104,8 +114,45 @@ func (s *session) close() proc.StopResult {
 			s.stopped = s.proc.Stop()
 		}
 		<-closed
+		s.routines.Wait()
 	})
 	return s.stopped
+}
+
+// spawn runs f on a goroutine the session owns, unless it is closing.
+func (s *session) spawn(f func()) {
+	s.spawnMu.Lock()
+	defer s.spawnMu.Unlock()
+	if s.closed {
+		return
+	}
+	s.routines.Go(f)
+}
+
+// activate starts what a ready session runs: the watcher that reports the
+// connection's end, health checks, and a refetch of lists announced as
+// changed while it was still listing.
+func (s *session) activate(ping time.Duration) {
+	s.spawn(s.watch)
+	if ping > 0 {
+		s.spawn(func() { s.pingLoop(ping) })
+	}
+	s.refetchChanged()
+}
+
+// refetchChanged relists, on the session's goroutines, every kind announced
+// as changed.
+func (s *session) refetchChanged() {
+	for _, kind := range s.takeChanged() {
+		s.spawn(func() {
+			ls, err := s.refetch(kind)
+			if err != nil {
+				return // the session is closing, or the server failed to list: keep the old list
+			}
+			ls, leaks := s.redact.lists(ls)
+			s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: kind, lists: ls, leaks: leaks})
+		})
+	}
 }
 
 // watch waits for the connection to end on its own and reports it to the
@@ -127,7 +174,7 @@ func (s *session) watch() {
 	case <-s.ctx.Done():
 		return // closed by the controller
 	}
-	s.c.send(s.ctx, msgSessionClosed{session: s, err: s.conn.Err()})
+	s.c.send(s.ctx, msgSessionClosed{name: s.name, gen: s.gen, cause: s.conn.Err()})
 }
 
 // onNotification routes one notification; it runs on the connection's
@@ -151,7 +198,7 @@ func (s *session) onNotification(n jsonrpc.Notification) {
 		s.mu.Lock()
 		s.changed[kind] = true
 		s.mu.Unlock()
-		s.c.send(s.ctx, msgListChanged{session: s, kind: kind})
+		s.c.send(s.ctx, msgListChanged{name: s.name, gen: s.gen})
 	case "notifications/resources/updated":
 		var p struct {
 			URI string `json:"uri"`
@@ -270,7 +317,7 @@ func (s *session) pingLoop(interval time.Duration) {
 			ev.Err = s.redact.str(err.Error())
 		}
 		s.c.bus.publish(ev)
-		s.c.send(s.ctx, msgPing{session: s, missed: missed})
+		s.c.send(s.ctx, msgPing{name: s.name, gen: s.gen, missed: missed})
 	}
 }
 

@@ -63,8 +63,11 @@ type ServerSnapshot struct {
 	Target    string           // command line or URL, secrets redacted
 	Source    string           // the configuration file it came from
 	Scope     config.Scope
-	Enabled   bool   // the server's own switch (config, or toggled)
-	Note      string // why it cannot start, e.g. "needs input: ${input:token}"
+	Enabled   bool // the server's own switch (config, or toggled)
+	// ConfigEnabled is what the configuration says; Enabled differs from it
+	// when the server was switched in this session.
+	ConfigEnabled bool
+	Note          string // why it cannot start: "needs input: ${input:token}", or its configuration error
 
 	State         State
 	Reason        string // for failed: what happened

@@ -1,6 +1,9 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // State is a server's lifecycle state. The order is meaningful: a server
 // is usable only from Ready on, and only Ready and Degraded publish
@@ -8,20 +11,24 @@ import "fmt"
 type State int
 
 // Server states (DESIGN.md: disabled → starting → initializing → listing →
-// ready; failed(reason, reconnectable); stopping; stopped).
+// ready; failed(reason, reconnectable); stopping; stopped), plus the two a
+// person must act on: needs-login and invalid.
 const (
-	StateDisabled     State = iota // not running: MCP off, or the server is disabled
+	StateDisabled     State = iota // not running: MCP off, or the server is switched off
 	StateStarting                  // process spawning or HTTP connecting
-	StateInitializing              // initialize sent, waiting for the result
+	StateInitializing              // initialize (or server/discover) sent, waiting for the result
 	StateListing                   // listing tools, prompts and resources (all pages)
 	StateReady                     // initialized and listed: capabilities published
-	StateDegraded                  // ready, but pings are being missed
+	StateDegraded                  // ready, but health checks are being missed
 	StateFailed                    // the connection failed; see Reason and Reconnectable
 	StateStopping                  // teardown in progress
 	StateStopped                   // torn down by request
+	StateNeedsLogin                // the server requires authorization; log in, then reconnect
+	StateInvalid                   // its configuration is invalid; it never starts
 )
 
-var stateNames = [...]string{"disabled", "starting", "initializing", "listing", "ready", "degraded", "failed", "stopping", "stopped"}
+var stateNames = [...]string{"disabled", "starting", "initializing", "listing", "ready", "degraded", "failed",
+	"stopping", "stopped", "needs login", "invalid"}
 
 func (s State) String() string {
 	if s < 0 || int(s) >= len(stateNames) {
@@ -30,8 +37,68 @@ func (s State) String() string {
 	return stateNames[s]
 }
 
+// MarshalText writes the state's name (JSON output, recordings).
+func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a state's name.
+func (s *State) UnmarshalText(b []byte) error {
+	for i, n := range stateNames {
+		if n == string(b) {
+			*s = State(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown server state %q", b)
+}
+
 // Live reports whether the server has a connection that serves requests.
 func (s State) Live() bool { return s == StateReady || s == StateDegraded }
 
 // Busy reports whether the server is on its way up.
 func (s State) Busy() bool { return s == StateStarting || s == StateInitializing || s == StateListing }
+
+// Idle reports whether the server has no connection and none is on its
+// way: a start may begin from here.
+func (s State) Idle() bool {
+	switch s {
+	case StateDisabled, StateFailed, StateStopped, StateNeedsLogin:
+		return true
+	}
+	return false
+}
+
+// transitions lists, for each state, the states it may move to. Anything
+// else is refused with a *TransitionError: the controller's bookkeeping
+// can then never invent a path the design does not have.
+var transitions = map[State][]State{
+	StateDisabled:     {StateStarting, StateStopped, StateInvalid},
+	StateStarting:     {StateInitializing, StateListing, StateReady, StateFailed, StateNeedsLogin, StateStopping},
+	StateInitializing: {StateListing, StateReady, StateFailed, StateNeedsLogin, StateStopping},
+	StateListing:      {StateReady, StateFailed, StateNeedsLogin, StateStopping},
+	StateReady:        {StateDegraded, StateFailed, StateStopping},
+	StateDegraded:     {StateReady, StateFailed, StateStopping},
+	StateFailed:       {StateStarting, StateStopped, StateDisabled, StateInvalid},
+	StateStopping:     {StateStopped, StateDisabled, StateInvalid},
+	StateStopped:      {StateStarting, StateDisabled, StateInvalid},
+	StateNeedsLogin:   {StateStarting, StateStopped, StateDisabled, StateInvalid},
+	StateInvalid:      {StateDisabled, StateStopped},
+}
+
+// CanMove reports whether from → to is a transition the lifecycle has.
+// Staying in the same state is always allowed.
+func CanMove(from, to State) bool { return from == to || slices.Contains(transitions[from], to) }
+
+// TransitionError is a refused state change: it names the server, the
+// state it is in and the state it was asked to move to. It matches
+// ErrRefused.
+type TransitionError struct {
+	Server   string
+	From, To State
+}
+
+func (e *TransitionError) Error() string {
+	return fmt.Sprintf("server %q is %s and cannot become %s", e.Server, e.From, e.To)
+}
+
+// Unwrap matches ErrRefused.
+func (e *TransitionError) Unwrap() error { return ErrRefused }
