@@ -54,8 +54,8 @@ type Controller struct {
 	roots []Root
 	bus   *bus
 
-	cmds     chan command // user commands, collapsed by the loop
-	internal chan any     // reports from attempts, sessions and timers
+	cmds     chan command  // user commands, collapsed by the loop
+	internal chan any      // reports from attempts, sessions and timers
 	loopExit chan struct{} // closed when the loop stops taking input
 	loopDone chan struct{} // closed when the loop and every goroutine it started have ended
 

@@ -266,7 +266,9 @@ func (m *machine) step(now time.Time, in any) ([]effect, error) {
 
 func (m *machine) emit(e effect) { m.out = append(m.out, e) }
 
-func (m *machine) reply(ch chan reply, r reply) { m.replies = append(m.replies, effReply{ch: ch, r: r}) }
+func (m *machine) reply(ch chan reply, r reply) {
+	m.replies = append(m.replies, effReply{ch: ch, r: r})
+}
 
 // quiet reports whether no connection is open, starting or closing.
 func (m *machine) quiet() bool {
