@@ -63,10 +63,10 @@ type Store struct {
 // osKeyring is go-keyring's package-level provider as a keyring.Keyring.
 type osKeyring struct{}
 
-func (osKeyring) Set(s, u, p string) error       { return keyring.Set(s, u, p) }
+func (osKeyring) Set(s, u, p string) error        { return keyring.Set(s, u, p) }
 func (osKeyring) Get(s, u string) (string, error) { return keyring.Get(s, u) }
-func (osKeyring) Delete(s, u string) error       { return keyring.Delete(s, u) }
-func (osKeyring) DeleteAll(s string) error       { return keyring.DeleteAll(s) }
+func (osKeyring) Delete(s, u string) error        { return keyring.Delete(s, u) }
+func (osKeyring) DeleteAll(s string) error        { return keyring.DeleteAll(s) }
 
 // OpenStore picks the storage: the keyring if a probe read reaches it,
 // else the file. It fails only when neither is usable.
