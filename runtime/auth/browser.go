@@ -7,7 +7,12 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 )
+
+// reapers counts the goroutines waiting for browser commands, so tests can
+// wait for them to end.
+var reapers sync.WaitGroup
 
 // OpenBrowser shows url to the person: $BROWSER when set (each of its
 // colon-separated commands in turn, with the URL as the one argument), else
@@ -35,7 +40,11 @@ func OpenBrowser(url string) error {
 			errs = append(errs, fmt.Errorf("%s: %v", c, err))
 			continue
 		}
-		go func() { _ = cmd.Wait() }() // reap it; a browser may outlive the login
+		reapers.Add(1)
+		go func() { // reap it; a browser may outlive the login
+			defer reapers.Done()
+			_ = cmd.Wait()
+		}()
 		return nil
 	}
 	if len(errs) == 0 {
