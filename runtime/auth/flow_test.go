@@ -8,8 +8,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
