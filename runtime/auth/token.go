@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
@@ -216,7 +217,14 @@ func refused(err error) bool {
 
 // oneLine shortens server text for a message.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "?")), " ")
+	// Server text is data: no terminal control sequences get through.
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
+	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 200 {
 		s = s[:200] + "…"
 	}

@@ -97,6 +97,7 @@ type AuthServer struct {
 	tokenReqs []TokenRequest
 	authzReqs []url.Values
 	nreg      int
+	issued    []string // every access and refresh token ever issued
 }
 
 // NewAuthServer starts an authorization server, closed when t ends.
@@ -326,9 +327,11 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(ttl.Seconds()), "scope": strings.Join(g.Scopes, " ")}
 	a.mu.Lock()
 	a.access[at] = g
+	a.issued = append(a.issued, at)
 	if !a.opts.NoRefresh && f.Get("grant_type") != "client_credentials" {
 		rt := "rt-" + rand.Text()
 		a.refresh[rt] = g
+		a.issued = append(a.issued, rt)
 		resp["refresh_token"] = rt
 	}
 	a.mu.Unlock()
@@ -399,6 +402,14 @@ func (a *AuthServer) AuthorizationRequests() []url.Values {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return slices.Clone(a.authzReqs)
+}
+
+// IssuedTokens returns every access and refresh token issued, so tests
+// can assert none of them appears in any output.
+func (a *AuthServer) IssuedTokens() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.issued)
 }
 
 // Registrations counts dynamic client registrations.
