@@ -33,6 +33,7 @@
 //	                "off", false or a negative number turn pings off
 //	autoReconnect   true/false, or {"enabled", "maxAttempts", "initialBackoff",
 //	                "maxBackoff"} (defaults true, 5, 500ms, 30s)
+//	oauth           http and sse: MCP authorization (OAuth 2.1) settings, below
 //
 // Durations are numbers of milliseconds (as Claude Code's "timeout") or Go
 // duration strings such as "30s" or "1m30s". Unknown fields are warnings, not
@@ -42,9 +43,36 @@
 // for project files (that is where the other clients run them from) and
 // against the file's own directory for explicit and user files.
 //
+// # Authorization
+//
+// A remote server that answers 401 with an OAuth challenge needs a login
+// (mcpdeck auth login SERVER); no configuration is needed for that. The
+// optional "oauth" block tunes it:
+//
+//	clientId        a pre-registered client id, tried first
+//	clientSecret    its secret; a secret like a header value, so write
+//	                "${env:NAME}" (it is scrubbed from all output)
+//	scopes          scopes to request instead of those the server suggests:
+//	                a space-separated string or an array of strings
+//	redirectPort    fixed port of the loopback redirect listener
+//	                (http://127.0.0.1:PORT/callback); default a free port
+//	grantType       "authorization_code" (log in through the browser, the
+//	                default) or "client_credentials" (no browser; needs
+//	                clientId and clientSecret)
+//	clientMetadataUrl      mcpdeck's Client ID Metadata Document, an https
+//	                URL with a path, used where the authorization server
+//	                supports such documents
+//	authServerMetadataUrl  fetch the authorization server's metadata from here
+//	                instead of discovering it
+//
+// The other clients' spellings are read too: Claude Code's "callbackPort"
+// and one-string "scopes", VS Code's {"clientId"}, and Cursor's "auth" block
+// with "CLIENT_ID", "CLIENT_SECRET" and an array of "scopes".
+//
 // # Variables
 //
-// command, args, env values, envFile, cwd, url and header values expand
+// command, args, env values, envFile, cwd, url, header values and the
+// strings of the oauth block expand
 // ${VAR}, ${VAR:-default} (default when VAR is unset or empty, as in a
 // shell), ${env:VAR}, ${workspaceFolder}, ${workspaceFolderBasename},
 // ${userHome}, ${pathSeparator} (or ${/}) and a leading "~" (not in url or

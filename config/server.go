@@ -79,6 +79,9 @@ type Server struct {
 	Cwd               string            // stdio; empty means mcpdeck's working directory
 	URL               string            // http and sse
 	Headers           map[string]string // http and sse; secrets
+	// OAuth is the "oauth" block of an http or sse server (see OAuth); nil
+	// when the file has none. Its ClientSecret is a secret.
+	OAuth *OAuth
 	// Enabled is false when the file says "disabled": true or
 	// "enabled": false, or lists the server in "disabledServers".
 	Enabled        bool
@@ -108,6 +111,9 @@ func (s Server) Secrets() []string {
 	for _, v := range s.Headers {
 		out = append(out, v)
 	}
+	if s.OAuth != nil {
+		out = append(out, s.OAuth.ClientSecret)
+	}
 	if u, err := url.Parse(s.URL); err == nil && u.User != nil {
 		if p, ok := u.User.Password(); ok {
 			out = append(out, p)
@@ -131,6 +137,7 @@ func (s Server) Equal(o Server) bool {
 		s.Cwd == o.Cwd &&
 		s.URL == o.URL &&
 		maps.Equal(s.Headers, o.Headers) &&
+		equalOAuth(s.OAuth, o.OAuth) &&
 		s.Enabled == o.Enabled &&
 		s.StartupTimeout == o.StartupTimeout &&
 		s.CallTimeout == o.CallTimeout &&
@@ -162,6 +169,13 @@ func (s Server) Redacted() Server {
 	r.URL = redactURL(s.URL, scrub)
 	r.Env = redactMap(s.Env)
 	r.Headers = redactMap(s.Headers)
+	if s.OAuth != nil {
+		o := *s.OAuth
+		if o.ClientSecret != "" {
+			o.ClientSecret = RedactedValue
+		}
+		r.OAuth = &o
+	}
 	return r
 }
 

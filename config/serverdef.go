@@ -17,7 +17,7 @@ import (
 var serverFields = []string{
 	"type", "command", "args", "env", "envFile", "cwd", "url", "headers",
 	"enabled", "disabled", "startupTimeout", "timeout", "callTimeout",
-	"pingInterval", "autoReconnect",
+	"pingInterval", "autoReconnect", "oauth", "auth",
 }
 
 // rawServer is one server's fields as written, before expansion.
@@ -191,7 +191,7 @@ func (p *parser) transport(r *rawServer) (Transport, bool) {
 // expandServer expands variables in the launch fields and validates the
 // results.
 func (p *parser) expandServer(r *rawServer, s *Server) {
-	ignored := []string{"headers"}
+	ignored := []string{"headers", "oauth", "auth"}
 	if s.Transport != TransportStdio {
 		ignored = []string{"command", "args", "env", "envFile", "cwd"}
 	}
@@ -224,6 +224,7 @@ func (p *parser) expandServer(r *rawServer, s *Server) {
 	if !r.badType["headers"] {
 		s.Headers = p.expandMap(r, "headers", r.headers, false)
 	}
+	s.OAuth = p.parseOAuth(r)
 }
 
 // expandField expands one string and records its problems and inputs.

@@ -128,6 +128,10 @@ func describeNetError(what string, u *url.URL, err error) error {
 	var dnsErr *net.DNSError
 	var netErr net.Error
 	switch {
+	case errors.Is(err, ErrUnauthorized):
+		// The caller's Transport refused to send it (no usable token):
+		// keep its error whole, it says what to do.
+		return fmt.Errorf("%s %s: %w", what, where, rootCause(err))
 	case errors.As(err, &certErr), errors.As(err, &unknownCA), errors.As(err, &hostErr):
 		return fmt.Errorf("%s %s: %w: %v; the server's certificate is not trusted for this host: fix the certificate or add its CA to the system trust store", what, where, ErrTLS, rootCause(err))
 	case errors.As(err, &recErr), strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):

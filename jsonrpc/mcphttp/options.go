@@ -24,6 +24,15 @@ type Options struct {
 	// (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) apply. The client should have no
 	// overall Timeout: a tools/call may stream for minutes.
 	Client *http.Client
+	// Transport, when set and Client is nil, carries every exchange (it
+	// becomes the Transport of the client Dial builds): the caller's way to
+	// add per-request behaviour such as MCP authorization (the
+	// runtime/auth Transport) without giving up the stream's own client.
+	// An error it returns that wraps ErrUnauthorized (runtime/auth's
+	// NeedsLoginError does) ends the stream with that error, its chain
+	// intact, so errors.Is and errors.As on what Read and every outstanding
+	// call return find it.
+	Transport http.RoundTripper
 	// MaxMessageSize bounds one message (a JSON body or an SSE event); 0
 	// means jsonrpc.DefaultMaxMessageSize.
 	MaxMessageSize int
@@ -96,6 +105,9 @@ func (o Options) withDefaults() (Options, *url.URL, error) {
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return o, nil, fmt.Errorf("%w: %s is not an absolute http:// or https:// url", ErrBadOptions, safeURL(u))
+	}
+	if o.Client == nil && o.Transport != nil {
+		o.Client = &http.Client{Transport: o.Transport}
 	}
 	if o.MaxMessageSize <= 0 {
 		o.MaxMessageSize = jsonrpc.DefaultMaxMessageSize

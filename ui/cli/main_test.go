@@ -15,12 +15,14 @@ import (
 	"go.uber.org/goleak"
 
 	"mcpdeck/jsonrpc/jsonrpctest"
+	"mcpdeck/runtime/auth/authtest"
 )
 
 func TestMain(m *testing.M) {
 	// Fake servers named in the tests' mcp.json files are this test binary,
 	// re-executed; MaybeServe runs them and exits.
 	jsonrpctest.MaybeServe()
+	authtest.MaybeBrowse() // tests set $BROWSER to this binary
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

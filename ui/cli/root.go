@@ -103,6 +103,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newCallCmd(),
 		newWatchCmd(),
 		newCheckCmd(),
+		newAuthCmd(),
 	)
 	return root
 }

@@ -1,0 +1,115 @@
+package config
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func parseOne(t *testing.T, src string, env map[string]string) Server {
+	t.Helper()
+	servers, _, err := Parse("f.json", []byte(src), ScopeUser, LoadOptions{ProjectDir: "/proj", LookupEnv: fakeEnv(env)})
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if len(servers) != 1 {
+		t.Fatalf("got %d servers, want 1", len(servers))
+	}
+	return servers[0]
+}
+
+func TestParseOAuthShapes(t *testing.T) {
+	env := map[string]string{"SECRET": "s3cr3t-value-123"}
+	tests := []struct {
+		name, src string
+		want      OAuth
+	}{
+		{"claude code", `{"mcpServers": {"a": {"type": "http", "url": "https://h/mcp",
+			"oauth": {"clientId": "cid", "callbackPort": 8123, "scopes": "read write", "authServerMetadataUrl": "https://as.example/.well-known/oauth-authorization-server"}}}}`,
+			OAuth{ClientID: "cid", RedirectPort: 8123, Scopes: []string{"read", "write"}, GrantType: GrantAuthorizationCode,
+				AuthServerMetadataURL: "https://as.example/.well-known/oauth-authorization-server"}},
+		{"vs code", `{"servers": {"a": {"type": "http", "url": "https://h/mcp", "oauth": {"clientId": "guid-1"}}}}`,
+			OAuth{ClientID: "guid-1", GrantType: GrantAuthorizationCode}},
+		{"cursor", `{"mcpServers": {"a": {"url": "https://h/mcp", "auth": {"CLIENT_ID": "cid", "CLIENT_SECRET": "${env:SECRET}", "scopes": ["openid", "kb:read"]}}}}`,
+			OAuth{ClientID: "cid", ClientSecret: "s3cr3t-value-123", Scopes: []string{"openid", "kb:read"}, GrantType: GrantAuthorizationCode}},
+		{"mcpdeck", `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"clientId": "cid", "clientSecret": "${SECRET}",
+			"grantType": "client_credentials", "redirectPort": 9000, "clientMetadataUrl": "https://me.example/mcpdeck.json"}}}}`,
+			OAuth{ClientID: "cid", ClientSecret: "s3cr3t-value-123", GrantType: GrantClientCredentials, RedirectPort: 9000,
+				ClientMetadataURL: "https://me.example/mcpdeck.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := parseOne(t, tt.src, env)
+			if s.OAuth == nil {
+				t.Fatal("OAuth is nil")
+			}
+			if !equalOAuth(s.OAuth, &tt.want) {
+				t.Fatalf("OAuth = %+v\nwant    %+v", *s.OAuth, tt.want)
+			}
+		})
+	}
+}
+
+func TestOAuthClientSecretIsASecret(t *testing.T) {
+	s := parseOne(t, `{"mcpServers": {"a": {"url": "https://h/mcp?k=s3cr3t-value-123", "oauth": {"clientId": "cid", "clientSecret": "${env:SECRET}"}}}}`,
+		map[string]string{"SECRET": "s3cr3t-value-123"})
+	if !slices.Contains(s.Secrets(), "s3cr3t-value-123") {
+		t.Fatalf("Secrets() = %q, want the client secret", s.Secrets())
+	}
+	r := s.Redacted()
+	if r.OAuth.ClientSecret != RedactedValue || strings.Contains(r.URL, "s3cr3t") {
+		t.Fatalf("Redacted: secret %q url %q", r.OAuth.ClientSecret, r.URL)
+	}
+	if s.OAuth.ClientSecret != "s3cr3t-value-123" {
+		t.Fatal("Redacted changed the original")
+	}
+	o := s
+	o.OAuth = &OAuth{ClientID: "cid", ClientSecret: "other", GrantType: GrantAuthorizationCode}
+	if s.Equal(o) {
+		t.Fatal("servers with different client secrets are Equal")
+	}
+	if !s.Equal(s) {
+		t.Fatal("a server is not Equal to itself")
+	}
+}
+
+func TestParseOAuthDiagnostics(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+		warning         bool
+	}{
+		{"bad port", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"redirectPort": 70000}}}}`, `field "oauth.redirectPort": must be a port number`, false},
+		{"bad grant", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"grantType": "password"}}}}`, `unknown grant type "password"`, false},
+		{"client credentials without secret", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "grantType": "client_credentials"}}}}`, `needs a pre-registered clientId and clientSecret`, false},
+		{"secret without id", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientSecret": "xxxxxx"}}}}`, `clientSecret without clientId`, false},
+		{"cimd over http", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientMetadataUrl": "http://me.example/c.json"}}}}`, `must be an https:// URL`, false},
+		{"cimd at root", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientMetadataUrl": "https://me.example/"}}}}`, `needs a path`, false},
+		{"both spellings", `{"mcpServers": {"a": {"url": "https://h", "oauth": {}, "auth": {}}}}`, `is Cursor's spelling of "oauth"`, false},
+		{"alias twice", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "a", "CLIENT_ID": "b"}}}}`, `sets "clientId" a second time`, false},
+		{"not an object", `{"mcpServers": {"a": {"url": "https://h", "oauth": "x"}}}`, `must be an object`, false},
+		{"unknown oauth field", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"audience": "x"}}}}`, `field "oauth.audience": unknown field is ignored`, true},
+		{"oauth on stdio", `{"mcpServers": {"a": {"command": "x", "oauth": {}}}}`, `field "oauth": is ignored for stdio servers`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, warns, err := Parse("f.json", []byte(tt.src), ScopeUser, LoadOptions{ProjectDir: "/proj", LookupEnv: fakeEnv(nil)})
+			var got []Diagnostic
+			if tt.warning {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				got = warns
+			} else {
+				var errs Errors
+				if !errors.As(err, &errs) {
+					t.Fatalf("error = %v, want Errors", err)
+				}
+				got = errs
+			}
+			if len(got) != 1 || !strings.Contains(got[0].String(), tt.want) {
+				t.Fatalf("got %q, want one containing %q", got, tt.want)
+			}
+		})
+	}
+}

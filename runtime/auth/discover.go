@@ -1,0 +1,227 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// Metadata is what discovery learned about one protected server.
+type Metadata struct {
+	// Resource is the server's canonical URI, the value of the resource
+	// parameter (RFC 8707) on authorization and token requests.
+	Resource string `json:"resource"`
+	// MetadataURL is where the protected resource metadata came from, and
+	// FromHeader says whether the 401's resource_metadata named it.
+	MetadataURL string `json:"metadataUrl,omitempty"`
+	FromHeader  bool   `json:"fromHeader"`
+	// ResourceScopes are the metadata's scopes_supported.
+	ResourceScopes []string `json:"resourceScopes,omitempty"`
+	// AuthorizationServers lists the metadata's authorization_servers;
+	// Issuer is the one chosen (the first).
+	AuthorizationServers []string `json:"authorizationServers,omitempty"`
+	Issuer               string   `json:"issuer"`
+	// AuthServer is the chosen server's RFC 8414 / OpenID metadata.
+	AuthServer *oauthex.AuthServerMeta `json:"-"`
+	// Legacy is set when the server published no protected resource
+	// metadata and its origin was taken as the authorization server, as
+	// the 2025-03-26 revision allowed.
+	Legacy bool `json:"legacy,omitempty"`
+}
+
+// maxMetadata bounds a metadata document.
+const maxMetadata = 1 << 20
+
+// Discover finds the authorization server of the MCP server at serverURL.
+// Protected resource metadata (RFC 9728) comes from the challenge's
+// resource_metadata URL, else the path-aware well-known URL, else the root
+// one, in the specification's order. Authorization server metadata comes
+// from asMetadataURL when set, else go-sdk's discovery, which tries RFC 8414
+// and then OpenID Connect Discovery URLs in the specification's order.
+func Discover(ctx context.Context, client *http.Client, serverURL string, ch *Challenge, asMetadataURL string) (*Metadata, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	su, err := url.Parse(serverURL)
+	if err != nil || su.Host == "" {
+		return nil, fmt.Errorf("discovering authorization for %s: %w: not an absolute URL", safeURL(serverURL), ErrDiscovery)
+	}
+	md := &Metadata{}
+	var tried []string
+	var lastErr error
+	for i, cand := range resourceMetadataURLs(ch, su) {
+		tried = append(tried, cand)
+		prm, err := fetchResourceMetadata(ctx, client, cand, su)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		md.Resource, md.MetadataURL = prm.Resource, cand
+		md.FromHeader = i == 0 && ch != nil && ch.ResourceMetadata != ""
+		md.ResourceScopes, md.AuthorizationServers = prm.ScopesSupported, prm.AuthorizationServers
+		break
+	}
+	if md.MetadataURL == "" {
+		// 2025-03-26: no resource metadata, the server's origin is the
+		// authorization server.
+		origin := (&url.URL{Scheme: su.Scheme, Host: su.Host}).String()
+		asm, err := sdkauth.GetAuthServerMetadata(ctx, origin, client)
+		if err != nil || asm == nil {
+			why := "none answered"
+			if lastErr != nil {
+				why = lastErr.Error()
+			}
+			return nil, fmt.Errorf("discovering authorization for %s: %w: no protected resource metadata at %s (%s); the server must publish it (RFC 9728) for mcpdeck to log in",
+				safeURL(serverURL), ErrDiscovery, strings.Join(tried, ", "), why)
+		}
+		md.Resource, md.Issuer, md.AuthServer, md.Legacy = canonical(su), asm.Issuer, asm, true
+		md.AuthorizationServers = []string{asm.Issuer}
+		return md, checkPKCE(md, serverURL)
+	}
+	if len(md.AuthorizationServers) == 0 {
+		return nil, fmt.Errorf("discovering authorization for %s: %w: the protected resource metadata at %s names no authorization server", safeURL(serverURL), ErrDiscovery, md.MetadataURL)
+	}
+	md.Issuer = md.AuthorizationServers[0]
+	var asm *oauthex.AuthServerMeta
+	if asMetadataURL != "" {
+		asm, err = oauthex.GetAuthServerMeta(ctx, asMetadataURL, md.Issuer, client)
+	} else {
+		asm, err = sdkauth.GetAuthServerMetadata(ctx, md.Issuer, client)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("discovering authorization server %s for %s: %w: %v", md.Issuer, safeURL(serverURL), ErrDiscovery, err)
+	}
+	if asm == nil {
+		return nil, fmt.Errorf("discovering authorization server %s for %s: %w: it publishes no OAuth or OpenID metadata at its well-known URLs", md.Issuer, safeURL(serverURL), ErrDiscovery)
+	}
+	md.AuthServer = asm
+	return md, checkPKCE(md, serverURL)
+}
+
+// checkPKCE refuses an authorization server without S256 PKCE, as the
+// specification's security considerations require.
+func checkPKCE(md *Metadata, serverURL string) error {
+	if !slices.Contains(md.AuthServer.CodeChallengeMethodsSupported, "S256") {
+		return fmt.Errorf("authorization server %s for %s: %w: it does not advertise PKCE with S256 (code_challenge_methods_supported), so logging in would not be safe", md.Issuer, safeURL(serverURL), ErrDiscovery)
+	}
+	return nil
+}
+
+// resourceMetadataURLs lists where to look for protected resource metadata,
+// in the specification's order.
+func resourceMetadataURLs(ch *Challenge, su *url.URL) []string {
+	var out []string
+	if ch != nil && ch.ResourceMetadata != "" {
+		out = append(out, ch.ResourceMetadata)
+	}
+	base := url.URL{Scheme: su.Scheme, Host: su.Host}
+	if p := strings.Trim(su.Path, "/"); p != "" {
+		base.Path = "/.well-known/oauth-protected-resource/" + p
+		out = append(out, base.String())
+	}
+	base.Path = "/.well-known/oauth-protected-resource"
+	return append(out, base.String())
+}
+
+// fetchResourceMetadata GETs one protected resource metadata document and
+// checks it describes the server at su. The check is the TypeScript SDK's
+// rather than go-sdk's exact match: the metadata's resource must have the
+// server's origin and a path that is a prefix of the server's, because
+// servers commonly publish their origin as the resource.
+func fetchResourceMetadata(ctx context.Context, client *http.Client, raw string, su *url.URL) (*oauthex.ProtectedResourceMetadata, error) {
+	if err := httpsOrLoopback(raw); err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %v", raw, rootCause(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil, fmt.Errorf("GET %s: HTTP %s", raw, resp.Status)
+	}
+	var prm oauthex.ProtectedResourceMetadata
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxMetadata)).Decode(&prm); err != nil {
+		return nil, fmt.Errorf("GET %s: not a metadata document: %v", raw, err)
+	}
+	ru, err := url.Parse(prm.Resource)
+	if err != nil || prm.Resource == "" || !strings.EqualFold(ru.Scheme, su.Scheme) || !strings.EqualFold(ru.Host, su.Host) ||
+		!pathPrefix(ru.Path, su.Path) {
+		return nil, fmt.Errorf("GET %s: the metadata is for resource %q, not for %s", raw, prm.Resource, safeURL(su.String()))
+	}
+	for _, as := range prm.AuthorizationServers {
+		if err := httpsOrLoopback(as); err != nil {
+			return nil, fmt.Errorf("GET %s: authorization server: %v", raw, err)
+		}
+	}
+	return &prm, nil
+}
+
+// pathPrefix reports whether path p is a segment-wise prefix of full.
+func pathPrefix(p, full string) bool {
+	p, full = strings.TrimSuffix(p, "/"), strings.TrimSuffix(full, "/")
+	return p == "" || full == p || strings.HasPrefix(full, p+"/")
+}
+
+// canonical is the canonical URI of a server URL: no fragment, no query,
+// lowercase scheme and host, no trailing slash (RFC 8707, as the
+// specification recommends).
+func canonical(u *url.URL) string {
+	c := url.URL{Scheme: strings.ToLower(u.Scheme), Host: strings.ToLower(u.Host), Path: strings.TrimSuffix(u.Path, "/")}
+	return c.String()
+}
+
+// httpsOrLoopback refuses metadata and endpoints over plain HTTP except on
+// loopback, where local development servers live.
+func httpsOrLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute URL", raw)
+	}
+	if u.Scheme == "https" || (u.Scheme == "http" && isLoopback(u.Hostname())) {
+		return nil
+	}
+	return fmt.Errorf("%s is neither https nor loopback http", safeURL(raw))
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// safeURL renders a URL for messages without its query and user info,
+// which may carry credentials.
+func safeURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "<unparsable url>"
+	}
+	c := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	return c.String()
+}
+
+// rootCause strips *url.Error's repetition of the full URL.
+func rootCause(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}

@@ -1,0 +1,238 @@
+package auth
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"mcpdeck/config"
+)
+
+// Defaults the zero Options values stand for.
+const (
+	// DefaultLoginTimeout bounds the wait for the browser's redirect.
+	DefaultLoginTimeout = 5 * time.Minute
+	// DefaultRefreshSkew is how long before its expiry a token is refreshed,
+	// so a request never leaves with a token about to lapse in transit.
+	DefaultRefreshSkew = time.Minute
+	// DefaultClientName is the client_name registered with authorization
+	// servers and shown on their consent pages.
+	DefaultClientName = "mcpdeck"
+)
+
+// Target is one protected server as the Manager sees it. Tokens are stored
+// per target: the server name and its canonical URL together, so two
+// configured names for one URL, or one name moved to another URL, never
+// share a token.
+type Target struct {
+	// Name is the configured server name (for ad-hoc servers, any stable
+	// name the face chooses).
+	Name string
+	// URL is the MCP endpoint.
+	URL string
+	// OAuth is the server's "oauth" block; nil means none.
+	OAuth *config.OAuth
+	// LoginCommand is what a person runs to log in, quoted in
+	// NeedsLoginError; "" means "mcpdeck auth login NAME".
+	LoginCommand string
+}
+
+// TargetOf is the target of a configured server.
+func TargetOf(s config.Server) Target {
+	return Target{Name: s.Name, URL: s.URL, OAuth: s.OAuth}
+}
+
+func (t Target) key() string {
+	u, err := url.Parse(t.URL)
+	c := t.URL
+	if err == nil {
+		c = canonical(u)
+	}
+	return "token " + t.Name + " " + c
+}
+
+func (t Target) settings() config.OAuth {
+	if t.OAuth == nil {
+		return config.OAuth{GrantType: config.GrantAuthorizationCode}
+	}
+	o := *t.OAuth
+	if o.GrantType == "" {
+		o.GrantType = config.GrantAuthorizationCode
+	}
+	return o
+}
+
+func (t Target) loginCommand() string {
+	if t.LoginCommand != "" {
+		return t.LoginCommand
+	}
+	return "mcpdeck auth login " + t.Name
+}
+
+// Options configure a Manager.
+type Options struct {
+	// Store keeps tokens and registrations; nil means OpenStore with
+	// default options, and a failure to open it is reported by the first
+	// call that needs it.
+	Store *Store
+	// HTTPClient sends discovery, registration and token requests; nil
+	// means a client over net/http's default transport.
+	HTTPClient *http.Client
+	// OnSecret is called with every access token, refresh token and client
+	// secret as it is issued or loaded, so the caller can teach its
+	// scrubber (config.AddSecret) before the value can reach any output.
+	OnSecret func(string)
+	// OnURL is told every authorization URL before the browser opens, so
+	// the faces can print or show it (and offer to copy it) for machines
+	// without a browser. It must return quickly.
+	OnURL func(server, url string)
+	// OpenURL opens the authorization URL; nil means OpenBrowser. Its
+	// failure is not fatal: the URL was reported through OnURL.
+	OpenURL func(url string) error
+	// ClientName is registered with authorization servers; "" means
+	// DefaultClientName.
+	ClientName string
+	// ClientMetadataURL is mcpdeck's Client ID Metadata Document, used
+	// where a server's "oauth" block names none.
+	ClientMetadataURL string
+	// LoginTimeout bounds the wait for the browser; 0 means
+	// DefaultLoginTimeout.
+	LoginTimeout time.Duration
+	// RefreshSkew: see DefaultRefreshSkew; 0 means that.
+	RefreshSkew time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Manager obtains, stores, refreshes and forgets tokens for protected MCP
+// servers. One Manager serves the whole process: the runtime's transports,
+// the CLI's auth commands and the TUI's login key share its cache, so a
+// login in one place is seen everywhere. It is safe for concurrent use.
+type Manager struct {
+	opts   Options
+	client *http.Client
+
+	storeOnce sync.Once
+	store     *Store
+	storeErr  error
+
+	mu      sync.Mutex // guards servers (the map, not the states)
+	servers map[string]*serverState
+}
+
+// serverState is one target's cached view. Its mutex serialises discovery,
+// refresh and login for the target, so concurrent requests meeting one 401
+// run one refresh or one browser login, not one each.
+type serverState struct {
+	mu         sync.Mutex
+	loaded     bool         // tok was read from the store
+	tok        *tokenRecord // nil: no token
+	md         *Metadata    // discovery result, nil until needed
+	challenge  *Challenge   // the last challenge the server sent
+	wantScopes []string     // scopes a step-up challenge asked for
+}
+
+// NewManager returns a Manager with opts.
+func NewManager(opts Options) *Manager {
+	if opts.ClientName == "" {
+		opts.ClientName = DefaultClientName
+	}
+	if opts.LoginTimeout <= 0 {
+		opts.LoginTimeout = DefaultLoginTimeout
+	}
+	if opts.RefreshSkew <= 0 {
+		opts.RefreshSkew = DefaultRefreshSkew
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.OpenURL == nil {
+		opts.OpenURL = OpenBrowser
+	}
+	client := opts.HTTPClient
+	if client == nil {
+		client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	return &Manager{opts: opts, client: client, store: opts.Store, servers: map[string]*serverState{}}
+}
+
+// Store returns the manager's token store, opening it on first use.
+func (m *Manager) Store() (*Store, error) {
+	m.storeOnce.Do(func() {
+		if m.store == nil {
+			m.store, m.storeErr = OpenStore(StoreOptions{})
+		}
+	})
+	return m.store, m.storeErr
+}
+
+func (m *Manager) state(t Target) *serverState {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := t.key()
+	st := m.servers[k]
+	if st == nil {
+		st = &serverState{}
+		m.servers[k] = st
+	}
+	return st
+}
+
+// secret tells OnSecret about v.
+func (m *Manager) secret(vs ...string) {
+	if m.opts.OnSecret == nil {
+		return
+	}
+	for _, v := range vs {
+		if strings.TrimSpace(v) != "" {
+			m.opts.OnSecret(v)
+		}
+	}
+}
+
+// load reads t's token from the store once (st.mu held).
+func (m *Manager) load(t Target, st *serverState) error {
+	if st.loaded {
+		return nil
+	}
+	s := t.settings()
+	m.secret(s.ClientSecret)
+	store, err := m.Store()
+	if err != nil {
+		return err
+	}
+	var rec tokenRecord
+	found, err := store.get(t.key(), &rec)
+	if err != nil {
+		return err
+	}
+	st.loaded = true
+	if found && rec.AccessToken != "" {
+		m.secret(rec.AccessToken, rec.RefreshToken)
+		st.tok = &rec
+	}
+	return nil
+}
+
+// save stores rec as t's token (st.mu held).
+func (m *Manager) save(t Target, st *serverState, rec *tokenRecord) error {
+	m.secret(rec.AccessToken, rec.RefreshToken)
+	st.tok, st.loaded = rec, true
+	store, err := m.Store()
+	if err != nil {
+		return err
+	}
+	return store.put(t.key(), rec)
+}
+
+// drop forgets t's token in memory and in the store (st.mu held).
+func (m *Manager) drop(t Target, st *serverState) error {
+	st.tok, st.loaded = nil, true
+	store, err := m.Store()
+	if err != nil {
+		return err
+	}
+	return store.delete(t.key())
+}

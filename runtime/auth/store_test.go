@@ -1,0 +1,116 @@
+package auth
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/zalando/go-keyring"
+)
+
+func roundTrip(t *testing.T, s *Store) {
+	t.Helper()
+	rec := tokenRecord{AccessToken: "at-secret-value", RefreshToken: "rt-secret-value", Resource: "https://h/mcp"}
+	if err := s.put("token a https://h/mcp", &rec); err != nil {
+		t.Fatal(err)
+	}
+	var got tokenRecord
+	if found, err := s.get("token a https://h/mcp", &got); err != nil || !found || got.AccessToken != rec.AccessToken || got.RefreshToken != rec.RefreshToken {
+		t.Fatalf("get = %+v, %v, %v", got, found, err)
+	}
+	if err := s.delete("token a https://h/mcp"); err != nil {
+		t.Fatal(err)
+	}
+	if found, err := s.get("token a https://h/mcp", &got); err != nil || found {
+		t.Fatalf("after delete: found=%v err=%v", found, err)
+	}
+	if err := s.delete("token a https://h/mcp"); err != nil {
+		t.Fatalf("deleting a missing entry: %v", err)
+	}
+}
+
+// The keyring tests use go-keyring's mock, which replaces the process's
+// provider: they must not run in parallel.
+func TestStoreKeyring(t *testing.T) {
+	keyring.MockInit()
+	s, err := OpenStore(StoreOptions{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Kind() != StorageKeyring || s.Where() != "OS keyring" {
+		t.Fatalf("kind %q where %q, want the keyring", s.Kind(), s.Where())
+	}
+	roundTrip(t, s)
+	// The entry really is in the keyring.
+	if err := s.put("k", map[string]string{"v": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := keyring.Get(keyringService, "k"); err != nil || v != `{"v":"1"}` {
+		t.Fatalf("keyring holds %q, %v", v, err)
+	}
+}
+
+func TestStoreFallsBackToFile(t *testing.T) {
+	keyring.MockInitWithError(errors.New("org.freedesktop.DBus.Error.ServiceUnknown"))
+	dir := filepath.Join(t.TempDir(), "state", "mcpdeck")
+	s, err := OpenStore(StoreOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Kind() != StorageFile || s.Where() != filepath.Join(dir, storeFile) {
+		t.Fatalf("kind %q where %q, want the file", s.Kind(), s.Where())
+	}
+	roundTrip(t, s)
+	if err := s.put("k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(s.Where())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v, want 0600", fi.Mode().Perm())
+	}
+	di, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if di.Mode().Perm() != 0o700 {
+		t.Errorf("dir mode %v, want 0700", di.Mode().Perm())
+	}
+	// A forced keyring that is unreachable is an error, not a silent file.
+	if _, err := OpenStore(StoreOptions{Dir: dir, Kind: StorageKeyring}); !errors.Is(err, ErrStorage) {
+		t.Fatalf("forced keyring: %v", err)
+	}
+}
+
+func TestStoreKindFromEnvironment(t *testing.T) {
+	keyring.MockInit()
+	t.Setenv(StorageEnv, "file")
+	s, err := OpenStore(StoreOptions{Dir: t.TempDir()})
+	if err != nil || s.Kind() != StorageFile {
+		t.Fatalf("OpenStore = %v, %v; want the file", s, err)
+	}
+	t.Setenv(StorageEnv, "cloud")
+	if _, err := OpenStore(StoreOptions{Dir: t.TempDir()}); !errors.Is(err, ErrStorage) {
+		t.Fatalf("bad %s: %v", StorageEnv, err)
+	}
+}
+
+func TestStoreTightensAnExistingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStore(StoreOptions{Dir: dir, Kind: StorageFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.put("k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if di, _ := os.Stat(dir); di.Mode().Perm() != 0o700 {
+		t.Fatalf("dir mode %v, want 0700", di.Mode().Perm())
+	}
+}

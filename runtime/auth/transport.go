@@ -1,0 +1,270 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"mcpdeck/config"
+	"mcpdeck/jsonrpc/mcphttp"
+)
+
+// Transport is the http.RoundTripper that puts MCP authorization under the
+// HTTP transport (mcphttp.Options.Transport). For requests to the protected
+// server's origin it adds the bearer token; it refreshes the token shortly
+// before expiry and when the server answers 401; on 403 insufficient_scope
+// it steps up once per request. When no usable token exists it fails the
+// request with a *NeedsLoginError (or, with Interactive, logs in through
+// the browser first). Requests to any other origin, including redirects
+// the client follows, go out untouched and never carry the token.
+type Transport struct {
+	// Base sends the requests; nil means http.DefaultTransport.
+	Base http.RoundTripper
+	// Manager owns the tokens.
+	Manager *Manager
+	// Target is the protected server.
+	Target Target
+	// Interactive lets the transport run the browser login itself when no
+	// token is usable, and for a step-up (a headless command's --login);
+	// without it those end in a *NeedsLoginError.
+	Interactive bool
+}
+
+var _ http.RoundTripper = (*Transport)(nil)
+
+// RoundTrip sends req with authorization. It never modifies req.
+func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := tr.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	target, err := url.Parse(tr.Target.URL)
+	if err != nil || !sameOrigin(req.URL, target) {
+		return base.RoundTrip(req)
+	}
+	ctx := req.Context()
+	m, t := tr.Manager, tr.Target
+	tok, err := m.current(ctx, t)
+	if err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	resp, err := send(base, req, tok)
+	if err != nil {
+		return nil, err
+	}
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized:
+		ch := ParseChallenge(resp.StatusCode, resp.Header)
+		discard(resp)
+		next, err := m.afterRejection(ctx, t, tok, ch, tr.Interactive)
+		if err != nil {
+			return nil, err
+		}
+		if !replayable {
+			return nil, m.needsLoginNow(t, "the request cannot be resent with the new token; retry it")
+		}
+		if resp, err = resend(base, req, next); err != nil {
+			return nil, err
+		}
+		if resp.StatusCode == http.StatusUnauthorized {
+			discard(resp)
+			return nil, m.forget(t, next, "the server rejected a freshly issued token (is it meant for another resource?)")
+		}
+		return resp, nil
+	case resp.StatusCode == http.StatusForbidden:
+		ch := ParseChallenge(resp.StatusCode, resp.Header)
+		if !ch.InsufficientScope() || !replayable {
+			return resp, nil
+		}
+		discard(resp)
+		next, err := m.stepUp(ctx, t, ch, tr.Interactive)
+		if err != nil {
+			return nil, err
+		}
+		if resp, err = resend(base, req, next); err != nil {
+			return nil, err
+		}
+		if ch2 := ParseChallenge(resp.StatusCode, resp.Header); ch2.InsufficientScope() {
+			discard(resp)
+			return nil, fmt.Errorf("request to %q: %w (%w): still refused after authorizing scopes %s; the authorization server did not grant them",
+				t.Name, ErrInsufficientScope, mcphttp.ErrUnauthorized, strings.Join(union(ch.Scopes, ch2.Scopes), " "))
+		}
+		return resp, nil
+	}
+	return resp, nil
+}
+
+// send sends req (or a clone with the bearer token). tok nil sends it as is.
+func send(base http.RoundTripper, req *http.Request, tok *tokenRecord) (*http.Response, error) {
+	if tok == nil {
+		return base.RoundTrip(req)
+	}
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	return base.RoundTrip(r)
+}
+
+// resend sends req again with a fresh body.
+func resend(base http.RoundTripper, req *http.Request, tok *tokenRecord) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		r.Body = body
+	}
+	if tok != nil {
+		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	}
+	return base.RoundTrip(r)
+}
+
+func discard(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+}
+
+// closeBody honours the RoundTripper contract of closing the body even
+// when the request is not sent.
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}
+
+// sameOrigin compares scheme, host and port, the origin a token is bound
+// to in mcpdeck: the token never leaves for another origin.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(hostPort(a), hostPort(b))
+}
+
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return u.Host + ":443"
+	case "http":
+		return u.Host + ":80"
+	}
+	return u.Host
+}
+
+// current returns the token to send, refreshing it when it is about to
+// expire; nil when there is none (the request then goes without, and a
+// 401 tells whether the server needs one). A refresh the authorization
+// server refuses drops the token.
+func (m *Manager) current(ctx context.Context, t Target) (*tokenRecord, error) {
+	st := m.state(t)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := m.load(t, st); err != nil {
+		return nil, err
+	}
+	rec := st.tok
+	if rec == nil || !rec.expiring(m.opts.Now(), m.opts.RefreshSkew) {
+		return rec, nil
+	}
+	if rec.RefreshToken == "" && rec.GrantType != string(config.GrantClientCredentials) {
+		return rec, nil // let the server judge; a 401 leads to a login
+	}
+	next, err := m.refresh(ctx, t, rec)
+	if err != nil {
+		if refused(err) {
+			_ = m.drop(t, st)
+			return nil, nil
+		}
+		return nil, err
+	}
+	return next, m.save(t, st, next)
+}
+
+// afterRejection handles a 401: a token the server rejected is refreshed
+// (unless another request already replaced it); with none left, client
+// credentials or (interactive) a browser login get a new one, else the
+// answer is a NeedsLoginError.
+func (m *Manager) afterRejection(ctx context.Context, t Target, sent *tokenRecord, ch *Challenge, interactive bool) (*tokenRecord, error) {
+	st := m.state(t)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.challenge = ch
+	reason := "no token is stored"
+	if sent != nil {
+		if st.tok != nil && st.tok != sent {
+			return st.tok, nil // someone refreshed or logged in meanwhile
+		}
+		reason = "the server rejected the stored token"
+		if st.tok != nil && (st.tok.RefreshToken != "" || st.tok.GrantType == string(config.GrantClientCredentials)) {
+			next, err := m.refresh(ctx, t, st.tok)
+			if err == nil {
+				return next, m.save(t, st, next)
+			}
+			if !refused(err) {
+				return nil, err
+			}
+			reason = "the server rejected the stored token and refreshing it failed: " + err.Error()
+		}
+		_ = m.drop(t, st)
+	} else if st.tok != nil {
+		return st.tok, nil // a login happened while this request was out
+	}
+	md, err := m.discover(ctx, t, st, ch)
+	if err != nil {
+		return nil, err
+	}
+	s := t.settings()
+	if !interactive && s.GrantType != config.GrantClientCredentials {
+		return nil, m.needsLogin(t, st, md, reason)
+	}
+	if err := m.obtainLocked(ctx, t, st, md, interactive); err != nil {
+		return nil, err
+	}
+	return st.tok, nil
+}
+
+// stepUp handles a 403 insufficient_scope: re-authorize with the union of
+// the granted scopes and the challenge's, by client credentials or
+// (interactive) the browser; else a NeedsLoginError naming the scopes.
+func (m *Manager) stepUp(ctx context.Context, t Target, ch *Challenge, interactive bool) (*tokenRecord, error) {
+	st := m.state(t)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.wantScopes = union(st.wantScopes, ch.Scopes)
+	md, err := m.discover(ctx, t, st, ch)
+	if err != nil {
+		return nil, err
+	}
+	if !interactive && t.settings().GrantType != config.GrantClientCredentials {
+		return nil, m.needsLogin(t, st, md, "the server needs more scopes than the token has")
+	}
+	if err := m.obtainLocked(ctx, t, st, md, interactive); err != nil {
+		return nil, err
+	}
+	return st.tok, nil
+}
+
+// needsLoginNow builds a NeedsLoginError from the cached state.
+func (m *Manager) needsLoginNow(t Target, reason string) error {
+	st := m.state(t)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return m.needsLogin(t, st, st.md, reason)
+}
+
+// forget drops a token the server rejected right after it was issued.
+func (m *Manager) forget(t Target, rec *tokenRecord, reason string) error {
+	st := m.state(t)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.tok == rec {
+		_ = m.drop(t, st)
+	}
+	return m.needsLogin(t, st, st.md, reason)
+}

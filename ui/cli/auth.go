@@ -1,0 +1,258 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime/auth"
+)
+
+// authFlags are the flags the auth subcommands share.
+type authFlags struct {
+	url    string
+	asJSON bool
+}
+
+func newAuthCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "auth",
+		Short: "MCP authorization (OAuth) for remote servers: login, logout, status",
+		Long: `auth manages the tokens of remote servers that require MCP authorization.
+
+  mcpdeck auth login  SERVER|--url URL    log in through the browser (or with
+                                          client credentials) and store the token
+  mcpdeck auth logout SERVER|--url URL    forget the stored token
+  mcpdeck auth status [SERVER|--url URL]  what is stored, never the token itself
+
+Tokens live in the OS keyring, or where none is reachable in
+$XDG_STATE_HOME/mcpdeck/oauth.json (mode 0600); MCPDECK_AUTH_STORAGE=file
+forces the file.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newAuthLoginCmd(), newAuthLogoutCmd(), newAuthStatusCmd())
+	return cmd
+}
+
+func addAuthURLFlag(cmd *cobra.Command, f *authFlags) {
+	cmd.Flags().StringVar(&f.url, "url", "", "an ad-hoc remote server at `URL` instead of a configured one")
+}
+
+// authTargets resolves the servers an auth command works on: the ad-hoc
+// --url, the named server, or with all every http and sse server.
+func authTargets(cmd *cobra.Command, f *authFlags, args []string, all bool) ([]auth.Target, error) {
+	if f.url != "" {
+		if len(args) > 0 {
+			return nil, withCode(ExitUsage, fmt.Errorf("name no SERVER with --url (got %s)", strings.Join(args, ", ")))
+		}
+		u, err := url.Parse(f.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, withCode(ExitUsage, fmt.Errorf("--url %q: give an http:// or https:// URL", f.url))
+		}
+		return []auth.Target{{Name: adHocName, URL: f.url, LoginCommand: "mcpdeck auth login --url " + f.url}}, nil
+	}
+	if len(args) == 0 && !all {
+		return nil, withCode(ExitUsage, errors.New("name a SERVER or give --url"))
+	}
+	cfg, err := loadConfig(cmd, configFiles(cmd))
+	if err != nil {
+		return nil, err
+	}
+	var out []auth.Target
+	if len(args) == 0 {
+		for _, s := range cfg.Servers {
+			if s.Transport != config.TransportStdio {
+				out = append(out, auth.TargetOf(s))
+			}
+		}
+		return out, nil
+	}
+	for _, name := range args {
+		s, ok := cfg.Server(name)
+		if !ok {
+			return nil, withCode(ExitUsage, fmt.Errorf("no server %q in %s (configured: %s)", name, sourcesOf(cfg), namesOf(cfg)))
+		}
+		if s.Transport == config.TransportStdio {
+			return nil, withCode(ExitUsage, fmt.Errorf("server %q runs on stdio: MCP authorization is for remote (http, sse) servers; give a stdio server its credentials in \"env\"", name))
+		}
+		out = append(out, auth.TargetOf(s))
+	}
+	return out, nil
+}
+
+// newAuthManager is the manager of a CLI command: the login URL goes to
+// stderr, so a person on a machine without a browser can open it elsewhere.
+func newAuthManager(cmd *cobra.Command, timeout time.Duration) *auth.Manager {
+	stderr := cmd.ErrOrStderr()
+	return auth.NewManager(auth.Options{
+		LoginTimeout: timeout,
+		OnURL: func(server, u string) {
+			fmt.Fprintf(stderr, "mcpdeck: to log in to %q, open this URL in a browser (opening one now):\n\n  %s\n\nmcpdeck: waiting for the browser; ctrl+c cancels\n", server, u)
+		},
+	})
+}
+
+// authExitCode maps an auth error to the command line's exit codes.
+func authExitCode(ctx context.Context, err error) int {
+	switch {
+	case ctx.Err() != nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return ExitTimeout
+	case errors.Is(err, auth.ErrNoAuthorization):
+		return ExitUsage
+	}
+	return ExitConnection
+}
+
+func newAuthLoginCmd() *cobra.Command {
+	var f authFlags
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "login SERVER|--url URL",
+		Short: "Log in to a server that requires MCP authorization and store its token",
+		Long: `login asks the server for its authorization requirements, finds its
+authorization server, identifies mcpdeck (a configured client id, a client
+id metadata document, or dynamic registration), prints the authorization URL
+to stderr, opens the browser ($BROWSER, else xdg-open or open) and waits for
+the redirect on 127.0.0.1. With "grantType": "client_credentials" in the
+server's "oauth" block no browser is needed.
+
+Exit status: 0 logged in, 2 usage error or a server that needs no login,
+3 discovery, registration, authorization or token failure, 4 interrupted or
+timed out.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			targets, err := authTargets(cmd, &f, args, false)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signalContext(cmd)
+			defer stop()
+			m := newAuthManager(cmd, timeout)
+			st, err := m.Login(ctx, targets[0])
+			if err != nil {
+				if ctx.Err() != nil {
+					return withCode(ExitTimeout, fmt.Errorf("login to %q cancelled by a signal; nothing was stored", targets[0].Name))
+				}
+				return withCode(authExitCode(ctx, err), err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "logged in to %s: %s\n", st.Server, describeStatus(st))
+			return nil
+		},
+	}
+	addAuthURLFlag(cmd, &f)
+	cmd.Flags().DurationVar(&timeout, "timeout", auth.DefaultLoginTimeout, "how long to wait for the browser")
+	return cmd
+}
+
+func newAuthLogoutCmd() *cobra.Command {
+	var f authFlags
+	cmd := &cobra.Command{
+		Use:   "logout SERVER|--url URL",
+		Short: "Forget a server's stored token",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			targets, err := authTargets(cmd, &f, args, false)
+			if err != nil {
+				return err
+			}
+			m := newAuthManager(cmd, 0)
+			if err := m.Logout(targets[0]); err != nil {
+				return withCode(ExitConnection, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "logged out of %s\n", targets[0].Name)
+			return nil
+		},
+	}
+	addAuthURLFlag(cmd, &f)
+	return cmd
+}
+
+func newAuthStatusCmd() *cobra.Command {
+	var f authFlags
+	cmd := &cobra.Command{
+		Use:   "status [SERVER|--url URL]",
+		Short: "Show what is stored for each remote server (never the token)",
+		Long: `status shows, for the named server or every remote one, whether a token is
+stored, when it expires, whether it can be refreshed, its scopes, the
+authorization server that issued it, and where tokens are kept. It makes no
+network request. --json prints an array of objects with the fields
+server, resource, tokenPresent, expiry, expired, refreshable, scopes,
+authorizationServer, clientId, clientSource, grantType, storage and
+storagePath.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			targets, err := authTargets(cmd, &f, args, true)
+			if err != nil {
+				return err
+			}
+			m := newAuthManager(cmd, 0)
+			statuses := []*auth.Status{}
+			for _, t := range targets {
+				st, err := m.Status(t)
+				if err != nil {
+					return withCode(ExitConnection, err)
+				}
+				statuses = append(statuses, st)
+			}
+			if f.asJSON {
+				return printJSON(cmd.OutOrStdout(), statuses)
+			}
+			printStatuses(cmd.OutOrStdout(), statuses)
+			return nil
+		},
+	}
+	addAuthURLFlag(cmd, &f)
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printStatuses(w io.Writer, statuses []*auth.Status) {
+	if len(statuses) == 0 {
+		fmt.Fprintln(w, "no remote servers configured")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSTATUS")
+	for _, st := range statuses {
+		fmt.Fprintf(tw, "%s\t%s\n", st.Server, describeStatus(st))
+	}
+	_ = tw.Flush()
+}
+
+// describeStatus says in one line what is stored for a server.
+func describeStatus(st *auth.Status) string {
+	where := string(st.Storage)
+	if st.StoragePath != "" {
+		where += " " + st.StoragePath
+	}
+	if !st.TokenPresent {
+		return "not logged in (storage: " + where + ")"
+	}
+	var parts []string
+	switch {
+	case st.Expiry == nil:
+		parts = append(parts, "token without expiry")
+	case st.Expired && st.Refreshable:
+		parts = append(parts, "token expired "+st.Expiry.Local().Format(time.DateTime)+", refreshed on next use")
+	case st.Expired:
+		parts = append(parts, "token expired "+st.Expiry.Local().Format(time.DateTime)+": log in again")
+	default:
+		parts = append(parts, "token valid until "+st.Expiry.Local().Format(time.DateTime))
+	}
+	if len(st.Scopes) > 0 {
+		parts = append(parts, "scopes "+strings.Join(st.Scopes, " "))
+	}
+	if st.AuthorizationServer != "" {
+		parts = append(parts, "authorization server "+st.AuthorizationServer)
+	}
+	parts = append(parts, "storage: "+where)
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"mcpdeck/runtime/auth"
+	"mcpdeck/runtime/auth/authtest"
+)
+
+// authEnv isolates the binary's token storage in a temporary state
+// directory (file storage, never the developer's keyring) and makes this
+// test binary the browser that follows the authorization URL.
+func authEnv(t *testing.T) (env []string, stateDir string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateDir = t.TempDir()
+	return []string{
+		"XDG_STATE_HOME=" + stateDir,
+		auth.StorageEnv + "=file",
+		"BROWSER=" + exe,
+		authtest.BrowserEnv + "=1",
+	}, stateDir
+}
+
+func assertNoTokens(t *testing.T, as *authtest.AuthServer, outputs ...string) {
+	t.Helper()
+	all := strings.Join(outputs, "\n")
+	for _, tok := range as.IssuedTokens() {
+		if strings.Contains(all, tok) {
+			t.Fatalf("a token appears in the output")
+		}
+	}
+}
+
+func TestAuthCommandsEndToEnd(t *testing.T) {
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
+	rs := authtest.NewResource(t, as, authtest.ResourceOptions{Scopes: []string{"files:read"}})
+	env, state := authEnv(t)
+
+	r := runBin(t, "", env, "", "auth", "status", "--url", rs.URL, "--json")
+	if r.code != 0 {
+		t.Fatalf("status: %d %s", r.code, r.stderr)
+	}
+	var sts []auth.Status
+	if err := json.Unmarshal([]byte(r.stdout), &sts); err != nil || len(sts) != 1 || sts[0].TokenPresent || sts[0].Storage != auth.StorageFile {
+		t.Fatalf("status before login = %s (%v)", r.stdout, err)
+	}
+
+	login := runBin(t, "", env, "", "auth", "login", "--url", rs.URL)
+	if login.code != 0 {
+		t.Fatalf("login: exit %d\nstdout %s\nstderr %s", login.code, login.stdout, login.stderr)
+	}
+	if !strings.Contains(login.stderr, as.URL+"/authorize?") || !strings.Contains(login.stdout, "logged in to adhoc") {
+		t.Fatalf("login output:\nstdout %s\nstderr %s", login.stdout, login.stderr)
+	}
+
+	r = runBin(t, "", env, "", "auth", "status", "--url", rs.URL, "--json")
+	sts = nil
+	if err := json.Unmarshal([]byte(r.stdout), &sts); err != nil || len(sts) != 1 {
+		t.Fatalf("status: %s (%v)", r.stdout, err)
+	}
+	st := sts[0]
+	if !st.TokenPresent || st.Expiry == nil || st.AuthorizationServer != as.Issuer || st.ClientSource != "dcr" || !st.Refreshable ||
+		st.StoragePath != filepath.Join(state, "mcpdeck", "oauth.json") {
+		t.Fatalf("status after login = %+v", st)
+	}
+	fi, err := os.Stat(st.StoragePath)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v, mode %v", err, fi.Mode().Perm())
+	}
+	human := runBin(t, "", env, "", "auth", "status", "--url", rs.URL)
+	if !strings.Contains(human.stdout, "token valid until") || !strings.Contains(human.stdout, "files:read") {
+		t.Fatalf("human status: %s", human.stdout)
+	}
+
+	out := runBin(t, "", env, "", "auth", "logout", "--url", rs.URL)
+	if out.code != 0 {
+		t.Fatalf("logout: %d %s", out.code, out.stderr)
+	}
+	r2 := runBin(t, "", env, "", "auth", "status", "--url", rs.URL, "--json")
+	if !strings.Contains(r2.stdout, `"tokenPresent": false`) {
+		t.Fatalf("status after logout: %s", r2.stdout)
+	}
+	data, _ := os.ReadFile(st.StoragePath)
+	assertNoTokens(t, as, r.stdout, r.stderr, login.stdout, login.stderr, human.stdout, out.stdout, out.stderr, r2.stdout, string(data))
+}
+
+func TestAuthCommandsConfiguredServer(t *testing.T) {
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{Clients: map[string]string{"svc": "svc-secret-abcdef123"}})
+	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+	env, _ := authEnv(t)
+	env = append(env, "SVC_SECRET=svc-secret-abcdef123")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcp.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers": {
+		"prot": {"url": "`+rs.URL+`", "oauth": {"clientId": "svc", "clientSecret": "${env:SVC_SECRET}", "grantType": "client_credentials"}},
+		"local": {"command": "true"}}}`), 0o600)
+
+	login := runBin(t, dir, env, "", "--config", cfg, "auth", "login", "prot")
+	if login.code != 0 || !strings.Contains(login.stdout, "logged in to prot") || strings.Contains(login.stderr, "/authorize") {
+		t.Fatalf("client credentials login: %d\n%s\n%s", login.code, login.stdout, login.stderr)
+	}
+	status := runBin(t, dir, env, "", "--config", cfg, "auth", "status", "--json")
+	var sts []auth.Status
+	if err := json.Unmarshal([]byte(status.stdout), &sts); err != nil || len(sts) != 1 || sts[0].Server != "prot" || sts[0].GrantType != "client_credentials" {
+		t.Fatalf("status of every remote server: %s (%v)", status.stdout, err)
+	}
+	stdio := runBin(t, dir, env, "", "--config", cfg, "auth", "login", "local")
+	if stdio.code != ExitUsage || !strings.Contains(stdio.stderr, "runs on stdio") {
+		t.Fatalf("login to a stdio server: %d %s", stdio.code, stdio.stderr)
+	}
+	usage := runBin(t, dir, env, "", "--config", cfg, "auth", "login")
+	if usage.code != ExitUsage {
+		t.Fatalf("login without a server: %d %s", usage.code, usage.stderr)
+	}
+	all := login.stdout + login.stderr + status.stdout + status.stderr
+	if strings.Contains(all, "svc-secret-abcdef123") {
+		t.Fatal("the client secret appears in the output")
+	}
+	assertNoTokens(t, as, all)
+}
+
+// TestAuthLoginInterrupted: a login waiting for the browser ends with exit
+// 4 on ctrl+c (SIGINT), and stores nothing.
+func TestAuthLoginInterrupted(t *testing.T) {
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
+	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+	env, _ := authEnv(t)
+	env = append(env, "BROWSER=true") // a browser nobody uses
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mcpdeckBin(t), "auth", "login", "--url", rs.URL)
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var seen strings.Builder
+	for sc.Scan() {
+		seen.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "waiting for the browser") {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+		seen.WriteString(sc.Text() + "\n")
+	}
+	err = cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != ExitTimeout {
+		t.Fatalf("exit = %v, want %d\n%s", err, ExitTimeout, seen.String())
+	}
+	if !strings.Contains(seen.String(), "cancelled") {
+		t.Fatalf("stderr does not say the login was cancelled:\n%s", seen.String())
+	}
+	r := runBin(t, "", env, "", "auth", "status", "--url", rs.URL, "--json")
+	if !strings.Contains(r.stdout, `"tokenPresent": false`) {
+		t.Fatalf("a token was stored: %s", r.stdout)
+	}
+}
