@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"mcpdeck/config"
+	"mcpdeck/runtime/auth"
 )
 
 // Options configure a Controller.
@@ -41,6 +42,13 @@ type Options struct {
 	MaxMessageSize int
 	// ClientVersion is sent in clientInfo.
 	ClientVersion string
+	// Auth, when set, authorizes requests to remote servers that require
+	// MCP authorization with the tokens it stores. Without it such a
+	// server ends in StateNeedsLogin as soon as it answers 401.
+	Auth *auth.Manager
+	// InteractiveLogin lets a server that needs a login run the browser
+	// flow inline during its connection attempt (the CLI's --login).
+	InteractiveLogin bool
 }
 
 // Root is one roots/list entry.

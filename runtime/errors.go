@@ -9,6 +9,7 @@ import (
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/mcphttp"
+	"mcpdeck/runtime/auth"
 	"mcpdeck/runtime/proc"
 )
 
@@ -117,8 +118,9 @@ var (
 	ErrSchema = errors.New("schema problem")
 	// ErrUnsupportedVersion: the server and mcpdeck have no protocol revision in common.
 	ErrUnsupportedVersion = errors.New("unsupported protocol version")
-	// ErrNeedsLogin: the server requires authorization and no usable token is stored.
-	ErrNeedsLogin = errors.New("needs login")
+	// ErrNeedsLogin: the server requires authorization and no usable token
+	// is stored (auth's sentinel: an *auth.NeedsLoginError says where to log in).
+	ErrNeedsLogin = auth.ErrNeedsLogin
 	// ErrConfig: the server's configuration cannot work as written.
 	ErrConfig = errors.New("configuration problem")
 	// ErrProcessExited: the server process exited.

@@ -2,10 +2,12 @@ package runtime
 
 import (
 	"context"
+	"net/http"
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/mcphttp"
+	"mcpdeck/runtime/auth"
 )
 
 // dialRemote connects to a remote server: Streamable HTTP, or the legacy
@@ -14,7 +16,12 @@ import (
 // server does. The returned note says when that fallback happened; the
 // overview shows it.
 func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Server) (jsonrpc.Stream, error) {
+	var transport http.RoundTripper
+	if c.opts.Auth != nil {
+		transport = &auth.Transport{Manager: c.opts.Auth, Target: auth.TargetOf(cfg), Interactive: c.opts.InteractiveLogin}
+	}
 	st, err := mcphttp.Dial(ctx, mcphttp.Options{
+		Transport:      transport,
 		URL:            cfg.URL,
 		Headers:        cfg.Headers,
 		MaxMessageSize: c.opts.MaxMessageSize,

@@ -180,3 +180,26 @@ func TestAuthLoginInterrupted(t *testing.T) {
 		t.Fatalf("a token was stored: %s", r.stdout)
 	}
 }
+
+// A headless command meeting a server that needs a login fails with exit 3
+// and says how to log in; with --login it logs in inline, carries on, and
+// stores the token, so the next command needs no login.
+func TestHeadlessCommandsLogInWhenAsked(t *testing.T) {
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
+	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+	env, _ := authEnv(t)
+
+	r := runBin(t, "", env, "", "call", "--url", rs.URL, "echo", `{"text":"hi"}`)
+	if r.code != ExitConnection || !strings.Contains(r.stderr, "mcpdeck auth login") || !strings.Contains(r.stderr, "needs a login") {
+		t.Fatalf("without a token: exit %d\nstderr %s", r.code, r.stderr)
+	}
+	r = runBin(t, "", env, "", "call", "--login", "--url", rs.URL, "echo", `{"text":"hi"}`)
+	if r.code != 0 || !strings.Contains(r.stdout, "hi") || !strings.Contains(r.stderr, as.URL+"/authorize?") {
+		t.Fatalf("--login: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	r2 := runBin(t, "", env, "", "call", "--url", rs.URL, "echo", `{"text":"again"}`)
+	if r2.code != 0 || !strings.Contains(r2.stdout, "again") || strings.Contains(r2.stderr, "/authorize?") {
+		t.Fatalf("with the stored token: exit %d\nstdout %s\nstderr %s", r2.code, r2.stdout, r2.stderr)
+	}
+	assertNoTokens(t, as, r.stdout, r.stderr, r2.stdout, r2.stderr)
+}

@@ -22,6 +22,7 @@ type targetFlags struct {
 	headers   []string
 	transport string
 	stdio     string
+	login     bool
 }
 
 func addTargetFlags(cmd *cobra.Command, f *targetFlags) {
@@ -30,6 +31,7 @@ func addTargetFlags(cmd *cobra.Command, f *targetFlags) {
 	fl.StringArrayVar(&f.headers, "header", nil, "a request header for --url, as 'K: V' (repeatable)")
 	fl.StringVar(&f.transport, "transport", "", "transport for --url: http (Streamable HTTP) or sse (legacy); default: http, falling back to sse")
 	fl.StringVar(&f.stdio, "stdio", "", "an ad-hoc stdio server: `'CMD ARGS'`, split like a shell and run without one")
+	fl.BoolVar(&f.login, "login", false, "when a server needs MCP authorization, log in now (browser) instead of failing; the token is stored")
 }
 
 // adHocName names the ad-hoc server in output.
@@ -186,6 +188,10 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 	if len(cfg.Servers) == 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio\n", sourcesOf(cfg))
 	}
+	if opts.Auth == nil {
+		opts.Auth = newAuthManager(cmd, 0)
+	}
+	opts.InteractiveLogin = tf.login
 	rt, err := startRuntime(ctx, cfg, opts)
 	if err != nil {
 		if ctx.Err() != nil {

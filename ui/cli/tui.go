@@ -14,6 +14,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/auth"
 	"mcpdeck/runtime/check"
 	"mcpdeck/ui"
 )
@@ -36,7 +37,9 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 			return err
 		}
 	}
-	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version()})
+	// Tokens stored by "mcpdeck auth login" authorize remote servers; nothing
+	// may print under the TUI, so a server without one shows "needs login".
+	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: auth.NewManager(auth.Options{})})
 	defer shutdownRuntime(rt)
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP)

@@ -70,8 +70,7 @@ func Hint(info *runtime.ErrorInfo, face Face) string {
 		return face.pick("the server speaks no protocol revision mcpdeck does; upgrade one of them, or choose one with --protocol",
 			"the server speaks no protocol revision mcpdeck does; upgrade one of them, or set protocol in mcp.json")
 	case runtime.KindNeedsLogin:
-		return face.pick(fmt.Sprintf("log in with: mcpdeck auth login %s (or add --login)", info.Server),
-			"press L to log in")
+		return face.pick("or add --login to log in now, in a browser", "press L to log in, in a browser")
 	case runtime.KindInvalidArguments:
 		return face.pick("fix the arguments, or send anyway with --no-validate", "fix the fields, or switch validation off in the form")
 	case runtime.KindSchema:
