@@ -183,23 +183,6 @@ func (c *Controller) Cancel(server string, id uint64, reason string) bool {
 	return sess.conn.Cancel(id, reason)
 }
 
-// refetch relists one kind after a list_changed notification.
-func (s *session) refetch(kind string) (lists, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.CallTimeout)
-	defer cancel()
-	var l lists
-	var err error
-	switch kind {
-	case "tools":
-		l.Tools, err = s.listTools(ctx)
-	case "prompts":
-		l.Prompts, err = s.listPrompts(ctx)
-	case "resources":
-		l.Resources, err = s.listResources(ctx)
-	}
-	return l, err
-}
-
 // Request sends any request to a ready server and returns the raw result:
 // prompts/get, resources/read, resources/subscribe and the like.
 func (c *Controller) Request(ctx context.Context, server, method string, params map[string]any) (json.RawMessage, error) {

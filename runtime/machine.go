@@ -807,6 +807,7 @@ func (m *machine) listed(in msgListed) {
 		s.conn.info.lists.Prompts = in.lists.Prompts
 	case "resources":
 		s.conn.info.lists.Resources = in.lists.Resources
+		s.conn.info.lists.Templates = in.lists.Templates
 	}
 	s.conn.info.leaks = mergeLeaks(s.conn.info.leaks, in.leaks)
 	// Released with the publication that carries the new list.

@@ -107,7 +107,7 @@ func (s *srv) snapshot() ServerSnapshot {
 		in := s.conn.info
 		v.ServerInfo, v.ProtocolVersion = in.init.ServerInfo, in.init.ProtocolVersion
 		v.Capabilities, v.Instructions = in.init.Capabilities, in.init.Instructions
-		v.Tools, v.Prompts, v.Resources = in.lists.Tools, in.lists.Prompts, in.lists.Resources
+		v.Tools, v.Prompts, v.Resources, v.Templates = in.lists.Tools, in.lists.Prompts, in.lists.Resources, in.lists.Templates
 		v.SecretLeaks = in.leaks
 	}
 	return v

@@ -76,5 +76,9 @@ func (r *redactor) lists(in lists) (out lists, leaks []string) {
 		res.Description = scrub("resource "+res.URI+" description", res.Description)
 		out.Resources = append(out.Resources, res)
 	}
+	for _, tpl := range in.Templates {
+		tpl.Description = scrub("resource template "+tpl.URITemplate+" description", tpl.Description)
+		out.Templates = append(out.Templates, tpl)
+	}
 	return out, leaks
 }

@@ -91,6 +91,7 @@ type ServerSnapshot struct {
 	Tools     []Tool
 	Prompts   []Prompt
 	Resources []Resource
+	Templates []ResourceTemplate
 	// SecretLeaks names where a configured secret appeared in the server's
 	// tools, prompts or resources (it is redacted in them).
 	SecretLeaks []string
@@ -170,6 +171,16 @@ type PromptArgument struct {
 type Resource struct {
 	Server      string `json:"server"`
 	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+}
+
+// ResourceTemplate is a server's resource template (RFC 6570 URI template).
+type ResourceTemplate struct {
+	Server      string `json:"server"`
+	URITemplate string `json:"uriTemplate"`
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
