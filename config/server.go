@@ -87,6 +87,12 @@ type Server struct {
 	Enabled        bool
 	StartupTimeout time.Duration
 	CallTimeout    time.Duration
+	// LogLevel is the lowest level of log messages asked of the server
+	// (logging/setLevel); "" uses the session's default.
+	LogLevel string
+	// Roots are the directories offered to the server by roots/list; with
+	// none (here and globally) the roots capability is not declared.
+	Roots []string
 	// PingInterval is the health ping period; 0 means pings are off.
 	PingInterval  time.Duration
 	AutoReconnect Reconnect
@@ -142,6 +148,8 @@ func (s Server) Equal(o Server) bool {
 		s.StartupTimeout == o.StartupTimeout &&
 		s.CallTimeout == o.CallTimeout &&
 		s.PingInterval == o.PingInterval &&
+		s.LogLevel == o.LogLevel &&
+		slices.Equal(s.Roots, o.Roots) &&
 		s.AutoReconnect == o.AutoReconnect &&
 		s.NeedsInput == o.NeedsInput &&
 		errString(s.Invalid) == errString(o.Invalid)

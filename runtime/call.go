@@ -52,11 +52,34 @@ func serverNames(s *Snapshot) string {
 // timeout unless req.Timeout is set; progress notifications extend it, up to
 // MaxCallTime. A result with isError is a *Result, not an error; errors are
 // *CallError or *ArgumentsError.
+//
+// Every call that names a known tool is kept in the History, whatever its
+// outcome.
 func (c *Controller) Call(ctx context.Context, req CallRequest) (*Result, error) {
+	started := time.Now()
+	res, tool, err := c.call(ctx, req)
+	if tool != "" {
+		c.record(req, tool, started, res, err)
+	}
+	return res, err
+}
+
+// call is Call without the history; tool is the server's name of the tool
+// once it was found.
+func (c *Controller) call(ctx context.Context, req CallRequest) (res *Result, tool string, err error) {
 	sess, v, err := c.resolve(req.Server)
 	if err != nil {
-		return nil, callError(req.Server, "tools/call", err)
+		return nil, "", callError(req.Server, "tools/call", err)
 	}
+	t, err := c.findTool(v, req)
+	if err != nil {
+		return nil, "", err
+	}
+	res, err = c.callTool(ctx, sess, t, req)
+	return res, t.ServerTool, err
+}
+
+func (c *Controller) findTool(v ServerSnapshot, req CallRequest) (*Tool, error) {
 	var tool *Tool
 	for i := range v.Tools {
 		if v.Tools[i].ServerTool == req.Tool || v.Tools[i].Name == req.Tool {
@@ -68,6 +91,10 @@ func (c *Controller) Call(ctx context.Context, req CallRequest) (*Result, error)
 		err := fmt.Errorf("%w %q on server %q", ErrUnknownTool, req.Tool, req.Server)
 		return nil, callError(req.Server, "tools/call", err)
 	}
+	return tool, nil
+}
+
+func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, req CallRequest) (*Result, error) {
 	args := req.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -184,18 +211,26 @@ func (c *Controller) Cancel(server string, id uint64, reason string) bool {
 }
 
 // Request sends any request to a ready server and returns the raw result:
-// prompts/get, resources/read, resources/subscribe and the like.
+// prompts/get, resources/read and the like.
 func (c *Controller) Request(ctx context.Context, server, method string, params map[string]any) (json.RawMessage, error) {
 	sess, _, err := c.resolve(server)
 	if err != nil {
 		return nil, callError(server, method, err)
 	}
+	return sess.request(ctx, c, method, params)
+}
+
+// request sends a request with the server's call timeout and returns the
+// raw result, or a *CallError.
+func (s *session) request(ctx context.Context, c *Controller, method string, params map[string]any) (json.RawMessage, error) {
 	if params == nil {
 		params = map[string]any{}
 	}
-	raw, _, err := sess.call(ctx, c, method, "", params, sess.cfg.CallTimeout, nil)
+	raw, _, err := s.call(ctx, c, method, "", params, s.cfg.CallTimeout, nil)
 	if err != nil {
-		return nil, callError(server, method, err)
+		ce := callError(s.name, method, err)
+		ce.Info.Message = s.redact.str(ce.Info.Message)
+		return nil, ce
 	}
 	return raw.body, nil
 }
@@ -208,10 +243,4 @@ func (c *Controller) GetPrompt(ctx context.Context, server, name string, args ma
 // ReadResource reads a resource.
 func (c *Controller) ReadResource(ctx context.Context, server, uri string) (json.RawMessage, error) {
 	return c.Request(ctx, server, "resources/read", map[string]any{"uri": uri})
-}
-
-// SubscribeResource asks for notifications/resources/updated on uri.
-func (c *Controller) SubscribeResource(ctx context.Context, server, uri string) error {
-	_, err := c.Request(ctx, server, "resources/subscribe", map[string]any{"uri": uri})
-	return err
 }

@@ -46,9 +46,9 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	if err != nil {
 		return s, info, err
 	}
-	if s.init.caps.Logging != nil && c.opts.LogLevel != "" {
+	if level := c.logLevel(cfg.Name, cfg.LogLevel); s.init.caps.Logging != nil && level != "" {
 		// A server that declares logging but rejects the level still works.
-		_, _ = s.conn.Call(ctx, "logging/setLevel", map[string]string{"level": c.opts.LogLevel})
+		_, _ = s.conn.Call(ctx, "logging/setLevel", map[string]string{"level": level})
 	}
 	info.init = s.init
 	info.lists, info.leaks = s.redact.lists(l)
@@ -139,9 +139,13 @@ func mergeEnv(base []string, extra map[string]string) []string {
 	return out
 }
 
-// clientCapabilities declares what is plugged in, and nothing else.
-func (c *Controller) clientCapabilities() map[string]any {
-	caps := map[string]any{"roots": map[string]any{"listChanged": false}}
+// clientCapabilities declares what is plugged in, and nothing else: roots
+// only when the server is offered some.
+func (c *Controller) clientCapabilities(server string, configured []string) map[string]any {
+	caps := map[string]any{}
+	if len(c.rootsFor(server, configured)) > 0 {
+		caps["roots"] = map[string]any{"listChanged": true}
+	}
 	if c.elicitor() != nil {
 		caps["elicitation"] = map[string]any{"form": map[string]any{}}
 	}
@@ -150,9 +154,11 @@ func (c *Controller) clientCapabilities() map[string]any {
 
 // initialize performs the handshake and negotiates the protocol version.
 func (s *session) initialize(ctx context.Context, c *Controller) error {
+	caps := c.clientCapabilities(s.name, s.cfg.Roots)
+	_, s.rootsDeclared = caps["roots"]
 	raw, err := s.conn.Call(ctx, "initialize", map[string]any{
 		"protocolVersion": ProtocolVersions[0],
-		"capabilities":    c.clientCapabilities(),
+		"capabilities":    caps,
 		"clientInfo":      map[string]string{"name": "mcpdeck", "title": "mcpdeck", "version": c.opts.ClientVersion},
 	}, jsonrpc.WithoutCancelNotification())
 	var closed *jsonrpc.ClosedError

@@ -9,7 +9,6 @@ package runtime
 import (
 	"context"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -25,8 +24,10 @@ type Options struct {
 	// Elicitor answers elicitation/create; nil leaves elicitation
 	// undeclared (servers then get -32601).
 	Elicitor Elicitor
-	// Roots are the directories offered by roots/list; default: the
-	// working directory.
+	// Roots are the directories offered by roots/list to servers that do
+	// not configure their own (global roots in mcp.json, --root). With none,
+	// the roots capability is not declared: servers keep the directories
+	// they were started with.
 	Roots []string
 	// LogLevel is sent with logging/setLevel to servers that declare
 	// logging; default "info"; "-" sends nothing.
@@ -58,9 +59,8 @@ type Root struct{ URI, Name string }
 // state; every method is safe for concurrent use and talks to the loop by
 // message.
 type Controller struct {
-	opts  Options
-	roots []Root
-	bus   *bus
+	opts Options
+	bus  *bus
 
 	cmds     chan command  // user commands, collapsed by the loop
 	internal chan any      // reports from attempts, sessions and timers
@@ -72,6 +72,8 @@ type Controller struct {
 
 	elicit     atomic.Pointer[elicitorBox]
 	progressID atomic.Uint64
+	hist       history // the tool calls of the session
+	wish       wishes  // subscriptions and log levels, kept across reconnects
 
 	shutdownOnce sync.Once
 }
@@ -106,7 +108,6 @@ func New(opts Options) *Controller {
 		loopExit: make(chan struct{}),
 		loopDone: make(chan struct{}),
 	}
-	c.roots = rootsOf(opts.Roots)
 	if opts.Elicitor != nil {
 		c.SetElicitor(opts.Elicitor)
 	}
@@ -122,12 +123,8 @@ func New(opts Options) *Controller {
 	return c
 }
 
+// rootsOf turns directories into roots/list entries (absolute file URIs).
 func rootsOf(dirs []string) []Root {
-	if len(dirs) == 0 {
-		if wd, err := os.Getwd(); err == nil {
-			dirs = []string{wd}
-		}
-	}
 	var roots []Root
 	for _, d := range dirs {
 		if abs, err := filepath.Abs(d); err == nil {

@@ -98,6 +98,25 @@ type ResourceUpdated struct {
 	URI string
 }
 
+// LogLevelSet: a person chose a server's log level (SetLogLevel).
+type LogLevelSet struct {
+	EventHeader
+	Level string
+}
+
+// SubscriptionChanged: a resource subscription began or ended.
+type SubscriptionChanged struct {
+	EventHeader
+	URI        string
+	Subscribed bool
+}
+
+// RootsChanged: a person chose the roots a server is offered.
+type RootsChanged struct {
+	EventHeader
+	Roots []Root
+}
+
 // RequestStarted: a request was sent.
 type RequestStarted struct {
 	EventHeader

@@ -93,6 +93,8 @@ func (s *srv) snapshot() ServerSnapshot {
 		State: s.life.state, Reason: s.life.reason, Reconnectable: s.life.reconnectable, LastError: s.life.lastErr,
 		Restarts: s.life.restarts, Attempts: s.life.attempts, NextRetry: s.life.nextRetry,
 		Counters: s.life.left.counters, LastStop: s.life.left.stop,
+		LogLevel:    s.cfg.LogLevel, // the configured level; Snapshot overlays the one in force
+		configRoots: s.cfg.Roots,
 	}
 	if s.cfg.Invalid != nil {
 		v.Note = s.cfg.Invalid.Error()
@@ -138,6 +140,9 @@ func (c *Controller) Snapshot() *Snapshot {
 		if sess := pub.live[v.Name]; sess != nil {
 			sess.live(&v)
 		}
+		v.Subscriptions = c.wish.subscribed(v.Name)
+		v.LogLevel = c.logLevel(v.Name, v.LogLevel)
+		v.Roots = c.rootsFor(v.Name, v.configRoots)
 		snap.Servers[i] = v
 	}
 	return &snap

@@ -34,7 +34,8 @@ type session struct {
 	fallback   string
 
 	// Set once by initialize, read-only after the session is handed to the loop.
-	init initResult
+	init          initResult
+	rootsDeclared bool // the roots capability was declared to this server
 
 	ctx    context.Context // ends when the session closes: stops pings and refetches
 	cancel context.CancelFunc
@@ -82,7 +83,8 @@ type serverCaps struct {
 		Subscribe   bool `json:"subscribe"`
 		ListChanged bool `json:"listChanged"`
 	} `json:"resources"`
-	Logging *struct{} `json:"logging"`
+	Logging     *struct{} `json:"logging"`
+	Completions *struct{} `json:"completions"`
 }
 
 // callState tracks one tools/call for progress routing and its timeout.
@@ -138,6 +140,7 @@ func (s *session) activate(ping time.Duration) {
 		s.spawn(func() { s.pingLoop(ping) })
 	}
 	s.refetchChanged()
+	s.spawn(s.restoreWishes)
 }
 
 // refetchChanged relists, on the session's goroutines, every kind announced
@@ -256,8 +259,12 @@ func (s *session) onStderr(line string) {
 func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	switch req.Method {
 	case "roots/list":
-		roots := make([]map[string]string, 0, len(s.c.roots))
-		for _, r := range s.c.roots {
+		offered := s.c.rootsFor(s.name, s.cfg.Roots)
+		if len(offered) == 0 {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck offers this server no roots")
+		}
+		roots := make([]map[string]string, 0, len(offered))
+		for _, r := range offered {
 			roots = append(roots, map[string]string{"uri": r.URI, "name": r.Name})
 		}
 		return map[string]any{"roots": roots}, nil

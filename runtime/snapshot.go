@@ -96,6 +96,15 @@ type ServerSnapshot struct {
 	// tools, prompts or resources (it is redacted in them).
 	SecretLeaks []string
 
+	// LogLevel is the log level in force ("" when none was asked for).
+	LogLevel string
+	// Subscriptions are the resources subscribed to, kept across reconnects.
+	Subscriptions []string
+	// Roots are the directories the server is offered (roots/list); none
+	// means the roots capability is not declared to it.
+	Roots       []Root
+	configRoots []string // the configured roots, for Snapshot's overlay
+
 	Outstanding []RequestInfo
 	Stderr      []string // tail of stderr lines
 	LastStop    StopInfo // how the last session's process was stopped
