@@ -93,6 +93,9 @@ func (s *server) readResource(params *json.RawMessage) (any, *jsonrpc2.Error) {
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
+	if greeting, ok := readGreeting(p.URI); ok {
+		return greeting, nil
+	}
 	if p.URI != StatusURI {
 		return nil, resourceNotFound(p.URI)
 	}

@@ -57,6 +57,9 @@ type serverCapabilities struct {
 	Prompts   listChangedCap `json:"prompts"`
 	Resources resourcesCap   `json:"resources"`
 	Logging   struct{}       `json:"logging"`
+	// Completions is declared: the greet prompt and the greeting template
+	// complete their name argument.
+	Completions *struct{} `json:"completions,omitempty"`
 }
 
 type initializeResult struct {

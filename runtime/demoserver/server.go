@@ -121,7 +121,9 @@ func (s *server) request(conn *jsonrpc2.Conn, method string, params *json.RawMes
 	case "resources/list":
 		return map[string]any{"resources": []resource{statusResource}}, nil
 	case "resources/templates/list":
-		return map[string]any{"resourceTemplates": []any{}}, nil
+		return map[string]any{"resourceTemplates": []resourceTemplate{greetingTemplate}}, nil
+	case "completion/complete":
+		return complete(params)
 	case "resources/read":
 		return s.readResource(params)
 	case "resources/subscribe":
@@ -174,9 +176,10 @@ func (s *server) initialize(params *json.RawMessage) (any, *jsonrpc2.Error) {
 	return initializeResult{
 		ProtocolVersion: version,
 		Capabilities: serverCapabilities{
-			Tools:     listChangedCap{ListChanged: true},
-			Prompts:   listChangedCap{ListChanged: false},
-			Resources: resourcesCap{Subscribe: true, ListChanged: false},
+			Tools:       listChangedCap{ListChanged: true},
+			Prompts:     listChangedCap{ListChanged: false},
+			Resources:   resourcesCap{Subscribe: true, ListChanged: false},
+			Completions: &struct{}{},
 		},
 		ServerInfo:   implementation{Name: s.opts.Name, Title: "mcpdeck demo server", Version: s.opts.Version},
 		Instructions: instructions,

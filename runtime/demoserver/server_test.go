@@ -222,11 +222,36 @@ func TestPromptsAndResources(t *testing.T) {
 		t.Errorf("resources/list = %+v", resources)
 	}
 	var templates struct {
-		ResourceTemplates []any `json:"resourceTemplates"`
+		ResourceTemplates []resourceTemplate `json:"resourceTemplates"`
 	}
 	s.result(6, "resources/templates/list", nil, &templates)
-	if templates.ResourceTemplates == nil || len(templates.ResourceTemplates) != 0 {
-		t.Errorf("resources/templates/list = %+v, want an empty list", templates)
+	if len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != GreetingTemplate {
+		t.Errorf("resources/templates/list = %+v, want the greeting template", templates)
+	}
+	var greeting struct{ Contents []resourceContents }
+	s.result(61, "resources/read", map[string]any{"uri": "demo://greeting/Ada"}, &greeting)
+	if len(greeting.Contents) != 1 || greeting.Contents[0].Text != "Hello, Ada!\n" {
+		t.Errorf("read a greeting = %+v", greeting)
+	}
+	var comp struct {
+		Completion struct {
+			Values []string
+			Total  int
+		}
+	}
+	s.result(62, "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "greet"},
+		"argument": map[string]any{"name": "name", "value": "a"}}, &comp)
+	if strings.Join(comp.Completion.Values, ",") != "Ada,Alan" || comp.Completion.Total != 2 {
+		t.Errorf("completion of the greet prompt's name = %+v", comp)
+	}
+	s.result(63, "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": GreetingTemplate},
+		"argument": map[string]any{"name": "name", "value": "GR"}}, &comp)
+	if strings.Join(comp.Completion.Values, ",") != "Grace" {
+		t.Errorf("completion of the template's name = %+v", comp)
+	}
+	if m := s.call(64, "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "nope"},
+		"argument": map[string]any{"name": "name", "value": ""}}); m.Error == nil || m.Error.Code != -32602 {
+		t.Errorf("completion of an unknown prompt = %s, want -32602", m.raw)
 	}
 
 	s.call(7, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}})
