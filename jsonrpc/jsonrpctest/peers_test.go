@@ -164,7 +164,13 @@ func TestPeerStdioTranscripts(t *testing.T) {
 				t.Errorf("ask retry = %q", text)
 			}
 			// A changed requestState is refused.
-			changed := state[:len(state)-2] + "x" + `"`
+			// (Inside the payload: the last base64 character of a signature
+			// may carry unused bits, so changing it can change nothing.)
+			repl := byte('A')
+			if state[5] == 'A' {
+				repl = 'B'
+			}
+			changed := state[:5] + string(repl) + state[6:]
 			errCode(t, f.call(8, "tools/call", `{"name":"ask","arguments":{},"inputResponses":{"who":{"action":"accept","content":{"name":"octocat"}}},"requestState":`+changed+`,`+modernMeta+`}`), -32602)
 			// Elicitation not declared: -32021 naming it.
 			if p.missingCap != 0 {
