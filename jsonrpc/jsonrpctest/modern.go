@@ -43,11 +43,11 @@ const (
 // ModernVersion is the revision the modern fakes speak.
 const ModernVersion = "2026-07-28"
 
-// ModernState is the requestState the Modern server's ask tool issues. It
-// holds characters a client that decodes and re-encodes the state could
-// change (a raw é, HTML characters, an escaped quote); the server accepts
-// the retry only with these exact bytes as the JSON string token.
-const ModernState = `"ask-v1:\u00e9<&>\"1"`
+// ModernState is the requestState the Modern server's ask tool issues, as
+// a JSON string token. It holds escapes a client that decodes and
+// re-encodes the state would change (\u00e9 for é, \/ for /, an escaped
+// quote); the server accepts the retry only with these exact bytes.
+const ModernState = `"ask-v1:\u00e9\/\"1"`
 
 const (
 	codeUnsupportedVersion = -32022
@@ -56,7 +56,7 @@ const (
 
 // modernState is what the modern fakes remember; guarded by server.mu.
 type modernState struct {
-	listens map[string]json.RawMessage // open listen streams: key → the request's id
+	listens map[string]*call // open listen streams by key
 	rounds  int                        // ModernEndlessInput: rounds so far
 }
 
@@ -161,10 +161,14 @@ func (s *server) modernCall(c *call, meta *envelope) {
 		_ = json.Unmarshal(p.Arguments["seconds"], &secs)
 		s.modernSlow(c, secs)
 	case "notify_changed":
+		// A cancelled listen may not have left the table yet; its context
+		// says it is over.
 		s.mu.Lock()
 		ids := make([]json.RawMessage, 0, len(s.modern.listens))
-		for _, id := range s.modern.listens {
-			ids = append(ids, id)
+		for _, l := range s.modern.listens {
+			if l.ctx.Err() == nil {
+				ids = append(ids, l.id)
+			}
 		}
 		s.mu.Unlock()
 		for _, id := range ids {
@@ -261,9 +265,9 @@ func (s *server) listen(c *call) {
 	}
 	s.mu.Lock()
 	if s.modern.listens == nil {
-		s.modern.listens = map[string]json.RawMessage{}
+		s.modern.listens = map[string]*call{}
 	}
-	s.modern.listens[c.key] = c.id
+	s.modern.listens[c.key] = c
 	s.mu.Unlock()
 	s.notify("notifications/subscriptions/acknowledged", map[string]any{"notifications": granted, "_meta": map[string]any{"io.modelcontextprotocol/subscriptionId": c.id}})
 	<-c.ctx.Done()
