@@ -57,7 +57,7 @@ const (
 // modernState is what the modern fakes remember; guarded by server.mu.
 type modernState struct {
 	listens map[string]*call // open listen streams by key
-	rounds  int                        // ModernEndlessInput: rounds so far
+	rounds  int              // ModernEndlessInput: rounds so far
 }
 
 func (m Mode) modern() bool {
