@@ -1,7 +1,6 @@
 package jsonrpctest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -44,9 +43,12 @@ const (
 const ModernVersion = "2026-07-28"
 
 // ModernState is the requestState the Modern server's ask tool issues, as
-// a JSON string token. It holds escapes a client that decodes and
-// re-encodes the state would change (\u00e9 for é, \/ for /, an escaped
-// quote); the server accepts the retry only with these exact bytes.
+// a JSON string token. It holds escapes a sloppy client could get wrong
+// (\u00e9 for é, \/ for /, an escaped quote). The server accepts the
+// retry only with exactly this string value; the TypeScript SDK v2 client
+// echoes the value re-encoded (é raw, / unescaped), which the
+// specification allows ("the exact value"), so the value is compared, not
+// the bytes of the token.
 const ModernState = `"ask-v1:\u00e9\/\"1"`
 
 const (
@@ -210,11 +212,11 @@ func (s *server) ask(c *call, meta *envelope, responses map[string]json.RawMessa
 		return
 	}
 	if state != nil {
-		want := []byte(ModernState)
+		want := ModernState
 		if s.mode == ModernChangedState {
-			want = []byte(`"ask-v2"`)
+			want = `"ask-v2"`
 		}
-		if !bytes.Equal(state, want) {
+		if !sameString(state, want) {
 			s.fail(c, codeInvalidParams, fmt.Sprintf("Invalid params: requestState %s is not the one this server issued", state))
 			return
 		}
@@ -235,6 +237,12 @@ func (s *server) ask(c *call, meta *envelope, responses map[string]json.RawMessa
 		}
 	}
 	s.replyModern(c, inputRequired(ModernState))
+}
+
+// sameString reports whether two JSON string tokens hold the same value.
+func sameString(a json.RawMessage, b string) bool {
+	var x, y string
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal([]byte(b), &y) == nil && x == y
 }
 
 func inputRequired(state string) map[string]any {

@@ -36,9 +36,15 @@ func TestModernFake(t *testing.T) {
 	if text, _ := toolText(t, m); text != "Hello, octocat!" {
 		t.Errorf("retry = %q", text)
 	}
-	// The same string re-encoded (é raw, no escapes) is not the same bytes.
+	// The same value re-encoded (é raw, / unescaped) is the same state, as
+	// the TypeScript SDK v2 client sends it; a changed value is refused.
 	reencoded, _ := json.Marshal(mustString(jsonrpctest.ModernState))
-	errCode(t, f.call(8, "tools/call", `{"name":"ask","inputResponses":{"who":{"action":"accept","content":{"name":"octocat"}}},"requestState":`+string(reencoded)+`,`+modernMeta+`}`), -32602)
+	m = f.call(8, "tools/call", `{"name":"ask","inputResponses":{"who":{"action":"accept","content":{"name":"tsclient"}}},"requestState":`+string(reencoded)+`,`+modernMeta+`}`)
+	if text, _ := toolText(t, m); text != "Hello, tsclient!" {
+		t.Errorf("retry with the state re-encoded = %q", text)
+	}
+	changed, _ := json.Marshal(strings.Replace(mustString(jsonrpctest.ModernState), "é", "e", 1))
+	errCode(t, f.call(18, "tools/call", `{"name":"ask","inputResponses":{"who":{"action":"accept","content":{"name":"octocat"}}},"requestState":`+string(changed)+`,`+modernMeta+`}`), -32602)
 	code, data = errData(t, f, 9, "tools/call", `{"name":"ask",`+noCapsMeta+`}`)
 	if code != -32021 || !strings.Contains(string(data), `"requiredCapabilities":{"elicitation"`) {
 		t.Errorf("ask without elicitation: %d %s", code, data)
