@@ -84,10 +84,11 @@ func (s *server) handleModern(c *call) {
 		s.failData(c, codeUnsupportedVersion, "Unsupported protocol version", map[string]any{"supported": []string{"2099-01-01"}, "requested": ModernVersion})
 		return
 	}
-	var p struct {
-		Meta *envelope `json:"_meta"`
+	var p modernParams
+	if err := unmarshalParams(c.params, &p); err != nil {
+		s.fail(c, codeInvalidParams, "Invalid params: "+err.Error())
+		return
 	}
-	_ = unmarshalParams(c.params, &p)
 	if c.method == "initialize" {
 		requested := ""
 		var ip struct {
@@ -121,7 +122,7 @@ func (s *server) handleModern(c *call) {
 	case "tools/list":
 		s.replyModern(c, map[string]any{"tools": modernToolList, "ttlMs": 0, "cacheScope": "public"})
 	case "tools/call":
-		s.modernCall(c, p.Meta)
+		s.modernCall(c, &p)
 	case "subscriptions/listen":
 		s.listen(c)
 	default:
@@ -140,17 +141,17 @@ var modernToolList = []map[string]any{
 
 var logSeverity = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
 
-func (s *server) modernCall(c *call, meta *envelope) {
-	var p struct {
-		Name           string                     `json:"name"`
-		Arguments      map[string]json.RawMessage `json:"arguments"`
-		InputResponses map[string]json.RawMessage `json:"inputResponses"`
-		RequestState   json.RawMessage            `json:"requestState"`
-	}
-	if err := unmarshalParams(c.params, &p); err != nil {
-		s.fail(c, codeInvalidParams, "invalid tools/call params: "+err.Error())
-		return
-	}
+// modernParams are the params the modern fakes read, decoded once.
+type modernParams struct {
+	Meta           *envelope                  `json:"_meta"`
+	Name           string                     `json:"name"`
+	Arguments      map[string]json.RawMessage `json:"arguments"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	RequestState   json.RawMessage            `json:"requestState"`
+}
+
+func (s *server) modernCall(c *call, p *modernParams) {
+	meta := p.Meta
 	switch p.Name {
 	case "echo":
 		var text string

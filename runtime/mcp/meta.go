@@ -190,3 +190,63 @@ func (e Envelope) Params(params any) (json.RawMessage, error) {
 	fields["_meta"] = meta
 	return json.Marshal(fields)
 }
+
+// Encoded is an envelope marshalled once, for the hot path: every request
+// of a connection carries the same version, capabilities and identity, so
+// re-encoding them per call would be waste. Build it with Encode when the
+// envelope changes (a new connection, a new log level).
+type Encoded struct {
+	inner []byte // the members of the _meta object, without braces
+}
+
+// Encode marshals the envelope's fixed part. ProgressToken and Trace are
+// per request: pass them to Encoded.Apply instead.
+func (e Envelope) Encode() (Encoded, error) {
+	e.ProgressToken, e.Trace = nil, nil
+	b, err := json.Marshal(e.Meta(nil))
+	if err != nil {
+		return Encoded{}, fmt.Errorf("encoding the request envelope: %w", err)
+	}
+	return Encoded{inner: b[1 : len(b)-1]}, nil
+}
+
+// Apply sets params["_meta"] (params nil starts a new map) to the encoded
+// envelope plus progressToken when not nil, and returns params. A _meta
+// map already in params keeps its other keys, at the cost of a merge.
+func (e Encoded) Apply(params map[string]any, progressToken any) map[string]any {
+	if params == nil {
+		params = make(map[string]any, 1)
+	}
+	if extra, ok := params["_meta"].(map[string]any); ok && len(extra) > 0 {
+		var meta map[string]any
+		if json.Unmarshal(e.JSON(nil), &meta) == nil {
+			for k, v := range extra {
+				if _, reserved := meta[k]; !reserved {
+					meta[k] = v
+				}
+			}
+			if progressToken != nil {
+				meta[MetaProgressToken] = progressToken
+			}
+			params["_meta"] = meta
+			return params
+		}
+	}
+	params["_meta"] = json.RawMessage(e.JSON(progressToken))
+	return params
+}
+
+// JSON returns the _meta object with progressToken when not nil.
+func (e Encoded) JSON(progressToken any) []byte {
+	b := make([]byte, 0, len(e.inner)+40)
+	b = append(b, '{')
+	if progressToken != nil {
+		if tok, err := json.Marshal(progressToken); err == nil {
+			b = append(b, `"progressToken":`...)
+			b = append(b, tok...)
+			b = append(b, ',')
+		}
+	}
+	b = append(b, e.inner...)
+	return append(b, '}')
+}

@@ -107,3 +107,24 @@ func BenchmarkEnvelopeApply(b *testing.B) {
 		}
 	}
 }
+
+func TestEncoded(t *testing.T) {
+	env := Envelope{Version: LatestModern, Capabilities: ClientCapabilities{Roots: &Empty{}}, ClientInfo: &Implementation{Name: "mcpdeck", Version: "1"}, LogLevel: "info"}
+	enc, err := env.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, token := range []any{nil, 7, "tok"} {
+		fast, _ := json.Marshal(enc.Apply(map[string]any{"name": "echo"}, token))
+		env.ProgressToken = token
+		slow, _ := env.Params(map[string]any{"name": "echo"})
+		if !reflect.DeepEqual(decodeMap(t, fast), decodeMap(t, slow)) {
+			t.Errorf("token %v: Encoded.Apply = %s, Envelope.Params = %s", token, fast, slow)
+		}
+	}
+	merged, _ := json.Marshal(enc.Apply(map[string]any{"_meta": map[string]any{"com.example/x": 1, MetaProtocolVersion: "old"}}, nil))
+	meta := decodeMap(t, merged)["_meta"].(map[string]any)
+	if meta["com.example/x"] != float64(1) || meta[MetaProtocolVersion] != LatestModern || meta[MetaLogLevel] != "info" {
+		t.Errorf("merged _meta = %v", meta)
+	}
+}

@@ -192,3 +192,31 @@ func TestResponses(t *testing.T) {
 		t.Errorf("no roots = %s", RootsResult(nil))
 	}
 }
+
+func TestTypeOfScan(t *testing.T) {
+	cases := map[string]ResultType{
+		`{"content":[{"type":"text","text":"\"resultType\":\"task\""}],"resultType":"complete"}`: Complete,
+		`{"a":{"resultType":"task"},"b":["resultType","x"],"resultType" : "input_required"}`:     InputRequired,
+		` {"nested":{"resultType":"input_required"}}`:                                            Complete,
+		`{"result\u0054ype":"input_required"}`:                                                   InputRequired, // escaped key: decoded properly
+		`{"resultType":"comp\u006cete"}`:                                                         Complete,      // escaped value: decoded properly
+	}
+	for raw, want := range cases {
+		if got, err := TypeOf(json.RawMessage(raw), false); err != nil || got != want {
+			t.Errorf("TypeOf(%s) = %q, %v; want %q", raw, got, err, want)
+		}
+	}
+	if _, err := TypeOf(json.RawMessage(`{"resultType":7}`), false); !errors.Is(err, ErrBadResult) {
+		t.Errorf("a numeric resultType: %v", err)
+	}
+}
+
+func BenchmarkTypeOf(b *testing.B) {
+	res := json.RawMessage(`{"content":[{"type":"text","text":"hello"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fake","version":"0.0.1"}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := TypeOf(res, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -26,16 +26,24 @@ const (
 // tasks extension (tasks): the error wraps ErrUnknownResultType and names
 // the value.
 func TypeOf(result json.RawMessage, tasks bool) (ResultType, error) {
-	var r struct {
-		ResultType *string `json:"resultType"`
+	value, found, ok := topLevelString(result, "resultType")
+	if !ok {
+		// Not a plain object, or a key the fast scan does not read: decode.
+		var r struct {
+			ResultType *string `json:"resultType"`
+		}
+		if err := json.Unmarshal(result, &r); err != nil {
+			return "", fmt.Errorf("%w: the result is not a JSON object: %v", ErrBadResult, err)
+		}
+		value, found = "", r.ResultType != nil
+		if found {
+			value = *r.ResultType
+		}
 	}
-	if err := json.Unmarshal(result, &r); err != nil {
-		return "", fmt.Errorf("%w: the result is not a JSON object: %v", ErrBadResult, err)
-	}
-	if r.ResultType == nil {
+	if !found {
 		return Complete, nil
 	}
-	switch t := ResultType(*r.ResultType); t {
+	switch t := ResultType(value); t {
 	case Complete, InputRequired:
 		return t, nil
 	case TaskResult:
@@ -60,4 +68,83 @@ func ServerInfo(result json.RawMessage) *Implementation {
 		return nil
 	}
 	return r.Meta.Info
+}
+
+// topLevelString finds key among the members of a JSON object and returns
+// its string value, in one pass without allocating (TypeOf runs on every
+// result). ok is false when it cannot tell: not an object, an escape in a
+// top-level key, a non-string value for key, or malformed JSON; the caller
+// then decodes properly.
+func topLevelString(raw []byte, key string) (value string, found, ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return "", false, false
+	}
+	depth := 0
+	expectKey := false
+	for ; i < len(raw); i++ {
+		switch c := raw[i]; c {
+		case '{', '[':
+			depth++
+			expectKey = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return "", false, true
+			}
+		case ',':
+			expectKey = depth == 1
+		case '"':
+			end, escaped := stringEnd(raw, i)
+			if end < 0 {
+				return "", false, false
+			}
+			if depth == 1 && expectKey {
+				if escaped {
+					return "", false, false
+				}
+				expectKey = false
+				if string(raw[i+1:end]) == key {
+					j := skipSpace(raw, end+1)
+					if j >= len(raw) || raw[j] != ':' {
+						return "", false, false
+					}
+					j = skipSpace(raw, j+1)
+					if j >= len(raw) || raw[j] != '"' {
+						return "", false, false
+					}
+					vend, vesc := stringEnd(raw, j)
+					if vend < 0 || vesc {
+						return "", false, false
+					}
+					return string(raw[j+1 : vend]), true, true
+				}
+			}
+			i = end
+		}
+	}
+	return "", false, false
+}
+
+// stringEnd returns the index of the quote closing the string that opens
+// at raw[start], and whether it held an escape; -1 when unterminated.
+func stringEnd(raw []byte, start int) (int, bool) {
+	escaped := false
+	for i := start + 1; i < len(raw); i++ {
+		switch raw[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			return i, escaped
+		}
+	}
+	return -1, escaped
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
 }
