@@ -64,6 +64,17 @@
 // An unknown mode or a malformed MCPDECK_FAKE_* value makes the server explain itself
 // on stderr and exit 2.
 //
+// # The modern era
+//
+// [Modern] is a hand-written 2026-07-28 server (modern.go) with modes that
+// each add one defect; [LegacySilentDiscover] and
+// [LegacyDiscoverInvalidParams] are legacy servers answering a
+// server/discover probe the ways real ones do (Normal answers -32601).
+// [GoSDKModern] and [GoSDKModernHTTP] run the official go-sdk server, and
+// [TSServerStdio], [TSServerHTTP] and [TSClient] the TypeScript SDK v2
+// peer scripts in peers/ (see peers.go for how node and the pinned
+// packages are found).
+//
 // The servers speak MCP over stdio by hand: newline-delimited JSON-RPC 2.0 written as
 // raw bytes, with no JSON-RPC library, so each defect is exactly the one its mode names
 // and nothing else. Every mode is the "normal" server (see [Normal]) plus one defect.

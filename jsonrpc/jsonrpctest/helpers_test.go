@@ -45,6 +45,12 @@ type fake struct {
 func start(t *testing.T, mode jsonrpctest.Mode, opts ...jsonrpctest.Option) *fake {
 	t.Helper()
 	path, args, env := jsonrpctest.Command(mode, opts...)
+	return startCmd(t, path, args, env)
+}
+
+// startCmd starts any stdio server (a fake, a peer script) the way start does.
+func startCmd(t *testing.T, path string, args, env []string) *fake {
+	t.Helper()
 	cmd := exec.Command(path, args...)
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -61,7 +67,7 @@ func start(t *testing.T, mode jsonrpctest.Mode, opts ...jsonrpctest.Option) *fak
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting fake server %s: %v", mode, err)
+		t.Fatalf("starting server %s %v: %v", path, args, err)
 	}
 	f := &fake{
 		t: t, cmd: cmd, stdin: stdin,

@@ -85,6 +85,9 @@ var allModes = []Mode{
 	Normal, CrashOnCall, Noise, Oversized, Hang, IgnoreTerm, IgnoreEOF, Grandchild,
 	Sleeper, WrongID, NotifyInstead, SecretLeak, RenameTools, InvalidSchema, VersionBad,
 	SlowInit, ExitEarly, Flood, AnswerCancelled,
+	// The modern era (modern.go) and the go-sdk peer (gosdk.go).
+	Modern, ModernNoResultType, ModernChangedState, ModernEndlessInput, ModernNoCommonVersion,
+	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, GoSDKModern, GoSDKModernHTTP,
 }
 
 // Modes returns every mode a fake server understands, Normal first.

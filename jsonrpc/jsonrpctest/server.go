@@ -38,6 +38,9 @@ type server struct {
 	inflight map[string]*call // by compacted request id; guarded by mu
 
 	flooded bool // Flood mode floods once, on the first notifications/initialized; read loop only
+
+	modern      modernState // the modern modes' memory; guarded by mu
+	initialized atomic.Bool // an initialize request arrived
 }
 
 // call is one request being handled.
@@ -87,6 +90,8 @@ func serve(mode Mode) int {
 			<-term
 			os.Exit(0)
 		}()
+	case GoSDKModern, GoSDKModernHTTP:
+		return serveGoSDK(mode, os.Stderr)
 	case Grandchild:
 		pid, err := spawnSleeper()
 		if err != nil {
@@ -225,6 +230,10 @@ func (s *server) notification(m message) {
 }
 
 func (s *server) handle(c *call) {
+	if s.mode.modern() {
+		s.handleModern(c)
+		return
+	}
 	switch c.method {
 	case "initialize":
 		s.initialize(c)
@@ -241,11 +250,15 @@ func (s *server) handle(c *call) {
 	case "resources/templates/list":
 		s.reply(c, map[string]any{"resourceTemplates": []any{}})
 	default:
+		if s.legacyProbeDefect(c) {
+			return
+		}
 		s.fail(c, codeMethodNotFound, "method not found: "+c.method)
 	}
 }
 
 func (s *server) initialize(c *call) {
+	s.initialized.Store(true)
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}

@@ -12,10 +12,12 @@ import (
 	"go.uber.org/goleak"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/jsonrpc/mcphttp"
 )
 
 func TestMain(m *testing.M) {
+	jsonrpctest.MaybeServe() // the go-sdk peer runs as this binary, re-executed
 	goleak.VerifyTestMain(m)
 }
 

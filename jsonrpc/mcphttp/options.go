@@ -48,6 +48,10 @@ type Options struct {
 	// shows it in the server's overview. It runs on the stream's goroutine
 	// and must return quickly.
 	OnFallback func(reason string)
+	// Modern selects the Streamable HTTP of protocol 2026-07-28 (see
+	// modern.go); nil is the legacy Streamable HTTP of 2025-03-26 to
+	// 2025-11-25. The caller decides the era first, with Probe.
+	Modern *ModernOptions
 	// AckTimeout bounds how long a notification or a response POST waits
 	// for the server's acknowledgement (the Write blocks meanwhile); 0
 	// means 30 seconds. Requests have no such bound: their callers time
@@ -108,6 +112,9 @@ func (o Options) withDefaults() (Options, *url.URL, error) {
 	}
 	if o.Client == nil && o.Transport != nil {
 		o.Client = &http.Client{Transport: o.Transport}
+	}
+	if o.Modern != nil && (o.Legacy || o.AutoFallback) {
+		return o, nil, fmt.Errorf("%w: the 2026-07-28 transport has no HTTP+SSE fallback; probe first and choose one", ErrBadOptions)
 	}
 	if o.MaxMessageSize <= 0 {
 		o.MaxMessageSize = jsonrpc.DefaultMaxMessageSize

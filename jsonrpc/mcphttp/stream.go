@@ -79,6 +79,9 @@ func Dial(ctx context.Context, opts Options) (*Stream, error) {
 		inflight: map[string]context.CancelFunc{},
 
 		initializedAcked: make(chan struct{}),
+		// The modern era has no initialize: every request stands alone
+		// from the first, so a failure fails that request only.
+		initialized: opts.Modern != nil,
 	}
 	if s.client == nil {
 		s.own = http.DefaultTransport.(*http.Transport).Clone()
@@ -104,6 +107,9 @@ func (s *Stream) Read() ([]byte, error) { return s.inbox.pop() }
 func (s *Stream) Write(frame []byte) error {
 	if err := s.usable(); err != nil {
 		return err
+	}
+	if s.opts.Modern != nil {
+		return s.writeModern(frame)
 	}
 	frame = bytes.Clone(frame) // request goroutines keep it beyond this call
 	m := classify(frame)

@@ -1,0 +1,133 @@
+// ts-client.mjs: an MCP client on the TypeScript SDK v2 (@modelcontextprotocol/client,
+// pinned in .ci/npm), for testing MCP servers (mcpdeck's gateway among them).
+//
+//   node ts-client.mjs --url URL [options]                 Streamable HTTP
+//   node ts-client.mjs --stdio CMD [--arg A]... [options]  a server on stdio
+//
+// Options:
+//   --era auto|legacy|modern   version negotiation (default auto; modern pins 2026-07-28)
+//   --echo TOOL                tool called with {text:"hello"} (default echo; "-" skips)
+//   --slow TOOL                tool called with {seconds:0.3} for progress, then {seconds:30}
+//                              and cancelled after its first progress (default slow)
+//   --ask TOOL                 tool that asks for a name by elicitation; answered "octocat" (default ask)
+//   --add TOOL                 tool called with {name:"added_by_client"}; its list change is awaited (default add_tool)
+//
+// Every line on stdout is one JSON object with an "event" field:
+//   connected {era, version, server}   tools {names}        call {tool, text, isError}
+//   progress {tool, progress, total}   elicitation {message} cancelled {tool, error}
+//   list_changed {subscription}        error {step, message} done {}
+// The exit status is 0 when every step worked, 1 otherwise.
+import { args as parseArgs, sdk } from './sdk.mjs';
+
+// --arg takes the next word whatever it is (a server's own --flags too).
+const argv = process.argv.slice(2);
+const stdioArgs = [];
+const rest = [];
+for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--arg') stdioArgs.push(argv[++i]);
+    else rest.push(argv[i]);
+}
+const opts = parseArgs(rest);
+const tool = (name, def) => (opts[name] === '-' ? undefined : (opts[name] ?? def));
+
+const { Client, StreamableHTTPClientTransport } = await sdk('@modelcontextprotocol/client');
+const out = obj => process.stdout.write(JSON.stringify(obj) + '\n');
+let failed = false;
+const step = async (name, fn) => {
+    try {
+        await fn();
+    } catch (e) {
+        failed = true;
+        out({ event: 'error', step: name, message: String(e?.message ?? e) });
+    }
+};
+
+const era = opts.era ?? 'auto';
+const mode = era === 'modern' ? { pin: '2026-07-28' } : era;
+const client = new Client({ name: 'mcpdeck-ts-client', version: '0.1.0' }, {
+    capabilities: { elicitation: { form: {} } },
+    versionNegotiation: { mode, probe: { timeoutMs: 2000 } }
+});
+client.setRequestHandler('elicitation/create', async request => {
+    out({ event: 'elicitation', message: request.params.message });
+    return { action: 'accept', content: { name: 'octocat' } };
+});
+let listChanged;
+const changed = new Promise(resolve => { listChanged = resolve; });
+client.setNotificationHandler('notifications/tools/list_changed', notification => {
+    const id = notification.params?._meta?.['io.modelcontextprotocol/subscriptionId'];
+    out({ event: 'list_changed', subscription: id ?? null });
+    listChanged();
+});
+
+let transport;
+if (opts.url) {
+    transport = new StreamableHTTPClientTransport(new URL(opts.url));
+} else if (opts.stdio) {
+    const { StdioClientTransport } = await sdk('@modelcontextprotocol/client', './stdio');
+    transport = new StdioClientTransport({ command: opts.stdio, args: stdioArgs, env: process.env, stderr: 'inherit' });
+} else {
+    process.stderr.write('ts-client: give --url URL or --stdio CMD\n');
+    process.exit(2);
+}
+
+await step('connect', async () => {
+    await client.connect(transport);
+    out({ event: 'connected', era: client.getProtocolEra(), version: client.getNegotiatedProtocolVersion() ?? null, server: client.getServerVersion()?.name ?? null });
+});
+if (failed) process.exit(1);
+
+let subscription;
+await step('listen', async () => {
+    if (client.getProtocolEra() === 'modern') subscription = await client.listen({ toolsListChanged: true });
+});
+await step('tools', async () => {
+    const { tools } = await client.listTools();
+    out({ event: 'tools', names: tools.map(t => t.name) });
+});
+const callText = r => (r.content ?? []).filter(c => c.type === 'text').map(c => c.text).join('');
+if (tool('echo', 'echo')) {
+    await step('call', async () => {
+        const r = await client.callTool({ name: tool('echo', 'echo'), arguments: { text: 'hello' } });
+        out({ event: 'call', tool: tool('echo', 'echo'), text: callText(r), isError: !!r.isError });
+    });
+}
+if (tool('slow', 'slow')) {
+    const name = tool('slow', 'slow');
+    await step('progress', async () => {
+        const r = await client.callTool({ name, arguments: { seconds: 0.3 } }, {
+            onprogress: p => out({ event: 'progress', tool: name, progress: p.progress, total: p.total ?? null })
+        });
+        out({ event: 'call', tool: name, text: callText(r), isError: !!r.isError });
+    });
+    await step('cancel', async () => {
+        const abort = new AbortController();
+        try {
+            await client.callTool({ name, arguments: { seconds: 30 } }, { signal: abort.signal, onprogress: () => abort.abort('cancelled by ts-client') });
+            throw new Error('the cancelled call completed');
+        } catch (e) {
+            if (!abort.signal.aborted) throw e;
+            out({ event: 'cancelled', tool: name, error: String(e?.message ?? e) });
+        }
+    });
+}
+if (tool('ask', 'ask')) {
+    await step('elicitation', async () => {
+        const r = await client.callTool({ name: tool('ask', 'ask'), arguments: {} });
+        out({ event: 'call', tool: tool('ask', 'ask'), text: callText(r), isError: !!r.isError });
+    });
+}
+if (tool('add', 'add_tool')) {
+    await step('list_changed', async () => {
+        await client.callTool({ name: tool('add', 'add_tool'), arguments: { name: 'added_by_client' } });
+        let timer;
+        await Promise.race([changed, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('no notifications/tools/list_changed within 10 s')), 10000); })]);
+        clearTimeout(timer);
+    });
+}
+await step('close', async () => {
+    await subscription?.close();
+    await client.close();
+});
+out({ event: 'done' });
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,130 @@
+package mcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func decodeMap(t *testing.T, raw []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("decoding %s: %v", raw, err)
+	}
+	return m
+}
+
+func TestEnvelopeMeta(t *testing.T) {
+	env := Envelope{
+		Version:       LatestModern,
+		Capabilities:  ClientCapabilities{Elicitation: &ElicitationCapability{Form: &Empty{}}},
+		ClientInfo:    &Implementation{Name: "mcpdeck", Version: "1.2.3"},
+		LogLevel:      "warning",
+		ProgressToken: 7,
+		Trace:         map[string]string{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01", "x-other": "dropped"},
+	}
+	raw, err := env.Params(map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := decodeMap(t, raw)
+	want := decodeMap(t, []byte(`{"name":"echo","arguments":{"text":"hi"},"_meta":{
+		"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},
+		"io.modelcontextprotocol/clientInfo":{"name":"mcpdeck","version":"1.2.3"},
+		"io.modelcontextprotocol/logLevel":"warning",
+		"progressToken":7,
+		"traceparent":"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"}}`))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("params =\n%s\nwant\n%v", raw, want)
+	}
+}
+
+func TestEnvelopeMinimal(t *testing.T) {
+	// No capabilities is {}, never absent: the key is required.
+	raw, err := Envelope{Version: LatestModern}.Params(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`; string(raw) != want {
+		t.Errorf("params = %s, want %s", raw, want)
+	}
+}
+
+func TestEnvelopeKeepsCallerMeta(t *testing.T) {
+	env := Envelope{Version: LatestModern}
+	for name, params := range map[string]any{
+		"map": map[string]any{"uri": "file:///x", "_meta": map[string]any{"com.example/tag": "a", MetaProtocolVersion: "1999-01-01"}},
+		"raw": json.RawMessage(`{"uri":"file:///x","_meta":{"com.example/tag":"a","io.modelcontextprotocol/protocolVersion":"1999-01-01"}}`),
+		"struct": struct {
+			URI  string         `json:"uri"`
+			Meta map[string]any `json:"_meta"`
+		}{"file:///x", map[string]any{"com.example/tag": "a"}},
+	} {
+		raw, err := env.Params(params)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		meta := decodeMap(t, raw)["_meta"].(map[string]any)
+		if meta["com.example/tag"] != "a" || meta[MetaProtocolVersion] != LatestModern {
+			t.Errorf("%s: _meta = %v; want the caller's key kept and the envelope's version winning", name, meta)
+		}
+	}
+	if _, err := env.Params(json.RawMessage(`[1]`)); err == nil {
+		t.Error("an array as params was accepted")
+	}
+}
+
+func TestCapabilitiesHas(t *testing.T) {
+	c := ClientCapabilities{Elicitation: &ElicitationCapability{}, Extensions: map[string]json.RawMessage{ExtensionTasks: json.RawMessage(`{}`)}}
+	if !c.Has(MethodElicit) || c.Has(MethodSample) || c.Has(MethodListRoots) || !c.Tasks() {
+		t.Errorf("Has/Tasks wrong for %+v", c)
+	}
+	b, _ := json.Marshal(c)
+	if string(b) != `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}` {
+		t.Errorf("capabilities marshal as %s", b)
+	}
+}
+
+func TestParseLogLevel(t *testing.T) {
+	if l, err := ParseLogLevel("notice"); err != nil || l != "notice" {
+		t.Errorf("ParseLogLevel(notice) = %q, %v", l, err)
+	}
+	if _, err := ParseLogLevel("verbose"); err == nil || !strings.Contains(err.Error(), "debug") {
+		t.Errorf("ParseLogLevel(verbose) error = %v, want one listing the levels", err)
+	}
+}
+
+func BenchmarkEnvelopeApply(b *testing.B) {
+	env := Envelope{Version: LatestModern, ClientInfo: &Implementation{Name: "mcpdeck", Version: "1"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		p := env.Apply(map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}})
+		if _, err := json.Marshal(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestEncoded(t *testing.T) {
+	env := Envelope{Version: LatestModern, Capabilities: ClientCapabilities{Roots: &Empty{}}, ClientInfo: &Implementation{Name: "mcpdeck", Version: "1"}, LogLevel: "info"}
+	enc, err := env.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, token := range []any{nil, 7, "tok"} {
+		fast, _ := json.Marshal(enc.Apply(map[string]any{"name": "echo"}, token))
+		env.ProgressToken = token
+		slow, _ := env.Params(map[string]any{"name": "echo"})
+		if !reflect.DeepEqual(decodeMap(t, fast), decodeMap(t, slow)) {
+			t.Errorf("token %v: Encoded.Apply = %s, Envelope.Params = %s", token, fast, slow)
+		}
+	}
+	merged, _ := json.Marshal(enc.Apply(map[string]any{"_meta": map[string]any{"com.example/x": 1, MetaProtocolVersion: "old"}}, nil))
+	meta := decodeMap(t, merged)["_meta"].(map[string]any)
+	if meta["com.example/x"] != float64(1) || meta[MetaProtocolVersion] != LatestModern || meta[MetaLogLevel] != "info" {
+		t.Errorf("merged _meta = %v", meta)
+	}
+}
