@@ -81,6 +81,32 @@
 // the server is kept but marked NeedsInput and never started, and the rest of
 // the configuration still works.
 //
+// # Gateway
+//
+// The optional top-level "gateway" block governs mcpdeck gateway, which
+// serves the enabled servers to other MCP clients:
+//
+//	token           bearer token HTTP clients must send; "${env:NAME}" expands.
+//	                Without it MCPDECK_GATEWAY_TOKEN is used, else a token is
+//	                generated per run. Read only from --config and user files.
+//	allowedOrigins  browser origins allowed besides loopback ones (Origin is
+//	                checked against DNS rebinding); --config and user files only
+//	servers         {"allow": [GLOB...], "deny": [GLOB...]} on server names
+//	tools           the same on bridged tool names (server__tool)
+//	prompts         the same on bridged prompt names (server__prompt)
+//	callTimeout     bound of one request a client makes (default 60s)
+//	maxConcurrent   requests one client may have in flight (default 16)
+//	clients         [{"match": GLOB, ...}]: for clients whose clientInfo.name
+//	                matches, the first matching entry's servers, tools, prompts,
+//	                callTimeout and maxConcurrent replace the top-level ones
+//
+// Globs use path.Match syntax (*, ?, [a-z]). A name is allowed when it
+// matches no deny pattern and, when the allow list is not empty, some allow
+// pattern. A refused request gets a JSON-RPC error naming the rule and where
+// it is written. Client names are self-reported: per-client rules shape what
+// a well-meaning client sees; the token is the security boundary. When
+// several files have a gateway block, the nearest one is used.
+//
 // # Discovery
 //
 // See Load. Each server records its source file and scope; a name defined in

@@ -40,6 +40,9 @@ type Config struct {
 	Files    []File       // every file read, in discovery order
 	Warnings []Diagnostic // unknown fields and other harmless oddities
 	Shadowed []Shadowed   // losing definitions, sorted by name
+	// Gateway is the "gateway" block of the nearest file that has one
+	// (the same precedence as servers); nil when none has.
+	Gateway *Gateway
 }
 
 // Server returns the server called name.
@@ -108,7 +111,13 @@ func Load(opts LoadOptions) (*Config, error) {
 		sum := sha256.Sum256(data)
 		f := File{Path: c.path, Scope: c.scope, Hash: hex.EncodeToString(sum[:])}
 		names = append(names, c.path)
-		servers, warns, err := Parse(c.path, data, c.scope, opts)
+		servers, gw, warns, err := parseFile(c.path, data, c.scope, opts)
+		if gw != nil && cfg.Gateway == nil {
+			cfg.Gateway = gw
+		} else if gw != nil {
+			cfg.Warnings = append(cfg.Warnings, Diagnostic{Pos: gw.Pos, Field: "gateway",
+				Message: fmt.Sprintf("is ignored: %s defines the gateway block in effect", cfg.Gateway.Source)})
+		}
 		cfg.Warnings = append(cfg.Warnings, warns...)
 		var perr Errors
 		switch {

@@ -25,18 +25,25 @@ var serverName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // order and the warnings; the error is Errors listing every problem (and
 // then no servers), or an error from resolving opts.
 func Parse(path string, data []byte, scope Scope, opts LoadOptions) ([]Server, []Diagnostic, error) {
+	servers, _, warns, err := parseFile(path, data, scope, opts)
+	return servers, warns, err
+}
+
+// parseFile is Parse that also returns the file's gateway block (nil when
+// it has none, or when the file has problems).
+func parseFile(path string, data []byte, scope Scope, opts LoadOptions) ([]Server, *Gateway, []Diagnostic, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	p := newParser(path, data, scope, opts)
 	servers := p.parseFile()
 	sortDiagnostics(p.warns, nil)
 	if len(p.errs) > 0 {
 		sortDiagnostics(p.errs, nil)
-		return nil, p.warns, Errors(p.errs)
+		return nil, nil, p.warns, Errors(p.errs)
 	}
-	return servers, p.warns, nil
+	return servers, p.gateway, p.warns, nil
 }
 
 // parser holds the state of parsing one file.
@@ -47,7 +54,8 @@ type parser struct {
 	opts    LoadOptions
 	baseDir string // where relative cwd and envFile paths resolve
 	exp     *expander
-	lines   []int // byte offset of each line start, built on first use
+	gateway *Gateway // the file's "gateway" block, if any
+	lines   []int    // byte offset of each line start, built on first use
 	errs    []Diagnostic
 	warns   []Diagnostic
 }
@@ -139,7 +147,7 @@ func (p *parser) parseFile() []Server {
 		p.errorf(root.StartOffset, "", "", `the top level must be an object like {"mcpServers": {...}}, not %s`, kindName(root.Value.Kind()))
 		return nil
 	}
-	var servers, disabled, inputs *member
+	var servers, disabled, inputs, gateway *member
 	var serversKey string
 	for _, m := range p.members(obj, "", "") {
 		switch m.name {
@@ -153,12 +161,15 @@ func (p *parser) parseFile() []Server {
 			disabled = &m
 		case "inputs":
 			inputs = &m
+		case "gateway":
+			gateway = &m
 		case "$schema":
 		default:
 			p.warnf(m.keyOff, "", "", "unknown top-level field %q is ignored", m.name)
 		}
 	}
 	p.exp.inputs = p.parseInputs(inputs)
+	p.gateway = p.parseGateway(gateway)
 	if servers == nil {
 		p.warnf(root.StartOffset, "", "", `no "mcpServers" or "servers" object; this file defines no servers`)
 		return nil

@@ -1,0 +1,308 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"time"
+
+	"github.com/tailscale/hujson"
+)
+
+// Defaults of the gateway block.
+const (
+	// DefaultGatewayCallTimeout bounds one request a gateway client makes
+	// (tools/call, prompts/get, resources/read, completion/complete).
+	DefaultGatewayCallTimeout = 60 * time.Second
+	// DefaultGatewayMaxConcurrent is how many requests one client may have
+	// in flight towards the servers at once.
+	DefaultGatewayMaxConcurrent = 16
+)
+
+// Gateway is the "gateway" block of mcp.json: who may use what through
+// mcpdeck gateway, and how the HTTP endpoint is secured. The top-level
+// fields are the policy of every client; an entry of Clients whose Match
+// fits a client's name replaces the fields it sets, for that client.
+type Gateway struct {
+	// Token is the bearer token HTTP clients must send; "" means
+	// MCPDECK_GATEWAY_TOKEN, else one generated per run. A secret: it is
+	// read only from explicit (--config) and user files, never from a
+	// project's file, and never displayed.
+	Token string
+	// AllowedOrigins are browser origins allowed besides loopback ones
+	// (http://localhost:3000 and the like are always allowed); read only
+	// from explicit and user files, like Token.
+	AllowedOrigins []string
+	Policy         GatewayPolicy
+	Clients        []GatewayClient
+	Source         string   // the file the block came from
+	Pos            Position // the block's key
+}
+
+// GatewayClient is a policy for the clients whose self-reported name
+// (clientInfo.name) matches Match, a glob. The first matching entry wins.
+type GatewayClient struct {
+	Match  string
+	Field  string // "gateway.clients[N]", for messages naming the rule
+	Policy GatewayPolicy
+}
+
+// GatewayPolicy is what a client may reach and how hard it may push. A nil
+// rule list or a zero number means "not set here" (the default, or the
+// top-level value for a client entry).
+type GatewayPolicy struct {
+	Servers, Tools, Prompts *GatewayRules
+	// CallTimeout bounds each request; 0 means not set.
+	CallTimeout time.Duration
+	// MaxConcurrent bounds the requests in flight per client; 0 means not set.
+	MaxConcurrent int
+}
+
+// GatewayRules allow and deny names by glob (path.Match syntax: *, ?,
+// [a-z]). A name is allowed when it matches no Deny pattern and, if Allow
+// is not empty, some Allow pattern. Deny wins.
+type GatewayRules struct {
+	Allow, Deny []GatewayPattern
+}
+
+// GatewayPattern is one glob with where it was written, so a refusal can
+// name the rule ("gateway.tools.deny[0] \"*__delete*\" at mcp.json:9:14").
+type GatewayPattern struct {
+	Glob  string
+	Field string // e.g. "gateway.tools.deny[0]"
+	Pos   Position
+}
+
+// Match reports whether name matches the glob.
+func (g GatewayPattern) Match(name string) bool {
+	ok, _ := path.Match(g.Glob, name)
+	return ok
+}
+
+// String names the rule for messages.
+func (g GatewayPattern) String() string {
+	return fmt.Sprintf("%s %q at %s", g.Field, g.Glob, g.Pos)
+}
+
+// Decide applies the rules to name: whether it is allowed, and the rule
+// that decided when it is not (nil when allowed, or when refused because
+// it is on no non-empty allow list: then the list's field is named).
+func (r *GatewayRules) Decide(name string) (allowed bool, rule string) {
+	if r == nil {
+		return true, ""
+	}
+	for _, p := range r.Deny {
+		if p.Match(name) {
+			return false, p.String()
+		}
+	}
+	if len(r.Allow) == 0 {
+		return true, ""
+	}
+	for _, p := range r.Allow {
+		if p.Match(name) {
+			return true, ""
+		}
+	}
+	field := r.Allow[0].Field
+	if i := len(field) - len("[0]"); i > 0 {
+		field = field[:i]
+	}
+	return false, fmt.Sprintf("%s (matches none of its %d patterns)", field, len(r.Allow))
+}
+
+// For returns the policy of a client named name: the top-level policy with
+// the fields set by the first matching Clients entry replacing its own,
+// the defaults filled in, and the entry's field ("" for none).
+func (g *Gateway) For(name string) (GatewayPolicy, string) {
+	pol := GatewayPolicy{}
+	field := ""
+	if g != nil {
+		pol = g.Policy
+		for _, c := range g.Clients {
+			if ok, _ := path.Match(c.Match, name); ok {
+				pol = pol.over(c.Policy)
+				field = c.Field
+				break
+			}
+		}
+	}
+	if pol.CallTimeout <= 0 {
+		pol.CallTimeout = DefaultGatewayCallTimeout
+	}
+	if pol.MaxConcurrent <= 0 {
+		pol.MaxConcurrent = DefaultGatewayMaxConcurrent
+	}
+	return pol, field
+}
+
+// over returns p with the fields o sets replacing its own.
+func (p GatewayPolicy) over(o GatewayPolicy) GatewayPolicy {
+	if o.Servers != nil {
+		p.Servers = o.Servers
+	}
+	if o.Tools != nil {
+		p.Tools = o.Tools
+	}
+	if o.Prompts != nil {
+		p.Prompts = o.Prompts
+	}
+	if o.CallTimeout > 0 {
+		p.CallTimeout = o.CallTimeout
+	}
+	if o.MaxConcurrent > 0 {
+		p.MaxConcurrent = o.MaxConcurrent
+	}
+	return p
+}
+
+// parseGateway reads the "gateway" block of a file.
+func (p *parser) parseGateway(m *member) *Gateway {
+	if m == nil {
+		return nil
+	}
+	const field = "gateway"
+	obj, ok := m.value.Value.(*hujson.Object)
+	if !ok {
+		p.errorf(m.value.StartOffset, "", field, "must be an object, not %s", kindName(m.value.Value.Kind()))
+		return nil
+	}
+	g := &Gateway{Source: p.path, Pos: p.pos(m.keyOff)}
+	trusted := p.scope == ScopeExplicit || p.scope == ScopeUser
+	var rest []member
+	for _, gm := range p.members(obj, "", field) {
+		f := field + "." + gm.name
+		switch gm.name {
+		case "token":
+			if !trusted {
+				p.warnf(gm.keyOff, "", f, "is ignored in a %s file: put the token in your user mcp.json, a --config file or MCPDECK_GATEWAY_TOKEN", p.scope)
+				continue
+			}
+			raw, ok := p.str(gm.value, "", f)
+			if !ok {
+				continue
+			}
+			x := p.exp.expand(raw, false)
+			for _, msg := range x.problems {
+				p.errorf(gm.value.StartOffset, "", f, "%s", msg)
+			}
+			if len(x.inputs) > 0 {
+				p.errorf(gm.value.StartOffset, "", f, "${input:...} cannot be prompted for here; use ${env:NAME}")
+			}
+			g.Token = x.value
+		case "allowedOrigins":
+			if !trusted {
+				p.warnf(gm.keyOff, "", f, "is ignored in a %s file: a project must not open the gateway to web pages; put it in your user mcp.json or a --config file", p.scope)
+				continue
+			}
+			g.AllowedOrigins, _, _ = p.stringList(gm.value, "", f)
+		case "clients":
+			g.Clients = p.gatewayClients(gm.value, f)
+		default:
+			rest = append(rest, gm)
+		}
+	}
+	g.Policy = p.gatewayPolicy(rest, field)
+	return g
+}
+
+// gatewayClients reads "clients": an array of {"match": GLOB, ...policy}.
+func (p *parser) gatewayClients(v *hujson.Value, field string) []GatewayClient {
+	arr, ok := v.Value.(*hujson.Array)
+	if !ok {
+		p.errorf(v.StartOffset, "", field, `must be an array of {"match": "client-name-glob", ...} objects, not %s`, kindName(v.Value.Kind()))
+		return nil
+	}
+	var out []GatewayClient
+	for i := range arr.Elements {
+		el := &arr.Elements[i]
+		f := fmt.Sprintf("%s[%d]", field, i)
+		obj, ok := el.Value.(*hujson.Object)
+		if !ok {
+			p.errorf(el.StartOffset, "", f, `must be an object with "match", not %s`, kindName(el.Value.Kind()))
+			continue
+		}
+		c := GatewayClient{Field: f}
+		var rest []member
+		for _, cm := range p.members(obj, "", f) {
+			if cm.name != "match" {
+				rest = append(rest, cm)
+				continue
+			}
+			if s, ok := p.str(cm.value, "", f+".match"); ok {
+				if _, err := path.Match(s, ""); err != nil || s == "" {
+					p.errorf(cm.value.StartOffset, "", f+".match", "%q is not a valid glob (use *, ? and [a-z])", s)
+				}
+				c.Match = s
+			}
+		}
+		if c.Match == "" {
+			p.errorf(el.StartOffset, "", f, `has no "match": give the client name (clientInfo.name) it applies to, a glob such as "claude-code*"`)
+			continue
+		}
+		c.Policy = p.gatewayPolicy(rest, f)
+		out = append(out, c)
+	}
+	return out
+}
+
+// gatewayPolicy reads the policy fields among ms; field prefixes their names.
+func (p *parser) gatewayPolicy(ms []member, field string) GatewayPolicy {
+	var pol GatewayPolicy
+	for _, m := range ms {
+		f := field + "." + m.name
+		switch m.name {
+		case "servers":
+			pol.Servers = p.gatewayRules(m.value, f)
+		case "tools":
+			pol.Tools = p.gatewayRules(m.value, f)
+		case "prompts":
+			pol.Prompts = p.gatewayRules(m.value, f)
+		case "callTimeout", "timeout":
+			pol.CallTimeout, _ = p.duration(m.value, "", f, 0, false)
+		case "maxConcurrent":
+			n, ok := number(m.value)
+			if !ok || n != math.Trunc(n) || n < 1 || n > 1<<16 {
+				p.errorf(m.value.StartOffset, "", f, "must be a whole number of requests from 1 to 65536 (default %d)", DefaultGatewayMaxConcurrent)
+				continue
+			}
+			pol.MaxConcurrent = int(n)
+		default:
+			p.warnf(m.keyOff, "", f, "unknown field is ignored (known: token, allowedOrigins, servers, tools, prompts, callTimeout, maxConcurrent, clients)")
+		}
+	}
+	return pol
+}
+
+// gatewayRules reads {"allow": [GLOB...], "deny": [GLOB...]}.
+func (p *parser) gatewayRules(v *hujson.Value, field string) *GatewayRules {
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		p.errorf(v.StartOffset, "", field, `must be an object like {"allow": ["*"], "deny": ["x*"]}, not %s`, kindName(v.Value.Kind()))
+		return nil
+	}
+	r := &GatewayRules{}
+	for _, m := range p.members(obj, "", field) {
+		f := field + "." + m.name
+		var dst *[]GatewayPattern
+		switch m.name {
+		case "allow":
+			dst = &r.Allow
+		case "deny":
+			dst = &r.Deny
+		default:
+			p.warnf(m.keyOff, "", f, "unknown field is ignored (known: allow, deny)")
+			continue
+		}
+		list, offs, _ := p.stringList(m.value, "", f)
+		for i, glob := range list {
+			ef := fmt.Sprintf("%s[%d]", f, i)
+			if _, err := path.Match(glob, ""); err != nil || glob == "" {
+				p.errorf(offs[i], "", ef, "%q is not a valid glob (use *, ? and [a-z])", glob)
+				continue
+			}
+			*dst = append(*dst, GatewayPattern{Glob: glob, Field: ef, Pos: p.pos(offs[i])})
+		}
+	}
+	return r
+}
