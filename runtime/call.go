@@ -149,7 +149,7 @@ func (s *session) call(ctx context.Context, c *Controller, method, tool string, 
 	timer := time.AfterFunc(timeout, func() { cancel(timeoutErr) })
 	defer func() { mu.Lock(); timer.Stop(); mu.Unlock() }()
 
-	cs := &callState{tool: tool, extend: func() {
+	cs := &callState{tool: tool, responder: responderFrom(ctx), extend: func() {
 		mu.Lock()
 		timer.Reset(timeout) // progress proves life: the clock starts again
 		mu.Unlock()

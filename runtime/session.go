@@ -89,10 +89,11 @@ type serverCaps struct {
 
 // callState tracks one tools/call for progress routing and its timeout.
 type callState struct {
-	id       atomic.Uint64
-	tool     string
-	progress atomic.Pointer[ProgressInfo]
-	extend   func() // pushes the timeout back, up to the maximum
+	id        atomic.Uint64
+	tool      string
+	progress  atomic.Pointer[ProgressInfo]
+	extend    func()        // pushes the timeout back, up to the maximum
+	responder CallResponder // the caller's, from its ctx (WithResponder); may be nil
 }
 
 // close tears the session down: the JSON-RPC connection (outstanding
@@ -257,6 +258,9 @@ func (s *session) onStderr(line string) {
 
 // handle answers the server's requests to us.
 func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if result, handled, err := s.routeToCaller(ctx, req); handled {
+		return result, err
+	}
 	switch req.Method {
 	case "roots/list":
 		offered := s.c.rootsFor(s.name, s.cfg.Roots)

@@ -1,0 +1,141 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+
+	"mcpdeck/jsonrpc"
+)
+
+// CallResponder answers, on behalf of whoever made a request, what a server
+// asks while that request is in flight: elicitation/create and roots/list.
+// The gateway gives each of its clients one, so that a question a server
+// asks during a client's tool call reaches that client, not the TUI.
+//
+// The session has no way to tell which of its requests a server's question
+// belongs to (the protocol does not say), so it routes a question to a
+// responder only when that is unambiguous: every request in flight on the
+// server carries the same responder. Otherwise the session-wide handling
+// applies: the Controller's Elicitor, the configured roots.
+type CallResponder interface {
+	// Elicit answers an elicitation. Return ErrNotAnswered to leave it to
+	// the Controller's Elicitor (the caller cannot ask anyone).
+	Elicit(ctx context.Context, req ElicitRequest) (ElicitResponse, error)
+	// Roots answers roots/list for server. Return ErrNotAnswered to offer
+	// the roots mcpdeck is configured with instead.
+	Roots(ctx context.Context, server string) ([]Root, error)
+}
+
+// ErrNotAnswered is returned by a CallResponder that leaves a question to
+// the session-wide handling.
+var ErrNotAnswered = errors.New("not answered by the caller")
+
+type responderKey struct{}
+
+// WithResponder returns ctx carrying r: requests made with it (Call,
+// GetPrompt, ReadResource, Complete, Request) route the questions their
+// server asks while they are in flight to r. Use a pointer type: responders
+// are compared by identity.
+func WithResponder(ctx context.Context, r CallResponder) context.Context {
+	return context.WithValue(ctx, responderKey{}, r)
+}
+
+// responderFrom returns the responder ctx carries, or nil.
+func responderFrom(ctx context.Context) CallResponder {
+	r, _ := ctx.Value(responderKey{}).(CallResponder)
+	return r
+}
+
+// callerResponder returns the responder every request in flight on the
+// session carries, or nil when there is none, or more than one.
+func (s *session) callerResponder() CallResponder {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var found CallResponder
+	for _, cs := range s.calls {
+		switch {
+		case cs.responder == nil:
+			return nil
+		case found == nil:
+			found = cs.responder
+		case !sameResponder(found, cs.responder):
+			return nil
+		}
+	}
+	return found
+}
+
+func sameResponder(a, b CallResponder) bool {
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta.Comparable() && a == b
+}
+
+// routeToCaller answers a server's question with the responder of the
+// request it belongs to, when that is unambiguous; handled is false when
+// the session-wide handling should answer instead.
+func (s *session) routeToCaller(ctx context.Context, req *jsonrpc.Request) (result any, handled bool, err error) {
+	if req.Method != "elicitation/create" && req.Method != "roots/list" {
+		return nil, false, nil
+	}
+	r := s.callerResponder()
+	if r == nil {
+		return nil, false, nil
+	}
+	if req.Method == "roots/list" {
+		roots, err := r.Roots(ctx, s.name)
+		if errors.Is(err, ErrNotAnswered) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, true, err
+		}
+		out := make([]map[string]string, 0, len(roots))
+		for _, root := range roots {
+			m := map[string]string{"uri": root.URI}
+			if root.Name != "" {
+				m["name"] = root.Name
+			}
+			out = append(out, m)
+		}
+		return map[string]any{"roots": out}, true, nil
+	}
+	var p struct {
+		Mode            string          `json:"mode"`
+		Message         string          `json:"message"`
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+		URL             string          `json:"url"`
+		ElicitationID   string          `json:"elicitationId"`
+	}
+	if err := json.Unmarshal(req.Params, &p); err != nil {
+		return nil, true, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "elicitation/create: %v", err)
+	}
+	if p.Mode == "" {
+		p.Mode = "form"
+	}
+	resp, err := r.Elicit(ctx, ElicitRequest{Server: s.name, Mode: p.Mode, Message: p.Message,
+		RequestedSchema: p.RequestedSchema, URL: p.URL, ElicitationID: p.ElicitationID})
+	if errors.Is(err, ErrNotAnswered) {
+		return nil, false, nil
+	}
+	return resp, true, err
+}
+
+// BridgeNames names (server, name) pairs the way tools are bridged —
+// server__name, sanitized, at most 64 characters, unique, stable across
+// reconnects — for anything else a face lists across servers (the
+// gateway's prompts). The result maps {server, name} to the bridged name.
+func BridgeNames(perServer map[string][]string) map[[2]string]string {
+	tools := make(map[string][]Tool, len(perServer))
+	for server, names := range perServer {
+		for _, n := range names {
+			tools[server] = append(tools[server], Tool{ServerTool: n})
+		}
+	}
+	out := map[[2]string]string{}
+	for _, t := range bridgeTools(tools) {
+		out[[2]string{t.Server, t.ServerTool}] = t.Name
+	}
+	return out
+}
