@@ -1,0 +1,361 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime/mcp"
+)
+
+// client is one attached client: a stdio peer, a legacy HTTP session, or
+// the modern HTTP requests of one (name, version, address). Its fields
+// under mu change as it talks; the rest are fixed when it attaches.
+type client struct {
+	g         *Gateway
+	id        string
+	transport Transport
+	session   string // "stream", "session", "stateless"
+	remote    string
+	since     time.Time
+	key       string // modern HTTP: the grouping key
+
+	ctx    context.Context // ends when the client detaches
+	cancel context.CancelFunc
+	out    *outbox
+	// conn is the JSON-RPC connection to the client (stdio, legacy HTTP
+	// session); nil for modern HTTP, whose requests each have their own.
+	conn *jsonrpc.Conn
+	// closeTransport ends the client's transport (closes conn and
+	// streams); set by the transport before the client is registered.
+	closeTransport func()
+	// routeRequest, when set (legacy HTTP sessions), learns the id of a
+	// server→client request before it is sent and the client request it
+	// relates to (nil for none), so the request travels on that request's
+	// stream.
+	routeRequest func(id uint64, related *call)
+	slots        chan struct{} // the concurrency limit, sized at attach
+	responder    *responder
+	// listenEnded is signalled when a listen stream ends (Close waits).
+	listenEnded chan struct{}
+
+	mu          sync.Mutex
+	name        string
+	title       string
+	version     string
+	era         mcp.Era
+	protocol    string
+	initialized bool              // legacy: notifications/initialized arrived
+	caps        legacyCaps        // legacy: declared in initialize
+	level       int               // legacy: index in mcp.LogLevels of the lowest level sent
+	pol         *policy           // from the client's name
+	lastSeen    time.Time         //
+	calls       []*call           // in flight, oldest first
+	listens     []*listen         // modern subscriptions/listen streams
+	subs        map[string]string // legacy resources/subscribe: URI → server
+	offered     offer             // what the client was last shown (list_changed)
+	totals      Totals
+	detached    bool
+	idle        *time.Timer // HTTP: detaches the client after idleness
+	// finals are closed when the final answers of listen streams ended by
+	// Close have been written.
+	finals []<-chan struct{}
+	// replyWait holds channels closed when the response to a request id is
+	// written (replied); waiting counts them, for a lock-free fast path.
+	replyWait map[string]chan struct{}
+	waiting   atomic.Int32
+}
+
+// legacyCaps are the capabilities a legacy client declared in initialize.
+type legacyCaps struct {
+	Roots       *struct{} `json:"roots"`
+	Elicitation *struct{} `json:"elicitation"`
+}
+
+// defaultLevel is where a legacy client's logs start until it calls
+// logging/setLevel: the runtime's own default, info.
+const defaultLevel = 1
+
+// levelRank orders a log level; an unknown level ranks above the known
+// ones, so nothing is hidden for being unfamiliar.
+func levelRank(level string) int {
+	if i := slices.Index(mcp.LogLevels, mcp.LogLevel(level)); i >= 0 {
+		return i
+	}
+	return len(mcp.LogLevels)
+}
+
+// newClient builds a client; the transport sets conn and closeTransport,
+// then calls g.attach.
+func (g *Gateway) newClient(transport Transport, session, remote string) *client {
+	cl := &client{g: g, transport: transport, session: session, remote: remote, since: time.Now(), level: defaultLevel,
+		subs: map[string]string{}, listenEnded: make(chan struct{}, 1), replyWait: map[string]chan struct{}{}}
+	cl.responder = &responder{cl}
+	cl.id = "c" + strconv.FormatUint(g.clientSeq.Add(1), 10)
+	cl.ctx, cl.cancel = context.WithCancel(context.Background())
+	cl.pol = newPolicy(g.opts.Config, "")
+	cl.slots = make(chan struct{}, cl.pol.maxConcurrent())
+	cl.lastSeen = cl.since
+	cl.out = newOutbox(outboxSize)
+	return cl
+}
+
+// identify records who the client says it is; the policy follows its name.
+func (cl *client) identify(info *mcp.Implementation, era mcp.Era, protocol string) {
+	cl.mu.Lock()
+	changed := cl.era != era || cl.protocol != protocol
+	if info != nil && (info.Name != cl.name || info.Version != cl.version || info.Title != cl.title) {
+		changed = true
+		if info.Name != cl.name {
+			cl.pol = newPolicy(cl.g.opts.Config, info.Name)
+		}
+		cl.name, cl.version, cl.title = info.Name, info.Version, info.Title
+	}
+	cl.era, cl.protocol = era, protocol
+	cl.mu.Unlock()
+	if changed {
+		cl.g.ev.publish(ClientUpdated{Time: time.Now(), Client: cl.info()})
+	}
+}
+
+func (cl *client) policy() *policy {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.pol
+}
+
+// info is the client as the Clients view shows it.
+func (cl *client) info() ClientInfo {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	ci := ClientInfo{ID: cl.id, Name: cl.name, Title: cl.title, Version: cl.version, Era: cl.era, Protocol: cl.protocol,
+		Transport: cl.transport, Remote: cl.remote, Session: cl.session, Since: cl.since, LastSeen: cl.lastSeen,
+		Policy: cl.pol.field, Totals: cl.totals}
+	ci.Totals.Dropped = cl.out.dropped.Load()
+	for _, c := range cl.calls {
+		ci.InFlight = append(ci.InFlight, c.info())
+	}
+	return ci
+}
+
+// begin records a request in flight.
+func (cl *client) begin(c *call) {
+	cl.mu.Lock()
+	cl.calls = append(cl.calls, c)
+	cl.lastSeen = c.started
+	if cl.idle != nil {
+		cl.idle.Stop()
+	}
+	cl.mu.Unlock()
+	cl.g.ev.publish(RequestStarted{Time: c.started, Request: c.info()})
+}
+
+// end records a request answered (or cancelled) and counts it.
+func (cl *client) end(c *call, err error) {
+	c.done.Store(true)
+	now := time.Now()
+	fin := RequestFinished{Time: now, Request: c.info(), Duration: now.Sub(c.started)}
+	cancelled := err != nil && c.ctx.Err() != nil
+	var rpc *jsonrpc.Error
+	if err != nil && !cancelled {
+		fin.Err = err.Error()
+		if errors.As(err, &rpc) && (rpc.Code == CodeRefused || rpc.Code == CodeBusy) {
+			fin.Refused = true
+		}
+	}
+	fin.Cancelled = cancelled
+	cl.mu.Lock()
+	if i := slices.Index(cl.calls, c); i >= 0 {
+		cl.calls = slices.Delete(cl.calls, i, i+1)
+	}
+	cl.lastSeen = now
+	cl.totals.Requests++
+	switch {
+	case cancelled:
+		cl.totals.Cancelled++
+	case fin.Refused:
+		cl.totals.Refused++
+		cl.totals.Errors++
+	case err != nil:
+		cl.totals.Errors++
+	}
+	cl.armIdle()
+	cl.mu.Unlock()
+	cl.g.ev.publish(fin)
+}
+
+// touch notes activity that is not a request (a notification, a stream).
+func (cl *client) touch() {
+	cl.mu.Lock()
+	cl.lastSeen = time.Now()
+	cl.mu.Unlock()
+}
+
+// armIdle starts the idle timer of an HTTP client with nothing in flight:
+// a client that vanished without a word is detached after idleTimeout.
+// Called with mu held.
+func (cl *client) armIdle() {
+	if cl.transport != TransportHTTP || len(cl.calls) > 0 || len(cl.listens) > 0 || cl.detached || cl.g.opts.IdleTimeout < 0 {
+		return
+	}
+	d := cl.g.opts.IdleTimeout
+	if cl.idle == nil {
+		cl.idle = time.AfterFunc(d, func() { cl.g.detachIfIdle(cl) })
+		return
+	}
+	cl.idle.Reset(d)
+}
+
+// busy reports whether the client has requests or streams open.
+func (cl *client) busy() bool {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return len(cl.calls) > 0 || len(cl.listens) > 0
+}
+
+// notify sends a notification that belongs to no request (logs, list
+// changes, resource updates) on the client's session, through its outbox.
+func (cl *client) notify(method string, params any) {
+	if cl.conn == nil {
+		return
+	}
+	cl.out.push(func() { cl.send(cl.conn.Notify, method, params) })
+}
+
+// send sends one notification and counts it.
+func (cl *client) send(notify func(context.Context, string, any) error, method string, params any) {
+	if err := notify(cl.ctx, method, params); err == nil {
+		cl.mu.Lock()
+		cl.totals.Notifications++
+		cl.mu.Unlock()
+	}
+}
+
+// legacySession returns a legacy client's lowest log level, and whether
+// it is an initialized legacy session (the only clients that get logs
+// and list changes outside a request).
+func (cl *client) legacySession() (int, bool) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.level, cl.initialized && cl.era == mcp.Legacy
+}
+
+// inflightOn returns the client's forwarded requests in flight to server.
+func (cl *client) inflightOn(server string) []*call {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	var out []*call
+	for _, c := range cl.calls {
+		if c.server() == server {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// call is one request of a client being served.
+type call struct {
+	cl     *client
+	ctx    context.Context // the request's: ends when the client cancels it or goes away
+	id     string          // the client's request id as on the wire
+	method string
+	params json.RawMessage
+	env    *envelope // the modern envelope; nil for a legacy request
+	// notify sends a notification related to this request: on its own
+	// stream (modern HTTP) or the client's connection. It runs on the
+	// client's outbox goroutine.
+	notify  func(ctx context.Context, method string, params any) error
+	started time.Time
+	token   json.RawMessage // the client's progressToken, if any
+
+	mu       sync.Mutex
+	srv      string
+	name     string
+	upstream uint64
+	waiting  bool
+	job      *job // modern forwarded requests: the job it waits on
+
+	done atomic.Bool
+}
+
+func (c *call) info() Request {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Request{Client: c.cl.id, ID: c.id, Method: c.method, Name: c.name, Server: c.srv, UpstreamID: c.upstream,
+		Started: c.started, WaitingForInput: c.waiting}
+}
+
+func (c *call) server() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.srv
+}
+
+// resolved records where the request goes.
+func (c *call) resolved(server, name string) {
+	c.mu.Lock()
+	c.srv, c.name = server, name
+	c.mu.Unlock()
+}
+
+// relate queues a notification related to the request, unless it is
+// already answered (progress after the result would confuse clients).
+func (c *call) relate(method string, params any) {
+	if c.notify == nil {
+		return
+	}
+	c.cl.out.push(func() {
+		if !c.done.Load() {
+			c.cl.send(c.notify, method, params)
+		}
+	})
+}
+
+func (c *call) setJob(j *job) {
+	c.mu.Lock()
+	c.job = j
+	c.mu.Unlock()
+}
+
+func (c *call) getJob() *job {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.job
+}
+
+// awaitReply returns a channel closed once the response to request id has
+// been written to the client (replied).
+func (cl *client) awaitReply(id string) <-chan struct{} {
+	ch := make(chan struct{})
+	cl.mu.Lock()
+	cl.replyWait[id] = ch
+	cl.mu.Unlock()
+	cl.waiting.Add(1)
+	return ch
+}
+
+// replied is told of every response frame a transport writes to the
+// client; it costs nothing unless someone awaits a reply.
+func (cl *client) replied(frame []byte) {
+	if cl.waiting.Load() == 0 {
+		return
+	}
+	id, ok := responseID(frame)
+	if !ok {
+		return
+	}
+	cl.mu.Lock()
+	ch := cl.replyWait[id]
+	delete(cl.replyWait, id)
+	cl.mu.Unlock()
+	if ch != nil {
+		cl.waiting.Add(-1)
+		close(ch)
+	}
+}

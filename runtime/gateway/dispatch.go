@@ -1,0 +1,219 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime/mcp"
+)
+
+// gatewayCapabilities is what the gateway offers every client, whatever
+// the servers behind it offer today: the offer is live, so the lists may
+// fill later.
+var gatewayCapabilities = json.RawMessage(`{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"logging":{},"completions":{}}`)
+
+// modernOnly and legacyOnly are the methods of one era.
+var (
+	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen}
+	legacyOnly = []string{"initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+	// forwarded methods go to a server: they wait for Ready, count against
+	// the concurrency limit and answer on a stream (HTTP).
+	forwarded = []string{"tools/call", "prompts/get", "resources/read", "completion/complete"}
+)
+
+// knownMethod reports whether the gateway serves method (HTTP answers 404
+// to the others).
+func knownMethod(method string) bool {
+	switch method {
+	case "ping", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		return true
+	}
+	return slices.Contains(modernOnly, method) || slices.Contains(legacyOnly, method) || slices.Contains(forwarded, method)
+}
+
+// streams reports whether a method's answer may be preceded by related
+// messages (progress, logs, elicitation), so HTTP answers it with SSE.
+func streams(method string) bool {
+	return slices.Contains(forwarded, method) || method == mcp.MethodListen
+}
+
+// handle serves one request of a client. ctx ends when the client cancels
+// the request or goes away; notify sends notifications related to it.
+func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, notify func(context.Context, string, any) error) (any, error) {
+	ctx, stop := mergeCancel(ctx, cl.ctx)
+	defer stop()
+	c := &call{cl: cl, ctx: ctx, id: req.ID, method: req.Method, params: req.Params, notify: notify, started: time.Now()}
+	env, token, err := parseEnvelope(req.Params)
+	c.env, c.token = env, token
+	cl.begin(c)
+	var res any
+	if err == nil {
+		res, err = g.dispatch(ctx, c)
+	}
+	cl.end(c, err)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// mergeCancel returns a ctx that ends when either parent ends.
+func mergeCancel(a, b context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(a)
+	stop := context.AfterFunc(b, func() { cancel(context.Cause(b)) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+func (g *Gateway) dispatch(ctx context.Context, c *call) (any, error) {
+	modern := c.env != nil
+	switch {
+	case modern && slices.Contains(legacyOnly, c.method):
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "%s is not part of protocol revision %s", c.method, c.env.version)
+	case !modern && slices.Contains(modernOnly, c.method):
+		return nil, invalidParams("%s is a 2026-07-28 request: its _meta must carry %q and %q", c.method, mcp.MetaProtocolVersion, mcp.MetaClientCapabilities)
+	case modern:
+		c.cl.identify(c.env.info, mcp.Modern, c.env.version)
+	case c.method != "initialize" && !c.cl.isInitialized():
+		return nil, invalidParams("no session: send initialize first, or a 2026-07-28 request with _meta[%q]", mcp.MetaProtocolVersion)
+	}
+	if slices.Contains(forwarded, c.method) || c.method == "tools/list" || c.method == "prompts/list" ||
+		c.method == "resources/list" || c.method == "resources/templates/list" {
+		if err := g.waitReady(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res, cacheable, err := g.method(ctx, c)
+	if err != nil || !modern {
+		return res, err
+	}
+	if _, ok := res.(inputRequired); ok {
+		cacheable = false // an input_required answer is never cached
+	}
+	return g.modernResult(res, cacheable)
+}
+
+// method runs the method's handler; cacheable says whether a modern
+// answer carries ttlMs and cacheScope.
+func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool, err error) {
+	cat := g.catalog()
+	pol := c.cl.policy()
+	switch c.method {
+	case "initialize":
+		res, err = g.initialize(c, cat, pol)
+	case mcp.MethodDiscover:
+		res = map[string]any{"supportedVersions": mcp.Versions(), "capabilities": gatewayCapabilities, "instructions": cat.instructions(pol)}
+		cacheable = true
+	case "ping":
+		res = struct{}{}
+	case "tools/list":
+		res, err = listResult(c, "tools", cat.toolsFor(pol))
+		cacheable = true
+	case "prompts/list":
+		res, err = listResult(c, "prompts", cat.promptsFor(pol))
+		cacheable = true
+	case "resources/list":
+		res, err = listResult(c, "resources", cat.resourcesFor(pol))
+		cacheable = true
+	case "resources/templates/list":
+		res, err = listResult(c, "resourceTemplates", cat.templatesFor(pol))
+		cacheable = true
+	case "logging/setLevel":
+		err = g.setLevel(c)
+		res = struct{}{}
+	case "resources/subscribe", "resources/unsubscribe":
+		err = g.subscribe(ctx, c, cat, pol, c.method == "resources/subscribe")
+		res = struct{}{}
+	case mcp.MethodListen:
+		res, err = g.listen(ctx, c, cat, pol)
+	case "tools/call", "prompts/get", "resources/read", "completion/complete":
+		res, err = g.forward(ctx, c, cat, pol)
+		cacheable = c.method == "resources/read"
+	default:
+		err = jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck's gateway does not serve %s", c.method)
+	}
+	return res, cacheable, err
+}
+
+// listResult answers a list request: everything in one page (the offer is
+// live and small); a cursor, which the gateway never hands out, is invalid.
+func listResult[T any](c *call, key string, items []T) (any, error) {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	if len(c.params) > 0 && json.Unmarshal(c.params, &p) != nil {
+		return nil, invalidParams("%s: params must be an object", c.method)
+	}
+	if p.Cursor != nil && *p.Cursor != "" {
+		return nil, invalidParams("%s: invalid cursor %q: mcpdeck's gateway answers in one page and hands out no cursors", c.method, *p.Cursor)
+	}
+	return map[string]any{key: items}, nil
+}
+
+// initialize opens a legacy session: the version is the client's when
+// the gateway speaks it, else the newest legacy one.
+func (g *Gateway) initialize(c *call, cat *catalog, pol *policy) (any, error) {
+	var p struct {
+		ProtocolVersion string             `json:"protocolVersion"`
+		Capabilities    json.RawMessage    `json:"capabilities"`
+		ClientInfo      mcp.Implementation `json:"clientInfo"`
+	}
+	if err := json.Unmarshal(c.params, &p); err != nil {
+		return nil, invalidParams("initialize: %v", err)
+	}
+	version := p.ProtocolVersion
+	if !slices.Contains(mcp.LegacyVersions(), version) {
+		version = mcp.LatestLegacy
+	}
+	var caps legacyCaps
+	_ = json.Unmarshal(p.Capabilities, &caps)
+	cl := c.cl
+	cl.mu.Lock()
+	cl.caps = caps
+	cl.mu.Unlock()
+	cl.identify(&p.ClientInfo, mcp.Legacy, version)
+	return map[string]any{
+		"protocolVersion": version,
+		"capabilities":    gatewayCapabilities,
+		"serverInfo":      g.implementation(),
+		"instructions":    cat.instructions(cl.policy()),
+	}, nil
+}
+
+// isInitialized reports whether a legacy client sent initialize (its
+// requests are served from then on; notifications wait for initialized).
+func (cl *client) isInitialized() bool {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.era == mcp.Legacy
+}
+
+// onNotification handles a client's notifications (cancellation is done
+// by the connection itself).
+func (g *Gateway) onNotification(cl *client, n jsonrpc.Notification) {
+	cl.touch()
+	if n.Method == "notifications/initialized" {
+		cl.mu.Lock()
+		cl.initialized = true
+		cl.mu.Unlock()
+	}
+}
+
+// setLevel is logging/setLevel: the lowest level of log messages this
+// client gets. It does not change what mcpdeck asks of the servers (other
+// clients and the TUI share them).
+func (g *Gateway) setLevel(c *call) error {
+	var p struct {
+		Level string `json:"level"`
+	}
+	_ = json.Unmarshal(c.params, &p)
+	if _, err := mcp.ParseLogLevel(p.Level); err != nil {
+		return invalidParams("logging/setLevel: %v", err)
+	}
+	c.cl.mu.Lock()
+	c.cl.level = levelRank(p.Level)
+	c.cl.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,124 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime/mcp"
+)
+
+// envelope is a modern request's _meta: its version, the capabilities it
+// declares, who sent it, and what it asks for.
+type envelope struct {
+	version  string
+	caps     mcp.ClientCapabilities
+	info     *mcp.Implementation
+	logLevel string // "" asks for no notifications/message
+}
+
+// metaOf is the part of a request's params every handler looks at.
+type metaOf struct {
+	Meta map[string]json.RawMessage `json:"_meta"`
+}
+
+var protocolKey = []byte(mcp.MetaProtocolVersion)
+
+// parseEnvelope reads a request's envelope. It returns nil, nil for a
+// request without one (a legacy request), and an error naming what is
+// wrong for a modern request the gateway cannot serve: a version it does
+// not speak (-32022), or a missing or malformed key (-32602). token is
+// the request's progressToken, either way.
+func parseEnvelope(params json.RawMessage) (env *envelope, token json.RawMessage, err error) {
+	if !bytes.Contains(params, []byte(`"_meta"`)) {
+		return nil, nil, nil
+	}
+	var m metaOf
+	if json.Unmarshal(params, &m) != nil {
+		return nil, nil, nil // the method's own decoding reports malformed params
+	}
+	if t, ok := m.Meta[mcp.MetaProgressToken]; ok && !bytes.Equal(t, []byte("null")) {
+		token = t
+	}
+	rawVersion, ok := m.Meta[mcp.MetaProtocolVersion]
+	if !ok {
+		return nil, token, nil
+	}
+	env = &envelope{}
+	if json.Unmarshal(rawVersion, &env.version) != nil || env.version == "" {
+		return nil, token, invalidParams("_meta[%q] must be a protocol revision string", mcp.MetaProtocolVersion)
+	}
+	if mcp.EraOf(env.version) != mcp.Modern || !mcp.Supported(env.version) {
+		return nil, token, unsupportedVersion(env.version)
+	}
+	rawCaps, ok := m.Meta[mcp.MetaClientCapabilities]
+	if !ok {
+		return nil, token, invalidParams("_meta[%q] is missing: every 2026-07-28 request declares its capabilities ({} for none)", mcp.MetaClientCapabilities)
+	}
+	if err := json.Unmarshal(rawCaps, &env.caps); err != nil || !isObject(rawCaps) {
+		return nil, token, invalidParams("_meta[%q] must be an object", mcp.MetaClientCapabilities)
+	}
+	if raw, ok := m.Meta[mcp.MetaClientInfo]; ok {
+		var info mcp.Implementation
+		if json.Unmarshal(raw, &info) == nil {
+			env.info = &info
+		}
+	}
+	if raw, ok := m.Meta[mcp.MetaLogLevel]; ok {
+		var level string
+		if json.Unmarshal(raw, &level) != nil {
+			return nil, token, invalidParams("_meta[%q] must be a string", mcp.MetaLogLevel)
+		}
+		if _, err := mcp.ParseLogLevel(level); err != nil {
+			return nil, token, invalidParams("_meta[%q]: %v", mcp.MetaLogLevel, err)
+		}
+		env.logLevel = level
+	}
+	return env, token, nil
+}
+
+// hasVersion reports cheaply whether params may carry a modern envelope.
+func hasVersion(params json.RawMessage) bool { return bytes.Contains(params, protocolKey) }
+
+func isObject(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && t[0] == '{'
+}
+
+// implementation is the gateway's serverInfo.
+func (g *Gateway) implementation() mcp.Implementation {
+	return mcp.Implementation{Name: "mcpdeck-gateway", Title: "mcpdeck gateway", Version: g.opts.Version}
+}
+
+// modernResult adds what every modern result carries to a result object:
+// resultType complete and _meta with serverInfo; cacheable results
+// (lists, resources/read, server/discover) also get ttlMs 0 (the offer is
+// live) and cacheScope private (it depends on the client's policy).
+func (g *Gateway) modernResult(v any, cacheable bool) (json.RawMessage, error) {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "encoding the result: %v", err)
+		}
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the result is not an object: %v", err)
+	}
+	if _, ok := fields["resultType"]; !ok {
+		fields["resultType"] = json.RawMessage(`"complete"`)
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := fields["_meta"]; ok {
+		_ = json.Unmarshal(m, &meta)
+	}
+	info, _ := json.Marshal(g.implementation())
+	meta[mcp.MetaServerInfo] = info
+	fields["_meta"], _ = json.Marshal(meta)
+	if cacheable {
+		fields["ttlMs"] = json.RawMessage(`0`)
+		fields["cacheScope"] = json.RawMessage(`"private"`)
+	}
+	return json.Marshal(fields)
+}

@@ -1,0 +1,127 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
+)
+
+// Sentinel errors of the package.
+var (
+	// ErrClosed: the gateway has shut down.
+	ErrClosed = errors.New("gateway is closed")
+	// ErrNoToken: an HTTP gateway on a non-loopback address needs a
+	// configured token (gateway.token or MCPDECK_GATEWAY_TOKEN).
+	ErrNoToken = errors.New("no configured token")
+	// ErrNotLoopback: binding a non-loopback address needs an explicit opt-in.
+	ErrNotLoopback = errors.New("address is not a loopback address")
+)
+
+// The JSON-RPC error codes the gateway answers with besides the standard
+// ones and the servers' own (forwarded as they are). They lie in the range
+// JSON-RPC leaves to implementations and below the one the 2026-07-28
+// revision reserves (-32020…-32099). Every such error carries data
+// {"reason": …} and, where it applies, "server", "rule" and "kind".
+const (
+	// CodeRefused: the gateway's policy does not let this client reach the
+	// server, tool or prompt; data.rule names the rule and where it is written.
+	CodeRefused = -32010
+	// CodeBusy: the client already has its maximum of requests in flight.
+	CodeBusy = -32011
+	// CodeUnavailable: the server is not ready, went away mid-call, or MCP
+	// was switched off; list again, the offer has changed.
+	CodeUnavailable = -32012
+	// CodeTimeout: the request ran out of time (gateway callTimeout).
+	CodeTimeout = -32013
+	// CodeCancelled: the request was cancelled on mcpdeck's side (the
+	// operator, or the gateway shutting down).
+	CodeCancelled = -32014
+)
+
+// errData is the data of the gateway's own errors.
+type errData struct {
+	Reason string `json:"reason"`
+	Server string `json:"server,omitempty"`
+	Rule   string `json:"rule,omitempty"`
+	Kind   string `json:"kind,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+func rpcError(code int64, d errData, format string, args ...any) *jsonrpc.Error {
+	e := jsonrpc.NewError(code, format, args...)
+	e.Data, _ = json.Marshal(d)
+	return e
+}
+
+func invalidParams(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, format, args...)
+}
+
+// refused is the error for a request the policy does not allow.
+func refused(what, name, rule string) *jsonrpc.Error {
+	return rpcError(CodeRefused, errData{Reason: "policy", Rule: rule},
+		"mcpdeck gateway: %s %q is not available to this client: refused by %s", what, name, rule)
+}
+
+// upstreamError turns an error of a runtime request into what the client
+// sees: a server's own JSON-RPC error goes through as it is; everything
+// else gets a gateway code and a message saying what happened and what to
+// do.
+func upstreamError(server, what string, timeout fmt.Stringer, err error) error {
+	var rpc *runtime.RPCError
+	var ce *runtime.CallError
+	kind := runtime.KindOf(err)
+	if errors.As(err, &rpc) && kind == runtime.KindProtocol {
+		return &jsonrpc.Error{Code: rpc.Code, Message: rpc.Message, Data: rpc.Data}
+	}
+	msg := err.Error()
+	if errors.As(err, &ce) {
+		msg = ce.Info.Message
+	}
+	d := errData{Server: server, Kind: kind.String()}
+	switch kind {
+	case runtime.KindUnknownTool, runtime.KindUnknownServer:
+		return invalidParams("unknown %s: %s; list again, the offer has changed", what, msg)
+	case runtime.KindNotEnabled, runtime.KindNotReady, runtime.KindClosed, runtime.KindExited, runtime.KindShutdown:
+		d.Reason = "unavailable"
+		return rpcError(CodeUnavailable, d, "%s is unavailable: server %q %s; list again, the offer has changed", what, server, unavailableWhy(kind, msg))
+	case runtime.KindTimeout:
+		d.Reason = "timeout"
+		return rpcError(CodeTimeout, d, "%s timed out after %s (the gateway's callTimeout; progress from the server extends it)", what, timeout)
+	case runtime.KindCancelled:
+		d.Reason = "cancelled"
+		return rpcError(CodeCancelled, d, "%s was cancelled in mcpdeck: %s", what, msg)
+	}
+	d.Reason = "failed"
+	return rpcError(jsonrpc.CodeInternalError, d, "%s failed in mcpdeck: %s", what, msg)
+}
+
+func unavailableWhy(kind runtime.ErrorKind, msg string) string {
+	switch kind {
+	case runtime.KindNotEnabled:
+		return "is not served: MCP is switched off in mcpdeck"
+	case runtime.KindShutdown:
+		return "is not served: mcpdeck is shutting down"
+	case runtime.KindClosed, runtime.KindExited:
+		return "went away while the request was in flight (" + msg + ")"
+	}
+	return "is not ready (" + msg + ")"
+}
+
+// unsupportedVersion is the -32022 answer to a modern request whose
+// version the gateway does not speak.
+func unsupportedVersion(requested string) *jsonrpc.Error {
+	data, _ := json.Marshal(map[string]any{"supported": mcp.ModernVersions(), "requested": requested})
+	return &jsonrpc.Error{Code: mcp.CodeUnsupportedVersion,
+		Message: fmt.Sprintf("Unsupported protocol version: %s (mcpdeck's gateway speaks %v, and the legacy revisions through initialize)", requested, mcp.ModernVersions()),
+		Data:    data}
+}
+
+// headerMismatch is the -32020 answer of the modern HTTP transport.
+func headerMismatch(format string, args ...any) *jsonrpc.Error {
+	return jsonrpc.NewError(mcp.CodeHeaderMismatch, "Header mismatch: "+format, args...)
+}

@@ -1,0 +1,179 @@
+package gateway
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mcpdeck/runtime/mcp"
+)
+
+// Transport is how a client is attached.
+type Transport string
+
+// The transports clients attach over.
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http"
+)
+
+// ClientInfo is one attached client as the Clients view shows it.
+type ClientInfo struct {
+	ID        string // stable for the client's life: "c1", "c2", …
+	Name      string // clientInfo.name, self-reported; "" until it says
+	Title     string
+	Version   string
+	Era       mcp.Era // Unknown until its first initialize or modern request
+	Protocol  string  // the negotiated (legacy) or last requested (modern) revision
+	Transport Transport
+	// Remote is the peer's address (HTTP) or "" (stdio).
+	Remote string
+	// Session says how the client is held: "session" (a legacy HTTP
+	// session), "stateless" (modern HTTP: requests grouped by name, version
+	// and address) or "stream" (stdio).
+	Session  string
+	Since    time.Time
+	LastSeen time.Time
+	// Policy names the gateway.clients entry in force, "" for the
+	// top-level policy.
+	Policy   string
+	InFlight []Request // oldest first
+	Totals   Totals
+}
+
+// Totals count a client's traffic since it attached.
+type Totals struct {
+	Requests      uint64 // requests answered (any method)
+	Errors        uint64 // of those, answered with an error
+	Refused       uint64 // refused by the policy or the concurrency limit
+	Cancelled     uint64 // cancelled by the client
+	Notifications uint64 // notifications sent to the client
+	Dropped       uint64 // notifications dropped because the client read too slowly
+}
+
+// Request is one request of a client in flight, for the Clients view and
+// for attributing the runtime's outstanding requests (RequestOf).
+type Request struct {
+	Client string // the client's ID
+	ID     string // the client's request id as on the wire
+	Method string
+	Name   string // tools/call, prompts/get: the bridged name; resources/read: the URI
+	Server string // the server it went to; "" before it is resolved
+	// UpstreamID is the runtime's request id towards Server once sent;
+	// Snapshot().Servers[…].Outstanding lists the same id.
+	UpstreamID uint64
+	Started    time.Time
+	// WaitingForInput is set while a modern client holds an input_required
+	// answer and mcpdeck waits for its retry.
+	WaitingForInput bool
+}
+
+// Event is something the Clients view wants to know; switch on the type.
+type Event interface{ eventTime() time.Time }
+
+// ClientAttached: a client connected (stdio), opened a session or sent its
+// first request (HTTP).
+type ClientAttached struct {
+	Time   time.Time
+	Client ClientInfo
+}
+
+// ClientUpdated: a client said who it is (initialize, or a modern
+// request's clientInfo) or its era was decided.
+type ClientUpdated struct {
+	Time   time.Time
+	Client ClientInfo
+}
+
+// ClientDetached: a client went away, was disconnected, or the gateway
+// shut down.
+type ClientDetached struct {
+	Time   time.Time
+	Client ClientInfo
+	Reason string
+}
+
+// RequestStarted: a client's request reached the gateway.
+type RequestStarted struct {
+	Time    time.Time
+	Request Request
+}
+
+// RequestFinished: the gateway answered a client's request (or the client
+// cancelled it).
+type RequestFinished struct {
+	Time     time.Time
+	Request  Request
+	Duration time.Duration
+	// Err is the error answered, "" for a result; Refused says the policy
+	// or the concurrency limit refused it; Cancelled that the client did.
+	Err       string
+	Refused   bool
+	Cancelled bool
+}
+
+func (e ClientAttached) eventTime() time.Time  { return e.Time }
+func (e ClientUpdated) eventTime() time.Time   { return e.Time }
+func (e ClientDetached) eventTime() time.Time  { return e.Time }
+func (e RequestStarted) eventTime() time.Time  { return e.Time }
+func (e RequestFinished) eventTime() time.Time { return e.Time }
+
+// events fans gateway events out to subscribers. A subscriber that does not
+// keep up loses events (counted), never slows a client.
+type events struct {
+	mu      sync.Mutex
+	subs    map[chan Event]struct{}
+	closed  bool
+	dropped atomic.Uint64
+}
+
+// eventBuffer is each subscriber's channel capacity.
+const eventBuffer = 1024
+
+func (b *events) subscribe() (<-chan Event, func()) {
+	ch := make(chan Event, eventBuffer)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		close(ch)
+		return ch, func() {}
+	}
+	if b.subs == nil {
+		b.subs = map[chan Event]struct{}{}
+	}
+	b.subs[ch] = struct{}{}
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if _, ok := b.subs[ch]; ok {
+				delete(b.subs, ch)
+				close(ch)
+			}
+		})
+	}
+}
+
+func (b *events) publish(e Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ch := range b.subs {
+		select {
+		case ch <- e:
+		default:
+			b.dropped.Add(1)
+		}
+	}
+}
+
+// close ends every subscription.
+func (b *events) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	for ch := range b.subs {
+		close(ch)
+	}
+	b.subs = nil
+}

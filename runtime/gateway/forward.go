@@ -1,0 +1,347 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime"
+)
+
+// fwdKey names one of the runtime's requests: its server and id.
+type fwdKey struct {
+	server string
+	id     uint64
+}
+
+// forward is a runtime request in flight for a client: its progress and
+// the attribution of the runtime's outstanding request go to target, the
+// client request waiting on it now (nil while a modern client holds an
+// input_required answer).
+type forward struct {
+	key    fwdKey
+	target atomic.Pointer[call]
+}
+
+// target is where a forwarded request goes, resolved from the catalog
+// and allowed by the policy.
+type target struct {
+	server string
+	name   string // the bridged name, or the URI
+	what   string // for messages: `tool "x__y"`
+	// run sends the request through the runtime; onStarted learns the
+	// runtime's request id (tools/call only).
+	run func(ctx context.Context, onStarted func(uint64)) (any, error)
+}
+
+// forward serves tools/call, prompts/get, resources/read and
+// completion/complete: resolve, check the policy and the concurrency
+// limit, then run through the runtime's session. Legacy requests run on
+// the request's goroutine; modern ones run as a job that can ask the
+// client for input (MRTR) and be resumed by its retry.
+func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *policy) (any, error) {
+	if c.env != nil {
+		if state, ok := requestState(c.params); ok {
+			return g.resume(ctx, c, state)
+		}
+	}
+	t, err := g.resolve(c, cat, pol)
+	if err != nil {
+		return nil, err
+	}
+	c.resolved(t.server, t.name)
+	select {
+	case c.cl.slots <- struct{}{}:
+	default:
+		return nil, rpcError(CodeBusy, errData{Reason: "busy", Rule: "gateway.maxConcurrent", Limit: cap(c.cl.slots)},
+			"mcpdeck gateway: this client already has %d requests in flight (gateway.maxConcurrent); wait for one to finish", cap(c.cl.slots))
+	}
+	release := func() { <-c.cl.slots }
+	if c.env != nil {
+		return g.startJob(ctx, c, t, release)
+	}
+	defer release()
+	fwd := &forward{}
+	fwd.target.Store(c)
+	defer g.unregister(fwd)
+	return t.run(runtime.WithResponder(ctx, c.cl.responder), g.register(fwd, c, t.server))
+}
+
+// register returns the onStarted of a runtime request: it files the
+// request under its runtime id for progress and attribution.
+func (g *Gateway) register(fwd *forward, c *call, server string) func(uint64) {
+	return func(id uint64) {
+		fwd.key = fwdKey{server, id}
+		g.mu.Lock()
+		g.forwards[fwd.key] = fwd
+		g.mu.Unlock()
+		if cur := fwd.target.Load(); cur != nil {
+			cur.mu.Lock()
+			cur.upstream = id
+			cur.mu.Unlock()
+		}
+	}
+}
+
+func (g *Gateway) unregister(fwd *forward) {
+	if fwd.key.id == 0 {
+		return
+	}
+	g.mu.Lock()
+	if g.forwards[fwd.key] == fwd {
+		delete(g.forwards, fwd.key)
+	}
+	g.mu.Unlock()
+}
+
+// resolve finds where a forwarded request goes.
+func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
+	timeout := pol.callTimeout()
+	switch c.method {
+	case "tools/call":
+		var p struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if err := json.Unmarshal(c.params, &p); err != nil || p.Name == "" {
+			return nil, invalidParams("tools/call: params need a tool \"name\"")
+		}
+		tool := cat.toolByName[p.Name]
+		if tool == nil {
+			return nil, invalidParams("unknown tool %q: it is not offered now (the offer is live; list tools again)", p.Name)
+		}
+		if ok, rule := pol.tool(tool.Server, tool.Name); !ok {
+			return nil, refused("tool", tool.Name, rule)
+		}
+		what := fmt.Sprintf("tool %q", tool.Name)
+		server, name := tool.Server, tool.ServerTool
+		return &target{server: server, name: tool.Name, what: what, run: func(ctx context.Context, onStarted func(uint64)) (any, error) {
+			res, err := g.rt.Call(ctx, runtime.CallRequest{Server: server, Tool: name, Arguments: p.Arguments, Timeout: timeout, OnStarted: onStarted})
+			return toolResult(server, what, timeout, res, err)
+		}}, nil
+	case "prompts/get":
+		var p struct {
+			Name      string            `json:"name"`
+			Arguments map[string]string `json:"arguments"`
+		}
+		if err := json.Unmarshal(c.params, &p); err != nil || p.Name == "" {
+			return nil, invalidParams("prompts/get: params need a prompt \"name\" and string \"arguments\"")
+		}
+		pr := cat.promptBy[p.Name]
+		if pr == nil {
+			return nil, invalidParams("unknown prompt %q: it is not offered now (list prompts again)", p.Name)
+		}
+		if ok, rule := pol.prompt(pr.Server, pr.Name); !ok {
+			return nil, refused("prompt", pr.Name, rule)
+		}
+		what := fmt.Sprintf("prompt %q", pr.Name)
+		server, name := pr.Server, pr.Prompt.Name
+		return &target{server: server, name: pr.Name, what: what, run: func(ctx context.Context, _ func(uint64)) (any, error) {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			raw, err := g.rt.GetPrompt(ctx, server, name, p.Arguments)
+			if err != nil {
+				return nil, upstreamError(server, what, timeout, err)
+			}
+			return raw, nil
+		}}, nil
+	case "resources/read":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if err := json.Unmarshal(c.params, &p); err != nil || p.URI == "" {
+			return nil, invalidParams("resources/read: params need a \"uri\"")
+		}
+		server, ok := cat.resourceServer(p.URI, pol.allows)
+		if !ok {
+			return nil, invalidParams("resource %q: no server offers it now (list resources and templates again)", p.URI)
+		}
+		what := fmt.Sprintf("resource %q", p.URI)
+		return &target{server: server, name: p.URI, what: what, run: func(ctx context.Context, _ func(uint64)) (any, error) {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			raw, err := g.rt.ReadResource(ctx, server, p.URI)
+			if err != nil {
+				return nil, upstreamError(server, what, timeout, err)
+			}
+			return raw, nil
+		}}, nil
+	case "completion/complete":
+		return g.resolveCompletion(c, cat, pol, timeout)
+	}
+	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck's gateway does not forward %s", c.method)
+}
+
+// resolveCompletion maps a completion reference (a bridged prompt name, or
+// a resource template) to its server.
+func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout time.Duration) (*target, error) {
+	var p struct {
+		Ref struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		} `json:"ref"`
+		Argument struct {
+			Name  string `json:"name"`
+			Value string `json:"value"`
+		} `json:"argument"`
+		Context struct {
+			Arguments map[string]string `json:"arguments"`
+		} `json:"context"`
+	}
+	if err := json.Unmarshal(c.params, &p); err != nil {
+		return nil, invalidParams("completion/complete: %v", err)
+	}
+	req := runtime.CompleteRequest{Argument: p.Argument.Name, Value: p.Argument.Value, Context: p.Context.Arguments}
+	var what, name string
+	switch p.Ref.Type {
+	case "ref/prompt":
+		pr := cat.promptBy[p.Ref.Name]
+		if pr == nil {
+			return nil, invalidParams("unknown prompt %q: it is not offered now (list prompts again)", p.Ref.Name)
+		}
+		if ok, rule := pol.prompt(pr.Server, pr.Name); !ok {
+			return nil, refused("prompt", pr.Name, rule)
+		}
+		req.Server, req.Ref.Prompt, what, name = pr.Server, pr.Prompt.Name, fmt.Sprintf("completion of prompt %q", pr.Name), pr.Name
+	case "ref/resource":
+		server, ok := cat.templateServer(p.Ref.URI, pol.allows)
+		if !ok {
+			return nil, invalidParams("resource template %q: no server offers it now (list resource templates again)", p.Ref.URI)
+		}
+		req.Server, req.Ref.Template, what, name = server, p.Ref.URI, fmt.Sprintf("completion of template %q", p.Ref.URI), p.Ref.URI
+	default:
+		return nil, invalidParams("completion/complete: ref.type must be ref/prompt or ref/resource, not %q", p.Ref.Type)
+	}
+	return &target{server: req.Server, name: name, what: what, run: func(ctx context.Context, _ func(uint64)) (any, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		res, err := g.rt.Complete(ctx, req)
+		if errors.Is(err, runtime.ErrUnsupported) {
+			return map[string]any{"completion": runtime.Completion{Values: []string{}}}, nil
+		}
+		if err != nil {
+			return nil, upstreamError(req.Server, what, timeout, err)
+		}
+		if res.Values == nil {
+			res.Values = []string{}
+		}
+		return map[string]any{"completion": res}, nil
+	}}, nil
+}
+
+// callResult is a tools/call result as the wire carries it.
+type callResult struct {
+	Content           []runtime.Content `json:"content"`
+	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
+	IsError           bool              `json:"isError,omitempty"`
+}
+
+// toolResult turns the runtime's answer into the client's: a result
+// (isError included), a tool-level error for arguments that fail the
+// input schema (so a model can correct them), or a JSON-RPC error.
+func toolResult(server, what string, timeout time.Duration, res *runtime.Result, err error) (any, error) {
+	var argErr *runtime.ArgumentsError
+	switch {
+	case errors.As(err, &argErr):
+		lines := make([]string, len(argErr.Fields))
+		for i, f := range argErr.Fields {
+			lines[i] = f.String()
+		}
+		return callResult{IsError: true, Content: []runtime.Content{{Type: "text",
+			Text: "invalid arguments for " + what + " (checked against its inputSchema):\n" + strings.Join(lines, "\n")}}}, nil
+	case err != nil:
+		return nil, upstreamError(server, what, timeout, err)
+	}
+	content := res.Content
+	if content == nil {
+		content = []runtime.Content{}
+	}
+	return callResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError}, nil
+}
+
+// requestState returns a retry's requestState (MRTR), if it carries one.
+func requestState(params json.RawMessage) (string, bool) {
+	if !strings.Contains(string(params), `"requestState"`) {
+		return "", false
+	}
+	var p struct {
+		State *string `json:"requestState"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.State == nil {
+		return "", false
+	}
+	return *p.State, true
+}
+
+// progress forwards a server's progress to the client request it serves,
+// under the client's own progress token.
+func (g *Gateway) progress(e runtime.Progress) {
+	if e.RequestID == 0 {
+		return
+	}
+	g.mu.Lock()
+	f := g.forwards[fwdKey{e.Server, e.RequestID}]
+	g.mu.Unlock()
+	if f == nil {
+		return
+	}
+	c := f.target.Load()
+	if c == nil || c.token == nil {
+		return
+	}
+	p := map[string]any{"progressToken": c.token, "progress": e.Progress}
+	if e.Total > 0 {
+		p["total"] = e.Total
+	}
+	if e.Message != "" {
+		p["message"] = e.Message
+	}
+	c.relate("notifications/progress", p)
+}
+
+// logMessage forwards a server's log message: to every initialized legacy
+// client at or above its level, and to every modern request in flight to
+// that server that asked for logs at or below it. Clients that may not
+// reach the server get nothing.
+func (g *Gateway) logMessage(e runtime.LogMessage) {
+	rank := levelRank(e.Level)
+	logger := e.Server
+	if e.Logger != "" {
+		logger += "/" + e.Logger
+	}
+	var data any
+	if len(e.Data) > 0 {
+		data = e.Data
+	}
+	params := map[string]any{"level": e.Level, "logger": logger, "data": data}
+	for _, cl := range g.clientList() {
+		if !cl.policy().allows(e.Server) {
+			continue
+		}
+		if level, ok := cl.legacySession(); ok && rank >= level {
+			cl.notify("notifications/message", params)
+		}
+		for _, c := range cl.inflightOn(e.Server) {
+			if c.env != nil && c.env.logLevel != "" && rank >= levelRank(c.env.logLevel) {
+				c.relate("notifications/message", params)
+			}
+		}
+	}
+}
+
+// clientList returns the attached clients.
+func (g *Gateway) clientList() []*client {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]*client, 0, len(g.clients))
+	for _, cl := range g.clients {
+		out = append(out, cl)
+	}
+	return out
+}

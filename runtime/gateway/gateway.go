@@ -1,0 +1,307 @@
+// Package gateway is mcpdeck's MCP server: it serves the live, aggregated
+// capabilities of a runtime.Controller — tools and prompts as
+// server__name, resources under their own URIs, instructions composed from
+// the servers' — to any number of clients, over stdio (ServeStdio) and
+// Streamable HTTP (Handler). Every request goes through the controller's
+// existing sessions, so one server process serves however many clients
+// attach, and switching MCP, a server, a reload or a reconnect changes what
+// every client sees, announced with list_changed (legacy clients) or on
+// their subscriptions/listen streams (2026-07-28 clients).
+//
+// Both protocol eras are served towards clients, whatever the servers
+// speak: the session revisions 2024-11-05 … 2025-11-25 (initialize,
+// list_changed, server→client requests) and the stateless 2026-07-28
+// (server/discover, a _meta envelope on every request, resultType, MRTR
+// input_required, subscriptions/listen). A request carrying
+// _meta["io.modelcontextprotocol/protocolVersion"] is modern; anything else
+// belongs to an initialize session.
+//
+// Forwarding goes both ways: a client's progress token is mapped to the
+// runtime's request and its notifications/progress come back under the
+// client's token; the servers' log messages reach legacy clients at their
+// level and modern requests that asked for them; a client's cancellation
+// cancels the runtime request, which tells the server; and an elicitation
+// or roots question a server asks during a client's request goes to that
+// client (runtime.WithResponder): as a server→client request to a legacy
+// client, as an input_required answer to a modern one, whose retry then
+// continues the server's exchange.
+//
+// The package never writes to the terminal. Each client's notifications
+// run on its own goroutine (outbox), so a client that stops reading stalls
+// only itself.
+package gateway
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime"
+)
+
+// Options configure a Gateway.
+type Options struct {
+	// Config is the gateway block of mcp.json (policy, timeouts, limits);
+	// nil means the defaults: everything allowed, 60 s per request, 16 in
+	// flight per client.
+	Config *config.Gateway
+	// Version is sent as serverInfo.version.
+	Version string
+	// Ready, when set, holds list and forwarding requests until it is
+	// closed: a headless gateway closes it once its first enable settled,
+	// so a client that attaches at once does not see an empty offer.
+	Ready <-chan struct{}
+	// IdleTimeout detaches an HTTP client that has had nothing in flight
+	// for this long (a legacy session that was never DELETEd, a stateless
+	// client that went quiet); default 30 minutes, negative never.
+	IdleTimeout time.Duration
+	// InputTimeout bounds how long a modern client may take to retry after
+	// an input_required answer before the server's question is cancelled;
+	// default: the client's callTimeout.
+	InputTimeout time.Duration
+}
+
+// DefaultIdleTimeout is Options.IdleTimeout's default.
+const DefaultIdleTimeout = 30 * time.Minute
+
+// Gateway serves a controller's capabilities to clients. Its methods are
+// safe for concurrent use.
+type Gateway struct {
+	rt   *runtime.Controller
+	opts Options
+	cat  atomic.Pointer[catalog]
+	ev   events
+
+	clientSeq atomic.Uint64
+	closing   chan struct{} // closed when Close begins
+	pumpDone  chan struct{}
+	stopPump  func()
+	closeOnce sync.Once
+
+	// mu guards the tables below; transports and the event pump touch them.
+	mu        sync.Mutex
+	clients   map[string]*client
+	stateless map[string]*client  // modern HTTP clients by grouping key
+	forwards  map[fwdKey]*forward // runtime requests in flight, by server and runtime id
+	parked    map[string]*job     // modern requests waiting for the client's retry, by requestState
+	subRefs   map[subKey]*subRef  // upstream resource subscriptions held for clients
+	closed    bool
+	wg        sync.WaitGroup // transports' goroutines (stdio serve loops, HTTP exchanges)
+}
+
+// New builds a gateway over rt and starts following its publications.
+// Close it before shutting rt down (or after: clients are then told the
+// offer is empty).
+func New(rt *runtime.Controller, opts Options) *Gateway {
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	g := &Gateway{rt: rt, opts: opts, closing: make(chan struct{}), pumpDone: make(chan struct{}),
+		clients: map[string]*client{}, stateless: map[string]*client{}, forwards: map[fwdKey]*forward{},
+		parked: map[string]*job{}, subRefs: map[subKey]*subRef{}}
+	// Subscribe before reading the snapshot, so no publication falls
+	// between the two.
+	events, cancel := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
+	g.stopPump = cancel
+	g.cat.Store(newCatalog(rt.Snapshot()))
+	go g.pump(events)
+	return g
+}
+
+// pump follows the runtime's events: publications change the offer,
+// progress, logs and resource updates go to the clients they concern.
+func (g *Gateway) pump(events <-chan runtime.Event) {
+	defer close(g.pumpDone)
+	for e := range events {
+		switch e := e.(type) {
+		case runtime.Published:
+			if e.Snapshot != nil {
+				g.republish(e.Snapshot)
+			}
+		case runtime.Progress:
+			g.progress(e)
+		case runtime.LogMessage:
+			g.logMessage(e)
+		case runtime.ResourceUpdated:
+			g.resourceUpdated(e)
+		}
+	}
+}
+
+func (g *Gateway) catalog() *catalog { return g.cat.Load() }
+
+// waitReady holds a request until the first enable settled (Options.Ready).
+func (g *Gateway) waitReady(ctx context.Context) error {
+	if g.opts.Ready == nil {
+		return nil
+	}
+	select {
+	case <-g.opts.Ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// attach registers a client whose transport is set up. It fails when the
+// gateway is closing.
+func (g *Gateway) attach(cl *client) error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return ErrClosed
+	}
+	g.clients[cl.id] = cl
+	if cl.key != "" {
+		g.stateless[cl.key] = cl
+	}
+	g.mu.Unlock()
+	cl.mu.Lock()
+	cl.offered = g.offerFor(cl.pol, g.catalog())
+	cl.mu.Unlock()
+	g.ev.publish(ClientAttached{Time: time.Now(), Client: cl.info()})
+	return nil
+}
+
+// detach ends a client: its requests are cancelled, its streams and
+// connection closed, its upstream subscriptions released. Idempotent.
+func (g *Gateway) detach(cl *client, reason string) {
+	cl.mu.Lock()
+	if cl.detached {
+		cl.mu.Unlock()
+		return
+	}
+	cl.detached = true
+	if cl.idle != nil {
+		cl.idle.Stop()
+	}
+	subs := cl.subs
+	cl.subs = map[string]string{}
+	cl.mu.Unlock()
+	g.mu.Lock()
+	delete(g.clients, cl.id)
+	if cl.key != "" && g.stateless[cl.key] == cl {
+		delete(g.stateless, cl.key)
+	}
+	for state, j := range g.parked {
+		if j.cl == cl {
+			delete(g.parked, state)
+			j.abandon()
+		}
+	}
+	g.mu.Unlock()
+	cl.cancel()
+	if cl.closeTransport != nil {
+		cl.closeTransport()
+	}
+	cl.out.stop()
+	for uri, server := range subs {
+		g.releaseSub(server, uri)
+	}
+	g.ev.publish(ClientDetached{Time: time.Now(), Client: cl.info(), Reason: reason})
+}
+
+// detachIfIdle detaches an HTTP client that stayed idle (its timer fired).
+func (g *Gateway) detachIfIdle(cl *client) {
+	if cl.busy() {
+		return
+	}
+	g.detach(cl, "idle for "+g.opts.IdleTimeout.String())
+}
+
+// Clients returns every attached client, oldest first.
+func (g *Gateway) Clients() []ClientInfo {
+	g.mu.Lock()
+	cls := make([]*client, 0, len(g.clients))
+	for _, cl := range g.clients {
+		cls = append(cls, cl)
+	}
+	g.mu.Unlock()
+	out := make([]ClientInfo, 0, len(cls))
+	for _, cl := range cls {
+		out = append(out, cl.info())
+	}
+	slices.SortFunc(out, func(a, b ClientInfo) int { return a.Since.Compare(b.Since) })
+	return out
+}
+
+// Disconnect ends the client with id: its requests in flight are
+// cancelled (the servers are told), its streams and connection closed. A
+// stateless HTTP client that sends again comes back under a new ID. It
+// reports whether such a client was attached.
+func (g *Gateway) Disconnect(id string) bool {
+	g.mu.Lock()
+	cl := g.clients[id]
+	g.mu.Unlock()
+	if cl == nil {
+		return false
+	}
+	g.detach(cl, "disconnected by the operator")
+	return true
+}
+
+// Subscribe returns the gateway's events (clients coming and going, their
+// requests) and a cancel func. A subscriber that falls behind loses
+// events rather than slowing anyone; Dropped counts them.
+func (g *Gateway) Subscribe() (<-chan Event, func()) { return g.ev.subscribe() }
+
+// Dropped counts events lost by slow subscribers.
+func (g *Gateway) Dropped() uint64 { return g.ev.dropped.Load() }
+
+// RequestOf attributes one of the runtime's outstanding requests (a
+// server and the runtime's request id, as in ServerSnapshot.Outstanding)
+// to the gateway client request it serves, for the Requests view.
+func (g *Gateway) RequestOf(server string, upstreamID uint64) (Request, bool) {
+	g.mu.Lock()
+	f := g.forwards[fwdKey{server, upstreamID}]
+	g.mu.Unlock()
+	if f == nil {
+		return Request{}, false
+	}
+	c := f.target.Load()
+	if c == nil {
+		return Request{}, false
+	}
+	return c.info(), true
+}
+
+// Close ends every client cleanly: subscriptions/listen streams get their
+// final answer, sessions and streams close, requests in flight are
+// cancelled; then the gateway stops following the runtime. Later clients
+// are refused. Idempotent; ctx bounds the graceful part.
+func (g *Gateway) Close(ctx context.Context) error {
+	g.closeOnce.Do(func() {
+		g.mu.Lock()
+		g.closed = true
+		close(g.closing)
+		cls := make([]*client, 0, len(g.clients))
+		for _, cl := range g.clients {
+			cls = append(cls, cl)
+		}
+		g.mu.Unlock()
+		// Listen streams answer their final result on g.closing; give the
+		// outboxes a moment to deliver it before the transports close.
+		for _, cl := range cls {
+			cl.endListens(ctx)
+		}
+		var wg sync.WaitGroup
+		for _, cl := range cls {
+			wg.Go(func() { g.detach(cl, "the gateway shut down") })
+		}
+		wg.Wait()
+		g.wg.Wait()
+		g.stopPump()
+		<-g.pumpDone
+		g.ev.close()
+	})
+	return nil
+}
+
+// Closing is closed when Close begins; transports stop taking clients.
+func (g *Gateway) Closing() <-chan struct{} { return g.closing }

@@ -1,0 +1,194 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcpdeck/runtime"
+)
+
+// TestGoSDKStdio runs the official Go SDK client (v1.8.0) against the
+// gateway over the stdio framing, in both eras.
+func TestGoSDKStdio(t *testing.T) {
+	rt := newRuntime(t, peerServer("peer"), demoServer("demo"))
+	g := newGateway(t, rt, Options{})
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) { exerciseGoSDK(t, rt, func() mcp.Transport { return pipeTransport(t, g) }, era) })
+	}
+}
+
+// exerciseGoSDK is the end-to-end flow every transport and era must pass:
+// list, call, progress, cancel, elicitation, prompts, resources,
+// completion, logs, resource updates, and a list change after a toggle
+// from the runtime's API.
+func exerciseGoSDK(t *testing.T, rt *runtime.Controller, transport func() mcp.Transport, era string) {
+	ev := newClientEvents()
+	cs := connect(t, goClient("gosdk-"+era, ev), transport(), era)
+	ctx := ctxFor(t, 60*time.Second)
+	stderr, stopStderr := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
+	defer stopStderr()
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	names := toolNames(tools.Tools)
+	for _, want := range []string{"demo__echo", "peer__ask", "peer__echo", "peer__slow"} {
+		if !strings.Contains(names, want) {
+			t.Fatalf("tools/list lacks %s: %s", want, names)
+		}
+	}
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "peer__echo", Arguments: map[string]any{"text": "hello " + era}})
+	if err != nil || textOf(res) != "hello "+era || res.IsError {
+		t.Fatalf("echo: %v %+v", err, res)
+	}
+
+	// Progress comes back under the client's own token.
+	p := &mcp.CallToolParams{Name: "peer__slow", Arguments: map[string]any{"seconds": 0.3}}
+	p.SetProgressToken("tok-" + era)
+	if res, err = cs.CallTool(ctx, p); err != nil || textOf(res) != "slept 0.3s" {
+		t.Fatalf("slow: %v %+v", err, res)
+	}
+	pr := waitFor(t, "progress", ev.progress, nil)
+	if pr.ProgressToken != "tok-"+era || pr.Total != 3 {
+		t.Fatalf("progress: %+v", pr)
+	}
+
+	// Cancelling the client's request cancels the server's.
+	cctx, cancel := context.WithCancel(ctx)
+	p = &mcp.CallToolParams{Name: "peer__slow", Arguments: map[string]any{"seconds": 30}}
+	p.SetProgressToken("cancel-" + era)
+	errc := make(chan error, 1)
+	go func() { _, err := cs.CallTool(cctx, p); errc <- err }()
+	waitFor(t, "progress of the call to cancel", ev.progress, func(p *mcp.ProgressNotificationParams) bool { return p.ProgressToken == "cancel-"+era })
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	waitFor(t, "the server's cancellation", stderr, func(e runtime.Event) bool {
+		l, ok := e.(runtime.StderrLine)
+		return ok && l.Server == "peer" && strings.Contains(l.Line, "cancelled slow")
+	})
+
+	// The server's elicitation during the call reaches this client.
+	if res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "peer__ask", Arguments: map[string]any{}}); err != nil || textOf(res) != "Hello, octocat!" {
+		t.Fatalf("ask: %v %+v", err, res)
+	}
+	if msg := waitFor(t, "elicitation", ev.elicited, nil); msg != "What is your name?" {
+		t.Fatalf("elicitation message %q", msg)
+	}
+
+	// Prompts, resources, templates and completions of the demo server.
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) == 0 || prompts.Prompts[0].Name != "demo__greet" {
+		t.Fatalf("prompts/list: %v %+v", err, prompts)
+	}
+	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "demo__greet", Arguments: map[string]string{"name": "Grace"}})
+	if err != nil || len(got.Messages) == 0 || !strings.Contains(textOfPrompt(got), "Grace") {
+		t.Fatalf("prompts/get: %v %+v", err, got)
+	}
+	resources, err := cs.ListResources(ctx, nil)
+	if err != nil || len(resources.Resources) != 1 || resources.Resources[0].URI != "demo://status" {
+		t.Fatalf("resources/list: %v %+v", err, resources)
+	}
+	templates, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != "demo://greeting/{name}" {
+		t.Fatalf("resources/templates/list: %v %+v", err, templates)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "demo://greeting/Ada"})
+	if err != nil || len(read.Contents) != 1 || read.Contents[0].Text != "Hello, Ada!\n" {
+		t.Fatalf("resources/read of a template: %v %+v", err, read)
+	}
+	comp, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "demo__greet"},
+		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "Gr"}})
+	if err != nil || len(comp.Completion.Values) != 1 || comp.Completion.Values[0] != "Grace" {
+		t.Fatalf("completion/complete: %v %+v", err, comp)
+	}
+
+	// Resource updates: legacy through resources/subscribe, modern through
+	// a listen stream.
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "demo://status"}); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	// demo://status changes with every call; the modern subscription is a
+	// listen stream the SDK opens without waiting, so call until it tells.
+	for updated := false; !updated; {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "x"}}); err != nil {
+			t.Fatalf("demo echo: %v", err)
+		}
+		select {
+		case uri := <-ev.updated:
+			updated = uri == "demo://status"
+		case <-time.After(500 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatal("no notifications/resources/updated for demo://status")
+		}
+	}
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "demo://status"}); err != nil {
+		t.Fatalf("unsubscribe: %v", err)
+	}
+
+	// Logs: legacy at the session's level, modern for a request that asks.
+	if era == "legacy" {
+		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+			t.Fatalf("logging/setLevel: %v", err)
+		}
+		lp := &mcp.CallToolParams{Name: "peer__log", Arguments: map[string]any{"message": "hi"}}
+		if _, err := cs.CallTool(ctx, lp); err != nil {
+			t.Fatalf("log: %v", err)
+		}
+	} else {
+		lp := &mcp.CallToolParams{Name: "peer__log", Arguments: map[string]any{"message": "hi"}, Meta: mcp.Meta{"io.modelcontextprotocol/logLevel": "warning"}}
+		if _, err := cs.CallTool(ctx, lp); err != nil {
+			t.Fatalf("log: %v", err)
+		}
+	}
+	waitFor(t, "the server's log", ev.logs, func(l *mcp.LoggingMessageParams) bool {
+		return l.Logger == "peer/peer" && l.Data == "warning: hi"
+	})
+
+	// A toggle from the runtime's API changes the offer, and says so.
+	drain(ev.toolChanged)
+	if err := rt.SetServerEnabled(ctx, "demo", false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "tools/list_changed after switching demo off", ev.toolChanged, nil)
+	tools, err = cs.ListTools(ctx, nil)
+	if err != nil || strings.Contains(toolNames(tools.Tools), "demo__") {
+		t.Fatalf("after switching demo off: %v %s", err, toolNames(tools.Tools))
+	}
+	if err := rt.SetServerEnabled(ctx, "demo", true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "tools/list_changed after switching demo on", ev.toolChanged, nil)
+	tools, err = cs.ListTools(ctx, nil)
+	if err != nil || !strings.Contains(toolNames(tools.Tools), "demo__echo") {
+		t.Fatalf("after switching demo on: %v %s", err, toolNames(tools.Tools))
+	}
+}
+
+func drain[T any](ch <-chan T) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
+}
+
+func textOfPrompt(r *mcp.GetPromptResult) string {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		if t, ok := m.Content.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}

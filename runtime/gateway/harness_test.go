@@ -1,0 +1,214 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcpdeck/config"
+	"mcpdeck/jsonrpc/jsonrpctest"
+	"mcpdeck/runtime"
+)
+
+// peerServer is the go-sdk peer (jsonrpctest.GoSDKModern, this test binary
+// re-executed) on stdio: echo, ask (elicitation), add_tool (list change),
+// slow (progress, cancellable), log. The runtime speaks the legacy era
+// to it, as it does to every server today.
+func peerServer(name string) config.Server {
+	path, args, _ := jsonrpctest.Command(jsonrpctest.GoSDKModern)
+	return config.Server{
+		Name: name, Transport: config.TransportStdio, Command: path, Args: args,
+		Env: jsonrpctest.ServerEnv(jsonrpctest.GoSDKModern), Enabled: true,
+		StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second,
+	}
+}
+
+// demoServer is mcpdeck's demo server: prompts, resources (subscribable),
+// a resource template, completions, and a heartbeat log every 100 ms.
+func demoServer(name string) config.Server {
+	exe, _ := os.Executable()
+	return config.Server{
+		Name: name, Transport: config.TransportStdio, Command: exe, Args: []string{"-test.run=^$"},
+		Env: map[string]string{envDemo: "1", "GORACE": "atexit_sleep_ms=0"}, Enabled: true,
+		StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second,
+	}
+}
+
+// newRuntime starts a controller on servers with MCP enabled. Its
+// Elicitor declines: it answers what a client cannot.
+func newRuntime(t testing.TB, servers ...config.Server) *runtime.Controller {
+	t.Helper()
+	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: servers}, Elicitor: runtime.DeclineElicitor{}, StopGrace: 500 * time.Millisecond})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := rt.Shutdown(ctx); err != nil {
+			t.Errorf("runtime shutdown: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := rt.SetEnabled(ctx, true); err != nil {
+		t.Fatalf("enable: %v", err)
+	}
+	for _, s := range rt.Snapshot().Servers {
+		if !s.State.Live() {
+			t.Fatalf("server %s is %s: %s", s.Name, s.State, s.Reason)
+		}
+	}
+	return rt
+}
+
+// newGateway serves rt; it is closed before the runtime shuts down.
+func newGateway(t testing.TB, rt *runtime.Controller, opts Options) *Gateway {
+	t.Helper()
+	g := New(rt, opts)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := g.Close(ctx); err != nil {
+			t.Errorf("gateway close: %v", err)
+		}
+	})
+	return g
+}
+
+func ctxFor(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// pipeTransport attaches a go-sdk client to g over a pair of pipes: the
+// stdio transport's framing, in process.
+func pipeTransport(t testing.TB, g *Gateway) mcp.Transport {
+	t.Helper()
+	cr, sw := io.Pipe() // the gateway writes, the client reads
+	sr, cw := io.Pipe() // the client writes, the gateway reads
+	done := make(chan error, 1)
+	go func() { done <- g.ServeStdio(context.Background(), sr, sw) }()
+	t.Cleanup(func() {
+		cw.Close()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Error("ServeStdio did not return after the client closed")
+		}
+	})
+	return &mcp.IOTransport{Reader: cr, Writer: cw}
+}
+
+// clientEvents collects what a go-sdk client is told, in order.
+type clientEvents struct {
+	progress    chan *mcp.ProgressNotificationParams
+	toolChanged chan struct{}
+	logs        chan *mcp.LoggingMessageParams
+	updated     chan string
+	elicited    chan string
+}
+
+func newClientEvents() *clientEvents {
+	return &clientEvents{progress: make(chan *mcp.ProgressNotificationParams, 1024), toolChanged: make(chan struct{}, 64),
+		logs: make(chan *mcp.LoggingMessageParams, 4096), updated: make(chan string, 1024), elicited: make(chan string, 64)}
+}
+
+// goClient builds a go-sdk client that answers elicitations with the
+// name "octocat" and records notifications in ev.
+func goClient(name string, ev *clientEvents) *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0.0"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			ev.elicited <- req.Params.Message
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "octocat"}}, nil
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			ev.progress <- req.Params
+		},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case ev.toolChanged <- struct{}{}:
+			default:
+			}
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			select {
+			case ev.logs <- req.Params:
+			default:
+			}
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			select {
+			case ev.updated <- req.Params.URI:
+			default:
+			}
+		},
+	})
+}
+
+// connect connects a go-sdk client in era ("legacy" asks for 2025-11-25,
+// "modern" for 2026-07-28).
+func connect(t testing.TB, c *mcp.Client, tr mcp.Transport, era string) *mcp.ClientSession {
+	t.Helper()
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	if era == "modern" {
+		opts.ProtocolVersion = "2026-07-28"
+	}
+	cs, err := c.Connect(ctxFor(t, 20*time.Second), tr, opts)
+	if err != nil {
+		t.Fatalf("connect (%s): %v", era, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; got != opts.ProtocolVersion {
+		t.Fatalf("negotiated %s, want %s", got, opts.ProtocolVersion)
+	}
+	return cs
+}
+
+func toolNames(tools []*mcp.Tool) string {
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+func textOf(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+func args(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// waitFor reads ch until ok accepts a value, failing at the deadline.
+func waitFor[T any](t testing.TB, what string, ch <-chan T, ok func(T) bool) T {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case v := <-ch:
+			if ok == nil || ok(v) {
+				return v
+			}
+		case <-deadline:
+			var zero T
+			t.Fatalf("timed out waiting for %s", what)
+			return zero
+		}
+	}
+}

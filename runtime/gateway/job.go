@@ -1,0 +1,218 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"time"
+
+	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
+)
+
+// job is a modern client's forwarded request running in the runtime. It
+// outlives the client request that started it: when the server asks a
+// question (elicitation, roots) the job is parked and the client gets
+// input_required with a requestState naming it; the client's retry with
+// inputResponses resumes it, and the server's exchange goes on where it
+// was. The legacy server never learns that its question crossed an
+// MRTR round trip.
+type job struct {
+	g      *Gateway
+	cl     *client
+	method string
+	server string
+	name   string
+	ctx    context.Context // the runtime request's: ends on cancel or abandon
+	cancel context.CancelFunc
+	result chan jobResult // the runtime's answer (buffered)
+	asks   chan *ask      // the server's questions, one at a time
+	fwd    *forward
+
+	mu      sync.Mutex
+	current *call // the client request waiting on the job; nil while parked
+	pending *ask  // the question the client holds
+	state   string
+	timer   *time.Timer
+	seq     int
+	ended   bool
+}
+
+type jobResult struct {
+	res any
+	err error
+}
+
+// ask is one question of the server, waiting for the client's answer.
+type ask struct {
+	key    string
+	req    mcp.InputRequest
+	answer chan json.RawMessage // buffered
+}
+
+// inputRequired is a modern answer asking the client for input; dispatch
+// adds _meta to it but no cache hint.
+type inputRequired struct {
+	ResultType    string                      `json:"resultType"`
+	InputRequests map[string]mcp.InputRequest `json:"inputRequests"`
+	RequestState  string                      `json:"requestState"`
+}
+
+// startJob runs t for a modern request and waits on it.
+func (g *Gateway) startJob(ctx context.Context, c *call, t *target, release func()) (any, error) {
+	j := &job{g: g, cl: c.cl, method: c.method, server: t.server, name: t.name,
+		result: make(chan jobResult, 1), asks: make(chan *ask), fwd: &forward{}, current: c}
+	j.ctx, j.cancel = context.WithCancel(c.cl.ctx)
+	j.fwd.target.Store(c)
+	c.setJob(j)
+	g.wg.Go(func() {
+		defer release()
+		defer g.unregister(j.fwd)
+		res, err := t.run(runtime.WithResponder(j.ctx, c.cl.responder), g.register(j.fwd, c, t.server))
+		j.result <- jobResult{res, err}
+	})
+	return j.wait(ctx, c)
+}
+
+// wait waits for the job's answer or its next question, for request c.
+func (j *job) wait(ctx context.Context, c *call) (any, error) {
+	select {
+	case r := <-j.result:
+		j.end()
+		return r.res, r.err
+	case a := <-j.asks:
+		return j.park(c, a)
+	case <-ctx.Done():
+		// The client cancelled the request or went away: so does the
+		// runtime's request.
+		j.abandon()
+		<-j.result
+		return nil, ctx.Err()
+	}
+}
+
+// park hands the question to the client as input_required.
+func (j *job) park(c *call, a *ask) (any, error) {
+	state := newState()
+	timeout := j.g.opts.InputTimeout
+	if timeout <= 0 {
+		timeout = c.cl.policy().callTimeout()
+	}
+	j.mu.Lock()
+	j.current, j.pending, j.state = nil, a, state
+	j.timer = time.AfterFunc(timeout, func() { j.g.expire(state) })
+	j.mu.Unlock()
+	j.fwd.target.Store(nil)
+	j.g.mu.Lock()
+	j.g.parked[state] = j
+	j.g.mu.Unlock()
+	return inputRequired{ResultType: string(mcp.InputRequired), InputRequests: map[string]mcp.InputRequest{a.key: a.req}, RequestState: state}, nil
+}
+
+// ask is the runtime side: the server's question waits for the client's
+// answer (a retry), or for the job to end.
+func (j *job) ask(ctx context.Context, req mcp.InputRequest) (json.RawMessage, error) {
+	j.mu.Lock()
+	j.seq++
+	a := &ask{key: "q" + strconv.Itoa(j.seq), req: req, answer: make(chan json.RawMessage, 1)}
+	j.mu.Unlock()
+	select {
+	case j.asks <- a:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-j.ctx.Done():
+		return nil, j.ctx.Err()
+	}
+	select {
+	case ans := <-a.answer:
+		return ans, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-j.ctx.Done():
+		return nil, j.ctx.Err()
+	}
+}
+
+// resume continues a parked job with the client's retry c.
+func (g *Gateway) resume(ctx context.Context, c *call, state string) (any, error) {
+	g.mu.Lock()
+	j := g.parked[state]
+	if j != nil && j.method == c.method {
+		delete(g.parked, state)
+	}
+	g.mu.Unlock()
+	if j == nil {
+		return nil, invalidParams("requestState is unknown or expired: mcpdeck cancels a question that is not answered within the call timeout; send the request again without requestState")
+	}
+	if j.method != c.method {
+		return nil, invalidParams("requestState belongs to a %s request, not %s", j.method, c.method)
+	}
+	var p struct {
+		Responses map[string]json.RawMessage `json:"inputResponses"`
+	}
+	_ = json.Unmarshal(c.params, &p)
+	j.mu.Lock()
+	j.timer.Stop()
+	a := j.pending
+	j.pending, j.current = nil, c
+	j.mu.Unlock()
+	c.setJob(j)
+	c.resolved(j.server, j.name)
+	j.fwd.target.Store(c)
+	if id := j.fwd.key.id; id != 0 {
+		c.mu.Lock()
+		c.upstream = id
+		c.mu.Unlock()
+	}
+	ans, ok := p.Responses[a.key]
+	if !ok {
+		// No answer to the question: for the server it was dismissed.
+		ans = mcp.ElicitCancel()
+		if a.req.Method == mcp.MethodListRoots {
+			ans = mcp.RootsResult(nil)
+		}
+	}
+	a.answer <- ans
+	return j.wait(ctx, c)
+}
+
+// expire gives up on a job whose client did not retry in time.
+func (g *Gateway) expire(state string) {
+	g.mu.Lock()
+	j := g.parked[state]
+	delete(g.parked, state)
+	g.mu.Unlock()
+	if j != nil {
+		j.abandon()
+	}
+}
+
+// abandon cancels the runtime's request (the server is told) and ends the job.
+func (j *job) abandon() {
+	j.cancel()
+	j.end()
+}
+
+func (j *job) end() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.ended {
+		return
+	}
+	j.ended = true
+	if j.timer != nil {
+		j.timer.Stop()
+	}
+	j.cancel()
+}
+
+// newState returns an unguessable requestState: it is the only thing that
+// ties a stateless client's retry to the parked job.
+func newState() string {
+	var b [18]byte
+	_, _ = rand.Read(b[:])
+	return "mcpdeck-" + base64.RawURLEncoding.EncodeToString(b[:])
+}

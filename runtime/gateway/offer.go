@@ -1,0 +1,191 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"mcpdeck/runtime"
+)
+
+// The lists as the wire carries them.
+type (
+	wireTool struct {
+		Name         string          `json:"name"`
+		Title        string          `json:"title,omitempty"`
+		Description  string          `json:"description,omitempty"`
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+		Annotations  json.RawMessage `json:"annotations,omitempty"`
+	}
+	wirePrompt struct {
+		Name        string                   `json:"name"`
+		Title       string                   `json:"title,omitempty"`
+		Description string                   `json:"description,omitempty"`
+		Arguments   []runtime.PromptArgument `json:"arguments,omitempty"`
+	}
+	wireResource struct {
+		URI         string `json:"uri"`
+		Name        string `json:"name"`
+		Title       string `json:"title,omitempty"`
+		Description string `json:"description,omitempty"`
+		MIMEType    string `json:"mimeType,omitempty"`
+	}
+	wireTemplate struct {
+		URITemplate string `json:"uriTemplate"`
+		Name        string `json:"name"`
+		Title       string `json:"title,omitempty"`
+		Description string `json:"description,omitempty"`
+		MIMEType    string `json:"mimeType,omitempty"`
+	}
+)
+
+// emptySchema stands in for a tool that declared no input schema: clients
+// require an object schema.
+var emptySchema = json.RawMessage(`{"type":"object"}`)
+
+// tools lists the tools p allows.
+func (cat *catalog) toolsFor(p *policy) []wireTool {
+	out := make([]wireTool, 0, len(cat.tools))
+	for _, t := range cat.tools {
+		if ok, _ := p.tool(t.Server, t.Name); !ok {
+			continue
+		}
+		in := t.InputSchema
+		if len(in) == 0 {
+			in = emptySchema
+		}
+		out = append(out, wireTool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: in,
+			OutputSchema: t.OutputSchema, Annotations: t.Annotations})
+	}
+	return out
+}
+
+func (cat *catalog) promptsFor(p *policy) []wirePrompt {
+	out := make([]wirePrompt, 0, len(cat.prompts))
+	for _, pr := range cat.prompts {
+		if ok, _ := p.prompt(pr.Server, pr.Name); !ok {
+			continue
+		}
+		out = append(out, wirePrompt{Name: pr.Name, Title: pr.Title, Description: pr.Description, Arguments: pr.Arguments})
+	}
+	return out
+}
+
+func (cat *catalog) resourcesFor(p *policy) []wireResource {
+	out := make([]wireResource, 0, len(cat.resources))
+	for _, r := range cat.resources {
+		if p.allows(r.Server) {
+			out = append(out, wireResource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+		}
+	}
+	return out
+}
+
+func (cat *catalog) templatesFor(p *policy) []wireTemplate {
+	out := make([]wireTemplate, 0, len(cat.templates))
+	for _, t := range cat.templates {
+		if p.allows(t.Server) {
+			out = append(out, wireTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType})
+		}
+	}
+	return out
+}
+
+// instructions composes the servers' instructions for a client: what the
+// gateway is, then each server the client may reach with what it said.
+func (cat *catalog) instructions(p *policy) string {
+	var b strings.Builder
+	var names []string
+	for _, s := range cat.servers {
+		if p.allows(s.name) {
+			names = append(names, s.name)
+		}
+	}
+	if !cat.enabled {
+		return "mcpdeck's gateway: MCP is switched off in mcpdeck, so nothing is offered now; the lists change when it is switched on."
+	}
+	fmt.Fprintf(&b, "mcpdeck's gateway serves %d MCP server(s) at once: %s. Tool and prompt names are server__name; resources keep their URIs.",
+		len(names), strings.Join(names, ", "))
+	for _, s := range cat.servers {
+		if !p.allows(s.name) || strings.TrimSpace(s.instructions) == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n\n## %s", s.name)
+		if s.implName != "" && s.implName != s.name {
+			fmt.Fprintf(&b, " (%s)", s.implName)
+		}
+		b.WriteString("\n\n")
+		b.WriteString(strings.TrimSpace(s.instructions))
+	}
+	return b.String()
+}
+
+// offer fingerprints what a client was shown, per list kind, so a
+// publication announces only the lists that changed for that client.
+type offer struct{ tools, prompts, resources uint64 }
+
+func fingerprint(v ...any) uint64 {
+	h := fnv.New64a()
+	enc := json.NewEncoder(h)
+	for _, x := range v {
+		_ = enc.Encode(x)
+	}
+	return h.Sum64()
+}
+
+func (g *Gateway) offerFor(p *policy, cat *catalog) offer {
+	return offer{
+		tools:     fingerprint(cat.toolsFor(p)),
+		prompts:   fingerprint(cat.promptsFor(p)),
+		resources: fingerprint(cat.resourcesFor(p), cat.templatesFor(p)),
+	}
+}
+
+// republish takes a new publication: the catalog is swapped, and every
+// client whose view changed is told which lists did.
+func (g *Gateway) republish(snap *runtime.Snapshot) {
+	cat := newCatalog(snap)
+	g.cat.Store(cat)
+	g.mu.Lock()
+	cls := make([]*client, 0, len(g.clients))
+	for _, cl := range g.clients {
+		cls = append(cls, cl)
+	}
+	g.mu.Unlock()
+	for _, cl := range cls {
+		now := g.offerFor(cl.policy(), cat)
+		cl.mu.Lock()
+		old := cl.offered
+		cl.offered = now
+		cl.mu.Unlock()
+		if now.tools != old.tools {
+			cl.listChanged("tools")
+		}
+		if now.prompts != old.prompts {
+			cl.listChanged("prompts")
+		}
+		if now.resources != old.resources {
+			cl.listChanged("resources")
+		}
+	}
+}
+
+// listChanged tells a client that one of its lists changed: a
+// list_changed notification to an initialized legacy client, and one on
+// every listen stream of a modern client that opted in to it.
+func (cl *client) listChanged(kind string) {
+	method := "notifications/" + kind + "/list_changed"
+	if _, legacy := cl.legacySession(); legacy {
+		cl.notify(method, nil)
+	}
+	cl.mu.Lock()
+	listens := append([]*listen(nil), cl.listens...)
+	cl.mu.Unlock()
+	for _, l := range listens {
+		if l.wants(kind) {
+			l.send(method, map[string]any{})
+		}
+	}
+}
