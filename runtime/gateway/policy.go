@@ -40,7 +40,7 @@ func newPolicy(g *config.Gateway, clientName string) *policy {
 }
 
 func (p *policy) callTimeout() time.Duration { return p.rules.CallTimeout }
-func (p *policy) maxConcurrent() int          { return p.rules.MaxConcurrent }
+func (p *policy) maxConcurrent() int         { return p.rules.MaxConcurrent }
 
 func (p *policy) decide(kind byte, name string, rules *config.GatewayRules) (bool, string) {
 	k := decisionKey{kind, name}
