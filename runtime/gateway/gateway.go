@@ -84,10 +84,11 @@ type Gateway struct {
 	// mu guards the tables below; transports and the event pump touch them.
 	mu        sync.Mutex
 	clients   map[string]*client
-	stateless map[string]*client  // modern HTTP clients by grouping key
-	forwards  map[fwdKey]*forward // runtime requests in flight, by server and runtime id
-	parked    map[string]*job     // modern requests waiting for the client's retry, by requestState
-	subRefs   map[subKey]*subRef  // upstream resource subscriptions held for clients
+	stateless map[string]*client      // modern HTTP clients by grouping key
+	forwards  map[fwdKey]*forward     // runtime requests in flight, by server and runtime id
+	parked    map[string]*job         // modern requests waiting for the client's retry, by requestState
+	subRefs   map[subKey]*subRef      // upstream resource subscriptions held for clients
+	sessions  map[string]*httpSession // legacy HTTP sessions by Mcp-Session-Id
 	closed    bool
 	wg        sync.WaitGroup // transports' goroutines (stdio serve loops, HTTP exchanges)
 }

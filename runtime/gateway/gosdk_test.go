@@ -22,6 +22,17 @@ func TestGoSDKStdio(t *testing.T) {
 	}
 }
 
+// TestGoSDKHTTP runs the official Go SDK client against the gateway over
+// Streamable HTTP: a legacy session, and stateless 2026-07-28 requests.
+func TestGoSDKHTTP(t *testing.T) {
+	rt := newRuntime(t, peerServer("peer"), demoServer("demo"))
+	g := newGateway(t, rt, Options{})
+	url := serveHTTP(t, g)
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) { exerciseGoSDK(t, rt, func() mcp.Transport { return httpTransport(url) }, era) })
+	}
+}
+
 // exerciseGoSDK is the end-to-end flow every transport and era must pass:
 // list, call, progress, cancel, elicitation, prompts, resources,
 // completion, logs, resource updates, and a list change after a toggle
@@ -134,24 +145,40 @@ func exerciseGoSDK(t *testing.T, rt *runtime.Controller, transport func() mcp.Tr
 		t.Fatalf("unsubscribe: %v", err)
 	}
 
-	// Logs: legacy at the session's level, modern for a request that asks.
+	// Logs: a legacy session gets them at its level; a modern request gets
+	// those its server sends while it is in flight, when it asks.
 	if era == "legacy" {
 		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
 			t.Fatalf("logging/setLevel: %v", err)
 		}
-		lp := &mcp.CallToolParams{Name: "peer__log", Arguments: map[string]any{"message": "hi"}}
-		if _, err := cs.CallTool(ctx, lp); err != nil {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "peer__log", Arguments: map[string]any{"message": "hi"}}); err != nil {
 			t.Fatalf("log: %v", err)
 		}
+		waitFor(t, "the server's log", ev.logs, func(l *mcp.LoggingMessageParams) bool {
+			return l.Logger == "peer/peer" && l.Data == "warning: hi"
+		})
 	} else {
-		lp := &mcp.CallToolParams{Name: "peer__log", Arguments: map[string]any{"message": "hi"}, Meta: mcp.Meta{"io.modelcontextprotocol/logLevel": "warning"}}
+		// The demo server logs a heartbeat every 100 ms.
+		lp := &mcp.CallToolParams{Name: "demo__sleep", Arguments: map[string]any{"seconds": 0.5}, Meta: mcp.Meta{"io.modelcontextprotocol/logLevel": "info"}}
 		if _, err := cs.CallTool(ctx, lp); err != nil {
-			t.Fatalf("log: %v", err)
+			t.Fatalf("sleep: %v", err)
+		}
+		l := waitFor(t, "the server's log during the request", ev.logs, nil)
+		if !strings.HasPrefix(l.Logger, "demo") || l.Level != "info" {
+			t.Fatalf("log: %+v", l)
 		}
 	}
-	waitFor(t, "the server's log", ev.logs, func(l *mcp.LoggingMessageParams) bool {
-		return l.Logger == "peer/peer" && l.Data == "warning: hi"
-	})
+	if era == "modern" {
+		drain(ev.logs)
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "demo__sleep", Arguments: map[string]any{"seconds": 0.3}}); err != nil {
+			t.Fatalf("sleep: %v", err)
+		}
+		select {
+		case l := <-ev.logs:
+			t.Fatalf("a modern request that did not ask for logs got one: %+v", l)
+		default:
+		}
+	}
 
 	// A toggle from the runtime's API changes the offer, and says so.
 	drain(ev.toolChanged)

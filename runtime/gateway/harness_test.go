@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -211,4 +213,35 @@ func waitFor[T any](t testing.TB, what string, ch <-chan T, ok func(T) bool) T {
 			return zero
 		}
 	}
+}
+
+// testToken is the bearer token of the HTTP tests.
+const testToken = "test-token-0123456789"
+
+// serveHTTP serves g's endpoint on loopback at /mcp, with testToken.
+func serveHTTP(t testing.TB, g *Gateway) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", g.Handler(HTTPOptions{Token: testToken, LoopbackOnly: true}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}
+
+// bearer adds the token to every request.
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+// httpTransport is a go-sdk Streamable HTTP client transport with the token.
+func httpTransport(url string) mcp.Transport {
+	return &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearer{testToken, http.DefaultTransport}}}
 }
