@@ -221,8 +221,18 @@ const testToken = "test-token-0123456789"
 // serveHTTP serves g's endpoint on loopback at /mcp, with testToken.
 func serveHTTP(t testing.TB, g *Gateway) string {
 	t.Helper()
+	return serveMux(t, newHTTPMux(g, HTTPOptions{Token: testToken, LoopbackOnly: true}))
+}
+
+func newHTTPMux(g *Gateway, opts HTTPOptions) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", g.Handler(HTTPOptions{Token: testToken, LoopbackOnly: true}))
+	mux.Handle("/mcp", g.Handler(opts))
+	return mux
+}
+
+// serveMux serves mux on loopback and returns the /mcp URL.
+func serveMux(t testing.TB, mux http.Handler) string {
+	t.Helper()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"

@@ -1,0 +1,154 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"mcpdeck/jsonrpc/jsonrpctest"
+	"mcpdeck/runtime"
+)
+
+// tsEvent is one line the TypeScript SDK v2 client script prints.
+type tsEvent struct {
+	Event    string   `json:"event"`
+	Era      string   `json:"era"`
+	Version  string   `json:"version"`
+	Server   string   `json:"server"`
+	Names    []string `json:"names"`
+	Tool     string   `json:"tool"`
+	Text     string   `json:"text"`
+	IsError  bool     `json:"isError"`
+	Message  string   `json:"message"`
+	Step     string   `json:"step"`
+	Progress float64  `json:"progress"`
+}
+
+// runTSClient runs peers/ts-client.mjs (jsonrpctest.TSClient) with args
+// and extra environment, and returns what it printed.
+func runTSClient(t *testing.T, env []string, args ...string) []tsEvent {
+	t.Helper()
+	path, argv, clientEnv := jsonrpctest.TSClient(t, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, argv...)
+	cmd.Env = append(clientEnv, env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var events []tsEvent
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		var e tsEvent
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			t.Fatalf("the client printed a line that is not an event: %q", sc.Text())
+		}
+		events = append(events, e)
+		if e.Event == "error" {
+			t.Errorf("client step %s failed: %s", e.Step, e.Message)
+		}
+	}
+	if err != nil {
+		t.Errorf("client exited with %v; stderr:\n%s", err, stderr.String())
+	}
+	return events
+}
+
+// TestTSClient runs the TypeScript SDK v2 client script against the
+// gateway, over stdio (a real process relaying to the test's gateway) and
+// Streamable HTTP, in both eras: list, call, progress, cancel, elicitation,
+// and a list change caused by switching a server off through the runtime's
+// API while the client waits for one.
+func TestTSClient(t *testing.T) {
+	jsonrpctest.Node(t) // skips (fails under CI=true) without node and the SDK
+	rt := newRuntime(t, peerServer("peer"), demoServer("demo"))
+	g := newGateway(t, rt, Options{})
+	mux := newHTTPMux(g, HTTPOptions{LoopbackOnly: true}) // the script sends no token
+	url := serveMux(t, mux)
+	relayPath, relayArgs, relayEnv := relay(t, g)
+	stdio := []string{"--stdio", relayPath}
+	for _, a := range relayArgs {
+		stdio = append(stdio, "--arg", a)
+	}
+	cases := []struct {
+		name, era string
+		target    []string
+		env       []string
+	}{
+		{"stdio legacy", "legacy", stdio, relayEnv},
+		{"stdio modern", "modern", stdio, relayEnv},
+		{"http legacy", "legacy", []string{"--url", url}, nil},
+		{"http modern", "modern", []string{"--url", url}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := ctxFor(t, 60*time.Second)
+			if err := rt.SetServerEnabled(ctx, "demo", true); err != nil {
+				t.Fatal(err)
+			}
+			// The script's last step calls a tool and waits for a list
+			// change; the tool here changes nothing (demo__echo rejects the
+			// arguments as a tool error), so the change it sees is the
+			// runtime switching demo off once the call is answered.
+			events, stop := g.Subscribe()
+			defer stop()
+			toggled := make(chan error, 1)
+			go func() {
+				for e := range events {
+					if f, ok := e.(RequestFinished); ok && f.Request.Name == "demo__echo" {
+						toggled <- rt.SetServerEnabled(ctx, "demo", false)
+						return
+					}
+				}
+			}()
+			stderr, stopStderr := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
+			defer stopStderr()
+			args := append([]string{"--era", tc.era, "--echo", "peer__echo", "--slow", "peer__slow", "--ask", "peer__ask", "--add", "demo__echo"}, tc.target...)
+			got := runTSClient(t, tc.env, args...)
+			checkTS(t, got, tc.era)
+			select {
+			case err := <-toggled:
+				if err != nil {
+					t.Fatalf("switching demo off: %v", err)
+				}
+			case <-ctx.Done():
+				t.Fatal("the list-change step never called demo__echo")
+			}
+			waitFor(t, "the server's cancellation", stderr, func(e runtime.Event) bool {
+				l, ok := e.(runtime.StderrLine)
+				return ok && l.Server == "peer" && strings.Contains(l.Line, "cancelled slow")
+			})
+		})
+	}
+}
+
+// checkTS asserts the whole scenario of one run of the script.
+func checkTS(t *testing.T, events []tsEvent, era string) {
+	t.Helper()
+	checks := map[string]func(tsEvent) bool{
+		"connected in " + era: func(e tsEvent) bool { return e.Event == "connected" && e.Era == era && e.Server == "mcpdeck-gateway" },
+		"tools listed":        func(e tsEvent) bool { return e.Event == "tools" && slices.Contains(e.Names, "peer__echo") && slices.Contains(e.Names, "demo__echo") },
+		"echo called":         func(e tsEvent) bool { return e.Event == "call" && e.Tool == "peer__echo" && e.Text == "hello" },
+		"progress":            func(e tsEvent) bool { return e.Event == "progress" && e.Progress > 0 },
+		"slow answered":       func(e tsEvent) bool { return e.Event == "call" && e.Text == "slept 0.3s" },
+		"cancelled":           func(e tsEvent) bool { return e.Event == "cancelled" },
+		"elicitation":         func(e tsEvent) bool { return e.Event == "elicitation" && e.Message == "What is your name?" },
+		"elicited answer":     func(e tsEvent) bool { return e.Event == "call" && e.Text == "Hello, octocat!" },
+		"list change":         func(e tsEvent) bool { return e.Event == "list_changed" },
+		"done":                func(e tsEvent) bool { return e.Event == "done" },
+	}
+	for what, pred := range checks {
+		if !slices.ContainsFunc(events, pred) {
+			t.Errorf("no %s among %+v", what, events)
+		}
+	}
+}
