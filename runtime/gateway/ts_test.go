@@ -136,15 +136,17 @@ func checkTS(t *testing.T, events []tsEvent, era string) {
 	t.Helper()
 	checks := map[string]func(tsEvent) bool{
 		"connected in " + era: func(e tsEvent) bool { return e.Event == "connected" && e.Era == era && e.Server == "mcpdeck-gateway" },
-		"tools listed":        func(e tsEvent) bool { return e.Event == "tools" && slices.Contains(e.Names, "peer__echo") && slices.Contains(e.Names, "demo__echo") },
-		"echo called":         func(e tsEvent) bool { return e.Event == "call" && e.Tool == "peer__echo" && e.Text == "hello" },
-		"progress":            func(e tsEvent) bool { return e.Event == "progress" && e.Progress > 0 },
-		"slow answered":       func(e tsEvent) bool { return e.Event == "call" && e.Text == "slept 0.3s" },
-		"cancelled":           func(e tsEvent) bool { return e.Event == "cancelled" },
-		"elicitation":         func(e tsEvent) bool { return e.Event == "elicitation" && e.Message == "What is your name?" },
-		"elicited answer":     func(e tsEvent) bool { return e.Event == "call" && e.Text == "Hello, octocat!" },
-		"list change":         func(e tsEvent) bool { return e.Event == "list_changed" },
-		"done":                func(e tsEvent) bool { return e.Event == "done" },
+		"tools listed": func(e tsEvent) bool {
+			return e.Event == "tools" && slices.Contains(e.Names, "peer__echo") && slices.Contains(e.Names, "demo__echo")
+		},
+		"echo called":     func(e tsEvent) bool { return e.Event == "call" && e.Tool == "peer__echo" && e.Text == "hello" },
+		"progress":        func(e tsEvent) bool { return e.Event == "progress" && e.Progress > 0 },
+		"slow answered":   func(e tsEvent) bool { return e.Event == "call" && e.Text == "slept 0.3s" },
+		"cancelled":       func(e tsEvent) bool { return e.Event == "cancelled" },
+		"elicitation":     func(e tsEvent) bool { return e.Event == "elicitation" && e.Message == "What is your name?" },
+		"elicited answer": func(e tsEvent) bool { return e.Event == "call" && e.Text == "Hello, octocat!" },
+		"list change":     func(e tsEvent) bool { return e.Event == "list_changed" },
+		"done":            func(e tsEvent) bool { return e.Event == "done" },
 	}
 	for what, pred := range checks {
 		if !slices.ContainsFunc(events, pred) {
