@@ -51,13 +51,14 @@ type client struct {
 	version     string
 	era         mcp.Era
 	protocol    string
-	initialized bool              // legacy: notifications/initialized arrived
-	caps        legacyCaps        // legacy: declared in initialize
-	level       int               // legacy: index in mcp.LogLevels of the lowest level sent
-	pol         *policy           // from the client's name
-	lastSeen    time.Time         //
+	initialized bool       // legacy: notifications/initialized arrived
+	caps        legacyCaps // legacy: declared in initialize
+	level       int        // legacy: index in mcp.LogLevels of the lowest level sent
+	pol         *policy    // from the client's name
+	lastSeen    time.Time
 	calls       []*call           // in flight, oldest first
 	listens     []*listen         // modern subscriptions/listen streams
+	streams     int               // legacy HTTP: open GET streams
 	subs        map[string]string // legacy resources/subscribe: URI → server
 	offered     offer             // what the client was last shown (list_changed)
 	totals      Totals
@@ -136,7 +137,7 @@ func (cl *client) info() ClientInfo {
 	defer cl.mu.Unlock()
 	ci := ClientInfo{ID: cl.id, Name: cl.name, Title: cl.title, Version: cl.version, Era: cl.era, Protocol: cl.protocol,
 		Transport: cl.transport, Remote: cl.remote, Session: cl.session, Since: cl.since, LastSeen: cl.lastSeen,
-		Policy: cl.pol.field, Totals: cl.totals}
+		Policy: cl.pol.field, Listens: len(cl.listens), Totals: cl.totals}
 	ci.Totals.Dropped = cl.out.dropped.Load()
 	for _, c := range cl.calls {
 		ci.InFlight = append(ci.InFlight, c.info())
@@ -201,7 +202,7 @@ func (cl *client) touch() {
 // a client that vanished without a word is detached after idleTimeout.
 // Called with mu held.
 func (cl *client) armIdle() {
-	if cl.transport != TransportHTTP || len(cl.calls) > 0 || len(cl.listens) > 0 || cl.detached || cl.g.opts.IdleTimeout < 0 {
+	if cl.transport != TransportHTTP || len(cl.calls) > 0 || len(cl.listens) > 0 || cl.streams > 0 || cl.detached || cl.g.opts.IdleTimeout < 0 {
 		return
 	}
 	d := cl.g.opts.IdleTimeout
@@ -216,7 +217,20 @@ func (cl *client) armIdle() {
 func (cl *client) busy() bool {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
-	return len(cl.calls) > 0 || len(cl.listens) > 0
+	return len(cl.calls) > 0 || len(cl.listens) > 0 || cl.streams > 0
+}
+
+// streamOpen counts a GET stream opening (+1) or closing (-1): a client
+// holding one is attached, whatever it sends.
+func (cl *client) streamOpen(delta int) {
+	cl.mu.Lock()
+	cl.streams += delta
+	cl.lastSeen = time.Now()
+	if cl.idle != nil && delta > 0 {
+		cl.idle.Stop()
+	}
+	cl.armIdle()
+	cl.mu.Unlock()
 }
 
 // notify sends a notification that belongs to no request (logs, list

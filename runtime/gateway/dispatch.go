@@ -48,6 +48,7 @@ func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, 
 	c := &call{cl: cl, ctx: ctx, id: req.ID, method: req.Method, params: req.Params, notify: notify, started: time.Now()}
 	env, token, err := parseEnvelope(req.Params)
 	c.env, c.token = env, token
+	c.srv, c.name = g.peek(c)
 	cl.begin(c)
 	var res any
 	if err == nil {
@@ -216,4 +217,36 @@ func (g *Gateway) setLevel(c *call) error {
 	c.cl.level = levelRank(p.Level)
 	c.cl.mu.Unlock()
 	return nil
+}
+
+// peek names what a request is about before it is served, for the
+// RequestStarted event: the bridged tool or prompt and its server, or the
+// resource URI.
+func (g *Gateway) peek(c *call) (server, name string) {
+	switch c.method {
+	case "tools/call", "prompts/get", "resources/read", "resources/subscribe":
+	default:
+		return "", ""
+	}
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	if json.Unmarshal(c.params, &p) != nil {
+		return "", ""
+	}
+	cat := g.catalog()
+	switch c.method {
+	case "tools/call":
+		if t := cat.toolByName[p.Name]; t != nil {
+			return t.Server, p.Name
+		}
+		return "", p.Name
+	case "prompts/get":
+		if pr := cat.promptBy[p.Name]; pr != nil {
+			return pr.Server, p.Name
+		}
+		return "", p.Name
+	}
+	return cat.resourceBy[p.URI], p.URI
 }

@@ -36,7 +36,9 @@ type ClientInfo struct {
 	LastSeen time.Time
 	// Policy names the gateway.clients entry in force, "" for the
 	// top-level policy.
-	Policy   string
+	Policy string
+	// Listens counts the client's open subscriptions/listen streams.
+	Listens  int
 	InFlight []Request // oldest first
 	Totals   Totals
 }
@@ -79,7 +81,8 @@ type ClientAttached struct {
 }
 
 // ClientUpdated: a client said who it is (initialize, or a modern
-// request's clientInfo) or its era was decided.
+// request's clientInfo), its era was decided, or it opened or closed a
+// listen stream.
 type ClientUpdated struct {
 	Time   time.Time
 	Client ClientInfo
@@ -99,6 +102,14 @@ type RequestStarted struct {
 	Request Request
 }
 
+// RequestForwarded: a client's request was sent to its server; UpstreamID
+// is the runtime's request id, as the server's Outstanding list and the
+// runtime's request events show it.
+type RequestForwarded struct {
+	Time    time.Time
+	Request Request
+}
+
 // RequestFinished: the gateway answered a client's request (or the client
 // cancelled it).
 type RequestFinished struct {
@@ -112,11 +123,12 @@ type RequestFinished struct {
 	Cancelled bool
 }
 
-func (e ClientAttached) eventTime() time.Time  { return e.Time }
-func (e ClientUpdated) eventTime() time.Time   { return e.Time }
-func (e ClientDetached) eventTime() time.Time  { return e.Time }
-func (e RequestStarted) eventTime() time.Time  { return e.Time }
-func (e RequestFinished) eventTime() time.Time { return e.Time }
+func (e ClientAttached) eventTime() time.Time   { return e.Time }
+func (e ClientUpdated) eventTime() time.Time    { return e.Time }
+func (e ClientDetached) eventTime() time.Time   { return e.Time }
+func (e RequestStarted) eventTime() time.Time   { return e.Time }
+func (e RequestFinished) eventTime() time.Time  { return e.Time }
+func (e RequestForwarded) eventTime() time.Time { return e.Time }
 
 // events fans gateway events out to subscribers. A subscriber that does not
 // keep up loses events (counted), never slows a client.

@@ -84,6 +84,7 @@ func (g *Gateway) register(fwd *forward, c *call, server string) func(uint64) {
 			cur.mu.Lock()
 			cur.upstream = id
 			cur.mu.Unlock()
+			g.ev.publish(RequestForwarded{Time: time.Now(), Request: cur.info()})
 		}
 	}
 }

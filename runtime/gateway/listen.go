@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"mcpdeck/runtime/mcp"
 )
@@ -77,6 +78,7 @@ func (g *Gateway) listen(ctx context.Context, c *call, cat *catalog, pol *policy
 	cl.mu.Lock()
 	cl.listens = append(cl.listens, l)
 	cl.mu.Unlock()
+	g.ev.publish(ClientUpdated{Time: time.Now(), Client: cl.info()})
 	defer func() {
 		cl.mu.Lock()
 		if i := slices.Index(cl.listens, l); i >= 0 {
@@ -87,6 +89,7 @@ func (g *Gateway) listen(ctx context.Context, c *call, cat *catalog, pol *policy
 		case cl.listenEnded <- struct{}{}:
 		default:
 		}
+		g.ev.publish(ClientUpdated{Time: time.Now(), Client: cl.info()})
 	}()
 	l.send(mcp.NotificationAcknowledged, map[string]any{"notifications": l.granted})
 	done := map[string]any{"_meta": map[string]any{mcp.MetaSubscriptionID: l.id}}

@@ -26,5 +26,6 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	maybeRelay()
+	maybeClient()
 	goleak.VerifyTestMain(m)
 }

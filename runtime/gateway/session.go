@@ -273,7 +273,8 @@ func (s *httpSession) stream(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Unlock()
 	}()
-	s.cl.touch()
+	s.cl.streamOpen(1)
+	defer s.cl.streamOpen(-1)
 	x := newExchange(w, true, s.setHeader)
 	x.mu.Lock()
 	x.start()

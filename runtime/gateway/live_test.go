@@ -1,0 +1,220 @@
+package gateway
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	sdkjsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcpdeck/jsonrpc/jsonrpctest"
+	"mcpdeck/runtime"
+)
+
+var peerEnv = jsonrpctest.EnvMode + "=" + string(jsonrpctest.GoSDKModern)
+
+// Two clients at once over HTTP, one legacy and one modern, share the one
+// server process the runtime started; killing a third client mid-call
+// cancels its request and leaves that server healthy for the others.
+func TestClientsShareOneServerProcess(t *testing.T) {
+	rt := newRuntime(t, peerServer("peer"))
+	g := newGateway(t, rt, Options{IdleTimeout: 300 * time.Millisecond})
+	url := serveHTTP(t, g)
+	procs := childProcs(t, peerEnv)
+	pid := rt.Snapshot().Servers[0].PID
+	if len(procs) != 1 || procs[0] != pid {
+		t.Fatalf("before the clients: peer processes %v, the runtime's is %d", procs, pid)
+	}
+	events, stop := g.Subscribe()
+	defer stop()
+
+	ctx := ctxFor(t, 60*time.Second)
+	a := connect(t, goClient("client-a", newClientEvents()), httpTransport(url), "legacy")
+	b := connect(t, goClient("client-b", newClientEvents()), httpTransport(url), "modern")
+	var wg sync.WaitGroup
+	for i, cs := range []*mcp.ClientSession{a, b, a, b} {
+		wg.Go(func() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "peer__echo", Arguments: map[string]any{"text": "x" + string(rune('0'+i))}})
+			if err != nil || textOf(res) != "x"+string(rune('0'+i)) {
+				t.Errorf("call %d: %v %+v", i, err, res)
+			}
+		})
+	}
+	wg.Wait()
+	if got := childProcs(t, peerEnv); len(got) != 1 || got[0] != pid {
+		t.Fatalf("with two clients: peer processes %v, want just %d", got, pid)
+	}
+	clients := g.Clients()
+	var seen []string
+	for _, c := range clients {
+		seen = append(seen, c.Name+"/"+c.Era.String()+"/"+c.Session)
+		if c.Transport != TransportHTTP || c.Totals.Requests == 0 {
+			t.Errorf("client %+v", c)
+		}
+	}
+	slices.Sort(seen)
+	if strings.Join(seen, " ") != "client-a/legacy/session client-b/modern/stateless" {
+		t.Fatalf("clients: %v", seen)
+	}
+
+	// A third client, a process, killed while its call runs.
+	rtEvents, stopRT := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
+	defer stopRT()
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), envClient+"="+url, "GORACE=atexit_sleep_ms=0")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := waitFor(t, "the doomed client's call", events, func(e Event) bool {
+		s, ok := e.(RequestStarted)
+		return ok && s.Request.Name == "peer__slow"
+	}).(RequestStarted)
+	sent := waitFor(t, "the call reaching the server", rtEvents, func(e runtime.Event) bool {
+		s, ok := e.(runtime.RequestStarted)
+		return ok && s.Server == "peer" && s.Tool == "slow"
+	}).(runtime.RequestStarted)
+	fwd := waitFor(t, "the call forwarded", events, func(e Event) bool {
+		f, ok := e.(RequestForwarded)
+		return ok && f.Request.Client == started.Request.Client
+	}).(RequestForwarded)
+	// The Requests view can tell whose call the runtime's request is.
+	if r, ok := g.RequestOf("peer", sent.ID); fwd.Request.UpstreamID != sent.ID || !ok || r.Client != started.Request.Client || r.Name != "peer__slow" {
+		t.Fatalf("RequestOf(peer, %d) = %+v, %v (forwarded as %d); want the doomed client's", sent.ID, r, ok, fwd.Request.UpstreamID)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	waitFor(t, "the server told of the cancellation", rtEvents, func(e runtime.Event) bool {
+		l, ok := e.(runtime.StderrLine)
+		return ok && strings.Contains(l.Line, "cancelled slow")
+	})
+	waitFor(t, "the killed client detached when idle", events, func(e Event) bool {
+		d, ok := e.(ClientDetached)
+		return ok && d.Client.ID == started.Request.Client
+	})
+	if v, _ := rt.Snapshot().Server("peer"); !v.State.Live() || v.PID != pid {
+		t.Fatalf("the server after the kill: %s pid %d", v.State, v.PID)
+	}
+	for _, cs := range []*mcp.ClientSession{a, b} {
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "peer__echo", Arguments: map[string]any{"text": "still"}}); err != nil || textOf(res) != "still" {
+			t.Fatalf("a surviving client: %v %+v", err, res)
+		}
+	}
+}
+
+// Switching MCP off leaves clients attached and tells them the offer is
+// empty; switching it on brings the offer back.
+func TestDisableMCPKeepsClientsAndTellsThem(t *testing.T) {
+	rt := newRuntime(t, peerServer("peer"))
+	g := newGateway(t, rt, Options{})
+	url := serveHTTP(t, g)
+	ctx := ctxFor(t, 60*time.Second)
+	events, stop := g.Subscribe()
+	defer stop()
+	evLegacy, evModern := newClientEvents(), newClientEvents()
+	legacy := connect(t, goClient("legacy", evLegacy), pipeTransport(t, g), "legacy")
+	modern := connect(t, goClient("modern", evModern), httpTransport(url), "modern")
+	// The modern client's listen stream is open once it acknowledged.
+	waitListening(t, g, events, "modern")
+
+	if err := rt.SetEnabled(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	for name, ev := range map[string]*clientEvents{"legacy": evLegacy, "modern": evModern} {
+		waitFor(t, name+" told of the empty offer", ev.toolChanged, nil)
+	}
+	for name, cs := range map[string]*mcp.ClientSession{"legacy": legacy, "modern": modern} {
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil || len(tools.Tools) != 0 {
+			t.Fatalf("%s: tools while MCP is off: %v %s", name, err, toolNames(tools.Tools))
+		}
+		_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "peer__echo", Arguments: map[string]any{"text": "x"}})
+		var rpc *sdkjsonrpc.Error
+		if !errors.As(err, &rpc) || rpc.Code != -32602 || !strings.Contains(rpc.Message, "not offered now") {
+			t.Fatalf("%s: a call while MCP is off: %v", name, err)
+		}
+	}
+	if len(g.Clients()) != 2 {
+		t.Fatalf("clients after disable: %+v", g.Clients())
+	}
+	initOff := legacy.InitializeResult().Instructions
+	if !strings.Contains(initOff, "peer") {
+		t.Fatalf("instructions at initialize: %q", initOff)
+	}
+
+	if err := rt.SetEnabled(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	for name, ev := range map[string]*clientEvents{"legacy": evLegacy, "modern": evModern} {
+		waitFor(t, name+" told of the offer back", ev.toolChanged, nil)
+	}
+	for name, cs := range map[string]*mcp.ClientSession{"legacy": legacy, "modern": modern} {
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "peer__echo", Arguments: map[string]any{"text": "back"}}); err != nil || textOf(res) != "back" {
+			t.Fatalf("%s after enable: %v %+v", name, err, res)
+		}
+	}
+}
+
+// waitListening waits until the client named name has a listen stream.
+func waitListening(t testing.TB, g *Gateway, events <-chan Event, name string) {
+	t.Helper()
+	for _, c := range g.Clients() {
+		if c.Name == name && c.Listens > 0 {
+			return
+		}
+	}
+	waitFor(t, name+" opening a listen stream", events, func(e Event) bool {
+		u, ok := e.(ClientUpdated)
+		return ok && u.Client.Name == name && u.Client.Listens > 0
+	})
+}
+
+// A server switched off while a client's call runs ends that call with a
+// clear error at once, never a hang.
+func TestToolGoneMidFlight(t *testing.T) {
+	rt := newRuntime(t, peerServer("peer"))
+	g := newGateway(t, rt, Options{})
+	url := serveHTTP(t, g)
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			ctx := ctxFor(t, 60*time.Second)
+			if err := rt.SetServerEnabled(ctx, "peer", true); err != nil {
+				t.Fatal(err)
+			}
+			ev := newClientEvents()
+			cs := connect(t, goClient(era, ev), httpTransport(url), era)
+			errc := make(chan error, 1)
+			go func() {
+				p := &mcp.CallToolParams{Name: "peer__slow", Arguments: map[string]any{"seconds": 30}}
+				p.SetProgressToken("gone")
+				_, err := cs.CallTool(ctx, p)
+				errc <- err
+			}()
+			waitFor(t, "the call running on the server", ev.progress, nil)
+			start := time.Now()
+			if err := rt.SetServerEnabled(ctx, "peer", false); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			select {
+			case err = <-errc:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the call hangs after its server was switched off")
+			}
+			var rpc *sdkjsonrpc.Error
+			if !errors.As(err, &rpc) || rpc.Code != CodeUnavailable || !strings.Contains(rpc.Message, `server "peer" went away while the request was in flight`) {
+				t.Fatalf("the call's error: %v", err)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Fatalf("the error took %s", took)
+			}
+		})
+	}
+}
