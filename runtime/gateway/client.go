@@ -59,6 +59,7 @@ type client struct {
 	calls       []*call           // in flight, oldest first
 	listens     []*listen         // modern subscriptions/listen streams
 	streams     int               // legacy HTTP: open GET streams
+	parked      []*job            // modern requests waiting for the client's retry
 	subs        map[string]string // legacy resources/subscribe: URI → server
 	offered     offer             // what the client was last shown (list_changed)
 	totals      Totals
@@ -134,15 +135,39 @@ func (cl *client) policy() *policy {
 // info is the client as the Clients view shows it.
 func (cl *client) info() ClientInfo {
 	cl.mu.Lock()
-	defer cl.mu.Unlock()
 	ci := ClientInfo{ID: cl.id, Name: cl.name, Title: cl.title, Version: cl.version, Era: cl.era, Protocol: cl.protocol,
 		Transport: cl.transport, Remote: cl.remote, Session: cl.session, Since: cl.since, LastSeen: cl.lastSeen,
 		Policy: cl.pol.field, Listens: len(cl.listens), Totals: cl.totals}
-	ci.Totals.Dropped = cl.out.dropped.Load()
 	for _, c := range cl.calls {
 		ci.InFlight = append(ci.InFlight, c.info())
 	}
+	parked := slices.Clone(cl.parked)
+	cl.mu.Unlock()
+	ci.Totals.Dropped = cl.out.dropped.Load()
+	for _, j := range parked {
+		ci.InFlight = append(ci.InFlight, j.info())
+	}
+	slices.SortFunc(ci.InFlight, func(a, b Request) int { return a.Started.Compare(b.Started) })
 	return ci
+}
+
+// setParked records a job waiting for the client's retry (or no longer),
+// for the Clients view.
+func (cl *client) setParked(j *job, on bool) {
+	cl.mu.Lock()
+	i := slices.Index(cl.parked, j)
+	switch {
+	case on && i < 0:
+		cl.parked = append(cl.parked, j)
+	case !on && i >= 0:
+		cl.parked = slices.Delete(cl.parked, i, i+1)
+	default:
+		cl.mu.Unlock()
+		return
+	}
+	cl.armIdle()
+	cl.mu.Unlock()
+	cl.g.ev.publish(ClientUpdated{Time: time.Now(), Client: cl.info()})
 }
 
 // begin records a request in flight.
@@ -202,7 +227,7 @@ func (cl *client) touch() {
 // a client that vanished without a word is detached after idleTimeout.
 // Called with mu held.
 func (cl *client) armIdle() {
-	if cl.transport != TransportHTTP || len(cl.calls) > 0 || len(cl.listens) > 0 || cl.streams > 0 || cl.detached || cl.g.opts.IdleTimeout < 0 {
+	if cl.transport != TransportHTTP || len(cl.calls) > 0 || len(cl.listens) > 0 || cl.streams > 0 || len(cl.parked) > 0 || cl.detached || cl.g.opts.IdleTimeout < 0 {
 		return
 	}
 	d := cl.g.opts.IdleTimeout
@@ -217,7 +242,7 @@ func (cl *client) armIdle() {
 func (cl *client) busy() bool {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
-	return len(cl.calls) > 0 || len(cl.listens) > 0 || cl.streams > 0
+	return len(cl.calls) > 0 || len(cl.listens) > 0 || cl.streams > 0 || len(cl.parked) > 0
 }
 
 // streamOpen counts a GET stream opening (+1) or closing (-1): a client

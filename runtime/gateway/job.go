@@ -32,9 +32,12 @@ type job struct {
 	asks   chan *ask      // the server's questions, one at a time
 	fwd    *forward
 
+	started time.Time
+
 	mu      sync.Mutex
-	current *call // the client request waiting on the job; nil while parked
-	pending *ask  // the question the client holds
+	lastID  string // the id of the client request that last waited on the job
+	current *call  // the client request waiting on the job; nil while parked
+	pending *ask   // the question the client holds
 	state   string
 	timer   *time.Timer
 	seq     int
@@ -63,8 +66,8 @@ type inputRequired struct {
 
 // startJob runs t for a modern request and waits on it.
 func (g *Gateway) startJob(ctx context.Context, c *call, t *target, release func()) (any, error) {
-	j := &job{g: g, cl: c.cl, method: c.method, server: t.server, name: t.name,
-		result: make(chan jobResult, 1), asks: make(chan *ask), fwd: &forward{}, current: c}
+	j := &job{g: g, cl: c.cl, method: c.method, server: t.server, name: t.name, started: c.started,
+		result: make(chan jobResult, 1), asks: make(chan *ask), fwd: &forward{}, current: c, lastID: c.id}
 	j.ctx, j.cancel = context.WithCancel(c.cl.ctx)
 	j.fwd.target.Store(c)
 	c.setJob(j)
@@ -109,6 +112,7 @@ func (j *job) park(c *call, a *ask) (any, error) {
 	j.g.mu.Lock()
 	j.g.parked[state] = j
 	j.g.mu.Unlock()
+	j.cl.setParked(j, true)
 	return inputRequired{ResultType: string(mcp.InputRequired), InputRequests: map[string]mcp.InputRequest{a.key: a.req}, RequestState: state}, nil
 }
 
@@ -157,8 +161,9 @@ func (g *Gateway) resume(ctx context.Context, c *call, state string) (any, error
 	j.mu.Lock()
 	j.timer.Stop()
 	a := j.pending
-	j.pending, j.current = nil, c
+	j.pending, j.current, j.lastID = nil, c, c.id
 	j.mu.Unlock()
+	j.cl.setParked(j, false)
 	c.setJob(j)
 	c.resolved(j.server, j.name)
 	j.fwd.target.Store(c)
@@ -198,15 +203,25 @@ func (j *job) abandon() {
 
 func (j *job) end() {
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	if j.ended {
+		j.mu.Unlock()
 		return
 	}
 	j.ended = true
 	if j.timer != nil {
 		j.timer.Stop()
 	}
+	j.mu.Unlock()
 	j.cancel()
+	j.cl.setParked(j, false)
+}
+
+// info is the parked job as the Clients view lists it.
+func (j *job) info() Request {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return Request{Client: j.cl.id, ID: j.lastID, Method: j.method, Name: j.name, Server: j.server, UpstreamID: j.fwd.key.id,
+		Started: j.started, WaitingForInput: true}
 }
 
 // newState returns an unguessable requestState: it is the only thing that
