@@ -40,7 +40,7 @@ type client struct {
 	// relates to (nil for none), so the request travels on that request's
 	// stream.
 	routeRequest func(id uint64, related *call)
-	slots        chan struct{} // the concurrency limit, sized at attach
+	slots        chan struct{} // the concurrency limit of the policy; under mu
 	responder    *responder
 	// listenEnded is signalled when a listen stream ends (Close waits).
 	listenEnded chan struct{}
@@ -116,6 +116,8 @@ func (cl *client) identify(info *mcp.Implementation, era mcp.Era, protocol strin
 		changed = true
 		if info.Name != cl.name {
 			cl.pol = newPolicy(cl.g.opts.Config, info.Name)
+			// Requests in flight keep the slot of the old limit's channel.
+			cl.slots = make(chan struct{}, cl.pol.maxConcurrent())
 		}
 		cl.name, cl.version, cl.title = info.Name, info.Version, info.Title
 	}

@@ -55,13 +55,16 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 		return nil, err
 	}
 	c.resolved(t.server, t.name)
+	c.cl.mu.Lock()
+	slots := c.cl.slots
+	c.cl.mu.Unlock()
 	select {
-	case c.cl.slots <- struct{}{}:
+	case slots <- struct{}{}:
 	default:
-		return nil, rpcError(CodeBusy, errData{Reason: "busy", Rule: "gateway.maxConcurrent", Limit: cap(c.cl.slots)},
-			"mcpdeck gateway: this client already has %d requests in flight (gateway.maxConcurrent); wait for one to finish", cap(c.cl.slots))
+		return nil, rpcError(CodeBusy, errData{Reason: "busy", Rule: "gateway.maxConcurrent", Limit: cap(slots)},
+			"mcpdeck gateway: this client already has %d requests in flight (gateway.maxConcurrent); wait for one to finish", cap(slots))
 	}
-	release := func() { <-c.cl.slots }
+	release := func() { <-slots }
 	if c.env != nil {
 		return g.startJob(ctx, c, t, release)
 	}

@@ -218,3 +218,72 @@ func TestToolGoneMidFlight(t *testing.T) {
 		})
 	}
 }
+
+// The operator disconnects clients: a stdio client's connection ends, a
+// legacy session is gone, a stateless client's request is cancelled on
+// the server and its next request attaches it anew.
+func TestDisconnect(t *testing.T) {
+	rt := newRuntime(t, peerServer("peer"))
+	g := newGateway(t, rt, Options{})
+	url := serveHTTP(t, g)
+	ctx := ctxFor(t, 60*time.Second)
+	events, stop := g.Subscribe()
+	defer stop()
+	stdio := connect(t, goClient("stdio-client", newClientEvents()), pipeTransport(t, g), "legacy")
+	session := connect(t, goClient("session-client", newClientEvents()), httpTransport(url), "legacy")
+	evModern := newClientEvents()
+	modern := connect(t, goClient("stateless-client", evModern), httpTransport(url), "modern")
+
+	ids := map[string]string{}
+	for _, c := range g.Clients() {
+		ids[c.Name] = c.ID
+	}
+	if len(ids) != 3 {
+		t.Fatalf("clients: %+v", g.Clients())
+	}
+
+	if !g.Disconnect(ids["stdio-client"]) || g.Disconnect(ids["stdio-client"]) {
+		t.Fatal("Disconnect reports wrongly")
+	}
+	d := waitFor(t, "the stdio client detached", events, func(e Event) bool { d, ok := e.(ClientDetached); return ok && d.Client.Name == "stdio-client" }).(ClientDetached)
+	if d.Reason != "disconnected by the operator" {
+		t.Fatalf("reason %q", d.Reason)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- stdio.Wait() }()
+	select {
+	case <-ended: // the gateway closed the client's stream
+	case <-ctx.Done():
+		t.Fatal("the disconnected stdio client's connection is still open")
+	}
+
+	g.Disconnect(ids["session-client"])
+	if _, err := session.ListTools(ctx, nil); err == nil {
+		t.Fatal("a disconnected session still answers")
+	}
+
+	rtEvents, stopRT := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 12})
+	defer stopRT()
+	errc := make(chan error, 1)
+	go func() {
+		p := &mcp.CallToolParams{Name: "peer__slow", Arguments: map[string]any{"seconds": 30}}
+		p.SetProgressToken("d")
+		_, err := modern.CallTool(ctx, p)
+		errc <- err
+	}()
+	waitFor(t, "the stateless client's call running", evModern.progress, nil)
+	g.Disconnect(ids["stateless-client"])
+	waitFor(t, "the server told of the cancellation", rtEvents, func(e runtime.Event) bool {
+		l, ok := e.(runtime.StderrLine)
+		return ok && strings.Contains(l.Line, "cancelled slow")
+	})
+	if err := <-errc; err == nil {
+		t.Fatal("the disconnected client's call succeeded")
+	}
+	if res, err := modern.CallTool(ctx, &mcp.CallToolParams{Name: "peer__echo", Arguments: map[string]any{"text": "again"}}); err != nil || textOf(res) != "again" {
+		t.Fatalf("a stateless client after its disconnect: %v %+v", err, res)
+	}
+	if c := clientNamed(g, "stateless-client"); c.ID == "" || c.ID == ids["stateless-client"] {
+		t.Fatalf("the stateless client came back as %q (was %q)", c.ID, ids["stateless-client"])
+	}
+}
