@@ -178,14 +178,14 @@ func TestHTTPSecurity(t *testing.T) {
 		status  int
 	}{
 		{"the token", h, 200},
-		{"no token", append(h, "Authorization", ""), 401},
-		{"a wrong token", append(h, "Authorization", "Bearer "+testToken+"x"), 401},
-		{"not bearer", append(h, "Authorization", "Basic "+testToken), 401},
-		{"a loopback origin", append(h, "Origin", "http://localhost:5173"), 200},
-		{"an allowed origin", append(h, "Origin", "https://app.example"), 200},
-		{"a foreign origin", append(h, "Origin", "https://evil.example"), 403},
-		{"a rebound host", append(h, "Host", "evil.example:8080"), 403},
-		{"localhost", append(h, "Host", "localhost"), 200},
+		{"no token", slices.Concat(h, []string{"Authorization", ""}), 401},
+		{"a wrong token", slices.Concat(h, []string{"Authorization", "Bearer " + testToken + "x"}), 401},
+		{"not bearer", slices.Concat(h, []string{"Authorization", "Basic " + testToken}), 401},
+		{"a loopback origin", slices.Concat(h, []string{"Origin", "http://localhost:5173"}), 200},
+		{"an allowed origin", slices.Concat(h, []string{"Origin", "https://app.example"}), 200},
+		{"a foreign origin", slices.Concat(h, []string{"Origin", "https://evil.example"}), 403},
+		{"a rebound host", slices.Concat(h, []string{"Host", "evil.example:8080"}), 403},
+		{"localhost", slices.Concat(h, []string{"Host", "localhost"}), 200},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -384,5 +384,39 @@ func TestShutdownEndsStreams(t *testing.T) {
 	// Later requests are refused.
 	if resp := rawPost(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("after Close: %d", resp.StatusCode)
+	}
+}
+
+// A tool with an x-mcp-header parameter: the header must mirror the
+// argument (2026-07-28 server validation).
+func TestParamHeaders(t *testing.T) {
+	rt := newRuntime(t, peerServer("peer"))
+	g := newGateway(t, rt, Options{})
+	url := serveHTTP(t, g)
+	body := func(region string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"peer__region_echo","arguments":{"region":` + region + `,"text":"t"},` + modernMeta(`{}`) + `}}`
+	}
+	h := modernHeaders("tools/call", "peer__region_echo")
+	for _, tc := range []struct {
+		name, region string
+		headers      []string
+		status       int
+	}{
+		{"mirrored", `"eu-west"`, slices.Concat(h, []string{"Mcp-Param-Region", "eu-west"}), 200},
+		{"base64", `" padded "`, slices.Concat(h, []string{"Mcp-Param-Region", "=?base64?IHBhZGRlZCA=?="}), 200},
+		{"missing", `"eu-west"`, h, 400},
+		{"different", `"eu-west"`, slices.Concat(h, []string{"Mcp-Param-Region", "us-east"}), 400},
+		{"absent argument", `null`, h, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := rawPost(t, url, body(tc.region), tc.headers...)
+			a := decodeAnswer(t, resp)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %+v", resp.StatusCode, tc.status, a.Error)
+			}
+			if tc.status == 400 && (a.Error == nil || a.Error.Code != mcp.CodeHeaderMismatch || !strings.Contains(a.Error.Message, "Mcp-Param-Region")) {
+				t.Fatalf("refusal: %+v", a.Error)
+			}
+		})
 	}
 }
