@@ -24,6 +24,10 @@ var (
 	forwarded = []string{"tools/call", "prompts/get", "resources/read", "completion/complete"}
 )
 
+// handshakeWait bounds how long initialize and server/discover wait for
+// the first enable (Options.Ready).
+const handshakeWait = 10 * time.Second
+
 // knownMethod reports whether the gateway serves method (HTTP answers 404
 // to the others).
 func knownMethod(method string) bool {
@@ -80,11 +84,18 @@ func (g *Gateway) dispatch(ctx context.Context, c *call) (any, error) {
 	case c.method != "initialize" && !c.cl.isInitialized():
 		return nil, invalidParams("no session: send initialize first, or a 2026-07-28 request with _meta[%q]", mcp.MetaProtocolVersion)
 	}
-	if slices.Contains(forwarded, c.method) || c.method == "tools/list" || c.method == "prompts/list" ||
-		c.method == "resources/list" || c.method == "resources/templates/list" {
+	switch {
+	case slices.Contains(forwarded, c.method) || c.method == "tools/list" || c.method == "prompts/list" ||
+		c.method == "resources/list" || c.method == "resources/templates/list":
 		if err := g.waitReady(ctx); err != nil {
 			return nil, err
 		}
+	case c.method == "initialize" || c.method == mcp.MethodDiscover:
+		// Their instructions describe the servers; wait a little for them,
+		// not so long that a client gives up on the handshake.
+		wctx, cancel := context.WithTimeout(ctx, handshakeWait)
+		_ = g.waitReady(wctx)
+		cancel()
 	}
 	res, cacheable, err := g.method(ctx, c)
 	if err != nil || !modern {

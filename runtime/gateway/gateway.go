@@ -80,6 +80,7 @@ type Gateway struct {
 	pumpDone  chan struct{}
 	stopPump  func()
 	closeOnce sync.Once
+	readyOnce sync.Once
 
 	// mu guards the tables below; transports and the event pump touch them.
 	mu        sync.Mutex
@@ -138,15 +139,32 @@ func (g *Gateway) pump(events <-chan runtime.Event) {
 func (g *Gateway) catalog() *catalog { return g.cat.Load() }
 
 // waitReady holds a request until the first enable settled (Options.Ready).
+// The publication that enable made may still be on its way through the
+// event pump, so the catalog is brought up to date once, right then.
 func (g *Gateway) waitReady(ctx context.Context) error {
 	if g.opts.Ready == nil {
 		return nil
 	}
 	select {
 	case <-g.opts.Ready:
+		g.readyOnce.Do(func() { g.store(newCatalog(g.rt.Snapshot())) })
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// store swaps in cat unless a newer publication is in already; it
+// reports whether it did.
+func (g *Gateway) store(cat *catalog) bool {
+	for {
+		old := g.cat.Load()
+		if old != nil && old.generation > cat.generation {
+			return false
+		}
+		if g.cat.CompareAndSwap(old, cat) {
+			return true
+		}
 	}
 }
 

@@ -147,7 +147,9 @@ func (g *Gateway) offerFor(p *policy, cat *catalog) offer {
 // client whose view changed is told which lists did.
 func (g *Gateway) republish(snap *runtime.Snapshot) {
 	cat := newCatalog(snap)
-	g.cat.Store(cat)
+	if !g.store(cat) {
+		return
+	}
 	g.mu.Lock()
 	cls := make([]*client, 0, len(g.clients))
 	for _, cl := range g.clients {

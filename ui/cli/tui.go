@@ -41,6 +41,13 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	// may print under the TUI, so a server without one shows "needs login".
 	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: auth.NewManager(auth.Options{})})
 	defer shutdownRuntime(rt)
+	if addr, _ := cmd.Flags().GetString("serve"); addr != "" {
+		stopServing, err := serveInTUI(cmd, rt, cfg, addr)
+		if err != nil {
+			return err
+		}
+		defer stopServing() // before the runtime shuts down
+	}
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

@@ -1,0 +1,253 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime"
+	"mcpdeck/runtime/gateway"
+)
+
+// gatewayFlags are gateway's own flags.
+type gatewayFlags struct {
+	http        string
+	allowRemote bool
+}
+
+func newGatewayCmd() *cobra.Command {
+	var tf targetFlags
+	var gf gatewayFlags
+	cmd := &cobra.Command{
+		Use:   "gateway [SERVER]...",
+		Short: "Serve the enabled servers, live, to other MCP clients (stdio, or --http)",
+		Long: `gateway starts the enabled servers (or the named ones, or the ad-hoc one
+given with --url or --stdio) and serves them as one MCP server: tools and
+prompts as server__name, resources under their own URIs. Clients of both
+protocol eras are served (2025-11-25 and earlier through initialize, and
+2026-07-28). One process per server, however many clients attach.
+
+Without --http it speaks MCP on its own stdin and stdout, for a client that
+starts it (Claude Code, VS Code, Cursor); diagnostics go to stderr. It ends
+when the client closes stdin.
+
+With --http ADDR it serves Streamable HTTP at http://ADDR/mcp to any number
+of clients until interrupted. Every request needs the bearer token
+(Authorization: Bearer TOKEN): MCPDECK_GATEWAY_TOKEN, else gateway.token
+from mcp.json, else one generated now and printed once on stderr. Browser
+origins other than loopback ones are refused unless gateway.allowedOrigins
+lists them. ADDR must be a loopback address unless --allow-remote is given,
+and then the token must be configured, not generated.
+
+The "gateway" block of mcp.json chooses what each client may reach (allow
+and deny by glob on servers, tools and prompts), the per-request timeout
+(default 60s) and how many requests a client may have in flight (default
+16); see config/doc.go. Questions a server asks during a client's call
+(elicitation, roots) go to that client.`,
+		Example: `  mcpdeck gateway
+  mcpdeck gateway --http 127.0.0.1:8765
+  MCPDECK_GATEWAY_TOKEN=... mcpdeck gateway --http 0.0.0.0:8765 --allow-remote`,
+		RunE: func(cmd *cobra.Command, args []string) error { return runGateway(cmd, &tf, &gf, args) },
+	}
+	addTargetFlags(cmd, &tf)
+	fl := cmd.Flags()
+	fl.StringVar(&gf.http, "http", "", "serve Streamable HTTP on `ADDR` (host:port; port 0 picks a free one) instead of stdio")
+	fl.BoolVar(&gf.allowRemote, "allow-remote", false, "allow --http on a non-loopback address (needs a configured token)")
+	return cmd
+}
+
+func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []string) error {
+	ctx, stop := signalContext(cmd)
+	defer stop()
+	stderr := cmd.ErrOrStderr()
+	cfg, err := resolveTargets(cmd, tf, names)
+	if err != nil {
+		return err
+	}
+	if len(cfg.Servers) == 0 {
+		fmt.Fprintf(stderr, "mcpdeck gateway: no enabled server in %s; clients will see nothing until one is configured\n", sourcesOf(cfg))
+	}
+	token, configured := gatewayToken(cfg)
+	if gf.http != "" {
+		if err := gateway.CheckBind(gf.http, gf.allowRemote, configured); err != nil {
+			return withCode(ExitUsage, err)
+		}
+	}
+	// A headless gateway declines the elicitations it cannot pass to the
+	// client that caused them; declaring elicitation at all lets servers
+	// ask the clients that can answer.
+	rt := runtime.New(runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, ClientVersion: version(), Auth: newAuthManager(cmd, 0)})
+	defer shutdownRuntime(rt)
+	ready := make(chan struct{})
+	enabled := make(chan struct{})
+	go func() {
+		defer close(enabled)
+		err := rt.SetEnabled(ctx, true)
+		close(ready)
+		if err == nil {
+			reportServers(stderr, rt.Snapshot())
+		}
+	}()
+	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version(), Ready: ready})
+	defer func() {
+		stop() // an enable still under way gives up
+		<-enabled
+		closeGateway(g)
+	}()
+
+	if gf.http == "" {
+		return serveStdio(ctx, g, cmd)
+	}
+	srv, url, err := listenGateway(g, gf.http, token, cfg.Gateway)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	announce(stderr, "mcpdeck gateway", url, token, configured)
+	<-ctx.Done()
+	fmt.Fprintln(stderr, "mcpdeck gateway: stopping")
+	// Streams end first, so the HTTP server has nothing left to wait for.
+	closeGateway(g)
+	shutdownHTTP(srv)
+	return nil
+}
+
+// announce says on stderr where the gateway is and, once, a generated token.
+func announce(w io.Writer, who, url, token string, configured bool) {
+	fmt.Fprintf(w, "%s: serving MCP (Streamable HTTP) at %s\n", who, url)
+	if configured {
+		fmt.Fprintf(w, "%s: clients must send the configured token (%s or gateway.token)\n", who, gateway.EnvToken)
+		return
+	}
+	fmt.Fprintf(w, "%s: token for this run (send Authorization: Bearer TOKEN): %s\n", who, token)
+}
+
+// serveInTUI runs the HTTP gateway on the TUI's runtime (--serve ADDR):
+// an agent works with the servers the operator is looking at. What it
+// prints goes to stderr before the TUI takes the screen. stop ends it.
+func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, addr string) (stop func(), err error) {
+	token, configured := gatewayToken(cfg)
+	if err := gateway.CheckBind(addr, false, configured); err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
+	}
+	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version()})
+	srv, url, err := listenGateway(g, addr, token, cfg.Gateway)
+	if err != nil {
+		closeGateway(g)
+		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
+	}
+	announce(cmd.ErrOrStderr(), "mcpdeck", url, token, configured)
+	return func() {
+		closeGateway(g)
+		shutdownHTTP(srv)
+	}, nil
+}
+
+// gatewayToken returns the HTTP gateway's token and whether it was
+// configured (MCPDECK_GATEWAY_TOKEN, else gateway.token) rather than
+// generated for this run.
+func gatewayToken(cfg *config.Config) (string, bool) {
+	if t := os.Getenv(gateway.EnvToken); t != "" {
+		return t, true
+	}
+	if cfg.Gateway != nil && cfg.Gateway.Token != "" {
+		return cfg.Gateway.Token, true
+	}
+	return gateway.NewToken(), false
+}
+
+// listenGateway serves g's Streamable HTTP endpoint at /mcp on addr and
+// returns the server and the endpoint URL.
+func listenGateway(g *gateway.Gateway, addr, token string, gw *config.Gateway) (*http.Server, string, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("serving the gateway on %s: %w", addr, err)
+	}
+	opts := gateway.HTTPOptions{Token: token, LoopbackOnly: gateway.IsLoopback(addr)}
+	if gw != nil {
+		opts.AllowedOrigins = gw.AllowedOrigins
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", g.Handler(opts))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	return srv, "http://" + l.Addr().String() + "/mcp", nil
+}
+
+// serveStdio serves the one client on stdin and stdout until it closes
+// stdin or a signal arrives.
+func serveStdio(ctx context.Context, g *gateway.Gateway, cmd *cobra.Command) error {
+	in := pollableStdin(cmd.InOrStdin())
+	done := make(chan error, 1)
+	go func() { done <- g.ServeStdio(ctx, in, cmd.OutOrStdout()) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		// A read of stdin that cannot be interrupted must not hold the
+		// teardown of the servers: wait briefly, then go on.
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+		}
+		return nil
+	}
+}
+
+// pollableStdin returns stdin as a reader whose Close interrupts a pending
+// read: a pipe or socket is switched to non-blocking mode so that Go's
+// poller owns it. Anything else (a terminal, a test's reader) is returned
+// as it is.
+func pollableStdin(r io.Reader) io.ReadCloser {
+	f, ok := r.(*os.File)
+	if !ok {
+		return io.NopCloser(r)
+	}
+	info, err := f.Stat()
+	if err != nil || info.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		return f
+	}
+	fd := int(f.Fd())
+	if syscall.SetNonblock(fd, true) != nil {
+		return f
+	}
+	return os.NewFile(uintptr(fd), f.Name())
+}
+
+// reportServers says on stderr which servers are served.
+func reportServers(w io.Writer, snap *runtime.Snapshot) {
+	for _, s := range snap.Servers {
+		if s.State.Live() {
+			fmt.Fprintf(w, "mcpdeck gateway: %s ready (%d tools)\n", s.Name, len(s.Tools))
+			continue
+		}
+		reason := s.Reason
+		if s.LastError != nil {
+			reason = s.LastError.Error()
+		}
+		fmt.Fprintf(w, "mcpdeck gateway: %s is %s: %s\n", s.Name, s.State, reason)
+	}
+}
+
+// closeGateway ends the clients cleanly, bounded.
+func closeGateway(g *gateway.Gateway) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = g.Close(ctx)
+}
+
+func shutdownHTTP(srv *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
+		_ = srv.Close()
+	}
+}
