@@ -41,9 +41,9 @@ func TestParseEnvelope(t *testing.T) {
 		t.Fatalf("a legacy _meta: %+v %s %v", env, tok, err)
 	}
 	for body, code := range map[string]int64{
-		`"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}`: mcp.CodeUnsupportedVersion,
-		`"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}`: mcp.CodeUnsupportedVersion,
-		`"io.modelcontextprotocol/protocolVersion":"2026-07-28"`:                                                 -32602,
+		`"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}`:                                           mcp.CodeUnsupportedVersion,
+		`"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}`:                                           mcp.CodeUnsupportedVersion,
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28"`:                                                                                           -32602,
 		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"`: -32602,
 	} {
 		_, _, err := parseEnvelope(meta(body))
