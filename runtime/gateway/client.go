@@ -72,6 +72,9 @@ type client struct {
 	// written (replied); waiting counts them, for a lock-free fast path.
 	replyWait map[string]chan struct{}
 	waiting   atomic.Int32
+	// lastEnv caches the envelope of the client's last modern request:
+	// a client sends the same one every time.
+	lastEnv atomic.Pointer[cachedEnvelope]
 }
 
 // legacyCaps are the capabilities a legacy client declared in initialize.
@@ -172,23 +175,41 @@ func (cl *client) setParked(j *job, on bool) {
 	cl.g.ev.publish(ClientUpdated{Time: time.Now(), Client: cl.info()})
 }
 
-// begin records a request in flight.
+// reqParams are the members of a request's params the gateway reads on
+// every request; decoded once per request.
+type reqParams struct {
+	Name      string          `json:"name"`
+	URI       string          `json:"uri"`
+	Arguments json.RawMessage `json:"arguments"`
+	Meta      json.RawMessage `json:"_meta"`
+	State     *string         `json:"requestState"`
+}
+
+// begin records a request in flight; a client already detached cancels it.
 func (cl *client) begin(c *call) {
 	cl.mu.Lock()
+	if cl.detached {
+		c.cancel()
+	}
 	cl.calls = append(cl.calls, c)
 	cl.lastSeen = c.started
 	if cl.idle != nil {
 		cl.idle.Stop()
 	}
 	cl.mu.Unlock()
-	cl.g.ev.publish(RequestStarted{Time: c.started, Request: c.info()})
+	if cl.g.ev.active() {
+		cl.g.ev.publish(RequestStarted{Time: c.started, Request: c.info()})
+	}
 }
 
 // end records a request answered (or cancelled) and counts it.
 func (cl *client) end(c *call, err error) {
 	c.done.Store(true)
 	now := time.Now()
-	fin := RequestFinished{Time: now, Request: c.info(), Duration: now.Sub(c.started)}
+	var fin RequestFinished
+	if cl.g.ev.active() {
+		fin = RequestFinished{Time: now, Request: c.info(), Duration: now.Sub(c.started)}
+	}
 	cancelled := err != nil && c.ctx.Err() != nil
 	var rpc *jsonrpc.Error
 	if err != nil && !cancelled {
@@ -215,7 +236,9 @@ func (cl *client) end(c *call, err error) {
 	}
 	cl.armIdle()
 	cl.mu.Unlock()
-	cl.g.ev.publish(fin)
+	if cl.g.ev.active() {
+		cl.g.ev.publish(fin)
+	}
 }
 
 // touch notes activity that is not a request (a notification, a stream).
@@ -314,6 +337,8 @@ type call struct {
 	notify  func(ctx context.Context, method string, params any) error
 	started time.Time
 	token   json.RawMessage // the client's progressToken, if any
+	cancel  context.CancelFunc
+	p       reqParams // the params every method looks at, decoded once
 
 	mu       sync.Mutex
 	srv      string

@@ -47,11 +47,18 @@ func streams(method string) bool {
 // handle serves one request of a client. ctx ends when the client cancels
 // the request or goes away; notify sends notifications related to it.
 func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, notify func(context.Context, string, any) error) (any, error) {
-	ctx, stop := mergeCancel(ctx, cl.ctx)
-	defer stop()
-	c := &call{cl: cl, ctx: ctx, id: req.ID, method: req.Method, params: req.Params, notify: notify, started: time.Now()}
-	env, token, err := parseEnvelope(req.Params)
-	c.env, c.token = env, token
+	// The request's ctx also ends when the client detaches (begin and
+	// detach see to it).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c := &call{cl: cl, ctx: ctx, cancel: cancel, id: req.ID, method: req.Method, params: req.Params, notify: notify, started: time.Now()}
+	var err error
+	if len(req.Params) > 0 && json.Unmarshal(req.Params, &c.p) != nil {
+		err = invalidParams("%s: params must be a JSON object", req.Method)
+	}
+	if err == nil {
+		c.env, c.token, err = cl.envelope(c.p.Meta)
+	}
 	c.srv, c.name = g.peek(c)
 	cl.begin(c)
 	var res any
@@ -234,30 +241,20 @@ func (g *Gateway) setLevel(c *call) error {
 // RequestStarted event: the bridged tool or prompt and its server, or the
 // resource URI.
 func (g *Gateway) peek(c *call) (server, name string) {
-	switch c.method {
-	case "tools/call", "prompts/get", "resources/read", "resources/subscribe":
-	default:
-		return "", ""
-	}
-	var p struct {
-		Name string `json:"name"`
-		URI  string `json:"uri"`
-	}
-	if json.Unmarshal(c.params, &p) != nil {
-		return "", ""
-	}
 	cat := g.catalog()
 	switch c.method {
 	case "tools/call":
-		if t := cat.toolByName[p.Name]; t != nil {
-			return t.Server, p.Name
+		if t := cat.toolByName[c.p.Name]; t != nil {
+			return t.Server, c.p.Name
 		}
-		return "", p.Name
+		return "", c.p.Name
 	case "prompts/get":
-		if pr := cat.promptBy[p.Name]; pr != nil {
-			return pr.Server, p.Name
+		if pr := cat.promptBy[c.p.Name]; pr != nil {
+			return pr.Server, c.p.Name
 		}
-		return "", p.Name
+		return "", c.p.Name
+	case "resources/read", "resources/subscribe":
+		return cat.resourceBy[c.p.URI], c.p.URI
 	}
-	return cat.resourceBy[p.URI], p.URI
+	return "", ""
 }

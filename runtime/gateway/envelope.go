@@ -17,18 +17,13 @@ type envelope struct {
 	logLevel string // "" asks for no notifications/message
 }
 
-// metaOf is the part of a request's params every handler looks at.
+// metaOf is the part of a request's params the transport looks at.
 type metaOf struct {
 	Meta map[string]json.RawMessage `json:"_meta"`
 }
 
-var protocolKey = []byte(mcp.MetaProtocolVersion)
-
-// parseEnvelope reads a request's envelope. It returns nil, nil for a
-// request without one (a legacy request), and an error naming what is
-// wrong for a modern request the gateway cannot serve: a version it does
-// not speak (-32022), or a missing or malformed key (-32602). token is
-// the request's progressToken, either way.
+// parseEnvelope reads the envelope of raw params (the HTTP transport's
+// validation, before a connection decodes the request); see envelopeOf.
 func parseEnvelope(params json.RawMessage) (env *envelope, token json.RawMessage, err error) {
 	if !bytes.Contains(params, []byte(`"_meta"`)) {
 		return nil, nil, nil
@@ -37,10 +32,47 @@ func parseEnvelope(params json.RawMessage) (env *envelope, token json.RawMessage
 	if json.Unmarshal(params, &m) != nil {
 		return nil, nil, nil // the method's own decoding reports malformed params
 	}
-	if t, ok := m.Meta[mcp.MetaProgressToken]; ok && !bytes.Equal(t, []byte("null")) {
+	return envelopeOf(m.Meta)
+}
+
+// cachedEnvelope is a client's last _meta and what was read from it.
+type cachedEnvelope struct {
+	raw   []byte
+	env   *envelope
+	token json.RawMessage
+}
+
+// envelope reads a request's envelope from its raw _meta, reusing what
+// was read from the client's last one when the request repeats it (the
+// common case: a client sends the same envelope every time).
+func (cl *client) envelope(raw json.RawMessage) (*envelope, json.RawMessage, error) {
+	if len(raw) == 0 {
+		return nil, nil, nil
+	}
+	if last := cl.lastEnv.Load(); last != nil && bytes.Equal(last.raw, raw) {
+		return last.env, last.token, nil
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(raw, &meta) != nil {
+		return nil, nil, invalidParams("_meta must be an object")
+	}
+	env, token, err := envelopeOf(meta)
+	if err == nil {
+		cl.lastEnv.Store(&cachedEnvelope{raw: bytes.Clone(raw), env: env, token: token})
+	}
+	return env, token, err
+}
+
+// envelopeOf reads a request's envelope from its _meta. It returns nil,
+// nil for a request without one (a legacy request), and an error naming
+// what is wrong for a modern request the gateway cannot serve: a version
+// it does not speak (-32022), or a missing or malformed key (-32602).
+// token is the request's progressToken, either way.
+func envelopeOf(meta map[string]json.RawMessage) (env *envelope, token json.RawMessage, err error) {
+	if t, ok := meta[mcp.MetaProgressToken]; ok && !bytes.Equal(t, []byte("null")) {
 		token = t
 	}
-	rawVersion, ok := m.Meta[mcp.MetaProtocolVersion]
+	rawVersion, ok := meta[mcp.MetaProtocolVersion]
 	if !ok {
 		return nil, token, nil
 	}
@@ -51,20 +83,20 @@ func parseEnvelope(params json.RawMessage) (env *envelope, token json.RawMessage
 	if mcp.EraOf(env.version) != mcp.Modern || !mcp.Supported(env.version) {
 		return nil, token, unsupportedVersion(env.version)
 	}
-	rawCaps, ok := m.Meta[mcp.MetaClientCapabilities]
+	rawCaps, ok := meta[mcp.MetaClientCapabilities]
 	if !ok {
 		return nil, token, invalidParams("_meta[%q] is missing: every 2026-07-28 request declares its capabilities ({} for none)", mcp.MetaClientCapabilities)
 	}
 	if err := json.Unmarshal(rawCaps, &env.caps); err != nil || !isObject(rawCaps) {
 		return nil, token, invalidParams("_meta[%q] must be an object", mcp.MetaClientCapabilities)
 	}
-	if raw, ok := m.Meta[mcp.MetaClientInfo]; ok {
+	if raw, ok := meta[mcp.MetaClientInfo]; ok {
 		var info mcp.Implementation
 		if json.Unmarshal(raw, &info) == nil {
 			env.info = &info
 		}
 	}
-	if raw, ok := m.Meta[mcp.MetaLogLevel]; ok {
+	if raw, ok := meta[mcp.MetaLogLevel]; ok {
 		var level string
 		if json.Unmarshal(raw, &level) != nil {
 			return nil, token, invalidParams("_meta[%q] must be a string", mcp.MetaLogLevel)
@@ -76,6 +108,8 @@ func parseEnvelope(params json.RawMessage) (env *envelope, token json.RawMessage
 	}
 	return env, token, nil
 }
+
+var protocolKey = []byte(mcp.MetaProtocolVersion)
 
 // hasVersion reports cheaply whether params may carry a modern envelope.
 func hasVersion(params json.RawMessage) bool { return bytes.Contains(params, protocolKey) }
@@ -93,8 +127,29 @@ func (g *Gateway) implementation() mcp.Implementation {
 // modernResult adds what every modern result carries to a result object:
 // resultType complete and _meta with serverInfo; cacheable results
 // (lists, resources/read, server/discover) also get ttlMs 0 (the offer is
-// live) and cacheScope private (it depends on the client's policy).
-func (g *Gateway) modernResult(v any, cacheable bool) (json.RawMessage, error) {
+// live) and cacheScope private (it depends on the client's policy). The
+// results the gateway builds get the fields directly; a server's raw
+// result is decoded and re-encoded.
+func (g *Gateway) modernResult(v any, cacheable bool) (any, error) {
+	switch r := v.(type) {
+	case callResult:
+		r.ResultType, r.Meta = string(mcp.Complete), g.infoMeta
+		return r, nil
+	case inputRequired:
+		r.Meta = g.infoMeta
+		return r, nil
+	case map[string]any:
+		if _, ok := r["resultType"]; !ok {
+			r["resultType"] = mcp.Complete
+		}
+		if _, ok := r["_meta"]; !ok {
+			r["_meta"] = g.infoMeta
+		}
+		if cacheable {
+			r["ttlMs"], r["cacheScope"] = 0, "private"
+		}
+		return r, nil
+	}
 	raw, ok := v.(json.RawMessage)
 	if !ok {
 		var err error
@@ -120,5 +175,5 @@ func (g *Gateway) modernResult(v any, cacheable bool) (json.RawMessage, error) {
 		fields["ttlMs"] = json.RawMessage(`0`)
 		fields["cacheScope"] = json.RawMessage(`"private"`)
 	}
-	return json.Marshal(fields)
+	return fields, nil
 }

@@ -137,7 +137,11 @@ type events struct {
 	subs    map[chan Event]struct{}
 	closed  bool
 	dropped atomic.Uint64
+	n       atomic.Int32 // subscribers, so nobody builds an event no one reads
 }
+
+// active reports whether anyone subscribes.
+func (b *events) active() bool { return b.n.Load() > 0 }
 
 // eventBuffer is each subscriber's channel capacity.
 const eventBuffer = 1024
@@ -154,6 +158,7 @@ func (b *events) subscribe() (<-chan Event, func()) {
 		b.subs = map[chan Event]struct{}{}
 	}
 	b.subs[ch] = struct{}{}
+	b.n.Add(1)
 	var once sync.Once
 	return ch, func() {
 		once.Do(func() {
@@ -161,6 +166,7 @@ func (b *events) subscribe() (<-chan Event, func()) {
 			defer b.mu.Unlock()
 			if _, ok := b.subs[ch]; ok {
 				delete(b.subs, ch)
+				b.n.Add(-1)
 				close(ch)
 			}
 		})
@@ -188,4 +194,5 @@ func (b *events) close() {
 		close(ch)
 	}
 	b.subs = nil
+	b.n.Store(0)
 }

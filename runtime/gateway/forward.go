@@ -45,10 +45,8 @@ type target struct {
 // the request's goroutine; modern ones run as a job that can ask the
 // client for input (MRTR) and be resumed by its retry.
 func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *policy) (any, error) {
-	if c.env != nil {
-		if state, ok := requestState(c.params); ok {
-			return g.resume(ctx, c, state)
-		}
+	if c.env != nil && c.p.State != nil {
+		return g.resume(ctx, c, *c.p.State)
 	}
 	t, err := g.resolve(c, cat, pol)
 	if err != nil {
@@ -65,7 +63,10 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 			"mcpdeck gateway: this client already has %d requests in flight (gateway.maxConcurrent); wait for one to finish", cap(slots))
 	}
 	release := func() { <-slots }
-	if c.env != nil {
+	if c.env != nil && (c.env.caps.Elicitation != nil || c.env.caps.Roots != nil) {
+		// The server may ask this client something (MRTR): run as a job
+		// that can be parked. A request that declared neither cannot be
+		// asked, and runs on its own goroutine like a legacy one.
 		return g.startJob(ctx, c, t, release)
 	}
 	defer release()
@@ -108,11 +109,8 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 	timeout := pol.callTimeout()
 	switch c.method {
 	case "tools/call":
-		var p struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		}
-		if err := json.Unmarshal(c.params, &p); err != nil || p.Name == "" {
+		p := c.p
+		if p.Name == "" {
 			return nil, invalidParams("tools/call: params need a tool \"name\"")
 		}
 		tool := cat.toolByName[p.Name]
@@ -239,11 +237,14 @@ func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout 
 	}}, nil
 }
 
-// callResult is a tools/call result as the wire carries it.
+// callResult is a tools/call result as the wire carries it; the last two
+// fields are set for a modern client.
 type callResult struct {
 	Content           []runtime.Content `json:"content"`
 	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
 	IsError           bool              `json:"isError,omitempty"`
+	ResultType        string            `json:"resultType,omitempty"`
+	Meta              json.RawMessage   `json:"_meta,omitempty"`
 }
 
 // toolResult turns the runtime's answer into the client's: a result
@@ -267,20 +268,6 @@ func toolResult(server, what string, timeout time.Duration, res *runtime.Result,
 		content = []runtime.Content{}
 	}
 	return callResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError}, nil
-}
-
-// requestState returns a retry's requestState (MRTR), if it carries one.
-func requestState(params json.RawMessage) (string, bool) {
-	if !strings.Contains(string(params), `"requestState"`) {
-		return "", false
-	}
-	var p struct {
-		State *string `json:"requestState"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.State == nil {
-		return "", false
-	}
-	return *p.State, true
 }
 
 // progress forwards a server's progress to the client request it serves,

@@ -33,6 +33,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // Options configure a Gateway.
@@ -74,6 +76,8 @@ type Gateway struct {
 	opts Options
 	cat  atomic.Pointer[catalog]
 	ev   events
+	// infoMeta is the _meta of every modern result: serverInfo.
+	infoMeta json.RawMessage
 
 	clientSeq atomic.Uint64
 	closing   chan struct{} // closed when Close begins
@@ -111,6 +115,7 @@ func New(rt *runtime.Controller, opts Options) *Gateway {
 	// between the two.
 	events, cancel := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
 	g.stopPump = cancel
+	g.infoMeta, _ = json.Marshal(map[string]any{mcp.MetaServerInfo: g.implementation()})
 	g.cat.Store(newCatalog(rt.Snapshot()))
 	go g.pump(events)
 	return g
@@ -216,6 +221,11 @@ func (g *Gateway) detach(cl *client, reason string) {
 	}
 	g.mu.Unlock()
 	cl.cancel()
+	cl.mu.Lock()
+	for _, c := range cl.calls {
+		c.cancel()
+	}
+	cl.mu.Unlock()
 	if cl.closeTransport != nil {
 		cl.closeTransport()
 	}

@@ -62,6 +62,7 @@ type inputRequired struct {
 	ResultType    string                      `json:"resultType"`
 	InputRequests map[string]mcp.InputRequest `json:"inputRequests"`
 	RequestState  string                      `json:"requestState"`
+	Meta          json.RawMessage             `json:"_meta,omitempty"`
 }
 
 // startJob runs t for a modern request and waits on it.

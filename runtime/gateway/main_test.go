@@ -27,5 +27,6 @@ func TestMain(m *testing.M) {
 	}
 	maybeRelay()
 	maybeClient()
+	maybeServeGateway()
 	goleak.VerifyTestMain(m)
 }
