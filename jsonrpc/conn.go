@@ -462,8 +462,22 @@ func (c *Conn) takeNotification(frame []byte) bool {
 		Result  json.RawMessage `json:"result"`
 		Error   json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(frame, &m) != nil || m.Method == nil || m.ID != nil || m.Result != nil || m.Error != nil {
+	if json.Unmarshal(frame, &m) != nil || m.Method == nil || m.Result != nil || m.Error != nil {
 		return false // not a notification; the library decides what it is
+	}
+	if m.ID != nil {
+		// A request: served here too, for the same reason (the library
+		// would turn its params into a map and marshal them again).
+		var id jsonrpc2.ID
+		if json.Unmarshal(m.ID, &id) != nil {
+			return false
+		}
+		c.framesIn.Add(1)
+		if c.opts.Trace != nil {
+			c.opts.Trace(frameOf(In, frame, &jsonrpc2.Request{Method: *m.Method, ID: id}, nil))
+		}
+		c.serveRequest(context.Background(), id, *m.Method, m.Params)
+		return true
 	}
 	c.framesIn.Add(1)
 	if c.opts.Trace != nil {
@@ -518,7 +532,13 @@ func (h *rpcHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 		c.notes.push(Notification{Method: req.Method, Params: params, Received: time.Now()})
 		return
 	}
-	key := req.ID.String()
+	c.serveRequest(ctx, req.ID, req.Method, params)
+}
+
+// serveRequest answers one request of the peer on its own goroutine.
+func (c *Conn) serveRequest(ctx context.Context, id jsonrpc2.ID, method string, params json.RawMessage) {
+	rpc := c.rpc
+	key := id.String()
 	ctx, cancel := context.WithCancel(ctx)
 	c.mu.Lock()
 	c.incoming[key] = cancel
@@ -532,7 +552,7 @@ func (h *rpcHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 			c.mu.Unlock()
 			cancel()
 		}()
-		result, err := c.handle(ctx, &Request{ID: key, Method: req.Method, Params: params})
+		result, err := c.handle(ctx, &Request{ID: key, Method: method, Params: params})
 		if ctx.Err() != nil {
 			return // cancelled by the peer or the connection closed: no reply
 		}
@@ -541,13 +561,13 @@ func (h *rpcHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 			if !errors.As(err, &e) {
 				e = &Error{Code: CodeInternalError, Message: err.Error()}
 			}
-			_ = rpc.ReplyWithError(ctx, req.ID, e.toWire())
+			_ = rpc.ReplyWithError(ctx, id, e.toWire())
 			return
 		}
 		if result == nil {
 			result = struct{}{}
 		}
-		_ = rpc.Reply(ctx, req.ID, result)
+		_ = rpc.Reply(ctx, id, result)
 	}()
 }
 

@@ -1,0 +1,36 @@
+package jsonrpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"mcpdeck/jsonrpc"
+)
+
+// A peer's request reaches the Handler with its params exactly as sent:
+// they are not decoded into a map and marshalled again (which would sort
+// the keys and cost a decode per request on a server's hot path), and its
+// string id is kept.
+func TestPeerRequestParamsArriveAsSent(t *testing.T) {
+	got := make(chan *jsonrpc.Request, 1)
+	p := newPeer(t, func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) {}, jsonrpc.Options{
+		Handler: func(_ context.Context, req *jsonrpc.Request) (any, error) {
+			got <- req
+			return map[string]string{"ok": "yes"}, nil
+		},
+	})
+	ctx := ctxTimeout(t, 5*time.Second)
+	params := json.RawMessage(`{"z":1,"a":{"y":2.50,"b":"x"},"_meta":{"k":"v"}}`)
+	var res struct{ OK string }
+	if err := p.rpc.Call(ctx, "tools/call", &params, &res, jsonrpc2.PickID(jsonrpc2.ID{Str: "req-1", IsString: true})); err != nil || res.OK != "yes" {
+		t.Fatalf("call: %+v %v", res, err)
+	}
+	req := <-got
+	if string(req.Params) != string(params) || req.ID != `"req-1"` || req.Method != "tools/call" {
+		t.Fatalf("the handler saw id %s method %s params %s; want params as sent: %s", req.ID, req.Method, req.Params, params)
+	}
+}
