@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"testing"
@@ -37,8 +36,9 @@ func maybeServeGateway() {
 	os.Exit(0)
 }
 
-// stdioPeer starts a process and connects to it over its stdio.
-func stdioPeer(b *testing.B, path string, args, env []string) *jsonrpc.Conn {
+// stdioPeer starts a process and connects to it over its stdio; a legacy
+// peer is initialized first.
+func stdioPeer(b *testing.B, path string, args, env []string, legacy bool) *jsonrpc.Conn {
 	b.Helper()
 	cmd := exec.Command(path, args...)
 	cmd.Env = env
@@ -60,6 +60,9 @@ func stdioPeer(b *testing.B, path string, args, env []string) *jsonrpc.Conn {
 		_ = conn.Close()
 	})
 	ctx := context.Background()
+	if !legacy {
+		return conn
+	}
 	if _, err := conn.Call(ctx, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "bench", "version": "0"}}); err != nil {
 		b.Fatal(err)
@@ -72,7 +75,8 @@ func stdioPeer(b *testing.B, path string, args, env []string) *jsonrpc.Conn {
 
 // BenchmarkGatewayRoundTrip: a small tools/call through the gateway
 // (client → gateway process → server process, stdio both sides) against
-// two direct round trips from the same client to the same server binary.
+// two direct round trips from the same client to a server binary of the
+// same era (the fake server; its modern variant for the modern client).
 // Each iteration does both, interleaved, so load on a shared machine
 // weighs on both alike:
 //
@@ -86,18 +90,19 @@ func BenchmarkGatewayRoundTrip(b *testing.B) {
 	env := append(os.Environ(), envServe+"=1", "GORACE=atexit_sleep_ms=0")
 	meta := map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{},
 		"io.modelcontextprotocol/clientInfo": map[string]any{"name": "bench", "version": "0"}}
-	direct := map[string]any{"name": "echo", "arguments": map[string]any{"text": "hello"}}
+	withMeta := func(name string) map[string]any {
+		return map[string]any{"name": name, "arguments": map[string]any{"text": "hello"}, "_meta": meta}
+	}
 	for _, era := range []string{"legacy", "modern"} {
 		b.Run(era, func(b *testing.B) {
-			path, args, fenv := jsonrpctest.Command(jsonrpctest.Normal)
-			server := stdioPeer(b, path, args, fenv)
-			gw := stdioPeer(b, exe, []string{"-test.run=^$"}, env)
-			params := map[string]any{"name": "up__echo", "arguments": map[string]any{"text": "hello"}}
+			mode, direct, params := jsonrpctest.Normal, map[string]any{"name": "echo", "arguments": map[string]any{"text": "hello"}},
+				map[string]any{"name": "up__echo", "arguments": map[string]any{"text": "hello"}}
 			if era == "modern" {
-				raw, _ := json.Marshal(map[string]any{"name": "up__echo", "arguments": map[string]any{"text": "hello"}, "_meta": meta})
-				params = nil
-				_ = json.Unmarshal(raw, &params)
+				mode, direct, params = jsonrpctest.Modern, withMeta("echo"), withMeta("up__echo")
 			}
+			path, args, fenv := jsonrpctest.Command(mode)
+			server := stdioPeer(b, path, args, fenv, era == "legacy")
+			gw := stdioPeer(b, exe, []string{"-test.run=^$"}, env, era == "legacy")
 			var viaDirect, viaGateway time.Duration
 			b.ReportAllocs()
 			for b.Loop() {
