@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,6 +45,11 @@ type meters struct {
 
 	states     []string
 	knownState map[string]bool
+
+	// opSets caches operation-duration attribute sets by opKey; End reads
+	// and fills it from any goroutine.
+	opSets     sync.Map
+	opSetCount atomic.Int32
 }
 
 func newMeters(t *Telemetry, res *resource.Resource, states []string) (*meters, error) {

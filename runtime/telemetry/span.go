@@ -154,7 +154,7 @@ func (s *Span) End(err error, errorType string) {
 	}
 	if m := s.t.meters; m != nil {
 		m.opDuration.Record(context.Background(), end.Sub(s.start).Seconds(),
-			metric.WithAttributeSet(operationAttributes(s.info, errorType, code, isCode)))
+			metric.WithAttributeSet(m.operationAttributes(s.info, errorType, code, isCode)))
 	}
 }
 
@@ -220,33 +220,58 @@ func spanAttributes(info RequestInfo) []attribute.KeyValue {
 	return attrs
 }
 
-// operationAttributes are the attributes of one operation-duration
-// measurement: low-cardinality ones only (no request id, session or URI).
-func operationAttributes(info RequestInfo, errorType, code string, isCode bool) attribute.Set {
-	attrs := make([]attribute.KeyValue, 0, 10)
-	attrs = append(attrs, KeyMethod.String(info.Method))
-	switch info.Method {
-	case "tools/call":
-		if info.Target != "" {
-			attrs = append(attrs, KeyToolName.String(info.Target), KeyOperationName.String("execute_tool"))
-		}
-	case "prompts/get":
-		if info.Target != "" {
-			attrs = append(attrs, KeyPromptName.String(info.Target))
+// opKey identifies one operation-duration series: the low-cardinality
+// fields only (no request id, session or URI).
+type opKey struct {
+	method, target, server, transport, version, errorType string
+}
+
+// maxCachedSets bounds the attribute-set cache; past it sets are built
+// per measurement, which is slower but correct.
+const maxCachedSets = 4096
+
+// operationAttributes returns the attribute set of one measurement, cached:
+// building and hashing it is most of what recording costs.
+func (m *meters) operationAttributes(info RequestInfo, errorType, code string, isCode bool) attribute.Set {
+	k := opKey{method: info.Method, server: info.Server, transport: info.Transport, version: info.ProtocolVersion, errorType: errorType}
+	if info.Method == "tools/call" || info.Method == "prompts/get" {
+		k.target = info.Target
+	}
+	if v, ok := m.opSets.Load(k); ok {
+		return v.(attribute.Set)
+	}
+	set := operationAttributes(k, code, isCode)
+	if m.opSetCount.Load() < maxCachedSets {
+		if _, loaded := m.opSets.LoadOrStore(k, set); !loaded {
+			m.opSetCount.Add(1)
 		}
 	}
-	if errorType != "" {
-		attrs = append(attrs, KeyErrorType.String(errorType))
+	return set
+}
+
+func operationAttributes(k opKey, code string, isCode bool) attribute.Set {
+	attrs := make([]attribute.KeyValue, 0, 10)
+	attrs = append(attrs, KeyMethod.String(k.method))
+	if k.target != "" {
+		switch k.method {
+		case "tools/call":
+			attrs = append(attrs, KeyToolName.String(k.target), KeyOperationName.String("execute_tool"))
+		case "prompts/get":
+			attrs = append(attrs, KeyPromptName.String(k.target))
+		}
+	}
+	if k.errorType != "" {
+		attrs = append(attrs, KeyErrorType.String(k.errorType))
 		if isCode {
 			attrs = append(attrs, KeyStatusCode.String(code))
 		}
 	}
-	if info.ProtocolVersion != "" {
-		attrs = append(attrs, KeyProtocolVersion.String(info.ProtocolVersion))
+	if k.version != "" {
+		attrs = append(attrs, KeyProtocolVersion.String(k.version))
 	}
-	attrs = appendTransport(attrs, info.Transport)
-	if info.Server != "" {
-		attrs = append(attrs, KeyServer.String(info.Server))
+	attrs = appendTransport(attrs, k.transport)
+	if k.server != "" {
+		attrs = append(attrs, KeyServer.String(k.server))
 	}
 	return attribute.NewSet(attrs...)
 }
