@@ -102,6 +102,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newCallCmd(),
 		newWatchCmd(),
 		newCheckCmd(),
+		newMonitorCmd(),
 	)
 	return root
 }
