@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -23,18 +23,16 @@ const (
 	defaultInterval  = 5 * time.Second
 )
 
-// startTraces builds the OTLP/HTTP exporter and the tracer provider that
-// feeds it through an exportQueue.
+// startTraces builds the OTLP/HTTP exporter (the SDK's span transform and
+// otlpClient) and the tracer provider that feeds it through an exportQueue.
 func (t *Telemetry) startTraces(res *resource.Resource, endpoint string) error {
-	var opts []otlptracehttp.Option
-	if endpoint != "" {
-		// Passing the URL also covers the variables' case: the exporter
-		// would derive the same one.
-		opts = append(opts, otlptracehttp.WithEndpointURL(endpoint))
-	}
-	exp, err := otlptracehttp.New(context.Background(), opts...)
+	client, err := newOTLPClient(endpoint)
 	if err != nil {
-		return fmt.Errorf("starting the OTLP trace exporter for %s: %w: %w", endpoint, ErrConfig, err)
+		return err
+	}
+	exp, err := otlptrace.New(context.Background(), client)
+	if err != nil {
+		return fmt.Errorf("starting the OTLP trace exporter for %s: %w", endpoint, err)
 	}
 	t.queue = newExportQueue(exp, t.log, endpoint)
 	tp := sdktrace.NewTracerProvider(

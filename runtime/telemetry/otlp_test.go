@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"compress/gzip"
 	"encoding/hex"
 	"io"
 	"net/http"
@@ -24,17 +25,30 @@ type receiver struct {
 	spans    []*tracepb.Span
 	resource map[string]string // the last resource's string attributes
 	requests int
-	arrived  chan struct{} // one value per export request, never blocks
+	header   http.Header // the last export request's headers
+	// fail, while positive, answers that many requests with failStatus.
+	fail       int
+	failStatus int
+	arrived    chan struct{} // one value per export request, never blocks
 
 	// hold, while open, keeps every export request waiting: a collector
 	// that does not answer.
 	hold chan struct{}
 }
 
-func newReceiver(t *testing.T) *receiver {
+func newReceiver(t *testing.T) *receiver { return startReceiver(t, false) }
+
+// startReceiver starts the collector, over TLS with a certificate of its
+// own when tls is set.
+func startReceiver(t *testing.T, tls bool) *receiver {
 	t.Helper()
 	r := &receiver{arrived: make(chan struct{}, 1024)}
-	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
+	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(r.serve))
+	if tls {
+		r.srv.StartTLS()
+	} else {
+		r.srv.Start()
+	}
 	t.Cleanup(func() {
 		r.release()
 		r.srv.Close()
@@ -57,7 +71,26 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "want POST /v1/traces with application/x-protobuf", http.StatusBadRequest)
 		return
 	}
-	body, err := io.ReadAll(req.Body)
+	r.mu.Lock()
+	r.header = req.Header.Clone()
+	if r.fail > 0 {
+		r.fail--
+		r.mu.Unlock()
+		w.Header().Set("Retry-After", "0")
+		http.Error(w, "try again", r.failStatus)
+		return
+	}
+	r.mu.Unlock()
+	var in io.Reader = req.Body
+	if req.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(req.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		in = zr
+	}
+	body, err := io.ReadAll(in)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return

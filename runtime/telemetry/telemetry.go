@@ -42,8 +42,10 @@ type Options struct {
 	// like OTEL_EXPORTER_OTLP_ENDPOINT ("/v1/traces" is appended), and
 	// overrides the variables. Without it, OTEL_EXPORTER_OTLP_ENDPOINT,
 	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER=otlp enable
-	// export; every other OTEL_EXPORTER_OTLP_* variable (headers, timeout,
-	// compression, certificates) applies as the OTel SDK documents it.
+	// export. The other OTEL_EXPORTER_OTLP_[TRACES_]* variables apply as the
+	// specification describes them: HEADERS, TIMEOUT, COMPRESSION (gzip),
+	// CERTIFICATE, CLIENT_CERTIFICATE and CLIENT_KEY; PROTOCOL must be
+	// http/protobuf.
 	OTLPEndpoint string
 	// ServiceName is service.name; default "mcpdeck" (OTEL_SERVICE_NAME
 	// wins, as the specification says).
@@ -222,23 +224,30 @@ func traceEndpoint(flag string) (string, bool, error) {
 	if os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && exporter != "otlp" {
 		return "", false, nil
 	}
-	// The SDK reads the endpoint variables itself; this is for logs.
-	endpoint := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-	if endpoint == "" {
-		base := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
-		if base == "" {
-			base = "https://localhost:4318"
+	// As the specification says: the traces variable is the URL itself,
+	// the general one a base to which /v1/traces is appended.
+	if endpoint := strings.TrimSpace(os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")); endpoint != "" {
+		u, err := url.Parse(endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return "", false, fmt.Errorf("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=%s: %w: give the collector's URL, e.g. http://localhost:4318/v1/traces", endpoint, ErrConfig)
 		}
-		if u, err := url.Parse(base); err == nil {
-			u.Path = path.Join("/", u.Path, "v1/traces")
-			endpoint = u.String()
-		}
+		return u.String(), true, protocolOK()
 	}
-	return endpoint, true, protocolOK()
+	base := strings.TrimSpace(os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT"))
+	if base == "" {
+		base = "http://localhost:4318"
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", false, fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT=%s: %w: give the collector's base URL, e.g. http://localhost:4318", base, ErrConfig)
+	}
+	u.Path = path.Join("/", u.Path, "v1/traces")
+	return u.String(), true, protocolOK()
 }
 
-// protocolOK refuses OTLP over gRPC: only the HTTP exporter is linked.
-// The traces-specific variable wins over the general one.
+// protocolOK refuses what the exporter does not speak: OTLP over gRPC and
+// OTLP/HTTP with JSON bodies. The traces-specific variable wins over the
+// general one.
 func protocolOK() error {
 	v := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
 	p := strings.TrimSpace(os.Getenv(v))
@@ -246,8 +255,7 @@ func protocolOK() error {
 		v = "OTEL_EXPORTER_OTLP_PROTOCOL"
 		p = strings.TrimSpace(os.Getenv(v))
 	}
-	switch p {
-	case "", "http/protobuf", "http/json":
+	if p == "" || p == "http/protobuf" {
 		return nil
 	}
 	return fmt.Errorf("%s=%s: %w: mcpdeck exports OTLP over HTTP; use http/protobuf and the collector's OTLP/HTTP port (4318)", v, p, ErrConfig)
