@@ -16,6 +16,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime/auth"
+	"mcpdeck/runtime/telemetry"
 )
 
 // Options configure a Controller.
@@ -50,6 +51,10 @@ type Options struct {
 	// InteractiveLogin lets a server that needs a login run the browser
 	// flow inline during its connection attempt (the CLI's --login).
 	InteractiveLogin bool
+	// Telemetry, when set, gets a span per request, ping latencies,
+	// session durations, and reads the servers' counters at collection
+	// time. Nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // Root is one roots/list entry.
@@ -111,6 +116,7 @@ func New(opts Options) *Controller {
 	if opts.Elicitor != nil {
 		c.SetElicitor(opts.Elicitor)
 	}
+	opts.Telemetry.SetSource(c.TelemetryStats)
 	m := newMachine(opts.Config)
 	l := newLoop(c, m)
 	m.now = time.Now()

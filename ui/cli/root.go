@@ -104,6 +104,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newWatchCmd(),
 		newCheckCmd(),
 		newAuthCmd(),
+		newMonitorCmd(),
 	)
 	return root
 }
