@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime/check"
+	"mcpdeck/ui/present"
 )
 
 // The compatibility check runs in a command, on Options.Check. Its items
@@ -165,7 +166,7 @@ func (m *Model) checkVerdict(server string, rep check.Report, err error, stopped
 		return statusWarn, "the check of " + server + " was stopped; press c to run it again"
 	case rep.Failed():
 		n := rep.Counts()[check.Fail]
-		return statusError, fmt.Sprintf("%s failed %s: see the Check tab", server, plural(n, "1 check", itoa(n)+" checks"))
+		return statusError, fmt.Sprintf("%s failed %s: see the Check tab", server, present.Count(n, "check", "checks"))
 	case rep.Worst() == check.Warn:
 		return statusWarn, server + " passed the check with warnings: see the Check tab"
 	}

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // form edits a JSON object described by a JSON Schema: one field per
@@ -56,7 +57,7 @@ func newForm(c *common, schema json.RawMessage, prefill json.RawMessage) *form {
 		f.focus = 0
 		if len(f.fields) == 0 && !emptyObjectSchema(schema) {
 			f.raw = true
-			setEditorText(&f.editor, prettyJSON(orEmpty(prefill)))
+			setEditorText(&f.editor, present.PrettyJSON(orEmpty(prefill)))
 		}
 	}
 	f.validate()
@@ -262,7 +263,7 @@ func (f *form) errorCount() int {
 func (f *form) toggleRaw() {
 	if !f.raw {
 		args, _ := f.args()
-		setEditorText(&f.editor, prettyJSON(args))
+		setEditorText(&f.editor, present.PrettyJSON(args))
 		f.sizeEditor()
 		f.raw = true
 	} else {
@@ -424,7 +425,7 @@ func (f *form) lines() (lines []string, focusLine int) {
 		indent := strings.Repeat(" ", labelW+3)
 		if focused {
 			if d := describe(fl); d != "" {
-				lines = append(lines, indent+st.Dim.Render(truncate(d, w-labelW-3)))
+				lines = append(lines, indent+st.Dim.Render(present.Truncate(d, w-labelW-3)))
 			}
 		}
 		for _, e := range fl.errs {
@@ -439,10 +440,10 @@ func (f *form) lines() (lines []string, focusLine int) {
 func describe(fl *field) string {
 	var parts []string
 	if fl.desc != "" {
-		parts = append(parts, oneLine(fl.desc, 200))
+		parts = append(parts, present.OneLine(fl.desc, 200))
 	}
 	if len(fl.def) > 0 {
-		parts = append(parts, "default "+compactJSON(fl.def))
+		parts = append(parts, "default "+present.CompactJSON(fl.def))
 	}
 	switch fl.kind {
 	case kindArray:

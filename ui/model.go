@@ -43,7 +43,15 @@ type common struct {
 	notes   *ring[note]
 	logs    *ring[logLine]
 	traffic *ring[frame]
-	reqs    map[uint64]*runtime.RequestInfo
+	// reqs are the outstanding requests by server and id: ids are
+	// numbered per connection, so two servers both have a request 3.
+	reqs map[reqKey]*runtime.RequestInfo
+}
+
+// reqKey names an outstanding request: its server and its id there.
+type reqKey struct {
+	server string
+	id     uint64
 }
 
 // selected returns the selected server's snapshot.
@@ -131,7 +139,7 @@ func newModel(opts Options) *Model {
 		notes:   newRing[note](opts.NotificationLimit),
 		logs:    newRing[logLine](logLimit),
 		traffic: newRing[frame](trafficLimit),
-		reqs:    map[uint64]*runtime.RequestInfo{},
+		reqs:    map[reqKey]*runtime.RequestInfo{},
 	}
 	h := help.New()
 	h.Styles.ShortKey, h.Styles.ShortDesc, h.Styles.ShortSeparator = c.st.HelpKey, c.st.HelpDesc, c.st.HelpSep

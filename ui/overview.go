@@ -56,7 +56,7 @@ func (t *overviewTab) lines() []string {
 		state += st.Faint.Render("  (switched off: space turns it on)")
 	}
 	if srv.State.Live() {
-		state += st.Dim.Render("  up " + fmtDuration(srv.Uptime(now)))
+		state += st.Dim.Render("  up " + present.Age(srv.Uptime(now)))
 	}
 	kv("state", state)
 	if srv.LastError != nil || srv.State == runtime.StateFailed {
@@ -95,7 +95,7 @@ func (t *overviewTab) lines() []string {
 	}
 	if srv.State.Live() {
 		p := srv.Ping
-		kv("ping", fmt.Sprintf("last %s · avg %s · p95 %s · missed %d", fmtLatency(p.Last), fmtLatency(p.EWMA), fmtLatency(p.P95), p.Missed))
+		kv("ping", fmt.Sprintf("last %s · avg %s · p95 %s · missed %d", present.Latency(p.Last), present.Latency(p.EWMA), present.Latency(p.P95), p.Missed))
 		kv("offers", fmt.Sprintf("%d tools · %d prompts · %d resources", len(srv.Tools), len(srv.Prompts), len(srv.Resources)))
 	}
 	cn := srv.Counters
@@ -104,7 +104,7 @@ func (t *overviewTab) lines() []string {
 	if srv.Restarts > 0 || srv.Attempts > 0 {
 		r := fmt.Sprintf("%d restarts", srv.Restarts)
 		if !srv.NextRetry.IsZero() {
-			r += fmt.Sprintf(" · retry %d in %s", srv.Attempts+1, fmtDuration(srv.NextRetry.Sub(now)))
+			r += fmt.Sprintf(" · retry %d in %s", srv.Attempts+1, present.Age(srv.NextRetry.Sub(now)))
 		}
 		kv("restarts", r)
 	}
@@ -136,7 +136,7 @@ func (t *overviewTab) errorLines(srv runtime.ServerSnapshot) []string {
 			where += fmt.Sprintf(" (code %d)", e.Code)
 		}
 		if !e.At.IsZero() {
-			where += ", " + fmtDuration(t.c.now().Sub(e.At)) + " ago"
+			where += ", " + present.Age(t.c.now().Sub(e.At)) + " ago"
 		}
 		hint = present.Hint(e, present.TUI)
 	}

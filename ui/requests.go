@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // requestsTab lists outstanding requests of every server with their age
@@ -32,7 +33,16 @@ func (t *requestsTab) list() []*runtime.RequestInfo {
 	for _, r := range t.c.reqs {
 		out = append(out, r)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.Started.Equal(b.Started) {
+			return a.Started.Before(b.Started)
+		}
+		if a.Server != b.Server {
+			return a.Server < b.Server
+		}
+		return a.ID < b.ID
+	})
 	return out
 }
 
@@ -94,11 +104,11 @@ func (t *requestsTab) View() string {
 				progress += " " + st.Dim.Render(p.Message)
 			}
 		}
-		line := fmt.Sprintf(" %-7d %-12s ", r.ID, truncate(r.Server, 12))
+		line := fmt.Sprintf(" %-7d %-12s ", r.ID, present.Truncate(r.Server, 12))
 		if wide {
-			line += fmt.Sprintf("%-12s ", truncate(r.Method, 12))
+			line += fmt.Sprintf("%-12s ", present.Truncate(r.Method, 12))
 		}
-		line += fmt.Sprintf("%-*s %7s ", toolW, truncate(r.Tool, toolW), fmtDuration(now.Sub(r.Started)))
+		line += fmt.Sprintf("%-*s %7s ", toolW, present.Truncate(r.Tool, toolW), present.Age(now.Sub(r.Started)))
 		if i == sel {
 			rows = append(rows, st.Selected.Render(padRight("›"+line[1:]+plain, t.w)))
 			continue

@@ -77,7 +77,7 @@ func (r *resultViewer) lines(w int) []string {
 			}
 			if len(ei.Data) > 0 {
 				add(st.Dim.Render("data:"))
-				para(prettyJSON(ei.Data))
+				para(present.PrettyJSON(ei.Data))
 			}
 			if h := present.Hint(ei, present.TUI); h != "" {
 				add("", st.Warning.Render("hint: ")+h)
@@ -91,7 +91,7 @@ func (r *resultViewer) lines(w int) []string {
 	if res == nil {
 		return []string{st.Dim.Render("The call returned no result.")}
 	}
-	head := fmt.Sprintf("request %d · %s", res.RequestID, fmtLatency(res.Duration))
+	head := fmt.Sprintf("request %d · %s", res.RequestID, present.Latency(res.Duration))
 	if res.IsError {
 		add(st.Error.Render("✗ the tool reported an error (isError)")+st.Dim.Render(" · "+head), "")
 	} else {
@@ -112,7 +112,7 @@ func (r *resultViewer) lines(w int) []string {
 				}
 			}
 		case "image", "audio":
-			add(st.Info.Render(fmt.Sprintf("[%s] %s, %s", c.Type, orDash(c.MIMEType), fmtSize(decodedSize(c.Data)))))
+			add(st.Info.Render(fmt.Sprintf("[%s] %s, %s", c.Type, present.OrDash(c.MIMEType), present.Size(decodedSize(c.Data)))))
 		case "resource_link":
 			add(st.Info.Render("[link] ") + c.Name + " " + st.Dim.Render(c.URI))
 		case "resource":
@@ -121,7 +121,7 @@ func (r *resultViewer) lines(w int) []string {
 				if e.Text != "" {
 					para(e.Text)
 				} else if e.Blob != "" {
-					add(st.Dim.Render("binary, " + fmtSize(decodedSize(e.Blob))))
+					add(st.Dim.Render("binary, " + present.Size(decodedSize(e.Blob))))
 				}
 			}
 		default:
@@ -130,15 +130,15 @@ func (r *resultViewer) lines(w int) []string {
 	}
 	if len(res.StructuredContent) > 0 {
 		add(st.Faint.Render("── structuredContent " + strings.Repeat("─", max(w-len([]rune("── structuredContent ")), 0))))
-		for _, l := range strings.Split(prettyJSON(res.StructuredContent), "\n") {
-			add(truncate(l, w))
+		for _, l := range strings.Split(present.PrettyJSON(res.StructuredContent), "\n") {
+			add(present.Truncate(l, w))
 		}
 		if res.StructuredError != "" {
 			add(st.Warning.Render("does not match the outputSchema: " + res.StructuredError))
 		}
 	}
 	if res.Truncated {
-		add("", st.Warning.Render(fmt.Sprintf("… truncated: the result was %s; only the first part is shown", fmtSize(int(res.OriginalSize)))))
+		add("", st.Warning.Render(fmt.Sprintf("… truncated: the result was %s; only the first part is shown", present.Size(int(res.OriginalSize)))))
 	}
 	if len(res.Content) == 0 && len(res.StructuredContent) == 0 {
 		add(st.Dim.Render("(empty result)"))
@@ -159,11 +159,4 @@ func (r *resultViewer) View() string {
 // decodedSize is the size of base64 data once decoded.
 func decodedSize(data string) int {
 	return base64.StdEncoding.DecodedLen(len(data)) - strings.Count(data[max(len(data)-2, 0):], "=")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
 }

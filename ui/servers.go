@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 	"mcpdeck/ui/styles"
 )
 
@@ -70,11 +71,11 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 	latency, spark, uptime := "—", "", "—"
 	if srv.State.Live() {
 		if srv.Ping.Last > 0 {
-			latency = fmtLatency(srv.Ping.Last)
+			latency = present.Latency(srv.Ping.Last)
 		}
 		spark = sparkline(srv.Ping.Recent, sparkW)
 		if !srv.StartedAt.IsZero() {
-			uptime = fmtDuration(srv.Uptime(now))
+			uptime = present.Age(srv.Uptime(now))
 		}
 	}
 	tools := "—"
@@ -102,10 +103,10 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 	stStyle := st.State(srv.State)
 	icon := styles.StateIcon(srv.State)
 	text := fmt.Sprintf(" %-*s %-*s %-*s %*s %-*s %*s %*s %*s %*s",
-		nameW, truncate(srv.Name, nameW), colTransport, srv.Transport, colState, state, colLatency, latency,
+		nameW, present.Truncate(srv.Name, nameW), colTransport, srv.Transport, colState, state, colLatency, latency,
 		sparkW, spark, colUptime, uptime, colRestarts, restarts, colTools, tools, colReqs, reqText)
 	if targetW > 0 {
-		text += "  " + truncate(target, targetW)
+		text += "  " + present.Truncate(target, targetW)
 	}
 	row := marker + icon + text
 	switch {
@@ -145,34 +146,4 @@ func sparkline(d []time.Duration, width int) string {
 		out[i] = sparkLevels[lvl]
 	}
 	return string(out)
-}
-
-func fmtLatency(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "—"
-	case d < time.Millisecond:
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	default:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-}
-
-// fmtDuration is a compact age: 42s, 5m07s, 1h23m, 3d04h.
-func fmtDuration(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-	}
 }

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // toolForm is the call form of one tool. Sending with errors shown asks
@@ -33,7 +34,7 @@ func (t *toolForm) SetSize(w, h int) {
 
 // description is the tool's description wrapped to w.
 func (t *toolForm) description(w int) []string {
-	if d := oneLine(t.tool.Description, 500); d != "" {
+	if d := present.OneLine(t.tool.Description, 500); d != "" {
 		return wrap(d, w)
 	}
 	return nil
@@ -94,7 +95,7 @@ func (t *toolForm) View() string {
 	case t.armed:
 		body = append(body, st.Warning.Render("The arguments do not match the schema. Send again to send them anyway, unvalidated."))
 	case n > 0:
-		body = append(body, st.Error.Render(plural(n, "1 problem", itoa(n)+" problems")+" · fields marked * are required"))
+		body = append(body, st.Error.Render(present.Count(n, "problem", "problems")+" · fields marked * are required"))
 	default:
 		body = append(body, st.Success.Render("✓ arguments match the schema"))
 	}

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // toolsTab lists the selected server's tools, filterable by name and
@@ -98,12 +99,12 @@ func (t *toolsTab) View() string {
 		if tl.Title != "" && t.w > 100 {
 			name += " · " + tl.Title
 		}
-		line := fmt.Sprintf(" %-*s  %s", nameW, truncate(name, nameW), oneLine(tl.Description, 300))
+		line := fmt.Sprintf(" %-*s  %s", nameW, present.Truncate(name, nameW), present.OneLine(tl.Description, 300))
 		if i == sel {
 			rows = append(rows, st.Selected.Render(padRight("› "+line[1:], t.w)))
 			continue
 		}
-		rows = append(rows, padRight(st.Accent.Render(fmt.Sprintf(" %-*s", nameW, truncate(name, nameW)))+"  "+st.Dim.Render(oneLine(tl.Description, 300)), t.w))
+		rows = append(rows, padRight(st.Accent.Render(fmt.Sprintf(" %-*s", nameW, present.Truncate(name, nameW)))+"  "+st.Dim.Render(present.OneLine(tl.Description, 300)), t.w))
 	}
 	return t.fill(rows)
 }

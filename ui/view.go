@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"mcpdeck/ui/present"
 	"path/filepath"
 	"strings"
 
@@ -105,7 +106,7 @@ func (m *Model) header() string {
 	if src := m.sources(); src != "" {
 		room := m.width - lipgloss.Width(line) - 3
 		if room > 8 {
-			line += st.Faint.Render(" │ ") + st.Dim.Render(truncate(src, room))
+			line += st.Faint.Render(" │ ") + st.Dim.Render(present.Truncate(src, room))
 		}
 	}
 	return padRight(line, m.width)
@@ -146,7 +147,7 @@ func (m *Model) statusLine() string {
 	if msg == "" && m.c.snap != nil && !m.c.snap.Enabled {
 		msg, style = "MCP is off: nothing runs until you press m", st.Dim
 	}
-	return padRight(style.Render(truncate(msg, m.width)), m.width)
+	return padRight(style.Render(present.Truncate(msg, m.width)), m.width)
 }
 
 func (m *Model) helpBar() string {
@@ -181,7 +182,7 @@ func (m *Model) detailView(w, h int) string {
 		bar = " " + bar
 	}
 	if m.c.server != "" {
-		name := st.Dim.Render(truncate(m.c.server, 20))
+		name := st.Dim.Render(present.Truncate(m.c.server, 20))
 		if gap := w - lipgloss.Width(bar) - lipgloss.Width(name); gap >= 2 {
 			bar += strings.Repeat(" ", gap) + name
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // callFlags are call's own flags.
@@ -262,7 +263,7 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	}
 	out := cmd.OutOrStdout()
 	if cf.asJSON {
-		if err := printJSON(out, res); err != nil {
+		if err := present.WriteJSON(out, res); err != nil {
 			return err
 		}
 	} else {

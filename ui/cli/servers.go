@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // pingTimeout bounds the one ping servers sends to each ready server; a
@@ -138,7 +139,7 @@ func runServers(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool
 		out.Servers = append(out.Servers, s)
 	}
 	if asJSON {
-		if err := printJSON(cmd.OutOrStdout(), out); err != nil {
+		if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
 			return err
 		}
 	} else {
@@ -226,7 +227,7 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 		if errText == "" {
 			errText = s.PingError
 		}
-		rows = append(rows, []string{s.Name, s.State, s.Transport, tools, ping, ver, truncate(oneLine(errText), 60)})
+		rows = append(rows, []string{s.Name, s.State, s.Transport, tools, ping, ver, present.TruncateWords(present.Line(errText), 60)})
 	}
 	printTable(cmd.OutOrStdout(), []string{"NAME", "STATE", "TRANSPORT", "TOOLS", "PING", "VERSION", "ERROR"}, rows)
 	for _, s := range servers {
