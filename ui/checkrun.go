@@ -205,7 +205,7 @@ func (v *checkItemView) View() string {
 		meta = append(meta, "took "+checkDuration(it.Duration))
 	}
 	body := []string{st.CheckStatus(it.Status).Render(it.Status.String()) + "  " + st.Dim.Render(strings.Join(meta, " · ")), ""}
-	for _, l := range wrap(it.Reason, v.w-4) {
+	for _, l := range wrap(present.Line(it.Reason), v.w-4) {
 		body = append(body, st.Text.Render(l))
 	}
 	body = append(body, "", st.Dim.Render("esc to close"))

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // elicitModal answers a server's elicitation/create: a form built from the
@@ -39,7 +40,7 @@ func (e *elicitModal) SetSize(w, h int) {
 	e.w, e.h = modalSize(w, h)
 	if e.f != nil {
 		// Border and title, the message and a blank line above the form.
-		e.f.setSize(e.w-4, e.h-3-len(wrap(e.req.Message, e.w-4))-1)
+		e.f.setSize(e.w-4, e.h-3-len(wrap(present.Line(e.req.Message), e.w-4))-1)
 	}
 }
 
@@ -94,7 +95,7 @@ func (e *elicitModal) View() string {
 	st := e.c.st
 	inner := e.w - 4
 	var body []string
-	for _, l := range wrap(e.req.Message, inner) {
+	for _, l := range wrap(present.Line(e.req.Message), inner) {
 		body = append(body, st.Text.Render(l))
 	}
 	body = append(body, "")

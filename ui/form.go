@@ -365,12 +365,12 @@ func (f *form) lines() (lines []string, focusLine int) {
 			lines = append(lines, st.Error.Render("✗ "+f.rawErr))
 		}
 		for _, e := range f.rootErr {
-			lines = append(lines, st.Error.Render("✗ "+e))
+			lines = append(lines, st.Error.Render("✗ "+present.Line(e)))
 		}
 		return lines, focusLine
 	}
 	for _, e := range f.rootErr {
-		lines = append(lines, st.Error.Render("✗ "+e))
+		lines = append(lines, st.Error.Render("✗ "+present.Line(e)))
 	}
 	if len(f.fields) == 0 {
 		lines = append(lines, st.Dim.Render("This tool takes no arguments."))
@@ -382,7 +382,7 @@ func (f *form) lines() (lines []string, focusLine int) {
 		if focused {
 			marker = "› "
 		}
-		label := strings.Repeat("  ", fl.depth) + fl.name()
+		label := strings.Repeat("  ", fl.depth) + present.Line(fl.name())
 		req := " "
 		if fl.required {
 			req = "*"
@@ -405,7 +405,7 @@ func (f *form) lines() (lines []string, focusLine int) {
 		case kindEnum:
 			val := "not set"
 			if fl.choice >= 0 {
-				val = scalarText(decodeAny(fl.enum[fl.choice]))
+				val = present.Line(scalarText(decodeAny(fl.enum[fl.choice])))
 			}
 			widget = fmt.Sprintf("‹ %s ›", val)
 			if focused {
@@ -429,7 +429,7 @@ func (f *form) lines() (lines []string, focusLine int) {
 			}
 		}
 		for _, e := range fl.errs {
-			lines = append(lines, indent+st.Error.Render("✗ "+e))
+			lines = append(lines, indent+st.Error.Render("✗ "+present.Line(e)))
 		}
 	}
 	return lines, focusLine
@@ -453,7 +453,7 @@ func describe(fl *field) string {
 	case kindEnum:
 		var names []string
 		for _, e := range fl.enum {
-			names = append(names, scalarText(decodeAny(e)))
+			names = append(names, present.Line(scalarText(decodeAny(e))))
 		}
 		parts = append(parts, "one of "+strings.Join(names, ", "))
 	}

@@ -13,6 +13,7 @@ import (
 	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/ui/keys"
+	"mcpdeck/ui/present"
 	"mcpdeck/ui/styles"
 )
 
@@ -232,7 +233,7 @@ func (m *Model) View() string {
 }
 
 // setStatus shows a message in the status line until the next one.
-func (m *Model) setStatus(kind statusKind, s string) { m.status, m.statusKind = s, kind }
+func (m *Model) setStatus(kind statusKind, s string) { m.status, m.statusKind = present.Line(s), kind }
 
 // openModal shows md now, or after the modal already open.
 func (m *Model) openModal(md modal) {

@@ -97,7 +97,7 @@ func (t *notesTab) View() string {
 			body = st.Info.Render(fmt.Sprintf("%-*s ", methodW, "progress "+present.Truncate(n.progress.token, 14))) +
 				st.BarFull.Render(bar) + " " + n.text
 		case n.level != "":
-			body = st.Level(n.level).Render(fmt.Sprintf("%-*s ", methodW, n.level)) + n.text
+			body = st.Level(n.level).Render(fmt.Sprintf("%-*s ", methodW, present.Truncate(n.level, methodW))) + n.text
 		default:
 			body = st.Dim.Render(fmt.Sprintf("%-*s ", methodW, present.Truncate(n.method, methodW))) + n.text
 		}

@@ -63,35 +63,35 @@ func (t *overviewTab) lines() []string {
 		out = append(out, t.errorLines(srv)...)
 	}
 	if srv.Note != "" {
-		kv("note", st.Warning.Render(srv.Note))
+		kv("note", st.Warning.Render(present.Line(srv.Note)))
 	}
 	if srv.ServerInfo.Name != "" {
 		info := srv.ServerInfo.Name + " " + srv.ServerInfo.Version
 		if srv.ServerInfo.Title != "" {
 			info += " (" + srv.ServerInfo.Title + ")"
 		}
-		kv("server", info)
+		kv("server", present.Line(info))
 	}
 	if srv.ProtocolVersion != "" {
-		kv("protocol", srv.ProtocolVersion)
+		kv("protocol", present.Line(srv.ProtocolVersion))
 	}
 	if caps := capabilityList(srv.Capabilities); caps != "" {
 		kv("capabilities", caps)
 	}
 	kv("transport", srv.Transport.String())
 	if srv.Transport == "stdio" {
-		kv("command", srv.Target)
+		kv("command", present.Line(srv.Target))
 	} else {
-		kv("url", srv.Target)
+		kv("url", present.Line(srv.Target))
 	}
 	if srv.PID > 0 {
 		kv("pid", fmt.Sprint(srv.PID))
 	}
 	if srv.Fallback != "" {
-		kv("fallback", srv.Fallback)
+		kv("fallback", present.Line(srv.Fallback))
 	}
 	if srv.Source != "" {
-		kv("config", srv.Source+st.Faint.Render(" ("+srv.Scope.String()+")"))
+		kv("config", present.Line(srv.Source)+st.Faint.Render(" ("+srv.Scope.String()+")"))
 	}
 	if srv.State.Live() {
 		p := srv.Ping
@@ -110,7 +110,7 @@ func (t *overviewTab) lines() []string {
 	}
 	if srv.Instructions != "" {
 		out = append(out, st.Label.Render("instructions"))
-		for _, l := range wrap(srv.Instructions, t.w-2) {
+		for _, l := range wrap(present.Block(srv.Instructions), t.w-2) {
 			out = append(out, "  "+l)
 		}
 	}
@@ -140,7 +140,7 @@ func (t *overviewTab) errorLines(srv runtime.ServerSnapshot) []string {
 		}
 		hint = present.Hint(e, present.TUI)
 	}
-	for i, l := range wrap("✗ "+msg+where, t.w-15) {
+	for i, l := range wrap(present.Line("✗ "+msg+where), t.w-15) {
 		lead := strings.Repeat(" ", 13)
 		if i == 0 {
 			lead = st.Label.Render(fmt.Sprintf("%-13s", "error"))
@@ -148,7 +148,7 @@ func (t *overviewTab) errorLines(srv runtime.ServerSnapshot) []string {
 		out = append(out, lead+st.Error.Render(l))
 	}
 	if hint != "" {
-		for i, l := range wrap(hint, t.w-15) {
+		for i, l := range wrap(present.Line(hint), t.w-15) {
 			lead := "             "
 			if i == 0 {
 				lead = st.Label.Render(fmt.Sprintf("%-13s", "hint"))
@@ -194,7 +194,7 @@ func capabilityList(raw []byte) string {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	return strings.Join(names, ", ")
+	return present.Line(strings.Join(names, ", "))
 }
 
 // wrap breaks text into lines of at most width cells.

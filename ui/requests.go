@@ -100,15 +100,16 @@ func (t *requestsTab) View() string {
 			plain = bar + " " + label
 			progress = st.BarFull.Render(bar) + " " + label
 			if p.Message != "" {
-				plain += " " + p.Message
-				progress += " " + st.Dim.Render(p.Message)
+				msg := present.Line(p.Message)
+				plain += " " + msg
+				progress += " " + st.Dim.Render(msg)
 			}
 		}
 		line := fmt.Sprintf(" %-7d %-12s ", r.ID, present.Truncate(r.Server, 12))
 		if wide {
-			line += fmt.Sprintf("%-12s ", present.Truncate(r.Method, 12))
+			line += fmt.Sprintf("%-12s ", present.Truncate(present.Line(r.Method), 12))
 		}
-		line += fmt.Sprintf("%-*s %7s ", toolW, present.Truncate(r.Tool, toolW), present.Age(now.Sub(r.Started)))
+		line += fmt.Sprintf("%-*s %7s ", toolW, present.Truncate(present.Line(r.Tool), toolW), present.Age(now.Sub(r.Started)))
 		if i == sel {
 			rows = append(rows, st.Selected.Render(padRight("›"+line[1:]+plain, t.w)))
 			continue

@@ -63,7 +63,7 @@ func (r *resultViewer) lines(w int) []string {
 	var out []string
 	add := func(s ...string) { out = append(out, s...) }
 	para := func(text string) {
-		for _, l := range strings.Split(text, "\n") {
+		for _, l := range strings.Split(present.Block(text), "\n") {
 			add(wrap(l, w)...)
 		}
 	}
@@ -73,14 +73,14 @@ func (r *resultViewer) lines(w int) []string {
 		if errors.As(d.err, &ei) {
 			para(ei.Message)
 			if ei.Code != 0 {
-				add(st.Dim.Render(fmt.Sprintf("code %d · %s · %s", ei.Code, ei.Server, ei.Method)))
+				add(st.Dim.Render(present.Line(fmt.Sprintf("code %d · %s · %s", ei.Code, ei.Server, ei.Method))))
 			}
 			if len(ei.Data) > 0 {
 				add(st.Dim.Render("data:"))
 				para(present.PrettyJSON(ei.Data))
 			}
 			if h := present.Hint(ei, present.TUI); h != "" {
-				add("", st.Warning.Render("hint: ")+h)
+				add("", st.Warning.Render("hint: ")+present.Line(h))
 			}
 		} else {
 			para(d.err.Error())
@@ -102,22 +102,22 @@ func (r *resultViewer) lines(w int) []string {
 		body = st.Error
 	}
 	for i, c := range res.Content {
-		head := fmt.Sprintf("── content %d: %s ", i+1, c.Type)
+		head := fmt.Sprintf("── content %d: %s ", i+1, present.Line(c.Type))
 		add(st.Faint.Render(head + strings.Repeat("─", max(w-len([]rune(head)), 0))))
 		switch c.Type {
 		case "text":
-			for _, l := range strings.Split(c.Text, "\n") {
+			for _, l := range strings.Split(present.Block(c.Text), "\n") {
 				for _, wl := range wrap(l, w) {
 					add(body.Render(wl))
 				}
 			}
 		case "image", "audio":
-			add(st.Info.Render(fmt.Sprintf("[%s] %s, %s", c.Type, present.OrDash(c.MIMEType), present.Size(decodedSize(c.Data)))))
+			add(st.Info.Render(fmt.Sprintf("[%s] %s, %s", present.Line(c.Type), present.OrDash(present.Line(c.MIMEType)), present.Size(decodedSize(c.Data)))))
 		case "resource_link":
-			add(st.Info.Render("[link] ") + c.Name + " " + st.Dim.Render(c.URI))
+			add(st.Info.Render("[link] ") + present.Line(c.Name) + " " + st.Dim.Render(present.Line(c.URI)))
 		case "resource":
 			if e := c.Resource; e != nil {
-				add(st.Info.Render("[resource] ") + e.URI + st.Dim.Render(" "+e.MIMEType))
+				add(st.Info.Render("[resource] ") + present.Line(e.URI) + st.Dim.Render(" "+present.Line(e.MIMEType)))
 				if e.Text != "" {
 					para(e.Text)
 				} else if e.Blob != "" {
@@ -134,7 +134,7 @@ func (r *resultViewer) lines(w int) []string {
 			add(present.Truncate(l, w))
 		}
 		if res.StructuredError != "" {
-			add(st.Warning.Render("does not match the outputSchema: " + res.StructuredError))
+			add(st.Warning.Render("does not match the outputSchema: " + present.Line(res.StructuredError)))
 		}
 	}
 	if res.Truncated {
@@ -148,7 +148,7 @@ func (r *resultViewer) lines(w int) []string {
 
 func (r *resultViewer) View() string {
 	d := r.done
-	title := "Result of " + d.tool.Server + " › " + d.tool.ServerTool
+	title := "Result of " + d.tool.Server + " › " + present.Line(d.tool.ServerTool)
 	pct := ""
 	if r.vp.TotalLineCount() > r.vp.Height {
 		pct = fmt.Sprintf("  %3.0f%%", r.vp.ScrollPercent()*100)

@@ -106,7 +106,7 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 		nameW, present.Truncate(srv.Name, nameW), colTransport, srv.Transport, colState, state, colLatency, latency,
 		sparkW, spark, colUptime, uptime, colRestarts, restarts, colTools, tools, colReqs, reqText)
 	if targetW > 0 {
-		text += "  " + present.Truncate(target, targetW)
+		text += "  " + present.Truncate(present.Line(target), targetW)
 	}
 	row := marker + icon + text
 	switch {

@@ -99,6 +99,6 @@ func (t *toolForm) View() string {
 	default:
 		body = append(body, st.Success.Render("✓ arguments match the schema"))
 	}
-	title := "Call " + t.tool.Server + " › " + t.tool.ServerTool
+	title := "Call " + t.tool.Server + " › " + present.Line(t.tool.ServerTool)
 	return modalBox(t.c, title, body, focus+1, t.w, min(t.h, len(body)+3))
 }

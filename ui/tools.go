@@ -50,7 +50,7 @@ func (t *toolsTab) visible() []runtime.Tool {
 	}
 	var out []runtime.Tool
 	for _, tl := range srv.Tools {
-		if m.matchHay(strings.ToLower(tl.ServerTool + " " + tl.Title + " " + tl.Description)) {
+		if m.matchHay(strings.ToLower(present.Line(tl.ServerTool + " " + tl.Title + " " + tl.Description))) {
 			out = append(out, tl)
 		}
 	}
@@ -95,16 +95,17 @@ func (t *toolsTab) View() string {
 	sel, top := t.cur.window(len(tools), t.h-1)
 	for i := top; i < len(tools) && len(rows) < t.h; i++ {
 		tl := tools[i]
-		name := tl.ServerTool
+		name := present.Line(tl.ServerTool)
 		if tl.Title != "" && t.w > 100 {
-			name += " · " + tl.Title
+			name += " · " + present.Line(tl.Title)
 		}
-		line := fmt.Sprintf(" %-*s  %s", nameW, present.Truncate(name, nameW), present.OneLine(tl.Description, 300))
+		name = fmt.Sprintf("%-*s", nameW, present.Truncate(name, nameW))
+		desc := present.OneLine(tl.Description, 300)
 		if i == sel {
-			rows = append(rows, st.Selected.Render(padRight("› "+line[1:], t.w)))
+			rows = append(rows, st.Selected.Render(padRight("› "+name+"  "+desc, t.w)))
 			continue
 		}
-		rows = append(rows, padRight(st.Accent.Render(fmt.Sprintf(" %-*s", nameW, present.Truncate(name, nameW)))+"  "+st.Dim.Render(present.OneLine(tl.Description, 300)), t.w))
+		rows = append(rows, padRight("  "+st.Accent.Render(name)+"  "+st.Dim.Render(desc), t.w))
 	}
 	return t.fill(rows)
 }

@@ -87,3 +87,9 @@ func isTerminal(w io.Writer) bool {
 	}
 	return true
 }
+
+// warnf writes one diagnostic to w as "mcpdeck: message", clean: most
+// diagnostics quote what a server said, and it is shown, never obeyed.
+func warnf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "mcpdeck: %s\n", present.Clean(fmt.Sprintf(format, args...)))
+}

@@ -232,9 +232,9 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 	printTable(cmd.OutOrStdout(), []string{"NAME", "STATE", "TRANSPORT", "TOOLS", "PING", "VERSION", "ERROR"}, rows)
 	for _, s := range servers {
 		if s.Error != "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q is %s: %s\n", s.Name, s.State, s.Error)
+			warnf(cmd.ErrOrStderr(), "server %q is %s: %s", s.Name, s.State, s.Error)
 		} else if s.PingError != "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q did not answer ping: %s\n", s.Name, s.PingError)
+			warnf(cmd.ErrOrStderr(), "server %q did not answer ping: %s", s.Name, s.PingError)
 		}
 	}
 }

@@ -184,7 +184,7 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 		return nil, err
 	}
 	if len(cfg.Servers) == 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio\n", sourcesOf(cfg))
+		warnf(cmd.ErrOrStderr(), "no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio", sourcesOf(cfg))
 	}
 	rt, err := startRuntime(ctx, cfg, opts)
 	if err != nil {

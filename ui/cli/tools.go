@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
@@ -83,11 +81,11 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) 
 	code := ExitOK
 	for _, v := range snap.Servers {
 		if !v.State.Live() && v.Note != "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q was not started: %s\n", v.Name, v.Note)
+			warnf(cmd.ErrOrStderr(), "server %q was not started: %s", v.Name, v.Note)
 			continue
 		}
 		if err := serverFailure(snap, v.Name); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %v\n", err)
+			warnf(cmd.ErrOrStderr(), "%v", err)
 			if c := codeOf(err); c > code {
 				code = c
 			}

@@ -147,7 +147,7 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 			continue
 		}
 		if err := serverFailure(snap, v.Name); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %v\n", err)
+			warnf(cmd.ErrOrStderr(), "%v", err)
 		}
 	}
 	if live == 0 {
