@@ -93,6 +93,10 @@ type Server struct {
 	Source     string // the file it came from, or the embedded default's name
 	Scope      Scope
 	Pos        Position // the server's key in Source
+	// Invalid, when set (only with LoadOptions.KeepInvalid), is every
+	// problem of this server's definition as Errors; nothing else in the
+	// Server can be trusted and it must never start.
+	Invalid error
 }
 
 // Secrets returns the values that must never be displayed: env and header

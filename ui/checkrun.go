@@ -56,6 +56,14 @@ func (m *Model) startCheck() tea.Cmd {
 		m.setStatus(statusWarn, "no server selected: add one to mcp.json, then select it and press c")
 		return nil
 	}
+	if m.unapproved(srv.Source) {
+		m.setStatus(statusWarn, "not checking "+srv.Name+": "+srv.Source+" is not approved, and the check would run its command; press m (or r after a change) to review it")
+		return nil
+	}
+	if e := m.c.invalid[srv.Name]; e != "" {
+		m.setStatus(statusWarn, "not checking "+srv.Name+": its configuration is invalid: "+e)
+		return nil
+	}
 	m.active = tabCheck
 	if m.check.running != "" {
 		m.setStatus(statusWarn, "the check of "+m.check.running+" is still running: wait for it, or press x in the Check tab to stop it")
@@ -210,4 +218,18 @@ func (v *checkItemView) View() string {
 	}
 	body = append(body, "", st.Dim.Render("esc to close"))
 	return modalBox(v.c, v.server+" › "+it.Name, body, 0, v.w, min(v.h, len(body)+3))
+}
+
+// unapproved reports whether path is a project file the person has not
+// approved (yet, or after it changed): nothing from it may run.
+func (m *Model) unapproved(path string) bool {
+	if m.declined[path] {
+		return true
+	}
+	for _, f := range m.untrusted {
+		if f.Path == path {
+			return true
+		}
+	}
+	return false
 }

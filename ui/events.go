@@ -49,7 +49,13 @@ func (m *Model) setSnapshot(s *runtime.Snapshot) {
 		return
 	}
 	c := m.c
+	servers := m.serverCount()
 	c.snap = s
+	if m.serverCount() != servers && m.width > 0 {
+		// The servers pane grows or shrinks with the list: every pane
+		// below it gets a new size, or the frame would outgrow the terminal.
+		defer m.layout()
+	}
 	listed := map[reqKey]bool{}
 	for _, srv := range s.Servers {
 		for _, r := range srv.Outstanding {

@@ -72,6 +72,15 @@ type Options struct {
 	// Trust remembers an approval.
 	Untrusted []config.File
 	Trust     func(config.File) error
+	// Invalid are the servers whose definition is invalid (kept with
+	// config.Server.Invalid): shown as invalid with their errors, never
+	// started. After a reload the UI reads them from the new config.
+	Invalid []config.Server
+	// Pending returns the project files of a configuration that r read
+	// whose content is not approved (a file changed since its approval):
+	// the reload waits for the person to approve them, and starts nothing
+	// from them otherwise. Nil means every file counts as approved.
+	Pending func(*config.Config) []config.File
 	// Check runs the compatibility check of the configured server named
 	// server for `c` (the CLI looks it up and calls check.Run). It must
 	// call progress with each item as it is decided, from any goroutine,

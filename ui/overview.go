@@ -51,9 +51,11 @@ func (t *overviewTab) lines() []string {
 	kv := func(k, v string) {
 		out = append(out, st.Label.Render(fmt.Sprintf("%-13s", k))+v)
 	}
-	state := st.State(srv.State).Render(srv.State.String())
-	if !srv.Enabled {
-		state += st.Faint.Render("  (switched off: space turns it on)")
+	state := st.State(srv.State).Render(t.c.stateWord(srv))
+	if t.c.invalid[srv.Name] != "" {
+		state = st.Error.Render("invalid") + st.Faint.Render("  (never started: fix its configuration and press r)")
+	} else if !srv.Enabled {
+		state += st.Faint.Render("  " + t.c.offText(srv))
 	}
 	if srv.State.Live() {
 		state += st.Dim.Render("  up " + present.Age(srv.Uptime(now)))
@@ -62,8 +64,14 @@ func (t *overviewTab) lines() []string {
 	if srv.LastError != nil || srv.State == runtime.StateFailed {
 		out = append(out, t.errorLines(srv)...)
 	}
-	if srv.Note != "" {
-		kv("note", st.Warning.Render(present.Line(srv.Note)))
+	if note := t.c.note(srv); note != "" {
+		for i, l := range wrap(note, t.w-15) {
+			if i == 0 {
+				kv("note", st.Warning.Render(l))
+			} else {
+				out = append(out, strings.Repeat(" ", 13)+st.Warning.Render(l))
+			}
+		}
 	}
 	if srv.ServerInfo.Name != "" {
 		info := srv.ServerInfo.Name + " " + srv.ServerInfo.Version

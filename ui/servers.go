@@ -8,6 +8,8 @@ import (
 	"mcpdeck/runtime"
 	"mcpdeck/ui/present"
 	"mcpdeck/ui/styles"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Column widths of the servers pane; name, sparkline and the trailing
@@ -23,17 +25,15 @@ const (
 )
 
 // serversView is the servers pane: a column header and one row per server.
+// When the list is longer than the pane it scrolls with the selection, and
+// the last row says how many servers are above and below.
 func (m *Model) serversView(w, h int) string {
 	st := m.c.st
 	s := m.c.snap
 	if s == nil || len(s.Servers) == 0 {
 		return padRight(st.Dim.Render("No servers configured: add one to mcp.json and press r."), w) + strings.Repeat("\n", max(h-1, 0))
 	}
-	fixed := 3 + colTransport + 1 + colState + 1 + colLatency + 1 + colUptime + 1 + colRestarts + 1 + colTools + 1 + colReqs + 1
-	rest := w - fixed
-	nameW := min(max(rest/3, 10), 20)
-	sparkW := min(max(rest-nameW-2, 0), 24)
-	targetW := max(rest-nameW-sparkW-2, 0)
+	nameW, sparkW, targetW := serverColumns(s.Servers, w)
 
 	rows := make([]string, 0, h)
 	head := fmt.Sprintf("   %-*s %-*s %-*s %*s %-*s %*s %*s %*s %*s",
@@ -50,11 +50,21 @@ func (m *Model) serversView(w, h int) string {
 	for _, r := range m.c.reqs {
 		reqs[r.Server]++
 	}
-	sel, top := m.servers.window(len(s.Servers), h-1)
+	n := len(s.Servers)
+	room := h - 1
+	if n > room {
+		room = max(room-1, 1) // the last row counts the hidden servers
+	}
+	sel, top := m.servers.window(n, room)
 	now := m.c.now()
-	for i := top; i < len(s.Servers) && len(rows) < h; i++ {
+	for i := top; i < n && i < top+room; i++ {
 		srv := s.Servers[i]
 		rows = append(rows, m.serverRow(srv, i == sel, reqs[srv.Name], now, w, nameW, sparkW, targetW))
+	}
+	if hidden := n - room; hidden > 0 {
+		above, below := top, n-top-room
+		rows = append(rows, st.Dim.Render(padRight(fmt.Sprintf("   %s hidden: %d above, %d below (↑/↓ scroll)",
+			present.Count(hidden, "server", "servers"), above, below), w)))
 	}
 	for len(rows) < h {
 		rows = append(rows, strings.Repeat(" ", w))
@@ -62,12 +72,31 @@ func (m *Model) serversView(w, h int) string {
 	return strings.Join(rows, "\n")
 }
 
+// serverColumns shares the width the fixed columns leave: names first (a
+// cut name is a wrong name), then the sparkline, then the target.
+func serverColumns(servers []runtime.ServerSnapshot, w int) (nameW, sparkW, targetW int) {
+	// The marker and icon, and the columns with the space before each.
+	fixed := 3 + 1 + 1 + colTransport + 1 + colState + 1 + colLatency + 1 + 1 + colUptime + 1 + colRestarts + 1 + colTools + 1 + colReqs
+	rest := max(w-fixed, 0)
+	longest := len("SERVER")
+	for _, srv := range servers {
+		longest = max(longest, ansi.StringWidth(srv.Name))
+	}
+	nameW = min(longest, maxNameWidth, max(rest, len("SERVER")))
+	sparkW = min(max(rest-nameW, 0), maxSparkWidth)
+	targetW = max(rest-nameW-sparkW-2, 0) // after two spaces
+	return nameW, sparkW, targetW
+}
+
+// The widest a name and a sparkline get; the target takes what is left.
+const (
+	maxNameWidth  = 32
+	maxSparkWidth = 24
+)
+
 func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, now time.Time, w, nameW, sparkW, targetW int) string {
 	st := m.c.st
-	state := srv.State.String()
-	if !srv.Enabled {
-		state = "off"
-	}
+	state := m.c.stateWord(srv)
 	latency, spark, uptime := "—", "", "—"
 	if srv.State.Live() {
 		if srv.Ping.Last > 0 {
@@ -83,10 +112,12 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 		tools = fmt.Sprint(len(srv.Tools))
 	}
 	target := srv.Target
-	if srv.State == runtime.StateFailed && srv.Reason != "" {
+	if invalid := m.c.invalid[srv.Name]; invalid != "" {
+		target = invalid
+	} else if srv.State == runtime.StateFailed && srv.Reason != "" {
 		target = srv.Reason
-	} else if srv.Note != "" {
-		target = srv.Note
+	} else if note := m.c.note(srv); note != "" {
+		target = note
 	}
 	restarts := ""
 	if srv.Restarts > 0 {
@@ -102,8 +133,11 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 	}
 	stStyle := st.State(srv.State)
 	icon := styles.StateIcon(srv.State)
+	if m.c.invalid[srv.Name] != "" {
+		stStyle, icon = st.Error, styles.InvalidIcon
+	}
 	text := fmt.Sprintf(" %-*s %-*s %-*s %*s %-*s %*s %*s %*s %*s",
-		nameW, present.Truncate(srv.Name, nameW), colTransport, srv.Transport, colState, state, colLatency, latency,
+		nameW, present.Truncate(present.Line(srv.Name), nameW), colTransport, srv.Transport, colState, state, colLatency, latency,
 		sparkW, spark, colUptime, uptime, colRestarts, restarts, colTools, tools, colReqs, reqText)
 	if targetW > 0 {
 		text += "  " + present.Truncate(present.Line(target), targetW)
@@ -112,10 +146,10 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 	switch {
 	case selected:
 		return st.Selected.Render(padRight(row, w))
+	case m.c.invalid[srv.Name] != "" || srv.State == runtime.StateFailed:
+		return st.Error.Render(padRight(row, w))
 	case !srv.Enabled || srv.State == runtime.StateDisabled || srv.State == runtime.StateStopped:
 		return st.Faint.Render(padRight(row, w))
-	case srv.State == runtime.StateFailed:
-		return st.Error.Render(padRight(row, w))
 	}
 	// Only the icon and state carry colour on a healthy row; the rest stays
 	// readable text.

@@ -84,7 +84,7 @@ Exit status 0 when it is valid, 2 when it is not.`,
 			if len(files) == 0 {
 				files = configFiles(cmd)
 			}
-			cfg, err := load(files)
+			cfg, err := load(files, false)
 			var errs config.Errors
 			if err != nil && !errors.As(err, &errs) {
 				return withCode(ExitUsage, err)
@@ -121,7 +121,19 @@ func configFiles(cmd *cobra.Command) []string {
 // set to this executable. An invalid configuration is an ExitUsage error
 // listing every problem; nothing may start from it.
 func loadConfig(_ *cobra.Command, files []string) (*config.Config, error) {
-	cfg, err := load(files)
+	return loadFor(files, false)
+}
+
+// loadRunnable is loadConfig for the commands that start servers: a
+// server whose own definition is invalid is kept, marked and isolated (it
+// never starts, and says why), so it does not stop the others. Problems
+// outside any server still fail as in loadConfig.
+func loadRunnable(files []string) (*config.Config, error) {
+	return loadFor(files, true)
+}
+
+func loadFor(files []string, keepInvalid bool) (*config.Config, error) {
+	cfg, err := load(files, keepInvalid)
 	var errs config.Errors
 	switch {
 	case errors.As(err, &errs):
@@ -132,17 +144,24 @@ func loadConfig(_ *cobra.Command, files []string) (*config.Config, error) {
 	return cfg, nil
 }
 
-func load(files []string) (*config.Config, error) {
+// load reads the configuration; with keepInvalid a server with an invalid
+// definition is kept marked Invalid and isolated (see isolateInvalid).
+func load(files []string, keepInvalid bool) (*config.Config, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "mcpdeck"
 	}
-	return config.Load(config.LoadOptions{
+	cfg, err := config.Load(config.LoadOptions{
 		Files:       files,
 		Default:     assets.DefaultConfig,
 		DefaultName: assets.DefaultConfigName,
 		Vars:        map[string]string{"mcpdeck": exe},
+		KeepInvalid: keepInvalid,
 	})
+	if err == nil && keepInvalid {
+		isolateInvalid(cfg)
+	}
+	return cfg, err
 }
 
 // invalidConfigError reports every problem of a configuration that failed

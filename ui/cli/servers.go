@@ -192,6 +192,10 @@ func serverStatus(v runtime.ServerSnapshot, ping *pingResult) serverStatusJSON {
 			s.PingMs = &ms
 		}
 	}
+	if reason, ok := invalidReason(v); ok {
+		s.State, s.Error = "invalid", reason
+		return s
+	}
 	if !v.State.Live() {
 		s.Reason = v.Reason
 		if v.LastError != nil {

@@ -101,7 +101,7 @@ func resolveTargets(cmd *cobra.Command, f *targetFlags, names []string) (*config
 		}
 		return &config.Config{Servers: []config.Server{s}}, nil
 	}
-	cfg, err := loadConfig(cmd, configFiles(cmd))
+	cfg, err := loadRunnable(configFiles(cmd))
 	if err != nil {
 		return nil, err
 	}

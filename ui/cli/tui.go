@@ -22,7 +22,7 @@ import (
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
 func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
-	cfg, err := loadConfig(cmd, configFiles(cmd))
+	cfg, err := loadRunnable(configFiles(cmd))
 	if err != nil {
 		return err
 	}
@@ -30,10 +30,13 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("opening project approvals: %w", err))
 	}
-	trust, _ := cmd.Flags().GetBool("trust-project")
-	if trust {
-		if err := approveProject(cfg, true); err != nil {
-			return err
+	// --trust-project approves through the same store the UI asks, so the
+	// UI sees the approval and --enable proceeds without a dialog.
+	if trust, _ := cmd.Flags().GetBool("trust-project"); trust {
+		for _, f := range cfg.Untrusted(ts) {
+			if err := ts.Trust(f); err != nil {
+				return withCode(ExitUsage, fmt.Errorf("approving %s: %w", f.Path, err))
+			}
 		}
 	}
 	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version()})
@@ -62,7 +65,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 		Sources:       sources,
 		EnableOnStart: enable,
 		Reload: func() (*config.Config, error) {
-			c, err := load(files)
+			c, err := load(files, true)
 			if err == nil {
 				mu.Lock()
 				current = c
@@ -71,14 +74,25 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 			return c, err
 		},
 		Untrusted: cfg.Untrusted(ts),
+		Invalid:   cfg.InvalidServers(),
 		Trust:     ts.Trust,
+		Pending:   func(c *config.Config) []config.File { return c.Untrusted(ts) },
 		// The check runs its own copy of the server beside the session.
 		Check: func(ctx context.Context, server string, progress func(check.Item)) (check.Report, error) {
 			mu.Lock()
 			srv, ok := current.Server(server)
+			file, _ := current.File(srv.Source)
 			mu.Unlock()
 			if !ok {
 				return check.Report{}, fmt.Errorf("checking %q: no such server in the configuration", server)
+			}
+			// The check runs the server's command: never from a file whose
+			// content is not approved (the person may have said no).
+			if !ts.Trusted(file) {
+				return check.Report{}, fmt.Errorf("checking %q: %s is not approved; approve it first (m, or r after a change)", server, srv.Source)
+			}
+			if srv.Invalid != nil {
+				return check.Report{}, fmt.Errorf("checking %q: its configuration is invalid: %w", server, srv.Invalid)
 			}
 			return check.Run(ctx, srv, check.Options{ClientVersion: version()}, progress), nil
 		},
