@@ -122,6 +122,21 @@ func (m matcher) matchNote(n *note) bool {
 	return m.matchHay(n.hay)
 }
 
+// matchFrame reports whether f passes the filter: method: matches the
+// frame's method (level: matches nothing a frame has).
+func (m matcher) matchFrame(f *frame) bool {
+	if m.method != "" && !strings.Contains(strings.ToLower(f.f.Method), m.method) {
+		return false
+	}
+	if m.level != "" {
+		return false
+	}
+	if m.server != "" && !strings.Contains(strings.ToLower(f.server), m.server) {
+		return false
+	}
+	return m.matchHay(f.hay)
+}
+
 func (m matcher) matchHay(hay string) bool {
 	for _, w := range m.words {
 		if !strings.Contains(hay, w) {

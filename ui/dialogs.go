@@ -10,6 +10,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // dialog is a small yes/no or informational box.
@@ -100,7 +101,9 @@ func newPlanDialog(c *common, p runtime.Plan) *dialog {
 	}
 	line := func(label string, names []string, style func(...string) string) {
 		if len(names) > 0 {
-			d.body = append(d.body, style(fmt.Sprintf("%-9s", label))+strings.Join(names, ", "))
+			// The widest label and a space: "restarted filesystem", never
+			// "restartedfilesystem".
+			d.body = append(d.body, style(fmt.Sprintf("%-10s", label))+present.Line(strings.Join(names, ", ")))
 		}
 	}
 	line("added", p.Add, st.Success.Render)

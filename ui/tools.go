@@ -84,10 +84,7 @@ func (t *toolsTab) View() string {
 	}
 	rows := []string{padRight(st.Dim.Render(info), t.w)}
 	if len(srv.Tools) == 0 {
-		msg := "No tools: " + srv.Name + " is " + srv.State.String() + "."
-		if !srv.State.Live() {
-			msg += " Tools are listed once it is ready (m switches MCP on)."
-		}
+		msg := "No tools: " + srv.Name + " is " + t.c.stateWord(srv) + "." + t.noToolsHint(srv)
 		rows = append(rows, padRight(st.Faint.Render(msg), t.w))
 		return t.fill(rows)
 	}
@@ -108,4 +105,24 @@ func (t *toolsTab) View() string {
 		rows = append(rows, padRight("  "+st.Accent.Render(name)+"  "+st.Dim.Render(desc), t.w))
 	}
 	return t.fill(rows)
+}
+
+// noToolsHint says what would list a server's tools, for the state it is
+// in: the key that helps now, never one that does nothing.
+func (t *toolsTab) noToolsHint(srv runtime.ServerSnapshot) string {
+	switch {
+	case t.c.invalid[srv.Name] != "":
+		return " Its configuration is invalid: fix it and press r."
+	case srv.State.Live():
+		return ""
+	case t.c.snap == nil || !t.c.snap.Enabled:
+		return " Tools are listed once it is ready (m switches MCP on)."
+	case !srv.Enabled:
+		return " Tools are listed once it is ready (space switches it on)."
+	case srv.State == runtime.StateFailed:
+		return " It failed: the Overview says why; R reconnects it."
+	case srv.Note != "":
+		return " It cannot start: " + present.Line(srv.Note)
+	}
+	return " Tools are listed once it is ready."
 }

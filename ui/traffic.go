@@ -43,7 +43,7 @@ func (t *trafficTab) DataChanged()   { t.s.catchUp() }
 func (t *trafficTab) rematch() {
 	m := parseFilter(t.filter.Value())
 	server := t.c.server
-	t.s.setMatch(func(f *frame) bool { return f.server == server && m.matchHay(f.hay) })
+	t.s.setMatch(func(f *frame) bool { return f.server == server && m.matchFrame(f) })
 }
 
 func (t *trafficTab) View() string {
