@@ -221,7 +221,9 @@ func TestTrafficMethodFilter(t *testing.T) {
 func TestRequestsKeyedByServerAndID(t *testing.T) {
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 140, 40)
-	at := func(server string) runtime.EventHeader { return runtime.EventHeader{Time: uitest.Clock, Server: server} }
+	at := func(server string) runtime.EventHeader {
+		return runtime.EventHeader{Time: uitest.Clock, Server: server}
+	}
 	rt.Emit(
 		runtime.RequestStarted{EventHeader: at("everything"), ID: 3, Method: "tools/call", Tool: "echo"},
 		runtime.RequestStarted{EventHeader: at("weather"), ID: 3, Method: "tools/call", Tool: "forecast"},
