@@ -30,13 +30,9 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("opening project approvals: %w", err))
 	}
-	// --trust-project approves through the same store the UI asks, so the
-	// UI sees the approval and --enable proceeds without a dialog.
 	if trust, _ := cmd.Flags().GetBool("trust-project"); trust {
-		for _, f := range cfg.Untrusted(ts) {
-			if err := ts.Trust(f); err != nil {
-				return withCode(ExitUsage, fmt.Errorf("approving %s: %w", f.Path, err))
-			}
+		if err := trustAll(cfg, ts); err != nil {
+			return err
 		}
 	}
 	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version()})
@@ -136,4 +132,16 @@ func logEvents(rt *runtime.Controller, path string) (func(), error) {
 		<-done
 		f.Close()
 	}, nil
+}
+
+// trustAll approves every unapproved project file of cfg (--trust-project)
+// through ts, the store the UI then asks: the UI sees the approvals, so
+// --enable proceeds without a dialog.
+func trustAll(cfg *config.Config, ts *config.TrustStore) error {
+	for _, f := range cfg.Untrusted(ts) {
+		if err := ts.Trust(f); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("approving %s: %w", f.Path, err))
+		}
+	}
+	return nil
 }
