@@ -177,7 +177,7 @@ func (t *checkTab) heading(r *checkRun) string {
 	if _, top := t.cur.window(n, t.listRows()); n > t.listRows() {
 		return fmt.Sprintf("%s · items %d–%d of %d", s, top+1, min(top+t.listRows(), n), n)
 	}
-	return fmt.Sprintf("%s · %d items", s, n)
+	return s + " · " + present.Count(n, "item", "items")
 }
 
 // itemRows draws the decided items, then the pending ones (the first of

@@ -419,7 +419,7 @@ func (f *form) lines() (lines []string, focusLine int) {
 			typ = fl.item.String() + "[]"
 		}
 		if fl.kind == kindEnum {
-			typ = fmt.Sprintf("%d choices", len(fl.enum))
+			typ = present.Count(len(fl.enum), "choice", "choices")
 		}
 		lines = append(lines, head+widget+" "+st.Faint.Render(typ))
 		indent := strings.Repeat(" ", labelW+3)

@@ -42,7 +42,7 @@ func (t *logsTab) rematch() {
 
 func (t *logsTab) View() string {
 	st := t.c.st
-	info := fmt.Sprintf("%s · %s · %d lines", t.c.server, t.followLabel(), t.s.count())
+	info := fmt.Sprintf("%s · %s · %s", t.c.server, t.followLabel(), present.Count(t.s.count(), "line", "lines"))
 	if f := t.filter.Value(); f != "" {
 		info += " · filter: " + f
 	}

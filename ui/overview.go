@@ -104,13 +104,15 @@ func (t *overviewTab) lines() []string {
 	if srv.State.Live() {
 		p := srv.Ping
 		kv("ping", fmt.Sprintf("last %s · avg %s · p95 %s · missed %d", present.Latency(p.Last), present.Latency(p.EWMA), present.Latency(p.P95), p.Missed))
-		kv("offers", fmt.Sprintf("%d tools · %d prompts · %d resources", len(srv.Tools), len(srv.Prompts), len(srv.Resources)))
+		kv("offers", present.Count(len(srv.Tools), "tool", "tools")+" · "+present.Count(len(srv.Prompts), "prompt", "prompts")+" · "+present.Count(len(srv.Resources), "resource", "resources"))
 	}
 	cn := srv.Counters
-	kv("counters", fmt.Sprintf("%d calls · %d errors · %d notifications · %d dropped · %d late · %d noise",
-		cn.Calls, cn.Errors, cn.Notifications, cn.DroppedEvents, cn.LateResponses, cn.NoiseLines))
+	kv("counters", strings.Join([]string{
+		counted(cn.Calls, "call", "calls"), counted(cn.Errors, "error", "errors"), counted(cn.Notifications, "notification", "notifications"),
+		counted(cn.DroppedEvents, "dropped", "dropped"), counted(cn.LateResponses, "late", "late"), counted(cn.NoiseLines, "noise", "noise"),
+	}, " · "))
 	if srv.Restarts > 0 || srv.Attempts > 0 {
-		r := fmt.Sprintf("%d restarts", srv.Restarts)
+		r := present.Count(srv.Restarts, "restart", "restarts")
 		if !srv.NextRetry.IsZero() {
 			r += fmt.Sprintf(" · retry %d in %s", srv.Attempts+1, present.Age(srv.NextRetry.Sub(now)))
 		}
@@ -212,3 +214,6 @@ func wrap(text string, width int) []string {
 	}
 	return strings.Split(lipgloss.NewStyle().Width(width).Render(text), "\n")
 }
+
+// counted is present.Count for a counter.
+func counted(n uint64, one, many string) string { return present.Count(int(n), one, many) }

@@ -78,7 +78,7 @@ func (t *toolsTab) View() string {
 		return t.empty("No server selected.")
 	}
 	tools := t.visible()
-	info := fmt.Sprintf("%d of %d tools", len(tools), len(srv.Tools))
+	info := fmt.Sprintf("%d of %s", len(tools), present.Count(len(srv.Tools), "tool", "tools"))
 	if f := t.filter.Value(); f != "" {
 		info += " · filter: " + f
 	}

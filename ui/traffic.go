@@ -48,7 +48,7 @@ func (t *trafficTab) rematch() {
 
 func (t *trafficTab) View() string {
 	st := t.c.st
-	info := fmt.Sprintf("%s · %s · %d frames", t.c.server, t.followLabel(), t.s.count())
+	info := fmt.Sprintf("%s · %s · %s", t.c.server, t.followLabel(), present.Count(t.s.count(), "frame", "frames"))
 	if f := t.filter.Value(); f != "" {
 		info += " · filter: " + f
 	}

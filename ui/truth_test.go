@@ -209,7 +209,7 @@ func TestTrafficMethodFilter(t *testing.T) {
 		hs.keys(string(r))
 	}
 	hs.keys("enter")
-	v := hs.waitText("1 frames")
+	v := hs.waitText("1 frame")
 	if strings.Contains(v, "tools/call") {
 		t.Errorf("method:ping still shows tools/call:\n%s", v)
 	}
