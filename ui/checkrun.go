@@ -196,10 +196,10 @@ func newCheckItemView(c *common, server string, it check.Item) *checkItemView {
 
 func (v *checkItemView) SetSize(w, h int) { v.w, v.h = min(max(w-10, 40), 90), h }
 
-func (v *checkItemView) Help() []key.Binding { return []key.Binding{v.c.keys.Back} }
+func (v *checkItemView) Help() []key.Binding { return []key.Binding{v.c.keys.Close} }
 
 func (v *checkItemView) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
-	if key.Matches(msg, v.c.keys.Back) || key.Matches(msg, v.c.keys.Select) || msg.String() == "q" {
+	if key.Matches(msg, v.c.keys.Close) {
 		return nil, nil
 	}
 	return v, nil

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/keys"
 	"mcpdeck/ui/present"
 )
 
@@ -21,12 +22,6 @@ type elicitModal struct {
 	f     *form // nil in url mode
 	w, h  int
 }
-
-var (
-	elicitAccept  = key.NewBinding(key.WithKeys("ctrl+s", "enter"), key.WithHelp("enter", "accept"))
-	elicitDecline = key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "decline"))
-	elicitCancel  = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
-)
 
 func newElicitModal(c *common, msg elicitMsg) *elicitModal {
 	e := &elicitModal{c: c, id: msg.id, req: msg.req, reply: msg.reply}
@@ -45,14 +40,15 @@ func (e *elicitModal) SetSize(w, h int) {
 }
 
 func (e *elicitModal) Help() []key.Binding {
+	k := e.c.keys
+	decline, cancel := k.Decline, keys.Relabel(k.Back, "cancel")
 	if e.f != nil && e.f.raw {
 		// In the editor enter is a new line: ctrl+s accepts.
-		accept := key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "accept"))
-		return []key.Binding{accept, elicitDecline, elicitCancel, e.c.keys.RawJSON}
+		return []key.Binding{keys.Relabel(k.Submit, "accept"), decline, cancel, k.RawJSON}
 	}
-	b := []key.Binding{elicitAccept, elicitDecline, elicitCancel}
+	b := []key.Binding{keys.Relabel(k.Send, "accept"), decline, cancel}
 	if e.f != nil {
-		b = append(b, e.c.keys.NextField, e.c.keys.Toggle)
+		b = append(b, k.NextField, k.Toggle, k.PrevField, k.PrevChoice)
 	}
 	return b
 }
@@ -68,12 +64,13 @@ func (e *elicitModal) answer(resp runtime.ElicitResponse) (modal, tea.Cmd) {
 }
 
 func (e *elicitModal) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
+	k := e.c.keys
 	switch {
-	case key.Matches(msg, elicitCancel):
+	case key.Matches(msg, k.Back):
 		return e.answer(runtime.ElicitResponse{Action: "cancel"})
-	case key.Matches(msg, elicitDecline):
+	case key.Matches(msg, k.Decline):
 		return e.answer(runtime.ElicitResponse{Action: "decline"})
-	case key.Matches(msg, elicitAccept) && (e.f == nil || !e.f.raw || msg.String() == "ctrl+s"):
+	case key.Matches(msg, k.Submit), (e.f == nil || !e.f.raw) && key.Matches(msg, k.Send):
 		if e.f == nil {
 			return e.answer(runtime.ElicitResponse{Action: "accept"})
 		}

@@ -299,13 +299,13 @@ func (f *form) update(msg tea.KeyMsg) bool {
 		return false
 	}
 	fl := f.fields[f.focus]
-	switch msg.String() {
-	case "tab", "down":
+	switch {
+	case key.Matches(msg, k.NextField):
 		if n := f.nextFocusable(f.focus, 1); n >= 0 {
 			f.setFocus(n)
 		}
 		return true
-	case "shift+tab", "up":
+	case key.Matches(msg, k.PrevField):
 		if n := f.nextFocusable(f.focus, -1); n >= 0 {
 			f.setFocus(n)
 		}
@@ -314,8 +314,7 @@ func (f *form) update(msg tea.KeyMsg) bool {
 	changed := false
 	switch fl.kind {
 	case kindBool:
-		switch msg.String() {
-		case " ", "right", "left", "x":
+		if key.Matches(msg, k.Toggle) || key.Matches(msg, k.PrevChoice) {
 			// not set → true → false → not set; a required boolean skips
 			// "not set", which would only earn it an error.
 			switch fl.boolVal {
@@ -333,11 +332,11 @@ func (f *form) update(msg tea.KeyMsg) bool {
 		}
 	case kindEnum:
 		n := len(fl.enum)
-		switch msg.String() {
-		case " ", "right":
+		switch {
+		case key.Matches(msg, k.Toggle):
 			fl.choice = (fl.choice+2)%(n+1) - 1
 			changed = true
-		case "left":
+		case key.Matches(msg, k.PrevChoice):
 			fl.choice = (fl.choice+n+1)%(n+1) - 1
 			changed = true
 		}

@@ -351,7 +351,7 @@ func (m *Model) shortHelp() []key.Binding {
 	case m.modal != nil:
 		return m.modal.Help()
 	case m.filtering:
-		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply filter")), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"))}
+		return []key.Binding{k.ApplyFilter, k.ClearFilter}
 	case m.focus == focusDetail:
 		return append(m.activeTab().ShortHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab)
 	}

@@ -37,7 +37,7 @@ func (r *resultViewer) Help() []key.Binding { return r.c.keys.ViewerHelp() }
 func (r *resultViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	k := r.c.keys
 	switch {
-	case key.Matches(msg, k.Back), msg.String() == "q", key.Matches(msg, k.Select):
+	case key.Matches(msg, k.Close):
 		return nil, nil
 	case key.Matches(msg, k.Up):
 		r.vp.ScrollUp(1)
@@ -45,7 +45,7 @@ func (r *resultViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 		r.vp.ScrollDown(1)
 	case key.Matches(msg, k.PageUp):
 		r.vp.PageUp()
-	case key.Matches(msg, k.PageDown), msg.String() == " ":
+	case key.Matches(msg, k.PageDown):
 		r.vp.PageDown()
 	case key.Matches(msg, k.Top):
 		r.vp.GotoTop()

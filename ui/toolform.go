@@ -46,8 +46,7 @@ func (t *toolForm) Help() []key.Binding {
 		// In the editor enter is a new line and tab an indent.
 		return []key.Binding{k.Submit, k.RawJSON, k.Back}
 	}
-	send := key.NewBinding(key.WithKeys("ctrl+s", "enter"), key.WithHelp("enter/ctrl+s", "send"))
-	return []key.Binding{send, k.NextField, k.Toggle, k.RawJSON, k.Back}
+	return []key.Binding{k.Send, k.NextField, k.Toggle, k.RawJSON, k.Back, k.PrevField, k.PrevChoice}
 }
 
 func (t *toolForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
@@ -55,7 +54,7 @@ func (t *toolForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	switch {
 	case key.Matches(msg, k.Back):
 		return nil, nil
-	case key.Matches(msg, k.Submit), msg.Type == tea.KeyEnter && !t.f.raw:
+	case key.Matches(msg, k.Submit), !t.f.raw && key.Matches(msg, k.Send):
 		return t.submit()
 	}
 	if t.f.update(msg) {

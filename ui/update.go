@@ -29,7 +29,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
-	if msg.String() == "ctrl+c" {
+	if key.Matches(msg, k.ForceQuit) {
 		if m.quitting {
 			m.forced = true
 			return tea.Quit
@@ -115,11 +115,12 @@ func (m *Model) handleServersKey(msg tea.KeyMsg) {
 func (m *Model) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
 	t := m.activeTab()
 	in := t.Filter()
-	switch msg.Type {
-	case tea.KeyEnter:
+	k := m.c.keys
+	switch {
+	case key.Matches(msg, k.ApplyFilter):
 		m.filtering = false
 		in.Blur()
-	case tea.KeyEsc:
+	case key.Matches(msg, k.ClearFilter):
 		m.filtering = false
 		in.Blur()
 		if in.Value() != "" {
