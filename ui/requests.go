@@ -49,13 +49,9 @@ func (t *requestsTab) list() []*runtime.RequestInfo {
 func (t *requestsTab) Update(msg tea.KeyMsg) tea.Cmd {
 	reqs := t.list()
 	if key.Matches(msg, t.c.keys.Cancel) {
-		sel, _ := t.cur.window(len(reqs), t.h-2)
-		if sel < 0 {
-			return nil
-		}
-		r := reqs[sel]
-		server, id := r.Server, r.ID
-		return func() tea.Msg { return cancelIntentMsg{server: server, id: id} }
+		return actOnSelected(&t.cur, reqs, t.h-2, func(r *runtime.RequestInfo) tea.Msg {
+			return cancelIntentMsg{server: r.Server, id: r.ID}
+		})
 	}
 	navKeys(t.c, msg, &t.cur, len(reqs), t.h-2)
 	return nil

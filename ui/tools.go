@@ -60,12 +60,7 @@ func (t *toolsTab) visible() []runtime.Tool {
 func (t *toolsTab) Update(msg tea.KeyMsg) tea.Cmd {
 	tools := t.visible()
 	if key.Matches(msg, t.c.keys.Select) {
-		sel, _ := t.cur.window(len(tools), t.h-1)
-		if sel < 0 {
-			return nil
-		}
-		tool := tools[sel]
-		return func() tea.Msg { return openFormMsg{tool: tool} }
+		return actOnSelected(&t.cur, tools, t.h-1, func(tool runtime.Tool) tea.Msg { return openFormMsg{tool: tool} })
 	}
 	navKeys(t.c, msg, &t.cur, len(tools), t.h-1)
 	return nil
