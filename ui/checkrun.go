@@ -57,7 +57,11 @@ func (m *Model) startCheck() tea.Cmd {
 		return nil
 	}
 	if m.unapproved(srv.Source) {
-		m.setStatus(statusWarn, "not checking "+srv.Name+": "+srv.Source+" is not approved, and the check would run its command; press m (or r after a change) to review it")
+		how := "press m to review it"
+		if m.declined[srv.Source] {
+			how = "press r to review the change"
+		}
+		m.setStatus(statusWarn, "not checking "+srv.Name+": "+srv.Source+" is not approved, and the check would run its command; "+how)
 		return nil
 	}
 	if e := m.c.invalid[srv.Name]; e != "" {

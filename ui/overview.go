@@ -86,6 +86,12 @@ func (t *overviewTab) lines() []string {
 	if caps := capabilityList(srv.Capabilities); caps != "" {
 		kv("capabilities", caps)
 	}
+	if t.c.invalid[srv.Name] != "" {
+		if srv.Source != "" {
+			kv("config", present.Line(srv.Source))
+		}
+		return out // nothing else about it can be trusted
+	}
 	kv("transport", srv.Transport.String())
 	if srv.Transport == "stdio" {
 		kv("command", present.Line(srv.Target))
