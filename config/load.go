@@ -136,6 +136,9 @@ func Load(opts LoadOptions) (*Config, error) {
 		read(candidate{path: opts.DefaultName, scope: ScopeDefault}, opts.Default)
 	}
 	sortDiagnostics(cfg.Warnings, names)
+	if opts.KeepInvalid {
+		errs = unattributed(errs, defs)
+	}
 	if len(errs) > 0 {
 		sortDiagnostics(errs, names)
 		return cfg, Errors(errs)

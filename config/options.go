@@ -28,6 +28,11 @@ type LoadOptions struct {
 	// LookupEnv reads the environment; tests inject their own. Default:
 	// os.LookupEnv. XDG_CONFIG_HOME and HOME are read through it too.
 	LookupEnv func(string) (string, bool)
+	// KeepInvalid keeps a server whose own definition has errors, marked
+	// with Server.Invalid, instead of failing the whole load: one bad
+	// server must not stop the others. Problems outside any server (JSON
+	// syntax, an unreadable file) still fail the load. See partial.go.
+	KeepInvalid bool
 }
 
 // withDefaults fills in the zero fields and makes the directories absolute,

@@ -23,7 +23,8 @@ var serverName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // Parse parses one configuration file. path names it in diagnostics and
 // Source; scope is recorded on each server. It returns the servers in file
 // order and the warnings; the error is Errors listing every problem (and
-// then no servers), or an error from resolving opts.
+// then no servers, unless opts.KeepInvalid: then every server, the broken
+// ones marked Invalid), or an error from resolving opts.
 func Parse(path string, data []byte, scope Scope, opts LoadOptions) ([]Server, []Diagnostic, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -34,6 +35,9 @@ func Parse(path string, data []byte, scope Scope, opts LoadOptions) ([]Server, [
 	sortDiagnostics(p.warns, nil)
 	if len(p.errs) > 0 {
 		sortDiagnostics(p.errs, nil)
+		if opts.KeepInvalid {
+			return servers, p.warns, Errors(p.errs) // Load keeps the servers marked Invalid
+		}
 		return nil, p.warns, Errors(p.errs)
 	}
 	return servers, p.warns, nil
@@ -236,11 +240,14 @@ func (p *parser) parseServers(m *member) []Server {
 	}
 	var out []Server
 	for _, sm := range p.members(obj, "", m.name) {
+		before := len(p.errs)
 		if !serverName.MatchString(sm.name) {
 			p.errorf(sm.keyOff, sm.name, "", "invalid server name: use 1 to 64 letters, digits, '_', '.' or '-'")
 		}
-		if s, ok := p.parseServer(sm); ok {
+		if s, ok := p.parseServer(sm); ok && len(p.errs) == before {
 			out = append(out, s)
+		} else if p.opts.KeepInvalid {
+			out = append(out, p.invalidServer(sm, p.errs[before:]))
 		}
 	}
 	return out

@@ -99,12 +99,14 @@ type Server struct {
 	// NeedsInput, when non-empty, says why the server cannot start: it uses
 	// a VS Code ${input:...} that only VS Code can prompt for.
 	NeedsInput string
-	// Invalid, when set, is why this server's definition cannot be used
-	// (a bad field): it never starts, and every other server still does.
+	Source     string // the file it came from, or the embedded default's name
+	Scope      Scope
+	Pos        Position // the server's key in Source
+	// Invalid, when set (only with LoadOptions.KeepInvalid), is every
+	// problem of this server's definition as Errors; nothing else in the
+	// Server can be trusted and it must never start, while every other
+	// server still does.
 	Invalid error
-	Source  string // the file it came from, or the embedded default's name
-	Scope   Scope
-	Pos     Position // the server's key in Source
 }
 
 // Secrets returns the values that must never be displayed: env and header

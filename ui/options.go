@@ -72,6 +72,11 @@ type Options struct {
 	// Trust remembers an approval.
 	Untrusted []config.File
 	Trust     func(config.File) error
+	// Pending returns the project files of a configuration that r read
+	// whose content is not approved (a file changed since its approval):
+	// the reload waits for the person to approve them, and starts nothing
+	// from them otherwise. Nil means every file counts as approved.
+	Pending func(*config.Config) []config.File
 	// Check runs the compatibility check of the configured server named
 	// server for `c` (the CLI looks it up and calls check.Run). It must
 	// call progress with each item as it is decided, from any goroutine,

@@ -88,6 +88,7 @@ var allModes = []Mode{
 	// The modern era (modern.go) and the go-sdk peer (gosdk.go).
 	Modern, ModernNoResultType, ModernChangedState, ModernEndlessInput, ModernNoCommonVersion,
 	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, GoSDKModern, GoSDKModernHTTP,
+	HostileEscapes,
 }
 
 // Modes returns every mode a fake server understands, Normal first.

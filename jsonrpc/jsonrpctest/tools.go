@@ -57,6 +57,9 @@ func newCatalogue(mode Mode, cfg settings, pid int) *catalogue {
 			&tool{name: "array_input", description: "Its schema is not an object schema.", rawSchema: json.RawMessage(`{"type":"array","items":{"type":"string"}}`), run: runOK},
 		)
 	}
+	if mode == HostileEscapes {
+		tools = hostileTools(tools)
+	}
 	if mode == RenameTools {
 		for _, t := range tools {
 			t.name += "_" + strconv.Itoa(pid)

@@ -14,6 +14,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime/auth"
+	"mcpdeck/ui/present"
 )
 
 // authFlags are the flags the auth subcommands share.
@@ -203,7 +204,7 @@ storagePath.`,
 				statuses = append(statuses, st)
 			}
 			if f.asJSON {
-				return printJSON(cmd.OutOrStdout(), statuses)
+				return present.WriteJSON(cmd.OutOrStdout(), statuses)
 			}
 			printStatuses(cmd.OutOrStdout(), statuses)
 			return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime/check"
+	"mcpdeck/ui/present"
 )
 
 // checkFlags are the flags of mcpdeck check.
@@ -106,7 +107,7 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 	}
 	switch {
 	case cf.asJSON:
-		if err := printJSON(out, checkJSONOf(reports)); err != nil {
+		if err := present.WriteJSON(out, checkJSONOf(reports)); err != nil {
 			return err
 		}
 	case !stream:
@@ -139,7 +140,7 @@ func printCheckHeading(w io.Writer, server, transport string) {
 }
 
 func printCheckRow(w io.Writer, it check.Item) {
-	fmt.Fprintf(w, "%-6s  %-*s  %s\n", it.Status, checkItemWidth, it.ID, oneLine(it.Reason))
+	fmt.Fprintf(w, "%-6s  %-*s  %s\n", it.Status, checkItemWidth, it.ID, present.Line(it.Reason))
 }
 
 // printCheckReports prints every report whole: a heading, a table and a
@@ -169,7 +170,7 @@ func printCheckSummary(w io.Writer, r check.Report) {
 		verdict = "FAILED"
 	}
 	fmt.Fprintf(w, "%s: %s: %d passed, %s, %d failed, %d skipped\n",
-		r.Server, verdict, n[check.Pass], plural(n[check.Warn], "warning"), n[check.Fail], n[check.Skip])
+		r.Server, verdict, n[check.Pass], present.Count(n[check.Warn], "warning", "warnings"), n[check.Fail], n[check.Skip])
 }
 
 // checkJSON is the stable machine output of mcpdeck check --json.

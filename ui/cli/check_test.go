@@ -14,6 +14,7 @@ import (
 
 	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime/check"
+	"mcpdeck/ui/present"
 )
 
 // checkGolden renames a test so golden.RequireEqual reads
@@ -247,7 +248,7 @@ func TestCheckOutputGolden(t *testing.T) {
 	}
 
 	var js bytes.Buffer
-	if err := printJSON(&js, checkJSONOf(reports)); err != nil {
+	if err := present.WriteJSON(&js, checkJSONOf(reports)); err != nil {
 		t.Fatal(err)
 	}
 	golden.RequireEqual(checkGolden{t, "json"}, js.Bytes())

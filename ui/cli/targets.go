@@ -103,7 +103,7 @@ func resolveTargets(cmd *cobra.Command, f *targetFlags, names []string) (*config
 		}
 		return &config.Config{Servers: []config.Server{s}}, nil
 	}
-	cfg, err := loadConfig(cmd, configFiles(cmd))
+	cfg, err := loadRunnable(configFiles(cmd))
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 		return nil, err
 	}
 	if len(cfg.Servers) == 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio\n", sourcesOf(cfg))
+		warnf(cmd.ErrOrStderr(), "no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio", sourcesOf(cfg))
 	}
 	if opts.Auth == nil {
 		opts.Auth = newAuthManager(cmd, 0)
@@ -231,8 +231,13 @@ func serverFailure(snap *runtime.Snapshot, name string) error {
 	if !ok {
 		return withCode(ExitUsage, fmt.Errorf("%w %q", runtime.ErrUnknownServer, name))
 	}
-	if v.State.Live() {
+	switch {
+	case v.State.Live():
 		return nil
+	case v.State == runtime.StateInvalid:
+		return withCode(ExitUsage, fmt.Errorf("server %q has an invalid configuration: %s", name, v.Note))
+	case v.State == runtime.StateDisabled && v.Note != "":
+		return withCode(ExitUsage, fmt.Errorf("server %q cannot start: %s", name, v.Note))
 	}
 	if v.LastError != nil {
 		return withCode(exitCodeOf(v.LastError), fmt.Errorf("server %q is %s: %w", name, v.State, v.LastError))

@@ -23,7 +23,7 @@ import (
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
 func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
-	cfg, err := loadConfig(cmd, configFiles(cmd))
+	cfg, err := loadRunnable(configFiles(cmd))
 	if err != nil {
 		return err
 	}
@@ -31,9 +31,8 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("opening project approvals: %w", err))
 	}
-	trust, _ := cmd.Flags().GetBool("trust-project")
-	if trust {
-		if err := approveProject(cfg, true); err != nil {
+	if trust, _ := cmd.Flags().GetBool("trust-project"); trust {
+		if err := trustAll(cfg, ts); err != nil {
 			return err
 		}
 	}
@@ -65,7 +64,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 		Sources:       sources,
 		EnableOnStart: enable,
 		Reload: func() (*config.Config, error) {
-			c, err := load(files)
+			c, err := load(files, true)
 			if err == nil {
 				mu.Lock()
 				current = c
@@ -75,13 +74,23 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 		},
 		Untrusted: cfg.Untrusted(ts),
 		Trust:     ts.Trust,
+		Pending:   func(c *config.Config) []config.File { return c.Untrusted(ts) },
 		// The check runs its own copy of the server beside the session.
 		Check: func(ctx context.Context, server string, progress func(check.Item)) (check.Report, error) {
 			mu.Lock()
 			srv, ok := current.Server(server)
+			file, _ := current.File(srv.Source)
 			mu.Unlock()
 			if !ok {
 				return check.Report{}, fmt.Errorf("checking %q: no such server in the configuration", server)
+			}
+			// The check runs the server's command: never from a file whose
+			// content is not approved (the person may have said no).
+			if !ts.Trusted(file) {
+				return check.Report{}, fmt.Errorf("checking %q: %s is not approved; approve it first (m, or r after a change)", server, srv.Source)
+			}
+			if srv.Invalid != nil {
+				return check.Report{}, fmt.Errorf("checking %q: its configuration is invalid: %w", server, srv.Invalid)
 			}
 			return check.Run(ctx, srv, check.Options{ClientVersion: version()}, progress), nil
 		},
@@ -125,4 +134,16 @@ func logEvents(rt *runtime.Controller, path string) (func(), error) {
 		<-done
 		f.Close()
 	}, nil
+}
+
+// trustAll approves every unapproved project file of cfg (--trust-project)
+// through ts, the store the UI then asks: the UI sees the approvals, so
+// --enable proceeds without a dialog.
+func trustAll(cfg *config.Config, ts *config.TrustStore) error {
+	for _, f := range cfg.Untrusted(ts) {
+		if err := ts.Trust(f); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("approving %s: %w", f.Path, err))
+		}
+	}
+	return nil
 }

@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // logLevels are the MCP (syslog) log levels, least severe first.
@@ -158,7 +157,7 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 			continue
 		}
 		if err := serverFailure(snap, v.Name); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %v\n", err)
+			warnf(cmd.ErrOrStderr(), "%v", err)
 		}
 	}
 	if live == 0 {
@@ -255,77 +254,24 @@ func (w *watchWriter) write(ev runtime.Event) {
 		return
 	}
 	if w.asJSON {
-		b, err := json.Marshal(l)
+		b, err := present.MarshalLine(l)
 		if err != nil {
 			// Only invalid raw JSON from a server can fail; keep the line.
 			l.Data, l.Params = nil, nil
 			l.Detail = strings.TrimSpace(l.Detail + " (unprintable JSON: " + err.Error() + ")")
-			b, _ = json.Marshal(l)
+			b, _ = present.MarshalLine(l)
 		}
 		w.out.Write(append(b, '\n'))
 		return
 	}
-	fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), orDash(l.Server), l.Kind, summary(l))
-}
-
-// summary is the human text after a line's kind.
-func summary(l watchLine) string {
-	switch l.Kind {
-	case "state":
-		s := l.From + " → " + l.To
-		if l.Reason != "" {
-			s += ": " + oneLine(l.Reason)
-		}
-		return s
-	case "log":
-		s := l.Level
-		if l.Logger != "" {
-			s += " [" + l.Logger + "]"
-		}
-		return s + " " + compactJSON(l.Data, true)
-	case "progress":
-		s := progressText(runtime.Progress{Progress: *l.Progress, Total: l.Total, Message: l.Message})
-		if l.RequestID != 0 {
-			return s + " (request " + strconv.FormatUint(l.RequestID, 10) + ")"
-		}
-		return s + " (token " + l.Token + ")"
-	case "list_changed":
-		return l.List + " list changed"
-	case "resource_updated":
-		return l.URI
-	case "notification":
-		return l.Method + " " + compactJSON(l.Params, false)
-	case "noise":
-		return oneLine(l.Line) + " (" + l.Detail + ")"
-	case "stderr":
-		return l.Line
-	default:
-		return l.Detail
+	// The words are present's, as in the terminal UI's streams.
+	d, _ := present.Describe(ev)
+	text := d.Text
+	if d.Level != "" {
+		text = d.Level + " " + text
 	}
-}
-
-// compactJSON prints raw JSON on one line; a plain string as itself when
-// unquote is set, since log data is most often just a message.
-func compactJSON(raw json.RawMessage, unquote bool) string {
-	if len(raw) == 0 {
-		return ""
+	if d.Kind == "notification" {
+		text = d.Method + " " + text
 	}
-	if unquote {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return oneLine(s)
-		}
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return oneLine(string(raw))
-	}
-	return b.String()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), present.OrHyphen(present.Line(l.Server)), l.Kind, text)
 }
