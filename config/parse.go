@@ -129,6 +129,10 @@ func (p *parser) parseFile() []Server {
 		p.errs = append(p.errs, Diagnostic{Pos: Position{File: p.path}, Message: fmt.Sprintf("file is larger than %d bytes; is this the right file?", maxFileSize)})
 		return nil
 	}
+	if off := nestingTooDeep(p.data); off >= 0 {
+		p.errorf(off, "", "", "objects and arrays nest deeper than %d levels here; an mcp.json needs a handful, so this is not a configuration file mcpdeck can use", maxNesting)
+		return nil
+	}
 	root, err := hujson.Parse(p.data)
 	if err != nil {
 		p.syntaxError(err)
