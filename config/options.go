@@ -28,6 +28,19 @@ type LoadOptions struct {
 	// LookupEnv reads the environment; tests inject their own. Default:
 	// os.LookupEnv. XDG_CONFIG_HOME and HOME are read through it too.
 	LookupEnv func(string) (string, bool)
+	// Approved says whether a project file's content (its path and Hash)
+	// was approved; (*TrustStore).Trusted fits. A project file that is not
+	// approved is parsed for the approval prompt only: its envFile is not
+	// read, diagnostics do not quote values its variables expanded to, and
+	// its servers are marked Unapproved. Nil approves no project file, so
+	// a caller that forgets the trust store fails safe. Files of the other
+	// scopes need no approval.
+	Approved func(File) bool
+}
+
+// approved reports whether f needs no approval or has it.
+func (o LoadOptions) approved(f File) bool {
+	return f.Scope != ScopeProject || (o.Approved != nil && o.Approved(f))
 }
 
 // withDefaults fills in the zero fields and makes the directories absolute,

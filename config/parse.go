@@ -30,6 +30,7 @@ func Parse(path string, data []byte, scope Scope, opts LoadOptions) ([]Server, [
 		return nil, nil, err
 	}
 	p := newParser(path, data, scope, opts)
+	p.unapproved = !opts.approved(File{Path: path, Scope: scope, Hash: contentHash(data)})
 	servers := p.parseFile()
 	sortDiagnostics(p.warns, nil)
 	if len(p.errs) > 0 {
@@ -48,8 +49,11 @@ type parser struct {
 	baseDir string // where relative cwd and envFile paths resolve
 	exp     *expander
 	lines   []int // byte offset of each line start, built on first use
-	errs    []Diagnostic
-	warns   []Diagnostic
+	// unapproved is set for a project file whose content is not approved:
+	// nothing it names is read, and no value it expanded to is quoted.
+	unapproved bool
+	errs       []Diagnostic
+	warns      []Diagnostic
 }
 
 func newParser(path string, data []byte, scope Scope, opts LoadOptions) *parser {

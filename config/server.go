@@ -90,6 +90,13 @@ type Server struct {
 	// NeedsInput, when non-empty, says why the server cannot start: it uses
 	// a VS Code ${input:...} that only VS Code can prompt for.
 	NeedsInput string
+	// EnvFile is the envFile path after expansion, "" when none is set. It
+	// is shown for approval: an unapproved file's envFile is not read.
+	EnvFile string
+	// Unapproved is set when the server comes from a project file whose
+	// content was not approved at Load: its envFile was not read and it
+	// must not start. Approve the file, then Load again.
+	Unapproved bool
 	Source     string // the file it came from, or the embedded default's name
 	Scope      Scope
 	Pos        Position // the server's key in Source

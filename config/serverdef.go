@@ -22,23 +22,25 @@ var serverFields = []string{
 
 // rawServer is one server's fields as written, before expansion.
 type rawServer struct {
-	name     string
-	keyOff   int
-	fields   map[string]*hujson.Value
-	typ      string
-	command  string
-	args     []string
-	argOffs  []int
-	env      []member
-	envVals  map[string]string
-	headers  []member
-	hdrVals  map[string]string
-	envFile  string
-	cwd      string
-	url      string
-	badType  map[string]bool // fields of the wrong JSON type; not expanded
-	inputs   []string
-	problems int // expansion problems found
+	name    string
+	keyOff  int
+	fields  map[string]*hujson.Value
+	typ     string
+	command string
+	args    []string
+	argOffs []int
+	env     []member
+	envVals map[string]string
+	headers []member
+	hdrVals map[string]string
+	envFile string
+	// envFilePath is envFile expanded and made absolute.
+	envFilePath string
+	cwd         string
+	url         string
+	badType     map[string]bool // fields of the wrong JSON type; not expanded
+	inputs      []string
+	problems    int // expansion problems found
 }
 
 // parseServer reads, expands and validates one server. ok is false when
@@ -67,6 +69,8 @@ func (p *parser) parseServer(m member) (Server, bool) {
 	if len(r.inputs) > 0 {
 		s.NeedsInput = p.needsInput(r.inputs)
 	}
+	s.EnvFile = r.envFilePath
+	s.Unapproved = p.unapproved
 	return s, len(p.errs) == errsBefore
 }
 
@@ -274,7 +278,11 @@ func (p *parser) resolveEnv(r *rawServer) map[string]string {
 		return env
 	}
 	path := p.pathField(r, v.StartOffset, "envFile", r.envFile)
-	if strings.Contains(path, "${") {
+	r.envFilePath = path
+	if strings.Contains(path, "${") || p.unapproved {
+		// Unapproved: the file may name anything (/etc/shadow), and its
+		// lines would be quoted in diagnostics. It is read on the Load
+		// after approval.
 		return env
 	}
 	data, err := readEnvFile(path)
@@ -306,6 +314,12 @@ func (p *parser) resolveEnv(r *rawServer) map[string]string {
 func (p *parser) checkURL(r *rawServer, raw string) {
 	off := r.fields["url"].StartOffset
 	u, err := url.Parse(raw)
+	if p.unapproved {
+		// Quote what the file says, not what its variables expanded to: a
+		// hostile "url": "${AWS_SECRET_ACCESS_KEY}" must not get the value
+		// printed before anyone approved the file.
+		raw = r.url
+	}
 	switch {
 	case err != nil:
 		p.errorf(off, r.name, "url", "%q is not a valid URL: %v", raw, unwrapURLError(err))

@@ -22,19 +22,20 @@ import (
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
 func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
-	cfg, err := loadConfig(cmd, configFiles(cmd))
+	trust, _ := cmd.Flags().GetBool("trust-project")
+	var cfg *config.Config
+	var err error
+	if trust {
+		cfg, err = loadApproved(cmd, true)
+	} else {
+		cfg, err = loadConfig(cmd, configFiles(cmd))
+	}
 	if err != nil {
 		return err
 	}
 	ts, err := config.OpenTrustStore("")
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("opening project approvals: %w", err))
-	}
-	trust, _ := cmd.Flags().GetBool("trust-project")
-	if trust {
-		if err := approveProject(cfg, true); err != nil {
-			return err
-		}
 	}
 	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version()})
 	defer shutdownRuntime(rt)
