@@ -15,7 +15,7 @@ func TestUnapprovedProjectEnvFileIsNotRead(t *testing.T) {
 	w := newWorld(t)
 	const shadow = "root:$6$s3cr3tsalt$hash:19000:0:99999:7:::"
 	layout(t, w.project, map[string]string{
-		".mcp.json": `{"mcpServers": {"p": {"command": "p", "envFile": "secrets.env"}}}`,
+		".mcp.json":   `{"mcpServers": {"p": {"command": "p", "envFile": "secrets.env"}}}`,
 		"secrets.env": shadow + "\n",
 	})
 	opts := w.opts()

@@ -36,6 +36,10 @@ type LoadOptions struct {
 	// a caller that forgets the trust store fails safe. Files of the other
 	// scopes need no approval.
 	Approved func(File) bool
+	// EnvInherit is what stdio servers inherit from mcpdeck's environment
+	// beyond the default set when neither the server nor its file says
+	// ("envInherit"). The zero value passes the default set only.
+	EnvInherit EnvInherit
 }
 
 // approved reports whether f needs no approval or has it.

@@ -52,8 +52,10 @@ type parser struct {
 	// unapproved is set for a project file whose content is not approved:
 	// nothing it names is read, and no value it expanded to is quoted.
 	unapproved bool
-	errs       []Diagnostic
-	warns      []Diagnostic
+	// inherit is the file's top-level "envInherit", else the caller's.
+	inherit EnvInherit
+	errs    []Diagnostic
+	warns   []Diagnostic
 }
 
 func newParser(path string, data []byte, scope Scope, opts LoadOptions) *parser {
@@ -66,7 +68,8 @@ func newParser(path string, data []byte, scope Scope, opts LoadOptions) *parser 
 	}
 	return &parser{
 		path: path, data: data, scope: scope, opts: opts, baseDir: base,
-		exp: &expander{vars: opts.predefined(), lookupEnv: opts.LookupEnv, home: opts.home()},
+		exp:     &expander{vars: opts.predefined(), lookupEnv: opts.LookupEnv, home: opts.home()},
+		inherit: opts.EnvInherit,
 	}
 }
 
@@ -161,6 +164,10 @@ func (p *parser) parseFile() []Server {
 			disabled = &m
 		case "inputs":
 			inputs = &m
+		case "envInherit":
+			if inh, ok := p.envInherit(m.value, "", m.name); ok {
+				p.inherit = inh
+			}
 		case "$schema":
 		default:
 			p.warnf(m.keyOff, "", "", "unknown top-level field %q is ignored", m.name)

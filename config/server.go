@@ -93,6 +93,12 @@ type Server struct {
 	// EnvFile is the envFile path after expansion, "" when none is set. It
 	// is shown for approval: an unapproved file's envFile is not read.
 	EnvFile string
+	// EnvInherit is what a stdio server inherits from mcpdeck's
+	// environment beyond the default set; see ProcessEnv.
+	EnvInherit EnvInherit
+	// SecretNames are the env and header names the configuration marks as
+	// secrets ("secrets"), on top of those that look like one.
+	SecretNames []string
 	// Unapproved is set when the server comes from a project file whose
 	// content was not approved at Load: its envFile was not read and it
 	// must not start. Approve the file, then Load again.
@@ -140,7 +146,9 @@ func (s Server) Equal(o Server) bool {
 		s.CallTimeout == o.CallTimeout &&
 		s.PingInterval == o.PingInterval &&
 		s.AutoReconnect == o.AutoReconnect &&
-		s.NeedsInput == o.NeedsInput
+		s.NeedsInput == o.NeedsInput &&
+		s.EnvInherit.Equal(o.EnvInherit) &&
+		slices.Equal(s.SecretNames, o.SecretNames)
 }
 
 // Redacted returns a copy safe to display: env and header values are

@@ -17,7 +17,7 @@ import (
 var serverFields = []string{
 	"type", "command", "args", "env", "envFile", "cwd", "url", "headers",
 	"enabled", "disabled", "startupTimeout", "timeout", "callTimeout",
-	"pingInterval", "autoReconnect",
+	"pingInterval", "autoReconnect", "envInherit", "secrets",
 }
 
 // rawServer is one server's fields as written, before expansion.
@@ -40,7 +40,9 @@ type rawServer struct {
 	url         string
 	badType     map[string]bool // fields of the wrong JSON type; not expanded
 	inputs      []string
-	problems    int // expansion problems found
+	problems    int         // expansion problems found
+	inherit     *EnvInherit // "envInherit" as written; nil when absent
+	secrets     []string    // "secrets": names of env and header values to treat as secrets
 }
 
 // parseServer reads, expands and validates one server. ok is false when
@@ -59,6 +61,11 @@ func (p *parser) parseServer(m member) (Server, bool) {
 		PingInterval: DefaultPingInterval, AutoReconnect: DefaultReconnect(),
 	}
 	p.readSettings(r, &s)
+	s.EnvInherit = p.inherit
+	if r.inherit != nil {
+		s.EnvInherit = *r.inherit
+	}
+	s.SecretNames = r.secrets
 	if !r.badType["type"] && !r.badType["command"] && !r.badType["url"] {
 		if t, ok := p.transport(r); ok {
 			s.Transport = t
@@ -97,6 +104,13 @@ func (p *parser) readFields(m member, obj *hujson.Object) *rawServer {
 			r.cwd, good = p.str(f.value, m.name, f.name)
 		case "url":
 			r.url, good = p.str(f.value, m.name, f.name)
+		case "envInherit":
+			var inh EnvInherit
+			if inh, good = p.envInherit(f.value, m.name, f.name); good {
+				r.inherit = &inh
+			}
+		case "secrets":
+			r.secrets, _, good = p.stringList(f.value, m.name, f.name)
 		default:
 			good = true
 			if !slices.Contains(serverFields, f.name) {
@@ -197,7 +211,7 @@ func (p *parser) transport(r *rawServer) (Transport, bool) {
 func (p *parser) expandServer(r *rawServer, s *Server) {
 	ignored := []string{"headers"}
 	if s.Transport != TransportStdio {
-		ignored = []string{"command", "args", "env", "envFile", "cwd"}
+		ignored = []string{"command", "args", "env", "envFile", "cwd", "envInherit"}
 	}
 	for _, f := range ignored {
 		if v := r.fields[f]; v != nil {
