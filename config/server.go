@@ -44,9 +44,9 @@ const (
 // RedactedValue replaces every secret in displays, logs and JSON output.
 const RedactedValue = "••••••"
 
-// minScrubLen is the shortest secret that Redacted also scrubs out of
-// command, args and url: shorter env values ("1", "true", "dev") are almost
-// never credentials, and scrubbing them would mangle ordinary arguments.
+// minScrubLen is the shortest secret scrubbed out of free text (and so out
+// of command, args and url): shorter values would match ordinary words, and
+// no credential is that short.
 const minScrubLen = 6
 
 // Reconnect is a server's automatic reconnect policy: capped exponential
@@ -108,21 +108,28 @@ type Server struct {
 	Pos        Position // the server's key in Source
 }
 
-// Secrets returns the values that must never be displayed: env and header
-// values and a password in the URL, without empties or duplicates.
+// Secrets returns the values that must never be displayed: every header
+// value (and its credential after a scheme such as "Bearer "), a password
+// in the URL, env values whose name or shape says credential or that the
+// configuration marks ("secrets"), and such values inherited through
+// envInherit; without empties or duplicates. UNIT=numbers, paths and
+// ordinary words are not secrets: scrubbing them would mangle output and
+// report leaks that are none.
 func (s Server) Secrets() []string {
 	var out []string
-	for _, v := range s.Env {
-		out = append(out, v)
+	for k, v := range s.Env {
+		if s.isSecret(k, v) {
+			out = append(out, v)
+		}
 	}
 	for _, v := range s.Headers {
 		out = append(out, v)
-	}
-	if u, err := url.Parse(s.URL); err == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			out = append(out, p)
+		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			out = append(out, strings.TrimSpace(cred))
 		}
 	}
+	out = append(out, urlPassword(s.URL))
+	out = append(out, s.inheritedSecrets()...)
 	out = slices.DeleteFunc(out, func(v string) bool { return v == "" })
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -151,10 +158,11 @@ func (s Server) Equal(o Server) bool {
 		slices.Equal(s.SecretNames, o.SecretNames)
 }
 
-// Redacted returns a copy safe to display: env and header values are
-// replaced by RedactedValue, and any secret long enough to be a credential
-// is scrubbed from command, args and url too (an API key passed as
-// "--token=${KEY}" must not leak through the arguments).
+// Redacted returns a copy safe to display: every env and header value is
+// replaced by RedactedValue (a configuration listing shows names, not
+// values), and the secrets (see Secrets) are scrubbed from command, args
+// and url too: an API key passed as "--token=${KEY}" must not leak through
+// the arguments, while "--unit numbers" stays readable.
 func (s Server) Redacted() Server {
 	scrub := s.Scrubber().String
 	r := s

@@ -39,7 +39,9 @@ func TestServerEnvironmentIsNotInherited(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "authenticated with token mcpdeck-own-variable.") {
-		t.Fatalf("envInherit did not pass %s:\n%s", jsonrpctest.EnvSecret, stdout)
+	// The inherited FAKE_SECRET arrived, and is scrubbed as the secret its
+	// name says it is.
+	if !strings.Contains(stdout, "authenticated with token ••••••.") || strings.Contains(stdout, "mcpdeck-own-variable") {
+		t.Fatalf("envInherit did not pass %s, or it was not scrubbed:\n%s", jsonrpctest.EnvSecret, stdout)
 	}
 }

@@ -58,6 +58,9 @@ func (f *targetFlags) adHoc() (config.Server, bool, error) {
 			return s, false, withCode(ExitUsage, fmt.Errorf("--stdio %q: give a command and its arguments, e.g. --stdio 'npx -y server-x'", f.stdio))
 		}
 		s.Transport, s.Command, s.Args = config.TransportStdio, words[0], words[1:]
+		// Typed in the user's own shell, an ad-hoc command runs as it would
+		// there: with the whole environment (FOO=1 mcpdeck call --stdio ...).
+		s.EnvInherit = config.EnvInherit{All: true}
 	default:
 		u, err := url.Parse(f.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
