@@ -70,6 +70,18 @@ func runChild(mode string) {
 			fmt.Fprintf(w, "line %d\n", i)
 		}
 		w.Flush()
+	case "spawn-stay": // starts a "hang" grandchild in its own group, reports it, and stays
+		signal.Ignore(syscall.SIGTERM)
+		spawn()
+	case "middle-gc": // starts "spawn-stay" through Start, reports both pids, then waits to be killed
+		p, err := Start(Spec{Path: self(), Env: childEnv("spawn-stay", afterEnv+"=stay")})
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		line, _ := bufio.NewReader(p.Stdout()).ReadString('\n')
+		fmt.Printf("%d %s", p.Pid(), line)
+		hang()
 	case "middle": // starts a child through Start, reports its pid, then waits to be killed
 		p, err := Start(Spec{Path: self(), Env: childEnv("hang")})
 		if err != nil {
@@ -104,8 +116,11 @@ func spawn() {
 		os.Exit(1)
 	}
 	fmt.Printf("gc %d\n", gc.Process.Pid)
-	if os.Getenv(afterEnv) == "eof" {
+	switch os.Getenv(afterEnv) {
+	case "eof":
 		io.Copy(io.Discard, os.Stdin)
+	case "stay":
+		hang()
 	}
 	os.Exit(0)
 }

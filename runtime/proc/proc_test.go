@@ -497,3 +497,27 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// A grandchild orphaned by its server is adopted by mcpdeck (a child
+// subreaper); once Stop killed it, Stop also reaps it, so no zombie is left
+// for the life of mcpdeck and the group id is released.
+func TestStopReapsAdoptedGrandchild(t *testing.T) {
+	p := start(t, "spawn", func(s *Spec) {
+		s.Grace = shortGrace
+		s.Env = append(s.Env, afterEnv+"=exit")
+	})
+	gc := readGrandchild(t, p)
+	waitDone(t, p)
+	if st, ok := readProcStat(gc); !ok || st.ppid != os.Getpid() {
+		t.Fatalf("orphaned grandchild %d has parent %d, want this process (a subreaper) %d", gc, st.ppid, os.Getpid())
+	}
+	if res := p.Stop(); res.Err != nil {
+		t.Fatalf("Stop = %+v", res)
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(gc)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("grandchild %d is still in the process table (a zombie nobody reaps): %v", gc, err)
+	}
+	if GroupAlive(p.Pid()) {
+		t.Fatalf("group %d still exists after Stop", p.Pid())
+	}
+}

@@ -5,8 +5,9 @@ package proc
 import "syscall"
 
 // sysProcAttr puts the child in a new process group so Stop can signal it and
-// its descendants as a unit. Only Linux has a parent-death signal; elsewhere a
-// server can outlive an mcpdeck that is killed without running Stop.
+// its descendants as a unit. Only Linux has a parent-death signal; elsewhere
+// the watchdog alone kills the group of an mcpdeck that dies without running
+// Stop, a moment after it died.
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
@@ -15,3 +16,9 @@ func sysProcAttr() *syscall.SysProcAttr {
 // a portable process table, zombies cannot be told apart, so every member
 // counts as live.
 func groupHasLiveMember(pgid int) bool { return true }
+
+func platformInit() { startSupervision() }
+
+// reapGroup has nothing to do without a subreaper: orphaned members belong
+// to init, which reaps them.
+func reapGroup(pgid int) {}
