@@ -40,7 +40,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version()})
 	defer shutdownRuntime(rt)
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
 	if logFile != "" {
 		closeLog, err := logEvents(rt, logFile)

@@ -116,11 +116,18 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	// the teardown that publishes into it.
 	var quiet atomic.Bool
 	drained := make(chan struct{})
+	// broken is closed when stdout's reader went away (watch | head -5):
+	// the watch ends as ctrl+c would end it, servers stopped, status 0.
+	broken := make(chan struct{})
 	go func() {
 		defer close(drained)
 		for ev := range events {
-			if !quiet.Load() {
-				w.write(ev)
+			if quiet.Load() {
+				continue
+			}
+			if err := w.write(ev); err != nil {
+				quiet.Store(true)
+				close(broken)
 			}
 		}
 	}()
@@ -135,8 +142,8 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 
 	if err := rt.SetEnabled(ctx, true); err != nil {
 		finish()
-		if ctx.Err() != nil {
-			return nil // interrupted while starting: still a clean end
+		if ctx.Err() != nil || quiet.Load() {
+			return nil // interrupted or stdout closed while starting: still a clean end
 		}
 		return withCode(exitCodeOf(err), err)
 	}
@@ -165,6 +172,7 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	select {
 	case <-ctx.Done():
 	case <-deadline:
+	case <-broken:
 	}
 	finish()
 	return nil
@@ -239,10 +247,12 @@ func (w *watchWriter) toLine(ev runtime.Event) (watchLine, bool) {
 	return l, true
 }
 
-func (w *watchWriter) write(ev runtime.Event) {
+// write prints ev's line, if it has one. An error means stdout is gone
+// (its reader exited, as head does) and the watch should end.
+func (w *watchWriter) write(ev runtime.Event) error {
 	l, ok := w.toLine(ev)
 	if !ok {
-		return
+		return nil
 	}
 	if w.asJSON {
 		b, err := json.Marshal(l)
@@ -252,10 +262,11 @@ func (w *watchWriter) write(ev runtime.Event) {
 			l.Detail = strings.TrimSpace(l.Detail + " (unprintable JSON: " + err.Error() + ")")
 			b, _ = json.Marshal(l)
 		}
-		w.out.Write(append(b, '\n'))
-		return
+		_, err = w.out.Write(append(b, '\n'))
+		return err
 	}
-	fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), orDash(l.Server), l.Kind, summary(l))
+	_, err := fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), orDash(l.Server), l.Kind, summary(l))
+	return err
 }
 
 // summary is the human text after a line's kind.
