@@ -85,6 +85,7 @@ var allModes = []Mode{
 	Normal, CrashOnCall, Noise, Oversized, Hang, IgnoreTerm, IgnoreEOF, Grandchild,
 	Sleeper, WrongID, NotifyInstead, SecretLeak, RenameTools, InvalidSchema, VersionBad,
 	SlowInit, ExitEarly, Flood, AnswerCancelled,
+	NullIDError, DeepResponse, DeepSchema, BadUTF8, // hostile.go
 }
 
 // Modes returns every mode a fake server understands, Normal first.

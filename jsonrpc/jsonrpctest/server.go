@@ -205,6 +205,7 @@ func (s *server) notification(m message) {
 			s.flooded = true
 			s.out.floodMessages("flood", s.cfg.count)
 		}
+		s.hostileInitialized()
 	case "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`

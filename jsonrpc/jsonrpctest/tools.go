@@ -57,6 +57,7 @@ func newCatalogue(mode Mode, cfg settings, pid int) *catalogue {
 			&tool{name: "array_input", description: "Its schema is not an object schema.", rawSchema: json.RawMessage(`{"type":"array","items":{"type":"string"}}`), run: runOK},
 		)
 	}
+	tools = append(tools, hostileTools(mode)...)
 	if mode == RenameTools {
 		for _, t := range tools {
 			t.name += "_" + strconv.Itoa(pid)
@@ -133,6 +134,9 @@ func (s *server) callTool(c *call) {
 		if !c.cancelled.Load() {
 			s.out.oversized(c.id, s.cfg.size)
 		}
+		return
+	}
+	if s.hostileCall(c) {
 		return
 	}
 	var p struct {
