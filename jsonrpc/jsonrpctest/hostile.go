@@ -1,6 +1,7 @@
 package jsonrpctest
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"strconv"
@@ -67,14 +68,41 @@ func (s *server) hostileCall(c *call) bool {
 	return false
 }
 
+// deepPlaceholder stands in for the deep schema while a tools/list page is
+// marshalled: encoding/json refuses to marshal what nests beyond 10,000
+// levels, so the schema is spliced into the marshalled page.
+const deepPlaceholder = `"mcpdeck-fake-deep-schema"`
+
+// deepSchema is DeepSchema's input schema.
+func deepSchema() []byte {
+	n := depth(2000)
+	return []byte(strings.Repeat(`{"type":"object","properties":{"a":`, n) + `{"type":"string"}` + strings.Repeat(`}}`, n))
+}
+
 // hostileTools are the tools a hostile mode adds to the catalogue.
 func hostileTools(mode Mode) []*tool {
 	if mode != DeepSchema {
 		return nil
 	}
-	n := depth(2000)
-	schema := strings.Repeat(`{"type":"object","properties":{"a":`, n) + `{"type":"string"}` + strings.Repeat(`}}`, n)
-	return []*tool{{name: "deep", description: "Its input schema nests very deeply.", rawSchema: json.RawMessage(schema), run: runOK}}
+	return []*tool{{name: "deep", description: "Its input schema nests very deeply.", rawSchema: json.RawMessage(deepPlaceholder), run: runOK}}
+}
+
+// hostileList writes a tools/list page holding the deep schema; it
+// reports whether it did.
+func (s *server) hostileList(c *call, result map[string]any) bool {
+	if s.mode != DeepSchema || c.cancelled.Load() {
+		return false
+	}
+	data, err := json.Marshal(response{JSONRPC: "2.0", ID: c.id, Result: result})
+	if err != nil || !bytes.Contains(data, []byte(deepPlaceholder)) {
+		return false
+	}
+	data = bytes.Replace(data, []byte(deepPlaceholder), deepSchema(), 1)
+	s.out.mu.Lock()
+	defer s.out.mu.Unlock()
+	_, _ = s.out.w.Write(append(data, '\n'))
+	_ = s.out.w.Flush()
+	return true
 }
 
 // hostileInitialized runs the hostile modes' defects that follow

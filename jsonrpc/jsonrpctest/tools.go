@@ -116,6 +116,9 @@ func (s *server) listTools(c *call) {
 		listed = append(listed, map[string]any{"name": t.name, "description": t.description, "inputSchema": t.schema()})
 	}
 	result["tools"] = listed
+	if s.hostileList(c, result) {
+		return
+	}
 	s.reply(c, result)
 }
 
