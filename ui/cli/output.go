@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -38,10 +37,11 @@ func printTable(w io.Writer, header []string, rows [][]string) {
 // keep their declared order and map keys are sorted by encoding/json, so
 // the output is stable for scripts and golden files.
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := encodeJSON(v)
+	if err == nil {
+		_, err = w.Write(b)
+	}
+	if err != nil {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil

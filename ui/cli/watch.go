@@ -69,7 +69,11 @@ only when it applies to the kind (time, server and kind always are):
    "level": "info", "logger": "demo", "data": <any JSON>,
    "requestId": 3, "token": "...", "progress": 1.5, "total": 3,
    "message": "...", "list": "tools", "uri": "...",
-   "method": "...", "params": {...}, "line": "...", "detail": "..."}
+   "method": "...", "params": {...}, "line": "...", "detail": "...",
+   "invalidUTF8": 2}
+Output is always valid UTF-8: byte sequences a server sent that are not
+UTF-8 are replaced by U+FFFD, counted per line in "invalidUTF8" and in
+total on stderr at the end.
 
 Exit status: 0 when ended by ctrl+c or --for; 3 when no server could be
 connected; 2 for a usage or configuration error.`,
@@ -138,6 +142,9 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 		// subscription cannot race a publisher.
 		unsubscribe()
 		<-drained
+		if w.replaced > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: replaced %s of invalid UTF-8 in what the servers sent with U+FFFD (see \"invalidUTF8\" in --json lines)\n", plural(w.replaced, "byte sequence"))
+		}
 	}
 
 	if err := rt.SetEnabled(ctx, true); err != nil {
@@ -200,6 +207,26 @@ type watchLine struct {
 	Params    json.RawMessage `json:"params,omitempty"`
 	Line      string          `json:"line,omitempty"`
 	Detail    string          `json:"detail,omitempty"`
+	// InvalidUTF8 counts the byte sequences in what the server sent that
+	// were not UTF-8 and were replaced by U+FFFD on this line.
+	InvalidUTF8 int `json:"invalidUTF8,omitempty"`
+}
+
+// fixUTF8 replaces invalid UTF-8 in every field that carries server text
+// and records how many sequences it replaced.
+func (l *watchLine) fixUTF8() {
+	n := 0
+	for _, s := range []*string{&l.Reason, &l.Level, &l.Logger, &l.Token, &l.Message, &l.List, &l.URI, &l.Method, &l.Line, &l.Detail} {
+		var k int
+		*s, k = fixString(*s)
+		n += k
+	}
+	for _, r := range []*json.RawMessage{&l.Data, &l.Params} {
+		var k int
+		*r, k = fixRaw(*r)
+		n += k
+	}
+	l.InvalidUTF8 = n
 }
 
 // watchWriter turns events into lines. It is used by one goroutine only.
@@ -208,6 +235,9 @@ type watchWriter struct {
 	asJSON   bool
 	minLevel int
 	stderr   bool
+	// replaced counts invalid UTF-8 sequences replaced so far; read after
+	// the writing goroutine is done.
+	replaced int
 }
 
 // toLine maps an event to its line, or reports false for events watch
@@ -254,6 +284,8 @@ func (w *watchWriter) write(ev runtime.Event) error {
 	if !ok {
 		return nil
 	}
+	l.fixUTF8()
+	w.replaced += l.InvalidUTF8
 	if w.asJSON {
 		b, err := json.Marshal(l)
 		if err != nil {
