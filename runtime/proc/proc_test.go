@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -520,4 +521,53 @@ func TestStopReapsAdoptedGrandchild(t *testing.T) {
 	if GroupAlive(p.Pid()) {
 		t.Fatalf("group %d still exists after Stop", p.Pid())
 	}
+}
+
+func TestTailGrowsThenWraps(t *testing.T) {
+	tl := newTail(3)
+	if len(tl.lines()) != 0 || cap(tl.ring) != 0 {
+		t.Fatalf("a new tail holds %d slots", cap(tl.ring))
+	}
+	for _, s := range []string{"a", "b"} {
+		tl.add(s)
+	}
+	if got := tl.lines(); !equal(got, []string{"a", "b"}) {
+		t.Fatalf("lines = %q", got)
+	}
+	for _, s := range []string{"c", "d", "e"} {
+		tl.add(s)
+	}
+	if got := tl.lines(); !equal(got, []string{"c", "d", "e"}) {
+		t.Fatalf("lines after wrapping = %q, want the last three, oldest first", got)
+	}
+}
+
+// BenchmarkIdleProcessMemory reports what mcpdeck holds per idle server
+// process (stderr drain, tail, waiter), in bytes per process:
+//
+//	go test ./runtime/proc -run '^$' -bench IdleProcessMemory
+func BenchmarkIdleProcessMemory(b *testing.B) {
+	const n = 50
+	var perProc float64
+	for range b.N {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var ps []*Process
+		for range n {
+			p, err := Start(Spec{Path: self(), Env: childEnv("echo"), Grace: shortGrace})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ps = append(ps, p)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perProc = float64((after.HeapInuse+after.StackInuse)-(before.HeapInuse+before.StackInuse)) / n
+		for _, p := range ps {
+			p.Stop()
+		}
+	}
+	b.ReportMetric(perProc, "bytes/process")
+	b.ReportMetric(0, "ns/op")
 }
