@@ -30,6 +30,9 @@ func TestUnapprovedProjectEnvFileIsNotRead(t *testing.T) {
 	if !s.Unapproved || len(s.Env) != 0 || s.EnvFile != filepath.Join(w.project, "secrets.env") {
 		t.Fatalf("before approval: Unapproved=%v Env=%v EnvFile=%q; want unapproved, no env, the path shown", s.Unapproved, s.Env, s.EnvFile)
 	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Message, "is not read until this project file is approved") {
+		t.Errorf("warnings = %v, want one saying the envFile waits for approval", cfg.Warnings)
+	}
 	pending := cfg.Unapproved()
 	if len(pending) != 1 || pending[0].Path != filepath.Join(w.project, ".mcp.json") {
 		t.Fatalf("Unapproved() = %+v, want the project file", pending)

@@ -293,10 +293,13 @@ func (p *parser) resolveEnv(r *rawServer) map[string]string {
 	}
 	path := p.pathField(r, v.StartOffset, "envFile", r.envFile)
 	r.envFilePath = path
-	if strings.Contains(path, "${") || p.unapproved {
-		// Unapproved: the file may name anything (/etc/shadow), and its
-		// lines would be quoted in diagnostics. It is read on the Load
-		// after approval.
+	if p.unapproved {
+		// The file may name anything (/etc/shadow), and its lines would be
+		// quoted in diagnostics. It is read on the Load after approval.
+		p.warnf(v.StartOffset, r.name, "envFile", "%s is not read until this project file is approved", path)
+		return env
+	}
+	if strings.Contains(path, "${") {
 		return env
 	}
 	data, err := readEnvFile(path)
