@@ -43,3 +43,22 @@ func TestUndecodableToolListFailsTheServer(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want a connection failure saying the tools/list response could not be decoded", code, stderr)
 	}
 }
+
+// call against a server that answers with the wrong id, or notifies
+// instead of answering, used to say only "timed out"; it says what came.
+func TestCallTimeoutSaysWhatArrived(t *testing.T) {
+	for mode, want := range map[jsonrpctest.Mode]string{
+		jsonrpctest.WrongID:       "which matches no request",
+		jsonrpctest.NotifyInstead: "which never answer a request",
+		jsonrpctest.NullIDError:   "an error with a null id",
+	} {
+		t.Run(string(mode), func(t *testing.T) {
+			w := newConfigWorld(t)
+			writeUserConfig(t, w, map[string]any{"fake": srvFake(mode)})
+			code, _, stderr := w.run(t, "call", "fake", "echo", `{"text":"x"}`, "--timeout", "500ms")
+			if code != ExitTimeout || !strings.Contains(stderr, want) {
+				t.Fatalf("exit %d, stderr %q; want a timeout that says %q", code, stderr, want)
+			}
+		})
+	}
+}
