@@ -21,6 +21,7 @@ type platform struct{}
 // mcpdeck however mcpdeck ends.
 func (p *Process) attach() error {
 	watch(p.pid)
+	adopt(p.pid)
 	return nil
 }
 
@@ -28,6 +29,7 @@ func (p *Process) attach() error {
 // zombie leftovers reaped; one that survived SIGKILL stays registered, so
 // the watchdog still kills it when mcpdeck exits.
 func (p *Process) detach(gone bool) {
+	disown(p.pid)
 	if !gone {
 		return
 	}

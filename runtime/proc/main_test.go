@@ -70,6 +70,20 @@ func runChild(mode string) {
 			fmt.Fprintf(w, "line %d\n", i)
 		}
 		w.Flush()
+	case "spawn-exit-gc": // a middle child that exits at once leaves an orphan that exits after its report is read
+		spawnOrphan()
+		io.Copy(io.Discard, os.Stdin)
+	case "orphan-parent": // starts a short-lived child and exits, orphaning it
+		c := exec.Command(self())
+		c.Env = childEnv("short")
+		c.Stdout = os.Stdout
+		if err := c.Start(); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "short": // reports its pid, lives a moment (orphaned by then), exits
+		fmt.Printf("orphan %d\n", os.Getpid())
+		time.Sleep(200 * time.Millisecond)
 	case "spawn-stay": // starts a "hang" grandchild in its own group, reports it, and stays
 		signal.Ignore(syscall.SIGTERM)
 		spawn()
@@ -123,6 +137,17 @@ func spawn() {
 		hang()
 	}
 	os.Exit(0)
+}
+
+// spawnOrphan runs "orphan-parent", which starts "short" and exits, so
+// "short" is orphaned while this server keeps running.
+func spawnOrphan() {
+	c := exec.Command(self())
+	c.Env = childEnv("orphan-parent")
+	c.Stdout = os.Stdout
+	if err := c.Run(); err != nil {
+		os.Exit(1)
+	}
 }
 
 func hang() {

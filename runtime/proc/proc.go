@@ -9,7 +9,8 @@
 // cannot run Stop:
 //   - Linux: each server gets a parent-death signal (SIGKILL); mcpdeck is a
 //     child subreaper, so members orphaned by a server's exit stay its
-//     children and Stop reaps them; and a watchdog process (watchdog_unix.go)
+//     children (reaped as they exit, on SIGCHLD, and by Stop); and a
+//     watchdog process (watchdog_unix.go)
 //     SIGKILLs every registered process group the moment mcpdeck's end of a
 //     pipe closes, which reaches the grandchildren the parent-death signal
 //     does not.

@@ -571,3 +571,33 @@ func BenchmarkIdleProcessMemory(b *testing.B) {
 	b.ReportMetric(perProc, "bytes/process")
 	b.ReportMetric(0, "ns/op")
 }
+
+// While its server runs, a grandchild the server orphaned and that then
+// exited is reaped at once (SIGCHLD), not left a zombie until Stop.
+func TestRunningServerOrphansAreReaped(t *testing.T) {
+	p := start(t, "spawn-exit-gc", func(s *Spec) { s.Grace = shortGrace })
+	line := readLine(t, bufio.NewReader(p.Stdout()))
+	gc, err := strconv.Atoi(strings.TrimPrefix(line, "orphan "))
+	if err != nil {
+		t.Fatalf("server said %q, want \"orphan <pid>\"", line)
+	}
+	// The orphan exits on its own; wait (on its pidfd) until it did, then
+	// until it is gone from the process table altogether.
+	if gone, err := waitPidExit(gc, testDeadline); err != nil || !gone {
+		t.Fatalf("orphan %d did not exit: %v", gc, err)
+	}
+	deadline := time.Now().Add(testDeadline)
+	for {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(gc)); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			st, _ := readProcStat(gc)
+			t.Fatalf("orphan %d is still in the process table (%+v) while its server runs", gc, st)
+		}
+		<-time.After(groupPoll) // polling a process table has no event to wait on
+	}
+	if res := p.Stop(); res.Err != nil {
+		t.Fatalf("Stop = %+v", res)
+	}
+}

@@ -2,7 +2,9 @@ package proc
 
 import (
 	"bytes"
+	"maps"
 	"os"
+	"os/signal"
 	"strconv"
 	"sync"
 	"syscall"
@@ -22,11 +24,78 @@ func platformInit() {
 	subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
+// adopted reaps, while any server runs, the members of server groups that
+// were orphaned (reparented to mcpdeck, the subreaper) and have exited:
+// without it a long session would collect their zombies until each
+// server's Stop. It runs on SIGCHLD, in one goroutine that exists only
+// while at least one server group is registered.
+var adopted struct {
+	mu     sync.Mutex
+	groups map[int]bool // registered server groups
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// adopt registers group pgid for reaping, starting the reaper with the
+// first one.
+func adopt(pgid int) {
+	adopted.mu.Lock()
+	defer adopted.mu.Unlock()
+	if adopted.groups == nil {
+		adopted.groups = map[int]bool{}
+	}
+	adopted.groups[pgid] = true
+	if len(adopted.groups) > 1 {
+		return
+	}
+	adopted.stop, adopted.done = make(chan struct{}), make(chan struct{})
+	sigchld := make(chan os.Signal, 1)
+	signal.Notify(sigchld, syscall.SIGCHLD)
+	go func(stop, done chan struct{}) {
+		defer close(done)
+		defer signal.Stop(sigchld)
+		for {
+			select {
+			case <-sigchld:
+				adopted.mu.Lock()
+				groups := maps.Clone(adopted.groups)
+				adopted.mu.Unlock()
+				reapGroups(groups)
+			case <-stop:
+				return
+			}
+		}
+	}(adopted.stop, adopted.done)
+}
+
+// disown unregisters group pgid, stopping the reaper with the last one.
+func disown(pgid int) {
+	adopted.mu.Lock()
+	if !adopted.groups[pgid] {
+		adopted.mu.Unlock()
+		return
+	}
+	delete(adopted.groups, pgid)
+	var stop, done chan struct{}
+	if len(adopted.groups) == 0 {
+		stop, done = adopted.stop, adopted.done
+	}
+	adopted.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+}
+
 // reapGroup reaps the zombies of group pgid that were reparented to us as
 // subreaper. Only members other than the leader are waited for, by pid:
 // the leader is os/exec's to reap, and a wait for any child would steal
 // the exit status of another server's leader.
-func reapGroup(pgid int) {
+func reapGroup(pgid int) { reapGroups(map[int]bool{pgid: true}) }
+
+// reapGroups reaps our zombie children that belong to one of groups and
+// do not lead it.
+func reapGroups(groups map[int]bool) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return
@@ -34,10 +103,10 @@ func reapGroup(pgid int) {
 	self := os.Getpid()
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == pgid {
-			continue
+		if err != nil || groups[pid] {
+			continue // not a process, or a group leader (os/exec reaps those)
 		}
-		if st, ok := readProcStat(pid); ok && st.pgrp == pgid && st.ppid == self && st.state == 'Z' {
+		if st, ok := readProcStat(pid); ok && groups[st.pgrp] && st.ppid == self && st.state == 'Z' {
 			var ws syscall.WaitStatus
 			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 		}
