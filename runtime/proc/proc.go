@@ -10,10 +10,9 @@
 //   - Linux: each server gets a parent-death signal (SIGKILL); mcpdeck is a
 //     child subreaper, so members orphaned by a server's exit stay its
 //     children (reaped as they exit, on SIGCHLD, and by Stop); and a
-//     watchdog process (watchdog_unix.go)
-//     SIGKILLs every registered process group the moment mcpdeck's end of a
-//     pipe closes, which reaches the grandchildren the parent-death signal
-//     does not.
+//     watchdog process (watchdog_unix.go) SIGKILLs every registered process
+//     group the moment mcpdeck's end of a pipe closes, which reaches the
+//     grandchildren the parent-death signal does not.
 //   - macOS and the other Unixes: process groups and the watchdog; no
 //     parent-death signal, so the whole group dies a moment after mcpdeck
 //     rather than at once.
@@ -183,9 +182,6 @@ func Start(spec Spec) (*Process, error) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		pipes.closeAll()
-		stdinW.Close()
-		stdoutR.Close()
-		stderrR.Close()
 		return nil, fmt.Errorf("starting %q: %w", spec.Path, err)
 	}
 	go p.drain()
