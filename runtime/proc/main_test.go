@@ -29,6 +29,11 @@ func TestMain(m *testing.M) {
 		runChild(mode)
 		os.Exit(0)
 	}
+	// Supervision (the watchdog, and on Linux the subreaper) is set up in
+	// the background at the first Start; tests about adopted orphans need
+	// it in place from the start.
+	platformInit()
+	<-supervisionReady()
 	goleak.VerifyTestMain(m)
 }
 

@@ -20,8 +20,11 @@ import (
 var subreaper sync.Once
 
 func platformInit() {
-	startSupervision() // first: see startSupervision
-	subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+	// The subreaper is set once the watchdog is orphaned: see
+	// startSupervision.
+	startSupervision(func() {
+		subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+	})
 }
 
 // adopted reaps, while any server runs, the members of server groups that

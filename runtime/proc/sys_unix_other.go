@@ -17,7 +17,7 @@ func sysProcAttr() *syscall.SysProcAttr {
 // counts as live.
 func groupHasLiveMember(pgid int) bool { return true }
 
-func platformInit() { startSupervision() }
+func platformInit() { startSupervision(func() {}) }
 
 // Without a subreaper nothing is adopted: init reaps orphans.
 func adopt(int)  {}

@@ -50,18 +50,30 @@ func init() {
 	}
 }
 
-// startSupervision starts the watchdog once; platformInit calls it before
-// anything else, so that on Linux the watchdog is orphaned to init and not
-// adopted by this process once it is a subreaper.
-func startSupervision() { watchdog.once.Do(startWatchdog) }
+// startSupervision starts the watchdog, once; platformInit calls it at the
+// first Start. It does not wait for the watchdog: the first server starts
+// meanwhile (registrations wait in the pipe). after runs once the
+// intermediate has exited, so that on Linux the process becomes a
+// subreaper only after the watchdog was orphaned to init, never adopting it.
+func startSupervision(after func()) {
+	watchdog.once.Do(func() {
+		watchdog.ready = make(chan struct{})
+		startWatchdog(after)
+	})
+}
 
 // watchdog is this process's connection to its watchdog.
 var watchdog struct {
-	once sync.Once
-	mu   sync.Mutex
-	w    *os.File // write end of the pipe; nil when the watchdog is unavailable
-	err  error    // why it is unavailable
+	once  sync.Once
+	ready chan struct{} // closed once the intermediate exited and after ran
+	mu    sync.Mutex
+	w     *os.File // write end of the pipe; nil when the watchdog is unavailable
+	err   error    // why it is unavailable
 }
+
+// supervisionReady is closed once supervision is fully set up (the
+// watchdog running, on Linux the subreaper set); tests wait on it.
+func supervisionReady() <-chan struct{} { return watchdog.ready }
 
 // watch registers a process group with the watchdog, starting the watchdog
 // on first use. A watchdog that cannot start (the executable was deleted
@@ -72,7 +84,6 @@ func watch(pgid int) { sendWatchdog('+', pgid) }
 func unwatch(pgid int) { sendWatchdog('-', pgid) }
 
 func sendWatchdog(op byte, pgid int) {
-	watchdog.once.Do(startWatchdog)
 	watchdog.mu.Lock()
 	defer watchdog.mu.Unlock()
 	if watchdog.w == nil {
@@ -95,15 +106,24 @@ func WatchdogErr() error {
 	return watchdog.err
 }
 
-func startWatchdog() {
+// startWatchdog starts the intermediate and returns; a goroutine waits for
+// it (a few milliseconds), records a failure, and runs after.
+func startWatchdog(after func()) {
+	fail := func(err error) {
+		watchdog.mu.Lock()
+		watchdog.err = fmt.Errorf("starting the process watchdog: %w", err)
+		watchdog.mu.Unlock()
+		after()
+		close(watchdog.ready)
+	}
 	exe, err := os.Executable()
 	if err != nil {
-		watchdog.err = fmt.Errorf("starting the process watchdog: %w", err)
+		fail(err)
 		return
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		watchdog.err = fmt.Errorf("starting the process watchdog: %w", err)
+		fail(err)
 		return
 	}
 	// The intermediate starts the watchdog on the same stdin and exits at
@@ -112,15 +132,31 @@ func startWatchdog() {
 	cmd.Args = []string{"mcpdeck-watchdog"}
 	cmd.Env = []string{watchdogEnv + "=spawn", "GORACE=atexit_sleep_ms=0"}
 	cmd.Stdin = r
+	out := new(strings.Builder)
+	cmd.Stdout = out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.CombinedOutput()
+	err = cmd.Start()
 	r.Close()
 	if err != nil {
 		w.Close()
-		watchdog.err = fmt.Errorf("starting the process watchdog %s: %w: %s", exe, err, strings.TrimSpace(string(out)))
+		fail(fmt.Errorf("%s: %w", exe, err))
 		return
 	}
+	watchdog.mu.Lock()
 	watchdog.w = w
+	watchdog.mu.Unlock()
+	go func() {
+		if err := cmd.Wait(); err != nil {
+			// No watchdog holds the read end: writes fail from now on.
+			watchdog.mu.Lock()
+			watchdog.w.Close()
+			watchdog.w = nil
+			watchdog.err = fmt.Errorf("starting the process watchdog %s: %w: %s", exe, err, strings.TrimSpace(out.String()))
+			watchdog.mu.Unlock()
+		}
+		after()
+		close(watchdog.ready)
+	}()
 }
 
 // spawnWatchdog is the intermediate: it starts the watchdog, in a process
