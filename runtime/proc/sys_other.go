@@ -30,3 +30,6 @@ func (p *Process) groupGone() bool { return true }
 
 // GroupAlive cannot tell on this platform and answers false.
 func GroupAlive(pid int) bool { return false }
+
+// WatchdogErr is always nil here: there is no watchdog on this platform.
+func WatchdogErr() error { return nil }

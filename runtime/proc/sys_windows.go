@@ -114,3 +114,6 @@ func GroupAlive(pid int) bool {
 	const stillActive = 259
 	return code == stillActive
 }
+
+// WatchdogErr is always nil on Windows: jobs need no watchdog process.
+func WatchdogErr() error { return nil }
