@@ -21,7 +21,7 @@ var secretNameParts = []string{
 // secretNameWords are credential words that must stand alone in the name
 // (split at '_', '-', '.' and case changes), because as substrings they
 // hit ordinary names: KEY in MONKEY, AUTH in AUTHOR, PAT in PATH.
-var secretNameWords = []string{"KEY", "AUTH", "AUTHORIZATION", "SESSION", "SID", "PAT", "PWD", "PASS", "CERT", "DSN"}
+var secretNameWords = []string{"KEY", "AUTH", "AUTHORIZATION", "SESSION", "SID", "PAT", "PASS", "DSN"}
 
 // secretPrefixes are the fixed prefixes of well-known token formats
 // (OpenAI and Anthropic, Stripe, GitHub, GitLab, Slack, AWS, Google,

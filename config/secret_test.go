@@ -14,7 +14,7 @@ func TestSecretName(t *testing.T) {
 			t.Errorf("SecretName(%q) = false, want true", n)
 		}
 	}
-	for _, n := range []string{"UNIT", "PATH", "HOME", "MONKEY_MODE", "AUTHOR", "LOG_LEVEL", "REGION", "PORT", "BYPASS_CACHE", "OLDPWD_DIR", "KEYBOARD"} {
+	for _, n := range []string{"UNIT", "PATH", "HOME", "MONKEY_MODE", "AUTHOR", "LOG_LEVEL", "REGION", "PORT", "BYPASS_CACHE", "OLDPWD_DIR", "KEYBOARD", "PWD", "TLS_CERT"} {
 		if SecretName(n) {
 			t.Errorf("SecretName(%q) = true, want false", n)
 		}
