@@ -31,6 +31,7 @@ func Parse(path string, data []byte, scope Scope, opts LoadOptions) ([]Server, [
 		return nil, nil, err
 	}
 	p := newParser(path, data, scope, opts)
+	p.unapproved = !opts.approved(File{Path: path, Scope: scope, Hash: contentHash(data)})
 	servers := p.parseFile()
 	sortDiagnostics(p.warns, nil)
 	if len(p.errs) > 0 {
@@ -52,6 +53,11 @@ type parser struct {
 	baseDir string // where relative cwd and envFile paths resolve
 	exp     *expander
 	lines   []int // byte offset of each line start, built on first use
+	// unapproved is set for a project file whose content is not approved:
+	// nothing it names is read, and no value it expanded to is quoted.
+	unapproved bool
+	// inherit is the file's top-level "envInherit", else the caller's.
+	inherit EnvInherit
 	errs    []Diagnostic
 	warns   []Diagnostic
 }
@@ -66,7 +72,8 @@ func newParser(path string, data []byte, scope Scope, opts LoadOptions) *parser 
 	}
 	return &parser{
 		path: path, data: data, scope: scope, opts: opts, baseDir: base,
-		exp: &expander{vars: opts.predefined(), lookupEnv: opts.LookupEnv, home: opts.home()},
+		exp:     &expander{vars: opts.predefined(), lookupEnv: opts.LookupEnv, home: opts.home()},
+		inherit: opts.EnvInherit,
 	}
 }
 
@@ -133,6 +140,10 @@ func (p *parser) parseFile() []Server {
 		p.errs = append(p.errs, Diagnostic{Pos: Position{File: p.path}, Message: fmt.Sprintf("file is larger than %d bytes; is this the right file?", maxFileSize)})
 		return nil
 	}
+	if off := nestingTooDeep(p.data); off >= 0 {
+		p.errorf(off, "", "", "objects and arrays nest deeper than %d levels here; an mcp.json needs a handful, so this is not a configuration file mcpdeck can use", maxNesting)
+		return nil
+	}
 	root, err := hujson.Parse(p.data)
 	if err != nil {
 		p.syntaxError(err)
@@ -157,6 +168,10 @@ func (p *parser) parseFile() []Server {
 			disabled = &m
 		case "inputs":
 			inputs = &m
+		case "envInherit":
+			if inh, ok := p.envInherit(m.value, "", m.name); ok {
+				p.inherit = inh
+			}
 		case "$schema":
 		default:
 			p.warnf(m.keyOff, "", "", "unknown top-level field %q is ignored", m.name)

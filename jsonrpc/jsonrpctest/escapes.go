@@ -20,11 +20,11 @@ const Hostile = "\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\x1b[H\u009b31m\u2
 // escape sequence.
 const HostileToolName = "evil\x1b[31m_name"
 
-// hostileTools adds hostile text to the catalogue: the echo tool's
+// escapeTools adds hostile text to the catalogue: the echo tool's
 // description, a tool whose very name holds an escape, one that answers
 // with hostile content after logging, notifying and reporting progress
 // with it, and one that fails with a hostile JSON-RPC error.
-func hostileTools(tools []*tool) []*tool {
+func escapeTools(tools []*tool) []*tool {
 	for _, t := range tools {
 		if t.name == "echo" {
 			t.description += " " + Hostile

@@ -89,6 +89,7 @@ var allModes = []Mode{
 	Modern, ModernNoResultType, ModernChangedState, ModernEndlessInput, ModernNoCommonVersion,
 	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, GoSDKModern, GoSDKModernHTTP,
 	HostileEscapes,
+	NullIDError, DeepResponse, DeepSchema, BadUTF8, // hostile.go
 }
 
 // Modes returns every mode a fake server understands, Normal first.

@@ -213,6 +213,7 @@ func (s *server) notification(m message) {
 		if s.mode == HostileEscapes {
 			s.hostileGreeting()
 		}
+		s.hostileInitialized()
 	case "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`

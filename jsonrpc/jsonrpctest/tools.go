@@ -58,8 +58,9 @@ func newCatalogue(mode Mode, cfg settings, pid int) *catalogue {
 		)
 	}
 	if mode == HostileEscapes {
-		tools = hostileTools(tools)
+		tools = escapeTools(tools)
 	}
+	tools = append(tools, hostileTools(mode)...)
 	if mode == RenameTools {
 		for _, t := range tools {
 			t.name += "_" + strconv.Itoa(pid)
@@ -118,6 +119,9 @@ func (s *server) listTools(c *call) {
 		listed = append(listed, map[string]any{"name": t.name, "description": t.description, "inputSchema": t.schema()})
 	}
 	result["tools"] = listed
+	if s.hostileList(c, result) {
+		return
+	}
 	s.reply(c, result)
 }
 
@@ -136,6 +140,9 @@ func (s *server) callTool(c *call) {
 		if !c.cancelled.Load() {
 			s.out.oversized(c.id, s.cfg.size)
 		}
+		return
+	}
+	if s.hostileCall(c) {
 		return
 	}
 	var p struct {

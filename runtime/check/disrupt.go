@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/proc"
 )
 
 // Timing of the disruptive steps. midFlight is the longest the checker
@@ -232,10 +232,7 @@ func (c *checker) shutdown() (Status, string) {
 }
 
 // groupAlive reports whether any process of the group still exists.
-func groupAlive(pgid int) bool {
-	err := syscall.Kill(-pgid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
+func groupAlive(pgid int) bool { return proc.GroupAlive(pgid) }
 
 func sortedNames(tools []runtime.Tool) []string {
 	out := make([]string, len(tools))

@@ -102,6 +102,7 @@ func (p *Process) stop() StopResult {
 	}
 	res.Exit = p.Exit()
 	p.release()
+	p.detach(res.Err == nil)
 	res.Elapsed = time.Since(start)
 	return res
 }

@@ -48,14 +48,13 @@ With --trust-project, approve the project files whose servers have not
 been approved yet (servers in project files start only once approved).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd, configFiles(cmd))
+			load := func() (*config.Config, error) { return loadConfig(cmd, configFiles(cmd)) }
+			if trust {
+				load = func() (*config.Config, error) { return loadApproved(cmd, true) }
+			}
+			cfg, err := load()
 			if err != nil {
 				return err
-			}
-			if trust {
-				if err := approveProject(cfg, true); err != nil {
-					return err
-				}
 			}
 			approvals := approvalStates(cfg)
 			if asJSON {
@@ -144,23 +143,53 @@ func loadFor(files []string, keepInvalid bool) (*config.Config, error) {
 	return cfg, nil
 }
 
-// load reads the configuration; with keepInvalid a server with an invalid
-// definition is kept marked Invalid and isolated (the runtime never starts it).
+// load reads the configuration with the approvals recorded so far: a
+// project file approved at its current content is read in full, one that
+// is not is read for the approval prompt only (its envFile is not read and
+// its servers are Unapproved); after approving, load again. With
+// keepInvalid a server with an invalid definition is kept, marked Invalid
+// (the runtime never starts it).
 func load(files []string, keepInvalid bool) (*config.Config, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "mcpdeck"
 	}
-	cfg, err := config.Load(config.LoadOptions{
+	opts := config.LoadOptions{
 		Files:       files,
 		Default:     assets.DefaultConfig,
 		DefaultName: assets.DefaultConfigName,
 		Vars:        map[string]string{"mcpdeck": exe},
 		KeepInvalid: keepInvalid,
-	})
-	if err == nil && keepInvalid {
 	}
-	return cfg, err
+	// An unreadable trust store approves nothing; approveProject reports it.
+	if ts, err := config.OpenTrustStore(""); err == nil {
+		opts.Approved = ts.Trusted
+	}
+	return config.Load(opts)
+}
+
+// loadApproved loads the configuration, approves its project files with
+// approveProject (which refuses unless trust), and loads again when it
+// approved anything, since only an approved file's envFile is read.
+func loadApproved(cmd *cobra.Command, trust bool) (*config.Config, error) {
+	cfg, err := loadRunnable(configFiles(cmd))
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Unapproved()) == 0 {
+		return cfg, nil
+	}
+	if err := approveProject(cfg, trust); err != nil {
+		return nil, err
+	}
+	cfg, err = loadRunnable(configFiles(cmd))
+	if err != nil {
+		return nil, err
+	}
+	if pending := cfg.Unapproved(); len(pending) > 0 {
+		return nil, withCode(ExitUsage, fmt.Errorf("project configuration %s changed while it was being approved; review it and run again", pending[0].Path))
+	}
+	return cfg, nil
 }
 
 // invalidConfigError reports every problem of a configuration that failed

@@ -19,17 +19,23 @@ func TestTrustProjectReachesTheTUIStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(cfg.Unapproved()) == 0 {
+		t.Fatal("the project files should start unapproved")
+	}
+	if err := approveProject(cfg, true); err != nil {
+		t.Fatal(err)
+	}
+	// runTUI opens its store after --trust-project approved, and reads the
+	// configuration again: nothing is left to ask about.
 	ts, err := config.OpenTrustStore("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Untrusted(ts)) == 0 {
-		t.Fatal("the project files should start unapproved")
-	}
-	if err := trustAll(cfg, ts); err != nil {
+	cfg, err = loadRunnable(nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cfg.Untrusted(ts); len(got) != 0 {
+	if got := cfg.Untrusted(ts); len(got) != 0 || len(cfg.Unapproved()) != 0 {
 		t.Fatalf("after --trust-project the TUI would still ask about %v", got)
 	}
 }

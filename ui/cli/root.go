@@ -10,6 +10,8 @@ import (
 	"io"
 	"mcpdeck/ui/present"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -46,11 +48,27 @@ type silentExit int
 
 func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
 
+// shutdownSignals end a command with the same teardown as ctrl+c: every
+// server is stopped before mcpdeck exits. SIGQUIT is among them: Go's
+// default (a goroutine dump and exit status 2, the usage code) would skip
+// the teardown.
+var shutdownSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
 // Main runs the command line with args (without the program name) and
 // returns the process exit code.
 func Main(args []string) int {
+	// With SIGPIPE caught, a write to a closed stdout (watch | head -5)
+	// fails with EPIPE instead of killing mcpdeck with status 141 before
+	// it stopped its servers; commands treat that as the reader being done.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	return run(args, os.Stdin, os.Stdout, os.Stderr)
 }
+
+// brokenPipe reports whether err comes from writing to a stdout whose
+// reader went away: the reader has what it wanted, so it is a normal end.
+func brokenPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd()
@@ -59,7 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
-	if err == nil {
+	if err == nil || brokenPipe(err) {
 		return ExitOK
 	}
 	var s silentExit

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/signal"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,7 +23,7 @@ const pingTimeout = 5 * time.Second
 // interrupt, SIGTERM or SIGHUP cancels it, and the command then tears its
 // servers down before exiting instead of leaving them behind.
 func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	return signal.NotifyContext(cmd.Context(), shutdownSignals...)
 }
 
 // interrupted reports a command ended by a signal, with the timeout exit code.

@@ -59,6 +59,9 @@ func (f *targetFlags) adHoc() (config.Server, bool, error) {
 			return s, false, withCode(ExitUsage, fmt.Errorf("--stdio %q: give a command and its arguments, e.g. --stdio 'npx -y server-x'", f.stdio))
 		}
 		s.Transport, s.Command, s.Args = config.TransportStdio, words[0], words[1:]
+		// Typed in the user's own shell, an ad-hoc command runs as it would
+		// there: with the whole environment (FOO=1 mcpdeck call --stdio ...).
+		s.EnvInherit = config.EnvInherit{All: true}
 	default:
 		u, err := url.Parse(f.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -107,6 +110,42 @@ func resolveTargets(cmd *cobra.Command, f *targetFlags, names []string) (*config
 	if err != nil {
 		return nil, err
 	}
+	narrowed, err := narrow(cfg, names)
+	if err != nil {
+		return nil, err
+	}
+	trust, _ := cmd.Flags().GetBool("trust-project")
+	if err := approveProject(narrowed, trust); err != nil {
+		return nil, err
+	}
+	if !anyUnapproved(narrowed.Servers) {
+		return narrowed, nil
+	}
+	// Approved just now: load again, since an unapproved file's envFile
+	// was not read.
+	if cfg, err = loadConfig(cmd, configFiles(cmd)); err != nil {
+		return nil, err
+	}
+	if narrowed, err = narrow(cfg, names); err != nil {
+		return nil, err
+	}
+	if anyUnapproved(narrowed.Servers) {
+		return nil, withCode(ExitUsage, errors.New("the project configuration changed while it was being approved; review it and run again"))
+	}
+	return narrowed, nil
+}
+
+func anyUnapproved(servers []config.Server) bool {
+	for _, s := range servers {
+		if s.Unapproved {
+			return true
+		}
+	}
+	return false
+}
+
+// narrow keeps the named servers (every enabled one when none is named).
+func narrow(cfg *config.Config, names []string) (*config.Config, error) {
 	narrowed := *cfg
 	narrowed.Servers = nil
 	if len(names) == 0 {
@@ -129,10 +168,6 @@ func resolveTargets(cmd *cobra.Command, f *targetFlags, names []string) (*config
 		if s.NeedsInput != "" && len(names) > 0 {
 			return nil, withCode(ExitUsage, fmt.Errorf("server %q cannot start: %s", s.Name, s.NeedsInput))
 		}
-	}
-	trust, _ := cmd.Flags().GetBool("trust-project")
-	if err := approveProject(&narrowed, trust); err != nil {
-		return nil, err
 	}
 	return &narrowed, nil
 }

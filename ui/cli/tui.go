@@ -23,7 +23,16 @@ import (
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
 func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
-	cfg, err := loadRunnable(configFiles(cmd))
+	// --trust-project approves before the approvals are read below, and the
+	// configuration is read again: only an approved file's envFile is read.
+	trust, _ := cmd.Flags().GetBool("trust-project")
+	var cfg *config.Config
+	var err error
+	if trust {
+		cfg, err = loadApproved(cmd, true)
+	} else {
+		cfg, err = loadRunnable(configFiles(cmd))
+	}
 	if err != nil {
 		return err
 	}
@@ -31,17 +40,12 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("opening project approvals: %w", err))
 	}
-	if trust, _ := cmd.Flags().GetBool("trust-project"); trust {
-		if err := trustAll(cfg, ts); err != nil {
-			return err
-		}
-	}
 	// Tokens stored by "mcpdeck auth login" authorize remote servers; nothing
 	// may print under the TUI, so a server without one shows "needs login".
 	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: auth.NewManager(auth.Options{})})
 	defer shutdownRuntime(rt)
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
 	if logFile != "" {
 		closeLog, err := logEvents(rt, logFile)
@@ -134,16 +138,4 @@ func logEvents(rt *runtime.Controller, path string) (func(), error) {
 		<-done
 		f.Close()
 	}, nil
-}
-
-// trustAll approves every unapproved project file of cfg (--trust-project)
-// through ts, the store the UI then asks: the UI sees the approvals, so
-// --enable proceeds without a dialog.
-func trustAll(cfg *config.Config, ts *config.TrustStore) error {
-	for _, f := range cfg.Untrusted(ts) {
-		if err := ts.Trust(f); err != nil {
-			return withCode(ExitUsage, fmt.Errorf("approving %s: %w", f.Path, err))
-		}
-	}
-	return nil
 }

@@ -70,7 +70,11 @@ only when it applies to the kind (time, server and kind always are):
    "level": "info", "logger": "demo", "data": <any JSON>,
    "requestId": 3, "token": "...", "progress": 1.5, "total": 3,
    "message": "...", "list": "tools", "uri": "...",
-   "method": "...", "params": {...}, "line": "...", "detail": "..."}
+   "method": "...", "params": {...}, "line": "...", "detail": "...",
+   "invalidUTF8": 2}
+Output is always valid UTF-8: byte sequences a server sent that are not
+UTF-8 are replaced by U+FFFD, counted per line in "invalidUTF8" and in
+total on stderr at the end.
 
 Exit status: 0 when ended by ctrl+c or --for; 3 when no server could be
 connected; 2 for a usage or configuration error.`,
@@ -125,11 +129,18 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	// the teardown that publishes into it.
 	var quiet atomic.Bool
 	drained := make(chan struct{})
+	// broken is closed when stdout's reader went away (watch | head -5):
+	// the watch ends as ctrl+c would end it, servers stopped, status 0.
+	broken := make(chan struct{})
 	go func() {
 		defer close(drained)
 		for ev := range events {
-			if !quiet.Load() {
-				w.write(ev)
+			if quiet.Load() {
+				continue
+			}
+			if err := w.write(ev); err != nil {
+				quiet.Store(true)
+				close(broken)
 			}
 		}
 	}()
@@ -140,12 +151,15 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 		// subscription cannot race a publisher.
 		unsubscribe()
 		<-drained
+		if w.replaced > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: replaced %s of invalid UTF-8 in what the servers sent with U+FFFD (see \"invalidUTF8\" in --json lines)\n", present.Count(w.replaced, "byte sequence", "byte sequences"))
+		}
 	}
 
 	if err := rt.SetEnabled(ctx, true); err != nil {
 		finish()
-		if ctx.Err() != nil {
-			return nil // interrupted while starting: still a clean end
+		if ctx.Err() != nil || quiet.Load() {
+			return nil // interrupted or stdout closed while starting: still a clean end
 		}
 		return withCode(exitCodeOf(err), err)
 	}
@@ -174,6 +188,7 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	select {
 	case <-ctx.Done():
 	case <-deadline:
+	case <-broken:
 	}
 	finish()
 	return nil
@@ -201,6 +216,26 @@ type watchLine struct {
 	Params    json.RawMessage `json:"params,omitempty"`
 	Line      string          `json:"line,omitempty"`
 	Detail    string          `json:"detail,omitempty"`
+	// InvalidUTF8 counts the byte sequences in what the server sent that
+	// were not UTF-8 and were replaced by U+FFFD on this line.
+	InvalidUTF8 int `json:"invalidUTF8,omitempty"`
+}
+
+// fixUTF8 replaces invalid UTF-8 in every field that carries server text
+// and records how many sequences it replaced.
+func (l *watchLine) fixUTF8() {
+	n := 0
+	for _, s := range []*string{&l.Reason, &l.Level, &l.Logger, &l.Token, &l.Message, &l.List, &l.URI, &l.Method, &l.Line, &l.Detail} {
+		var k int
+		*s, k = fixString(*s)
+		n += k
+	}
+	for _, r := range []*json.RawMessage{&l.Data, &l.Params} {
+		var k int
+		*r, k = fixRaw(*r)
+		n += k
+	}
+	l.InvalidUTF8 = n
 }
 
 // watchWriter turns events into lines. It is used by one goroutine only.
@@ -209,6 +244,9 @@ type watchWriter struct {
 	asJSON   bool
 	minLevel int
 	stderr   bool
+	// replaced counts invalid UTF-8 sequences replaced so far; read after
+	// the writing goroutine is done.
+	replaced int
 }
 
 // toLine maps an event to its line, or reports false for events watch
@@ -248,11 +286,15 @@ func (w *watchWriter) toLine(ev runtime.Event) (watchLine, bool) {
 	return l, true
 }
 
-func (w *watchWriter) write(ev runtime.Event) {
+// write prints ev's line, if it has one. An error means stdout is gone
+// (its reader exited, as head does) and the watch should end.
+func (w *watchWriter) write(ev runtime.Event) error {
 	l, ok := w.toLine(ev)
 	if !ok {
-		return
+		return nil
 	}
+	l.fixUTF8()
+	w.replaced += l.InvalidUTF8
 	if w.asJSON {
 		b, err := present.MarshalLine(l)
 		if err != nil {
@@ -261,8 +303,8 @@ func (w *watchWriter) write(ev runtime.Event) {
 			l.Detail = strings.TrimSpace(l.Detail + " (unprintable JSON: " + err.Error() + ")")
 			b, _ = present.MarshalLine(l)
 		}
-		w.out.Write(append(b, '\n'))
-		return
+		_, err = w.out.Write(append(b, '\n'))
+		return err
 	}
 	// The words are present's, as in the terminal UI's streams.
 	d, _ := present.Describe(ev)
@@ -273,5 +315,6 @@ func (w *watchWriter) write(ev runtime.Event) {
 	if d.Kind == "notification" {
 		text = d.Method + " " + text
 	}
-	fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), present.OrHyphen(present.Line(l.Server)), l.Kind, text)
+	_, err := fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), present.OrHyphen(present.Line(l.Server)), l.Kind, text)
+	return err
 }
