@@ -14,6 +14,10 @@ type SubscribeOptions struct {
 	// TCP flow control) rather than losing anything. For headless consumers
 	// that must see everything (watch); never for a UI.
 	Lossless bool
+	// Dropped, when set, counts the events dropped for this lossy
+	// subscriber alone, so it can say where its stream has a gap (the
+	// session recorder writes a gap line).
+	Dropped *atomic.Uint64
 }
 
 // bus fans events out to subscribers. Publishing never blocks on a lossy
@@ -30,6 +34,7 @@ type bus struct {
 type subscriber struct {
 	out      chan Event
 	lossless bool
+	dropped  *atomic.Uint64 // this subscriber's drops, if asked for
 	done     chan struct{}
 	once     sync.Once
 	// sending is held (read) by lossless publishers while they send, so
@@ -50,7 +55,7 @@ func (b *bus) subscribe(opts SubscribeOptions) (<-chan Event, func()) {
 	if opts.Buffer <= 0 {
 		opts.Buffer = 4096
 	}
-	s := &subscriber{lossless: opts.Lossless, done: make(chan struct{}), bus: b}
+	s := &subscriber{lossless: opts.Lossless, dropped: opts.Dropped, done: make(chan struct{}), bus: b}
 	if opts.Lossless {
 		s.out = make(chan Event, opts.Buffer)
 		b.lossless.Add(1)
@@ -110,6 +115,9 @@ func (b *bus) publish(e Event) {
 		}
 		if s.push(e) {
 			b.dropped.Add(1)
+			if s.dropped != nil {
+				s.dropped.Add(1)
+			}
 		}
 	}
 }
