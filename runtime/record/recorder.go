@@ -385,9 +385,15 @@ func (r *Recorder) rotate() {
 	r.rotating = false
 }
 
+// testHookFlush, when a test sets it, runs before each write to disk.
+var testHookFlush atomic.Pointer[func()]
+
 func (r *Recorder) flush() {
 	if len(r.batch) == 0 {
 		return
+	}
+	if hook := testHookFlush.Load(); hook != nil {
+		(*hook)()
 	}
 	if !r.failed() {
 		if err := r.f.write(r.batch); err != nil {
