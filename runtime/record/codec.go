@@ -167,6 +167,14 @@ func byName[T ~int](b []byte, v *T, names []string) error {
 
 // encodeEvent appends e's JSON to b.
 func encodeEvent(b []byte, e runtime.Event) ([]byte, error) {
+	if out, ok := fastEncode(b, e); ok {
+		return out, nil
+	}
+	return encodeGeneric(b, e)
+}
+
+// encodeGeneric is the reflective encoding every kind has.
+func encodeGeneric(b []byte, e runtime.Event) ([]byte, error) {
 	out, err := json.Marshal(e, encodeOpts)
 	if err != nil {
 		return b, err

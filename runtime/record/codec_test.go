@@ -260,3 +260,38 @@ func TestSnapshotAtLaysLiveOverPublished(t *testing.T) {
 		t.Error("SnapshotAt changed the recording")
 	}
 }
+
+func TestFastEncodingMatchesGeneric(t *testing.T) {
+	fast := 0
+	extra := []runtime.Event{
+		runtime.Progress{EventHeader: hdr("", 0), Progress: 1e-9, Total: 3e22},
+		runtime.Progress{EventHeader: hdr("x", 0), Progress: 0.1, Total: 123456789.25},
+		runtime.LogMessage{EventHeader: hdr("x", 0), Level: "info", Data: json.RawMessage(`"tab\t<b>&é\u2028"`), Logger: "a\"b\\c\x01"},
+		runtime.StderrLine{EventHeader: runtime.EventHeader{Time: time.Date(2026, 1, 2, 3, 4, 5, 100, time.FixedZone("x", 3600))}, Line: "bad \xff utf8"},
+		runtime.RequestFinished{EventHeader: hdr("x", 1), ID: 1},
+	}
+	for _, e := range append(samples(), extra...) {
+		f, ok := fastEncode(nil, e)
+		if !ok {
+			continue
+		}
+		fast++
+		g, err := encodeGeneric(nil, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Raw JSON may differ in escaping (the generic codec re-formats
+		// it); the values must not.
+		var fv, gv any
+		if err := json.Unmarshal(f, &fv); err != nil {
+			t.Fatalf("%T: fast encoding is not JSON: %v\n%s", e, err, f)
+		}
+		_ = json.Unmarshal(g, &gv)
+		if !bytes.Equal(f, g) && !reflect.DeepEqual(fv, gv) {
+			t.Errorf("%T:\nfast    %s\ngeneric %s", e, f, g)
+		}
+	}
+	if fast < 10 {
+		t.Errorf("only %d samples took the fast path", fast)
+	}
+}

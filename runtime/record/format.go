@@ -47,10 +47,10 @@ type Header struct {
 
 // Entry is one recorded event and where it sits in the recording.
 type Entry struct {
-	Seq   uint64        // line number among events, from 1
-	Mono  time.Duration // monotonic offset from the recording's start
-	Kind  string        // the registry's name of the event's type
-	Era   string        // "modern", "legacy" or "" when not known
+	Seq  uint64        // line number among events, from 1
+	Mono time.Duration // monotonic offset from the recording's start
+	Kind string        // the registry's name of the event's type
+	Era  string        // "modern", "legacy" or "" when not known
 	// Event is a runtime event, or one of this package's own: Gap, Live,
 	// ReloadPlanned, Unknown.
 	Event runtime.Event

@@ -85,6 +85,7 @@ type Recorder struct {
 	lastLive   []byte // the latest Live line, likewise
 	lastSample []byte // the latest sample's servers, to skip unchanged ones
 	rotating   bool   // rotate is writing the next file's opening lines
+	line       []byte // the line being encoded, reused
 }
 
 // Start creates the file, writes the header and the session's current
@@ -179,6 +180,14 @@ func (r *Recorder) Close() error {
 	return r.Err()
 }
 
+// flushAfter bounds how long a written line may wait in memory: lines are
+// written in batches (one system call per 64 KiB under a flood), and a
+// crash loses at most this much of the session's end.
+const (
+	flushAfter = 20 * time.Millisecond
+	flushSize  = 64 << 10
+)
+
 func (r *Recorder) run() {
 	defer close(r.done)
 	var tick <-chan time.Time
@@ -186,6 +195,18 @@ func (r *Recorder) run() {
 		t := time.NewTicker(r.opts.SampleEvery)
 		defer t.Stop()
 		tick = t.C
+	}
+	flushT := time.NewTimer(flushAfter)
+	flushT.Stop()
+	pending := false
+	later := func() {
+		if len(r.batch) >= flushSize {
+			r.flush()
+		}
+		if len(r.batch) > 0 && !pending {
+			flushT.Reset(flushAfter)
+			pending = true
+		}
 	}
 	for {
 		select {
@@ -195,33 +216,20 @@ func (r *Recorder) run() {
 				return
 			}
 			r.record(e)
-			r.drainReady()
-			r.flush()
+			later()
 		case e := <-r.notes:
 			r.record(e)
-			r.flush()
+			later()
 		case <-tick:
 			r.sample(r.src.Snapshot(), false)
+			later()
+		case <-flushT.C:
+			pending = false
 			r.flush()
 		case <-r.stop:
+			flushT.Stop()
 			r.drainClosing()
 			r.finish()
-			return
-		}
-	}
-}
-
-// drainReady records whatever is already queued, up to a batch's worth,
-// so a burst costs one write.
-func (r *Recorder) drainReady() {
-	for len(r.batch) < 256<<10 {
-		select {
-		case e, ok := <-r.events:
-			if !ok {
-				return
-			}
-			r.record(e)
-		default:
 			return
 		}
 	}
@@ -310,16 +318,15 @@ func (r *Recorder) emitEvent(e runtime.Event) {
 	kind, _ := registry.nameOf(e)
 	h := e.Header()
 	r.seq++
-	b := make([]byte, 0, 256)
-	b = append(b, `{"seq":`...)
+	b := append(r.line[:0], `{"seq":`...)
 	b = strconv.AppendUint(b, r.seq, 10)
 	b = append(b, `,"mono":`...)
 	b = strconv.AppendInt(b, int64(h.Time.Sub(r.start)), 10)
 	b = append(b, `,"kind":`...)
-	b = strconv.AppendQuote(b, kind)
+	b = appendName(b, kind)
 	if era := r.eraOf(e); era != "" {
 		b = append(b, `,"era":`...)
-		b = strconv.AppendQuote(b, era)
+		b = appendName(b, era)
 	}
 	b = append(b, `,"ev":`...)
 	n := len(b)
@@ -332,12 +339,13 @@ func (r *Recorder) emitEvent(e runtime.Event) {
 		b = strconv.AppendQuote(b, err.Error())
 	}
 	b = append(b, "}\n"...)
+	r.line = b[:0] // reused for the next line; emit copies
 	b = r.scrub.line(b)
 	switch e.(type) {
 	case runtime.Published:
-		r.lastPub = b
+		r.lastPub = append(r.lastPub[:0], b...)
 	case Live:
-		r.lastLive = b
+		r.lastLive = append(r.lastLive[:0], b...)
 	}
 	r.lines.Add(1)
 	r.emit(b)

@@ -66,6 +66,16 @@ func newRegistry(entries ...kindEntry) *kinds {
 // nameOf returns the kind of e; an unregistered type is still written,
 // under its Go type name, and read back as Unknown.
 func (k *kinds) nameOf(e runtime.Event) (string, bool) {
+	switch e.(type) { // the kinds of a flood, without reflection
+	case runtime.TrafficFrame:
+		return "TrafficFrame", true
+	case runtime.LogMessage:
+		return "LogMessage", true
+	case runtime.Progress:
+		return "Progress", true
+	case runtime.NotificationReceived:
+		return "NotificationReceived", true
+	}
 	t := reflect.TypeOf(e)
 	if n, ok := k.byType[t]; ok {
 		return n, true

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -90,6 +91,15 @@ func TestKindsAreStableNames(t *testing.T) {
 	for _, k := range want {
 		if !have[k] {
 			t.Errorf("kind %q is gone from the registry: old recordings hold it", k)
+		}
+	}
+}
+
+func TestNameOfShortcutsAgreeWithTheRegistry(t *testing.T) {
+	for _, e := range samples() {
+		name, ok := registry.nameOf(e)
+		if want := registry.byType[reflect.TypeOf(e)]; !ok || name != want {
+			t.Errorf("nameOf(%T) = %q, registry says %q", e, name, want)
 		}
 	}
 }

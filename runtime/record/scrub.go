@@ -4,6 +4,8 @@ import (
 	"bytes"
 	stdjson "encoding/json"
 	"sort"
+	"strconv"
+	"strings"
 
 	"mcpdeck/config"
 )
@@ -17,6 +19,62 @@ import (
 type scrubber struct {
 	servers []*config.Scrubber
 	escaped [][]byte // longest first
+	// finders locate every secret and escaped form quickly, so the
+	// scrubbers run only on the rare line that holds one.
+	finders []finder
+}
+
+// finder looks for one secret by its rarest byte, which IndexByte finds
+// fast; searching by the first byte, as bytes.Index does, stops at every
+// "n" or "e" of a JSON line.
+type finder struct {
+	s      []byte
+	anchor int // index of the rarest byte in s
+}
+
+func newFinder(s []byte) finder {
+	f := finder{s: s}
+	for i := range s {
+		if commonness(s[i]) < commonness(s[f.anchor]) {
+			f.anchor = i
+		}
+	}
+	return f
+}
+
+// commonness ranks bytes by how often they appear in JSON-RPC traffic:
+// lowercase letters (in English frequency order), JSON punctuation and
+// digits most; capitals and other punctuation least.
+func commonness(c byte) int {
+	const byFrequency = "zqjxkvbpygfwmucldrhsnioate" // rarest first
+	switch {
+	case c >= 'a' && c <= 'z':
+		return 10 + strings.IndexByte(byFrequency, c)
+	case c == '"' || c == ':' || c == ',' || c == '{' || c == '}' || c == ' ' || c == '/':
+		return 40
+	case c >= '0' && c <= '9':
+		return 5
+	case c >= 'A' && c <= 'Z':
+		return 1
+	default:
+		return 0
+	}
+}
+
+func (f finder) in(b []byte) bool {
+	a, n := f.s[f.anchor], len(f.s)
+	for off := f.anchor; off < len(b); {
+		i := bytes.IndexByte(b[off:], a)
+		if i < 0 {
+			return false
+		}
+		start := off + i - f.anchor
+		if start+n <= len(b) && bytes.Equal(b[start:start+n], f.s) {
+			return true
+		}
+		off += i + 1
+	}
+	return false
 }
 
 func newScrubber(cfg *config.Config, extra []string) *scrubber {
@@ -45,19 +103,30 @@ func newScrubber(cfg *config.Config, extra []string) *scrubber {
 		}
 	}
 	sort.SliceStable(s.escaped, func(i, j int) bool { return len(s.escaped[i]) > len(s.escaped[j]) })
+	for _, sec := range secrets {
+		if len(sec) >= 6 {
+			s.finders = append(s.finders, newFinder([]byte(sec)))
+		}
+	}
+	for _, esc := range s.escaped {
+		s.finders = append(s.finders, newFinder(esc))
+	}
 	return s
 }
 
 func envOf(values []string) map[string]string {
 	m := make(map[string]string, len(values))
 	for i, v := range values {
-		m[string(rune('a'+i%26))+string(rune('0'+i/26))] = v
+		m["secret"+strconv.Itoa(i)] = v
 	}
 	return m
 }
 
 // line scrubs one encoded line.
 func (s *scrubber) line(b []byte) []byte {
+	if !s.any(b) {
+		return b
+	}
 	for _, sc := range s.servers {
 		b = sc.Bytes(b)
 	}
@@ -67,4 +136,14 @@ func (s *scrubber) line(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// any reports whether b holds any secret.
+func (s *scrubber) any(b []byte) bool {
+	for _, f := range s.finders {
+		if f.in(b) {
+			return true
+		}
+	}
+	return false
 }
