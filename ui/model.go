@@ -110,6 +110,11 @@ type Model struct {
 	checkDone    <-chan struct{}
 	checkStopped bool
 
+	// replay is set when the UI shows a recording (Options.Replay); rec
+	// is the record key's state. See replay.go and record.go.
+	replay *replayState
+	rec    recState
+
 	status     string
 	statusKind statusKind
 	quitting   bool
@@ -152,6 +157,7 @@ func newModel(opts Options) *Model {
 	if m.rt != nil {
 		m.setSnapshot(m.rt.Snapshot())
 	}
+	m.initRecordAndReplay()
 	if len(m.untrusted) > 0 {
 		m.modal = newTrustDialog(c, m.untrusted[0])
 	}
@@ -283,6 +289,8 @@ func (m *Model) shortHelp() []key.Binding {
 		return m.modal.Help()
 	case m.filtering:
 		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply filter")), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"))}
+	case m.replay != nil:
+		return append(k.ReplayHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab, k.Filter)
 	case m.focus == focusDetail:
 		return append(m.activeTab().ShortHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab)
 	}

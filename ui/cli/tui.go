@@ -21,9 +21,13 @@ import (
 // runTUI is the root command: the terminal UI on the discovered
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
-func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
+func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) error {
 	cfg, err := loadConfig(cmd, configFiles(cmd))
 	if err != nil {
+		return err
+	}
+	rec := &recording{flags: rf, cfg: cfg}
+	if err := rec.validate(); err != nil {
 		return err
 	}
 	ts, err := config.OpenTrustStore("")
@@ -37,7 +41,11 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 		}
 	}
 	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version()})
+	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
 	defer shutdownRuntime(rt)
+	if err := rec.start(rt); err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -58,7 +66,8 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	var mu sync.Mutex
 	current := cfg
 	err = ui.Run(ctx, ui.Options{
-		Runtime:       rt,
+		Runtime:       recordedRuntime{Controller: rt, recorder: rec.recorder},
+		Recording:     tuiRecording(rec, cfg),
 		Sources:       sources,
 		EnableOnStart: enable,
 		Reload: func() (*config.Config, error) {

@@ -35,6 +35,7 @@ type watchFlags struct {
 	asJSON bool
 	level  string
 	stderr bool
+	record recordFlags
 }
 
 func newWatchCmd() *cobra.Command {
@@ -86,6 +87,7 @@ connected; 2 for a usage or configuration error.`,
 	fl.BoolVar(&wf.asJSON, "json", false, "print one JSON object per line (shape in --help)")
 	fl.StringVar(&wf.level, "level", "info", "the least severe log `L`evel to show and ask for: "+strings.Join(logLevels, ", "))
 	fl.BoolVar(&wf.stderr, "stderr", false, "print the servers' stderr lines too")
+	addRecordFlags(cmd, &wf.record)
 	return cmd
 }
 
@@ -108,7 +110,15 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 
 	// Subscribe before enabling, so the logs servers send while starting
 	// are seen too; that is why this does not use startRuntime.
+	rec := &recording{flags: &wf.record, cfg: cfg}
+	if err := rec.validate(); err != nil {
+		return err
+	}
 	rt := runtime.New(runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, LogLevel: wf.level, ClientVersion: version()})
+	if err := rec.start(rt); err != nil {
+		shutdownRuntime(rt)
+		return err
+	}
 	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true})
 	w := &watchWriter{out: cmd.OutOrStdout(), asJSON: wf.asJSON, minLevel: levelRank(wf.level), stderr: wf.stderr}
 	// quiet stops the output once the watch is over; the stream is still
@@ -131,6 +141,7 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 		// subscription cannot race a publisher.
 		unsubscribe()
 		<-drained
+		rec.finish(cmd.ErrOrStderr())
 	}
 
 	if err := rt.SetEnabled(ctx, true); err != nil {

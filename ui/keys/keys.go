@@ -13,6 +13,7 @@ type KeyMap struct {
 	Reload       key.Binding
 	Reconnect    key.Binding
 	Check        key.Binding
+	Record       key.Binding
 	Help         key.Binding
 	Quit         key.Binding
 	ForceQuit    key.Binding
@@ -39,6 +40,16 @@ type KeyMap struct {
 	Scope     key.Binding
 	Back      key.Binding
 
+	// Replay timeline (mcpdeck replay FILE).
+	ReplayBack        key.Binding
+	ReplayForward     key.Binding
+	ReplayJumpBack    key.Binding
+	ReplayJumpForward key.Binding
+	ReplayPrevMark    key.Binding
+	ReplayNextMark    key.Binding
+	ReplayStart       key.Binding
+	ReplayEnd         key.Binding
+
 	// Forms and dialogs.
 	Submit    key.Binding
 	NextField key.Binding
@@ -60,6 +71,7 @@ func DefaultKeyMap() KeyMap {
 		Reload:       b("r", "reload", "r"),
 		Reconnect:    b("R", "reconnect", "R"),
 		Check:        b("c", "check server", "c"),
+		Record:       b("ctrl+r", "record on/off", "ctrl+r"),
 		Help:         b("?", "help", "?"),
 		Quit:         b("q", "quit", "q", "ctrl+c"),
 		ForceQuit:    b("ctrl+c", "force quit (twice)", "ctrl+c"),
@@ -84,6 +96,15 @@ func DefaultKeyMap() KeyMap {
 		Scope:     b("a", "all/selected server", "a"),
 		Back:      b("esc", "back", "esc"),
 
+		ReplayBack:        b(",", "replay: one event back", ","),
+		ReplayForward:     b(".", "replay: one event on", "."),
+		ReplayJumpBack:    b("<", "replay: 10 s back", "<"),
+		ReplayJumpForward: b(">", "replay: 10 s on", ">"),
+		ReplayPrevMark:    b("{", "replay: previous milestone", "{"),
+		ReplayNextMark:    b("}", "replay: next milestone", "}"),
+		ReplayStart:       b("^", "replay: start", "^"),
+		ReplayEnd:         b("$", "replay: end", "$"),
+
 		Submit:    b("ctrl+s", "send", "ctrl+s"),
 		NextField: b("tab/↓", "next field", "tab", "down"),
 		PrevField: b("shift+tab/↑", "prev field", "shift+tab", "up"),
@@ -103,11 +124,18 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the help overlay, one column per section.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Help, k.Quit, k.ForceQuit},
+		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Record, k.Help, k.Quit, k.ForceQuit},
 		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.PrevTab, k.NextTab, k.JumpTab, k.Filter, k.Select, k.Cancel, k.StopCheck, k.Pause, k.Scope, k.Back},
 		{k.Submit, k.NextField, k.PrevField, k.Toggle, k.RawJSON, k.Yes, k.No},
+		k.ReplayHelp(),
 	}
+}
+
+// ReplayHelp is the timeline's keys, first in the help bar of a replay.
+func (k KeyMap) ReplayHelp() []key.Binding {
+	return []key.Binding{k.ReplayBack, k.ReplayForward, k.ReplayJumpBack, k.ReplayJumpForward,
+		k.ReplayPrevMark, k.ReplayNextMark, k.ReplayStart, k.ReplayEnd}
 }
 
 // DialogHelp is the help bar while a yes/no dialog is open.
