@@ -25,7 +25,7 @@ type Exchange struct {
 	Seq    uint64 // the request frame's line
 	Server string
 	Method string
-	Tool   string          // for tools/call
+	Tool   string             // for tools/call
 	Params stdjson.RawMessage // as sent, without _meta (the runtime adds its own)
 	// Answer is {"result": …} or {"error": {"code", "message"}}: the
 	// response without its id. Nil when the recording has no answer
