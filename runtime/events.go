@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/mcphttp"
 )
 
 // Event is anything the runtime publishes to subscribers. Every event is
@@ -144,4 +145,12 @@ type ProtocolAnomaly struct {
 	Kind   string
 	ID     string
 	Detail string
+}
+
+// HTTPExchange: one HTTP request and response of a remote server's
+// transport (the SSE events of a streamed response in its body), for
+// HTTP Archive export. Header credentials are redacted, bodies scrubbed.
+type HTTPExchange struct {
+	EventHeader
+	Exchange mcphttp.Exchange
 }

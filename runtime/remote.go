@@ -18,6 +18,12 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 		URL:            cfg.URL,
 		Headers:        cfg.Headers,
 		MaxMessageSize: c.opts.MaxMessageSize,
+		// Each exchange is an event, for recordings' HTTP Archives.
+		Client: mcphttp.TraceClient(nil, cfg.Headers, func(x mcphttp.Exchange) {
+			x.RequestBody, x.ResponseBody, x.Err = s.redact.str(x.RequestBody), s.redact.str(x.ResponseBody), s.redact.str(x.Err)
+			x.URL = s.redact.str(x.URL)
+			c.bus.publish(HTTPExchange{EventHeader: EventHeader{Time: x.Started, Server: cfg.Name}, Exchange: x})
+		}),
 		Legacy:         cfg.Transport == config.TransportSSE,
 		AutoFallback:   cfg.TransportInferred && cfg.Transport == config.TransportHTTP,
 		OnFallback: func(reason string) {

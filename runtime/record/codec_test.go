@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"reflect"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/mcphttp"
 	"mcpdeck/runtime"
 )
 
@@ -87,6 +89,10 @@ func samples() []runtime.Event {
 		runtime.TrafficFrame{EventHeader: hdr("demo", 14), Frame: jsonrpc.Frame{Dir: jsonrpc.Out, Time: at, Kind: jsonrpc.KindRequest,
 			Method: "tools/call", ID: "10", Size: 70000, Raw: []byte(`{"jsonrpc":"2.0","id":10,"params":{"x":"cut sho`)}},
 		runtime.ProtocolAnomaly{EventHeader: hdr("demo", 15), Kind: "late response", ID: "3", Detail: "d"},
+		runtime.HTTPExchange{EventHeader: hdr("remote", 15), Exchange: mcphttp.Exchange{Started: at, Method: "POST", URL: "http://127.0.0.1:1/mcp",
+			RequestHeaders: http.Header{"Authorization": {"[redacted]"}}, RequestBody: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, RequestSize: 40,
+			Status: 200, Proto: "HTTP/1.1", ResponseHeaders: http.Header{"Content-Type": {"text/event-stream"}},
+			ResponseBody: "event: message\ndata: {}\n\n", ResponseSize: 25, Wait: time.Millisecond, Total: 2 * time.Millisecond}},
 		Gap{EventHeader: hdr("", 16), Dropped: 12},
 		Live{EventHeader: hdr("", 17), Servers: []LiveServer{{Name: "demo", PID: 42, StartedAt: at, Ping: runtime.PingStats{Last: time.Millisecond},
 			Counters: runtime.Counters{Calls: 1}, Outstanding: []runtime.RequestInfo{{ID: 1, Server: "demo", Started: at}}, Stderr: []string{"x"}}}},

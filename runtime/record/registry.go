@@ -25,6 +25,7 @@ var registry = newRegistry(
 	kind[runtime.StdoutNoise]("StdoutNoise"),
 	kind[runtime.TrafficFrame]("TrafficFrame"),
 	kind[runtime.ProtocolAnomaly]("ProtocolAnomaly"),
+	kind[runtime.HTTPExchange]("HTTPExchange"),
 	// This package's own kinds.
 	kind[Gap]("Gap"),
 	kind[Live]("Live"),

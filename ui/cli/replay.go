@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -56,6 +57,11 @@ notification, noise, anomaly, stderr, frame, request), --level (hides log
 messages below it) and --since/--until (an offset such as 1m30s, or an
 RFC 3339 time).
 
+--har OUT.har writes the HTTP exchanges of remote (Streamable HTTP or
+SSE) servers as an HTTP Archive 1.2, as browser devtools read it: one
+entry per exchange, a streamed response's SSE events as its content,
+credentials redacted.
+
 --against SERVER (or --url/--stdio) sends the recorded client requests
 (tools/call, tools/list, prompts/get, resources/read, ...) to a live
 server again and compares each answer with the recorded one, ignoring
@@ -88,6 +94,7 @@ not be connected.`,
 	fl.StringVar(&rf.level, "level", "", "hide log messages below `L`evel: debug, info, notice, warning, error, critical, alert, emergency")
 	fl.StringVar(&rf.since, "since", "", "only events from `T` on: an offset from the start (90s) or an RFC 3339 time")
 	fl.StringVar(&rf.until, "until", "", "only events up to `T`: an offset from the start or an RFC 3339 time")
+	fl.StringVar(&rf.har, "har", "", "write the HTTP exchanges of remote servers to `OUT.har` (HTTP Archive 1.2; --server picks one server)")
 	fl.StringVar(&rf.against, "against", "", "send the recorded requests to the configured server `SERVER` and compare the answers")
 	fl.StringArrayVar(&rf.ignore, "ignore", nil, "with --against, a `PATH` whose value may differ (repeatable; see --help)")
 	return cmd
@@ -116,6 +123,8 @@ func runReplay(cmd *cobra.Command, tf *targetFlags, rf *replayFlags, path string
 	switch {
 	case against:
 		return runAgainst(cmd, tf, rf, rec)
+	case rf.har != "":
+		return writeHAR(cmd, rec, rf)
 	case rf.asJSON || rf.asText:
 		f, err := rf.filter(rec)
 		if err != nil {
@@ -350,4 +359,23 @@ func count(rs []againstResult, status string) int {
 		}
 	}
 	return n
+}
+
+// writeHAR exports the recording's HTTP exchanges.
+func writeHAR(cmd *cobra.Command, rec *record.Recording, rf *replayFlags) error {
+	if len(rf.servers) > 1 {
+		return withCode(ExitUsage, errors.New("--har exports one server or all: give at most one --server"))
+	}
+	server := ""
+	if len(rf.servers) == 1 {
+		server = rf.servers[0]
+	}
+	b, err := record.HAR(rec, server, version())
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	if err := os.WriteFile(rf.har, append(b, '\n'), 0o600); err != nil {
+		return withCode(ExitUsage, fmt.Errorf("writing the HTTP Archive: %w (give --har a writable path)", err))
+	}
+	return nil
 }

@@ -131,3 +131,42 @@ func TestWatchRecordingSurvivesSIGKILL(t *testing.T) {
 	t.Logf("%d entries (%d log lines), truncated=%v", len(rec.Entries), logs, rec.Truncated)
 	assertReaped(t, h.mark)
 }
+
+// TestRecordHTTPThenHAR records a call to server-everything over
+// Streamable HTTP and exports the session as an HTTP Archive.
+func TestRecordHTTPThenHAR(t *testing.T) {
+	url := jsonrpctest.EverythingHTTP(t, "streamableHttp") + "/mcp"
+	h := newHeadless(t, map[string]map[string]any{})
+	file := filepath.Join(h.dir, "http.jsonl")
+	r := h.run(t, "", "call", "--url", url, "--header", "Authorization: Bearer sk-http-secret-1234", "echo", `{"message":"har"}`, "--record", file)
+	wantCode(t, r, ExitOK)
+	out := filepath.Join(h.dir, "out.har")
+	r = h.run(t, "", "replay", file, "--har", out)
+	wantCode(t, r, ExitOK)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Log struct {
+			Entries []struct {
+				Response struct{ Content struct{ Text string } }
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Log.Entries) < 3 {
+		t.Fatalf("HAR: %v, %d entries", err, len(doc.Log.Entries))
+	}
+	if strings.Contains(string(b), "sk-http-secret") || !strings.Contains(string(b), `\"har\"`) {
+		t.Errorf("the HAR leaks the header or lacks the call:\n%.2000s", b)
+	}
+	// A stdio session has no HTTP exchanges to export.
+	h2 := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
+	stdio := filepath.Join(h2.dir, "stdio.jsonl")
+	wantCode(t, h2.run(t, "", "call", "demo", "echo", `{"text":"x"}`, "--record", stdio), ExitOK)
+	r = h2.run(t, "", "replay", stdio, "--har", filepath.Join(h2.dir, "x.har"))
+	wantCode(t, r, ExitUsage)
+	if !strings.Contains(r.stderr, "no HTTP exchanges") {
+		t.Errorf("stderr: %s", r.stderr)
+	}
+}
