@@ -24,8 +24,8 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 			x.URL = s.redact.str(x.URL)
 			c.bus.publish(HTTPExchange{EventHeader: EventHeader{Time: x.Started, Server: cfg.Name}, Exchange: x})
 		}),
-		Legacy:         cfg.Transport == config.TransportSSE,
-		AutoFallback:   cfg.TransportInferred && cfg.Transport == config.TransportHTTP,
+		Legacy:       cfg.Transport == config.TransportSSE,
+		AutoFallback: cfg.TransportInferred && cfg.Transport == config.TransportHTTP,
 		OnFallback: func(reason string) {
 			s.fallbackMu.Lock()
 			s.fallback = "fell back to legacy HTTP+SSE: " + reason
