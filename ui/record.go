@@ -109,6 +109,8 @@ func (m *Model) handleRecord(msg tea.Msg) (tea.Cmd, bool) {
 		m.rec.active = msg.r
 		m.recordChanged(msg.r)
 		m.setStatus(statusInfo, "recording to "+msg.r.Path()+" (press "+m.c.keys.Record.Help().Key+" to stop)")
+	case savedMsg:
+		m.handleSaved(msg)
 	case recordStoppedMsg:
 		m.rec.busy = false
 		m.rec.active = nil

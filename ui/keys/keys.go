@@ -39,6 +39,7 @@ type KeyMap struct {
 	Pause     key.Binding
 	Scope     key.Binding
 	Back      key.Binding
+	Save      key.Binding
 
 	// Replay timeline (mcpdeck replay FILE).
 	ReplayBack        key.Binding
@@ -95,6 +96,7 @@ func DefaultKeyMap() KeyMap {
 		Pause:     b("p", "pause/follow", "p"),
 		Scope:     b("a", "all/selected server", "a"),
 		Back:      b("esc", "back", "esc"),
+		Save:      b("s", "save to a file", "s"),
 
 		ReplayBack:        b(",", "step back", ","),
 		ReplayForward:     b(".", "step on", "."),
@@ -126,7 +128,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Record, k.Help, k.Quit, k.ForceQuit},
 		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.PrevTab, k.NextTab, k.JumpTab, k.Filter, k.Select, k.Cancel, k.StopCheck, k.Pause, k.Scope, k.Back},
+		{k.PrevTab, k.NextTab, k.JumpTab, k.Filter, k.Select, k.Cancel, k.StopCheck, k.Pause, k.Scope, k.Back, k.Save},
 		{k.Submit, k.NextField, k.PrevField, k.Toggle, k.RawJSON, k.Yes, k.No},
 		k.ReplayHelp(),
 	}
@@ -143,5 +145,5 @@ func (k KeyMap) DialogHelp() []key.Binding { return []key.Binding{k.Yes, k.No} }
 
 // ViewerHelp is the help bar of the result viewer.
 func (k KeyMap) ViewerHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Back}
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Save, k.Back}
 }
