@@ -301,3 +301,19 @@ func TestFastEncodingMatchesGeneric(t *testing.T) {
 		t.Errorf("only %d samples took the fast path", fast)
 	}
 }
+
+func TestIndexAtToleratesSlightlyUnorderedTimes(t *testing.T) {
+	rec := &Recording{}
+	for i, ms := range []int{0, 5, 4, 10, 9, 20} {
+		rec.Entries = append(rec.Entries, Entry{Seq: uint64(i + 1), Mono: time.Duration(ms) * time.Millisecond, Event: runtime.StderrLine{}})
+	}
+	rec.index()
+	for d, want := range map[time.Duration]int{0: 0, 4 * time.Millisecond: 0, 5 * time.Millisecond: 2, 9 * time.Millisecond: 2, 10 * time.Millisecond: 4, time.Hour: 5} {
+		if got := rec.IndexAt(d); got != want {
+			t.Errorf("IndexAt(%v) = %d, want %d", d, got, want)
+		}
+	}
+	if got := rec.IndexAt(-time.Millisecond); got != -1 {
+		t.Errorf("before the start: %d", got)
+	}
+}

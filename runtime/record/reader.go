@@ -122,6 +122,10 @@ type Recording struct {
 	// pub[i] is the index of the latest Published at or before entry i
 	// (-1 if none); live[i] likewise for Live samples.
 	pub, live []int
+	// reached[i] is the largest offset among entries 0..i: events from
+	// different goroutines are written in the order published, which
+	// their own times may not quite follow.
+	reached []time.Duration
 }
 
 // Read reads a whole recording.
@@ -163,8 +167,12 @@ func ReadFile(path string) (*Recording, error) {
 func (rec *Recording) index() {
 	rec.pub = make([]int, len(rec.Entries))
 	rec.live = make([]int, len(rec.Entries))
+	rec.reached = make([]time.Duration, len(rec.Entries))
 	p, l := -1, -1
+	var reached time.Duration
 	for i, e := range rec.Entries {
+		reached = max(reached, e.Mono)
+		rec.reached[i] = reached
 		switch ev := e.Event.(type) {
 		case runtime.Published:
 			if ev.Snapshot != nil {
@@ -202,13 +210,13 @@ func (rec *Recording) SnapshotAt(i int) *runtime.Snapshot {
 // Start is the wall time of the recording's start.
 func (rec *Recording) Start() time.Time { return rec.Header.Started }
 
-// IndexAt is the last entry at or before offset d from the start (-1 if
-// none), for jumping through time.
+// IndexAt is the last entry by which offset d from the start had been
+// reached (-1 if none), for jumping through time.
 func (rec *Recording) IndexAt(d time.Duration) int {
 	lo, hi := 0, len(rec.Entries) // first entry after d
 	for lo < hi {
 		m := (lo + hi) / 2
-		if rec.Entries[m].Mono <= d {
+		if rec.reached[m] <= d {
 			lo = m + 1
 		} else {
 			hi = m
