@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
@@ -52,16 +51,7 @@ func TestRecordEverythingSession(t *testing.T) {
 			fromBus = append(fromBus, e)
 		}
 	}
-	if len(fromBus) != len(w.seen) {
-		t.Fatalf("recorded %d runtime events, the runtime published %d (%v)", len(fromBus), len(w.seen), count)
-	}
-	for i, want := range w.seen {
-		wb, _ := encodeEvent(nil, want)
-		gb, _ := encodeEvent(nil, fromBus[i].Event)
-		if !bytes.Equal(wb, gb) {
-			t.Fatalf("event %d differs:\nrecorded %s\npublished %s", i, gb, wb)
-		}
-	}
+	sameEvents(t, w.seen, fromBus)
 	for _, k := range []string{"ListChanged", "Progress", "RequestFinished", "TrafficFrame", "StateChanged"} {
 		if count[k] == 0 {
 			t.Errorf("no %s recorded (%v)", k, count)

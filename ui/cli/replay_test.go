@@ -170,3 +170,35 @@ func TestRecordHTTPThenHAR(t *testing.T) {
 		t.Errorf("stderr: %s", r.stderr)
 	}
 }
+
+// TestCheckRecordsEachServer: check --record writes each checked
+// server's session, one file per server when several are checked.
+func TestCheckRecordsEachServer(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"a": srvFake(jsonrpctest.Normal), "b": srvFake(jsonrpctest.Normal)})
+	file := filepath.Join(h.dir, "check.jsonl")
+	r := h.run(t, "", "check", "a", "b", "--record", file)
+	wantCode(t, r, ExitOK)
+	for _, name := range []string{"a", "b"} {
+		rec, err := record.ReadFile(filepath.Join(h.dir, "check."+name+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancelled, reconnected := false, 0
+		for _, e := range rec.Entries {
+			switch ev := e.Event.(type) {
+			case runtime.RequestCancelled:
+				cancelled = true
+			case runtime.StateChanged:
+				if ev.To == runtime.StateReady {
+					reconnected++
+				}
+			}
+			if s := e.Event.Header().Server; s != "" && s != name {
+				t.Errorf("%s's recording has an event of %s", name, s)
+			}
+		}
+		if len(rec.Header.Servers) != 1 || rec.Header.Servers[0].Name != name || !cancelled || reconnected < 2 {
+			t.Errorf("%s: header servers %v, cancelled %v, ready %d times", name, rec.Header.Servers, cancelled, reconnected)
+		}
+	}
+}
