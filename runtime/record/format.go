@@ -28,8 +28,6 @@ var (
 	// ErrNewerFormat: the recording was written by a newer, incompatible
 	// mcpdeck (a newer major format version).
 	ErrNewerFormat = errors.New("recording format is newer than this mcpdeck reads")
-	// ErrClosed: the recorder was closed.
-	ErrClosed = errors.New("recorder is closed")
 )
 
 // Header is a recording's first line: what wrote it, when, and the
