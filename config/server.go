@@ -239,3 +239,27 @@ func redactURL(raw string, scrub func(string) string) string {
 func (t Transport) String() string { return string(t) }
 
 func (s Scope) String() string { return string(s) }
+
+// CommandLine renders a stdio server's command and arguments so they can
+// be pasted into a POSIX shell and run as they are (see ShellQuote).
+// Display a Redacted copy's.
+func (s Server) CommandLine() string {
+	words := make([]string, 0, 1+len(s.Args))
+	for _, a := range append([]string{s.Command}, s.Args...) {
+		words = append(words, ShellQuote(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// ShellQuote quotes one word for a POSIX shell when it needs it: a word
+// with anything the shell would interpret is single-quoted (a quote inside
+// as '\''), so no $, backquote or glob in it expands.
+func ShellQuote(a string) string {
+	if a == "" {
+		return "''"
+	}
+	if !strings.ContainsAny(a, " \t\n\"'\\$`*?[]{}()<>|&;#~!") {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/mcphttp"
 )
 
 // Event is anything the runtime publishes to subscribers. Every event is
@@ -201,3 +202,11 @@ var (
 	AnomalyUnknownResponse = jsonrpc.AnomalyUnknownResponse.String()
 	AnomalyLateResponse    = jsonrpc.AnomalyLateResponse.String()
 )
+
+// HTTPExchange: one HTTP request and response of a remote server's
+// transport (the SSE events of a streamed response in its body), for
+// HTTP Archive export. Header credentials are redacted, bodies scrubbed.
+type HTTPExchange struct {
+	EventHeader
+	Exchange mcphttp.Exchange
+}

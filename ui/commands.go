@@ -87,6 +87,9 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.handleCheck(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.handleRecord(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case enabledMsg:
 		delete(m.busy, "mcp")

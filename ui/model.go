@@ -126,6 +126,11 @@ type Model struct {
 	checkDone    <-chan struct{}
 	checkStopped bool
 
+	// replay is set when the UI shows a recording (Options.Replay); rec
+	// is the record key's state. See replay.go and record.go.
+	replay *replayState
+	rec    recState
+
 	status     string
 	statusKind statusKind
 	statusAt   time.Time // when status was set, for expiry
@@ -170,6 +175,7 @@ func newModel(opts Options) *Model {
 	if m.rt != nil {
 		m.setSnapshot(m.rt.Snapshot())
 	}
+	m.initRecordAndReplay()
 	if len(m.untrusted) > 0 {
 		m.modal = newTrustDialog(c, m.untrusted[0])
 	}
@@ -342,6 +348,8 @@ func (m *Model) shortHelp() []key.Binding {
 		return m.modal.Help()
 	case m.filtering:
 		return []key.Binding{k.ApplyFilter, k.ClearFilter}
+	case m.replay != nil:
+		return append(k.ReplayHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab, k.Filter)
 	case m.focus == focusDetail:
 		return append(m.activeTab().ShortHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab)
 	}

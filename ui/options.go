@@ -86,6 +86,14 @@ type Options struct {
 	// says ErrNoCheck.
 	Check func(ctx context.Context, server string, progress func(check.Item)) (check.Report, error)
 
+	// Replay, when set, makes the UI show a recording: Runtime must be
+	// this same Replay; the timeline keys move through it and the header
+	// shows the position. Now defaults to the replay's clock.
+	Replay *Replay
+	// Recording lets ctrl+r record the session (see Recording); nil
+	// leaves the key unavailable.
+	Recording *Recording
+
 	// Now is the clock for ages and uptimes; nil means time.Now. Tests fix
 	// it so golden files are stable.
 	Now func() time.Time
@@ -102,6 +110,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
+	if o.Now == nil && o.Replay != nil {
+		o.Now = o.Replay.Now
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -51,6 +51,8 @@ func (r *resultViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 		r.vp.GotoTop()
 	case key.Matches(msg, k.Bottom):
 		r.vp.GotoBottom()
+	case key.Matches(msg, k.Save):
+		return r, saveResult(r.done) // record_export.go
 	}
 	return r, nil
 }

@@ -25,13 +25,19 @@ func (t *trafficTab) Title() string { return "Traffic" }
 
 func (t *trafficTab) ShortHelp() []key.Binding {
 	k := t.c.keys
-	return []key.Binding{k.Up, k.Down, k.Pause, k.Filter}
+	return []key.Binding{k.Up, k.Down, k.Pause, k.Filter, k.Save}
 }
 
 // listRows is the height of the frame list; the rest shows the frame.
 func (t *trafficTab) listRows() int { return max((t.h-1)/2, 1) }
 
 func (t *trafficTab) Update(msg tea.KeyMsg) tea.Cmd {
+	if key.Matches(msg, t.c.keys.Save) {
+		if f := t.selectedItem(t.listRows()); f != nil {
+			return saveFrame(f) // record_export.go
+		}
+		return nil
+	}
 	t.nav(msg, t.listRows())
 	return nil
 }

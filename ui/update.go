@@ -51,6 +51,12 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if m.filtering {
 		return m.handleFilterKey(msg)
 	}
+	if cmd, ok := m.replayKey(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.recordingKey(msg); ok {
+		return cmd
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()

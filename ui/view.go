@@ -123,7 +123,13 @@ func (m *Model) header() string {
 		fmt.Sprintf("tools %d", tools),
 		fmt.Sprintf("requests %d", outstanding),
 	}
+	if b := m.replayBadge(); b != "" {
+		badge = b + " " + badge
+	}
 	line := badge + " " + st.Text.Render(strings.Join(parts, " · "))
+	if b := m.recordBadge(); b != "" {
+		line += " " + b
+	}
 	if dropped > 0 {
 		line += st.Dim.Render(" · ") + st.Warning.Render(fmt.Sprintf("dropped %d", dropped))
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"mcpdeck/config"
+	"mcpdeck/runtime"
 )
 
 // ErrInvalidOptions is wrapped by Options.Validate for options that cannot
@@ -184,6 +185,9 @@ type Options struct {
 	StopGrace time.Duration
 	// ClientVersion is sent in clientInfo.
 	ClientVersion string
+	// OnController, if set, is handed the check's own controller before
+	// it starts anything (a session recorder subscribes to it there).
+	OnController func(*runtime.Controller)
 }
 
 // Validate reports options that cannot run.

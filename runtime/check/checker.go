@@ -69,6 +69,9 @@ func newChecker(ctx context.Context, srv config.Server, opts Options, progress f
 		// transport rather than buffered whole; bounded-results reports it.
 		MaxMessageSize: opts.ResultMax + 1<<20,
 	})
+	if opts.OnController != nil {
+		opts.OnController(c.rt)
+	}
 	c.obs = observe(c.rt)
 	return c
 }

@@ -25,6 +25,7 @@ type callFlags struct {
 	asJSON      bool
 	elicitation string
 	noValidate  bool
+	record      recordFlags
 }
 
 func newCallCmd() *cobra.Command {
@@ -76,6 +77,7 @@ or protocol failure; 4 timeout or cancellation.`,
 	fl.BoolVar(&cf.asJSON, "json", false, "print the whole result as stable JSON (shape in --help)")
 	fl.StringVar(&cf.elicitation, "elicitation", "decline", "answer the server's elicitation requests: decline, or defaults (accept with the schema's defaults)")
 	fl.BoolVar(&cf.noValidate, "no-validate", false, "send arguments that fail the tool's input schema anyway")
+	addRecordFlags(cmd, &cf.record)
 	return cmd
 }
 
@@ -228,7 +230,12 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	if !hasAdHoc {
 		names = []string{target.server}
 	}
-	rt, err := openTargets(ctx, cmd, tf, names, "call", runtime.Options{Elicitor: elicitor})
+	rec := &recording{flags: &cf.record}
+	if err := rec.validate(); err != nil {
+		return err
+	}
+	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
+	rt, err := openTargets(ctx, cmd, tf, names, "call", runtime.Options{Elicitor: elicitor}, rec.withConfig)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mcpdeck/runtime"
 	"mcpdeck/runtime/check"
 	"mcpdeck/ui/present"
 )
@@ -19,6 +20,7 @@ type checkFlags struct {
 	args      string
 	timeout   time.Duration
 	resultMax int
+	record    recordFlags
 }
 
 func newCheckCmd() *cobra.Command {
@@ -63,6 +65,8 @@ initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
 	fl.StringVar(&cf.args, "args", "", "the arguments for --tool, a JSON object (default: minimal valid arguments from its schema)")
 	fl.DurationVar(&cf.timeout, "timeout", check.DefaultCallTimeout, "how long each request may take before it counts as unanswered")
 	fl.IntVar(&cf.resultMax, "result-max", check.DefaultResultMax, "the largest acceptable tool result, in bytes")
+	addRecordFlags(cmd, &cf.record)
+	cmd.Flags().Lookup("record").Usage += "; checking several servers writes one file each, FILE with the server's name before its extension"
 	return cmd
 }
 
@@ -99,7 +103,18 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 			printCheckHeading(out, srv.Name, string(srv.Transport))
 			progress = func(it check.Item) { printCheckRow(out, it) }
 		}
-		rep := check.Run(ctx, srv, opts, progress)
+		rec := checkRecording(&cf.record, srv, len(cfg.Servers) > 1)
+		if err := rec.validate(); err != nil {
+			return err
+		}
+		var recErr error
+		sopts := opts
+		sopts.OnController = func(rt *runtime.Controller) { recErr = rec.start(rt) }
+		rep := check.Run(ctx, srv, sopts, progress)
+		rec.finish(cmd.ErrOrStderr())
+		if recErr != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: not recording the check of %s: %v\n", srv.Name, recErr)
+		}
 		reports = append(reports, rep)
 		if stream {
 			printCheckSummary(out, rep)

@@ -197,13 +197,20 @@ func namesOf(cfg *config.Config) string {
 // startRuntime builds a controller for cfg and turns MCP on. The caller
 // must Shutdown the controller (use shutdownRuntime). An error here means
 // the controller could not even be enabled; individual servers that failed
-// are in its snapshot.
-func startRuntime(ctx context.Context, cfg *config.Config, opts runtime.Options) (*runtime.Controller, error) {
+// are in its snapshot. before, if given, runs between building the
+// controller and enabling it (a recorder subscribes there).
+func startRuntime(ctx context.Context, cfg *config.Config, opts runtime.Options, before ...func(*runtime.Controller, *config.Config) error) (*runtime.Controller, error) {
 	opts.Config = cfg
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = version()
 	}
 	rt := runtime.New(opts)
+	for _, f := range before {
+		if err := f(rt, cfg); err != nil {
+			shutdownRuntime(rt)
+			return nil, err
+		}
+	}
 	if err := rt.SetEnabled(ctx, true); err != nil {
 		shutdownRuntime(rt)
 		return nil, withCode(exitCodeOf(err), err)
@@ -215,7 +222,7 @@ func startRuntime(ctx context.Context, cfg *config.Config, opts runtime.Options)
 // resolve the targets, say so when there are none, and start a runtime on
 // them. what names the command in the message for an interrupt. The
 // caller defers shutdownRuntime.
-func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names []string, what string, opts runtime.Options) (*runtime.Controller, error) {
+func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names []string, what string, opts runtime.Options, before ...func(*runtime.Controller, *config.Config) error) (*runtime.Controller, error) {
 	cfg, err := resolveTargets(cmd, tf, names)
 	if err != nil {
 		return nil, err
@@ -227,7 +234,7 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 		opts.Auth = newAuthManager(cmd, 0)
 	}
 	opts.InteractiveLogin = tf.login
-	rt, err := startRuntime(ctx, cfg, opts)
+	rt, err := startRuntime(ctx, cfg, opts, before...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, interrupted(what)

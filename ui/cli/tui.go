@@ -22,7 +22,7 @@ import (
 // runTUI is the root command: the terminal UI on the discovered
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
-func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
+func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) error {
 	// --trust-project approves before the approvals are read below, and the
 	// configuration is read again: only an approved file's envFile is read.
 	trust, _ := cmd.Flags().GetBool("trust-project")
@@ -36,6 +36,10 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	if err != nil {
 		return err
 	}
+	rec := &recording{flags: rf, cfg: cfg}
+	if err := rec.validate(); err != nil {
+		return err
+	}
 	ts, err := config.OpenTrustStore("")
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("opening project approvals: %w", err))
@@ -43,7 +47,11 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	// Tokens stored by "mcpdeck auth login" authorize remote servers; nothing
 	// may print under the TUI, so a server without one shows "needs login".
 	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: auth.NewManager(auth.Options{})})
+	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
 	defer shutdownRuntime(rt)
+	if err := rec.start(rt); err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
@@ -64,7 +72,8 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	var mu sync.Mutex
 	current := cfg
 	err = ui.Run(ctx, ui.Options{
-		Runtime:       rt,
+		Runtime:       recordedRuntime{Controller: rt, recorder: rec.recorder},
+		Recording:     tuiRecording(rec, cfg),
 		Sources:       sources,
 		EnableOnStart: enable,
 		Reload: func() (*config.Config, error) {

@@ -36,6 +36,7 @@ type watchFlags struct {
 	level  string
 	stderr bool
 	tel    telemetryFlags
+	record recordFlags
 }
 
 func newWatchCmd() *cobra.Command {
@@ -92,6 +93,7 @@ connected; 2 for a usage or configuration error.`,
 	fl.StringVar(&wf.level, "level", "info", "the least severe log `L`evel to show and ask for: "+strings.Join(logLevels, ", "))
 	fl.BoolVar(&wf.stderr, "stderr", false, "print the servers' stderr lines too")
 	addTelemetryFlags(fl, &wf.tel)
+	addRecordFlags(cmd, &wf.record)
 	return cmd
 }
 
@@ -120,8 +122,16 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	defer shutdownTelemetry(tel)
 	// Subscribe before enabling, so the logs servers send while starting
 	// are seen too; that is why this does not use startRuntime.
+	rec := &recording{flags: &wf.record, cfg: cfg}
+	if err := rec.validate(); err != nil {
+		return err
+	}
 	rt := runtime.New(runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, LogLevel: wf.level, ClientVersion: version(),
 		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Telemetry: tel})
+	if err := rec.start(rt); err != nil {
+		shutdownRuntime(rt)
+		return err
+	}
 	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true})
 	w := &watchWriter{out: cmd.OutOrStdout(), asJSON: wf.asJSON, minLevel: levelRank(wf.level), stderr: wf.stderr}
 	// quiet stops the output once the watch is over; the stream is still
@@ -154,6 +164,7 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 		if w.replaced > 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: replaced %s of invalid UTF-8 in what the servers sent with U+FFFD (see \"invalidUTF8\" in --json lines)\n", present.Count(w.replaced, "byte sequence", "byte sequences"))
 		}
+		rec.finish(cmd.ErrOrStderr())
 	}
 
 	if err := rt.SetEnabled(ctx, true); err != nil {

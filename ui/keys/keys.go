@@ -13,6 +13,7 @@ type KeyMap struct {
 	Reload       key.Binding
 	Reconnect    key.Binding
 	Check        key.Binding
+	Record       key.Binding
 	Help         key.Binding
 	Quit         key.Binding
 	ForceQuit    key.Binding
@@ -41,6 +42,17 @@ type KeyMap struct {
 	Scope       key.Binding
 	Back        key.Binding
 	Close       key.Binding
+	Save        key.Binding
+
+	// Replay timeline (mcpdeck replay FILE).
+	ReplayBack        key.Binding
+	ReplayForward     key.Binding
+	ReplayJumpBack    key.Binding
+	ReplayJumpForward key.Binding
+	ReplayPrevMark    key.Binding
+	ReplayNextMark    key.Binding
+	ReplayStart       key.Binding
+	ReplayEnd         key.Binding
 
 	// Forms and dialogs.
 	Send       key.Binding // a form's fields: enter sends
@@ -66,6 +78,7 @@ func DefaultKeyMap() KeyMap {
 		Reload:       b("r", "reload", "r"),
 		Reconnect:    b("R", "reconnect", "R"),
 		Check:        b("c", "check server", "c"),
+		Record:       b("ctrl+r", "record on/off", "ctrl+r"),
 		Help:         b("?", "help", "?"),
 		Quit:         b("q", "quit", "q", "ctrl+c"),
 		ForceQuit:    b("ctrl+c", "force quit (twice)", "ctrl+c"),
@@ -92,6 +105,16 @@ func DefaultKeyMap() KeyMap {
 		Scope:       b("a", "all/selected server", "a"),
 		Back:        b("esc", "back", "esc"),
 		Close:       b("esc/q/enter", "close", "esc", "q", "enter"),
+		Save:        b("s", "save to a file", "s"),
+
+		ReplayBack:        b(",", "step back", ","),
+		ReplayForward:     b(".", "step on", "."),
+		ReplayJumpBack:    b("<", "10 s back", "<"),
+		ReplayJumpForward: b(">", "10 s on", ">"),
+		ReplayPrevMark:    b("{", "prev milestone", "{"),
+		ReplayNextMark:    b("}", "next milestone", "}"),
+		ReplayStart:       b("^", "replay start", "^"),
+		ReplayEnd:         b("$", "replay end", "$"),
 
 		Send:       b("enter/ctrl+s", "send", "enter", "ctrl+s"),
 		Submit:     b("ctrl+s", "send (raw JSON)", "ctrl+s"),
@@ -115,11 +138,18 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the help overlay, one column per section.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Help, k.Quit, k.ForceQuit},
+		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Record, k.Help, k.Quit, k.ForceQuit},
 		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.PrevTab, k.NextTab, k.JumpTab, k.Filter, k.ApplyFilter, k.ClearFilter, k.Select, k.Cancel, k.StopCheck, k.Pause, k.Scope, k.Back, k.Close},
+		{k.PrevTab, k.NextTab, k.JumpTab, k.Filter, k.ApplyFilter, k.ClearFilter, k.Select, k.Cancel, k.StopCheck, k.Pause, k.Scope, k.Back, k.Close, k.Save},
 		{k.Send, k.Submit, k.NextField, k.PrevField, k.Toggle, k.PrevChoice, k.RawJSON, k.Yes, k.No, k.Decline},
+		k.ReplayHelp(),
 	}
+}
+
+// ReplayHelp is the timeline's keys, first in the help bar of a replay.
+func (k KeyMap) ReplayHelp() []key.Binding {
+	return []key.Binding{k.ReplayBack, k.ReplayForward, k.ReplayJumpBack, k.ReplayJumpForward,
+		k.ReplayPrevMark, k.ReplayNextMark, k.ReplayStart, k.ReplayEnd}
 }
 
 // DialogHelp is the help bar while a yes/no dialog is open.
@@ -127,7 +157,7 @@ func (k KeyMap) DialogHelp() []key.Binding { return []key.Binding{k.Yes, k.No} }
 
 // ViewerHelp is the help bar of the result viewer.
 func (k KeyMap) ViewerHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Close}
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Save, k.Close}
 }
 
 // All is every binding of the map, for checking that the keys the UI
