@@ -253,7 +253,7 @@ func (s Server) CommandLine() string {
 
 // ShellQuote quotes one word for a POSIX shell when it needs it: a word
 // with anything the shell would interpret is single-quoted (a quote inside
-// as '\''), so no $, backquote or glob in it expands.
+// as '\”), so no $, backquote or glob in it expands.
 func ShellQuote(a string) string {
 	if a == "" {
 		return "''"

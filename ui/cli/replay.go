@@ -15,8 +15,8 @@ import (
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/record"
-	"mcpdeck/ui/present"
 	"mcpdeck/ui"
+	"mcpdeck/ui/present"
 )
 
 // replayFlags are replay's own flags.
