@@ -176,7 +176,8 @@ func (s Server) Equal(o Server) bool {
 		s.NeedsInput == o.NeedsInput &&
 		s.EnvInherit.Equal(o.EnvInherit) &&
 		slices.Equal(s.SecretNames, o.SecretNames) &&
-		errString(s.Invalid) == errString(o.Invalid)
+		errString(s.Invalid) == errString(o.Invalid) &&
+		s.Unapproved == o.Unapproved
 }
 
 func errString(err error) string {

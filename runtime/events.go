@@ -118,6 +118,14 @@ type RootsChanged struct {
 	Roots []Root
 }
 
+// ReloadPlanned: a configuration reload, with the plan it applied, or why
+// it was refused.
+type ReloadPlanned struct {
+	EventHeader
+	Plan Plan
+	Err  string
+}
+
 // RequestStarted: a request was sent.
 type RequestStarted struct {
 	EventHeader

@@ -101,8 +101,11 @@ func (s *srv) snapshot() ServerSnapshot {
 		Counters: s.life.left.counters, LastStop: s.life.left.stop,
 		LogLevel: s.cfg.LogLevel, // the configured level; Snapshot overlays the one in force
 	}
-	if s.cfg.Invalid != nil {
+	switch {
+	case s.cfg.Invalid != nil:
 		v.Note = s.cfg.Invalid.Error()
+	case s.cfg.Unapproved:
+		v.Note = "not approved: " + s.cfg.Source + " has changed or was never approved"
 	}
 	if s.conn.live {
 		v.StartedAt = s.conn.startedAt

@@ -35,14 +35,8 @@ type LiveServer struct {
 	Stderr      []string
 }
 
-// ReloadPlanned records a configuration reload: the plan it applied, or
-// why it was refused. The runtime publishes no event for it, so whoever
-// calls Reload notes it (see Recorder.Note and Runtime).
-type ReloadPlanned struct {
-	runtime.EventHeader
-	Plan runtime.Plan
-	Err  string
-}
+// ReloadPlanned is the runtime's event of a configuration reload.
+type ReloadPlanned = runtime.ReloadPlanned
 
 // Unknown is an event of a kind this mcpdeck does not know (written by a
 // newer minor version, or an event type missing from the registry): its

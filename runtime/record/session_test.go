@@ -109,8 +109,9 @@ func TestRecordDemoSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.waitFor(t, "ready after the reconnect", readyAgain("demo"))
-	plan, err := c.Reload(ctx, cfg)
-	r.Note(ReloadPlanned{EventHeader: runtime.EventHeader{Time: time.Now()}, Plan: plan, Err: errText(err)})
+	if _, err := c.Reload(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
 	shutdown(t, c)
 	unwatch()
 	w.rest()
@@ -131,7 +132,7 @@ func TestRecordDemoSession(t *testing.T) {
 	count := map[string]int{}
 	for _, e := range rec.Entries {
 		count[e.Kind]++
-		if e.Seq > 2 && e.Kind != "Live" && e.Kind != "ReloadPlanned" {
+		if e.Seq > 2 && e.Kind != "Live" {
 			fromBus = append(fromBus, e)
 		}
 	}

@@ -95,6 +95,7 @@ func newAuthManager(cmd *cobra.Command, timeout time.Duration) *auth.Manager {
 	stderr := cmd.ErrOrStderr()
 	return auth.NewManager(auth.Options{
 		LoginTimeout: timeout,
+		OnSecret:     config.AddSecret, // tokens are scrubbed from everything shown
 		OnURL: func(server, u string) {
 			fmt.Fprintf(stderr, "mcpdeck: to log in to %q, open this URL in a browser (opening one now):\n\n  %s\n\nmcpdeck: waiting for the browser; ctrl+c cancels\n", server, u)
 		},

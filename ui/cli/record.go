@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -111,27 +109,6 @@ func (rc *recording) finish(stderr io.Writer) {
 	case st.Dropped > 0:
 		fmt.Fprintf(stderr, "mcpdeck: the recording %s misses %d events the disk could not keep up with (marked as gaps)\n", r.Path(), st.Dropped)
 	}
-}
-
-// recordedRuntime is the controller as the TUI drives it while recording:
-// reloads are noted in the recording, since the runtime publishes no
-// event for the plan it applied.
-type recordedRuntime struct {
-	*runtime.Controller
-	recorder func() *record.Recorder
-}
-
-// Reload applies cfg and notes the plan (or the refusal) in the recording.
-func (r recordedRuntime) Reload(ctx context.Context, cfg *config.Config) (runtime.Plan, error) {
-	plan, err := r.Controller.Reload(ctx, cfg)
-	if rec := r.recorder(); rec != nil {
-		note := record.ReloadPlanned{EventHeader: runtime.EventHeader{Time: time.Now()}, Plan: plan}
-		if err != nil {
-			note.Err = err.Error()
-		}
-		rec.Note(note)
-	}
-	return plan, err
 }
 
 // checkRecording is the recording of one server's check: with several

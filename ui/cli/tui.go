@@ -46,7 +46,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 	}
 	// Tokens stored by "mcpdeck auth login" authorize remote servers; nothing
 	// may print under the TUI, so a server without one shows "needs login".
-	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: auth.NewManager(auth.Options{})})
+	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: auth.NewManager(auth.Options{OnSecret: config.AddSecret})})
 	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
 	defer shutdownRuntime(rt)
 	if err := rec.start(rt); err != nil {
@@ -72,7 +72,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 	var mu sync.Mutex
 	current := cfg
 	err = ui.Run(ctx, ui.Options{
-		Runtime:       recordedRuntime{Controller: rt, recorder: rec.recorder},
+		Runtime:       rt,
 		Recording:     tuiRecording(rec, cfg),
 		Sources:       sources,
 		EnableOnStart: enable,
