@@ -162,6 +162,9 @@ func schemaProblem(schema json.RawMessage) string {
 	if len(schema) == 0 {
 		return `has no inputSchema (use {"type": "object"} for a tool without arguments)`
 	}
+	if err := runtime.CheckSchemaBounds(schema); err != nil {
+		return "inputSchema is not usable: " + err.Error() + "; clients refuse such schemas: flatten it"
+	}
 	if _, err := runtime.CompileSchema(schema); err != nil {
 		return "inputSchema is not a valid JSON Schema: " + err.Error()
 	}

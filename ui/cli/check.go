@@ -71,7 +71,8 @@ initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
 }
 
 func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []string) error {
-	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version()}
+	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version(),
+		Auth: newAuthManager(cmd, 0)}
 	if cf.args != "" {
 		opts.Args = json.RawMessage(cf.args)
 	}

@@ -46,7 +46,8 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 	}
 	// Tokens stored by "mcpdeck auth login" authorize remote servers; nothing
 	// may print under the TUI, so a server without one shows "needs login".
-	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: auth.NewManager(auth.Options{OnSecret: config.AddSecret})})
+	rtAuth := auth.NewManager(auth.Options{OnSecret: config.AddSecret})
+	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: rtAuth})
 	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
 	defer shutdownRuntime(rt)
 	if err := rec.start(rt); err != nil {
@@ -105,7 +106,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 			if srv.Invalid != nil {
 				return check.Report{}, fmt.Errorf("checking %q: its configuration is invalid: %w", server, srv.Invalid)
 			}
-			return check.Run(ctx, srv, check.Options{ClientVersion: version()}, progress), nil
+			return check.Run(ctx, srv, check.Options{ClientVersion: version(), Auth: rtAuth}, progress), nil
 		},
 	})
 	if err != nil {
