@@ -19,6 +19,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"reflect"
@@ -75,10 +76,16 @@ type Conn struct {
 	cancelled   map[uint64]struct{} // ids we cancelled, to recognise late responses
 	cancelOrder []uint64            // bounds cancelled (oldest forgotten first)
 	incoming    map[string]context.CancelFunc
+	undecodable map[uint64]*UndecodableError // responses that arrived undecodable, by id, until their caller takes them
 	cause       error
+
+	// recent remembers what may have been meant as an answer, for the
+	// errors of requests that never got one.
+	recent recent
 
 	readDone     chan struct{} // closed when the read loop has ended
 	dispatchDone chan struct{} // closed when every queued notification was delivered
+	rpcSet       chan struct{} // closed once rpc is set: requests served off the read loop wait for it
 	handlers     sync.WaitGroup
 
 	// lastRead is the frame the read loop just decoded, for the trace; only
@@ -113,8 +120,10 @@ func NewConn(stream Stream, opts Options) *Conn {
 		outstanding:  map[uint64]*outstandingCall{},
 		cancelled:    map[uint64]struct{}{},
 		incoming:     map[string]context.CancelFunc{},
+		undecodable:  map[uint64]*UndecodableError{},
 		readDone:     make(chan struct{}),
 		dispatchDone: make(chan struct{}),
+		rpcSet:       make(chan struct{}),
 	}
 	connOpts := []jsonrpc2.ConnOpt{
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)),
@@ -125,6 +134,7 @@ func NewConn(stream Stream, opts Options) *Conn {
 	}
 	go c.dispatch()
 	c.rpc = jsonrpc2.NewConn(context.Background(), (*objectStream)(c), (*rpcHandler)(c), connOpts...)
+	close(c.rpcSet)
 	return c
 }
 
@@ -152,9 +162,11 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 		cancel:      cancel,
 	}
 	c.mu.Unlock()
+	start, notesBefore := time.Now(), c.recent.notes.Load()
 	defer func() {
 		c.mu.Lock()
 		delete(c.outstanding, id)
+		delete(c.undecodable, id)
 		c.mu.Unlock()
 	}()
 	if o.onID != nil {
@@ -172,18 +184,27 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 	case err == nil:
 		return raw, nil
 	case errors.As(err, &rpcErr):
+		c.mu.Lock()
+		ue := c.undecodable[id]
+		c.mu.Unlock()
+		if ue != nil {
+			ue.Method = method
+			return nil, ue
+		}
 		return nil, fromWire(rpcErr)
 	case errors.Is(err, jsonrpc2.ErrClosed):
 		return nil, &ClosedError{Method: method, Cause: c.Err()}
 	case ctx.Err() != nil:
-		return nil, c.cancelCall(ctx, id, method, o.noCancelNotify)
+		cerr := c.cancelCall(ctx, id, method, o.noCancelNotify)
+		cerr.Arrived = c.arrivedSince(start, notesBefore)
+		return nil, cerr
 	default:
 		return nil, err
 	}
 }
 
 // cancelCall records id as cancelled, tells the peer, and builds the error.
-func (c *Conn) cancelCall(ctx context.Context, id uint64, method string, quiet bool) error {
+func (c *Conn) cancelCall(ctx context.Context, id uint64, method string, quiet bool) *CancelledError {
 	cause := context.Cause(ctx)
 	timeout := errors.Is(cause, context.DeadlineExceeded) || errors.Is(cause, ErrTimeout)
 	reason := cause.Error()
@@ -336,13 +357,20 @@ func (c *Conn) anomaly(kind AnomalyKind, id, detail string, raw []byte) {
 	if kind == AnomalyNoise || kind == AnomalyInvalid {
 		c.noise.Add(1)
 	}
-	if c.opts.OnAnomaly == nil {
+	remember := kind == AnomalyUnknownResponse || kind == AnomalyNullID || kind == AnomalyUndecodable || kind == AnomalyInvalid
+	if c.opts.OnAnomaly == nil && !remember {
 		return
 	}
 	if len(raw) > NoiseLimit {
 		raw = raw[:NoiseLimit]
 	}
-	c.opts.OnAnomaly(Anomaly{Kind: kind, Time: time.Now(), ID: id, Detail: detail, Raw: append([]byte(nil), raw...)})
+	a := Anomaly{Kind: kind, Time: time.Now(), ID: id, Detail: detail, Raw: append([]byte(nil), raw...)}
+	if remember {
+		c.recent.add(a)
+	}
+	if c.opts.OnAnomaly != nil {
+		c.opts.OnAnomaly(a)
+	}
 }
 
 // onRecv runs on the read loop after each message is decoded (and, for
@@ -423,9 +451,15 @@ func (s *objectStream) ReadObject(v any) error {
 		if c.takeNotification(frame) {
 			continue
 		}
+		if c.takeNullID(frame) {
+			continue
+		}
 		if err := json.Unmarshal(frame, v); err != nil {
 			// A failed decode may leave a half-filled message behind.
 			reflect.ValueOf(v).Elem().SetZero()
+			if c.takeUndecodable(frame, err, v) {
+				return nil
+			}
 			kind := AnomalyInvalid
 			if first := firstByte(frame); first != '{' && first != '[' {
 				kind = AnomalyNoise
@@ -486,7 +520,76 @@ func (c *Conn) takeNotification(frame []byte) bool {
 	if *m.Method == "notifications/cancelled" {
 		c.cancelIncoming(m.Params)
 	}
+	c.recent.noted(m.Method)
 	c.notes.push(Notification{Method: *m.Method, Params: m.Params, Received: time.Now()})
+	return true
+}
+
+// nullKey is searched for before scanning for an error with a null id, so
+// the common frame pays for one bytes.Contains only.
+var nullKey = []byte("null")
+
+// takeNullID drops an error response whose id is null, reporting it as an
+// anomaly: the library would read the null as id 0, and it answers no
+// request (the peer could not read one's id). Requests that then time out
+// name it.
+func (c *Conn) takeNullID(frame []byte) bool {
+	if !bytes.Contains(frame, nullKey) {
+		return false
+	}
+	env, ok := scanEnvelope(frame)
+	if !ok || !env.nullID() || !env.isResponse() {
+		return false
+	}
+	c.framesIn.Add(1)
+	detail := "no request can match it"
+	var m struct {
+		Error *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(frame, &m) == nil && m.Error != nil {
+		detail = fmt.Sprintf("%s (code %d)", m.Error.Message, m.Error.Code)
+	}
+	c.unknown.Add(1)
+	c.anomaly(AnomalyNullID, "null", detail, frame)
+	if c.opts.Trace != nil {
+		c.opts.Trace(frameOf(In, frame, nil, &jsonrpc2.Response{ID: jsonrpc2.ID{Str: "null", IsString: true}, Error: &jsonrpc2.Error{Message: detail}}))
+	}
+	return true
+}
+
+// takeUndecodable handles a frame the decoder rejected that is shaped like
+// a response to an outstanding request (typically a result nested deeper
+// than encoding/json's 10,000 levels): rather than skipping it as noise,
+// which left the request to hang until its timeout, it hands the library
+// a stand-in error response for that id, and Call returns an
+// *UndecodableError. It reports whether it did.
+func (c *Conn) takeUndecodable(frame []byte, decodeErr error, v any) bool {
+	env, ok := scanEnvelope(frame)
+	if !ok || !env.isResponse() {
+		return false
+	}
+	id, err := strconv.ParseUint(string(env.id), 10, 64)
+	if err != nil {
+		return false
+	}
+	c.mu.Lock()
+	_, waiting := c.outstanding[id]
+	if waiting {
+		c.undecodable[id] = &UndecodableError{ID: id, Size: len(frame), Err: decodeErr}
+	}
+	c.mu.Unlock()
+	if !waiting {
+		return false
+	}
+	c.anomaly(AnomalyUndecodable, FormatID(id), decodeErr.Error(), frame)
+	stand := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":%d,"message":"undecodable response"}}`, id, CodeParseError)
+	if json.Unmarshal([]byte(stand), v) != nil {
+		return false
+	}
+	c.lastRead = frame
 	return true
 }
 
@@ -529,6 +632,7 @@ func (h *rpcHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 		if req.Method == "notifications/cancelled" {
 			c.cancelIncoming(params)
 		}
+		c.recent.noted(&req.Method)
 		c.notes.push(Notification{Method: req.Method, Params: params, Received: time.Now()})
 		return
 	}
@@ -537,7 +641,6 @@ func (h *rpcHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 
 // serveRequest answers one request of the peer on its own goroutine.
 func (c *Conn) serveRequest(ctx context.Context, id jsonrpc2.ID, method string, params json.RawMessage) {
-	rpc := c.rpc
 	key := id.String()
 	ctx, cancel := context.WithCancel(ctx)
 	c.mu.Lock()
@@ -556,6 +659,10 @@ func (c *Conn) serveRequest(ctx context.Context, id jsonrpc2.ID, method string, 
 		if ctx.Err() != nil {
 			return // cancelled by the peer or the connection closed: no reply
 		}
+		// A request read off the stream here may come before NewConn has
+		// the library's connection to answer through.
+		<-c.rpcSet
+		rpc := c.rpc
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) {

@@ -135,7 +135,16 @@ type rawResult struct {
 // extends up to the maximum, and request events.
 func (s *session) call(ctx context.Context, c *Controller, method, tool string, params map[string]any, timeout time.Duration, onStarted func(uint64)) (rawResult, uint64, error) {
 	token := "mcpdeck-" + strconv.FormatUint(c.progressID.Add(1), 10)
-	params["_meta"] = map[string]any{"progressToken": token}
+	meta := map[string]any{"progressToken": token}
+	params["_meta"] = meta
+	target := tool
+	if target == "" {
+		target, _ = params["uri"].(string)
+	}
+	if target == "" {
+		target, _ = params["name"].(string)
+	}
+	ctx, span := s.startSpan(ctx, method, target, meta)
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -149,7 +158,7 @@ func (s *session) call(ctx context.Context, c *Controller, method, tool string, 
 	timer := time.AfterFunc(timeout, func() { cancel(timeoutErr) })
 	defer func() { mu.Lock(); timer.Stop(); mu.Unlock() }()
 
-	cs := &callState{tool: tool, responder: responderFrom(ctx), extend: func() {
+	cs := &callState{tool: tool, span: span, responder: responderFrom(ctx), extend: func() {
 		mu.Lock()
 		timer.Reset(timeout) // progress proves life: the clock starts again
 		mu.Unlock()
@@ -166,6 +175,7 @@ func (s *session) call(ctx context.Context, c *Controller, method, tool string, 
 	h := func() EventHeader { return EventHeader{Time: time.Now(), Server: s.name} }
 	raw, err := s.conn.Call(ctx, method, params, jsonrpc.WithLabel(tool), jsonrpc.WithIDFunc(func(id uint64) {
 		cs.id.Store(id)
+		span.SetRequestID(jsonrpc.FormatID(id))
 		c.bus.publish(RequestStarted{EventHeader: h(), ID: id, Method: method, Tool: tool})
 		if onStarted != nil {
 			onStarted(id)
@@ -178,9 +188,12 @@ func (s *session) call(ctx context.Context, c *Controller, method, tool string, 
 	switch {
 	case errors.As(err, &ce):
 		s.errs.Add(1)
+		span.Cancelled(ce.Reason)
+		span.End(err, errorType(err, false))
 		c.bus.publish(RequestCancelled{EventHeader: h(), ID: id, Method: method, Tool: tool, Reason: ce.Reason})
 	case err != nil:
 		s.errs.Add(1)
+		span.End(err, errorType(err, false))
 		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: method, Tool: tool, Duration: took, Err: s.redact.str(err.Error())})
 	default:
 		var isErr struct {
@@ -190,6 +203,7 @@ func (s *session) call(ctx context.Context, c *Controller, method, tool string, 
 		if isErr.IsError {
 			s.errs.Add(1)
 		}
+		span.End(nil, errorType(nil, isErr.IsError))
 		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: method, Tool: tool, Duration: took, IsError: isErr.IsError})
 	}
 	return rawResult{body: raw, took: took}, id, err

@@ -16,6 +16,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime/auth"
+	"mcpdeck/runtime/telemetry"
 )
 
 // Options configure a Controller.
@@ -50,6 +51,10 @@ type Options struct {
 	// InteractiveLogin lets a server that needs a login run the browser
 	// flow inline during its connection attempt (the CLI's --login).
 	InteractiveLogin bool
+	// Telemetry, when set, gets a span per request, ping latencies,
+	// session durations, and reads the servers' counters at collection
+	// time. Nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // Root is one roots/list entry.
@@ -111,6 +116,7 @@ func New(opts Options) *Controller {
 	if opts.Elicitor != nil {
 		c.SetElicitor(opts.Elicitor)
 	}
+	opts.Telemetry.SetSource(c.TelemetryStats)
 	m := newMachine(opts.Config)
 	l := newLoop(c, m)
 	m.now = time.Now()
@@ -169,6 +175,7 @@ const (
 	cmdServerEnabled
 	cmdReconnect
 	cmdReload
+	cmdConfigure
 	cmdShutdown
 )
 
@@ -231,6 +238,13 @@ func (c *Controller) Reload(ctx context.Context, cfg *config.Config) (Plan, erro
 	return c.do(ctx, command{kind: cmdReload, cfg: cfg})
 }
 
+// Configure replaces the configuration while MCP is off (nothing runs, so
+// nothing starts or stops): after a project file was approved, say, and
+// read again in full. While MCP is on it is refused; use Reload.
+func (c *Controller) Configure(ctx context.Context, cfg *config.Config) (Plan, error) {
+	return c.do(ctx, command{kind: cmdConfigure, cfg: cfg})
+}
+
 // Shutdown performs the same teardown as disabling and stops the
 // controller. Later commands fail with ErrShutdown. Idempotent.
 func (c *Controller) Shutdown(ctx context.Context) error {
@@ -265,7 +279,7 @@ func (cmd command) key() string {
 	switch cmd.kind {
 	case cmdSetEnabled:
 		return "enabled"
-	case cmdReload:
+	case cmdReload, cmdConfigure:
 		return "reload"
 	case cmdServerEnabled:
 		return "server:" + cmd.server

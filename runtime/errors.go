@@ -25,6 +25,8 @@ var (
 	ErrClosed = jsonrpc.ErrClosed
 	// ErrMessageTooLarge: the server sent a message over the size limit.
 	ErrMessageTooLarge = jsonrpc.ErrMessageTooLarge
+	// ErrClosedByClient is the close cause of a connection mcpdeck closed itself.
+	ErrClosedByClient = jsonrpc.ErrClosedByClient
 )
 
 // Error values of the transport, for errors.As without importing jsonrpc.
@@ -247,11 +249,16 @@ func KindOf(err error) ErrorKind {
 	var info *ErrorInfo
 	var rpcErr *jsonrpc.Error
 	var exit *proc.ExitError
+	var cancelled *jsonrpc.CancelledError
 	switch {
 	case err == nil:
 		return KindUnknown
 	case errors.As(err, &info):
 		return info.Kind
+	case errors.As(err, &cancelled) && !cancelled.Arrived.Empty():
+		// It waited in vain while the server sent something else (a wrong
+		// id, a notification instead of a response): the server's fault.
+		return KindProtocol
 	case errors.Is(err, ErrNeedsLogin):
 		return KindNeedsLogin
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/mcphttp"
 )
 
 // Event is anything the runtime publishes to subscribers. Every event is
@@ -117,6 +118,14 @@ type RootsChanged struct {
 	Roots []Root
 }
 
+// ReloadPlanned: a configuration reload, with the plan it applied, or why
+// it was refused.
+type ReloadPlanned struct {
+	EventHeader
+	Plan Plan
+	Err  string
+}
+
 // RequestStarted: a request was sent.
 type RequestStarted struct {
 	EventHeader
@@ -201,3 +210,11 @@ var (
 	AnomalyUnknownResponse = jsonrpc.AnomalyUnknownResponse.String()
 	AnomalyLateResponse    = jsonrpc.AnomalyLateResponse.String()
 )
+
+// HTTPExchange: one HTTP request and response of a remote server's
+// transport (the SSE events of a streamed response in its body), for
+// HTTP Archive export. Header credentials are redacted, bodies scrubbed.
+type HTTPExchange struct {
+	EventHeader
+	Exchange mcphttp.Exchange
+}

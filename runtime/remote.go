@@ -21,12 +21,19 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 		transport = &auth.Transport{Manager: c.opts.Auth, Target: auth.TargetOf(cfg), Interactive: c.opts.InteractiveLogin}
 	}
 	st, err := mcphttp.Dial(ctx, mcphttp.Options{
-		Transport:      transport,
 		URL:            cfg.URL,
 		Headers:        cfg.Headers,
 		MaxMessageSize: c.opts.MaxMessageSize,
-		Legacy:         cfg.Transport == config.TransportSSE,
-		AutoFallback:   cfg.TransportInferred && cfg.Transport == config.TransportHTTP,
+		// Each exchange is an event while a recorder wants them, for
+		// recordings' HTTP Archives. The tracer sees requests before the
+		// authorization transport adds a token.
+		Client: mcphttp.TraceClient(transport, cfg.Headers, func() bool { return c.bus.http.Load() > 0 }, func(x mcphttp.Exchange) {
+			x.RequestBody, x.ResponseBody, x.Err = s.redact.str(x.RequestBody), s.redact.str(x.ResponseBody), s.redact.str(x.Err)
+			x.URL = s.redact.str(x.URL)
+			c.bus.publish(HTTPExchange{EventHeader: EventHeader{Time: x.Started, Server: cfg.Name}, Exchange: x})
+		}),
+		Legacy:       cfg.Transport == config.TransportSSE,
+		AutoFallback: cfg.TransportInferred && cfg.Transport == config.TransportHTTP,
 		OnFallback: func(reason string) {
 			s.fallbackMu.Lock()
 			s.fallback = "fell back to legacy HTTP+SSE: " + reason

@@ -13,6 +13,7 @@ import (
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/proc"
+	"mcpdeck/runtime/telemetry"
 )
 
 // session is one live connection to one server: the JSON-RPC connection,
@@ -40,6 +41,9 @@ type session struct {
 	ctx    context.Context // ends when the session closes: stops pings and refetches
 	cancel context.CancelFunc
 	gen    uint64 // the controller's generation for this connection; set before any goroutine starts
+	// activated is set by the loop when the session became ready; the stop
+	// it starts later reads it.
+	activated bool
 
 	// goroutines the session starts (watch, pings, refetches, drops); close
 	// waits for them. spawnMu orders spawn against close.
@@ -92,7 +96,8 @@ type callState struct {
 	id        atomic.Uint64
 	tool      string
 	progress  atomic.Pointer[ProgressInfo]
-	extend    func()        // pushes the timeout back, up to the maximum
+	extend    func() // pushes the timeout back, up to the maximum
+	span      *telemetry.Span
 	responder CallResponder // the caller's, from its ctx (WithResponder); may be nil
 }
 
@@ -136,6 +141,7 @@ func (s *session) spawn(f func()) {
 // connection's end, health checks, and a refetch of lists announced as
 // changed while it was still listing.
 func (s *session) activate(ping time.Duration) {
+	s.activated = true
 	s.spawn(s.watch)
 	if ping > 0 {
 		s.spawn(func() { s.pingLoop(ping) })
@@ -232,6 +238,7 @@ func (s *session) routeProgress(h EventHeader, params json.RawMessage) Progress 
 	if cs != nil {
 		ev.RequestID = cs.id.Load()
 		cs.progress.Store(&ProgressInfo{Progress: p.Progress, Total: p.Total, Message: p.Message, At: h.Time})
+		cs.span.Progress(p.Progress, p.Total, p.Message)
 		cs.extend()
 	}
 	return ev
@@ -320,6 +327,7 @@ func (s *session) pingLoop(interval time.Duration) {
 			return // the watcher reports the closure
 		}
 		took := time.Since(start)
+		s.c.opts.Telemetry.RecordPing(s.name, took, err == nil)
 		s.mu.Lock()
 		missed := s.ping.record(took, err == nil)
 		s.mu.Unlock()
