@@ -154,7 +154,10 @@ func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, 
 // gatewayToken returns the HTTP gateway's token and whether it was
 // configured (MCPDECK_GATEWAY_TOKEN, else gateway.token) rather than
 // generated for this run.
-func gatewayToken(cfg *config.Config) (string, bool) {
+// The token is a secret: it is scrubbed from everything mcpdeck shows and
+// records.
+func gatewayToken(cfg *config.Config) (token string, configured bool) {
+	defer func() { config.AddSecret(token) }()
 	if t := os.Getenv(gateway.EnvToken); t != "" {
 		return t, true
 	}
