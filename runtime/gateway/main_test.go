@@ -28,5 +28,6 @@ func TestMain(m *testing.M) {
 	maybeRelay()
 	maybeClient()
 	maybeServeGateway()
+	maybeServeRoots()
 	goleak.VerifyTestMain(m)
 }

@@ -1,0 +1,84 @@
+package gateway
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime"
+)
+
+// envRoots makes the test binary a go-sdk server with one tool, roots,
+// that asks the client for its roots (roots/list) and answers their URIs.
+const envRoots = "MCPDECK_GATEWAY_TEST_ROOTS"
+
+func maybeServeRoots() {
+	if os.Getenv(envRoots) != "1" {
+		return
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "roots-server", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "roots", Description: "Lists the client's roots.", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := req.Session.ListRoots(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(uris, " ")}}}, nil
+		})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// A server's roots/list during a client's call is answered with that
+// client's roots when it declared them (a legacy client is asked, a
+// modern one gets input_required), and with mcpdeck's own otherwise.
+func TestRootsGoToTheCaller(t *testing.T) {
+	exe, _ := os.Executable()
+	own := t.TempDir()
+	srv := config.Server{Name: "r", Transport: config.TransportStdio, Command: exe, Args: []string{"-test.run=^$"},
+		Env: map[string]string{envRoots: "1", "GORACE": "atexit_sleep_ms=0"}, Enabled: true, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
+	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}, Roots: []string{own}, StopGrace: 500 * time.Millisecond})
+	t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
+	if err := rt.SetEnabled(ctxFor(t, 30*time.Second), true); err != nil {
+		t.Fatal(err)
+	}
+	g := newGateway(t, rt, Options{})
+	url := serveHTTP(t, g)
+	ownURI := "file://" + filepath.ToSlash(own)
+	for _, tc := range []struct {
+		name, era string
+		roots     bool
+		transport func() mcp.Transport
+		want      string
+	}{
+		{"legacy client with roots", "legacy", true, func() mcp.Transport { return pipeTransport(t, g) }, "file:///client/project"},
+		{"modern client with roots", "modern", true, func() mcp.Transport { return httpTransport(url) }, "file:///client/project"},
+		{"client without roots", "legacy", false, func() mcp.Transport { return pipeTransport(t, g) }, ownURI},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
+			if tc.roots {
+				opts.Capabilities.RootsV2 = &mcp.RootCapabilities{}
+			}
+			c := mcp.NewClient(&mcp.Implementation{Name: tc.name, Version: "1"}, opts)
+			c.AddRoots(&mcp.Root{URI: "file:///client/project", Name: "project"})
+			cs := connect(t, c, tc.transport(), tc.era)
+			res, err := cs.CallTool(ctxFor(t, 20*time.Second), &mcp.CallToolParams{Name: "r__roots", Arguments: map[string]any{}})
+			if err != nil || textOf(res) != tc.want {
+				t.Fatalf("roots: %v %+v; want %q", err, res, tc.want)
+			}
+		})
+	}
+}
