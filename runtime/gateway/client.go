@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -175,16 +174,6 @@ func (cl *client) setParked(j *job, on bool) {
 	cl.g.ev.publish(ClientUpdated{Time: time.Now(), Client: cl.info()})
 }
 
-// reqParams are the members of a request's params the gateway reads on
-// every request; decoded once per request.
-type reqParams struct {
-	Name      string          `json:"name"`
-	URI       string          `json:"uri"`
-	Arguments json.RawMessage `json:"arguments"`
-	Meta      json.RawMessage `json:"_meta"`
-	State     *string         `json:"requestState"`
-}
-
 // begin records a request in flight; a client already detached cancels it.
 func (cl *client) begin(c *call) {
 	cl.mu.Lock()
@@ -321,78 +310,6 @@ func (cl *client) inflightOn(server string) []*call {
 		}
 	}
 	return out
-}
-
-// call is one request of a client being served.
-type call struct {
-	cl     *client
-	ctx    context.Context // the request's: ends when the client cancels it or goes away
-	id     string          // the client's request id as on the wire
-	method string
-	params json.RawMessage
-	env    *envelope // the modern envelope; nil for a legacy request
-	// notify sends a notification related to this request: on its own
-	// stream (modern HTTP) or the client's connection. It runs on the
-	// client's outbox goroutine.
-	notify  func(ctx context.Context, method string, params any) error
-	started time.Time
-	token   json.RawMessage // the client's progressToken, if any
-	cancel  context.CancelFunc
-	p       reqParams // the params every method looks at, decoded once
-
-	mu       sync.Mutex
-	srv      string
-	name     string
-	upstream uint64
-	waiting  bool
-	job      *job // modern forwarded requests: the job it waits on
-
-	done atomic.Bool
-}
-
-func (c *call) info() Request {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return Request{Client: c.cl.id, ID: c.id, Method: c.method, Name: c.name, Server: c.srv, UpstreamID: c.upstream,
-		Started: c.started, WaitingForInput: c.waiting}
-}
-
-func (c *call) server() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.srv
-}
-
-// resolved records where the request goes.
-func (c *call) resolved(server, name string) {
-	c.mu.Lock()
-	c.srv, c.name = server, name
-	c.mu.Unlock()
-}
-
-// relate queues a notification related to the request, unless it is
-// already answered (progress after the result would confuse clients).
-func (c *call) relate(method string, params any) {
-	if c.notify == nil {
-		return
-	}
-	c.cl.out.push(func() {
-		if !c.done.Load() {
-			c.cl.send(c.notify, method, params)
-		}
-	})
-}
-
-func (c *call) setJob(j *job) {
-	c.mu.Lock()
-	c.job = j
-	c.mu.Unlock()
-}
-
-func (c *call) getJob() *job {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.job
 }
 
 // awaitReply returns a channel closed once the response to request id has

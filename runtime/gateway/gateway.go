@@ -34,6 +34,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -84,6 +85,7 @@ type Gateway struct {
 	pumpDone  chan struct{}
 	stopPump  func()
 	closeOnce sync.Once
+	closeDone chan struct{} // closed when Close has finished
 	readyOnce sync.Once
 
 	// mu guards the tables below; transports and the event pump touch them.
@@ -303,9 +305,12 @@ func (g *Gateway) RequestOf(server string, upstreamID uint64) (Request, bool) {
 // Close ends every client cleanly: subscriptions/listen streams get their
 // final answer, sessions and streams close, requests in flight are
 // cancelled; then the gateway stops following the runtime. Later clients
-// are refused. Idempotent; ctx bounds the graceful part.
+// are refused. Idempotent. ctx bounds the whole: when it ends first, Close
+// returns its error and leaves what is still closing (a read of a stdin
+// that cannot be interrupted) to finish on its own.
 func (g *Gateway) Close(ctx context.Context) error {
 	g.closeOnce.Do(func() {
+		g.closeDone = make(chan struct{})
 		g.mu.Lock()
 		g.closed = true
 		close(g.closing)
@@ -314,22 +319,30 @@ func (g *Gateway) Close(ctx context.Context) error {
 			cls = append(cls, cl)
 		}
 		g.mu.Unlock()
-		// Listen streams answer their final result on g.closing; give the
-		// outboxes a moment to deliver it before the transports close.
-		for _, cl := range cls {
-			cl.endListens(ctx)
-		}
-		var wg sync.WaitGroup
-		for _, cl := range cls {
-			wg.Go(func() { g.detach(cl, "the gateway shut down") })
-		}
-		wg.Wait()
-		g.wg.Wait()
-		g.stopPump()
-		<-g.pumpDone
-		g.ev.close()
+		go func() {
+			defer close(g.closeDone)
+			// Listen streams answer their final result on g.closing; the
+			// transports close once those answers are written.
+			for _, cl := range cls {
+				cl.endListens(ctx)
+			}
+			var wg sync.WaitGroup
+			for _, cl := range cls {
+				wg.Go(func() { g.detach(cl, "the gateway shut down") })
+			}
+			wg.Wait()
+			g.wg.Wait()
+			g.stopPump()
+			<-g.pumpDone
+			g.ev.close()
+		}()
 	})
-	return nil
+	select {
+	case <-g.closeDone:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("closing the gateway: %w", ctx.Err())
+	}
 }
 
 // Closing is closed when Close begins; transports stop taking clients.
