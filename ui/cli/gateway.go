@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -65,7 +67,16 @@ and deny by glob on servers, tools and prompts), the per-request timeout
 	return cmd
 }
 
+// envGatewayParent marks the processes a gateway starts. A gateway that
+// finds it set was started as a server of another gateway — a project's
+// mcp.json that lists `mcpdeck gateway` and is read by that very gateway —
+// and refuses, rather than start itself over and over.
+const envGatewayParent = "MCPDECK_GATEWAY_PARENT"
+
 func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []string) error {
+	if os.Getenv(envGatewayParent) != "" {
+		return withCode(ExitUsage, errors.New("mcpdeck gateway was started as a server of another mcpdeck gateway: its configuration lists the gateway itself; remove that entry, or start the gateway with --config naming only the servers it should serve"))
+	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
@@ -73,6 +84,7 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	if err != nil {
 		return err
 	}
+	markChildren(cfg)
 	if len(cfg.Servers) == 0 {
 		fmt.Fprintf(stderr, "mcpdeck gateway: no enabled server in %s; clients will see nothing until one is configured\n", sourcesOf(cfg))
 	}
@@ -149,6 +161,23 @@ func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, 
 		closeGateway(g)
 		shutdownHTTP(srv)
 	}, nil
+}
+
+// markChildren sets envGatewayParent in the environment of every stdio
+// server the gateway starts (they get only their configured environment).
+func markChildren(cfg *config.Config) {
+	for i := range cfg.Servers {
+		s := &cfg.Servers[i]
+		if s.Transport != config.TransportStdio {
+			continue
+		}
+		env := maps.Clone(s.Env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[envGatewayParent] = strconv.Itoa(os.Getpid())
+		s.Env = env
+	}
 }
 
 // gatewayToken returns the HTTP gateway's token and whether it was

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -263,4 +264,41 @@ func TestServeInTUI(t *testing.T) {
 	if _, err := serveInTUI(cmd, rt, &config.Config{}, "10.1.2.3:0"); err == nil {
 		t.Fatal("--serve on a non-loopback address was accepted")
 	}
+}
+
+// A configuration that lists the gateway itself (a project's .mcp.json
+// read by the gateway the client started from it) does not recurse: the
+// inner gateway refuses, the other servers are served.
+func TestGatewayListedInItsOwnConfig(t *testing.T) {
+	mark := "gw-self-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	path, args, _ := jsonrpctest.Command(jsonrpctest.Normal)
+	env := jsonrpctest.ServerEnv(jsonrpctest.GoSDKModern)
+	env["MCPDECK_CHECK_TEST_MARK"] = mark
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"peer": map[string]any{"command": path, "args": args, "env": env},
+		"self": map[string]any{"command": mcpdeckBin(t), "args": []string{"gateway"}, "env": map[string]string{"MCPDECK_CHECK_TEST_MARK": mark}},
+	}})
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(mcpdeckBin(t), "--config", cfg, "gateway")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := gatewayClient(make(chan string, 1)).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || !slices.ContainsFunc(tools.Tools, func(tl *mcp.Tool) bool { return tl.Name == "peer__echo" }) ||
+		slices.ContainsFunc(tools.Tools, func(tl *mcp.Tool) bool { return strings.HasPrefix(tl.Name, "self__") }) {
+		t.Fatalf("tools: %v %+v", err, tools)
+	}
+	cs.Close()
+	if !strings.Contains(stderr.String(), "self is failed") {
+		t.Errorf("stderr does not say the inner gateway failed:\n%s", stderr.String())
+	}
+	noProcessMarked(t, mark)
 }
