@@ -51,12 +51,22 @@ type httpHandler struct {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if origin := r.Header.Get("Origin"); origin != "" && originOK(r, h.opts.AllowedOrigins) {
+		// A browser client (an inspector on localhost) reads the answers
+		// of the origins allowed, and the session header.
+		w.Header().Set("Access-Control-Allow-Origin", origin)
+		w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate")
+		w.Header().Add("Vary", "Origin")
+	}
 	switch {
 	case h.opts.LoopbackOnly && !loopbackName(r.Host):
 		writeError(w, http.StatusForbidden, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host %q is not a loopback name; mcpdeck's gateway answers only http://127.0.0.1 or http://localhost", r.Host))
 		return
 	case !originOK(r, h.opts.AllowedOrigins):
 		writeError(w, http.StatusForbidden, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Origin %q is not allowed; add it to gateway.allowedOrigins in your mcp.json if it should be", r.Header.Get("Origin")))
+		return
+	case r.Header.Get("Origin") != "" && r.Method == http.MethodOptions:
+		preflight(w, r)
 		return
 	case h.opts.Token != "" && !tokenOK(r, h.opts.Token):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpdeck gateway"`)
@@ -329,6 +339,18 @@ func sameNumber(a, b string) bool {
 	x, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
 	y, err2 := strconv.ParseFloat(b, 64)
 	return err1 == nil && err2 == nil && !math.IsNaN(x) && x == y
+}
+
+// preflight answers a browser's CORS preflight for an allowed origin (the
+// Origin check already refused the others); it carries no token.
+func preflight(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+		h.Set("Access-Control-Allow-Headers", req)
+	}
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // acceptsSSE reports whether the client takes an SSE answer.

@@ -201,6 +201,36 @@ func TestHTTPSecurity(t *testing.T) {
 	}
 }
 
+// A browser on an allowed origin gets CORS answers; others are refused
+// before anything runs.
+func TestCORS(t *testing.T) {
+	rt := newRuntime(t)
+	g := newGateway(t, rt, Options{})
+	url := serveMux(t, newHTTPMux(g, HTTPOptions{Token: testToken, LoopbackOnly: true}))
+	for origin, want := range map[string]int{"http://localhost:6274": http.StatusNoContent, "https://evil.example": http.StatusForbidden} {
+		req, _ := http.NewRequest(http.MethodOptions, url, nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("preflight from %s: %d, want %d", origin, resp.StatusCode, want)
+		}
+		if want == http.StatusNoContent && (resp.Header.Get("Access-Control-Allow-Origin") != origin || !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "authorization")) {
+			t.Fatalf("preflight headers: %v", resp.Header)
+		}
+	}
+	resp := rawPost(t, url, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta(`{}`)+`}}`,
+		slices.Concat(modernHeaders("server/discover", ""), []string{"Origin", "http://localhost:6274"})...)
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "http://localhost:6274" {
+		t.Fatalf("a request from an allowed origin: %d %v", resp.StatusCode, resp.Header)
+	}
+}
+
 func TestBindRules(t *testing.T) {
 	for _, tc := range []struct {
 		addr          string
