@@ -118,6 +118,12 @@ func (g *Gateway) dispatch(ctx context.Context, c *call) (any, error) {
 // answer carries ttlMs and cacheScope.
 func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool, err error) {
 	cat := g.catalog()
+	switch c.method {
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list", "initialize", mcp.MethodDiscover:
+		// Rare, and right after a change in the runtime they must not
+		// answer from a catalog the event pump has not updated yet.
+		cat = g.refresh()
+	}
 	pol := c.cl.policy()
 	switch c.method {
 	case "initialize":

@@ -49,6 +49,13 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 		return g.resume(ctx, c, *c.p.State)
 	}
 	t, err := g.resolve(c, cat, pol)
+	if err != nil && isNotOffered(err) {
+		// The catalog follows the runtime's publications a moment late:
+		// look at the newest one before saying no.
+		if fresh := g.refresh(); fresh.generation != cat.generation {
+			t, err = g.resolve(c, fresh, pol)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +81,12 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 	fwd.target.Store(c)
 	defer g.unregister(fwd)
 	return t.run(runtime.WithResponder(ctx, c.cl.responder), g.register(fwd, c, t.server))
+}
+
+// isNotOffered reports an error saying the name is not in the catalog.
+func isNotOffered(err error) bool {
+	var e *jsonrpc.Error
+	return errors.As(err, &e) && e.Code == jsonrpc.CodeInvalidParams && strings.Contains(e.Message, "not offered now")
 }
 
 // register returns the onStarted of a runtime request: it files the
@@ -161,7 +174,7 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 		}
 		server, ok := cat.resourceServer(p.URI, pol.allows)
 		if !ok {
-			return nil, invalidParams("resource %q: no server offers it now (list resources and templates again)", p.URI)
+			return nil, invalidParams("resource %q is not offered now: no server lists it or a template it matches (list resources and templates again)", p.URI)
 		}
 		what := fmt.Sprintf("resource %q", p.URI)
 		return &target{server: server, name: p.URI, what: what, run: func(ctx context.Context, _ func(uint64)) (any, error) {
@@ -214,7 +227,7 @@ func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout 
 	case "ref/resource":
 		server, ok := cat.templateServer(p.Ref.URI, pol.allows)
 		if !ok {
-			return nil, invalidParams("resource template %q: no server offers it now (list resource templates again)", p.Ref.URI)
+			return nil, invalidParams("resource template %q is not offered now (list resource templates again)", p.Ref.URI)
 		}
 		req.Server, req.Ref.Template, what, name = server, p.Ref.URI, fmt.Sprintf("completion of template %q", p.Ref.URI), p.Ref.URI
 	default:

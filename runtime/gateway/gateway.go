@@ -161,6 +161,13 @@ func (g *Gateway) waitReady(ctx context.Context) error {
 	}
 }
 
+// refresh brings the catalog up to the runtime's newest publication, for
+// a request that missed in a catalog the event pump has not updated yet.
+func (g *Gateway) refresh() *catalog {
+	g.store(newCatalog(g.rt.Snapshot()))
+	return g.catalog()
+}
+
 // store swaps in cat unless a newer publication is in already; it
 // reports whether it did.
 func (g *Gateway) store(cat *catalog) bool {

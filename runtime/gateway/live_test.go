@@ -14,6 +14,7 @@ import (
 	sdkjsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"mcpdeck/config"
 	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
 )
@@ -285,5 +286,33 @@ func TestDisconnect(t *testing.T) {
 	}
 	if c := clientNamed(g, "stateless-client"); c.ID == "" || c.ID == ids["stateless-client"] {
 		t.Fatalf("the stateless client came back as %q (was %q)", c.ID, ids["stateless-client"])
+	}
+}
+
+// A reconnect withdraws a server's tools while it is down and brings them
+// back, and a reload that adds a server adds its tools: clients are told,
+// and a call right after the runtime's answer finds the tools.
+func TestReloadChangesTheOffer(t *testing.T) {
+	rt := newRuntime(t, peerServer("peer"))
+	g := newGateway(t, rt, Options{})
+	ctx := ctxFor(t, 60*time.Second)
+	ev := newClientEvents()
+	cs := connect(t, goClient("reloaded", ev), pipeTransport(t, g), "legacy")
+
+	if err := rt.Reconnect(ctx, "peer"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "peer__echo", Arguments: map[string]any{"text": "after reconnect"}}); err != nil {
+		t.Fatalf("a call right after the reconnect: %v", err)
+	}
+	waitFor(t, "tools/list_changed for the reconnect", ev.toolChanged, nil)
+
+	if _, err := rt.Reload(ctx, &config.Config{Servers: []config.Server{peerServer("peer"), demoServer("demo")}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "tools/list_changed after the reload", ev.toolChanged, nil)
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || !strings.Contains(toolNames(tools.Tools), "demo__echo") {
+		t.Fatalf("after the reload: %v %s", err, toolNames(tools.Tools))
 	}
 }

@@ -146,10 +146,10 @@ func (g *Gateway) offerFor(p *policy, cat *catalog) offer {
 // republish takes a new publication: the catalog is swapped, and every
 // client whose view changed is told which lists did.
 func (g *Gateway) republish(snap *runtime.Snapshot) {
-	cat := newCatalog(snap)
-	if !g.store(cat) {
-		return
-	}
+	// A request may have brought the catalog up to date already (refresh):
+	// the clients are told against the newest one either way.
+	g.store(newCatalog(snap))
+	cat := g.catalog()
 	g.mu.Lock()
 	cls := make([]*client, 0, len(g.clients))
 	for _, cl := range g.clients {
