@@ -60,9 +60,12 @@ func (r *responder) Roots(ctx context.Context, server string) ([]runtime.Root, e
 // client, in its era's way.
 func (r *responder) ask(ctx context.Context, server, method string, params map[string]any) (json.RawMessage, error) {
 	cl := r.cl
-	calls := cl.inflightOn(server)
-	var modern []*call
-	for _, c := range calls {
+	var calls, modern []*call
+	for _, c := range cl.inflightOn(server) {
+		if c.ctx.Err() != nil {
+			continue // cancelled, and on its way out: it asks nothing more
+		}
+		calls = append(calls, c)
 		if c.env != nil {
 			modern = append(modern, c)
 		}
