@@ -340,6 +340,10 @@ func (s *session) pingLoop(interval time.Duration) {
 	}
 }
 
+// nearestRank is the index of the p-th percentile of n sorted values
+// (nearest-rank method: the smallest value with at least p% at or below it).
+func nearestRank(n, p int) int { return max((n*p+99)/100-1, 0) }
+
 // pingTracker keeps latency statistics over the last pingWindow pings.
 type pingTracker struct {
 	recent []time.Duration // ring, oldest first once full
@@ -381,8 +385,8 @@ func (p *pingTracker) stats() PingStats {
 	if n := len(st.Recent); n > 0 {
 		sorted := append([]time.Duration(nil), st.Recent...)
 		sortDurations(sorted)
-		st.P50 = sorted[(n-1)*50/100]
-		st.P95 = sorted[(n-1)*95/100]
+		st.P50 = sorted[nearestRank(n, 50)]
+		st.P95 = sorted[nearestRank(n, 95)]
 	}
 	return st
 }
