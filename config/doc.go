@@ -34,6 +34,13 @@
 //	autoReconnect   true/false, or {"enabled", "maxAttempts", "initialBackoff",
 //	                "maxBackoff"} (defaults true, 5, 500ms, 30s)
 //	oauth           http and sse: MCP authorization (OAuth 2.1) settings, below
+//	protocol        the protocol era: "auto" (the default: probe for the
+//	                stateless revision 2026-07-28 with server/discover, fall
+//	                back to initialize), "legacy" (initialize only), "modern"
+//	                (2026-07-28 only) or one revision such as "2025-06-18";
+//	                mcpdeck's --protocol flag, when given, overrides it
+//	discoverTimeout stdio: how long the server/discover probe waits before
+//	                deciding the server is a legacy one (default 2s)
 //
 // Durations are numbers of milliseconds (as Claude Code's "timeout") or Go
 // duration strings such as "30s" or "1m30s". Unknown fields are warnings, not
