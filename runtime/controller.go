@@ -76,8 +76,8 @@ type Controller struct {
 
 	elicit     atomic.Pointer[elicitorBox]
 	progressID atomic.Uint64
-	hist       history // the tool calls of the session
-	wish       wishes  // subscriptions and log levels, kept across reconnects
+	hist       history   // the tool calls of the session
+	wish       wishes    // subscriptions and log levels, kept across reconnects
 	eras       eraCache  // the era each server turned out to speak
 	lists      listCache // list pages still fresh by the servers' ttlMs
 

@@ -155,7 +155,10 @@ func TestModernStdioThroughTheRuntime(t *testing.T) {
 	if err := <-errc; !errors.Is(err, ErrCancelled) {
 		t.Fatalf("cancelled slow: %v", err)
 	}
-	rec.waitFor(t, "the cancellation", func(e Event) bool { r, ok := e.(RequestCancelled); return ok && r.ID == id && r.Reason == "test cancels" })
+	rec.waitFor(t, "the cancellation", func(e Event) bool {
+		r, ok := e.(RequestCancelled)
+		return ok && r.ID == id && r.Reason == "test cancels"
+	})
 
 	// Health: server/discover, which a modern server must answer.
 	hc := rec.waitFor(t, "a health check", func(e Event) bool { h, ok := e.(HealthChecked); return ok && h.OK }).(HealthChecked)

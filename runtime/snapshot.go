@@ -83,7 +83,7 @@ type ServerSnapshot struct {
 
 	Ping PingStats
 
-	ServerInfo      Implementation
+	ServerInfo Implementation
 	// Era is the protocol era negotiated with the server, ProtocolVersion
 	// the revision, and EraReason how the era was decided ("server/discover
 	// answered", "no answer to server/discover in time; using initialize").

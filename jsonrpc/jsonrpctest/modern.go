@@ -120,9 +120,9 @@ func (s *server) handleModern(c *call) {
 			"supportedVersions": []string{ModernVersion},
 			"capabilities": map[string]any{"tools": map[string]any{"listChanged": true}, "logging": struct{}{},
 				"resources": map[string]any{"subscribe": true}, "extensions": map[string]any{extensionTasks: struct{}{}}},
-			"instructions":      "A fake modern MCP server for mcpdeck's tests, in mode " + string(s.mode) + ".",
-			"ttlMs":             60000,
-			"cacheScope":        "public",
+			"instructions": "A fake modern MCP server for mcpdeck's tests, in mode " + string(s.mode) + ".",
+			"ttlMs":        60000,
+			"cacheScope":   "public",
 		})
 	case "tools/list":
 		s.replyModern(c, map[string]any{"tools": modernToolList, "ttlMs": 60000, "cacheScope": "public"})
