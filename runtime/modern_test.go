@@ -224,24 +224,14 @@ func TestModernTasks(t *testing.T) {
 		u, ok := e.(TaskUpdated)
 		return ok && u.Task.TaskID == up.Task.TaskID && u.Task.Status == "cancelled"
 	})
-	waitStderr(t, c, "m", "task cancelled "+up.Task.TaskID)
+	waitStderr(t, rec, "m", "task cancelled "+up.Task.TaskID)
 }
 
-// waitStderr waits until a server's stderr tail holds line.
-func waitStderr(t *testing.T, c *Controller, server, line string) {
+// waitStderr waits until a server writes line to its stderr.
+func waitStderr(t *testing.T, rec *recorder, server, line string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		for _, l := range serverOf(t, c, server).Stderr {
-			if strings.Contains(l, line) {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%q never appeared on %s's stderr: %q", line, server, serverOf(t, c, server).Stderr)
-		}
-		<-tick.C
-	}
+	rec.waitAny(t, "stderr "+line, func(e Event) bool {
+		l, ok := e.(StderrLine)
+		return ok && l.Server == server && strings.Contains(l.Line, line)
+	})
 }

@@ -135,7 +135,7 @@ func TestModernPeersThroughTheRuntime(t *testing.T) {
 				t.Fatalf("cancelled slow: %v", err)
 			}
 			if p.cancelLog != "" {
-				waitStderr(t, c, "peer", p.cancelLog)
+				waitStderr(t, rec, "peer", p.cancelLog)
 			}
 			res, err = c.Call(ctx, CallRequest{Server: "peer", Tool: "echo", Arguments: json.RawMessage(`{"text":"still here"}`)})
 			if err != nil || text(t, res) != "still here" {

@@ -272,7 +272,7 @@ func inputRequired(state string) map[string]any {
 		"resultType": "input_required",
 		"inputRequests": map[string]any{"who": map[string]any{
 			"method": "elicitation/create",
-			"params": map[string]any{"mode": "form", "message": "What is your name?", "requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)},
+			"params": map[string]any{"mode": "form", "message": "What is your name?", "requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","default":"octocat"}},"required":["name"]}`)},
 		}},
 		"requestState": json.RawMessage(state),
 	}

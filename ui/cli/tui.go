@@ -39,7 +39,11 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	}
 	// Tokens stored by "mcpdeck auth login" authorize remote servers; nothing
 	// may print under the TUI, so a server without one shows "needs login".
-	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: auth.NewManager(auth.Options{})})
+	protocol, err := protocolSetting(cmd)
+	if err != nil {
+		return err
+	}
+	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: auth.NewManager(auth.Options{}), Protocol: protocol})
 	defer shutdownRuntime(rt)
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP)

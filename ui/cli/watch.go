@@ -108,8 +108,12 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 
 	// Subscribe before enabling, so the logs servers send while starting
 	// are seen too; that is why this does not use startRuntime.
+	protocol, err := protocolSetting(cmd)
+	if err != nil {
+		return err
+	}
 	rt := runtime.New(runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, LogLevel: wf.level, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login})
+		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol})
 	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true})
 	w := &watchWriter{out: cmd.OutOrStdout(), asJSON: wf.asJSON, minLevel: levelRank(wf.level), stderr: wf.stderr}
 	// quiet stops the output once the watch is over; the stream is still
