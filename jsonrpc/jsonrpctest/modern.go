@@ -168,7 +168,12 @@ func (s *server) modernCall(c *call, p *modernParams) {
 	switch p.Name {
 	case "echo":
 		var text string
-		_ = json.Unmarshal(p.Arguments["text"], &text)
+		if err := json.Unmarshal(p.Arguments["text"], &text); err != nil {
+			r := textResult("invalid arguments: text is required and must be a string")
+			r["isError"] = true
+			s.replyModern(c, r)
+			return
+		}
 		s.replyModern(c, textResult(text))
 	case "ask":
 		s.ask(c, meta, p.InputResponses, p.RequestState)

@@ -87,7 +87,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 			if !ok {
 				return check.Report{}, fmt.Errorf("checking %q: no such server in the configuration", server)
 			}
-			return check.Run(ctx, srv, check.Options{ClientVersion: version()}, progress), nil
+			return check.Run(ctx, srv, check.Options{ClientVersion: version(), Protocol: protocol}, progress), nil
 		},
 	})
 	if err != nil {
