@@ -73,7 +73,13 @@ func (t *overviewTab) lines() []string {
 		kv("server", info)
 	}
 	if srv.ProtocolVersion != "" {
-		kv("protocol", srv.ProtocolVersion)
+		kv("protocol", strings.TrimPrefix(srv.Era.String()+" ", "unknown ")+srv.ProtocolVersion+st.Faint.Render(suffixIf(" · ", srv.EraReason)))
+	}
+	if l := srv.Listen; l != nil {
+		kv("listen", l.State+" · "+runtime.FilterString(l.Granted)+st.Faint.Render(suffixIf(" · ", l.Err)))
+	}
+	for _, d := range srv.DroppedTools {
+		kv("dropped", st.Warning.Render(d.Name+": "+d.Reason))
 	}
 	if caps := capabilityList(srv.Capabilities); caps != "" {
 		kv("capabilities", caps)
@@ -203,4 +209,12 @@ func wrap(text string, width int) []string {
 		width = 10
 	}
 	return strings.Split(lipgloss.NewStyle().Width(width).Render(text), "\n")
+}
+
+// suffixIf returns sep+s, or "" when s is empty.
+func suffixIf(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
 }
