@@ -16,8 +16,8 @@ import (
 func TestOverviewShowsTheEra(t *testing.T) {
 	snap := &runtime.Snapshot{Enabled: true, Servers: []runtime.ServerSnapshot{{
 		Name: "m", State: runtime.StateReady, Transport: "http", Era: runtime.EraModern, ProtocolVersion: "2026-07-28",
-		EraReason: "server/discover answered",
-		Listen:    &runtime.ListenInfo{State: runtime.ListenOpen, Granted: mcp.SubscriptionFilter{ToolsListChanged: true}},
+		EraReason:    "server/discover answered",
+		Listen:       &runtime.ListenInfo{State: runtime.ListenOpen, Granted: mcp.SubscriptionFilter{ToolsListChanged: true}},
 		DroppedTools: []runtime.DroppedTool{{Name: "bad", Reason: "x-mcp-header on an object"}},
 	}}}
 	m := sizedModel(t, uitest.New(snap), 140, 40)
