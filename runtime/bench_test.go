@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc/jsonrpctest"
+	"mcpdeck/runtime/telemetry"
 )
 
 // Run with:
@@ -22,8 +26,27 @@ import (
 // stack: schema validation, progress token and timeout, events, the
 // connection, result decoding and bounding. Compare it with
 // jsonrpc's BenchmarkRoundTripBare against the same server binary.
-func BenchmarkCallThroughRuntime(b *testing.B) {
-	c := New(Options{Config: configOf(fakeServer("f", jsonrpctest.Normal)), StopGrace: 500 * time.Millisecond})
+func BenchmarkCallThroughRuntime(b *testing.B) { benchCall(b, nil) }
+
+// BenchmarkCallWithTelemetry is the same call with metrics and traces on
+// (exported to a collector that accepts everything), to compare with
+// BenchmarkCallThroughRuntime: telemetry must cost at most 10%.
+func BenchmarkCallWithTelemetry(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer srv.Close()
+	tel, err := telemetry.New(telemetry.Options{Metrics: true, OTLPEndpoint: srv.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tel.Shutdown(context.Background())
+	benchCall(b, tel)
+}
+
+func benchCall(b *testing.B, tel *telemetry.Telemetry) {
+	c := New(Options{Config: configOf(fakeServer("f", jsonrpctest.Normal)), StopGrace: 500 * time.Millisecond, Telemetry: tel})
 	b.Cleanup(func() { c.Shutdown(context.Background()) })
 	_, cancel := c.Subscribe(SubscribeOptions{}) // a UI is listening, as in real use
 	defer cancel()

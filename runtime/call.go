@@ -11,6 +11,7 @@ import (
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/mcp"
+	"mcpdeck/runtime/telemetry"
 )
 
 // resolve finds a published server and its session for a request.
@@ -155,13 +156,24 @@ var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "reso
 // ctx, or Controller.Cancel with any of its ids, cancels it on the wire
 // (notifications/cancelled, or tasks/cancel for a task).
 func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (rawResult, error) {
+	target := o.tool
+	if target == "" {
+		target, _ = params["uri"].(string)
+	}
+	if target == "" {
+		target, _ = params["name"].(string)
+	}
+	// The span covers the whole request, every round and poll; its trace
+	// context goes into each request's _meta.
+	trace := map[string]any{}
+	ctx, span := s.startSpan(ctx, o.method, target, trace)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ac := s.active.add(o, cancel)
 	defer s.active.remove(ac)
 
 	token := "mcpdeck-" + strconv.FormatUint(s.c.progressID.Add(1), 10)
-	cs := &callState{tool: o.tool}
+	cs := &callState{tool: o.tool, span: span}
 	s.mu.Lock()
 	s.calls[token] = cs
 	s.mu.Unlock()
@@ -178,17 +190,17 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 	switch {
 	case s.modern() && mrtrMethods[o.method]:
 		var t mcp.ResultType
-		body, t, err = s.mrtr(ctx, o, params, token, cs, ac)
+		body, t, err = s.mrtr(ctx, o, s.paramsWith(params, token, trace), cs, ac)
 		if err == nil && t == mcp.TaskResult {
 			body, task, err = s.modernTask(ctx, o, body, ac)
 		}
 	case o.task:
 		params["task"] = map[string]any{}
-		if body, err = s.round(ctx, o, s.params(params, token), cs, ac); err == nil {
+		if body, err = s.round(ctx, o, s.paramsWith(params, token, trace), cs, ac); err == nil {
 			body, task, err = s.legacyTask(ctx, o, body, ac)
 		}
 	default:
-		body, err = s.round(ctx, o, s.params(params, token), cs, ac)
+		body, err = s.round(ctx, o, s.paramsWith(params, token, trace), cs, ac)
 		if err == nil && s.modern() {
 			if t, terr := mcp.TypeOf(body, false); terr != nil {
 				err = fmt.Errorf("%w: %w", ErrProtocol, terr)
@@ -197,7 +209,26 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 			}
 		}
 	}
+	endSpan(span, body, err)
 	return rawResult{body: body, took: time.Since(start), id: ac.first.Load(), rounds: int(ac.rounds.Load()), task: task}, err
+}
+
+// endSpan ends a request's span with its outcome.
+func endSpan(span *telemetry.Span, body json.RawMessage, err error) {
+	var ce *jsonrpc.CancelledError
+	switch {
+	case errors.As(err, &ce):
+		span.Cancelled(ce.Reason)
+		span.End(err, errorType(err, false))
+	case err != nil:
+		span.End(err, errorType(err, false))
+	default:
+		var isErr struct {
+			IsError bool `json:"isError"`
+		}
+		_ = json.Unmarshal(body, &isErr)
+		span.End(nil, errorType(nil, isErr.IsError))
+	}
 }
 
 // round sends one request with a timeout that progress extends up to the
@@ -231,6 +262,7 @@ func (s *session) round(ctx context.Context, o callOpts, params any, cs *callSta
 		id = n64
 		cs.id.Store(id)
 		ac.addID(&s.active, id)
+		cs.span.SetRequestID(jsonrpc.FormatID(id))
 		c.bus.publish(RequestStarted{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Round: n, FirstID: ac.first.Load()})
 		if o.onStarted != nil {
 			o.onStarted(id)

@@ -16,6 +16,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime/auth"
+	"mcpdeck/runtime/telemetry"
 )
 
 // Options configure a Controller.
@@ -54,6 +55,10 @@ type Options struct {
 	// auto, legacy, modern or a revision (the --protocol flag, when given
 	// explicitly). Empty leaves each server's setting, whose default is auto.
 	Protocol string
+	// Telemetry, when set, gets a span per request, ping latencies,
+	// session durations, and reads the servers' counters at collection
+	// time. Nil records nothing.
+	Telemetry *telemetry.Telemetry
 }
 
 // Root is one roots/list entry.
@@ -117,6 +122,7 @@ func New(opts Options) *Controller {
 	if opts.Elicitor != nil {
 		c.SetElicitor(opts.Elicitor)
 	}
+	opts.Telemetry.SetSource(c.TelemetryStats)
 	m := newMachine(opts.Config)
 	l := newLoop(c, m)
 	m.now = time.Now()

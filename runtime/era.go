@@ -278,6 +278,34 @@ func wireParams(m map[string]any) any {
 	return m
 }
 
+// paramsWith is params with extra keys in _meta (the trace context);
+// extra may be empty.
+func (s *session) paramsWith(params map[string]any, token string, extra map[string]any) map[string]any {
+	if len(extra) == 0 {
+		return s.params(params, token)
+	}
+	if params == nil {
+		params = map[string]any{}
+	}
+	meta := make(map[string]any, len(extra)+1)
+	for k, v := range extra {
+		meta[k] = v
+	}
+	if s.modern() {
+		params["_meta"] = meta
+		var tok any
+		if token != "" {
+			tok = token
+		}
+		return s.enc.Load().Apply(params, tok)
+	}
+	if token != "" {
+		meta["progressToken"] = token
+	}
+	params["_meta"] = meta
+	return params
+}
+
 // params prepares a request's params: in the modern era the envelope goes
 // into _meta (with the progress token, when not empty); in the legacy era
 // only the progress token does. params may be nil.

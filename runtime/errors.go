@@ -26,6 +26,8 @@ var (
 	ErrClosed = jsonrpc.ErrClosed
 	// ErrMessageTooLarge: the server sent a message over the size limit.
 	ErrMessageTooLarge = jsonrpc.ErrMessageTooLarge
+	// ErrClosedByClient is the close cause of a connection mcpdeck closed itself.
+	ErrClosedByClient = jsonrpc.ErrClosedByClient
 )
 
 // Error values of the transport, for errors.As without importing jsonrpc.

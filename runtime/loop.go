@@ -147,6 +147,9 @@ func (l *loop) stop(e effStop) {
 			<-att.done
 			if sess := att.sess; sess != nil {
 				left.stop = stopInfo(sess.close())
+				if sess.activated {
+					sess.recordSessionEnd()
+				}
 				var v ServerSnapshot
 				sess.live(&v)
 				left.counters, left.stderr = v.Counters, v.Stderr

@@ -22,8 +22,8 @@ import (
 // with a new id), and a tools/call the server refused with -32020 because
 // the tool's x-mcp-header annotations changed (the tools are listed again
 // first, so the retry carries the new headers).
-func (s *session) mrtr(ctx context.Context, o callOpts, params map[string]any, token string, cs *callState, ac *activeCall) (json.RawMessage, mcp.ResultType, error) {
-	first, err := json.Marshal(s.params(params, token))
+func (s *session) mrtr(ctx context.Context, o callOpts, params map[string]any, cs *callState, ac *activeCall) (json.RawMessage, mcp.ResultType, error) {
+	first, err := json.Marshal(params)
 	if err != nil {
 		return nil, "", fmt.Errorf("encoding the request: %w", err)
 	}

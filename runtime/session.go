@@ -14,6 +14,7 @@ import (
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/proc"
+	"mcpdeck/runtime/telemetry"
 )
 
 // session is one live connection to one server: the JSON-RPC connection,
@@ -61,6 +62,9 @@ type session struct {
 	ctx    context.Context // ends when the session closes: stops pings and refetches
 	cancel context.CancelFunc
 	gen    uint64 // the controller's generation for this connection; set before any goroutine starts
+	// activated is set by the loop when the session became ready; the stop
+	// it starts later reads it.
+	activated bool
 
 	// goroutines the session starts (watch, pings, refetches, drops); close
 	// waits for them. spawnMu orders spawn against close.
@@ -128,6 +132,7 @@ type callState struct {
 	tool     string
 	progress atomic.Pointer[ProgressInfo]
 	extend   func() // pushes the current round's timeout back, up to the maximum; set by round under s.mu
+	span     *telemetry.Span
 }
 
 // close tears the session down: the JSON-RPC connection (outstanding
@@ -172,6 +177,7 @@ func (s *session) spawn(f func()) bool {
 // connection's end, health checks, and a refetch of lists announced as
 // changed while it was still listing.
 func (s *session) activate(ping time.Duration) {
+	s.activated = true
 	s.spawn(s.watch)
 	if ping > 0 {
 		s.spawn(func() { s.pingLoop(ping) })
@@ -293,6 +299,7 @@ func (s *session) routeProgress(h EventHeader, params json.RawMessage) Progress 
 	if cs != nil {
 		ev.RequestID = cs.id.Load()
 		cs.progress.Store(&ProgressInfo{Progress: p.Progress, Total: p.Total, Message: p.Message, At: h.Time})
+		cs.span.Progress(p.Progress, p.Total, p.Message)
 		if extend != nil {
 			extend()
 		}
@@ -396,6 +403,7 @@ func (s *session) pingLoop(interval time.Duration) {
 			return // the watcher reports the closure
 		}
 		took := time.Since(start)
+		s.c.opts.Telemetry.RecordPing(s.name, took, err == nil)
 		s.mu.Lock()
 		missed := s.ping.record(took, err == nil)
 		s.mu.Unlock()

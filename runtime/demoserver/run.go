@@ -86,7 +86,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	connCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	logger := log.New(opts.Stderr, opts.Name+": ", log.LstdFlags)
-	conn := jsonrpc2.NewConn(connCtx, stream, srv, jsonrpc2.SetLogger(logger))
+	conn := jsonrpc2.NewConn(connCtx, stream, srv, jsonrpc2.SetLogger(logger), echoTraceContext())
 
 	select {
 	case <-conn.DisconnectNotify():

@@ -105,6 +105,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newWatchCmd(),
 		newCheckCmd(),
 		newAuthCmd(),
+		newMonitorCmd(),
 	)
 	return root
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -35,6 +36,7 @@ type watchFlags struct {
 	asJSON bool
 	level  string
 	stderr bool
+	tel    telemetryFlags
 }
 
 func newWatchCmd() *cobra.Command {
@@ -86,6 +88,7 @@ connected; 2 for a usage or configuration error.`,
 	fl.BoolVar(&wf.asJSON, "json", false, "print one JSON object per line (shape in --help)")
 	fl.StringVar(&wf.level, "level", "info", "the least severe log `L`evel to show and ask for: "+strings.Join(logLevels, ", "))
 	fl.BoolVar(&wf.stderr, "stderr", false, "print the servers' stderr lines too")
+	addTelemetryFlags(fl, &wf.tel)
 	return cmd
 }
 
@@ -106,6 +109,12 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 		return withCode(ExitUsage, fmt.Errorf("nothing to watch: no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio", sourcesOf(cfg)))
 	}
 
+	// Telemetry's own diagnostics go to stderr as text: stdout is the watch.
+	tel, err := wf.tel.startTelemetry(ctx, slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		return err
+	}
+	defer shutdownTelemetry(tel)
 	// Subscribe before enabling, so the logs servers send while starting
 	// are seen too; that is why this does not use startRuntime.
 	protocol, err := protocolSetting(cmd)
@@ -113,7 +122,7 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 		return err
 	}
 	rt := runtime.New(runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, LogLevel: wf.level, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol})
+		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol, Telemetry: tel})
 	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true})
 	w := &watchWriter{out: cmd.OutOrStdout(), asJSON: wf.asJSON, minLevel: levelRank(wf.level), stderr: wf.stderr}
 	// quiet stops the output once the watch is over; the stream is still

@@ -1,0 +1,197 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/otlptranslator"
+	"go.opentelemetry.io/otel/attribute"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/exemplar"
+	"go.opentelemetry.io/otel/sdk/resource"
+)
+
+// durationBuckets are the conventions' bucket boundaries for
+// mcp.client.operation.duration and mcp.client.session.duration, in s.
+var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+// pingBuckets are finer: a healthy stdio server answers a ping in well
+// under a millisecond, where the conventions' first bucket (10 ms) would
+// hide every difference that matters.
+var pingBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// meters are the instruments. They are built once by New and only read
+// afterwards.
+type meters struct {
+	t        *Telemetry
+	provider *sdkmetric.MeterProvider
+	handler  http.Handler
+	registry *prometheus.Registry
+
+	opDuration, sessionDuration, pingDuration metric.Float64Histogram
+
+	state, info, attempts, outstanding, gatewayClients metric.Int64ObservableGauge
+	restarts, notifications, dropped, late, noise      metric.Int64ObservableCounter
+	gatewayCalls, spansDropped                         metric.Int64ObservableCounter
+
+	states     []string
+	knownState map[string]bool
+
+	// opSets caches operation-duration attribute sets by opKey; End reads
+	// and fills it from any goroutine.
+	opSets     sync.Map
+	opSetCount atomic.Int32
+}
+
+func newMeters(t *Telemetry, res *resource.Resource, states []string) (*meters, error) {
+	if len(states) == 0 {
+		states = DefaultStates
+	}
+	m := &meters{t: t, states: states, knownState: map[string]bool{}, registry: prometheus.NewRegistry()}
+	for _, s := range states {
+		m.knownState[s] = true
+	}
+	// The process and Go runtime collectors cost nothing until a scrape and
+	// are what an operator looks at first when a host misbehaves.
+	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	exp, err := otelprom.New(
+		otelprom.WithRegisterer(m.registry),
+		otelprom.WithoutScopeInfo(),
+		otelprom.WithTranslationStrategy(otlptranslator.UnderscoreEscapingWithSuffixes),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("starting the Prometheus exporter: %w", err)
+	}
+	m.provider = sdkmetric.NewMeterProvider(
+		sdkmetric.WithReader(exp),
+		sdkmetric.WithResource(res),
+		// Exemplars are only shown in OpenMetrics and cost every record.
+		sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter),
+	)
+	m.handler = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	if err := m.instruments(m.provider.Meter("mcpdeck")); err != nil {
+		return nil, fmt.Errorf("creating the metric instruments: %w", err)
+	}
+	return m, nil
+}
+
+func (m *meters) instruments(meter metric.Meter) error {
+	var err error
+	must := func(e error) {
+		if err == nil {
+			err = e
+		}
+	}
+	hist := func(name, desc, unit string, buckets []float64) metric.Float64Histogram {
+		h, e := meter.Float64Histogram(name, metric.WithDescription(desc), metric.WithUnit(unit), metric.WithExplicitBucketBoundaries(buckets...))
+		must(e)
+		return h
+	}
+	gauge := func(name, desc, unit string) metric.Int64ObservableGauge {
+		g, e := meter.Int64ObservableGauge(name, metric.WithDescription(desc), metric.WithUnit(unit))
+		must(e)
+		return g
+	}
+	counter := func(name, desc, unit string) metric.Int64ObservableCounter {
+		c, e := meter.Int64ObservableCounter(name, metric.WithDescription(desc), metric.WithUnit(unit))
+		must(e)
+		return c
+	}
+	m.opDuration = hist(MetricOperationDuration, "The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.", "s", durationBuckets)
+	m.sessionDuration = hist(MetricSessionDuration, "The duration of the MCP session as observed on the MCP client.", "s", durationBuckets)
+	m.pingDuration = hist(MetricPingDuration, "Round trip of mcpdeck's health check (ping, or server/discover on 2026-07-28 servers); error.type is set on a missed check.", "s", pingBuckets)
+
+	m.state = gauge(MetricServerState, "1 for the state each server is in, 0 for every other state.", "")
+	m.info = gauge(MetricServerInfo, "Always 1; its attributes say each server's transport, protocol version and era.", "")
+	m.attempts = gauge(MetricReconnectAttempts, "Consecutive automatic reconnect attempts; back to 0 once the server is healthy.", "{attempt}")
+	m.outstanding = gauge(MetricOutstanding, "Requests waiting for a response.", "{request}")
+	m.restarts = counter(MetricRestarts, "Connections replaced after a failure or by request.", "{restart}")
+	m.notifications = counter(MetricNotifications, "Notifications received from the server.", "{notification}")
+	m.dropped = counter(MetricNotificationsDrop, "Notifications dropped because a subscriber was too slow.", "{notification}")
+	m.late = counter(MetricLateResponses, "Responses that arrived after their request was cancelled.", "{response}")
+	m.noise = counter(MetricNoiseLines, "Lines on a stdio server's stdout that were not JSON-RPC.", "{line}")
+	m.gatewayClients = gauge(MetricGatewayClients, "Clients attached to mcpdeck's gateway.", "{client}")
+	m.gatewayCalls = counter(MetricGatewayCalls, "Calls the gateway served.", "{call}")
+	m.spansDropped = counter(MetricSpansDropped, "Spans dropped instead of exported: the export queue was full or the collector failed.", "{span}")
+	if err != nil {
+		return err
+	}
+	_, err = meter.RegisterCallback(m.observe,
+		m.state, m.info, m.attempts, m.outstanding, m.restarts, m.notifications, m.dropped, m.late, m.noise,
+		m.gatewayClients, m.gatewayCalls, m.spansDropped)
+	return err
+}
+
+// Handler serves the Prometheus exposition of every metric, for a server
+// that already listens (the gateway's --http). It answers 404 when
+// metrics are off.
+func (t *Telemetry) Handler() http.Handler {
+	if !t.MetricsEnabled() {
+		return http.NotFoundHandler()
+	}
+	return t.meters.handler
+}
+
+// RecordPing records one health check of server: its round trip, or, when
+// ok is false, a missed check (error.type "timeout"), so p50 and p95 come
+// from answered checks and the miss rate from the others.
+func (t *Telemetry) RecordPing(server string, d time.Duration, ok bool) {
+	if !t.MetricsEnabled() {
+		return
+	}
+	set := attribute.NewSet(KeyServer.String(server))
+	if !ok {
+		set = attribute.NewSet(KeyServer.String(server), KeyErrorType.String(ErrorTypeTimeout))
+	}
+	t.meters.pingDuration.Record(context.Background(), d.Seconds(), metric.WithAttributeSet(set))
+}
+
+// SessionEnd describes a session that ended, for RecordSession.
+type SessionEnd struct {
+	Server          string
+	Transport       string // stdio, http, sse
+	ProtocolVersion string
+	Duration        time.Duration
+	// ErrorType is "" when the session was closed by request, else why it
+	// ended (ErrorTypeClosed, ErrorTypeTimeout for missed pings, ...).
+	ErrorType string
+}
+
+// RecordSession records mcp.client.session.duration for a session that
+// ended (the runtime calls it when a connection closes).
+func (t *Telemetry) RecordSession(s SessionEnd) {
+	if !t.MetricsEnabled() {
+		return
+	}
+	attrs := []attribute.KeyValue{KeyServer.String(s.Server)}
+	attrs = appendTransport(attrs, s.Transport)
+	if s.ProtocolVersion != "" {
+		attrs = append(attrs, KeyProtocolVersion.String(s.ProtocolVersion))
+	}
+	if s.ErrorType != "" {
+		attrs = append(attrs, KeyErrorType.String(s.ErrorType))
+	}
+	t.meters.sessionDuration.Record(context.Background(), s.Duration.Seconds(), metric.WithAttributeSet(attribute.NewSet(attrs...)))
+}
+
+// appendTransport adds network.transport and, for HTTP transports,
+// network.protocol.name, as the conventions' transport table asks.
+func appendTransport(attrs []attribute.KeyValue, transport string) []attribute.KeyValue {
+	switch nt := networkTransport(transport); nt {
+	case "":
+		return attrs
+	case "pipe":
+		return append(attrs, KeyTransport.String(nt))
+	default:
+		return append(attrs, KeyTransport.String(nt), KeyProtocolName.String("http"))
+	}
+}

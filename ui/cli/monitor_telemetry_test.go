@@ -1,0 +1,16 @@
+package cli
+
+import (
+	"reflect"
+	"testing"
+
+	"mcpdeck/runtime/telemetry"
+)
+
+// The state gauge reports every runtime state, in lifecycle order.
+func TestStateNamesCoverTheRuntime(t *testing.T) {
+	names := stateNames()
+	if !reflect.DeepEqual(names[:len(telemetry.DefaultStates)], telemetry.DefaultStates) || len(names) < 11 {
+		t.Errorf("runtime states %v do not extend telemetry.DefaultStates %v", names, telemetry.DefaultStates)
+	}
+}
