@@ -246,7 +246,9 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	}
 
 	var id, first atomic.Uint64
-	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{})
+	// Lossless, so the task's last state is printed before the result: the
+	// printer only writes a line to stderr, it cannot stall the runtime.
+	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true})
 	progressDone := make(chan struct{})
 	pp := newProgressPrinter(cmd.ErrOrStderr())
 	go func() {
