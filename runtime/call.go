@@ -190,17 +190,17 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 	switch {
 	case s.modern() && mrtrMethods[o.method]:
 		var t mcp.ResultType
-		body, t, err = s.mrtr(ctx, o, s.paramsWith(params, token, trace), cs, ac)
+		body, t, err = s.mrtr(ctx, o, s.wire(params, token, trace), cs, ac)
 		if err == nil && t == mcp.TaskResult {
 			body, task, err = s.modernTask(ctx, o, body, ac)
 		}
 	case o.task:
 		params["task"] = map[string]any{}
-		if body, err = s.round(ctx, o, s.paramsWith(params, token, trace), cs, ac); err == nil {
+		if body, err = s.round(ctx, o, s.wire(params, token, trace), cs, ac); err == nil {
 			body, task, err = s.legacyTask(ctx, o, body, ac)
 		}
 	default:
-		body, err = s.round(ctx, o, s.paramsWith(params, token, trace), cs, ac)
+		body, err = s.round(ctx, o, s.wire(params, token, trace), cs, ac)
 		if err == nil && s.modern() {
 			if t, terr := mcp.TypeOf(body, false); terr != nil {
 				err = fmt.Errorf("%w: %w", ErrProtocol, terr)

@@ -269,20 +269,41 @@ func (s *session) declared() mcp.ClientCapabilities {
 	return s.env.Capabilities
 }
 
-// wireParams hands params to the connection: a nil map means no params
-// member at all, as before the envelope existed, not "params": null.
-func wireParams(m map[string]any) any {
-	if m == nil {
-		return nil
+// wire prepares a request's params for the connection. In the modern
+// era they become JSON with the envelope in _meta (with the progress
+// token when not empty, and extra, the trace context, when not empty),
+// marshalled once. In the legacy era _meta carries only the token and
+// extra; nil params with neither stay nil (no params member at all, not
+// "params": null).
+func (s *session) wire(params map[string]any, token string, extra map[string]any) any {
+	if s.modern() {
+		if len(extra) > 0 {
+			cp := make(map[string]any, len(params)+1)
+			for k, v := range params {
+				cp[k] = v
+			}
+			meta := make(map[string]any, len(extra))
+			for k, v := range extra {
+				meta[k] = v
+			}
+			cp["_meta"] = meta
+			params = cp
+		}
+		var tok any
+		if token != "" {
+			tok = token
+		}
+		raw, err := s.enc.Load().Marshal(params, tok)
+		if err != nil {
+			return params // unencodable params: the connection reports it
+		}
+		return raw
 	}
-	return m
-}
-
-// paramsWith is params with extra keys in _meta (the trace context);
-// extra may be empty.
-func (s *session) paramsWith(params map[string]any, token string, extra map[string]any) map[string]any {
-	if len(extra) == 0 {
-		return s.params(params, token)
+	if token == "" && len(extra) == 0 {
+		if params == nil {
+			return nil
+		}
+		return params
 	}
 	if params == nil {
 		params = map[string]any{}
@@ -291,37 +312,9 @@ func (s *session) paramsWith(params map[string]any, token string, extra map[stri
 	for k, v := range extra {
 		meta[k] = v
 	}
-	if s.modern() {
-		params["_meta"] = meta
-		var tok any
-		if token != "" {
-			tok = token
-		}
-		return s.enc.Load().Apply(params, tok)
-	}
 	if token != "" {
 		meta["progressToken"] = token
 	}
 	params["_meta"] = meta
-	return params
-}
-
-// params prepares a request's params: in the modern era the envelope goes
-// into _meta (with the progress token, when not empty); in the legacy era
-// only the progress token does. params may be nil.
-func (s *session) params(params map[string]any, token string) map[string]any {
-	if s.modern() {
-		var tok any
-		if token != "" {
-			tok = token
-		}
-		return s.enc.Load().Apply(params, tok)
-	}
-	if token != "" {
-		if params == nil {
-			params = map[string]any{}
-		}
-		params["_meta"] = map[string]any{"progressToken": token}
-	}
 	return params
 }

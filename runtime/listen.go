@@ -164,7 +164,7 @@ func (s *session) listenOnce(f mcp.SubscriptionFilter, acked func()) error {
 	defer cancel(nil)
 	ids := make(chan *mcp.Subscription, 1)
 	done := make(chan error, 1)
-	params := s.params(map[string]any{"notifications": f}, "")
+	params := s.wire(map[string]any{"notifications": f}, "", nil)
 	if !s.spawn(func() {
 		_, err := s.conn.Call(ctx, mcp.MethodListen, params, jsonrpc.WithLabel("listen"), jsonrpc.WithIDFunc(func(id uint64) {
 			s.setListen(func(i *ListenInfo) {

@@ -208,7 +208,7 @@ func (s *session) listPage(ctx context.Context, method, cursor string) (json.Raw
 	if cursor != "" {
 		params = map[string]any{"cursor": cursor}
 	}
-	raw, err := s.conn.Call(ctx, method, wireParams(s.params(params, "")))
+	raw, err := s.conn.Call(ctx, method, s.wire(params, "", nil))
 	if err != nil {
 		return nil, Listing{}, fmt.Errorf("%s: %w", method, err)
 	}

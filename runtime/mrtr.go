@@ -22,10 +22,13 @@ import (
 // with a new id), and a tools/call the server refused with -32020 because
 // the tool's x-mcp-header annotations changed (the tools are listed again
 // first, so the retry carries the new headers).
-func (s *session) mrtr(ctx context.Context, o callOpts, params map[string]any, cs *callState, ac *activeCall) (json.RawMessage, mcp.ResultType, error) {
-	first, err := json.Marshal(params)
-	if err != nil {
-		return nil, "", fmt.Errorf("encoding the request: %w", err)
+func (s *session) mrtr(ctx context.Context, o callOpts, params any, cs *callState, ac *activeCall) (json.RawMessage, mcp.ResultType, error) {
+	first, ok := params.(json.RawMessage)
+	if !ok {
+		var err error
+		if first, err = json.Marshal(params); err != nil {
+			return nil, "", fmt.Errorf("encoding the request: %w", err)
+		}
 	}
 	relisted, resent := false, false
 	caller := func(ctx context.Context, p json.RawMessage) (json.RawMessage, error) {

@@ -375,7 +375,7 @@ func (s *session) healthMethod() string {
 
 // healthCheck sends one health probe.
 func (s *session) healthCheck(ctx context.Context) error {
-	_, err := s.conn.Call(ctx, s.healthMethod(), wireParams(s.params(nil, "")))
+	_, err := s.conn.Call(ctx, s.healthMethod(), s.wire(nil, "", nil))
 	return err
 }
 

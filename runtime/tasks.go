@@ -43,7 +43,7 @@ func (s *session) taskRequest(ctx context.Context, ac *activeCall, method, taskI
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	raw, err := s.conn.Call(ctx, method, wireParams(s.params(params, "")), jsonrpc.WithLabel(ac.tool), jsonrpc.WithIDFunc(func(id uint64) {
+	raw, err := s.conn.Call(ctx, method, s.wire(params, "", nil), jsonrpc.WithLabel(ac.tool), jsonrpc.WithIDFunc(func(id uint64) {
 		ac.addPoll(&s.active, id)
 	}))
 	if err != nil {
