@@ -17,12 +17,12 @@ func TestScanMembers(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"result":1}}`, true, ``, `"notifications/progress"`, ``, ``},
 		{`{"id":"abc","result":[]}`, true, `"abc"`, ``, `[]`, ``},
 		{`{}`, true, ``, ``, ``, ``},
-		{`{"id":1,"result":{}`, false, ``, ``, ``, ``},             // unterminated
+		{`{"id":1,"result":{}`, false, ``, ``, ``, ``},           // unterminated
 		{`{"id":1,"result":{}} trailing`, false, ``, ``, ``, ``}, // more after the object
-		{`{"i\u0064":1,"result":{}}`, false, ``, ``, ``, ``},       // an escaped key
-		{`{"id":1,"id":2,"result":{}}`, false, ``, ``, ``, ``},     // a duplicate
-		{`[{"id":1,"result":{}}]`, false, ``, ``, ``, ``},          // a batch
-		{`{"id":1 "result":{}}`, false, ``, ``, ``, ``},            // no comma
+		{`{"i\u0064":1,"result":{}}`, false, ``, ``, ``, ``},     // an escaped key
+		{`{"id":1,"id":2,"result":{}}`, false, ``, ``, ``, ``},   // a duplicate
+		{`[{"id":1,"result":{}}]`, false, ``, ``, ``, ``},        // a batch
+		{`{"id":1 "result":{}}`, false, ``, ``, ``, ``},          // no comma
 	} {
 		m, ok := scanMembers([]byte(tc.in))
 		if ok != tc.ok {
