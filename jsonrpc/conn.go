@@ -91,6 +91,12 @@ type Conn struct {
 	cause       error
 
 	readDone     chan struct{} // closed when the read loop has ended
+	// closed is closed as soon as the connection is closing (Close, or the
+	// stream ended): waiting calls are rejected then, not only once the
+	// read loop ends, which on stdio waits for the server's stdout to
+	// close, that is for its process to be gone.
+	closed     chan struct{}
+	closedOnce sync.Once
 	dispatchDone chan struct{} // closed when every queued notification was delivered
 	handlers     sync.WaitGroup
 
@@ -135,6 +141,7 @@ func NewConn(stream Stream, opts Options) *Conn {
 		cancelled:    map[uint64]struct{}{},
 		incoming:     map[string]context.CancelFunc{},
 		readDone:     make(chan struct{}),
+		closed:       make(chan struct{}),
 		dispatchDone: make(chan struct{}),
 	}
 	connOpts := []jsonrpc2.ConnOpt{
@@ -197,7 +204,7 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 			return nil, r.err
 		}
 		return r.result, nil
-	case <-c.readDone:
+	case <-c.closed:
 		select {
 		case r := <-oc.resp: // it came with the last frames read
 			if r.err != nil {
@@ -385,6 +392,7 @@ func (c *Conn) setCause(err error) {
 		c.cause = err
 	}
 	c.mu.Unlock()
+	c.closedOnce.Do(func() { close(c.closed) })
 }
 
 // dispatch delivers queued notifications in order until the queue closes.

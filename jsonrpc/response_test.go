@@ -76,3 +76,37 @@ func TestResponsesTakenOffTheStream(t *testing.T) {
 		t.Fatalf("unknown responses %d", st.UnknownResponses)
 	}
 }
+
+// Close rejects outstanding calls at once, even while the read loop still
+// waits for a server that keeps its stdout open after stdin closed: the
+// runtime stops such a process in the background, meanwhile.
+func TestCloseRejectsBeforeTheReadLoopEnds(t *testing.T) {
+	s := startServer(t, "ignore-eof", serverOpts{})
+	initialize(t, s.conn)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := callTool(context.Background(), s.conn, "slow", map[string]any{"seconds": 30})
+		errc <- err
+	}()
+	waitOutstanding(t, s.conn, 1)
+	closed := make(chan struct{})
+	go func() {
+		_ = s.conn.Close()
+		close(closed)
+	}()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, jsonrpc.ErrClosedByClient) {
+			t.Fatalf("err = %v, want closed by client", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the outstanding call waited for the read loop")
+	}
+	select {
+	case <-closed:
+		t.Fatal("Close returned while the server's stdout is open: the test proves nothing")
+	default:
+	}
+	_ = s.cmd.Process.Kill()
+	<-closed
+}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -215,6 +216,9 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 
 // endSpan ends a request's span with its outcome.
 func endSpan(span *telemetry.Span, body json.RawMessage, err error) {
+	if span == nil {
+		return // telemetry is off: no need to read the result again
+	}
 	var ce *jsonrpc.CancelledError
 	switch {
 	case errors.As(err, &ce):
@@ -223,11 +227,7 @@ func endSpan(span *telemetry.Span, body json.RawMessage, err error) {
 	case err != nil:
 		span.End(err, errorType(err, false))
 	default:
-		var isErr struct {
-			IsError bool `json:"isError"`
-		}
-		_ = json.Unmarshal(body, &isErr)
-		span.End(nil, errorType(nil, isErr.IsError))
+		span.End(nil, errorType(nil, isErrorResult(body)))
 	}
 }
 
@@ -283,18 +283,27 @@ func (s *session) round(ctx context.Context, o callOpts, params any, cs *callSta
 		ev := RequestFinished{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Duration: took, Round: n, FirstID: first}
 		ev.Continues, ev.Inputs = continuation(raw, s.modern(), o.task && n == 1)
 		if ev.Continues == "" {
-			var isErr struct {
-				IsError bool `json:"isError"`
-			}
-			_ = json.Unmarshal(raw, &isErr)
-			if isErr.IsError {
+			ev.IsError = isErrorResult(raw)
+			if ev.IsError {
 				s.errs.Add(1)
 			}
-			ev.IsError = isErr.IsError
 		}
 		c.bus.publish(ev)
 	}
 	return raw, err
+}
+
+// isErrorResult reports a tool result with isError: true. Most results
+// have no isError at all, and are not decoded to find that out.
+func isErrorResult(raw json.RawMessage) bool {
+	if !bytes.Contains(raw, []byte(`"isError"`)) {
+		return false
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	return r.IsError
 }
 
 // continuation says whether a response asks for more (input_required,
