@@ -90,13 +90,13 @@ type Conn struct {
 	incoming    map[string]context.CancelFunc
 	cause       error
 
-	readDone     chan struct{} // closed when the read loop has ended
+	readDone chan struct{} // closed when the read loop has ended
 	// closed is closed as soon as the connection is closing (Close, or the
 	// stream ended): waiting calls are rejected then, not only once the
 	// read loop ends, which on stdio waits for the server's stdout to
 	// close, that is for its process to be gone.
-	closed     chan struct{}
-	closedOnce sync.Once
+	closed       chan struct{}
+	closedOnce   sync.Once
 	dispatchDone chan struct{} // closed when every queued notification was delivered
 	handlers     sync.WaitGroup
 
