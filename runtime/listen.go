@@ -55,7 +55,7 @@ type listenState struct {
 	gen     uint64
 	changed *sync.Cond
 	restart chan struct{} // asks the loop to listen again with a new filter
-	ended   chan struct{} // the server ended the current stream (stdio notifications/cancelled)
+	ended   chan string   // the listen ids the server ended (stdio notifications/cancelled)
 	started bool
 }
 
@@ -72,7 +72,7 @@ func (s *session) startListen(ctx context.Context) {
 	l := &s.listen
 	l.mu.Lock()
 	l.changed = sync.NewCond(&l.mu)
-	l.restart, l.ended = make(chan struct{}, 1), make(chan struct{}, 1)
+	l.restart, l.ended = make(chan struct{}, 1), make(chan string, 4)
 	l.started = true
 	l.mu.Unlock()
 	first := make(chan struct{})
@@ -208,20 +208,25 @@ func (s *session) listenOnce(f mcp.SubscriptionFilter, acked func()) error {
 		<-done
 		return ErrClosed
 	}
-	select {
-	case err := <-done:
-		return listenEnd(err)
-	case <-s.listen.restart:
-		cancel(errRelisten)
-		<-done
-		return errRelisten
-	case <-s.listen.ended:
-		cancel(errEnded)
-		<-done
-		return errEnded
-	case <-s.ctx.Done():
-		<-done
-		return ErrClosed
+	for {
+		select {
+		case err := <-done:
+			return listenEnd(err)
+		case <-s.listen.restart:
+			cancel(errRelisten)
+			<-done
+			return errRelisten
+		case id := <-s.listen.ended:
+			if id != sub.ID {
+				continue // an earlier stream's end, announced late
+			}
+			cancel(errEnded)
+			<-done
+			return errEnded
+		case <-s.ctx.Done():
+			<-done
+			return ErrClosed
+		}
 	}
 }
 
@@ -318,7 +323,7 @@ func (s *session) serverEndedListen(requestID string) bool {
 		return false
 	}
 	select {
-	case s.listen.ended <- struct{}{}:
+	case s.listen.ended <- requestID:
 	default:
 	}
 	return true

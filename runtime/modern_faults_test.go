@@ -236,3 +236,41 @@ func TestModernResourceSubscriptionThroughListen(t *testing.T) {
 		t.Fatalf("listen after unsubscribing: %+v", l)
 	}
 }
+
+// TestModernListenEndedByTheServerListensAgain: a server that ends the
+// listen stream (a complete response, then notifications/cancelled) gets
+// a new one, and list changes keep arriving on it.
+func TestModernListenEndedByTheServerListensAgain(t *testing.T) {
+	old := listenBackoff
+	listenBackoff = 20 * time.Millisecond
+	t.Cleanup(func() { listenBackoff = old })
+	c := modernController(t, nil, fakeServer("m", jsonrpctest.Modern))
+	rec := record(t, c)
+	enable(t, c)
+	first := serverOf(t, c, "m").Listen
+	ctx := ctxFor(t, 10*time.Second)
+	if _, err := c.Call(ctx, CallRequest{Server: "m", Tool: "end_listens"}); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "the listen retried", func(e Event) bool { l, ok := e.(ListenChanged); return ok && l.Listen.State == ListenRetry })
+	again := rec.waitFor(t, "a new listen", func(e Event) bool { l, ok := e.(ListenChanged); return ok && l.Listen.State == ListenOpen }).(ListenChanged)
+	if again.Listen.ID == first.ID || again.Listen.Opens != first.Opens+1 {
+		t.Fatalf("listen after the server ended it: %+v (before %+v)", again.Listen, first)
+	}
+	if _, err := c.Call(ctx, CallRequest{Server: "m", Tool: "notify_changed"}); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, "a list change on the new stream", func(e Event) bool { l, ok := e.(ListChanged); return ok && l.Kind == "tools" })
+}
+
+// TestModernMissingCapabilityIsActionable: -32021 keeps its data, so the
+// faces can say which capability to declare.
+func TestModernMissingCapabilityIsActionable(t *testing.T) {
+	c := modernController(t, nil, fakeServer("m", jsonrpctest.Modern)) // no elicitor: elicitation not declared
+	enable(t, c)
+	_, err := c.Call(ctxFor(t, 10*time.Second), CallRequest{Server: "m", Tool: "ask"})
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Info.Kind != KindProtocol || ce.Info.Code != mcp.CodeMissingCapability || !strings.Contains(string(ce.Info.Data), `"requiredCapabilities"`) {
+		t.Fatalf("ask without elicitation: %v; want -32021 with its data", err)
+	}
+}

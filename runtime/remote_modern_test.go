@@ -24,6 +24,7 @@ type headerServer struct {
 	header string // the x-mcp-header name of region_echo's region, now
 	lists  atomic.Int32
 	calls  []string // Mcp-Param-* headers of each tools/call, "Name=value"
+	flaky  atomic.Int32 // calls of flaky: the first one's stream breaks
 }
 
 func (h *headerServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -68,8 +69,20 @@ func (h *headerServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(map[string]any{"resultType": "complete", "tools": []any{
 			map[string]any{"name": "region_echo", "inputSchema": json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"` + header + `"}}}`)},
 			map[string]any{"name": "bad_header", "inputSchema": json.RawMessage(`{"type":"object","properties":{"filter":{"type":"object","x-mcp-header":"Filter"}}}`)},
+			map[string]any{"name": "flaky", "inputSchema": json.RawMessage(`{"type":"object"}`)},
 		}})
 	case "tools/call":
+		if req.Params.Name == "flaky" {
+			if h.flaky.Add(1) == 1 {
+				// The response stream opens, then breaks before the response.
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				w.(http.Flusher).Flush()
+				return
+			}
+			answer(map[string]any{"resultType": "complete", "content": []any{map[string]any{"type": "text", "text": "second time lucky"}}})
+			return
+		}
 		got := r.Header.Get("Mcp-Param-" + header)
 		h.mu.Lock()
 		for k, v := range r.Header {
@@ -97,7 +110,7 @@ func TestModernHTTPDropsToolsWithInvalidHeadersAndRelistsOnMismatch(t *testing.T
 	c := newController(t, srv)
 	enable(t, c)
 	v := serverOf(t, c, "h")
-	if v.Era != EraModern || toolNames(v.Tools) != "h__region_echo" {
+	if v.Era != EraModern || toolNames(v.Tools) != "h__flaky,h__region_echo" {
 		t.Fatalf("era %s tools %s", v.Era, toolNames(v.Tools))
 	}
 	if len(v.DroppedTools) != 1 || v.DroppedTools[0].Name != "bad_header" || !strings.Contains(v.DroppedTools[0].Reason, "filter") {
@@ -128,5 +141,25 @@ func TestModernHTTPDropsToolsWithInvalidHeadersAndRelistsOnMismatch(t *testing.T
 	hs.mu.Unlock()
 	if calls != "Mcp-Param-Region=eu-west-1 Mcp-Param-Region=us-east-2 Mcp-Param-Zone=us-east-2" {
 		t.Fatalf("headers sent: %s", calls)
+	}
+}
+
+// TestModernHTTPLostRequestIsSentAgain: a response stream that breaks
+// before the response loses the request; it is sent again, once, with a
+// new id.
+func TestModernHTTPLostRequestIsSentAgain(t *testing.T) {
+	hs := &headerServer{header: "Region"}
+	ts := httptest.NewServer(hs)
+	t.Cleanup(ts.Close)
+	c := newController(t, config.Server{Name: "h", Transport: config.TransportHTTP, URL: ts.URL, Enabled: true,
+		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
+	enable(t, c)
+	var ids []uint64
+	res, err := c.Call(ctxFor(t, 10*time.Second), CallRequest{Server: "h", Tool: "flaky", OnStarted: func(id uint64) { ids = append(ids, id) }})
+	if err != nil || text(t, res) != "second time lucky" {
+		t.Fatalf("flaky: %+v, %v", res, err)
+	}
+	if hs.flaky.Load() != 2 || len(ids) != 2 || ids[0] == ids[1] {
+		t.Fatalf("sent %d times with ids %v; want twice, with a new id", hs.flaky.Load(), ids)
 	}
 }

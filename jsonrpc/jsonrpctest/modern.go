@@ -149,6 +149,7 @@ var modernToolList = []map[string]any{
 	{"name": "notify_changed", "description": "Announces notifications/tools/list_changed on every listen stream.", "inputSchema": json.RawMessage(`{"type":"object"}`)},
 	{"name": "log", "description": "Logs at debug, info, warning and error; the request's logLevel filters.", "inputSchema": json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}}}`)},
 	{"name": "task", "description": "Runs as a task (the tasks extension): working, then input_required (asks to confirm) when input is true, then completed.", "inputSchema": json.RawMessage(`{"type":"object","properties":{"input":{"type":"boolean"},"seconds":{"type":"number"}}}`)},
+	{"name": "end_listens", "description": "Ends every listen stream as a server may: a complete response to it, then notifications/cancelled naming it.", "inputSchema": json.RawMessage(`{"type":"object"}`)},
 	{"name": "touch", "description": "Announces notifications/resources/updated for uri on every listen stream subscribed to it.", "inputSchema": json.RawMessage(`{"type":"object","properties":{"uri":{"type":"string"}},"required":["uri"]}`)},
 }
 
@@ -199,6 +200,9 @@ func (s *server) modernCall(c *call, p *modernParams) {
 	case "task":
 		s.startTask(c, meta, p.Arguments)
 		return
+	case "end_listens":
+		s.endListens()
+		s.replyModern(c, textResult("ended"))
 	case "touch":
 		var uri string
 		_ = json.Unmarshal(p.Arguments["uri"], &uri)

@@ -18,6 +18,8 @@ import (
 //	                       completes with "task done: ACTION"; tasks/cancel
 //	                       cancels it and logs "task cancelled ID" on stderr.
 //	                       Without the extension declared: -32021.
+//	end_listens            ends every open listen stream gracefully: a complete
+//	                       response to it, then notifications/cancelled naming it
 //	touch {uri}            notifications/resources/updated for uri on every
 //	                       listen stream whose resourceSubscriptions hold it
 //
@@ -150,5 +152,25 @@ func (s *server) touch(uri string) {
 	s.mu.Unlock()
 	for _, id := range ids {
 		s.notify("notifications/resources/updated", map[string]any{"uri": uri, "_meta": map[string]any{"io.modelcontextprotocol/subscriptionId": id}})
+	}
+}
+
+// endListens ends every open listen stream as the specification lets a
+// server: a complete response to the listen request, then (stdio)
+// notifications/cancelled naming it.
+func (s *server) endListens() {
+	s.mu.Lock()
+	var ls []*call
+	for key, l := range s.modern.listens {
+		if l.ctx.Err() == nil {
+			ls = append(ls, l)
+		}
+		delete(s.modern.listens, key)
+		delete(s.modern.subs, key)
+	}
+	s.mu.Unlock()
+	for _, l := range ls {
+		s.replyModern(l, map[string]any{})
+		s.notify("notifications/cancelled", map[string]any{"requestId": l.id, "reason": "the server ended the subscription"})
 	}
 }
