@@ -23,7 +23,7 @@ type headerServer struct {
 	mu     sync.Mutex
 	header string // the x-mcp-header name of region_echo's region, now
 	lists  atomic.Int32
-	calls  []string // Mcp-Param-* headers of each tools/call, "Name=value"
+	calls  []string     // Mcp-Param-* headers of each tools/call, "Name=value"
 	flaky  atomic.Int32 // calls of flaky: the first one's stream breaks
 }
 
