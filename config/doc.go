@@ -34,6 +34,11 @@
 //	autoReconnect   true/false, or {"enabled", "maxAttempts", "initialBackoff",
 //	                "maxBackoff"} (defaults true, 5, 500ms, 30s)
 //	oauth           http and sse: MCP authorization (OAuth 2.1) settings, below
+//	envInherit      stdio: which of mcpdeck's own environment variables the
+//	                server receives besides the default set: "all", "default"
+//	                (the default set only), or a list such as ["AWS_PROFILE"]
+//	secrets         names of env or header entries whose values are secrets
+//	                even though they do not look like one, e.g. ["DB_URL"]
 //	protocol        the protocol era: "auto" (the default: probe for the
 //	                stateless revision 2026-07-28 with server/discover, fall
 //	                back to initialize), "legacy" (initialize only), "modern"
@@ -41,6 +46,42 @@
 //	                mcpdeck's --protocol flag, when given, overrides it
 //	discoverTimeout stdio: how long the server/discover probe waits before
 //	                deciding the server is a legacy one (default 2s)
+//
+// # Environment of stdio servers
+//
+// A stdio server does not receive mcpdeck's whole environment (cloud keys,
+// GITHUB_TOKEN and the like stay with mcpdeck). Following the TypeScript
+// SDK's getDefaultEnvironment, it receives a default set (Unix: HOME,
+// LOGNAME, PATH, SHELL, TERM, USER, LANG, LC_*, TMPDIR, TZ; Windows:
+// APPDATA, HOMEDRIVE, HOMEPATH, LOCALAPPDATA, PATH, PATHEXT,
+// PROCESSOR_ARCHITECTURE, SYSTEMDRIVE, SYSTEMROOT, TEMP, USERNAME,
+// USERPROFILE, PROGRAMFILES), then whatever "envInherit" adds, then its own
+// "envFile" and "env", which win. "envInherit" may be set per server or at
+// the top level of a file, where it applies to that file's servers that do
+// not set their own (as "disabledServers" applies to its file only);
+// LoadOptions.EnvInherit is the default for files that say nothing. See
+// Server.ProcessEnv.
+//
+// # Secrets
+//
+// Values are secrets, never displayed and scrubbed from everything a
+// server sends back, when they are header values, URL passwords, env
+// values whose name looks like a credential (TOKEN, KEY, SECRET, PASSWORD,
+// AUTH, CREDENTIAL, COOKIE, SESSION, PRIVATE, ...), values that look like
+// one (known token prefixes such as sk- or ghp_, JWTs, long random
+// strings), or values of the names a server lists in "secrets". Other env
+// values (UNIT=numbers, paths, words) are not scrubbed. Tokens obtained at
+// run time are added with AddSecret. See Scrubber.
+//
+// # Project files and approval
+//
+// A project file runs commands someone else may have written. Until its
+// current content is approved (LoadOptions.Approved, usually
+// TrustStore.Trusted), it is read only far enough to show what it would
+// do: its envFile is not read, diagnostics quote what it says rather than
+// what its variables expanded to, and its servers are marked Unapproved and
+// must not start. Callers load, ask for approval of Config.Unapproved(),
+// record it with TrustStore.Trust, and load again.
 //
 // Durations are numbers of milliseconds (as Claude Code's "timeout") or Go
 // duration strings such as "30s" or "1m30s". Unknown fields are warnings, not

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -165,4 +166,36 @@ func (p *parser) reconnect(v *hujson.Value, server string) Reconnect {
 		p.errorf(v.StartOffset, server, field, "initialBackoff (%s) is longer than maxBackoff (%s)", r.InitialBackoff, r.MaxBackoff)
 	}
 	return r
+}
+
+// envInherit reads "envInherit": "all", "default" (the default set only),
+// or an array of variable names.
+func (p *parser) envInherit(v *hujson.Value, server, field string) (EnvInherit, bool) {
+	const hint = `use "all", "default" or a list of variable names such as ["AWS_PROFILE"]`
+	if lit, ok := v.Value.(hujson.Literal); ok && lit.Kind() == '"' {
+		switch lit.String() {
+		case "all":
+			return EnvInherit{All: true}, true
+		case "default", "none":
+			return EnvInherit{}, true
+		}
+		p.errorf(v.StartOffset, server, field, "%q is not a setting; %s", lit.String(), hint)
+		return EnvInherit{}, false
+	}
+	if _, ok := v.Value.(*hujson.Array); !ok {
+		p.errorf(v.StartOffset, server, field, "must be a string or an array of names, not %s; %s", kindName(v.Value.Kind()), hint)
+		return EnvInherit{}, false
+	}
+	names, offs, ok := p.stringList(v, server, field)
+	if !ok {
+		return EnvInherit{}, false
+	}
+	for i, n := range names {
+		if n == "" || strings.ContainsAny(n, "=\x00") {
+			p.errorf(offs[i], server, fmt.Sprintf("%s[%d]", field, i), "%q is not an environment variable name", n)
+			ok = false
+		}
+	}
+	slices.Sort(names)
+	return EnvInherit{Names: slices.Compact(names)}, ok
 }

@@ -21,6 +21,9 @@ type File struct {
 	Path  string
 	Scope Scope
 	Hash  string // sha256 of the content, hex; approvals are tied to it
+	// Unapproved is set for a project file whose content was not approved
+	// (LoadOptions.Approved) when it was read: its servers are Unapproved.
+	Unapproved bool
 	// Servers are the names this file defines, in file order, including
 	// those shadowed by a nearer file.
 	Servers []string
@@ -58,6 +61,25 @@ func (c *Config) File(path string) (File, bool) {
 		return File{}, false
 	}
 	return c.Files[i], true
+}
+
+// Unapproved returns the project files that define servers and were read
+// without approval: ask the user about these, record the approval, then
+// Load again, since only an approved file's envFile is read.
+func (c *Config) Unapproved() []File {
+	var out []File
+	for _, f := range c.Files {
+		if f.Unapproved && len(f.Servers) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// contentHash is the hex sha256 approvals are tied to.
+func contentHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // Secrets returns every secret of every server, shadowed ones included,
@@ -105,8 +127,8 @@ func Load(opts LoadOptions) (*Config, error) {
 	var defs []Server
 	var names []string
 	read := func(c candidate, data []byte) {
-		sum := sha256.Sum256(data)
-		f := File{Path: c.path, Scope: c.scope, Hash: hex.EncodeToString(sum[:])}
+		f := File{Path: c.path, Scope: c.scope, Hash: contentHash(data)}
+		f.Unapproved = !opts.approved(f)
 		names = append(names, c.path)
 		servers, warns, err := Parse(c.path, data, c.scope, opts)
 		cfg.Warnings = append(cfg.Warnings, warns...)
@@ -136,6 +158,9 @@ func Load(opts LoadOptions) (*Config, error) {
 		read(candidate{path: opts.DefaultName, scope: ScopeDefault}, opts.Default)
 	}
 	sortDiagnostics(cfg.Warnings, names)
+	if opts.KeepInvalid {
+		errs = unattributed(errs, defs)
+	}
 	if len(errs) > 0 {
 		sortDiagnostics(errs, names)
 		return cfg, Errors(errs)

@@ -213,8 +213,8 @@ func TestLoadUnreadableProjectEntry(t *testing.T) {
 
 func TestLoadSecretsIncludeShadowed(t *testing.T) {
 	w := newWorld(t)
-	layout(t, w.project, map[string]string{".mcp.json": `{"mcpServers": {"s": {"command": "x", "env": {"K": "project-secret"}}}}`})
-	layout(t, w.userDir, map[string]string{"mcp.json": `{"mcpServers": {"s": {"command": "x", "env": {"K": "user-secret"}}}}`})
+	layout(t, w.project, map[string]string{".mcp.json": `{"mcpServers": {"s": {"command": "x", "env": {"API_KEY": "project-secret"}}}}`})
+	layout(t, w.userDir, map[string]string{"mcp.json": `{"mcpServers": {"s": {"command": "x", "env": {"API_KEY": "user-secret"}}}}`})
 	cfg, err := Load(w.opts())
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,28 @@ type LoadOptions struct {
 	// LookupEnv reads the environment; tests inject their own. Default:
 	// os.LookupEnv. XDG_CONFIG_HOME and HOME are read through it too.
 	LookupEnv func(string) (string, bool)
+	// KeepInvalid keeps a server whose own definition has errors, marked
+	// with Server.Invalid, instead of failing the whole load: one bad
+	// server must not stop the others. Problems outside any server (JSON
+	// syntax, an unreadable file) still fail the load. See partial.go.
+	KeepInvalid bool
+	// Approved says whether a project file's content (its path and Hash)
+	// was approved; (*TrustStore).Trusted fits. A project file that is not
+	// approved is parsed for the approval prompt only: its envFile is not
+	// read, diagnostics do not quote values its variables expanded to, and
+	// its servers are marked Unapproved. Nil approves no project file, so
+	// a caller that forgets the trust store fails safe. Files of the other
+	// scopes need no approval.
+	Approved func(File) bool
+	// EnvInherit is what stdio servers inherit from mcpdeck's environment
+	// beyond the default set when neither the server nor its file says
+	// ("envInherit"). The zero value passes the default set only.
+	EnvInherit EnvInherit
+}
+
+// approved reports whether f needs no approval or has it.
+func (o LoadOptions) approved(f File) bool {
+	return f.Scope != ScopeProject || (o.Approved != nil && o.Approved(f))
 }
 
 // withDefaults fills in the zero fields and makes the directories absolute,

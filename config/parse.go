@@ -23,17 +23,22 @@ var serverName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // Parse parses one configuration file. path names it in diagnostics and
 // Source; scope is recorded on each server. It returns the servers in file
 // order and the warnings; the error is Errors listing every problem (and
-// then no servers), or an error from resolving opts.
+// then no servers, unless opts.KeepInvalid: then every server, the broken
+// ones marked Invalid), or an error from resolving opts.
 func Parse(path string, data []byte, scope Scope, opts LoadOptions) ([]Server, []Diagnostic, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, nil, err
 	}
 	p := newParser(path, data, scope, opts)
+	p.unapproved = !opts.approved(File{Path: path, Scope: scope, Hash: contentHash(data)})
 	servers := p.parseFile()
 	sortDiagnostics(p.warns, nil)
 	if len(p.errs) > 0 {
 		sortDiagnostics(p.errs, nil)
+		if opts.KeepInvalid {
+			return servers, p.warns, Errors(p.errs) // Load keeps the servers marked Invalid
+		}
 		return nil, p.warns, Errors(p.errs)
 	}
 	return servers, p.warns, nil
@@ -48,6 +53,11 @@ type parser struct {
 	baseDir string // where relative cwd and envFile paths resolve
 	exp     *expander
 	lines   []int // byte offset of each line start, built on first use
+	// unapproved is set for a project file whose content is not approved:
+	// nothing it names is read, and no value it expanded to is quoted.
+	unapproved bool
+	// inherit is the file's top-level "envInherit", else the caller's.
+	inherit EnvInherit
 	errs    []Diagnostic
 	warns   []Diagnostic
 }
@@ -62,7 +72,8 @@ func newParser(path string, data []byte, scope Scope, opts LoadOptions) *parser 
 	}
 	return &parser{
 		path: path, data: data, scope: scope, opts: opts, baseDir: base,
-		exp: &expander{vars: opts.predefined(), lookupEnv: opts.LookupEnv, home: opts.home()},
+		exp:     &expander{vars: opts.predefined(), lookupEnv: opts.LookupEnv, home: opts.home()},
+		inherit: opts.EnvInherit,
 	}
 }
 
@@ -129,6 +140,10 @@ func (p *parser) parseFile() []Server {
 		p.errs = append(p.errs, Diagnostic{Pos: Position{File: p.path}, Message: fmt.Sprintf("file is larger than %d bytes; is this the right file?", maxFileSize)})
 		return nil
 	}
+	if off := nestingTooDeep(p.data); off >= 0 {
+		p.errorf(off, "", "", "objects and arrays nest deeper than %d levels here; an mcp.json needs a handful, so this is not a configuration file mcpdeck can use", maxNesting)
+		return nil
+	}
 	root, err := hujson.Parse(p.data)
 	if err != nil {
 		p.syntaxError(err)
@@ -153,6 +168,10 @@ func (p *parser) parseFile() []Server {
 			disabled = &m
 		case "inputs":
 			inputs = &m
+		case "envInherit":
+			if inh, ok := p.envInherit(m.value, "", m.name); ok {
+				p.inherit = inh
+			}
 		case "$schema":
 		default:
 			p.warnf(m.keyOff, "", "", "unknown top-level field %q is ignored", m.name)
@@ -236,11 +255,14 @@ func (p *parser) parseServers(m *member) []Server {
 	}
 	var out []Server
 	for _, sm := range p.members(obj, "", m.name) {
+		before := len(p.errs)
 		if !serverName.MatchString(sm.name) {
 			p.errorf(sm.keyOff, sm.name, "", "invalid server name: use 1 to 64 letters, digits, '_', '.' or '-'")
 		}
-		if s, ok := p.parseServer(sm); ok {
+		if s, ok := p.parseServer(sm); ok && len(p.errs) == before {
 			out = append(out, s)
+		} else if p.opts.KeepInvalid {
+			out = append(out, p.invalidServer(sm, p.errs[before:]))
 		}
 	}
 	return out

@@ -44,9 +44,9 @@ const (
 // RedactedValue replaces every secret in displays, logs and JSON output.
 const RedactedValue = "••••••"
 
-// minScrubLen is the shortest secret that Redacted also scrubs out of
-// command, args and url: shorter env values ("1", "true", "dev") are almost
-// never credentials, and scrubbing them would mangle ordinary arguments.
+// minScrubLen is the shortest secret scrubbed out of free text (and so out
+// of command, args and url): shorter values would match ordinary words, and
+// no credential is that short.
 const minScrubLen = 6
 
 // Reconnect is a server's automatic reconnect policy: capped exponential
@@ -107,32 +107,54 @@ type Server struct {
 	// NeedsInput, when non-empty, says why the server cannot start: it uses
 	// a VS Code ${input:...} that only VS Code can prompt for.
 	NeedsInput string
-	// Invalid, when set, is why this server's definition cannot be used
-	// (a bad field): it never starts, and every other server still does.
+	// EnvFile is the envFile path after expansion, "" when none is set. It
+	// is shown for approval: an unapproved file's envFile is not read.
+	EnvFile string
+	// EnvInherit is what a stdio server inherits from mcpdeck's
+	// environment beyond the default set; see ProcessEnv.
+	EnvInherit EnvInherit
+	// SecretNames are the env and header names the configuration marks as
+	// secrets ("secrets"), on top of those that look like one.
+	SecretNames []string
+	// Unapproved is set when the server comes from a project file whose
+	// content was not approved at Load: its envFile was not read and it
+	// must not start. Approve the file, then Load again.
+	Unapproved bool
+	Source     string // the file it came from, or the embedded default's name
+	Scope      Scope
+	Pos        Position // the server's key in Source
+	// Invalid, when set (only with LoadOptions.KeepInvalid), is every
+	// problem of this server's definition as Errors; nothing else in the
+	// Server can be trusted and it must never start, while every other
+	// server still does.
 	Invalid error
-	Source  string // the file it came from, or the embedded default's name
-	Scope   Scope
-	Pos     Position // the server's key in Source
 }
 
-// Secrets returns the values that must never be displayed: env and header
-// values and a password in the URL, without empties or duplicates.
+// Secrets returns the values that must never be displayed: every header
+// value (and its credential after a scheme such as "Bearer "), a password
+// in the URL, env values whose name or shape says credential or that the
+// configuration marks ("secrets"), and such values inherited through
+// envInherit; without empties or duplicates. UNIT=numbers, paths and
+// ordinary words are not secrets: scrubbing them would mangle output and
+// report leaks that are none.
 func (s Server) Secrets() []string {
 	var out []string
-	for _, v := range s.Env {
-		out = append(out, v)
+	for k, v := range s.Env {
+		if s.isSecret(k, v) {
+			out = append(out, v)
+		}
 	}
 	for _, v := range s.Headers {
 		out = append(out, v)
+		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			out = append(out, strings.TrimSpace(cred))
+		}
 	}
 	if s.OAuth != nil {
 		out = append(out, s.OAuth.ClientSecret)
 	}
-	if u, err := url.Parse(s.URL); err == nil && u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			out = append(out, p)
-		}
-	}
+	out = append(out, urlPassword(s.URL))
+	out = append(out, s.inheritedSecrets()...)
 	out = slices.DeleteFunc(out, func(v string) bool { return v == "" })
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -162,7 +184,10 @@ func (s Server) Equal(o Server) bool {
 		slices.Equal(s.Roots, o.Roots) &&
 		s.AutoReconnect == o.AutoReconnect &&
 		s.NeedsInput == o.NeedsInput &&
-		errString(s.Invalid) == errString(o.Invalid)
+		s.EnvInherit.Equal(o.EnvInherit) &&
+		slices.Equal(s.SecretNames, o.SecretNames) &&
+		errString(s.Invalid) == errString(o.Invalid) &&
+		s.Unapproved == o.Unapproved
 }
 
 func errString(err error) string {
@@ -172,10 +197,11 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// Redacted returns a copy safe to display: env and header values are
-// replaced by RedactedValue, and any secret long enough to be a credential
-// is scrubbed from command, args and url too (an API key passed as
-// "--token=${KEY}" must not leak through the arguments).
+// Redacted returns a copy safe to display: every env and header value is
+// replaced by RedactedValue (a configuration listing shows names, not
+// values), and the secrets (see Secrets) are scrubbed from command, args
+// and url too: an API key passed as "--token=${KEY}" must not leak through
+// the arguments, while "--unit numbers" stays readable.
 func (s Server) Redacted() Server {
 	scrub := s.Scrubber().String
 	r := s
@@ -224,3 +250,27 @@ func redactURL(raw string, scrub func(string) string) string {
 func (t Transport) String() string { return string(t) }
 
 func (s Scope) String() string { return string(s) }
+
+// CommandLine renders a stdio server's command and arguments so they can
+// be pasted into a POSIX shell and run as they are (see ShellQuote).
+// Display a Redacted copy's.
+func (s Server) CommandLine() string {
+	words := make([]string, 0, 1+len(s.Args))
+	for _, a := range append([]string{s.Command}, s.Args...) {
+		words = append(words, ShellQuote(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// ShellQuote quotes one word for a POSIX shell when it needs it: a word
+// with anything the shell would interpret is single-quoted (a quote inside
+// as '\”), so no $, backquote or glob in it expands.
+func ShellQuote(a string) string {
+	if a == "" {
+		return "''"
+	}
+	if !strings.ContainsAny(a, " \t\n\"'\\$`*?[]{}()<>|&;#~!") {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}

@@ -17,28 +17,32 @@ import (
 var serverFields = []string{
 	"type", "command", "args", "env", "envFile", "cwd", "url", "headers",
 	"enabled", "disabled", "startupTimeout", "timeout", "callTimeout",
-	"pingInterval", "autoReconnect", "oauth", "auth", "protocol", "discoverTimeout",
+	"pingInterval", "autoReconnect", "oauth", "auth", "envInherit", "secrets", "protocol", "discoverTimeout",
 }
 
 // rawServer is one server's fields as written, before expansion.
 type rawServer struct {
-	name     string
-	keyOff   int
-	fields   map[string]*hujson.Value
-	typ      string
-	command  string
-	args     []string
-	argOffs  []int
-	env      []member
-	envVals  map[string]string
-	headers  []member
-	hdrVals  map[string]string
-	envFile  string
-	cwd      string
-	url      string
-	badType  map[string]bool // fields of the wrong JSON type; not expanded
-	inputs   []string
-	problems int // expansion problems found
+	name    string
+	keyOff  int
+	fields  map[string]*hujson.Value
+	typ     string
+	command string
+	args    []string
+	argOffs []int
+	env     []member
+	envVals map[string]string
+	headers []member
+	hdrVals map[string]string
+	envFile string
+	// envFilePath is envFile expanded and made absolute.
+	envFilePath string
+	cwd         string
+	url         string
+	badType     map[string]bool // fields of the wrong JSON type; not expanded
+	inputs      []string
+	problems    int         // expansion problems found
+	inherit     *EnvInherit // "envInherit" as written; nil when absent
+	secrets     []string    // "secrets": names of env and header values to treat as secrets
 }
 
 // parseServer reads, expands and validates one server. ok is false when
@@ -57,6 +61,11 @@ func (p *parser) parseServer(m member) (Server, bool) {
 		PingInterval: DefaultPingInterval, AutoReconnect: DefaultReconnect(),
 	}
 	p.readSettings(r, &s)
+	s.EnvInherit = p.inherit
+	if r.inherit != nil {
+		s.EnvInherit = *r.inherit
+	}
+	s.SecretNames = r.secrets
 	if !r.badType["type"] && !r.badType["command"] && !r.badType["url"] {
 		if t, ok := p.transport(r); ok {
 			s.Transport = t
@@ -67,6 +76,8 @@ func (p *parser) parseServer(m member) (Server, bool) {
 	if len(r.inputs) > 0 {
 		s.NeedsInput = p.needsInput(r.inputs)
 	}
+	s.EnvFile = r.envFilePath
+	s.Unapproved = p.unapproved
 	return s, len(p.errs) == errsBefore
 }
 
@@ -93,6 +104,13 @@ func (p *parser) readFields(m member, obj *hujson.Object) *rawServer {
 			r.cwd, good = p.str(f.value, m.name, f.name)
 		case "url":
 			r.url, good = p.str(f.value, m.name, f.name)
+		case "envInherit":
+			var inh EnvInherit
+			if inh, good = p.envInherit(f.value, m.name, f.name); good {
+				r.inherit = &inh
+			}
+		case "secrets":
+			r.secrets, _, good = p.stringList(f.value, m.name, f.name)
 		default:
 			good = true
 			if !slices.Contains(serverFields, f.name) {
@@ -225,7 +243,7 @@ func (p *parser) transport(r *rawServer) (Transport, bool) {
 func (p *parser) expandServer(r *rawServer, s *Server) {
 	ignored := []string{"headers", "oauth", "auth"}
 	if s.Transport != TransportStdio {
-		ignored = []string{"command", "args", "env", "envFile", "cwd"}
+		ignored = []string{"command", "args", "env", "envFile", "cwd", "envInherit"}
 	}
 	for _, f := range ignored {
 		if v := r.fields[f]; v != nil {
@@ -307,6 +325,13 @@ func (p *parser) resolveEnv(r *rawServer) map[string]string {
 		return env
 	}
 	path := p.pathField(r, v.StartOffset, "envFile", r.envFile)
+	r.envFilePath = path
+	if p.unapproved {
+		// The file may name anything (/etc/shadow), and its lines would be
+		// quoted in diagnostics. It is read on the Load after approval.
+		p.warnf(v.StartOffset, r.name, "envFile", "%s is not read until this project file is approved", path)
+		return env
+	}
 	if strings.Contains(path, "${") {
 		return env
 	}
@@ -339,6 +364,12 @@ func (p *parser) resolveEnv(r *rawServer) map[string]string {
 func (p *parser) checkURL(r *rawServer, raw string) {
 	off := r.fields["url"].StartOffset
 	u, err := url.Parse(raw)
+	if p.unapproved {
+		// Quote what the file says, not what its variables expanded to: a
+		// hostile "url": "${AWS_SECRET_ACCESS_KEY}" must not get the value
+		// printed before anyone approved the file.
+		raw = r.url
+	}
 	switch {
 	case err != nil:
 		p.errorf(off, r.name, "url", "%q is not a valid URL: %v", raw, unwrapURLError(err))

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // trustFileName is the approvals file inside the state directory.
@@ -17,8 +20,11 @@ const trustFileName = "trust.json"
 // TrustStore remembers which project files the user approved. A project
 // file runs commands someone else may have written, so its servers start
 // only after approval; the approval is tied to the file's content hash, so
-// any edit asks again. It is safe for concurrent use, and Trust merges with
-// approvals other mcpdeck processes wrote meanwhile.
+// any edit asks again. It is safe for concurrent use, also across processes:
+// Trust holds an advisory lock on trust.json.lock (flock on Unix, LockFileEx
+// on Windows) while it reads, merges and atomically replaces trust.json, so
+// approvals written by parallel mcpdeck processes are never lost. Readers
+// need no lock: the file is only ever replaced whole, by rename.
 type TrustStore struct {
 	path string
 	mu   sync.Mutex
@@ -104,6 +110,11 @@ func (t *TrustStore) Trusted(f File) bool {
 	return ok && f.Hash != "" && a.SHA256 == f.Hash
 }
 
+// lockTimeout bounds the wait for another process's lock on the trust
+// file. Holders keep it for one read and one rename, so a wait this long
+// means a stuck process, not a busy one.
+const lockTimeout = 10 * time.Second
+
 // Trust records the approval of f's current content.
 func (t *TrustStore) Trust(f File) error {
 	if f.Scope != ScopeProject {
@@ -111,7 +122,13 @@ func (t *TrustStore) Trust(f File) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	// Re-read so an approval another process just wrote is not lost.
+	unlock, err := t.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	// Re-read under the lock so an approval another process just wrote is
+	// not lost.
 	approved, err := t.read()
 	if err != nil {
 		return err
@@ -122,6 +139,28 @@ func (t *TrustStore) Trust(f File) error {
 	}
 	t.approved = approved
 	return nil
+}
+
+// lock takes the cross-process lock that serialises read-merge-write
+// cycles on the trust file. The lock lives in its own file because the
+// trust file itself is replaced by rename, which would orphan a lock held
+// on it.
+func (t *TrustStore) lock() (func(), error) {
+	dir := filepath.Dir(t.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("saving approval: %w: %w", ErrTrustStore, err)
+	}
+	fl := flock.New(t.path+".lock", flock.SetPermissions(0o600))
+	ctx, cancel := context.WithTimeout(context.Background(), lockTimeout)
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
+	if err == nil && !ok {
+		err = errors.New("another mcpdeck process holds the lock")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("saving approval: locking %s: %w: %w (if no other mcpdeck is running, delete the lock file)", fl.Path(), ErrTrustStore, err)
+	}
+	return func() { _ = fl.Unlock() }, nil
 }
 
 // write replaces the file atomically: a crash mid-write must not leave a

@@ -2,8 +2,12 @@ package config
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -155,5 +159,69 @@ func TestDefaultStateDir(t *testing.T) {
 	got, err = DefaultStateDir()
 	if err != nil || got != "/home/ada/.local/state/mcpdeck" {
 		t.Fatalf("DefaultStateDir() = %q, %v", got, err)
+	}
+}
+
+// TestTrustStoreParallelProcesses approves files from 20 processes released
+// at once, as 20 parallel "--trust-project" runs would; every approval must
+// survive. Without a lock across processes most of them were lost.
+func TestTrustStoreParallelProcesses(t *testing.T) {
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const procs, each = 20, 5
+	var want []string
+	var cmds []*exec.Cmd
+	var gates []io.WriteCloser
+	for i := range procs {
+		var paths []string
+		for j := range each {
+			paths = append(paths, fmt.Sprintf("/p%d/f%d/.mcp.json", i, j))
+		}
+		want = append(want, paths...)
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), trustChildEnv+"="+dir+"|"+strings.Join(paths, ","))
+		cmd.Stderr = new(strings.Builder)
+		gate, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, gates = append(cmds, cmd), append(gates, gate)
+		t.Cleanup(func() {
+			if cmd.ProcessState == nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			}
+		})
+	}
+	for _, g := range gates {
+		g.Close()
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("child %d: %v: %s", i, err, cmd.Stderr)
+		}
+	}
+	ts, err := OpenTrustStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := 0
+	for _, p := range want {
+		if !ts.Trusted(File{Path: p, Scope: ScopeProject, Hash: "h-" + p}) {
+			lost++
+		}
+	}
+	if lost > 0 {
+		t.Fatalf("%d of %d approvals written by %d parallel processes were lost", lost, len(want), procs)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, ".trust-*"))
+	if len(leftovers) > 0 {
+		t.Errorf("temporary files left behind: %v", leftovers)
 	}
 }

@@ -88,15 +88,20 @@ type Conn struct {
 	cancelled   map[uint64]struct{} // ids we cancelled, to recognise late responses
 	cancelOrder []uint64            // bounds cancelled (oldest forgotten first)
 	incoming    map[string]context.CancelFunc
+	undecodable map[uint64]*UndecodableError // responses that arrived undecodable, by id, until their caller takes them
 	cause       error
+
+	// recent remembers what may have been meant as an answer, for the
+	// errors of requests that never got one.
+	recent recent
 
 	readDone chan struct{} // closed when the read loop has ended
 	// closed is closed as soon as the connection is closing (Close, or the
 	// stream ended): waiting calls are rejected then, not only once the
 	// read loop ends, which on stdio waits for the server's stdout to
 	// close, that is for its process to be gone.
-	closed       chan struct{}
-	closedOnce   sync.Once
+	closed     chan struct{}
+	closedOnce sync.Once
 	dispatchDone chan struct{} // closed when every queued notification was delivered
 	handlers     sync.WaitGroup
 
@@ -117,11 +122,24 @@ type outstandingCall struct {
 	resp   chan response // gets the response, taken off the stream
 }
 
-// response is a response as taken off the stream: a raw result, or an
-// error object.
+// response is a response as taken off the stream: a raw result, an
+// error object, or a response that cannot be decoded.
 type response struct {
-	result json.RawMessage
-	err    *Error
+	result      json.RawMessage
+	err         *Error
+	undecodable *UndecodableError
+}
+
+// take is what Call returns for the response.
+func (r response) take(method string) (json.RawMessage, error) {
+	switch {
+	case r.undecodable != nil:
+		r.undecodable.Method = method
+		return nil, r.undecodable
+	case r.err != nil:
+		return nil, r.err
+	}
+	return r.result, nil
 }
 
 // cancelMemory bounds how many cancelled ids are remembered for counting
@@ -140,6 +158,7 @@ func NewConn(stream Stream, opts Options) *Conn {
 		outstanding:  map[uint64]*outstandingCall{},
 		cancelled:    map[uint64]struct{}{},
 		incoming:     map[string]context.CancelFunc{},
+		undecodable:  map[uint64]*UndecodableError{},
 		readDone:     make(chan struct{}),
 		closed:       make(chan struct{}),
 		dispatchDone: make(chan struct{}),
@@ -182,9 +201,11 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 	}
 	c.outstanding[id] = oc
 	c.mu.Unlock()
+	start, notesBefore := time.Now(), c.recent.notes.Load()
 	defer func() {
 		c.mu.Lock()
 		delete(c.outstanding, id)
+		delete(c.undecodable, id)
 		c.mu.Unlock()
 	}()
 	if o.onID != nil {
@@ -200,22 +221,18 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 	}
 	select {
 	case r := <-oc.resp:
-		if r.err != nil {
-			return nil, r.err
-		}
-		return r.result, nil
+		return r.take(method)
 	case <-c.closed:
 		select {
 		case r := <-oc.resp: // it came with the last frames read
-			if r.err != nil {
-				return nil, r.err
-			}
-			return r.result, nil
+			return r.take(method)
 		default:
 		}
 		return nil, &ClosedError{Method: method, Cause: c.Err()}
 	case <-ctx.Done():
-		return nil, c.cancelCall(ctx, id, method, o.noCancelNotify)
+		cerr := c.cancelCall(ctx, id, method, o.noCancelNotify)
+		cerr.Arrived = c.arrivedSince(start, notesBefore)
+		return nil, cerr
 	}
 }
 
@@ -264,7 +281,7 @@ func (c *Conn) write(b []byte, f Frame) error {
 }
 
 // cancelCall records id as cancelled, tells the peer, and builds the error.
-func (c *Conn) cancelCall(ctx context.Context, id uint64, method string, quiet bool) error {
+func (c *Conn) cancelCall(ctx context.Context, id uint64, method string, quiet bool) *CancelledError {
 	cause := context.Cause(ctx)
 	timeout := errors.Is(cause, context.DeadlineExceeded) || errors.Is(cause, ErrTimeout)
 	reason := cause.Error()
@@ -418,13 +435,20 @@ func (c *Conn) anomaly(kind AnomalyKind, id, detail string, raw []byte) {
 	if kind == AnomalyNoise || kind == AnomalyInvalid {
 		c.noise.Add(1)
 	}
-	if c.opts.OnAnomaly == nil {
+	remember := kind == AnomalyUnknownResponse || kind == AnomalyNullID || kind == AnomalyUndecodable || kind == AnomalyInvalid
+	if c.opts.OnAnomaly == nil && !remember {
 		return
 	}
 	if len(raw) > NoiseLimit {
 		raw = raw[:NoiseLimit]
 	}
-	c.opts.OnAnomaly(Anomaly{Kind: kind, Time: time.Now(), ID: id, Detail: detail, Raw: append([]byte(nil), raw...)})
+	a := Anomaly{Kind: kind, Time: time.Now(), ID: id, Detail: detail, Raw: append([]byte(nil), raw...)}
+	if remember {
+		c.recent.add(a)
+	}
+	if c.opts.OnAnomaly != nil {
+		c.opts.OnAnomaly(a)
+	}
 }
 
 // onRecv runs on the read loop after each message is decoded (and, for
@@ -505,9 +529,15 @@ func (s *objectStream) ReadObject(v any) error {
 		if c.takeNotification(frame) || c.takeResponse(frame) {
 			continue
 		}
+		if c.takeNullID(frame) {
+			continue
+		}
 		if err := json.Unmarshal(frame, v); err != nil {
 			// A failed decode may leave a half-filled message behind.
 			reflect.ValueOf(v).Elem().SetZero()
+			if c.takeUndecodable(frame, err, v) {
+				return nil
+			}
 			kind := AnomalyInvalid
 			if first := firstByte(frame); first != '{' && first != '[' {
 				kind = AnomalyNoise
@@ -554,6 +584,7 @@ func (c *Conn) takeNotification(frame []byte) bool {
 	if *m.Method == "notifications/cancelled" {
 		c.cancelIncoming(m.Params)
 	}
+	c.recent.noted(m.Method)
 	c.notes.push(Notification{Method: *m.Method, Params: m.Params, Received: time.Now()})
 	return true
 }
@@ -643,12 +674,89 @@ func (c *Conn) takeResponse(frame []byte) bool {
 	case oc == nil:
 		c.unknown.Add(1)
 		c.anomaly(AnomalyUnknownResponse, FormatID(id), "no request with this id is outstanding", frame)
+	case m.deep:
+		// Nested beyond what any decoder here reads: fail the request at
+		// once, with the decoder's own words for it.
+		derr := json.Unmarshal(m.result, new(json.RawMessage))
+		if derr == nil {
+			derr = fmt.Errorf("nested deeper than %d levels", maxDepth)
+		}
+		c.anomaly(AnomalyUndecodable, FormatID(id), derr.Error(), frame)
+		oc.resp <- response{undecodable: &UndecodableError{ID: id, Size: len(frame), Err: derr}}
 	case wireErr != nil:
 		oc.resp <- response{err: wireErr}
 	default:
 		// The frame is valid until the next read: the caller gets a copy.
 		oc.resp <- response{result: append(json.RawMessage(nil), m.result...)}
 	}
+	return true
+}
+
+// nullKey is searched for before scanning for an error with a null id, so
+// the common frame pays for one bytes.Contains only.
+var nullKey = []byte("null")
+
+// takeNullID drops an error response whose id is null, reporting it as an
+// anomaly: the library would read the null as id 0, and it answers no
+// request (the peer could not read one's id). Requests that then time out
+// name it.
+func (c *Conn) takeNullID(frame []byte) bool {
+	if !bytes.Contains(frame, nullKey) {
+		return false
+	}
+	env, ok := scanEnvelope(frame)
+	if !ok || !env.nullID() || !env.isResponse() {
+		return false
+	}
+	c.framesIn.Add(1)
+	detail := "no request can match it"
+	var m struct {
+		Error *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(frame, &m) == nil && m.Error != nil {
+		detail = fmt.Sprintf("%s (code %d)", m.Error.Message, m.Error.Code)
+	}
+	c.unknown.Add(1)
+	c.anomaly(AnomalyNullID, "null", detail, frame)
+	if c.opts.Trace != nil {
+		c.opts.Trace(frameOf(In, frame, nil, &jsonrpc2.Response{ID: jsonrpc2.ID{Str: "null", IsString: true}, Error: &jsonrpc2.Error{Message: detail}}))
+	}
+	return true
+}
+
+// takeUndecodable handles a frame the decoder rejected that is shaped like
+// a response to an outstanding request (typically a result nested deeper
+// than encoding/json's 10,000 levels): rather than skipping it as noise,
+// which left the request to hang until its timeout, it hands the library
+// a stand-in error response for that id, and Call returns an
+// *UndecodableError. It reports whether it did.
+func (c *Conn) takeUndecodable(frame []byte, decodeErr error, v any) bool {
+	env, ok := scanEnvelope(frame)
+	if !ok || !env.isResponse() {
+		return false
+	}
+	id, err := strconv.ParseUint(string(env.id), 10, 64)
+	if err != nil {
+		return false
+	}
+	c.mu.Lock()
+	_, waiting := c.outstanding[id]
+	if waiting {
+		c.undecodable[id] = &UndecodableError{ID: id, Size: len(frame), Err: decodeErr}
+	}
+	c.mu.Unlock()
+	if !waiting {
+		return false
+	}
+	c.anomaly(AnomalyUndecodable, FormatID(id), decodeErr.Error(), frame)
+	stand := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":%d,"message":"undecodable response"}}`, id, CodeParseError)
+	if json.Unmarshal([]byte(stand), v) != nil {
+		return false
+	}
+	c.lastRead = frame
 	return true
 }
 
@@ -693,6 +801,7 @@ func (h *rpcHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 		if req.Method == "notifications/cancelled" {
 			c.cancelIncoming(params)
 		}
+		c.recent.noted(&req.Method)
 		c.notes.push(Notification{Method: req.Method, Params: params, Received: time.Now()})
 		return
 	}

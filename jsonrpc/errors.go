@@ -21,6 +21,9 @@ var (
 	ErrMessageTooLarge = errors.New("message too large")
 	// ErrClosedByClient is the cause recorded when we closed the connection ourselves.
 	ErrClosedByClient = errors.New("closed by the client")
+	// ErrUndecodable: the response to a request arrived but could not be
+	// decoded (for example nested deeper than the decoder allows).
+	ErrUndecodable = errors.New("response could not be decoded")
 )
 
 // Standard JSON-RPC and MCP error codes.
@@ -58,11 +61,37 @@ type CancelledError struct {
 	Reason  string
 	Timeout bool
 	Cause   error // context.Cause of the call's context
+	// Arrived is what the peer sent while the request waited in vain:
+	// misaddressed responses, null-id errors, notifications. A timeout
+	// with something here is most likely a server that answered wrongly,
+	// not a slow one.
+	Arrived Arrivals
 }
 
 func (e *CancelledError) Error() string {
-	return fmt.Sprintf("%s (id %d) cancelled: %s", e.Method, e.ID, e.Reason)
+	msg := fmt.Sprintf("%s (id %d) cancelled: %s", e.Method, e.ID, e.Reason)
+	if !e.Arrived.Empty() {
+		msg += "; no response with id " + FormatID(e.ID) + " arrived, but meanwhile the server sent " + e.Arrived.String()
+	}
+	return msg
 }
+
+// UndecodableError is returned for a request whose response arrived but
+// could not be decoded: the request fails at once instead of waiting for
+// a timeout, and the line is not mistaken for stdout noise.
+type UndecodableError struct {
+	ID     uint64
+	Method string
+	Size   int   // bytes of the response
+	Err    error // the decoder's error
+}
+
+func (e *UndecodableError) Error() string {
+	return fmt.Sprintf("%s (id %d): the server's response (%d bytes) could not be decoded: %v", e.Method, e.ID, e.Size, e.Err)
+}
+
+// Unwrap matches ErrUndecodable and the decoder's error.
+func (e *UndecodableError) Unwrap() []error { return []error{ErrUndecodable, e.Err} }
 
 // Unwrap matches ErrCancelled, ErrTimeout for timeouts, and the context cause.
 func (e *CancelledError) Unwrap() []error {

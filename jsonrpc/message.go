@@ -84,10 +84,17 @@ const (
 	AnomalyUnknownResponse
 	// AnomalyLateResponse: a response to a request we had already cancelled.
 	AnomalyLateResponse
+	// AnomalyNullID: an error response whose id is null, which a peer sends
+	// when it could not read a request's id. It answers no request.
+	AnomalyNullID
+	// AnomalyUndecodable: a response to an outstanding request that could
+	// not be decoded (nested beyond the JSON decoder's limit, say); that
+	// request fails with ErrUndecodable.
+	AnomalyUndecodable
 )
 
 func (k AnomalyKind) String() string {
-	return [...]string{"stdout noise", "invalid message", "response with unknown id", "late response"}[k]
+	return [...]string{"stdout noise", "invalid message", "response with unknown id", "late response", "error with null id", "undecodable response"}[k]
 }
 
 // NoiseLimit bounds the copy of a noise line reported in an Anomaly.

@@ -8,8 +8,9 @@ import "sync"
 // loop instead, which slows the peer through pipe and TCP flow control.
 type noteQueue struct {
 	mu       sync.Mutex
-	buf      []Notification // ring
+	buf      []Notification // ring; grows on demand up to max, released when drained
 	head, n  int
+	max      int // capacity bound: beyond it the oldest is dropped (lossy) or the pusher waits (lossless)
 	lossless bool
 	closed   bool          // no more pushes; the dispatcher drains and exits
 	dropped  uint64        // guarded by mu
@@ -18,9 +19,18 @@ type noteQueue struct {
 	done     chan struct{} // closed by close, wakes a blocked lossless pusher
 }
 
+// Ring sizes. The ring starts empty and doubles as a burst needs it, so an
+// idle connection holds no slots (a 4,096-slot ring allocated up front was
+// most of an idle server's memory); a ring larger than keepSlots is let go
+// once drained, so memory returns after a flood.
+const (
+	minSlots  = 16
+	keepSlots = 256
+)
+
 func newNoteQueue(size int, lossless bool) *noteQueue {
 	return &noteQueue{
-		buf:      make([]Notification, size),
+		max:      size,
 		lossless: lossless,
 		ready:    make(chan struct{}, 1),
 		space:    make(chan struct{}, 1),
@@ -38,6 +48,9 @@ func signal(ch chan struct{}) {
 // push appends n. It reports false if the queue is closed.
 func (q *noteQueue) push(n Notification) bool {
 	q.mu.Lock()
+	if q.n == len(q.buf) && len(q.buf) < q.max {
+		q.grow()
+	}
 	for q.n == len(q.buf) && !q.closed {
 		if !q.lossless {
 			q.head = (q.head + 1) % len(q.buf)
@@ -51,6 +64,9 @@ func (q *noteQueue) push(n Notification) bool {
 		case <-q.done:
 		}
 		q.mu.Lock()
+		if q.n == len(q.buf) && len(q.buf) < q.max {
+			q.grow() // the consumer let the ring go meanwhile
+		}
 	}
 	if q.closed {
 		q.mu.Unlock()
@@ -61,6 +77,17 @@ func (q *noteQueue) push(n Notification) bool {
 	q.mu.Unlock()
 	signal(q.ready)
 	return true
+}
+
+// grow doubles the ring (within max), keeping the items in order. The
+// caller holds mu.
+func (q *noteQueue) grow() {
+	size := min(max(2*len(q.buf), minSlots), q.max)
+	buf := make([]Notification, size)
+	for i := range q.n {
+		buf[i] = q.buf[(q.head+i)%len(q.buf)]
+	}
+	q.buf, q.head = buf, 0
 }
 
 // popAll moves every queued item into dst, blocking until there is one.
@@ -74,6 +101,9 @@ func (q *noteQueue) popAll(dst []Notification) ([]Notification, bool) {
 				q.buf[q.head] = Notification{}
 				q.head = (q.head + 1) % len(q.buf)
 				q.n--
+			}
+			if len(q.buf) > keepSlots {
+				q.buf, q.head = nil, 0
 			}
 			q.mu.Unlock()
 			signal(q.space)

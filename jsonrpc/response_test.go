@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/jsonrpctest"
 )
 
 // Responses are taken off the stream before the library's decoder: each
@@ -78,20 +80,35 @@ func TestResponsesTakenOffTheStream(t *testing.T) {
 }
 
 // Close rejects outstanding calls at once, even while the read loop still
-// waits for a server that keeps its stdout open after stdin closed: the
-// runtime stops such a process in the background, meanwhile.
+// waits for a server that keeps its stdout open after stdin closed (as the
+// runtime's streams do: closing one closes only the server's stdin, and
+// the process is stopped in the background meanwhile).
 func TestCloseRejectsBeforeTheReadLoopEnds(t *testing.T) {
-	s := startServer(t, "ignore-eof", serverOpts{})
-	initialize(t, s.conn)
+	path, args, env := jsonrpctest.Command(jsonrpctest.IgnoreEOF)
+	cmd := exec.Command(path, args...)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	conn := jsonrpc.NewConn(jsonrpc.NewStdioStream(stdout, stdin, stdin, jsonrpc.StdioOptions{}), jsonrpc.Options{})
+	initialize(t, conn)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := callTool(context.Background(), s.conn, "slow", map[string]any{"seconds": 30})
+		_, err := callTool(context.Background(), conn, "slow", map[string]any{"seconds": 30})
 		errc <- err
 	}()
-	waitOutstanding(t, s.conn, 1)
+	waitOutstanding(t, conn, 1)
 	closed := make(chan struct{})
 	go func() {
-		_ = s.conn.Close()
+		_ = conn.Close()
 		close(closed)
 	}()
 	select {
@@ -107,6 +124,7 @@ func TestCloseRejectsBeforeTheReadLoopEnds(t *testing.T) {
 		t.Fatal("Close returned while the server's stdout is open: the test proves nothing")
 	default:
 	}
-	_ = s.cmd.Process.Kill()
+	_ = cmd.Process.Kill()
 	<-closed
+	_ = cmd.Wait()
 }

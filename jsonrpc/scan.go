@@ -4,7 +4,13 @@ package jsonrpc
 // looks at, found in one pass without decoding anything.
 type members struct {
 	id, method, result, err []byte
+	// deep is set when a value nests deeper than encoding/json decodes
+	// (maxDepth): such a result cannot be handed on to be decoded.
+	deep bool
 }
+
+// maxDepth is encoding/json's nesting limit.
+const maxDepth = 10000
 
 // scanMembers finds the top-level id, method, result and error members of
 // a JSON object. It checks structure only (strings, nesting), not every
@@ -35,10 +41,11 @@ func scanMembers(b []byte) (m members, ok bool) {
 			return m, false
 		}
 		i = skipWS(b, i+1)
-		vend := skipValue(b, i)
+		vend, depth := valueEnd(b, i)
 		if vend < 0 {
 			return m, false
 		}
+		m.deep = m.deep || depth > maxDepth
 		var slot *[]byte
 		switch string(key) {
 		case "id":
@@ -71,38 +78,41 @@ func scanMembers(b []byte) (m members, ok bool) {
 	}
 }
 
-// skipValue returns the index just past the value starting at b[i], or -1.
-func skipValue(b []byte, i int) int {
+// valueEnd returns the index just past the value starting at b[i] (or -1)
+// and how deep it nests. It counts brackets instead of recursing, so its
+// cost is linear however deep the value goes.
+func valueEnd(b []byte, i int) (int, int) {
 	if i >= len(b) {
-		return -1
+		return -1, 0
 	}
 	switch b[i] {
 	case '"':
 		end, _ := scanString(b, i)
 		if end < 0 {
-			return -1
+			return -1, 0
 		}
-		return end + 1
+		return end + 1, 0
 	case '{', '[':
-		depth := 0
+		depth, deepest := 0, 0
 		for ; i < len(b); i++ {
 			switch b[i] {
 			case '{', '[':
 				depth++
+				deepest = max(deepest, depth)
 			case '}', ']':
 				depth--
 				if depth == 0 {
-					return i + 1
+					return i + 1, deepest
 				}
 			case '"':
 				end, _ := scanString(b, i)
 				if end < 0 {
-					return -1
+					return -1, 0
 				}
 				i = end
 			}
 		}
-		return -1
+		return -1, 0
 	}
 	// A number or a literal: up to the next delimiter.
 	start := i
@@ -110,9 +120,9 @@ func skipValue(b []byte, i int) int {
 		i++
 	}
 	if i == start {
-		return -1
+		return -1, 0
 	}
-	return i
+	return i, 0
 }
 
 // scanString returns the index of the quote closing the string opening at

@@ -43,9 +43,19 @@ type stdioStream struct {
 	onEOF  func() error
 	line   []byte // reused accumulation buffer for lines longer than the bufio buffer
 	wmu    sync.Mutex
-	w      *bufio.Writer
+	w      io.Writer
+	wbuf   []byte // frame plus newline, so each frame is one write; guarded by wmu
 	closer io.Closer
 }
+
+// Buffer sizes of a stdio stream. They are small because an idle
+// connection keeps them (two 64 KiB buffers were a third of an idle
+// server's memory); a longer line goes through the accumulation buffer,
+// and a written frame is one write(2) whatever its size.
+const (
+	readBufferSize = 4 << 10
+	keepWriteBuf   = 64 << 10 // a larger write buffer is let go after use
+)
 
 // NewStdioStream frames messages over r and w, one per line. closer is
 // closed by Close and must unblock a pending read of r (closing the pipe
@@ -55,10 +65,10 @@ func NewStdioStream(r io.Reader, w io.Writer, closer io.Closer, opts StdioOption
 		opts.MaxMessageSize = DefaultMaxMessageSize
 	}
 	return &stdioStream{
-		r:      bufio.NewReaderSize(r, 64<<10),
+		r:      bufio.NewReaderSize(r, readBufferSize),
 		max:    opts.MaxMessageSize,
 		onEOF:  opts.OnEOF,
-		w:      bufio.NewWriterSize(w, 64<<10),
+		w:      w,
 		closer: closer,
 	}
 }
@@ -120,13 +130,12 @@ func (s *stdioStream) readLine() ([]byte, error) {
 func (s *stdioStream) Write(frame []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if _, err := s.w.Write(frame); err != nil {
-		return err
+	s.wbuf = append(append(s.wbuf[:0], frame...), '\n')
+	_, err := s.w.Write(s.wbuf)
+	if cap(s.wbuf) > keepWriteBuf {
+		s.wbuf = nil
 	}
-	if err := s.w.WriteByte('\n'); err != nil {
-		return err
-	}
-	return s.w.Flush()
+	return err
 }
 
 func (s *stdioStream) Close() error {

@@ -14,6 +14,13 @@ type SubscribeOptions struct {
 	// TCP flow control) rather than losing anything. For headless consumers
 	// that must see everything (watch); never for a UI.
 	Lossless bool
+	// Dropped, when set, counts the events dropped for this lossy
+	// subscriber alone, so it can say where its stream has a gap (the
+	// session recorder writes a gap line).
+	Dropped *atomic.Uint64
+	// HTTP asks for HTTPExchange events: remote transports copy each
+	// exchange's headers and bodies only while a subscriber wants them.
+	HTTP bool
 }
 
 // bus fans events out to subscribers. Publishing never blocks on a lossy
@@ -25,11 +32,14 @@ type bus struct {
 	// lossless counts lossless subscribers; connections opened while one
 	// exists deliver notifications losslessly too.
 	lossless atomic.Int32
+	// http counts subscribers that want HTTPExchange events.
+	http atomic.Int32
 }
 
 type subscriber struct {
 	out      chan Event
 	lossless bool
+	dropped  *atomic.Uint64 // this subscriber's drops, if asked for
 	done     chan struct{}
 	once     sync.Once
 	// sending is held (read) by lossless publishers while they send, so
@@ -50,7 +60,10 @@ func (b *bus) subscribe(opts SubscribeOptions) (<-chan Event, func()) {
 	if opts.Buffer <= 0 {
 		opts.Buffer = 4096
 	}
-	s := &subscriber{lossless: opts.Lossless, done: make(chan struct{}), bus: b}
+	if opts.HTTP {
+		b.http.Add(1)
+	}
+	s := &subscriber{lossless: opts.Lossless, dropped: opts.Dropped, done: make(chan struct{}), bus: b}
 	if opts.Lossless {
 		s.out = make(chan Event, opts.Buffer)
 		b.lossless.Add(1)
@@ -74,6 +87,9 @@ func (b *bus) subscribe(opts SubscribeOptions) (<-chan Event, func()) {
 			delete(b.subs, s)
 			b.mu.Unlock()
 			close(s.done)
+			if opts.HTTP {
+				b.http.Add(-1)
+			}
 			<-pumpDone
 			if s.lossless {
 				b.lossless.Add(-1)
@@ -110,6 +126,9 @@ func (b *bus) publish(e Event) {
 		}
 		if s.push(e) {
 			b.dropped.Add(1)
+			if s.dropped != nil {
+				s.dropped.Add(1)
+			}
 		}
 	}
 }

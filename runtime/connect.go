@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -81,7 +80,7 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 		p, err := proc.Start(proc.Spec{
 			Path:     cfg.Command,
 			Args:     cfg.Args,
-			Env:      mergeEnv(os.Environ(), cfg.Env),
+			Env:      cfg.ProcessEnv(os.Environ()),
 			Dir:      cfg.Cwd,
 			Grace:    c.opts.StopGrace,
 			OnStderr: s.onStderr,
@@ -120,28 +119,6 @@ func (s *session) exitCause() error {
 	case <-time.After(2 * time.Second):
 		return errors.New("server closed its stdout but its process is still running")
 	}
-}
-
-func mergeEnv(base []string, extra map[string]string) []string {
-	if len(extra) == 0 {
-		return base
-	}
-	out := make([]string, 0, len(base)+len(extra))
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, over := extra[k]; !over {
-			out = append(out, kv)
-		}
-	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+extra[k])
-	}
-	return out
 }
 
 // clientCapabilities declares what is plugged in, and nothing else: roots

@@ -181,6 +181,7 @@ const (
 	cmdServerEnabled
 	cmdReconnect
 	cmdReload
+	cmdConfigure
 	cmdShutdown
 )
 
@@ -243,6 +244,13 @@ func (c *Controller) Reload(ctx context.Context, cfg *config.Config) (Plan, erro
 	return c.do(ctx, command{kind: cmdReload, cfg: cfg})
 }
 
+// Configure replaces the configuration while MCP is off (nothing runs, so
+// nothing starts or stops): after a project file was approved, say, and
+// read again in full. While MCP is on it is refused; use Reload.
+func (c *Controller) Configure(ctx context.Context, cfg *config.Config) (Plan, error) {
+	return c.do(ctx, command{kind: cmdConfigure, cfg: cfg})
+}
+
 // Shutdown performs the same teardown as disabling and stops the
 // controller. Later commands fail with ErrShutdown. Idempotent.
 func (c *Controller) Shutdown(ctx context.Context) error {
@@ -277,7 +285,7 @@ func (cmd command) key() string {
 	switch cmd.kind {
 	case cmdSetEnabled:
 		return "enabled"
-	case cmdReload:
+	case cmdReload, cmdConfigure:
 		return "reload"
 	case cmdServerEnabled:
 		return "server:" + cmd.server

@@ -3,7 +3,6 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"syscall"
 )
 
 // ErrDropped is the close cause of a transport dropped on purpose by Drop.
@@ -21,8 +20,8 @@ func (c *Controller) Drop(name string) error {
 		return fmt.Errorf("dropping %q: %w", name, ErrNotReady)
 	}
 	if sess.proc != nil {
-		if err := syscall.Kill(-sess.proc.Pid(), syscall.SIGKILL); err != nil {
-			return fmt.Errorf("dropping %q: killing process group %d: %w", name, sess.proc.Pid(), err)
+		if err := sess.proc.Kill(); err != nil {
+			return fmt.Errorf("dropping %q: %w", name, err)
 		}
 		return nil
 	}

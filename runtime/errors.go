@@ -250,11 +250,16 @@ func KindOf(err error) ErrorKind {
 	var info *ErrorInfo
 	var rpcErr *jsonrpc.Error
 	var exit *proc.ExitError
+	var cancelled *jsonrpc.CancelledError
 	switch {
 	case err == nil:
 		return KindUnknown
 	case errors.As(err, &info):
 		return info.Kind
+	case errors.As(err, &cancelled) && !cancelled.Arrived.Empty():
+		// It waited in vain while the server sent something else (a wrong
+		// id, a notification instead of a response): the server's fault.
+		return KindProtocol
 	case errors.Is(err, ErrNeedsLogin):
 		return KindNeedsLogin
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/mcphttp"
 )
 
 // Event is anything the runtime publishes to subscribers. Every event is
@@ -115,6 +116,14 @@ type SubscriptionChanged struct {
 type RootsChanged struct {
 	EventHeader
 	Roots []Root
+}
+
+// ReloadPlanned: a configuration reload, with the plan it applied, or why
+// it was refused.
+type ReloadPlanned struct {
+	EventHeader
+	Plan Plan
+	Err  string
 }
 
 // RequestStarted: a request was sent. A modern request retried after
@@ -232,3 +241,11 @@ var (
 	AnomalyUnknownResponse = jsonrpc.AnomalyUnknownResponse.String()
 	AnomalyLateResponse    = jsonrpc.AnomalyLateResponse.String()
 )
+
+// HTTPExchange: one HTTP request and response of a remote server's
+// transport (the SSE events of a streamed response in its body), for
+// HTTP Archive export. Header credentials are redacted, bodies scrubbed.
+type HTTPExchange struct {
+	EventHeader
+	Exchange mcphttp.Exchange
+}

@@ -298,7 +298,9 @@ func (m *machine) setState(s *srv, to State, reason string) error {
 }
 
 // eligible reports whether s may start now that MCP is on.
-func eligible(s *srv) bool { return s.on && s.cfg.NeedsInput == "" && s.cfg.Invalid == nil }
+func eligible(s *srv) bool {
+	return s.on && s.cfg.NeedsInput == "" && s.cfg.Invalid == nil && !s.cfg.Unapproved
+}
 
 // liveServer returns the server whose live session is gen.
 func (m *machine) liveServer(name string, gen uint64) *srv {
@@ -339,6 +341,8 @@ func (m *machine) commands(cmds []command) {
 			m.reconnect(cmd.server, cmd.reply)
 		case cmd.kind == cmdReload:
 			m.reload(cmd.cfg, cmd.reply)
+		case cmd.kind == cmdConfigure:
+			m.configure(cmd.cfg, cmd.reply)
 		case cmd.kind == cmdShutdown:
 			m.abortBatch()
 			m.enabled = false
@@ -542,6 +546,8 @@ func (m *machine) setServer(name string, on bool, r chan reply) {
 		m.reply(r, reply{})
 	case s.cfg.NeedsInput != "":
 		m.reply(r, reply{err: fmt.Errorf("starting %q: %s: %w", name, s.cfg.NeedsInput, ErrConfig)})
+	case s.cfg.Unapproved:
+		m.reply(r, reply{err: fmt.Errorf("starting %q: %s is not approved: %w", name, s.cfg.Source, ErrConfig)})
 	default:
 		s.life.waiters = append(s.life.waiters, r)
 		m.start(s)
@@ -573,7 +579,10 @@ func (m *machine) reconnect(name string, r chan reply) {
 // rest keep their connections. The plan is applied as made.
 func (m *machine) reload(cfg *config.Config, r chan reply) {
 	if !m.enabled {
-		m.reply(r, reply{err: fmt.Errorf("reloading: %w", ErrNotEnabled)})
+		err := fmt.Errorf("reloading: %w", ErrNotEnabled)
+		m.events = append(m.events, ReloadPlanned{EventHeader: EventHeader{Time: m.now}, Err: err.Error()})
+		m.dirty = true
+		m.reply(r, reply{err: err})
 		return
 	}
 	have := make([]config.Server, 0, len(m.servers))
@@ -583,6 +592,7 @@ func (m *machine) reload(cfg *config.Config, r chan reply) {
 		}
 	}
 	plan := Reconcile(cfg.Servers, have)
+	m.events = append(m.events, ReloadPlanned{EventHeader: EventHeader{Time: m.now}, Plan: plan})
 	want := map[string]config.Server{}
 	for _, sc := range cfg.Servers {
 		want[sc.Name] = sc
@@ -621,6 +631,46 @@ func (m *machine) reload(cfg *config.Config, r chan reply) {
 		}
 	}
 	m.startBatch(start, waiter{ch: r, plan: plan})
+}
+
+// configure replaces the configuration while MCP is off: servers come and
+// go and take their new definitions, and nothing starts.
+func (m *machine) configure(cfg *config.Config, r chan reply) {
+	if m.enabled {
+		m.reply(r, reply{err: fmt.Errorf("configuring while MCP is on: %w (reload instead)", ErrRefused)})
+		return
+	}
+	have := make([]config.Server, 0, len(m.servers))
+	for _, s := range m.servers {
+		if !s.life.after.remove {
+			have = append(have, s.cfg)
+		}
+	}
+	plan := Reconcile(cfg.Servers, have)
+	m.cfg = cfg
+	m.dirty = true
+	for _, name := range plan.Remove {
+		if s := m.servers[name]; s.conn.closing != 0 {
+			s.life.after.remove = true
+		} else {
+			delete(m.servers, name)
+		}
+	}
+	for _, sc := range cfg.Servers {
+		s := m.servers[sc.Name]
+		if s == nil {
+			s = &srv{life: lifecycle{state: StateDisabled}}
+			m.servers[sc.Name] = s
+		}
+		changed := !sc.Equal(s.cfg) || s.life.after.remove
+		s.life.after.remove = false
+		s.cfg = sc
+		if changed {
+			s.on = sc.Enabled
+			m.reconfigured(s, nil)
+		}
+	}
+	m.reply(r, reply{plan: plan})
 }
 
 // reconfigured brings a server with a new configuration to the state it

@@ -503,3 +503,46 @@ func TestTransitionsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// While MCP is off the configuration can be replaced (after an approval,
+// say): nothing starts, and servers from an unapproved file never do.
+func TestMachineConfigureWhileOffStartsNothing(t *testing.T) {
+	pending := plainServer("proj")
+	pending.Unapproved = true
+	r := machineOf(t, pending, plainServer("user"))
+	ch := r.cmd(command{kind: cmdSetEnabled, on: true})
+	if index(r.out, isStart("proj")) >= 0 {
+		t.Fatal("a server from an unapproved file started")
+	}
+	ready(r, "user")
+	r.wantReply(ch, nil)
+	if v := r.lastView().snap.Servers[0]; !strings.Contains(v.Note, "not approved") {
+		t.Fatalf("proj's note %q", v.Note)
+	}
+	on := r.cmd(command{kind: cmdServerEnabled, server: "proj", on: true})
+	if got, _ := r.replied(on); got.err == nil {
+		t.Fatal("switching on an unapproved server succeeded")
+	}
+	ch = r.cmd(command{kind: cmdConfigure, cfg: &config.Config{Servers: []config.Server{plainServer("proj")}}})
+	r.wantReply(ch, ErrRefused) // MCP is on
+
+	off := r.cmd(command{kind: cmdSetEnabled, on: false})
+	r.step(msgStopped{name: "user", gen: r.closing("user")})
+	r.wantReply(off, nil)
+	approved := plainServer("proj")
+	ch = r.cmd(command{kind: cmdConfigure, cfg: &config.Config{Servers: []config.Server{approved}}})
+	got, _ := r.replied(ch)
+	if got.err != nil || !reflect.DeepEqual(got.plan.Remove, []string{"user"}) || !reflect.DeepEqual(got.plan.Restart, []string{"proj"}) {
+		t.Fatalf("configure: %+v", got)
+	}
+	if index(r.out, func(e effect) bool { _, ok := e.(effStart); return ok }) >= 0 {
+		t.Fatalf("configure started something: %s", kinds(r.out))
+	}
+	if _, ok := r.m.servers["user"]; ok || r.m.servers["proj"].cfg.Unapproved {
+		t.Fatal("the configuration was not replaced")
+	}
+	ch = r.cmd(command{kind: cmdSetEnabled, on: true})
+	if index(r.out, isStart("proj")) < 0 {
+		t.Fatalf("the approved server did not start: %s", kinds(r.out))
+	}
+}

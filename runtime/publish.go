@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"sort"
-	"strings"
 	"time"
 
 	"mcpdeck/config"
@@ -23,6 +22,9 @@ type view struct {
 	sessions map[string]uint64
 	// events are the state events this publication shows, released with it.
 	events []Event
+	// configRoots are each server's configured roots, for the overlay of
+	// the roots in force.
+	configRoots map[string][]string
 }
 
 // publication is what the loop last published: the snapshot's stable
@@ -32,6 +34,8 @@ type publication struct {
 	published map[string]*session // calls go here
 	live      map[string]*session // the live overlay reads these
 	tools     map[string]Tool     // by normalized name
+	// configRoots are each server's configured roots (see view).
+	configRoots map[string][]string
 }
 
 // publish emits a publication of the machine's state now.
@@ -50,8 +54,10 @@ func (m *machine) publish() {
 		snap.Sources = append(snap.Sources, f.Path)
 	}
 	perServer := map[string][]Tool{}
+	v.configRoots = map[string][]string{}
 	for name, s := range m.servers {
 		sv := s.snapshot()
+		v.configRoots[name] = s.cfg.Roots
 		switch {
 		case s.conn.live:
 			v.sessions[name] = s.conn.gen
@@ -93,11 +99,13 @@ func (s *srv) snapshot() ServerSnapshot {
 		State: s.life.state, Reason: s.life.reason, Reconnectable: s.life.reconnectable, LastError: s.life.lastErr,
 		Restarts: s.life.restarts, Attempts: s.life.attempts, NextRetry: s.life.nextRetry,
 		Counters: s.life.left.counters, LastStop: s.life.left.stop,
-		LogLevel:    s.cfg.LogLevel, // the configured level; Snapshot overlays the one in force
-		configRoots: s.cfg.Roots,
+		LogLevel: s.cfg.LogLevel, // the configured level; Snapshot overlays the one in force
 	}
-	if s.cfg.Invalid != nil {
+	switch {
+	case s.cfg.Invalid != nil:
 		v.Note = s.cfg.Invalid.Error()
+	case s.cfg.Unapproved:
+		v.Note = "not approved: " + s.cfg.Source + " has changed or was never approved"
 	}
 	if s.conn.live {
 		v.StartedAt = s.conn.startedAt
@@ -122,11 +130,7 @@ func target(s config.Server) string {
 	if s.Transport != config.TransportStdio {
 		return s.URL
 	}
-	parts := []string{quoteArg(s.Command)}
-	for _, a := range s.Args {
-		parts = append(parts, quoteArg(a))
-	}
-	return strings.Join(parts, " ")
+	return s.CommandLine()
 }
 
 // Snapshot returns an immutable view of the session now: the last
@@ -144,7 +148,7 @@ func (c *Controller) Snapshot() *Snapshot {
 		}
 		v.Subscriptions = c.wish.subscribed(v.Name)
 		v.LogLevel = c.logLevel(v.Name, v.LogLevel)
-		v.Roots = c.rootsFor(v.Name, v.configRoots)
+		v.Roots = c.rootsFor(v.Name, pub.configRoots[v.Name])
 		snap.Servers[i] = v
 	}
 	return &snap
@@ -152,14 +156,6 @@ func (c *Controller) Snapshot() *Snapshot {
 
 func sortDurations(d []time.Duration) {
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-}
-
-// quoteArg quotes a command-line argument for display when it needs it.
-func quoteArg(a string) string {
-	if a == "" || strings.ContainsAny(a, " \t\"'\\$") {
-		return `"` + strings.ReplaceAll(a, `"`, `\"`) + `"`
-	}
-	return a
 }
 
 func stopInfo(r proc.StopResult) StopInfo {

@@ -33,10 +33,17 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 		transport = &auth.Transport{Manager: c.opts.Auth, Target: auth.TargetOf(cfg), Interactive: c.opts.InteractiveLogin}
 	}
 	opts := mcphttp.Options{
-		Transport:      transport,
 		URL:            cfg.URL,
 		Headers:        cfg.Headers,
 		MaxMessageSize: c.opts.MaxMessageSize,
+		// Each exchange is an event while a recorder wants them, for
+		// recordings' HTTP Archives. The tracer sees requests before the
+		// authorization transport adds a token.
+		Client: mcphttp.TraceClient(transport, cfg.Headers, func() bool { return c.bus.http.Load() > 0 }, func(x mcphttp.Exchange) {
+			x.RequestBody, x.ResponseBody, x.Err = s.redact.str(x.RequestBody), s.redact.str(x.ResponseBody), s.redact.str(x.Err)
+			x.URL = s.redact.str(x.URL)
+			c.bus.publish(HTTPExchange{EventHeader: EventHeader{Time: x.Started, Server: cfg.Name}, Exchange: x})
+		}),
 	}
 	s.remote = true
 	key := eraKey(cfg)
@@ -61,7 +68,10 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 		s.decided = &n
 	default:
 		reason := "initialize (the protocol setting is " + pref.String() + ")"
-		if pref.Probes() && cfg.Transport != config.TransportSSE {
+		switch {
+		case cfg.Transport == config.TransportSSE:
+			reason = "initialize (configured as legacy HTTP+SSE, \"type\": \"sse\")"
+		case pref.Probes():
 			reason = "initialize (it answered as a legacy server before)"
 		}
 		s.decided = &negotiated{era: mcp.Legacy, reason: reason}

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+	jsonschema "mcpdeck/runtime/internal/jsonschema"
 )
 
 var printer = message.NewPrinter(language.English)
@@ -29,7 +29,27 @@ func (f FieldError) String() string {
 	return f.Path + ": " + f.Message
 }
 
-// SchemaError is returned when a schema itself does not compile.
+// Bounds on a schema from a server, checked before it is compiled.
+// Compiling costs about the cube of the nesting depth (64 levels of
+// object-in-property take about 7 ms, 256 levels 0.4 s, 2,000 levels 29 s),
+// so a hostile schema could hold a call, and the ctrl+c that would cancel
+// it, for minutes. Real tool schemas nest a handful of levels and weigh
+// kilobytes.
+const (
+	// MaxSchemaNesting bounds the JSON nesting of a schema (an object
+	// property is two levels: its "properties" object and its schema).
+	MaxSchemaNesting = 128
+	// MaxSchemaBytes bounds a schema's size.
+	MaxSchemaBytes = 1 << 20
+)
+
+// ErrSchemaTooComplex: a schema is nested deeper than MaxSchemaNesting or
+// larger than MaxSchemaBytes, so it is not compiled. For the compatibility
+// check it is an authoring failure of the server.
+var ErrSchemaTooComplex = errors.New("schema too large or too deeply nested")
+
+// SchemaError is returned when a schema itself does not compile, or is
+// refused before compiling (errors.Is(err, ErrSchemaTooComplex)).
 type SchemaError struct{ Err error }
 
 func (e *SchemaError) Error() string { return "invalid JSON Schema: " + e.Err.Error() }
@@ -39,12 +59,55 @@ func (e *SchemaError) Unwrap() error { return e.Err }
 // validated on every call and compiling is the expensive part.
 var schemaCache sync.Map // string → *jsonschema.Schema
 
+// CheckSchemaBounds refuses a schema over MaxSchemaBytes or nested deeper
+// than MaxSchemaNesting, with an error wrapping ErrSchemaTooComplex. It
+// costs one linear scan, so it is cheap to run before anything else looks
+// at a schema (the compatibility check reports it as an authoring failure).
+func CheckSchemaBounds(schema json.RawMessage) error {
+	if len(schema) > MaxSchemaBytes {
+		return &SchemaError{Err: fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrSchemaTooComplex, len(schema), MaxSchemaBytes)}
+	}
+	if d := jsonNesting(schema); d > MaxSchemaNesting {
+		return &SchemaError{Err: fmt.Errorf("%w: nested %d levels deep, over the limit of %d", ErrSchemaTooComplex, d, MaxSchemaNesting)}
+	}
+	return nil
+}
+
+// jsonNesting returns the deepest nesting of objects and arrays in b,
+// without recursing.
+func jsonNesting(b []byte) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
 // CompileSchema compiles a JSON Schema (2020-12 unless $schema says
-// otherwise). It never fetches remote references.
+// otherwise). It never fetches remote references. A schema outside the
+// bounds of CheckSchemaBounds is refused before compiling. Compiling
+// happens only here, when a schema is first used to validate, on the
+// caller's goroutine (never on a connection's read loop), and the result
+// is cached by the schema's text.
 func CompileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
 	key := string(schema)
 	if s, ok := schemaCache.Load(key); ok {
 		return s.(*jsonschema.Schema), nil
+	}
+	if err := CheckSchemaBounds(schema); err != nil {
+		return nil, err
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {

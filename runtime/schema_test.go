@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"encoding/json"
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -34,5 +36,55 @@ func TestValidateArguments(t *testing.T) {
 	}
 	if _, err := ValidateArguments(json.RawMessage(`{"type":"strnig"}`), nil); err == nil {
 		t.Fatal("an invalid schema compiled")
+	}
+}
+
+// nestedSchema is an object schema whose property "a" is an object schema
+// whose property "a" is ..., levels deep: 2 JSON levels per schema level.
+func nestedSchema(levels int) json.RawMessage {
+	return json.RawMessage(strings.Repeat(`{"type":"object","properties":{"a":`, levels) + `{"type":"string"}` + strings.Repeat(`}}`, levels))
+}
+
+// A server's schema nested 2,000 levels took 29 s to compile (and held a
+// call and its ctrl+c that long); it is refused before compiling.
+func TestDeepSchemaIsRefusedBeforeCompiling(t *testing.T) {
+	for name, schema := range map[string]json.RawMessage{
+		"deep":  nestedSchema(2000),
+		"large": json.RawMessage(`{"type":"object","description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`),
+	} {
+		_, err := ValidateArguments(schema, json.RawMessage(`{}`))
+		var se *SchemaError
+		if !errors.Is(err, ErrSchemaTooComplex) || !errors.As(err, &se) {
+			t.Errorf("%s: ValidateArguments = %v, want a *SchemaError wrapping ErrSchemaTooComplex", name, err)
+		}
+		if err := CheckSchemaBounds(schema); !errors.Is(err, ErrSchemaTooComplex) {
+			t.Errorf("%s: CheckSchemaBounds = %v", name, err)
+		}
+	}
+	// Brackets inside strings are text, not nesting.
+	if err := CheckSchemaBounds(json.RawMessage(`{"description":"` + strings.Repeat("[{", 500) + `"}`)); err != nil {
+		t.Errorf("brackets in a string counted as nesting: %v", err)
+	}
+}
+
+// Schemas within the bounds still validate as before.
+func TestSchemaAtTheBoundValidates(t *testing.T) {
+	schema := nestedSchema(MaxSchemaNesting/2 - 1)
+	errs, err := ValidateArguments(schema, json.RawMessage(`{"a":{"a":5}}`))
+	if err != nil || len(errs) != 1 || !strings.HasPrefix(errs[0].Path, "/a/a") {
+		t.Fatalf("ValidateArguments = %v, %v; want one violation at /a/a", errs, err)
+	}
+}
+
+// BenchmarkCompileSchemaAtTheBound measures the worst compile a server can
+// cause per distinct schema: nested to the limit.
+func BenchmarkCompileSchemaAtTheBound(b *testing.B) {
+	for i := range b.N {
+		// A distinct description per iteration defeats the cache.
+		schema := append(json.RawMessage(`{"description":"`+strconv.Itoa(i)+`","allOf":[`), nestedSchema(MaxSchemaNesting/2-2)...)
+		schema = append(schema, "]}"...)
+		if _, err := CompileSchema(schema); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

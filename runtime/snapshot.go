@@ -117,8 +117,7 @@ type ServerSnapshot struct {
 	Subscriptions []string
 	// Roots are the directories the server is offered (roots/list); none
 	// means the roots capability is not declared to it.
-	Roots       []Root
-	configRoots []string // the configured roots, for Snapshot's overlay
+	Roots []Root
 
 	Outstanding []RequestInfo
 	Stderr      []string // tail of stderr lines

@@ -48,15 +48,27 @@ const clockEvery = time.Second
 // forward is the forwarding goroutine: it drains whatever is queued into
 // one batch so a burst costs one program message, not thousands. It also
 // ticks the clock, so no timer outlives the program.
+//
+// The snapshot is read here, off the program's goroutine: at once when a
+// batch holds a publication, and on the next tick when a batch held an
+// event that changes the snapshot's live part (a health check's latency,
+// counters, outstanding requests, stderr). So the PING column and the
+// counters move at least once a second while anything happens, and cost
+// nothing while nothing does.
 func forward(rt Runtime, events <-chan runtime.Event, send func(tea.Msg), done chan<- struct{}) {
 	defer close(done)
 	clock := time.NewTicker(clockEvery)
 	defer clock.Stop()
+	dirty := false
 	for {
 		var e runtime.Event
 		select {
 		case <-clock.C:
-			send(clockMsg{})
+			msg := clockMsg{}
+			if dirty {
+				msg.snap, dirty = rt.Snapshot(), false
+			}
+			send(msg)
 			continue
 		case ev, ok := <-events:
 			if !ok {
@@ -83,10 +95,23 @@ func forward(rt Runtime, events <-chan runtime.Event, send func(tea.Msg), done c
 		}
 		msg := eventsMsg{events: batch}
 		if published {
-			msg.snap = rt.Snapshot()
+			msg.snap, dirty = rt.Snapshot(), false
+		} else {
+			dirty = dirty || changesSnapshot(batch)
 		}
 		send(msg)
 	}
+}
+
+// changesSnapshot reports whether any event of batch changes what
+// Controller.Snapshot returns. Traffic frames only feed the Traffic tab.
+func changesSnapshot(batch []runtime.Event) bool {
+	for _, e := range batch {
+		if _, ok := e.(runtime.TrafficFrame); !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // elicitor hands a server's elicitation to the program and waits for the

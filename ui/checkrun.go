@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime/check"
+	"mcpdeck/ui/present"
 )
 
 // The compatibility check runs in a command, on Options.Check. Its items
@@ -53,6 +54,18 @@ func (m *Model) startCheck() tea.Cmd {
 	srv, ok := m.c.selected()
 	if !ok {
 		m.setStatus(statusWarn, "no server selected: add one to mcp.json, then select it and press c")
+		return nil
+	}
+	if m.unapproved(srv.Source) {
+		how := "press m to review it"
+		if m.declined[srv.Source] {
+			how = "press r to review the change"
+		}
+		m.setStatus(statusWarn, "not checking "+srv.Name+": "+srv.Source+" is not approved, and the check would run its command; "+how)
+		return nil
+	}
+	if e := m.c.invalidText(srv); e != "" {
+		m.setStatus(statusWarn, "not checking "+srv.Name+": its configuration is invalid: "+e)
 		return nil
 	}
 	m.active = tabCheck
@@ -165,7 +178,7 @@ func (m *Model) checkVerdict(server string, rep check.Report, err error, stopped
 		return statusWarn, "the check of " + server + " was stopped; press c to run it again"
 	case rep.Failed():
 		n := rep.Counts()[check.Fail]
-		return statusError, fmt.Sprintf("%s failed %s: see the Check tab", server, plural(n, "1 check", itoa(n)+" checks"))
+		return statusError, fmt.Sprintf("%s failed %s: see the Check tab", server, present.Count(n, "check", "checks"))
 	case rep.Worst() == check.Warn:
 		return statusWarn, server + " passed the check with warnings: see the Check tab"
 	}
@@ -187,10 +200,10 @@ func newCheckItemView(c *common, server string, it check.Item) *checkItemView {
 
 func (v *checkItemView) SetSize(w, h int) { v.w, v.h = min(max(w-10, 40), 90), h }
 
-func (v *checkItemView) Help() []key.Binding { return []key.Binding{v.c.keys.Back} }
+func (v *checkItemView) Help() []key.Binding { return []key.Binding{v.c.keys.Close} }
 
 func (v *checkItemView) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
-	if key.Matches(msg, v.c.keys.Back) || key.Matches(msg, v.c.keys.Select) || msg.String() == "q" {
+	if key.Matches(msg, v.c.keys.Close) {
 		return nil, nil
 	}
 	return v, nil
@@ -204,9 +217,23 @@ func (v *checkItemView) View() string {
 		meta = append(meta, "took "+checkDuration(it.Duration))
 	}
 	body := []string{st.CheckStatus(it.Status).Render(it.Status.String()) + "  " + st.Dim.Render(strings.Join(meta, " · ")), ""}
-	for _, l := range wrap(it.Reason, v.w-4) {
+	for _, l := range wrap(present.Line(it.Reason), v.w-4) {
 		body = append(body, st.Text.Render(l))
 	}
 	body = append(body, "", st.Dim.Render("esc to close"))
 	return modalBox(v.c, v.server+" › "+it.Name, body, 0, v.w, min(v.h, len(body)+3))
+}
+
+// unapproved reports whether path is a project file the person has not
+// approved (yet, or after it changed): nothing from it may run.
+func (m *Model) unapproved(path string) bool {
+	if m.declined[path] {
+		return true
+	}
+	for _, f := range m.untrusted {
+		if f.Path == path {
+			return true
+		}
+	}
+	return false
 }

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime/check"
+	"mcpdeck/ui/present"
 )
 
 // checkTab shows the compatibility check of the selected server: the
@@ -176,7 +177,7 @@ func (t *checkTab) heading(r *checkRun) string {
 	if _, top := t.cur.window(n, t.listRows()); n > t.listRows() {
 		return fmt.Sprintf("%s · items %d–%d of %d", s, top+1, min(top+t.listRows(), n), n)
 	}
-	return fmt.Sprintf("%s · %d items", s, n)
+	return s + " · " + present.Count(n, "item", "items")
 }
 
 // itemRows draws the decided items, then the pending ones (the first of
@@ -211,7 +212,7 @@ func (t *checkTab) itemRow(it check.Item, nameW int, selected bool) string {
 		dur = checkDuration(it.Duration)
 	}
 	head := padRight(it.Name, nameW) + "  " + fmt.Sprintf("%6s", dur) + "  "
-	reason := oneLine(it.Reason, 500)
+	reason := present.OneLine(it.Reason, 500)
 	if selected {
 		return st.Selected.Render(padRight(marker(true)+it.Status.String()+"  "+head+reason, t.w))
 	}
@@ -245,7 +246,7 @@ func (t *checkTab) footer(r *checkRun) string {
 	for _, it := range r.items {
 		n[it.Status]++
 	}
-	counts := fmt.Sprintf("%d passed, %s, %d failed, %d skipped", n[check.Pass], plural(n[check.Warn], "1 warning", itoa(n[check.Warn])+" warnings"), n[check.Fail], n[check.Skip])
+	counts := fmt.Sprintf("%d passed, %s, %d failed, %d skipped", n[check.Pass], present.Count(n[check.Warn], "warning", "warnings"), n[check.Fail], n[check.Skip])
 	var verdict string
 	switch {
 	case r.stopped:
@@ -253,7 +254,7 @@ func (t *checkTab) footer(r *checkRun) string {
 	case n[check.Fail] > 0:
 		verdict = st.Error.Render(fmt.Sprintf("✗ %d failed", n[check.Fail]))
 	case n[check.Warn] > 0:
-		verdict = st.Warning.Render("✓ passed with " + plural(n[check.Warn], "1 warning", itoa(n[check.Warn])+" warnings"))
+		verdict = st.Warning.Render("✓ passed with " + present.Count(n[check.Warn], "warning", "warnings"))
 	default:
 		verdict = st.Success.Render("✓ passed")
 	}
@@ -302,7 +303,7 @@ func checkDuration(d time.Duration) string {
 	case d < time.Minute:
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
-	return fmtDuration(d)
+	return present.Age(d)
 }
 
 // marker shows the selection without colour too.

@@ -46,19 +46,6 @@ func (m *Model) reconnectServer(name string) tea.Cmd {
 	return m.once("reconnect "+name, func() tea.Msg { return reconnectedMsg{name: name, err: rt.Reconnect(ctx, name)} })
 }
 
-func (m *Model) reloadConfig() tea.Cmd {
-	rt, ctx, read := m.rt, m.ctx(), m.opts.Reload
-	m.setStatus(statusInfo, "reloading configuration…")
-	return m.once("reload", func() tea.Msg {
-		cfg, err := read()
-		if err != nil {
-			return reloadedMsg{err: fmt.Errorf("reading configuration: %w", err)}
-		}
-		plan, err := rt.Reload(ctx, cfg)
-		return reloadedMsg{plan: plan, err: err}
-	})
-}
-
 func (m *Model) shutdown() tea.Cmd {
 	rt, timeout := m.rt, m.opts.ShutdownTimeout
 	base := context.WithoutCancel(m.ctx())
@@ -85,19 +72,22 @@ func (m *Model) cancelRequest(server string, id uint64) tea.Cmd {
 	}
 }
 
-func (m *Model) trust(f config.File) tea.Cmd {
+func (m *Model) trust(f config.File, reload bool) tea.Cmd {
 	trust := m.opts.Trust
 	return func() tea.Msg {
 		if trust == nil {
-			return trustedMsg{file: f}
+			return trustedMsg{file: f, reload: reload}
 		}
-		return trustedMsg{file: f, err: trust(f)}
+		return trustedMsg{file: f, err: trust(f), reload: reload}
 	}
 }
 
 // handleResult applies what a command or a modal reported.
 func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.handleCheck(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.handleRecord(msg); ok {
 		return cmd
 	}
 	switch msg := msg.(type) {
@@ -127,6 +117,9 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		}
 	case reloadedMsg:
 		delete(m.busy, "reload")
+		if len(msg.pending) > 0 {
+			return m.askReloadApproval(msg)
+		}
 		switch {
 		case errors.Is(msg.err, runtime.ErrNotEnabled):
 			m.setStatus(statusWarn, "reload needs MCP on: press m first (the configuration is read when MCP starts)")
@@ -163,13 +156,19 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 			return m.setEnabled(false)
 		}
 	case trustIntentMsg:
+		if msg.reload {
+			return m.reloadTrustAnswered(msg)
+		}
 		if !msg.approve {
 			m.trustDeclined, m.enableAfter = true, false
 			m.setStatus(statusWarn, "MCP stays off: "+msg.file.Path+" is not approved; press m to review it again")
 			return nil
 		}
-		return m.trust(msg.file)
+		return m.trust(msg.file, false)
 	case trustedMsg:
+		if msg.reload {
+			return m.reloadTrusted(msg)
+		}
 		return m.trusted(msg)
 	case openFormMsg:
 		m.openModal(newToolForm(m.c, msg.tool, m.lastArgs[msg.tool.Name]))

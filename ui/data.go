@@ -1,13 +1,13 @@
 package ui
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // Store bounds besides the notification limit: logs and traffic are per
@@ -53,41 +53,20 @@ type frame struct {
 	hay    string
 }
 
-// newNote is the stream entry of a notification the runtime did not
-// decode into a typed event (LogMessage, Progress, ListChanged and
-// ResourceUpdated have their own): its method and compact params.
-func newNote(e runtime.NotificationReceived) note {
-	return finishNote(note{at: e.Time, server: e.Server, method: e.Method, text: compactJSON(e.Params)})
-}
-
-func logNote(e runtime.LogMessage) note {
-	n := note{at: e.Time, server: e.Server, method: "notifications/message", level: e.Level, text: jsonText(e.Data)}
-	if e.Logger != "" {
-		n.text = e.Logger + ": " + n.text
+// newNote is the stream entry of a notification, worded by present
+// (as watch words it) and with its filter haystack built once.
+func newNote(e runtime.Event, l present.EventLine) note {
+	h := e.Header()
+	n := note{at: h.Time, server: h.Server, method: l.Method, level: l.Level, text: l.Text}
+	if p, ok := e.(runtime.Progress); ok {
+		n.progress = &progressNote{token: present.Line(p.Token), progress: p.Progress, total: p.Total}
 	}
-	return finishNote(n)
-}
-
-// progressEventNote is a notifications/progress the runtime decoded (and
-// routed to its request, if it matched one).
-func progressEventNote(e runtime.Progress) note {
-	n := note{at: e.Time, server: e.Server, method: "notifications/progress", text: e.Message,
-		progress: &progressNote{token: e.Token, progress: e.Progress, total: e.Total}}
-	if e.RequestID != 0 {
-		n.text = strings.TrimSpace(fmt.Sprintf("request %d %s", e.RequestID, e.Message))
-	}
-	return finishNote(n)
-}
-
-// finishNote bounds the summary and builds the filter haystack.
-func finishNote(n note) note {
-	n.text = oneLine(n.text, summaryLimit)
 	n.hay = strings.ToLower(n.server + " " + n.method + " " + n.level + " " + n.text)
 	return n
 }
 
+// newLogLine is a Logs tab line; text must be clean already.
 func newLogLine(at time.Time, server, kind, text string) logLine {
-	text = oneLine(text, 2*summaryLimit)
 	return logLine{at: at, server: server, kind: kind, text: text, hay: strings.ToLower(kind + " " + text)}
 }
 
@@ -96,51 +75,8 @@ func newFrame(e runtime.TrafficFrame) frame {
 	if f.Time.IsZero() {
 		f.Time = e.Time
 	}
+	f.Method, f.ID = present.Line(f.Method), present.Line(f.ID)
 	return frame{server: e.Server, f: f, hay: strings.ToLower(f.Dir.String() + " " + f.Kind.String() + " " + f.Method + " " + f.ID)}
-}
-
-// jsonText renders a JSON value for one line: strings unquoted, anything
-// else compact.
-func jsonText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return compactJSON(raw)
-}
-
-func compactJSON(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return string(raw)
-	}
-	return b.String()
-}
-
-// prettyJSON indents raw for the viewers; invalid JSON is shown as is.
-func prettyJSON(raw []byte) string {
-	var b bytes.Buffer
-	if json.Indent(&b, raw, "", "  ") != nil {
-		return string(raw)
-	}
-	return b.String()
-}
-
-// oneLine flattens s to one line of at most limit runes.
-func oneLine(s string, limit int) string {
-	if strings.ContainsAny(s, "\n\r\t") {
-		s = strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\r", " ", "\t", " ").Replace(s)
-	}
-	if len(s) > limit {
-		r := []rune(s)
-		if len(r) > limit {
-			s = string(r[:limit]) + "…"
-		}
-	}
-	return s
 }
 
 // matcher builds a filter from the text typed after `/`: words must all
@@ -184,6 +120,21 @@ func (m matcher) matchNote(n *note) bool {
 		return false
 	}
 	return m.matchHay(n.hay)
+}
+
+// matchFrame reports whether f passes the filter: method: matches the
+// frame's method (level: matches nothing a frame has).
+func (m matcher) matchFrame(f *frame) bool {
+	if m.method != "" && !strings.Contains(strings.ToLower(f.f.Method), m.method) {
+		return false
+	}
+	if m.level != "" {
+		return false
+	}
+	if m.server != "" && !strings.Contains(strings.ToLower(f.server), m.server) {
+		return false
+	}
+	return m.matchHay(f.hay)
 }
 
 func (m matcher) matchHay(hay string) bool {

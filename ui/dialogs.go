@@ -10,6 +10,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // dialog is a small yes/no or informational box.
@@ -29,7 +30,7 @@ func (d *dialog) SetSize(w, h int) {
 
 func (d *dialog) Help() []key.Binding {
 	if d.yes == nil {
-		return []key.Binding{d.c.keys.Back}
+		return []key.Binding{d.c.keys.Close}
 	}
 	return d.c.keys.DialogHelp()
 }
@@ -37,7 +38,7 @@ func (d *dialog) Help() []key.Binding {
 func (d *dialog) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	k := d.c.keys
 	if d.yes == nil {
-		if key.Matches(msg, k.Back) || msg.Type == tea.KeyEnter || msg.String() == "q" {
+		if key.Matches(msg, k.Close) {
 			return nil, nil
 		}
 		return d, nil
@@ -100,7 +101,9 @@ func newPlanDialog(c *common, p runtime.Plan) *dialog {
 	}
 	line := func(label string, names []string, style func(...string) string) {
 		if len(names) > 0 {
-			d.body = append(d.body, style(fmt.Sprintf("%-9s", label))+strings.Join(names, ", "))
+			// The widest label and a space: "restarted filesystem", never
+			// "restartedfilesystem".
+			d.body = append(d.body, style(fmt.Sprintf("%-10s", label))+present.Line(strings.Join(names, ", ")))
 		}
 	}
 	line("added", p.Add, st.Success.Render)
@@ -129,10 +132,10 @@ func newHelpOverlay(c *common, h *help.Model) *helpOverlay { return &helpOverlay
 
 func (o *helpOverlay) SetSize(w, h int) { o.w, o.y = min(w-4, 110), h }
 
-func (o *helpOverlay) Help() []key.Binding { return []key.Binding{o.c.keys.Back} }
+func (o *helpOverlay) Help() []key.Binding { return []key.Binding{o.c.keys.Close, o.c.keys.Help} }
 
 func (o *helpOverlay) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
-	if key.Matches(msg, o.c.keys.Back) || key.Matches(msg, o.c.keys.Help) || msg.String() == "q" {
+	if key.Matches(msg, o.c.keys.Close) || key.Matches(msg, o.c.keys.Help) {
 		return nil, nil
 	}
 	return o, nil

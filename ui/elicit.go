@@ -7,6 +7,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/keys"
+	"mcpdeck/ui/present"
 )
 
 // elicitModal answers a server's elicitation/create: a form built from the
@@ -21,12 +23,6 @@ type elicitModal struct {
 	w, h  int
 }
 
-var (
-	elicitAccept  = key.NewBinding(key.WithKeys("ctrl+s", "enter"), key.WithHelp("enter", "accept"))
-	elicitDecline = key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "decline"))
-	elicitCancel  = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
-)
-
 func newElicitModal(c *common, msg elicitMsg) *elicitModal {
 	e := &elicitModal{c: c, id: msg.id, req: msg.req, reply: msg.reply}
 	if msg.req.Mode != "url" {
@@ -39,19 +35,20 @@ func (e *elicitModal) SetSize(w, h int) {
 	e.w, e.h = modalSize(w, h)
 	if e.f != nil {
 		// Border and title, the message and a blank line above the form.
-		e.f.setSize(e.w-4, e.h-3-len(wrap(e.req.Message, e.w-4))-1)
+		e.f.setSize(e.w-4, e.h-3-len(wrap(present.Line(e.req.Message), e.w-4))-1)
 	}
 }
 
 func (e *elicitModal) Help() []key.Binding {
+	k := e.c.keys
+	decline, cancel := k.Decline, keys.Relabel(k.Back, "cancel")
 	if e.f != nil && e.f.raw {
 		// In the editor enter is a new line: ctrl+s accepts.
-		accept := key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "accept"))
-		return []key.Binding{accept, elicitDecline, elicitCancel, e.c.keys.RawJSON}
+		return []key.Binding{keys.Relabel(k.Submit, "accept"), decline, cancel, k.RawJSON}
 	}
-	b := []key.Binding{elicitAccept, elicitDecline, elicitCancel}
+	b := []key.Binding{keys.Relabel(k.Send, "accept"), decline, cancel}
 	if e.f != nil {
-		b = append(b, e.c.keys.NextField, e.c.keys.Toggle)
+		b = append(b, k.NextField, k.Toggle, k.PrevField, k.PrevChoice)
 	}
 	return b
 }
@@ -67,12 +64,13 @@ func (e *elicitModal) answer(resp runtime.ElicitResponse) (modal, tea.Cmd) {
 }
 
 func (e *elicitModal) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
+	k := e.c.keys
 	switch {
-	case key.Matches(msg, elicitCancel):
+	case key.Matches(msg, k.Back):
 		return e.answer(runtime.ElicitResponse{Action: "cancel"})
-	case key.Matches(msg, elicitDecline):
+	case key.Matches(msg, k.Decline):
 		return e.answer(runtime.ElicitResponse{Action: "decline"})
-	case key.Matches(msg, elicitAccept) && (e.f == nil || !e.f.raw || msg.String() == "ctrl+s"):
+	case key.Matches(msg, k.Submit), (e.f == nil || !e.f.raw) && key.Matches(msg, k.Send):
 		if e.f == nil {
 			return e.answer(runtime.ElicitResponse{Action: "accept"})
 		}
@@ -94,7 +92,7 @@ func (e *elicitModal) View() string {
 	st := e.c.st
 	inner := e.w - 4
 	var body []string
-	for _, l := range wrap(e.req.Message, inner) {
+	for _, l := range wrap(present.Line(e.req.Message), inner) {
 		body = append(body, st.Text.Render(l))
 	}
 	body = append(body, "")

@@ -1,9 +1,8 @@
 package ui
 
 import (
-	"fmt"
-
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // applyEvents folds a batch of runtime events into the stores, then the
@@ -11,45 +10,26 @@ import (
 func (m *Model) applyEvents(msg eventsMsg) {
 	c := m.c
 	for _, e := range msg.events {
+		if l, ok := present.Describe(e); ok {
+			if l.Notification() {
+				c.notes.push(newNote(e, l))
+			} else {
+				c.logs.push(newLogLine(e.Header().Time, e.Header().Server, l.Kind, l.Text))
+			}
+		}
 		switch e := e.(type) {
-		// Each notification arrives as exactly one of these five events.
-		case runtime.NotificationReceived:
-			c.notes.push(newNote(e))
-		case runtime.LogMessage:
-			c.notes.push(logNote(e))
-		case runtime.ListChanged:
-			c.notes.push(finishNote(note{at: e.Time, server: e.Server, method: "notifications/" + e.Kind + "/list_changed", text: e.Kind + " refetched"}))
-		case runtime.ResourceUpdated:
-			c.notes.push(finishNote(note{at: e.Time, server: e.Server, method: "notifications/resources/updated", text: e.URI}))
-		case runtime.StderrLine:
-			c.logs.push(newLogLine(e.Time, e.Server, "stderr", e.Line))
-		case runtime.StdoutNoise:
-			text := e.Line
-			if e.Detail != "" {
-				text += "  (" + e.Detail + ")"
-			}
-			c.logs.push(newLogLine(e.Time, e.Server, "stdout", text))
-		case runtime.StateChanged:
-			text := e.From.String() + " → " + e.To.String()
-			if e.Reason != "" {
-				text += ": " + e.Reason
-			}
-			c.logs.push(newLogLine(e.Time, e.Server, "state", text))
-		case runtime.ProtocolAnomaly:
-			c.logs.push(newLogLine(e.Time, e.Server, "anomaly", fmt.Sprintf("%s id=%s %s", e.Kind, e.ID, e.Detail)))
 		case runtime.TrafficFrame:
 			c.traffic.push(newFrame(e))
 		case runtime.RequestStarted:
-			c.reqs[e.ID] = &runtime.RequestInfo{ID: e.ID, Server: e.Server, Method: e.Method, Tool: e.Tool, Started: e.Time}
+			c.reqs[reqKey{e.Server, e.ID}] = &runtime.RequestInfo{ID: e.ID, Server: e.Server, Method: e.Method, Tool: e.Tool, Started: e.Time}
 		case runtime.Progress:
-			c.notes.push(progressEventNote(e))
-			if r := c.reqs[e.RequestID]; r != nil {
+			if r := c.reqs[reqKey{e.Server, e.RequestID}]; r != nil {
 				r.Progress = &runtime.ProgressInfo{Progress: e.Progress, Total: e.Total, Message: e.Message, At: e.Time}
 			}
 		case runtime.RequestFinished:
-			delete(c.reqs, e.ID)
+			delete(c.reqs, reqKey{e.Server, e.ID})
 		case runtime.RequestCancelled:
-			delete(c.reqs, e.ID)
+			delete(c.reqs, reqKey{e.Server, e.ID})
 		}
 	}
 	if msg.snap != nil {
@@ -69,22 +49,32 @@ func (m *Model) setSnapshot(s *runtime.Snapshot) {
 		return
 	}
 	c := m.c
+	servers := m.serverCount()
 	c.snap = s
-	listed := map[uint64]bool{}
+	if m.serverCount() != servers && m.width > 0 {
+		// The servers pane grows or shrinks with the list: every pane
+		// below it gets a new size, or the frame would outgrow the terminal.
+		defer m.layout()
+	}
+	listed := map[reqKey]bool{}
 	for _, srv := range s.Servers {
 		for _, r := range srv.Outstanding {
-			listed[r.ID] = true
-			have := c.reqs[r.ID]
+			k := reqKey{srv.Name, r.ID}
+			listed[k] = true
+			have := c.reqs[k]
 			r := r
 			if have != nil && have.Progress != nil && (r.Progress == nil || have.Progress.At.After(r.Progress.At)) {
 				r.Progress = have.Progress
 			}
-			c.reqs[r.ID] = &r
+			if r.Server == "" {
+				r.Server = srv.Name
+			}
+			c.reqs[k] = &r
 		}
 	}
-	for id, r := range c.reqs {
-		if !listed[id] && !r.Started.After(s.At) {
-			delete(c.reqs, id)
+	for k, r := range c.reqs {
+		if !listed[k] && !r.Started.After(s.At) {
+			delete(c.reqs, k)
 		}
 	}
 	sel := 0

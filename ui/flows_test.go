@@ -276,7 +276,7 @@ func TestLogsAndTrafficOfSelectedServer(t *testing.T) {
 		runtime.TrafficFrame{EventHeader: h, Frame: runtime.Frame{Dir: runtime.Out, Time: uitest.Clock, Method: "tools/call", ID: "5", Size: 60, Raw: []byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo"}}`)}},
 	)
 	hs.keys("j", "5")
-	hs.waitText("listening on stdio", "debug: hello  (not JSON)", "listing → ready")
+	hs.waitText("listening on stdio", "debug: hello (not JSON)", "listing → ready")
 	hs.keys("6")
 	hs.waitText("→ request", "tools/call", `"name": "echo"`)
 	hs.keys("k") // broken has no traffic

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // form edits a JSON object described by a JSON Schema: one field per
@@ -56,7 +57,7 @@ func newForm(c *common, schema json.RawMessage, prefill json.RawMessage) *form {
 		f.focus = 0
 		if len(f.fields) == 0 && !emptyObjectSchema(schema) {
 			f.raw = true
-			setEditorText(&f.editor, prettyJSON(orEmpty(prefill)))
+			setEditorText(&f.editor, present.PrettyJSON(orEmpty(prefill)))
 		}
 	}
 	f.validate()
@@ -262,7 +263,7 @@ func (f *form) errorCount() int {
 func (f *form) toggleRaw() {
 	if !f.raw {
 		args, _ := f.args()
-		setEditorText(&f.editor, prettyJSON(args))
+		setEditorText(&f.editor, present.PrettyJSON(args))
 		f.sizeEditor()
 		f.raw = true
 	} else {
@@ -298,13 +299,13 @@ func (f *form) update(msg tea.KeyMsg) bool {
 		return false
 	}
 	fl := f.fields[f.focus]
-	switch msg.String() {
-	case "tab", "down":
+	switch {
+	case key.Matches(msg, k.NextField):
 		if n := f.nextFocusable(f.focus, 1); n >= 0 {
 			f.setFocus(n)
 		}
 		return true
-	case "shift+tab", "up":
+	case key.Matches(msg, k.PrevField):
 		if n := f.nextFocusable(f.focus, -1); n >= 0 {
 			f.setFocus(n)
 		}
@@ -313,8 +314,7 @@ func (f *form) update(msg tea.KeyMsg) bool {
 	changed := false
 	switch fl.kind {
 	case kindBool:
-		switch msg.String() {
-		case " ", "right", "left", "x":
+		if key.Matches(msg, k.Toggle) || key.Matches(msg, k.PrevChoice) {
 			// not set → true → false → not set; a required boolean skips
 			// "not set", which would only earn it an error.
 			switch fl.boolVal {
@@ -332,11 +332,11 @@ func (f *form) update(msg tea.KeyMsg) bool {
 		}
 	case kindEnum:
 		n := len(fl.enum)
-		switch msg.String() {
-		case " ", "right":
+		switch {
+		case key.Matches(msg, k.Toggle):
 			fl.choice = (fl.choice+2)%(n+1) - 1
 			changed = true
-		case "left":
+		case key.Matches(msg, k.PrevChoice):
 			fl.choice = (fl.choice+n+1)%(n+1) - 1
 			changed = true
 		}
@@ -364,12 +364,12 @@ func (f *form) lines() (lines []string, focusLine int) {
 			lines = append(lines, st.Error.Render("✗ "+f.rawErr))
 		}
 		for _, e := range f.rootErr {
-			lines = append(lines, st.Error.Render("✗ "+e))
+			lines = append(lines, st.Error.Render("✗ "+present.Line(e)))
 		}
 		return lines, focusLine
 	}
 	for _, e := range f.rootErr {
-		lines = append(lines, st.Error.Render("✗ "+e))
+		lines = append(lines, st.Error.Render("✗ "+present.Line(e)))
 	}
 	if len(f.fields) == 0 {
 		lines = append(lines, st.Dim.Render("This tool takes no arguments."))
@@ -381,7 +381,7 @@ func (f *form) lines() (lines []string, focusLine int) {
 		if focused {
 			marker = "› "
 		}
-		label := strings.Repeat("  ", fl.depth) + fl.name()
+		label := strings.Repeat("  ", fl.depth) + present.Line(fl.name())
 		req := " "
 		if fl.required {
 			req = "*"
@@ -404,7 +404,7 @@ func (f *form) lines() (lines []string, focusLine int) {
 		case kindEnum:
 			val := "not set"
 			if fl.choice >= 0 {
-				val = scalarText(decodeAny(fl.enum[fl.choice]))
+				val = present.Line(scalarText(decodeAny(fl.enum[fl.choice])))
 			}
 			widget = fmt.Sprintf("‹ %s ›", val)
 			if focused {
@@ -418,17 +418,17 @@ func (f *form) lines() (lines []string, focusLine int) {
 			typ = fl.item.String() + "[]"
 		}
 		if fl.kind == kindEnum {
-			typ = fmt.Sprintf("%d choices", len(fl.enum))
+			typ = present.Count(len(fl.enum), "choice", "choices")
 		}
 		lines = append(lines, head+widget+" "+st.Faint.Render(typ))
 		indent := strings.Repeat(" ", labelW+3)
 		if focused {
 			if d := describe(fl); d != "" {
-				lines = append(lines, indent+st.Dim.Render(truncate(d, w-labelW-3)))
+				lines = append(lines, indent+st.Dim.Render(present.Truncate(d, w-labelW-3)))
 			}
 		}
 		for _, e := range fl.errs {
-			lines = append(lines, indent+st.Error.Render("✗ "+e))
+			lines = append(lines, indent+st.Error.Render("✗ "+present.Line(e)))
 		}
 	}
 	return lines, focusLine
@@ -439,10 +439,10 @@ func (f *form) lines() (lines []string, focusLine int) {
 func describe(fl *field) string {
 	var parts []string
 	if fl.desc != "" {
-		parts = append(parts, oneLine(fl.desc, 200))
+		parts = append(parts, present.OneLine(fl.desc, 200))
 	}
 	if len(fl.def) > 0 {
-		parts = append(parts, "default "+compactJSON(fl.def))
+		parts = append(parts, "default "+present.CompactJSON(fl.def))
 	}
 	switch fl.kind {
 	case kindArray:
@@ -452,7 +452,7 @@ func describe(fl *field) string {
 	case kindEnum:
 		var names []string
 		for _, e := range fl.enum {
-			names = append(names, scalarText(decodeAny(e)))
+			names = append(names, present.Line(scalarText(decodeAny(e))))
 		}
 		parts = append(parts, "one of "+strings.Join(names, ", "))
 	}

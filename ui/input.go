@@ -85,16 +85,5 @@ func padRight(s string, width int) string {
 	return s + strings.Repeat(" ", width-w)
 }
 
-// truncate cuts s to width cells with an ellipsis, without padding.
-func truncate(s string, width int) string {
-	if width <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) <= width {
-		return s
-	}
-	return ansi.Truncate(s, width, "…")
-}
-
 // stripStyle removes styling so a selected row can be restyled whole.
 func stripStyle(s string) string { return ansi.Strip(s) }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"mcpdeck/ui/present"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -41,7 +42,7 @@ func (t *logsTab) rematch() {
 
 func (t *logsTab) View() string {
 	st := t.c.st
-	info := fmt.Sprintf("%s · %s · %d lines", t.c.server, t.followLabel(), t.s.count())
+	info := fmt.Sprintf("%s · %s · %s", t.c.server, t.followLabel(), present.Count(t.s.count(), "line", "lines"))
 	if f := t.filter.Value(); f != "" {
 		info += " · filter: " + f
 	}
@@ -51,7 +52,7 @@ func (t *logsTab) View() string {
 		if srv, ok := t.c.selected(); ok && len(srv.Stderr) > 0 {
 			// Lines from before the UI subscribed are only in the snapshot.
 			for _, l := range srv.Stderr {
-				rows = append(rows, padRight(st.Faint.Render("stderr  ")+l, t.w))
+				rows = append(rows, padRight(st.Faint.Render("stderr  ")+present.Line(l), t.w))
 			}
 			return t.fill(rows)
 		}

@@ -14,11 +14,14 @@ import (
 	"github.com/muesli/termenv"
 	"go.uber.org/goleak"
 
+	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime/demoserver"
 	"mcpdeck/ui/uitest"
 )
 
 func TestMain(m *testing.M) {
+	// Hostile fake servers are this test binary, re-executed.
+	jsonrpctest.MaybeServe()
 	// The end-to-end test runs the demo server as this test binary.
 	if os.Getenv(envDemo) == "1" {
 		if err := demoserver.Run(context.Background(), os.Stdin, os.Stdout, demoserver.Options{LogInterval: 200 * time.Millisecond}); err != nil {
@@ -50,6 +53,8 @@ type probe struct {
 	mu     sync.Mutex
 	latest string
 	signal chan struct{}
+	// onFrame, when set, sees every frame rendered (under mu).
+	onFrame func(string)
 }
 
 func (p *probe) Init() tea.Cmd { return p.m.Init() }
@@ -59,6 +64,9 @@ func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	v := p.m.render()
 	p.mu.Lock()
 	p.latest = v
+	if p.onFrame != nil {
+		p.onFrame(v)
+	}
 	p.mu.Unlock()
 	select {
 	case p.signal <- struct{}{}:

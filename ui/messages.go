@@ -22,7 +22,11 @@ type eventsMsg struct {
 type frameMsg struct{}
 
 // clockMsg refreshes ages and uptimes; Attach sends it once a second.
-type clockMsg struct{}
+// snap is set when events since the last tick changed what the snapshot
+// holds (pings, counters, outstanding requests, stderr) without a
+// publication: the live part of the snapshot is re-read at most once a
+// tick, and not at all while nothing happens.
+type clockMsg struct{ snap *runtime.Snapshot }
 
 type enabledMsg struct {
 	on  bool
@@ -43,6 +47,10 @@ type reconnectedMsg struct {
 type reloadedMsg struct {
 	plan runtime.Plan
 	err  error
+	// cfg is the configuration read. pending, when not empty, are its
+	// project files whose content is not approved: nothing was applied yet.
+	cfg     *config.Config
+	pending []config.File
 }
 
 // callIntentMsg asks the root model to send a tool call (from the form).
@@ -71,11 +79,13 @@ type shutdownDoneMsg struct{ err error }
 type trustIntentMsg struct {
 	file    config.File
 	approve bool
+	reload  bool // asked by a reload, not at start
 }
 
 type trustedMsg struct {
-	file config.File
-	err  error
+	file   config.File
+	err    error
+	reload bool
 }
 
 // confirmedMsg is a yes from a confirmation dialog.

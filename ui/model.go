@@ -13,6 +13,7 @@ import (
 	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/ui/keys"
+	"mcpdeck/ui/present"
 	"mcpdeck/ui/styles"
 )
 
@@ -43,7 +44,15 @@ type common struct {
 	notes   *ring[note]
 	logs    *ring[logLine]
 	traffic *ring[frame]
-	reqs    map[uint64]*runtime.RequestInfo
+	// reqs are the outstanding requests by server and id: ids are
+	// numbered per connection, so two servers both have a request 3.
+	reqs map[reqKey]*runtime.RequestInfo
+}
+
+// reqKey names an outstanding request: its server and its id there.
+type reqKey struct {
+	server string
+	id     uint64
 }
 
 // selected returns the selected server's snapshot.
@@ -98,6 +107,13 @@ type Model struct {
 	trustDeclined bool
 	enableAfter   bool // switch MCP on once every file is approved
 
+	// A reload waiting for approval: the configuration read and its
+	// changed project files still to approve. declined are the files the
+	// person said no to (by path): nothing from them may run, c included.
+	reloadCfg     *config.Config
+	reloadPending []config.File
+	declined      map[string]bool
+
 	lastArgs map[string]json.RawMessage // per normalized tool name
 	busy     map[string]bool            // operations in flight, to collapse repeats
 
@@ -110,8 +126,14 @@ type Model struct {
 	checkDone    <-chan struct{}
 	checkStopped bool
 
+	// replay is set when the UI shows a recording (Options.Replay); rec
+	// is the record key's state. See replay.go and record.go.
+	replay *replayState
+	rec    recState
+
 	status     string
 	statusKind statusKind
+	statusAt   time.Time // when status was set, for expiry
 	quitting   bool
 	forced     bool
 
@@ -131,7 +153,7 @@ func newModel(opts Options) *Model {
 		notes:   newRing[note](opts.NotificationLimit),
 		logs:    newRing[logLine](logLimit),
 		traffic: newRing[frame](trafficLimit),
-		reqs:    map[uint64]*runtime.RequestInfo{},
+		reqs:    map[reqKey]*runtime.RequestInfo{},
 	}
 	h := help.New()
 	h.Styles.ShortKey, h.Styles.ShortDesc, h.Styles.ShortSeparator = c.st.HelpKey, c.st.HelpDesc, c.st.HelpSep
@@ -145,6 +167,7 @@ func newModel(opts Options) *Model {
 		enableAfter: opts.EnableOnStart,
 		lastArgs:    map[string]json.RawMessage{},
 		busy:        map[string]bool{},
+		declined:    map[string]bool{},
 		stale:       true,
 	}
 	m.check = newCheckTab(c, opts.Check != nil)
@@ -152,6 +175,7 @@ func newModel(opts Options) *Model {
 	if m.rt != nil {
 		m.setSnapshot(m.rt.Snapshot())
 	}
+	m.initRecordAndReplay()
 	if len(m.untrusted) > 0 {
 		m.modal = newTrustDialog(c, m.untrusted[0])
 	}
@@ -183,6 +207,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case clockMsg:
+		if msg.snap != nil {
+			m.setSnapshot(msg.snap)
+			for _, t := range m.tabs {
+				t.DataChanged()
+			}
+		}
+		m.expireStatus()
 		m.stale = true
 		return m, nil
 	case eventsMsg:
@@ -223,8 +254,42 @@ func (m *Model) View() string {
 	return m.frame
 }
 
-// setStatus shows a message in the status line until the next one.
-func (m *Model) setStatus(kind statusKind, s string) { m.status, m.statusKind = s, kind }
+// How long a status message stays: long enough to read, short enough that
+// the status line does not keep saying what is no longer true. Warnings
+// and errors stay longer; the Overview and Logs keep the details.
+const (
+	statusInfoTTL  = 6 * time.Second
+	statusAlertTTL = 20 * time.Second
+)
+
+// setStatus shows a message in the status line until the next one, or
+// until it expires.
+func (m *Model) setStatus(kind statusKind, s string) {
+	rows := len(m.statusRows())
+	m.status, m.statusKind, m.statusAt = present.Line(s), kind, m.c.now()
+	if len(m.statusRows()) != rows {
+		m.layout() // a long message takes another row from the panes
+	}
+}
+
+// expireStatus clears a message shown for longer than its kind's time;
+// while quitting the message says what is going on, so it stays.
+func (m *Model) expireStatus() {
+	if m.status == "" || m.quitting {
+		return
+	}
+	ttl := statusAlertTTL
+	if m.statusKind == statusInfo {
+		ttl = statusInfoTTL
+	}
+	if m.c.now().Sub(m.statusAt) >= ttl {
+		rows := len(m.statusRows())
+		m.status = ""
+		if len(m.statusRows()) != rows {
+			m.layout()
+		}
+	}
+}
 
 // openModal shows md now, or after the modal already open.
 func (m *Model) openModal(md modal) {
@@ -282,7 +347,9 @@ func (m *Model) shortHelp() []key.Binding {
 	case m.modal != nil:
 		return m.modal.Help()
 	case m.filtering:
-		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply filter")), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"))}
+		return []key.Binding{k.ApplyFilter, k.ClearFilter}
+	case m.replay != nil:
+		return append(k.ReplayHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab, k.Filter)
 	case m.focus == focusDetail:
 		return append(m.activeTab().ShortHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab)
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"mcpdeck/ui/present"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -87,18 +88,18 @@ func (t *notesTab) View() string {
 		serverW, methodW = 10, 14
 	}
 	rows = append(rows, t.rows(t.h-1, func(n *note, selected bool) string {
-		head := fmt.Sprintf("%s %-*s ", t.c.clock(n.at), serverW, truncate(n.server, serverW))
+		head := fmt.Sprintf("%s %-*s ", t.c.clock(n.at), serverW, present.Truncate(n.server, serverW))
 		var body string
 		switch {
 		case n.progress != nil:
 			barW := 16
-			bar, pct := progressBar(n.progress.progress, n.progress.total, barW)
-			body = st.Info.Render(fmt.Sprintf("%-*s ", methodW, "progress "+truncate(n.progress.token, 14))) +
-				st.BarFull.Render(bar) + " " + pct + " " + n.text
+			bar, _ := progressBar(n.progress.progress, n.progress.total, barW)
+			body = st.Info.Render(fmt.Sprintf("%-*s ", methodW, "progress "+present.Truncate(n.progress.token, 14))) +
+				st.BarFull.Render(bar) + " " + n.text
 		case n.level != "":
-			body = st.Level(n.level).Render(fmt.Sprintf("%-*s ", methodW, n.level)) + n.text
+			body = st.Level(n.level).Render(fmt.Sprintf("%-*s ", methodW, present.Truncate(n.level, methodW))) + n.text
 		default:
-			body = st.Dim.Render(fmt.Sprintf("%-*s ", methodW, truncate(n.method, methodW))) + n.text
+			body = st.Dim.Render(fmt.Sprintf("%-*s ", methodW, present.Truncate(n.method, methodW))) + n.text
 		}
 		row := padRight(st.Faint.Render(head)+body, t.w-2)
 		if selected {

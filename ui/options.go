@@ -72,6 +72,11 @@ type Options struct {
 	// Trust remembers an approval.
 	Untrusted []config.File
 	Trust     func(config.File) error
+	// Pending returns the project files of a configuration that r read
+	// whose content is not approved (a file changed since its approval):
+	// the reload waits for the person to approve them, and starts nothing
+	// from them otherwise. Nil means every file counts as approved.
+	Pending func(*config.Config) []config.File
 	// Check runs the compatibility check of the configured server named
 	// server for `c` (the CLI looks it up and calls check.Run). It must
 	// call progress with each item as it is decided, from any goroutine,
@@ -80,6 +85,14 @@ type Options struct {
 	// so the live session's connection is never touched. Nil means the key
 	// says ErrNoCheck.
 	Check func(ctx context.Context, server string, progress func(check.Item)) (check.Report, error)
+
+	// Replay, when set, makes the UI show a recording: Runtime must be
+	// this same Replay; the timeline keys move through it and the header
+	// shows the position. Now defaults to the replay's clock.
+	Replay *Replay
+	// Recording lets ctrl+r record the session (see Recording); nil
+	// leaves the key unavailable.
+	Recording *Recording
 
 	// Now is the clock for ages and uptimes; nil means time.Now. Tests fix
 	// it so golden files are stable.
@@ -97,6 +110,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
+	if o.Now == nil && o.Replay != nil {
+		o.Now = o.Replay.Now
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -51,72 +51,88 @@ func (t *overviewTab) lines() []string {
 	kv := func(k, v string) {
 		out = append(out, st.Label.Render(fmt.Sprintf("%-13s", k))+v)
 	}
-	state := st.State(srv.State).Render(srv.State.String())
-	if !srv.Enabled {
-		state += st.Faint.Render("  (switched off: space turns it on)")
+	state := st.State(srv.State).Render(t.c.stateWord(srv))
+	if t.c.invalidText(srv) != "" {
+		state = st.Error.Render("invalid") + st.Faint.Render("  (never started: fix its configuration and press r)")
+	} else if !srv.Enabled {
+		state += st.Faint.Render("  " + t.c.offText(srv))
 	}
 	if srv.State.Live() {
-		state += st.Dim.Render("  up " + fmtDuration(srv.Uptime(now)))
+		state += st.Dim.Render("  up " + present.Age(srv.Uptime(now)))
 	}
 	kv("state", state)
 	if srv.LastError != nil || srv.State == runtime.StateFailed {
 		out = append(out, t.errorLines(srv)...)
 	}
-	if srv.Note != "" {
-		kv("note", st.Warning.Render(srv.Note))
+	if note := t.c.note(srv); note != "" {
+		for i, l := range wrap(note, t.w-15) {
+			if i == 0 {
+				kv("note", st.Warning.Render(l))
+			} else {
+				out = append(out, strings.Repeat(" ", 13)+st.Warning.Render(l))
+			}
+		}
 	}
 	if srv.ServerInfo.Name != "" {
 		info := srv.ServerInfo.Name + " " + srv.ServerInfo.Version
 		if srv.ServerInfo.Title != "" {
 			info += " (" + srv.ServerInfo.Title + ")"
 		}
-		kv("server", info)
+		kv("server", present.Line(info))
 	}
 	if srv.ProtocolVersion != "" {
-		kv("protocol", strings.TrimPrefix(srv.Era.String()+" ", "unknown ")+srv.ProtocolVersion+st.Faint.Render(suffixIf(" · ", srv.EraReason)))
+		kv("protocol", present.Line(strings.TrimPrefix(srv.Era.String()+" ", "unknown ")+srv.ProtocolVersion)+st.Faint.Render(present.Line(suffixIf(" · ", srv.EraReason))))
 	}
 	if l := srv.Listen; l != nil {
-		kv("listen", l.State+" · "+runtime.FilterString(l.Granted)+st.Faint.Render(suffixIf(" · ", l.Err)))
+		kv("listen", l.State+" · "+runtime.FilterString(l.Granted)+st.Faint.Render(present.Line(suffixIf(" · ", l.Err))))
 	}
 	for _, d := range srv.DroppedTools {
-		kv("dropped", st.Warning.Render(d.Name+": "+d.Reason))
+		kv("dropped", st.Warning.Render(present.Line(d.Name+": "+d.Reason)))
 	}
 	if caps := capabilityList(srv.Capabilities); caps != "" {
 		kv("capabilities", caps)
 	}
+	if t.c.invalidText(srv) != "" {
+		if srv.Source != "" {
+			kv("config", present.Line(srv.Source))
+		}
+		return out // nothing else about it can be trusted
+	}
 	kv("transport", srv.Transport.String())
 	if srv.Transport == "stdio" {
-		kv("command", srv.Target)
+		kv("command", present.Line(srv.Target))
 	} else {
-		kv("url", srv.Target)
+		kv("url", present.Line(srv.Target))
 	}
 	if srv.PID > 0 {
 		kv("pid", fmt.Sprint(srv.PID))
 	}
 	if srv.Fallback != "" {
-		kv("fallback", srv.Fallback)
+		kv("fallback", present.Line(srv.Fallback))
 	}
 	if srv.Source != "" {
-		kv("config", srv.Source+st.Faint.Render(" ("+srv.Scope.String()+")"))
+		kv("config", present.Line(srv.Source)+st.Faint.Render(" ("+srv.Scope.String()+")"))
 	}
 	if srv.State.Live() {
 		p := srv.Ping
-		kv("ping", fmt.Sprintf("last %s · avg %s · p95 %s · missed %d", fmtLatency(p.Last), fmtLatency(p.EWMA), fmtLatency(p.P95), p.Missed))
-		kv("offers", fmt.Sprintf("%d tools · %d prompts · %d resources", len(srv.Tools), len(srv.Prompts), len(srv.Resources)))
+		kv("ping", fmt.Sprintf("last %s · avg %s · p95 %s · missed %d", present.Latency(p.Last), present.Latency(p.EWMA), present.Latency(p.P95), p.Missed))
+		kv("offers", present.Count(len(srv.Tools), "tool", "tools")+" · "+present.Count(len(srv.Prompts), "prompt", "prompts")+" · "+present.Count(len(srv.Resources), "resource", "resources"))
 	}
 	cn := srv.Counters
-	kv("counters", fmt.Sprintf("%d calls · %d errors · %d notifications · %d dropped · %d late · %d noise",
-		cn.Calls, cn.Errors, cn.Notifications, cn.DroppedEvents, cn.LateResponses, cn.NoiseLines))
+	kv("counters", strings.Join([]string{
+		counted(cn.Calls, "call", "calls"), counted(cn.Errors, "error", "errors"), counted(cn.Notifications, "notification", "notifications"),
+		counted(cn.DroppedEvents, "dropped", "dropped"), counted(cn.LateResponses, "late", "late"), counted(cn.NoiseLines, "noise", "noise"),
+	}, " · "))
 	if srv.Restarts > 0 || srv.Attempts > 0 {
-		r := fmt.Sprintf("%d restarts", srv.Restarts)
+		r := present.Count(srv.Restarts, "restart", "restarts")
 		if !srv.NextRetry.IsZero() {
-			r += fmt.Sprintf(" · retry %d in %s", srv.Attempts+1, fmtDuration(srv.NextRetry.Sub(now)))
+			r += fmt.Sprintf(" · retry %d in %s", srv.Attempts+1, present.Age(srv.NextRetry.Sub(now)))
 		}
 		kv("restarts", r)
 	}
 	if srv.Instructions != "" {
 		out = append(out, st.Label.Render("instructions"))
-		for _, l := range wrap(srv.Instructions, t.w-2) {
+		for _, l := range wrap(present.Block(srv.Instructions), t.w-2) {
 			out = append(out, "  "+l)
 		}
 	}
@@ -142,11 +158,11 @@ func (t *overviewTab) errorLines(srv runtime.ServerSnapshot) []string {
 			where += fmt.Sprintf(" (code %d)", e.Code)
 		}
 		if !e.At.IsZero() {
-			where += ", " + fmtDuration(t.c.now().Sub(e.At)) + " ago"
+			where += ", " + present.Age(t.c.now().Sub(e.At)) + " ago"
 		}
 		hint = present.Hint(e, present.TUI)
 	}
-	for i, l := range wrap("✗ "+msg+where, t.w-15) {
+	for i, l := range wrap(present.Line("✗ "+msg+where), t.w-15) {
 		lead := strings.Repeat(" ", 13)
 		if i == 0 {
 			lead = st.Label.Render(fmt.Sprintf("%-13s", "error"))
@@ -154,7 +170,7 @@ func (t *overviewTab) errorLines(srv runtime.ServerSnapshot) []string {
 		out = append(out, lead+st.Error.Render(l))
 	}
 	if hint != "" {
-		for i, l := range wrap(hint, t.w-15) {
+		for i, l := range wrap(present.Line(hint), t.w-15) {
 			lead := "             "
 			if i == 0 {
 				lead = st.Label.Render(fmt.Sprintf("%-13s", "hint"))
@@ -200,7 +216,7 @@ func capabilityList(raw []byte) string {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	return strings.Join(names, ", ")
+	return present.Line(strings.Join(names, ", "))
 }
 
 // wrap breaks text into lines of at most width cells.
@@ -218,3 +234,6 @@ func suffixIf(sep, s string) string {
 	}
 	return sep + s
 }
+
+// counted is present.Count for a counter.
+func counted(n uint64, one, many string) string { return present.Count(int(n), one, many) }

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // requestsTab lists outstanding requests of every server with their age
@@ -32,20 +33,25 @@ func (t *requestsTab) list() []*runtime.RequestInfo {
 	for _, r := range t.c.reqs {
 		out = append(out, r)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.Started.Equal(b.Started) {
+			return a.Started.Before(b.Started)
+		}
+		if a.Server != b.Server {
+			return a.Server < b.Server
+		}
+		return a.ID < b.ID
+	})
 	return out
 }
 
 func (t *requestsTab) Update(msg tea.KeyMsg) tea.Cmd {
 	reqs := t.list()
 	if key.Matches(msg, t.c.keys.Cancel) {
-		sel, _ := t.cur.window(len(reqs), t.h-2)
-		if sel < 0 {
-			return nil
-		}
-		r := reqs[sel]
-		server, id := r.Server, r.ID
-		return func() tea.Msg { return cancelIntentMsg{server: server, id: id} }
+		return actOnSelected(&t.cur, reqs, t.h-2, func(r *runtime.RequestInfo) tea.Msg {
+			return cancelIntentMsg{server: r.Server, id: r.ID}
+		})
 	}
 	navKeys(t.c, msg, &t.cur, len(reqs), t.h-2)
 	return nil
@@ -90,15 +96,16 @@ func (t *requestsTab) View() string {
 			plain = bar + " " + label
 			progress = st.BarFull.Render(bar) + " " + label
 			if p.Message != "" {
-				plain += " " + p.Message
-				progress += " " + st.Dim.Render(p.Message)
+				msg := present.Line(p.Message)
+				plain += " " + msg
+				progress += " " + st.Dim.Render(msg)
 			}
 		}
-		line := fmt.Sprintf(" %-7d %-12s ", r.ID, truncate(r.Server, 12))
+		line := fmt.Sprintf(" %-7d %-12s ", r.ID, present.Truncate(r.Server, 12))
 		if wide {
-			line += fmt.Sprintf("%-12s ", truncate(r.Method, 12))
+			line += fmt.Sprintf("%-12s ", present.Truncate(present.Line(r.Method), 12))
 		}
-		line += fmt.Sprintf("%-*s %7s ", toolW, truncate(r.Tool, toolW), fmtDuration(now.Sub(r.Started)))
+		line += fmt.Sprintf("%-*s %7s ", toolW, present.Truncate(present.Line(r.Tool), toolW), present.Age(now.Sub(r.Started)))
 		if i == sel {
 			rows = append(rows, st.Selected.Render(padRight("›"+line[1:]+plain, t.w)))
 			continue

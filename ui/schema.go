@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"encoding/json"
+	"mcpdeck/ui/present"
 	"regexp"
 	"strconv"
 	"strings"
@@ -261,7 +262,7 @@ func (f *field) set(v any) {
 		f.choice = -1
 		enc, _ := json.Marshal(v)
 		for i, e := range f.enum {
-			if compactJSON(e) == string(enc) {
+			if present.CompactJSON(e) == string(enc) {
 				f.choice = i
 			}
 		}

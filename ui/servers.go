@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 	"mcpdeck/ui/styles"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Column widths of the servers pane; name, sparkline and the trailing
@@ -22,17 +25,15 @@ const (
 )
 
 // serversView is the servers pane: a column header and one row per server.
+// When the list is longer than the pane it scrolls with the selection, and
+// the last row says how many servers are above and below.
 func (m *Model) serversView(w, h int) string {
 	st := m.c.st
 	s := m.c.snap
 	if s == nil || len(s.Servers) == 0 {
 		return padRight(st.Dim.Render("No servers configured: add one to mcp.json and press r."), w) + strings.Repeat("\n", max(h-1, 0))
 	}
-	fixed := 3 + colTransport + 1 + colState + 1 + colLatency + 1 + colUptime + 1 + colRestarts + 1 + colTools + 1 + colReqs + 1
-	rest := w - fixed
-	nameW := min(max(rest/3, 10), 20)
-	sparkW := min(max(rest-nameW-2, 0), 24)
-	targetW := max(rest-nameW-sparkW-2, 0)
+	nameW, sparkW, targetW := serverColumns(s.Servers, w)
 
 	rows := make([]string, 0, h)
 	head := fmt.Sprintf("   %-*s %-*s %-*s %*s %-*s %*s %*s %*s %*s",
@@ -49,11 +50,21 @@ func (m *Model) serversView(w, h int) string {
 	for _, r := range m.c.reqs {
 		reqs[r.Server]++
 	}
-	sel, top := m.servers.window(len(s.Servers), h-1)
+	n := len(s.Servers)
+	room := h - 1
+	if n > room {
+		room = max(room-1, 1) // the last row counts the hidden servers
+	}
+	sel, top := m.servers.window(n, room)
 	now := m.c.now()
-	for i := top; i < len(s.Servers) && len(rows) < h; i++ {
+	for i := top; i < n && i < top+room; i++ {
 		srv := s.Servers[i]
 		rows = append(rows, m.serverRow(srv, i == sel, reqs[srv.Name], now, w, nameW, sparkW, targetW))
+	}
+	if hidden := n - room; hidden > 0 {
+		above, below := top, n-top-room
+		rows = append(rows, st.Dim.Render(padRight(fmt.Sprintf("   %s hidden: %d above, %d below (↑/↓ scroll)",
+			present.Count(hidden, "server", "servers"), above, below), w)))
 	}
 	for len(rows) < h {
 		rows = append(rows, strings.Repeat(" ", w))
@@ -61,20 +72,39 @@ func (m *Model) serversView(w, h int) string {
 	return strings.Join(rows, "\n")
 }
 
+// serverColumns shares the width the fixed columns leave: names first (a
+// cut name is a wrong name), then the sparkline, then the target.
+func serverColumns(servers []runtime.ServerSnapshot, w int) (nameW, sparkW, targetW int) {
+	// The marker and icon, and the columns with the space before each.
+	fixed := 3 + 1 + 1 + colTransport + 1 + colState + 1 + colLatency + 1 + 1 + colUptime + 1 + colRestarts + 1 + colTools + 1 + colReqs
+	rest := max(w-fixed, 0)
+	longest := len("SERVER")
+	for _, srv := range servers {
+		longest = max(longest, ansi.StringWidth(srv.Name))
+	}
+	nameW = min(longest, maxNameWidth, max(rest, len("SERVER")))
+	sparkW = min(max(rest-nameW, 0), maxSparkWidth)
+	targetW = max(rest-nameW-sparkW-2, 0) // after two spaces
+	return nameW, sparkW, targetW
+}
+
+// The widest a name and a sparkline get; the target takes what is left.
+const (
+	maxNameWidth  = 32
+	maxSparkWidth = 24
+)
+
 func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, now time.Time, w, nameW, sparkW, targetW int) string {
 	st := m.c.st
-	state := srv.State.String()
-	if !srv.Enabled {
-		state = "off"
-	}
+	state := m.c.stateWord(srv)
 	latency, spark, uptime := "—", "", "—"
 	if srv.State.Live() {
 		if srv.Ping.Last > 0 {
-			latency = fmtLatency(srv.Ping.Last)
+			latency = present.Latency(srv.Ping.Last)
 		}
 		spark = sparkline(srv.Ping.Recent, sparkW)
 		if !srv.StartedAt.IsZero() {
-			uptime = fmtDuration(srv.Uptime(now))
+			uptime = present.Age(srv.Uptime(now))
 		}
 	}
 	tools := "—"
@@ -82,10 +112,12 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 		tools = fmt.Sprint(len(srv.Tools))
 	}
 	target := srv.Target
-	if srv.State == runtime.StateFailed && srv.Reason != "" {
+	if invalid := m.c.invalidText(srv); invalid != "" {
+		target = invalid
+	} else if srv.State == runtime.StateFailed && srv.Reason != "" {
 		target = srv.Reason
-	} else if srv.Note != "" {
-		target = srv.Note
+	} else if note := m.c.note(srv); note != "" {
+		target = note
 	}
 	restarts := ""
 	if srv.Restarts > 0 {
@@ -101,20 +133,23 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 	}
 	stStyle := st.State(srv.State)
 	icon := styles.StateIcon(srv.State)
+	if m.c.invalidText(srv) != "" {
+		stStyle, icon = st.Error, styles.InvalidIcon
+	}
 	text := fmt.Sprintf(" %-*s %-*s %-*s %*s %-*s %*s %*s %*s %*s",
-		nameW, truncate(srv.Name, nameW), colTransport, srv.Transport, colState, state, colLatency, latency,
+		nameW, present.Truncate(present.Line(srv.Name), nameW), colTransport, srv.Transport, colState, state, colLatency, latency,
 		sparkW, spark, colUptime, uptime, colRestarts, restarts, colTools, tools, colReqs, reqText)
 	if targetW > 0 {
-		text += "  " + truncate(target, targetW)
+		text += "  " + present.Truncate(present.Line(target), targetW)
 	}
 	row := marker + icon + text
 	switch {
 	case selected:
 		return st.Selected.Render(padRight(row, w))
+	case m.c.invalidText(srv) != "" || srv.State == runtime.StateFailed:
+		return st.Error.Render(padRight(row, w))
 	case !srv.Enabled || srv.State == runtime.StateDisabled || srv.State == runtime.StateStopped:
 		return st.Faint.Render(padRight(row, w))
-	case srv.State == runtime.StateFailed:
-		return st.Error.Render(padRight(row, w))
 	}
 	// Only the icon and state carry colour on a healthy row; the rest stays
 	// readable text.
@@ -145,34 +180,4 @@ func sparkline(d []time.Duration, width int) string {
 		out[i] = sparkLevels[lvl]
 	}
 	return string(out)
-}
-
-func fmtLatency(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "—"
-	case d < time.Millisecond:
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	default:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-}
-
-// fmtDuration is a compact age: 42s, 5m07s, 1h23m, 3d04h.
-func fmtDuration(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 func TestRingKeepsNewestAndCountsDrops(t *testing.T) {
@@ -67,9 +68,9 @@ func TestFollowerPausesAndResumes(t *testing.T) {
 }
 
 func TestParseFilter(t *testing.T) {
-	n := logNote(runtime.LogMessage{EventHeader: runtime.EventHeader{Server: "everything"}, Level: "error", Logger: "db",
+	n := noteOf(runtime.LogMessage{EventHeader: runtime.EventHeader{Server: "everything"}, Level: "error", Logger: "db",
 		Data: json.RawMessage(`"Connection refused"`)})
-	if n.level != "error" || n.text != "db: Connection refused" {
+	if n.level != "error" || n.text != "[db] Connection refused" {
 		t.Fatalf("note = %+v", n)
 	}
 	cases := map[string]bool{
@@ -92,12 +93,18 @@ func TestParseFilter(t *testing.T) {
 }
 
 func TestProgressNotificationDecoded(t *testing.T) {
-	n := progressEventNote(runtime.Progress{Token: "7", Progress: 2, Total: 8, Message: "two"})
-	if n.progress == nil || n.progress.token != "7" || n.progress.total != 8 || n.text != "two" {
+	n := noteOf(runtime.Progress{Token: "7", Progress: 2, Total: 8, Message: "two"})
+	if n.progress == nil || n.progress.token != "7" || n.progress.total != 8 || n.text != "2/8 (25%) two (token 7)" {
 		t.Fatalf("progress note = %+v %+v", n, n.progress)
 	}
 	bar, label := progressBar(2, 8, 8)
 	if bar != "██░░░░░░" || label != " 25%" {
 		t.Errorf("bar %q label %q", bar, label)
 	}
+}
+
+// noteOf is the Notifications tab entry of e.
+func noteOf(e runtime.Event) note {
+	l, _ := present.Describe(e)
+	return newNote(e, l)
 }

@@ -1,6 +1,10 @@
 package ui
 
-import "sort"
+import (
+	"sort"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // stream is a filtered view over a ring. With a match function it keeps
 // the sequence numbers of the matching items, extended incrementally as
@@ -158,3 +162,15 @@ func (c *cursor) window(n, h int) (sel, top int) {
 
 // move shifts the selection, clamped to the list.
 func (c *cursor) move(delta, n int) { c.sel = min(max(c.sel+delta, 0), max(n-1, 0)) }
+
+// actOnSelected is the command that sends msg(the selected item) of items
+// shown in h rows; nil when nothing is selected. The item is captured now,
+// so the command never reads the model.
+func actOnSelected[T any](cur *cursor, items []T, h int, msg func(T) tea.Msg) tea.Cmd {
+	sel, _ := cur.window(len(items), h)
+	if sel < 0 {
+		return nil
+	}
+	it := items[sel]
+	return func() tea.Msg { return msg(it) }
+}

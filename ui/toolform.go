@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // toolForm is the call form of one tool. Sending with errors shown asks
@@ -33,7 +34,7 @@ func (t *toolForm) SetSize(w, h int) {
 
 // description is the tool's description wrapped to w.
 func (t *toolForm) description(w int) []string {
-	if d := oneLine(t.tool.Description, 500); d != "" {
+	if d := present.OneLine(t.tool.Description, 500); d != "" {
 		return wrap(d, w)
 	}
 	return nil
@@ -45,8 +46,7 @@ func (t *toolForm) Help() []key.Binding {
 		// In the editor enter is a new line and tab an indent.
 		return []key.Binding{k.Submit, k.RawJSON, k.Back}
 	}
-	send := key.NewBinding(key.WithKeys("ctrl+s", "enter"), key.WithHelp("enter/ctrl+s", "send"))
-	return []key.Binding{send, k.NextField, k.Toggle, k.RawJSON, k.Back}
+	return []key.Binding{k.Send, k.NextField, k.Toggle, k.RawJSON, k.Back, k.PrevField, k.PrevChoice}
 }
 
 func (t *toolForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
@@ -54,7 +54,7 @@ func (t *toolForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	switch {
 	case key.Matches(msg, k.Back):
 		return nil, nil
-	case key.Matches(msg, k.Submit), msg.Type == tea.KeyEnter && !t.f.raw:
+	case key.Matches(msg, k.Submit), !t.f.raw && key.Matches(msg, k.Send):
 		return t.submit()
 	}
 	if t.f.update(msg) {
@@ -94,10 +94,10 @@ func (t *toolForm) View() string {
 	case t.armed:
 		body = append(body, st.Warning.Render("The arguments do not match the schema. Send again to send them anyway, unvalidated."))
 	case n > 0:
-		body = append(body, st.Error.Render(plural(n, "1 problem", itoa(n)+" problems")+" · fields marked * are required"))
+		body = append(body, st.Error.Render(present.Count(n, "problem", "problems")+" · fields marked * are required"))
 	default:
 		body = append(body, st.Success.Render("✓ arguments match the schema"))
 	}
-	title := "Call " + t.tool.Server + " › " + t.tool.ServerTool
+	title := "Call " + t.tool.Server + " › " + present.Line(t.tool.ServerTool)
 	return modalBox(t.c, title, body, focus+1, t.w, min(t.h, len(body)+3))
 }

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // toolsTab lists the selected server's tools, filterable by name and
@@ -49,7 +50,7 @@ func (t *toolsTab) visible() []runtime.Tool {
 	}
 	var out []runtime.Tool
 	for _, tl := range srv.Tools {
-		if m.matchHay(strings.ToLower(tl.ServerTool + " " + tl.Title + " " + tl.Description)) {
+		if m.matchHay(strings.ToLower(present.Line(tl.ServerTool + " " + tl.Title + " " + tl.Description))) {
 			out = append(out, tl)
 		}
 	}
@@ -59,12 +60,7 @@ func (t *toolsTab) visible() []runtime.Tool {
 func (t *toolsTab) Update(msg tea.KeyMsg) tea.Cmd {
 	tools := t.visible()
 	if key.Matches(msg, t.c.keys.Select) {
-		sel, _ := t.cur.window(len(tools), t.h-1)
-		if sel < 0 {
-			return nil
-		}
-		tool := tools[sel]
-		return func() tea.Msg { return openFormMsg{tool: tool} }
+		return actOnSelected(&t.cur, tools, t.h-1, func(tool runtime.Tool) tea.Msg { return openFormMsg{tool: tool} })
 	}
 	navKeys(t.c, msg, &t.cur, len(tools), t.h-1)
 	return nil
@@ -77,16 +73,13 @@ func (t *toolsTab) View() string {
 		return t.empty("No server selected.")
 	}
 	tools := t.visible()
-	info := fmt.Sprintf("%d of %d tools", len(tools), len(srv.Tools))
+	info := fmt.Sprintf("%d of %s", len(tools), present.Count(len(srv.Tools), "tool", "tools"))
 	if f := t.filter.Value(); f != "" {
 		info += " · filter: " + f
 	}
 	rows := []string{padRight(st.Dim.Render(info), t.w)}
 	if len(srv.Tools) == 0 {
-		msg := "No tools: " + srv.Name + " is " + srv.State.String() + "."
-		if !srv.State.Live() {
-			msg += " Tools are listed once it is ready (m switches MCP on)."
-		}
+		msg := "No tools: " + srv.Name + " is " + t.c.stateWord(srv) + "." + t.noToolsHint(srv)
 		rows = append(rows, padRight(st.Faint.Render(msg), t.w))
 		return t.fill(rows)
 	}
@@ -94,16 +87,37 @@ func (t *toolsTab) View() string {
 	sel, top := t.cur.window(len(tools), t.h-1)
 	for i := top; i < len(tools) && len(rows) < t.h; i++ {
 		tl := tools[i]
-		name := tl.ServerTool
+		name := present.Line(tl.ServerTool)
 		if tl.Title != "" && t.w > 100 {
-			name += " · " + tl.Title
+			name += " · " + present.Line(tl.Title)
 		}
-		line := fmt.Sprintf(" %-*s  %s", nameW, truncate(name, nameW), oneLine(tl.Description, 300))
+		name = fmt.Sprintf("%-*s", nameW, present.Truncate(name, nameW))
+		desc := present.OneLine(tl.Description, 300)
 		if i == sel {
-			rows = append(rows, st.Selected.Render(padRight("› "+line[1:], t.w)))
+			rows = append(rows, st.Selected.Render(padRight("› "+name+"  "+desc, t.w)))
 			continue
 		}
-		rows = append(rows, padRight(st.Accent.Render(fmt.Sprintf(" %-*s", nameW, truncate(name, nameW)))+"  "+st.Dim.Render(oneLine(tl.Description, 300)), t.w))
+		rows = append(rows, padRight("  "+st.Accent.Render(name)+"  "+st.Dim.Render(desc), t.w))
 	}
 	return t.fill(rows)
+}
+
+// noToolsHint says what would list a server's tools, for the state it is
+// in: the key that helps now, never one that does nothing.
+func (t *toolsTab) noToolsHint(srv runtime.ServerSnapshot) string {
+	switch {
+	case t.c.invalidText(srv) != "":
+		return " Its configuration is invalid: fix it and press r."
+	case srv.State.Live():
+		return ""
+	case t.c.snap == nil || !t.c.snap.Enabled:
+		return " Tools are listed once it is ready (m switches MCP on)."
+	case !srv.Enabled:
+		return " Tools are listed once it is ready (space switches it on)."
+	case srv.State == runtime.StateFailed:
+		return " It failed: the Overview says why; R reconnects it."
+	case srv.Note != "":
+		return " It cannot start: " + present.Line(srv.Note)
+	}
+	return " Tools are listed once it is ready."
 }

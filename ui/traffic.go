@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // trafficTab lists the selected server's raw JSON-RPC frames with their
@@ -24,13 +25,19 @@ func (t *trafficTab) Title() string { return "Traffic" }
 
 func (t *trafficTab) ShortHelp() []key.Binding {
 	k := t.c.keys
-	return []key.Binding{k.Up, k.Down, k.Pause, k.Filter}
+	return []key.Binding{k.Up, k.Down, k.Pause, k.Filter, k.Save}
 }
 
 // listRows is the height of the frame list; the rest shows the frame.
 func (t *trafficTab) listRows() int { return max((t.h-1)/2, 1) }
 
 func (t *trafficTab) Update(msg tea.KeyMsg) tea.Cmd {
+	if key.Matches(msg, t.c.keys.Save) {
+		if f := t.selectedItem(t.listRows()); f != nil {
+			return saveFrame(f) // record_export.go
+		}
+		return nil
+	}
 	t.nav(msg, t.listRows())
 	return nil
 }
@@ -42,12 +49,12 @@ func (t *trafficTab) DataChanged()   { t.s.catchUp() }
 func (t *trafficTab) rematch() {
 	m := parseFilter(t.filter.Value())
 	server := t.c.server
-	t.s.setMatch(func(f *frame) bool { return f.server == server && m.matchHay(f.hay) })
+	t.s.setMatch(func(f *frame) bool { return f.server == server && m.matchFrame(f) })
 }
 
 func (t *trafficTab) View() string {
 	st := t.c.st
-	info := fmt.Sprintf("%s · %s · %d frames", t.c.server, t.followLabel(), t.s.count())
+	info := fmt.Sprintf("%s · %s · %s", t.c.server, t.followLabel(), present.Count(t.s.count(), "frame", "frames"))
 	if f := t.filter.Value(); f != "" {
 		info += " · filter: " + f
 	}
@@ -67,7 +74,7 @@ func (t *trafficTab) View() string {
 			id = "#" + f.f.ID
 		}
 		text := fmt.Sprintf("%s.%03d %s %-12s %-28s %-8s %6s",
-			t.c.clock(f.f.Time), f.f.Time.Nanosecond()/1e6, arrow, f.f.Kind, truncate(f.f.Method, 28), truncate(id, 8), fmtSize(f.f.Size))
+			t.c.clock(f.f.Time), f.f.Time.Nanosecond()/1e6, arrow, f.f.Kind, present.Truncate(f.f.Method, 28), present.Truncate(id, 8), present.Size(f.f.Size))
 		if selected {
 			return st.Selected.Render(padRight(text, t.w-2))
 		}
@@ -82,9 +89,9 @@ func (t *trafficTab) View() string {
 	rows = append(rows, list...)
 	rows = append(rows, st.Faint.Render(strings.Repeat("─", t.w)))
 	if f := t.selectedItem(n); f != nil {
-		body := prettyJSON(f.f.Raw)
+		body := present.PrettyJSON(f.f.Raw)
 		if len(f.f.Raw) < f.f.Size {
-			body += fmt.Sprintf("\n… frame cut to %s of %s for tracing", fmtSize(len(f.f.Raw)), fmtSize(f.f.Size))
+			body += fmt.Sprintf("\n… frame cut to %s of %s for tracing", present.Size(len(f.f.Raw)), present.Size(f.f.Size))
 		}
 		room := t.h - len(rows)
 		for i, line := range strings.Split(body, "\n") {
@@ -95,16 +102,4 @@ func (t *trafficTab) View() string {
 		}
 	}
 	return t.fill(rows)
-}
-
-// fmtSize is a byte count for people: 812B, 4.2KiB, 1.1MiB.
-func fmtSize(n int) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%dB", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1fKiB", float64(n)/1024)
-	default:
-		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
-	}
 }

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // handleKey routes a key: quitting first, then the open modal, then the
@@ -28,7 +29,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
-	if msg.String() == "ctrl+c" {
+	if key.Matches(msg, k.ForceQuit) {
 		if m.quitting {
 			m.forced = true
 			return tea.Quit
@@ -49,6 +50,12 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.filtering {
 		return m.handleFilterKey(msg)
+	}
+	if cmd, ok := m.replayKey(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.recordingKey(msg); ok {
+		return cmd
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -114,11 +121,12 @@ func (m *Model) handleServersKey(msg tea.KeyMsg) {
 func (m *Model) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
 	t := m.activeTab()
 	in := t.Filter()
-	switch msg.Type {
-	case tea.KeyEnter:
+	k := m.c.keys
+	switch {
+	case key.Matches(msg, k.ApplyFilter):
 		m.filtering = false
 		in.Blur()
-	case tea.KeyEsc:
+	case key.Matches(msg, k.ClearFilter):
 		m.filtering = false
 		in.Blur()
 		if in.Value() != "" {
@@ -148,7 +156,7 @@ func (m *Model) quit() tea.Cmd {
 			}
 		}
 	}
-	m.setStatus(statusWarn, fmt.Sprintf("stopping %d %s… (ctrl+c again to force)", n, plural(n, "server", "servers")))
+	m.setStatus(statusWarn, fmt.Sprintf("stopping %d %s… (ctrl+c again to force)", n, present.Plural(n, "server", "servers")))
 	return m.shutdown()
 }
 
@@ -158,7 +166,7 @@ func (m *Model) toggleMCP() tea.Cmd {
 	if m.c.snap != nil && m.c.snap.Enabled {
 		if n := len(m.c.reqs); n > 0 {
 			m.openModal(newConfirmDialog(m.c, "Turn MCP off?",
-				fmt.Sprintf("%d %s outstanding will be cancelled and every server stopped.", n, plural(n, "request is", "requests are")),
+				fmt.Sprintf("%d %s outstanding will be cancelled and every server stopped.", n, present.Plural(n, "request is", "requests are")),
 				confirmDisable))
 			return nil
 		}
@@ -201,14 +209,7 @@ func (m *Model) reload() tea.Cmd {
 	return m.reloadConfig()
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // errText is an error for the status line, on one line.
 func errText(err error) string {
-	return oneLine(strings.TrimSpace(err.Error()), 500)
+	return present.OneLine(strings.TrimSpace(err.Error()), 500)
 }

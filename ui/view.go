@@ -2,14 +2,20 @@ package ui
 
 import (
 	"fmt"
+	"mcpdeck/ui/present"
 	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 )
 
-// Layout rows outside the two panes: header, status line, help bar.
-const chromeRows = 3
+// Layout rows outside the two panes: header and help bar, plus the status
+// line's rows (one, or two for a long message).
+const chromeRows = 2
+
+// maxStatusRows bounds the status line: a long error wraps once, at a word
+// boundary, and the rest is cut at a word boundary too.
+const maxStatusRows = 2
 
 // layout hands every pane its size after a resize.
 func (m *Model) layout() {
@@ -31,7 +37,7 @@ func (m *Model) layoutModal() {
 }
 
 // bodyHeight is the height between the header and the status line.
-func (m *Model) bodyHeight() int { return max(m.height-chromeRows, 1) }
+func (m *Model) bodyHeight() int { return max(m.height-chromeRows-len(m.statusRows()), 1) }
 
 // paneHeights splits the body: the servers pane gets one row per server
 // (plus its column header and border) up to a third of the body.
@@ -55,11 +61,30 @@ func (m *Model) render() string {
 		body = lipgloss.Place(m.width, m.bodyHeight(), lipgloss.Center, lipgloss.Center, m.modal.View())
 	} else {
 		sh, dh := m.paneHeights()
-		servers := m.paneStyle(focusServers).Width(m.width - 2).Height(sh - 2).Render(m.serversView(m.width-2, sh-2))
-		detail := m.paneStyle(focusDetail).Width(m.width - 2).Height(dh - 2).Render(m.detailView(m.width-2, dh-2))
+		servers := m.paneStyle(focusServers).Width(m.width - 2).Height(sh - 2).Render(clip(m.serversView(m.width-2, sh-2), sh-2))
+		detail := m.paneStyle(focusDetail).Width(m.width - 2).Height(dh - 2).Render(clip(m.detailView(m.width-2, dh-2), dh-2))
 		body = servers + "\n" + detail
 	}
-	return strings.Join([]string{m.header(), body, m.statusLine(), m.helpBar()}, "\n")
+	rows := append([]string{m.header(), body}, m.statusRows()...)
+	return strings.Join(append(rows, m.helpBar()), "\n")
+}
+
+// clip keeps the first h lines of s: a pane never grows its box, so no
+// frame is ever taller than the terminal, whatever a pane drew.
+func clip(s string, h int) string {
+	if h < 1 {
+		return ""
+	}
+	i, n := 0, 0
+	for ; i < len(s); i++ {
+		if s[i] == '\n' {
+			n++
+			if n == h {
+				return s[:i]
+			}
+		}
+	}
+	return s
 }
 
 func (m *Model) paneStyle(f focusArea) lipgloss.Style {
@@ -98,14 +123,20 @@ func (m *Model) header() string {
 		fmt.Sprintf("tools %d", tools),
 		fmt.Sprintf("requests %d", outstanding),
 	}
+	if b := m.replayBadge(); b != "" {
+		badge = b + " " + badge
+	}
 	line := badge + " " + st.Text.Render(strings.Join(parts, " · "))
+	if b := m.recordBadge(); b != "" {
+		line += " " + b
+	}
 	if dropped > 0 {
 		line += st.Dim.Render(" · ") + st.Warning.Render(fmt.Sprintf("dropped %d", dropped))
 	}
 	if src := m.sources(); src != "" {
 		room := m.width - lipgloss.Width(line) - 3
 		if room > 8 {
-			line += st.Faint.Render(" │ ") + st.Dim.Render(truncate(src, room))
+			line += st.Faint.Render(" │ ") + st.Dim.Render(present.Truncate(src, room))
 		}
 	}
 	return padRight(line, m.width)
@@ -129,12 +160,16 @@ func (m *Model) sources() string {
 	return strings.Join(short, ", ")
 }
 
-// statusLine shows the filter being typed, the last status message, or
-// what to do next.
-func (m *Model) statusLine() string {
+// statusRows is the status line: the filter being typed, the last status
+// message, or what to do next. A long message wraps at word boundaries
+// onto a second row, and what does not fit that is cut at a word too.
+func (m *Model) statusRows() []string {
 	st := m.c.st
+	if m.width <= 0 {
+		return []string{""}
+	}
 	if m.filtering {
-		return padRight(lineView(m.activeTab().Filter(), m.width-1), m.width)
+		return []string{padRight(lineView(m.activeTab().Filter(), m.width-1), m.width)}
 	}
 	msg, style := m.status, st.Status
 	switch m.statusKind {
@@ -146,7 +181,16 @@ func (m *Model) statusLine() string {
 	if msg == "" && m.c.snap != nil && !m.c.snap.Enabled {
 		msg, style = "MCP is off: nothing runs until you press m", st.Dim
 	}
-	return padRight(style.Render(truncate(msg, m.width)), m.width)
+	lines := present.Wrap(msg, m.width)
+	if len(lines) > maxStatusRows {
+		rest := strings.Join(lines[maxStatusRows-1:], " ")
+		lines = append(lines[:maxStatusRows-1], present.TruncateWords(rest, m.width))
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = padRight(style.Render(l), m.width)
+	}
+	return out
 }
 
 func (m *Model) helpBar() string {
@@ -160,7 +204,12 @@ func (m *Model) detailView(w, h int) string {
 	var tabs []string
 	titlesW := 0
 	for i, t := range m.tabs {
+		// The active tab is marked in text as well as colour, for NO_COLOR
+		// terminals and screen readers.
 		title := fmt.Sprintf("%d %s", i+1, t.Title())
+		if i == m.active {
+			title = fmt.Sprintf("[%d %s]", i+1, t.Title())
+		}
 		titlesW += lipgloss.Width(title)
 		if i == m.active {
 			tabs = append(tabs, st.TabActive.Render(title))
@@ -172,7 +221,7 @@ func (m *Model) detailView(w, h int) string {
 	// tighten them rather than cut the last tab off.
 	sep := " │ "
 	if titlesW+3*(len(tabs)-1)+1 > w {
-		sep = "│"
+		sep = " "
 	}
 	bar := strings.Join(tabs, st.Faint.Render(sep))
 	if m.focus == focusDetail {
@@ -181,7 +230,7 @@ func (m *Model) detailView(w, h int) string {
 		bar = " " + bar
 	}
 	if m.c.server != "" {
-		name := st.Dim.Render(truncate(m.c.server, 20))
+		name := st.Dim.Render(present.Truncate(present.Line(m.c.server), 20))
 		if gap := w - lipgloss.Width(bar) - lipgloss.Width(name); gap >= 2 {
 			bar += strings.Repeat(" ", gap) + name
 		}

@@ -61,6 +61,14 @@
 //	crash-on-call: ...            CrashOnCall, just before exit status 3
 //	fatal: missing API key        ExitEarly, before exit status 1
 //
+// # Hostile modes
+//
+// hostile.go adds modes aimed at the client's robustness: null-id-error
+// (an error with a null id instead of an answer), deep-response (a result
+// nested beyond encoding/json's limit), deep-schema (a tool whose input
+// schema nests MCPDECK_FAKE_DEPTH levels) and bad-utf8 (log data with bytes
+// that are not UTF-8).
+//
 // An unknown mode or a malformed MCPDECK_FAKE_* value makes the server explain itself
 // on stderr and exit 2.
 //

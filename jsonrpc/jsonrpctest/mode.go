@@ -91,6 +91,8 @@ var allModes = []Mode{
 	// The modern era (modern.go) and the go-sdk peer (gosdk.go).
 	Modern, ModernNoResultType, ModernChangedState, ModernEndlessInput, ModernNoCommonVersion,
 	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, GoSDKModern, GoSDKModernHTTP,
+	HostileEscapes,
+	NullIDError, DeepResponse, DeepSchema, BadUTF8, // hostile.go
 }
 
 // Modes returns every mode a fake server understands, Normal first.

@@ -2,13 +2,9 @@ package jsonrpctest
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -38,32 +34,6 @@ func spawnSleeper() (int, error) {
 	// Reap it if it dies first, so a killed grandchild does not linger as a zombie of ours.
 	go func() { _ = cmd.Wait() }()
 	return cmd.Process.Pid, nil
-}
-
-// ProcessGone reports whether pid no longer names a live process: it does not exist
-// (kill(pid, 0) fails with ESRCH) or it has exited and waits to be reaped (a zombie,
-// per /proc/<pid>/stat), which for a test is just as gone. A pid below 1 names no one
-// process, so it is never reported gone.
-func ProcessGone(pid int) bool {
-	if pid < 1 {
-		return false
-	}
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		// Gone between the two looks, or no /proc: the next look decides.
-		return false
-	}
-	// The state follows the command name, which is in parentheses and may contain any
-	// byte, so look after the last ')'.
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 || i+2 >= len(stat) {
-		return false
-	}
-	state := stat[i+2]
-	return state == 'Z' || state == 'X'
 }
 
 // WaitGone waits until ProcessGone(pid), checking every 10 ms, and fails the test if

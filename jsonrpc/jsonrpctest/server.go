@@ -210,6 +210,10 @@ func (s *server) notification(m message) {
 			s.flooded = true
 			s.out.floodMessages("flood", s.cfg.count)
 		}
+		if s.mode == HostileEscapes {
+			s.hostileGreeting()
+		}
+		s.hostileInitialized()
 	case "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
@@ -278,7 +282,7 @@ func (s *server) initialize(c *call) {
 	if s.mode == SlowInit && !sleepCtx(c.ctx, s.cfg.delay) {
 		return
 	}
-	s.reply(c, map[string]any{
+	res := map[string]any{
 		"protocolVersion": version,
 		"capabilities": map[string]any{
 			"tools":     map[string]any{"listChanged": true},
@@ -288,7 +292,11 @@ func (s *server) initialize(c *call) {
 		},
 		"serverInfo":   map[string]any{"name": "fake-" + string(s.mode), "version": "0.0.1"},
 		"instructions": "A fake MCP server for mcpdeck's tests, in mode " + string(s.mode) + ".",
-	})
+	}
+	if s.mode == HostileEscapes {
+		hostileInit(res)
+	}
+	s.reply(c, res)
 }
 
 // reply answers c unless the client cancelled it.

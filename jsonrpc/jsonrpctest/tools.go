@@ -57,6 +57,10 @@ func newCatalogue(mode Mode, cfg settings, pid int) *catalogue {
 			&tool{name: "array_input", description: "Its schema is not an object schema.", rawSchema: json.RawMessage(`{"type":"array","items":{"type":"string"}}`), run: runOK},
 		)
 	}
+	if mode == HostileEscapes {
+		tools = escapeTools(tools)
+	}
+	tools = append(tools, hostileTools(mode)...)
 	if mode == RenameTools {
 		for _, t := range tools {
 			t.name += "_" + strconv.Itoa(pid)
@@ -115,6 +119,9 @@ func (s *server) listTools(c *call) {
 		listed = append(listed, map[string]any{"name": t.name, "description": t.description, "inputSchema": t.schema()})
 	}
 	result["tools"] = listed
+	if s.hostileList(c, result) {
+		return
+	}
 	s.reply(c, result)
 }
 
@@ -133,6 +140,9 @@ func (s *server) callTool(c *call) {
 		if !c.cancelled.Load() {
 			s.out.oversized(c.id, s.cfg.size)
 		}
+		return
+	}
+	if s.hostileCall(c) {
 		return
 	}
 	var p struct {

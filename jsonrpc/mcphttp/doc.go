@@ -40,5 +40,10 @@
 // values never appear in an error: errors name the header, not its value,
 // and server text quoted in an error has any configured value blanked out.
 // URLs in errors lose their query and user info, which may carry tokens (the
-// legacy transport's session id travels in the query).
+// legacy transport's session id travels in the query). Redirects to another
+// origin are never followed, so the headers never reach it: the exchange
+// fails with ErrRedirected naming the origin (put the final URL in
+// mcp.json). Same-origin redirects that keep the method (307, 308, or any
+// for GET) are followed, up to five; see checkRedirect. A server's SSE
+// retry: is clamped to [100 ms, 60 s].
 package mcphttp

@@ -38,6 +38,10 @@ var (
 	ErrBadResponse = errors.New("bad response")
 	// ErrClosed: the stream was closed by its owner.
 	ErrClosed = errors.New("http stream closed")
+	// ErrRedirected: the server redirected to another origin, or in a way
+	// that would lose the request (see checkRedirect). It ends the stream:
+	// every request would be redirected the same way.
+	ErrRedirected = errors.New("redirect not followed")
 	// ErrBadOptions: Options are unusable (no URL, a relative URL, a
 	// non-HTTP scheme).
 	ErrBadOptions = errors.New("invalid http transport options")
@@ -128,9 +132,10 @@ func describeNetError(what string, u *url.URL, err error) error {
 	var dnsErr *net.DNSError
 	var netErr net.Error
 	switch {
-	case errors.Is(err, ErrUnauthorized):
-		// The caller's Transport refused to send it (no usable token):
-		// keep its error whole, it says what to do.
+	case errors.Is(err, ErrUnauthorized), errors.Is(err, ErrRedirected):
+		// The caller's Transport refused to send it (no usable token), or
+		// the redirect policy stopped it: keep its error whole, it says
+		// what to do.
 		return fmt.Errorf("%s %s: %w", what, where, rootCause(err))
 	case errors.As(err, &certErr), errors.As(err, &unknownCA), errors.As(err, &hostErr):
 		return fmt.Errorf("%s %s: %w: %v; the server's certificate is not trusted for this host: fix the certificate or add its CA to the system trust store", what, where, ErrTLS, rootCause(err))

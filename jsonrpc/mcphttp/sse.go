@@ -87,11 +87,27 @@ func (p *sseReader) next() (sseEvent, error) {
 				p.lastID = string(value)
 			}
 		case "retry":
-			if ms, err := strconv.ParseUint(string(value), 10, 31); err == nil {
-				p.retry = time.Duration(ms) * time.Millisecond
+			if ms, err := strconv.ParseUint(string(value), 10, 63); err == nil {
+				p.retry = clampRetry(ms)
 			}
 		}
 	}
+}
+
+// The bounds of a server's retry: delay. A server may not make the client
+// hammer it (retry: 0) nor park a dropped stream for a day.
+const (
+	minRetry = 100 * time.Millisecond
+	maxRetry = 60 * time.Second
+)
+
+// clampRetry turns a retry: value in milliseconds into a delay within
+// [minRetry, maxRetry].
+func clampRetry(ms uint64) time.Duration {
+	if ms >= uint64(maxRetry/time.Millisecond) {
+		return maxRetry
+	}
+	return max(time.Duration(ms)*time.Millisecond, minRetry)
 }
 
 func tooLarge(max int) error {

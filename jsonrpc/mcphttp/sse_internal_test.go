@@ -79,3 +79,18 @@ func TestRedactor(t *testing.T) {
 		t.Fatalf("excerpt = %q", got)
 	}
 }
+
+func TestSSERetryIsClamped(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"0": minRetry, "5": minRetry, "1500": 1500 * time.Millisecond,
+		"600000": maxRetry, "99999999999999": maxRetry,
+	} {
+		r := newSSEReader(strings.NewReader("retry: "+in+"\ndata: x\n\n"), 1024)
+		if _, err := r.next(); err != nil {
+			t.Fatal(err)
+		}
+		if r.retry != want {
+			t.Errorf("retry: %s gave %s, want %s", in, r.retry, want)
+		}
+	}
+}

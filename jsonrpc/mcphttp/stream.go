@@ -87,6 +87,10 @@ func Dial(ctx context.Context, opts Options) (*Stream, error) {
 		s.own = http.DefaultTransport.(*http.Transport).Clone()
 		s.client = &http.Client{Transport: s.own}
 	}
+	// A copy, so the caller's client keeps its own policy.
+	client := *s.client
+	client.CheckRedirect = checkRedirect
+	s.client = &client
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if opts.Legacy {
 		if err := s.connectLegacy(ctx); err != nil {
@@ -166,7 +170,7 @@ func (s *Stream) Close() error {
 // sessionUnusable reports whether a DELETE is pointless after err: the
 // session is gone, or the server cannot be reached or refuses us.
 func sessionUnusable(err error) bool {
-	for _, target := range []error{ErrSessionExpired, ErrUnreachable, ErrUnauthorized, ErrTLS} {
+	for _, target := range []error{ErrSessionExpired, ErrUnreachable, ErrUnauthorized, ErrTLS, ErrRedirected} {
 		if errors.Is(err, target) {
 			return true
 		}
@@ -280,7 +284,7 @@ func (s *Stream) requestFailed(m message, err error) {
 	s.mu.Lock()
 	initialized := s.initialized
 	s.mu.Unlock()
-	if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrSessionExpired) ||
+	if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrSessionExpired) || errors.Is(err, ErrRedirected) ||
 		(!initialized && (errors.Is(err, ErrUnreachable) || errors.Is(err, ErrTLS))) {
 		s.fail(err)
 		return

@@ -166,6 +166,11 @@ func (s *Stream) readJSON(ctx context.Context, m message, target *url.URL, body 
 		s.requestFailed(m, fmt.Errorf("reading the answer to %s from %s: %w", m.method, safeURL(target), tooLarge(max)))
 		return
 	}
+	if !json.Valid(data) {
+		s.requestFailed(m, fmt.Errorf("reading the answer to %s from %s: %w: the application/json body is not valid JSON (%d bytes): %s",
+			m.method, safeURL(target), ErrBadResponse, len(data), s.redact.excerpt(data)))
+		return
+	}
 	answered := false
 	for _, part := range splitBatch(data) {
 		if r := classify(part); r.method == "" && r.key() == m.key() {
@@ -202,7 +207,7 @@ func (s *Stream) postAck(m message, frame []byte) error {
 		s.mu.Lock()
 		initialized := s.initialized
 		s.mu.Unlock()
-		if !initialized {
+		if !initialized || errors.Is(err, ErrRedirected) {
 			s.fail(err)
 		}
 		return err

@@ -408,10 +408,24 @@ func TestRedirectToAnotherOriginCarriesNoToken(t *testing.T) {
 	_ = h.m.save(tgt2, st, tok)
 	st.mu.Unlock()
 
+	// Through mcpdeck's HTTP transport the redirect is not followed at all
+	// (its redirect policy refuses another origin).
 	s := h.connect(tgt2, false, nil)
-	_ = h.initialize(s)
+	if err := h.initialize(s); !errors.Is(err, mcphttp.ErrRedirected) {
+		t.Fatalf("initialize through a cross-origin redirect: %v", err)
+	}
 	if got := rs.AuthorizationHeaders(); len(got) == 0 || got[0] != "Bearer "+tok.AccessToken {
 		t.Fatalf("the protected server got %d requests, first Authorization ok=%v", len(got), len(got) > 0 && got[0] == "Bearer "+tok.AccessToken)
+	}
+	if len(evilAuth) != 0 {
+		t.Fatal("mcphttp followed a redirect to another origin")
+	}
+	// The Transport on its own guarantees it too: under a client that does
+	// follow redirects, the other origin gets no token.
+	client := &http.Client{Transport: &Transport{Manager: h.m, Target: tgt2}}
+	resp, err := client.Post(rs.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err == nil {
+		resp.Body.Close()
 	}
 	if len(evilAuth) == 0 {
 		t.Fatal("the redirect was not followed; the test proves nothing")

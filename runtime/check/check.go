@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"mcpdeck/config"
+	"mcpdeck/runtime"
+	"mcpdeck/runtime/auth"
 )
 
 // ErrInvalidOptions is wrapped by Options.Validate for options that cannot
@@ -67,6 +69,8 @@ const (
 	IDResponseIDs      = "response-ids"
 	IDNoNotification   = "no-notification-for-response"
 	IDStdoutClean      = "stdout-clean"
+	IDAuthorization    = "authorization"
+	IDEnvironment      = "environment"
 )
 
 // itemNames are the human names of the items, in report order.
@@ -85,6 +89,8 @@ var itemNames = []struct{ id, name string }{
 	{IDResponseIDs, "Responses keep their request id"},
 	{IDNoNotification, "No notification for a response"},
 	{IDStdoutClean, "Nothing but JSON-RPC on stdout"},
+	{IDAuthorization, "Authorization"},
+	{IDEnvironment, "Environment"},
 }
 
 // IDs returns every item id of every report, in report order. The
@@ -203,6 +209,13 @@ type Options struct {
 	// Protocol chooses the era to check in (auto, legacy, modern or a
 	// revision), over the server's own "protocol" setting; empty keeps it.
 	Protocol string
+	// OnController, if set, is handed the check's own controller before
+	// it starts anything (a session recorder subscribes to it there).
+	OnController func(*runtime.Controller)
+	// Auth authorizes a remote server that requires MCP authorization
+	// with the tokens it stores; nil checks without (such a server then
+	// fails initialization with "needs login").
+	Auth *auth.Manager
 }
 
 // Validate reports options that cannot run.

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 
 	"mcpdeck/config"
@@ -255,16 +254,7 @@ type stdioExchanger struct {
 }
 
 func (c *checker) stdioExchanger() (*stdioExchanger, error) {
-	env := os.Environ()
-	keys := make([]string, 0, len(c.srv.Env))
-	for k := range c.srv.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+c.srv.Env[k])
-	}
-	p, err := proc.Start(proc.Spec{Path: c.srv.Command, Args: c.srv.Args, Env: env, Dir: c.srv.Cwd, Grace: c.opts.StopGrace})
+	p, err := proc.Start(proc.Spec{Path: c.srv.Command, Args: c.srv.Args, Env: c.srv.ProcessEnv(os.Environ()), Dir: c.srv.Cwd, Grace: c.opts.StopGrace})
 	if err != nil {
 		return nil, err
 	}

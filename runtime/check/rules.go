@@ -193,16 +193,11 @@ func (c *checker) noSecrets() (Status, string) {
 		return Fail, "a configured secret (an env or header value) appears in: " + strings.Join(c.leaks, ", ") +
 			": never put credentials into tool names, descriptions or schemas, every model that reads them sees them"
 	}
-	n := 0
-	for _, s := range c.srv.Secrets() {
-		if len(s) >= 6 {
-			n++
-		}
-	}
+	n := len(c.srv.Secrets())
 	if n == 0 {
-		return Pass, "no env or header values of 6+ characters are configured, so none can leak"
+		return Pass, "no secret is configured (header values, credential-like env values, the ones marked in \"secrets\"), so none can leak"
 	}
-	return Pass, fmt.Sprintf("none of the %d configured env and header values appears in a tool name, description or schema", n)
+	return Pass, fmt.Sprintf("none of the %s appears in a tool name, description or schema", count(n, "configured secret", "configured secrets"))
 }
 
 // responseIDs reports responses whose id matched no request. A response
@@ -237,7 +232,7 @@ func (c *checker) responseIDs() (Status, string) {
 		}
 	}
 	if len(bad) > 0 {
-		reason := fmt.Sprintf("%d response(s) came with an id that matches no request (id %s)", len(bad), listOrNone(bad, 3))
+		reason := fmt.Sprintf("%s came with an id that matches no request (id %s)", count(len(bad), "response", "responses"), listOrNone(bad, 3))
 		if len(c.noAnswer) > 0 {
 			reason += fmt.Sprintf(", while request %d (%s) went unanswered", c.noAnswer[0].id, c.noAnswer[0].what)
 		}
@@ -292,7 +287,13 @@ func (c *checker) stdoutClean() (Status, string) {
 		}
 	}
 	if len(lines) > 0 {
-		return Fail, fmt.Sprintf("%d line(s) on stdout were not JSON-RPC, the first: %q: write logs to stderr, stdout carries only messages", len(lines), oneLine(lines[0], 60))
+		return Fail, fmt.Sprintf("%s on stdout %s not JSON-RPC, the first: %q: write logs to stderr, stdout carries only messages",
+			count(len(lines), "line", "lines"), plural(len(lines), "was", "were"), oneLine(lines[0], 60))
+	}
+	if c.initFailed != "" {
+		// Nothing was said at all: a pass would vouch for what was never
+		// seen.
+		return Skip, "skipped: initialization failed, so the server's stdout was never exercised"
 	}
 	return Pass, "stdout carried only JSON-RPC messages"
 }

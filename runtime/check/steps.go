@@ -136,9 +136,11 @@ func (c *checker) toolsList() (Status, string) {
 	if c.listFailed != "" {
 		return Fail, "listing failed: " + c.listFailed
 	}
+	// Pages are counted as the requests sent: every transport traces
+	// those with their method.
 	pages := 0
 	for _, e := range c.obs.all() {
-		if f, ok := e.(runtime.TrafficFrame); ok && f.Frame.Dir == runtime.In && f.Frame.Method == "tools/list" {
+		if f, ok := e.(runtime.TrafficFrame); ok && f.Frame.Dir == runtime.Out && f.Frame.Kind == runtime.FrameRequest && f.Frame.Method == "tools/list" {
 			pages++
 		}
 	}
@@ -163,17 +165,20 @@ func (c *checker) toolsList() (Status, string) {
 	if len(c.tools) == 0 {
 		return Warn, "the server lists no tools"
 	}
-	what := "page"
-	if pages != 1 {
-		what = "pages"
+	listed := count(len(c.tools), "tool", "tools")
+	if pages > 0 {
+		listed += " over " + count(pages, "page", "pages")
 	}
-	return Pass, fmt.Sprintf("%d tools over %d %s; every name valid, every inputSchema a valid object schema", len(c.tools), pages, what)
+	return Pass, listed + "; every name valid, every inputSchema a valid object schema"
 }
 
 // schemaProblem says what is wrong with an input schema, or "".
 func schemaProblem(schema json.RawMessage) string {
 	if len(schema) == 0 {
 		return `has no inputSchema (use {"type": "object"} for a tool without arguments)`
+	}
+	if err := runtime.CheckSchemaBounds(schema); err != nil {
+		return "inputSchema is not usable: " + err.Error() + "; clients refuse such schemas: flatten it"
 	}
 	if _, err := runtime.CompileSchema(schema); err != nil {
 		return "inputSchema is not a valid JSON Schema: " + err.Error()
@@ -311,6 +316,18 @@ func firstText(r *runtime.Result) string {
 		}
 	}
 	return "(no text)"
+}
+
+// count is n and the word for it: "1 tool", "14 tools". (The runtime
+// cannot use ui/present; the faces word everything else.)
+func count(n int, one, many string) string { return fmt.Sprintf("%d %s", n, plural(n, one, many)) }
+
+// plural picks the word for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // oneLine shortens s to one line of at most n runes.

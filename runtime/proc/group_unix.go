@@ -13,6 +13,30 @@ import (
 // any member is alive (the kernel keeps the id in use), so signalling -pid
 // after the leader was reaped still reaches only our leftovers.
 
+// platform is the per-process state of the Unix supervision: none beyond
+// the process group, which the pid names.
+type platform struct{}
+
+// attach hands the new process group to the watchdog, so it dies with
+// mcpdeck however mcpdeck ends.
+func (p *Process) attach() error {
+	watch(p.pid)
+	adopt(p.pid)
+	return nil
+}
+
+// detach runs after Stop: a group found empty is unregistered and its
+// zombie leftovers reaped; one that survived SIGKILL stays registered, so
+// the watchdog still kills it when mcpdeck exits.
+func (p *Process) detach(gone bool) {
+	disown(p.pid)
+	if !gone {
+		return
+	}
+	reapGroup(p.pid)
+	unwatch(p.pid)
+}
+
 // signalGroup sends sig to every member of the process group.
 func (p *Process) signalGroup(sig syscall.Signal) error {
 	err := syscall.Kill(-p.pid, sig)
@@ -29,4 +53,11 @@ func (p *Process) groupGone() bool {
 		return true
 	}
 	return !groupHasLiveMember(p.pid)
+}
+
+// GroupAlive reports whether any process of group pgid still exists
+// (zombies included), for checks that a stopped server left nothing behind.
+func GroupAlive(pgid int) bool {
+	err := syscall.Kill(-pgid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -29,6 +29,11 @@ func TestMain(m *testing.M) {
 		runChild(mode)
 		os.Exit(0)
 	}
+	// Supervision (the watchdog, and on Linux the subreaper) is set up in
+	// the background at the first Start; tests about adopted orphans need
+	// it in place from the start.
+	platformInit()
+	<-supervisionReady()
 	goleak.VerifyTestMain(m)
 }
 
@@ -70,6 +75,32 @@ func runChild(mode string) {
 			fmt.Fprintf(w, "line %d\n", i)
 		}
 		w.Flush()
+	case "spawn-exit-gc": // a middle child that exits at once leaves an orphan that exits after its report is read
+		spawnOrphan()
+		io.Copy(io.Discard, os.Stdin)
+	case "orphan-parent": // starts a short-lived child and exits, orphaning it
+		c := exec.Command(self())
+		c.Env = childEnv("short")
+		c.Stdout = os.Stdout
+		if err := c.Start(); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "short": // reports its pid, lives a moment (orphaned by then), exits
+		fmt.Printf("orphan %d\n", os.Getpid())
+		time.Sleep(200 * time.Millisecond)
+	case "spawn-stay": // starts a "hang" grandchild in its own group, reports it, and stays
+		signal.Ignore(syscall.SIGTERM)
+		spawn()
+	case "middle-gc": // starts "spawn-stay" through Start, reports both pids, then waits to be killed
+		p, err := Start(Spec{Path: self(), Env: childEnv("spawn-stay", afterEnv+"=stay")})
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		line, _ := bufio.NewReader(p.Stdout()).ReadString('\n')
+		fmt.Printf("%d %s", p.Pid(), line)
+		hang()
 	case "middle": // starts a child through Start, reports its pid, then waits to be killed
 		p, err := Start(Spec{Path: self(), Env: childEnv("hang")})
 		if err != nil {
@@ -104,10 +135,24 @@ func spawn() {
 		os.Exit(1)
 	}
 	fmt.Printf("gc %d\n", gc.Process.Pid)
-	if os.Getenv(afterEnv) == "eof" {
+	switch os.Getenv(afterEnv) {
+	case "eof":
 		io.Copy(io.Discard, os.Stdin)
+	case "stay":
+		hang()
 	}
 	os.Exit(0)
+}
+
+// spawnOrphan runs "orphan-parent", which starts "short" and exits, so
+// "short" is orphaned while this server keeps running.
+func spawnOrphan() {
+	c := exec.Command(self())
+	c.Env = childEnv("orphan-parent")
+	c.Stdout = os.Stdout
+	if err := c.Run(); err != nil {
+		os.Exit(1)
+	}
 }
 
 func hang() {

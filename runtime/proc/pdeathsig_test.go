@@ -5,6 +5,7 @@ package proc
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -103,5 +104,60 @@ func TestParentDeathKillsChild(t *testing.T) {
 	}
 	if !gone {
 		t.Fatalf("child %d outlived its SIGKILLed parent by %v: no parent-death signal", child, testDeadline)
+	}
+}
+
+// TestKilledParentTakesGrandchildren is the case the parent-death signal
+// misses: a server whose own child (same process group) ignores SIGTERM.
+// The middle process (standing in for mcpdeck) starts the server through
+// Start and is then SIGKILLed, running no cleanup; the watchdog must kill
+// the server's whole group, grandchild included.
+func TestKilledParentTakesGrandchildren(t *testing.T) {
+	middle := exec.Command(self())
+	middle.Env = childEnv("middle-gc")
+	out, err := middle.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := middle.Start(); err != nil {
+		t.Fatalf("starting the middle process: %v", err)
+	}
+	reaped := false
+	t.Cleanup(func() {
+		if !reaped {
+			middle.Process.Kill()
+			middle.Wait()
+		}
+	})
+	line := readLine(t, bufio.NewReader(out))
+	var server, gc int
+	if _, err := fmt.Sscanf(line, "%d gc %d", &server, &gc); err != nil {
+		t.Fatalf("middle process said %q, want the server's and the grandchild's pids", line)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-server, syscall.SIGKILL)
+		reapGroup(server)
+	})
+	if st, ok := readProcStat(gc); !ok || st.pgrp != server {
+		t.Fatalf("grandchild %d is not in the server's group %d: %+v", gc, server, st)
+	}
+
+	if err := middle.Process.Kill(); err != nil {
+		t.Fatalf("killing the middle process: %v", err)
+	}
+	middle.Wait()
+	reaped = true
+
+	for _, pid := range []int{server, gc} {
+		gone, err := waitPidExit(pid, testDeadline)
+		if err != nil {
+			t.Fatalf("waiting for %d: %v", pid, err)
+		}
+		if !gone {
+			t.Fatalf("process %d of the server's group outlived its SIGKILLed mcpdeck by %v", pid, testDeadline)
+		}
+	}
+	if groupHasLiveMember(server) {
+		t.Fatalf("process group %d still has a live member", server)
 	}
 }

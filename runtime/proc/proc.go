@@ -5,10 +5,23 @@
 // sequence close stdin → grace → SIGTERM to the group → grace → SIGKILL to the
 // group → reap, so that no server or grandchild outlives mcpdeck.
 //
-// On Linux every child also gets a parent-death signal (SIGKILL), so a server
-// dies with mcpdeck even when mcpdeck itself is killed and cannot run Stop.
-// Process groups and signals need a Unix; on other systems Start works but
-// Stop can only kill the direct child.
+// No server or grandchild outlives mcpdeck, also when mcpdeck is killed and
+// cannot run Stop:
+//   - Linux: each server gets a parent-death signal (SIGKILL); mcpdeck is a
+//     child subreaper, so members orphaned by a server's exit stay its
+//     children (reaped as they exit, on SIGCHLD, and by Stop); and a
+//     watchdog process (watchdog_unix.go) SIGKILLs every registered process
+//     group the moment mcpdeck's end of a pipe closes, which reaches the
+//     grandchildren the parent-death signal does not.
+//   - macOS and the other Unixes: process groups and the watchdog; no
+//     parent-death signal, so the whole group dies a moment after mcpdeck
+//     rather than at once.
+//   - Windows: each server runs in its own kill-on-close Job Object, which
+//     holds the server and its descendants; there is no SIGTERM step.
+//
+// What none of these reach is a descendant that leaves its process group
+// (setsid, a daemonising double fork) on Unix, or that is created in the
+// instant before a Windows process is assigned to its job.
 package proc
 
 import (
@@ -19,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -90,6 +104,7 @@ type Process struct {
 	exit       error         // written by the waiter before done is closed; read only after done
 	stopOnce   sync.Once
 	stopResult StopResult // written inside stopOnce; read after it
+	plat       platform   // platform supervision state (the Windows job); set in Start
 }
 
 // Start starts the process described by spec. The returned error names the
@@ -110,6 +125,7 @@ func Start(spec Spec) (*Process, error) {
 		}
 	}
 
+	platformInit()
 	cmd := exec.Command(spec.Path, spec.Args...)
 	if cmd.Err != nil {
 		return nil, startError(spec, cmd.Err)
@@ -161,9 +177,27 @@ func Start(spec Spec) (*Process, error) {
 		reaped:    make(chan struct{}),
 		done:      make(chan struct{}),
 	}
+	if err := p.attach(); err != nil {
+		// Unsupervised, the server could outlive mcpdeck: refuse it.
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		pipes.closeAll()
+		return nil, fmt.Errorf("starting %q: %w", spec.Path, err)
+	}
 	go p.drain()
 	go p.wait()
 	return p, nil
+}
+
+// Kill sends SIGKILL to the whole process group (on Windows: terminates
+// the server's job) without waiting, as a crash would end it; Stop must
+// still be called to reap it. It is what the compatibility check uses to
+// drop a transport.
+func (p *Process) Kill() error {
+	if err := p.signalGroup(syscall.SIGKILL); err != nil {
+		return fmt.Errorf("killing %q (process group %d): %w", p.name, p.pid, err)
+	}
+	return nil
 }
 
 // Pid returns the process id, which is also the id of its process group.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -496,4 +497,107 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// A grandchild orphaned by its server is adopted by mcpdeck (a child
+// subreaper); once Stop killed it, Stop also reaps it, so no zombie is left
+// for the life of mcpdeck and the group id is released.
+func TestStopReapsAdoptedGrandchild(t *testing.T) {
+	p := start(t, "spawn", func(s *Spec) {
+		s.Grace = shortGrace
+		s.Env = append(s.Env, afterEnv+"=exit")
+	})
+	gc := readGrandchild(t, p)
+	waitDone(t, p)
+	if st, ok := readProcStat(gc); !ok || st.ppid != os.Getpid() {
+		t.Fatalf("orphaned grandchild %d has parent %d, want this process (a subreaper) %d", gc, st.ppid, os.Getpid())
+	}
+	if res := p.Stop(); res.Err != nil {
+		t.Fatalf("Stop = %+v", res)
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(gc)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("grandchild %d is still in the process table (a zombie nobody reaps): %v", gc, err)
+	}
+	if GroupAlive(p.Pid()) {
+		t.Fatalf("group %d still exists after Stop", p.Pid())
+	}
+}
+
+func TestTailGrowsThenWraps(t *testing.T) {
+	tl := newTail(3)
+	if len(tl.lines()) != 0 || cap(tl.ring) != 0 {
+		t.Fatalf("a new tail holds %d slots", cap(tl.ring))
+	}
+	for _, s := range []string{"a", "b"} {
+		tl.add(s)
+	}
+	if got := tl.lines(); !equal(got, []string{"a", "b"}) {
+		t.Fatalf("lines = %q", got)
+	}
+	for _, s := range []string{"c", "d", "e"} {
+		tl.add(s)
+	}
+	if got := tl.lines(); !equal(got, []string{"c", "d", "e"}) {
+		t.Fatalf("lines after wrapping = %q, want the last three, oldest first", got)
+	}
+}
+
+// BenchmarkIdleProcessMemory reports what mcpdeck holds per idle server
+// process (stderr drain, tail, waiter), in bytes per process:
+//
+//	go test ./runtime/proc -run '^$' -bench IdleProcessMemory
+func BenchmarkIdleProcessMemory(b *testing.B) {
+	const n = 50
+	var perProc float64
+	for range b.N {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var ps []*Process
+		for range n {
+			p, err := Start(Spec{Path: self(), Env: childEnv("echo"), Grace: shortGrace})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ps = append(ps, p)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perProc = float64((after.HeapInuse+after.StackInuse)-(before.HeapInuse+before.StackInuse)) / n
+		for _, p := range ps {
+			p.Stop()
+		}
+	}
+	b.ReportMetric(perProc, "bytes/process")
+	b.ReportMetric(0, "ns/op")
+}
+
+// While its server runs, a grandchild the server orphaned and that then
+// exited is reaped at once (SIGCHLD), not left a zombie until Stop.
+func TestRunningServerOrphansAreReaped(t *testing.T) {
+	p := start(t, "spawn-exit-gc", func(s *Spec) { s.Grace = shortGrace })
+	line := readLine(t, bufio.NewReader(p.Stdout()))
+	gc, err := strconv.Atoi(strings.TrimPrefix(line, "orphan "))
+	if err != nil {
+		t.Fatalf("server said %q, want \"orphan <pid>\"", line)
+	}
+	// The orphan exits on its own; wait (on its pidfd) until it did, then
+	// until it is gone from the process table altogether.
+	if gone, err := waitPidExit(gc, testDeadline); err != nil || !gone {
+		t.Fatalf("orphan %d did not exit: %v", gc, err)
+	}
+	deadline := time.Now().Add(testDeadline)
+	for {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(gc)); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			st, _ := readProcStat(gc)
+			t.Fatalf("orphan %d is still in the process table (%+v) while its server runs", gc, st)
+		}
+		<-time.After(groupPoll) // polling a process table has no event to wait on
+	}
+	if res := p.Stop(); res.Err != nil {
+		t.Fatalf("Stop = %+v", res)
+	}
 }

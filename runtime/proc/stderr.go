@@ -13,8 +13,9 @@ import (
 // line plus the bufio buffer, however the server writes.
 func (p *Process) drain() {
 	defer close(p.drainDone)
-	br := bufio.NewReaderSize(p.stderr, 4096)
-	line := make([]byte, 0, 256)
+	// Small: every idle server keeps these for its lifetime.
+	br := bufio.NewReaderSize(p.stderr, 1024)
+	var line []byte
 	dropped := 0
 	emit := func() {
 		s := string(bytes.TrimSuffix(line, []byte{'\r'}))
@@ -73,25 +74,29 @@ func cutUTF8(s string, n int) string {
 	return s
 }
 
-// tail is a fixed-size ring of the most recent stderr lines. The drain
+// tail is a ring of the most recent stderr lines, at most max. It grows as
+// lines come, so a quiet server holds none of its slots. The drain
 // goroutine writes it while any caller may read it, hence the mutex.
 type tail struct {
 	mu   sync.Mutex
+	max  int
 	ring []string
-	next int // index of the slot the next line goes to
+	next int // index of the slot the next line goes to, once full
 	full bool
 }
 
-func newTail(n int) *tail { return &tail{ring: make([]string, n)} }
+func newTail(n int) *tail { return &tail{max: n} }
 
 func (t *tail) add(s string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.ring[t.next] = s
-	t.next++
-	if t.next == len(t.ring) {
-		t.next, t.full = 0, true
+	if !t.full {
+		t.ring = append(t.ring, s)
+		t.full = len(t.ring) == t.max
+		return
 	}
+	t.ring[t.next] = s
+	t.next = (t.next + 1) % len(t.ring)
 }
 
 // lines returns a copy, oldest first.
@@ -99,7 +104,7 @@ func (t *tail) lines() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.full {
-		return append([]string(nil), t.ring[:t.next]...)
+		return append([]string(nil), t.ring...)
 	}
 	out := make([]string, 0, len(t.ring))
 	out = append(out, t.ring[t.next:]...)

@@ -26,6 +26,17 @@ const (
 // MarshalText writes the step's name, so JSON output stays readable.
 func (s StopStep) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText reads a step's name (recordings, JSON round trips).
+func (s *StopStep) UnmarshalText(b []byte) error {
+	for step := StepExited; step <= StepSIGKILL; step++ {
+		if step.String() == string(b) {
+			*s = step
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown stop step %q", b)
+}
+
 func (s StopStep) String() string {
 	switch s {
 	case StepExited:
@@ -102,6 +113,7 @@ func (p *Process) stop() StopResult {
 	}
 	res.Exit = p.Exit()
 	p.release()
+	p.detach(res.Err == nil)
 	res.Elapsed = time.Since(start)
 	return res
 }

@@ -2,10 +2,119 @@ package proc
 
 import (
 	"bytes"
+	"maps"
 	"os"
+	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
+
+// subreaper makes this process a child subreaper once, at the first Start:
+// a server's children orphaned by its exit are then reparented to mcpdeck
+// instead of init, so they stay visible as members of their group (whose
+// id therefore cannot be reused under the watchdog) and Stop reaps them
+// itself rather than relying on a PID 1 that may never reap (containers).
+var subreaper sync.Once
+
+func platformInit() {
+	// The subreaper is set once the watchdog is orphaned: see
+	// startSupervision.
+	startSupervision(func() {
+		subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+	})
+}
+
+// adopted reaps, while any server runs, the members of server groups that
+// were orphaned (reparented to mcpdeck, the subreaper) and have exited:
+// without it a long session would collect their zombies until each
+// server's Stop. It runs on SIGCHLD, in one goroutine that exists only
+// while at least one server group is registered.
+var adopted struct {
+	mu     sync.Mutex
+	groups map[int]bool // registered server groups
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// adopt registers group pgid for reaping, starting the reaper with the
+// first one.
+func adopt(pgid int) {
+	adopted.mu.Lock()
+	defer adopted.mu.Unlock()
+	if adopted.groups == nil {
+		adopted.groups = map[int]bool{}
+	}
+	adopted.groups[pgid] = true
+	if len(adopted.groups) > 1 {
+		return
+	}
+	adopted.stop, adopted.done = make(chan struct{}), make(chan struct{})
+	sigchld := make(chan os.Signal, 1)
+	signal.Notify(sigchld, syscall.SIGCHLD)
+	go func(stop, done chan struct{}) {
+		defer close(done)
+		defer signal.Stop(sigchld)
+		for {
+			select {
+			case <-sigchld:
+				adopted.mu.Lock()
+				groups := maps.Clone(adopted.groups)
+				adopted.mu.Unlock()
+				reapGroups(groups)
+			case <-stop:
+				return
+			}
+		}
+	}(adopted.stop, adopted.done)
+}
+
+// disown unregisters group pgid, stopping the reaper with the last one.
+func disown(pgid int) {
+	adopted.mu.Lock()
+	if !adopted.groups[pgid] {
+		adopted.mu.Unlock()
+		return
+	}
+	delete(adopted.groups, pgid)
+	var stop, done chan struct{}
+	if len(adopted.groups) == 0 {
+		stop, done = adopted.stop, adopted.done
+	}
+	adopted.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+}
+
+// reapGroup reaps the zombies of group pgid that were reparented to us as
+// subreaper. Only members other than the leader are waited for, by pid:
+// the leader is os/exec's to reap, and a wait for any child would steal
+// the exit status of another server's leader.
+func reapGroup(pgid int) { reapGroups(map[int]bool{pgid: true}) }
+
+// reapGroups reaps our zombie children that belong to one of groups and
+// do not lead it.
+func reapGroups(groups map[int]bool) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || groups[pid] {
+			continue // not a process, or a group leader (os/exec reaps those)
+		}
+		if st, ok := readProcStat(pid); ok && groups[st.pgrp] && st.ppid == self && st.state == 'Z' {
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		}
+	}
+}
 
 // sysProcAttr puts the child in a new process group (so Stop can signal it
 // and its descendants as a unit) and asks the kernel to SIGKILL it when its
@@ -37,34 +146,41 @@ func groupHasLiveMember(pgid int) bool {
 		if err != nil {
 			continue
 		}
-		state, pg, ok := procStat(pid)
-		if ok && pg == pgid && state != 'Z' && state != 'X' {
+		st, ok := readProcStat(pid)
+		if ok && st.pgrp == pgid && st.state != 'Z' && st.state != 'X' {
 			return true
 		}
 	}
 	return false
 }
 
-// procStat reads the state and process group of pid from /proc/<pid>/stat.
-// ok is false when the process vanished or the file cannot be parsed.
-func procStat(pid int) (state byte, pgrp int, ok bool) {
+// procStat is what /proc/<pid>/stat says about a process.
+type procStat struct {
+	state      byte
+	ppid, pgrp int
+}
+
+// readProcStat reads /proc/<pid>/stat. ok is false when the process
+// vanished or the file cannot be parsed.
+func readProcStat(pid int) (procStat, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, 0, false
+		return procStat{}, false
 	}
 	// "pid (comm) state ppid pgrp ...": comm may contain spaces and
 	// parentheses, so parse from the last ')'.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, 0, false
+		return procStat{}, false
 	}
 	f := bytes.Fields(b[i+1:])
 	if len(f) < 3 || len(f[0]) != 1 {
-		return 0, 0, false
+		return procStat{}, false
 	}
-	pgrp, err = strconv.Atoi(string(f[2]))
-	if err != nil {
-		return 0, 0, false
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	pgrp, err2 := strconv.Atoi(string(f[2]))
+	if err1 != nil || err2 != nil {
+		return procStat{}, false
 	}
-	return f[0][0], pgrp, true
+	return procStat{state: f[0][0], ppid: ppid, pgrp: pgrp}, true
 }

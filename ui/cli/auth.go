@@ -14,6 +14,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime/auth"
+	"mcpdeck/ui/present"
 )
 
 // authFlags are the flags the auth subcommands share.
@@ -94,6 +95,7 @@ func newAuthManager(cmd *cobra.Command, timeout time.Duration) *auth.Manager {
 	stderr := cmd.ErrOrStderr()
 	return auth.NewManager(auth.Options{
 		LoginTimeout: timeout,
+		OnSecret:     config.AddSecret, // tokens are scrubbed from everything shown
 		OnURL: func(server, u string) {
 			fmt.Fprintf(stderr, "mcpdeck: to log in to %q, open this URL in a browser (opening one now):\n\n  %s\n\nmcpdeck: waiting for the browser; ctrl+c cancels\n", server, u)
 		},
@@ -203,7 +205,7 @@ storagePath.`,
 				statuses = append(statuses, st)
 			}
 			if f.asJSON {
-				return printJSON(cmd.OutOrStdout(), statuses)
+				return present.WriteJSON(cmd.OutOrStdout(), statuses)
 			}
 			printStatuses(cmd.OutOrStdout(), statuses)
 			return nil

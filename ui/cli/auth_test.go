@@ -191,7 +191,7 @@ func TestHeadlessCommandsLogInWhenAsked(t *testing.T) {
 
 	r := runBin(t, "", env, "", "call", "--url", rs.URL, "echo", `{"text":"hi"}`)
 	if r.code != ExitConnection || !strings.Contains(r.stderr, "mcpdeck auth login") || !strings.Contains(r.stderr, "needs a login") {
-		t.Fatalf("without a token: exit %d\nstderr %s", r.code, r.stderr)
+		t.Fatalf("without a token: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 	r = runBin(t, "", env, "", "call", "--login", "--url", rs.URL, "echo", `{"text":"hi"}`)
 	if r.code != 0 || !strings.Contains(r.stdout, "hi") || !strings.Contains(r.stderr, as.URL+"/authorize?") {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // callFlags are call's own flags.
@@ -25,6 +26,7 @@ type callFlags struct {
 	elicitation string
 	noValidate  bool
 	task        bool
+	record      recordFlags
 }
 
 func newCallCmd() *cobra.Command {
@@ -84,6 +86,7 @@ or protocol failure; 4 timeout or cancellation.`,
 	fl.StringVar(&cf.elicitation, "elicitation", "decline", "answer the server's elicitation requests: decline, or defaults (accept with the schema's defaults)")
 	fl.BoolVar(&cf.noValidate, "no-validate", false, "send arguments that fail the tool's input schema anyway")
 	fl.BoolVar(&cf.task, "task", false, "call a tool whose taskSupport is \"optional\" as a task (2025-11-25 servers)")
+	addRecordFlags(cmd, &cf.record)
 	return cmd
 }
 
@@ -236,7 +239,12 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	if !hasAdHoc {
 		names = []string{target.server}
 	}
-	rt, err := openTargets(ctx, cmd, tf, names, "call", runtime.Options{Elicitor: elicitor})
+	rec := &recording{flags: &cf.record}
+	if err := rec.validate(); err != nil {
+		return err
+	}
+	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
+	rt, err := openTargets(ctx, cmd, tf, names, "call", runtime.Options{Elicitor: elicitor}, rec.withConfig)
 	if err != nil {
 		return err
 	}
@@ -280,17 +288,17 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	}
 	out := cmd.OutOrStdout()
 	if cf.asJSON {
-		if err := printJSON(out, res); err != nil {
+		if err := present.WriteJSON(out, res); err != nil {
 			return err
 		}
 	} else {
 		writeResult(out, res)
 	}
 	if res.StructuredError != "" {
-		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: warning: the structuredContent does not match the tool's outputSchema: %s\n", res.StructuredError)
+		warnf(cmd.ErrOrStderr(), "warning: the structuredContent does not match the tool's outputSchema: %s", res.StructuredError)
 	}
 	if res.IsError {
-		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: tool %q on server %q returned an error (isError)\n", target.tool, target.server)
+		warnf(cmd.ErrOrStderr(), "tool %q on server %q returned an error (isError)", target.tool, target.server)
 		return silentExit(ExitToolError)
 	}
 	return nil
@@ -317,14 +325,15 @@ func writeResult(w io.Writer, r *runtime.Result) {
 		switch c.Type {
 		case "text":
 			hasText = true
-			io.WriteString(w, c.Text)
-			if !strings.HasSuffix(c.Text, "\n") {
+			text := present.Clean(c.Text)
+			io.WriteString(w, text)
+			if !strings.HasSuffix(text, "\n") {
 				io.WriteString(w, "\n")
 			}
 		case "image", "audio":
-			fmt.Fprintf(w, "[%s %s, %d bytes]\n", c.Type, orUnknown(c.MIMEType), base64Size(c.Data))
+			fmt.Fprintf(w, "[%s %s, %d bytes]\n", c.Type, present.Line(orUnknown(c.MIMEType)), base64Size(c.Data))
 		case "resource_link":
-			fmt.Fprintf(w, "[resource link %s%s%s]\n", c.URI, suffix(" ", c.Name), suffix(", ", c.MIMEType))
+			fmt.Fprintf(w, "[resource link %s]\n", present.Line(c.URI+suffix(" ", c.Name)+suffix(", ", c.MIMEType)))
 		case "resource":
 			if c.Resource == nil {
 				fmt.Fprintln(w, "[resource, empty]")
@@ -334,18 +343,18 @@ func writeResult(w io.Writer, r *runtime.Result) {
 			if c.Resource.Blob != "" {
 				size = base64Size(c.Resource.Blob)
 			}
-			fmt.Fprintf(w, "[resource %s%s, %d bytes]\n", c.Resource.URI, suffix(", ", c.Resource.MIMEType), size)
+			fmt.Fprintf(w, "[resource %s, %d bytes]\n", present.Line(c.Resource.URI+suffix(", ", c.Resource.MIMEType)), size)
 		default:
-			fmt.Fprintf(w, "[%s block]\n", c.Type)
+			fmt.Fprintf(w, "[%s block]\n", present.Line(c.Type))
 		}
 	}
 	if len(r.StructuredContent) > 0 && !hasText {
 		var b bytes.Buffer
 		if json.Indent(&b, r.StructuredContent, "", "  ") == nil {
 			b.WriteByte('\n')
-			w.Write(b.Bytes())
+			w.Write(present.EscapeJSON(b.Bytes()))
 		} else {
-			fmt.Fprintf(w, "%s\n", r.StructuredContent)
+			fmt.Fprintf(w, "%s\n", present.Clean(string(r.StructuredContent)))
 		}
 	}
 }

@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mcpdeck/runtime"
 	"mcpdeck/runtime/check"
+	"mcpdeck/ui/present"
 )
 
 // checkFlags are the flags of mcpdeck check.
@@ -18,6 +20,7 @@ type checkFlags struct {
 	args      string
 	timeout   time.Duration
 	resultMax int
+	record    recordFlags
 }
 
 func newCheckCmd() *cobra.Command {
@@ -74,6 +77,8 @@ initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
 	fl.StringVar(&cf.args, "args", "", "the arguments for --tool, a JSON object (default: minimal valid arguments from its schema)")
 	fl.DurationVar(&cf.timeout, "timeout", check.DefaultCallTimeout, "how long each request may take before it counts as unanswered")
 	fl.IntVar(&cf.resultMax, "result-max", check.DefaultResultMax, "the largest acceptable tool result, in bytes")
+	addRecordFlags(cmd, &cf.record)
+	cmd.Flags().Lookup("record").Usage += "; checking several servers writes one file each, FILE with the server's name before its extension"
 	return cmd
 }
 
@@ -82,7 +87,8 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 	if err != nil {
 		return err
 	}
-	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version(), Protocol: protocol}
+	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version(),
+		Auth: newAuthManager(cmd, 0), Protocol: protocol}
 	if cf.args != "" {
 		opts.Args = json.RawMessage(cf.args)
 	}
@@ -114,7 +120,18 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 			printCheckHeading(out, srv.Name, string(srv.Transport))
 			progress = func(it check.Item) { printCheckRow(out, it) }
 		}
-		rep := check.Run(ctx, srv, opts, progress)
+		rec := checkRecording(&cf.record, srv, len(cfg.Servers) > 1)
+		if err := rec.validate(); err != nil {
+			return err
+		}
+		var recErr error
+		sopts := opts
+		sopts.OnController = func(rt *runtime.Controller) { recErr = rec.start(rt) }
+		rep := check.Run(ctx, srv, sopts, progress)
+		rec.finish(cmd.ErrOrStderr())
+		if recErr != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: not recording the check of %s: %v\n", srv.Name, recErr)
+		}
 		reports = append(reports, rep)
 		if stream {
 			printCheckSummary(out, rep)
@@ -122,7 +139,7 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 	}
 	switch {
 	case cf.asJSON:
-		if err := printJSON(out, checkJSONOf(reports)); err != nil {
+		if err := present.WriteJSON(out, checkJSONOf(reports)); err != nil {
 			return err
 		}
 	case !stream:
@@ -155,7 +172,7 @@ func printCheckHeading(w io.Writer, server, transport string) {
 }
 
 func printCheckRow(w io.Writer, it check.Item) {
-	fmt.Fprintf(w, "%-6s  %-*s  %s\n", it.Status, checkItemWidth, it.ID, oneLine(it.Reason))
+	fmt.Fprintf(w, "%-6s  %-*s  %s\n", it.Status, checkItemWidth, it.ID, present.Line(it.Reason))
 }
 
 // printCheckReports prints every report whole: a heading, a table and a
@@ -185,7 +202,7 @@ func printCheckSummary(w io.Writer, r check.Report) {
 		verdict = "FAILED"
 	}
 	fmt.Fprintf(w, "%s: %s%s: %d passed, %s, %d failed, %d skipped\n",
-		r.Server, verdict, eraOf(r, " on "), n[check.Pass], plural(n[check.Warn], "warning"), n[check.Fail], n[check.Skip])
+		r.Server, verdict, eraOf(r, " on "), n[check.Pass], present.Count(n[check.Warn], "warning", "warnings"), n[check.Fail], n[check.Skip])
 }
 
 // eraOf names the era a check ran on ("modern 2026-07-28") after sep, or

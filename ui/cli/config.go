@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 
 	"mcpdeck/assets"
 	"mcpdeck/config"
+	"mcpdeck/ui/present"
 )
 
 // configFlag is the root command's repeatable persistent --config flag.
@@ -49,18 +48,17 @@ With --trust-project, approve the project files whose servers have not
 been approved yet (servers in project files start only once approved).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd, configFiles(cmd))
+			load := func() (*config.Config, error) { return loadConfig(cmd, configFiles(cmd)) }
+			if trust {
+				load = func() (*config.Config, error) { return loadApproved(cmd, true) }
+			}
+			cfg, err := load()
 			if err != nil {
 				return err
 			}
-			if trust {
-				if err := approveProject(cfg, true); err != nil {
-					return err
-				}
-			}
 			approvals := approvalStates(cfg)
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), showJSON(cfg, approvals, reveal))
+				return present.WriteJSON(cmd.OutOrStdout(), showJSON(cfg, approvals, reveal))
 			}
 			writeShow(cmd.OutOrStdout(), cfg, approvals, reveal)
 			return nil
@@ -85,13 +83,13 @@ Exit status 0 when it is valid, 2 when it is not.`,
 			if len(files) == 0 {
 				files = configFiles(cmd)
 			}
-			cfg, err := load(files)
+			cfg, err := load(files, false)
 			var errs config.Errors
 			if err != nil && !errors.As(err, &errs) {
 				return withCode(ExitUsage, err)
 			}
 			if asJSON {
-				if err := writeJSON(cmd.OutOrStdout(), validateJSON(cfg, errs)); err != nil {
+				if err := present.WriteJSON(cmd.OutOrStdout(), validateJSON(cfg, errs)); err != nil {
 					return err
 				}
 			} else {
@@ -122,7 +120,19 @@ func configFiles(cmd *cobra.Command) []string {
 // set to this executable. An invalid configuration is an ExitUsage error
 // listing every problem; nothing may start from it.
 func loadConfig(_ *cobra.Command, files []string) (*config.Config, error) {
-	cfg, err := load(files)
+	return loadFor(files, false)
+}
+
+// loadRunnable is loadConfig for the commands that start servers: a
+// server whose own definition is invalid is kept, marked and isolated (it
+// never starts, and says why), so it does not stop the others. Problems
+// outside any server still fail as in loadConfig.
+func loadRunnable(files []string) (*config.Config, error) {
+	return loadFor(files, true)
+}
+
+func loadFor(files []string, keepInvalid bool) (*config.Config, error) {
+	cfg, err := load(files, keepInvalid)
 	var errs config.Errors
 	switch {
 	case errors.As(err, &errs):
@@ -133,17 +143,53 @@ func loadConfig(_ *cobra.Command, files []string) (*config.Config, error) {
 	return cfg, nil
 }
 
-func load(files []string) (*config.Config, error) {
+// load reads the configuration with the approvals recorded so far: a
+// project file approved at its current content is read in full, one that
+// is not is read for the approval prompt only (its envFile is not read and
+// its servers are Unapproved); after approving, load again. With
+// keepInvalid a server with an invalid definition is kept, marked Invalid
+// (the runtime never starts it).
+func load(files []string, keepInvalid bool) (*config.Config, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "mcpdeck"
 	}
-	return config.Load(config.LoadOptions{
+	opts := config.LoadOptions{
 		Files:       files,
 		Default:     assets.DefaultConfig,
 		DefaultName: assets.DefaultConfigName,
 		Vars:        map[string]string{"mcpdeck": exe},
-	})
+		KeepInvalid: keepInvalid,
+	}
+	// An unreadable trust store approves nothing; approveProject reports it.
+	if ts, err := config.OpenTrustStore(""); err == nil {
+		opts.Approved = ts.Trusted
+	}
+	return config.Load(opts)
+}
+
+// loadApproved loads the configuration, approves its project files with
+// approveProject (which refuses unless trust), and loads again when it
+// approved anything, since only an approved file's envFile is read.
+func loadApproved(cmd *cobra.Command, trust bool) (*config.Config, error) {
+	cfg, err := loadRunnable(configFiles(cmd))
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Unapproved()) == 0 {
+		return cfg, nil
+	}
+	if err := approveProject(cfg, trust); err != nil {
+		return nil, err
+	}
+	cfg, err = loadRunnable(configFiles(cmd))
+	if err != nil {
+		return nil, err
+	}
+	if pending := cfg.Unapproved(); len(pending) > 0 {
+		return nil, withCode(ExitUsage, fmt.Errorf("project configuration %s changed while it was being approved; review it and run again", pending[0].Path))
+	}
+	return cfg, nil
 }
 
 // invalidConfigError reports every problem of a configuration that failed
@@ -153,7 +199,7 @@ type invalidConfigError config.Errors
 // Error lists every problem under a one-line verdict, for run to print.
 func (e invalidConfigError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s; nothing was started:\n", plural(len(e), "configuration error"))
+	fmt.Fprintf(&b, "%s; nothing was started:\n", present.Count(len(e), "configuration error", "configuration errors"))
 	for _, d := range e {
 		fmt.Fprintf(&b, "  %s\n", d)
 	}
@@ -254,7 +300,7 @@ func writeShow(w io.Writer, cfg *config.Config, approvals map[string]approval, r
 		field("source", fmt.Sprintf("%s (%s)", s.Pos, s.Scope))
 		field("transport", string(s.Transport))
 		if s.Transport == config.TransportStdio {
-			field("command", commandLine(s.Command, s.Args))
+			field("command", present.CommandLine(s.Command, s.Args))
 			if s.Cwd != "" {
 				field("cwd", s.Cwd)
 			}
@@ -299,26 +345,13 @@ func writeValidate(stdout, stderr io.Writer, cfg *config.Config, errs config.Err
 		fmt.Fprintf(stderr, "warning: %s\n", d)
 	}
 	if len(errs) > 0 {
-		fmt.Fprintf(stderr, "mcpdeck: %s in %s; nothing would start until they are fixed\n", plural(len(errs), "error"), plural(len(cfg.Files), "file"))
+		fmt.Fprintf(stderr, "mcpdeck: %s in %s; nothing would start until they are fixed\n", present.Count(len(errs), "error", "errors"), present.Count(len(cfg.Files), "file", "files"))
 		return
 	}
-	fmt.Fprintf(stdout, "ok: %s in %s\n", plural(len(cfg.Servers), "server"), plural(len(cfg.Files), "file"))
+	fmt.Fprintf(stdout, "ok: %s in %s\n", present.Count(len(cfg.Servers), "server", "servers"), present.Count(len(cfg.Files), "file", "files"))
 	for _, f := range cfg.Files {
 		fmt.Fprintf(stdout, "  %-8s %s\n", f.Scope, f.Path)
 	}
-}
-
-// commandLine renders a command and its arguments so they can be pasted
-// into a shell: words that need it are quoted.
-func commandLine(cmd string, args []string) string {
-	words := make([]string, 0, 1+len(args))
-	for _, a := range append([]string{cmd}, args...) {
-		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`*?[]{}()<>|&;#~") {
-			a = strconv.Quote(a)
-		}
-		words = append(words, a)
-	}
-	return strings.Join(words, " ")
 }
 
 func pingText(d time.Duration) string {
@@ -335,25 +368,11 @@ func reconnectText(r config.Reconnect) string {
 	return fmt.Sprintf("up to %d attempts, backoff %s to %s", r.MaxAttempts, r.InitialBackoff, r.MaxBackoff)
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 func cond[T any](c bool, a, b T) T {
 	if c {
 		return a
 	}
 	return b
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // The JSON shapes below are the stable machine output of config show and

@@ -361,11 +361,3 @@ func TestConfigMissingFile(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
-
-func TestCommandLine(t *testing.T) {
-	got := commandLine("npx", []string{"-y", "two words", "", "a$b", "plain"})
-	want := `npx -y "two words" "" "a$b" plain`
-	if got != want {
-		t.Fatalf("commandLine = %q, want %q", got, want)
-	}
-}

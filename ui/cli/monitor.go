@@ -238,7 +238,7 @@ func configFingerprint(cmd *cobra.Command, tf *targetFlags) string {
 	if tf.url != "" || tf.stdio != "" {
 		return ""
 	}
-	cfg, err := load(configFiles(cmd))
+	cfg, err := load(configFiles(cmd), true)
 	if cfg == nil {
 		return "error: " + fmt.Sprint(err)
 	}

@@ -276,7 +276,8 @@ func TestMonitorDemo(t *testing.T) {
 
 // TestMonitorReloadOnSIGHUP: with file polling off, SIGHUP applies the
 // edited configuration: an added server starts, a removed one stops (its
-// session duration recorded), and an invalid file keeps the running set.
+// session duration recorded), a server made invalid shows as invalid, and
+// a file that cannot be read keeps the running set.
 func TestMonitorReloadOnSIGHUP(t *testing.T) {
 	h := newHeadless(t, map[string]map[string]any{"a": withPing(srvDemo(t, "0"), "200ms")})
 	r, url := startMonitor(t, h, "--reload-every", "0")
@@ -306,7 +307,14 @@ func TestMonitorReloadOnSIGHUP(t *testing.T) {
 		return sessions == 1 && !stillThere
 	})
 
+	// One invalid server does not stop the reload: it shows as invalid.
 	writeFile(t, h.cfg, []byte(`{"mcpServers": {"b": {"command": 3}}}`))
+	if err := r.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	r.waitLog(t, "server state changed", map[string]string{"server": "b", "to": "invalid"})
+	// A file that cannot be read at all is refused, and the servers kept.
+	writeFile(t, h.cfg, []byte(`{"mcpServers": {"b": `))
 	if err := r.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
@@ -315,8 +323,8 @@ func TestMonitorReloadOnSIGHUP(t *testing.T) {
 		t.Errorf("refusal %v: want an error naming the file", l)
 	}
 	fams := scrapeMetrics(t, url)
-	if v, _ := metricValue(fams, "mcpdeck_server_state", map[string]string{"mcpdeck_server_name": "b", "mcpdeck_server_state": "ready"}); v != 1 {
-		t.Errorf("b is no longer ready after a refused reload")
+	if v, _ := metricValue(fams, "mcpdeck_server_state", map[string]string{"mcpdeck_server_name": "b", "mcpdeck_server_state": "invalid"}); v != 1 {
+		t.Errorf("b is no longer shown invalid after a refused reload")
 	}
 	r.stop(t)
 }

@@ -1,27 +1,26 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // printTable writes header and rows as aligned columns. Cells are cleaned
-// of tabs and newlines first, since either would break the alignment that
-// makes the table readable.
+// first (present.Line): a server's text is shown, never obeyed, and a tab
+// or newline would break the alignment that makes the table readable.
 func printTable(w io.Writer, header []string, rows [][]string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	writeRow := func(cells []string) {
 		clean := make([]string, len(cells))
 		for i, c := range cells {
-			clean[i] = oneLine(c)
+			clean[i] = present.Line(c)
 		}
 		fmt.Fprintln(tw, strings.TrimRight(strings.Join(clean, "\t"), "\t"))
 	}
@@ -32,39 +31,6 @@ func printTable(w io.Writer, header []string, rows [][]string) {
 		writeRow(r)
 	}
 	_ = tw.Flush()
-}
-
-// printJSON writes v as indented JSON followed by a newline. Struct fields
-// keep their declared order and map keys are sorted by encoding/json, so
-// the output is stable for scripts and golden files.
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("writing JSON: %w", err)
-	}
-	return nil
-}
-
-// oneLine collapses whitespace runs (tabs, newlines) into single spaces.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\t\n\r") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// truncate shortens s to at most n runes, marking the cut with an ellipsis.
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if n <= 0 || len(r) <= n {
-		return s
-	}
-	if n == 1 {
-		return "…"
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // progressBarWidth is the number of cells of the progress bar.
@@ -85,7 +51,7 @@ func newProgressPrinter(w io.Writer) *progressPrinter {
 
 func (p *progressPrinter) print(ev runtime.Progress) {
 	if !p.tty {
-		fmt.Fprintf(p.w, "progress: %s\n", progressText(ev))
+		fmt.Fprintf(p.w, "progress: %s\n", present.ProgressText(ev.Progress, ev.Total, ev.Message))
 		return
 	}
 	bar := ""
@@ -93,7 +59,7 @@ func (p *progressPrinter) print(ev runtime.Progress) {
 		filled := int(math.Round(math.Min(ev.Progress/ev.Total, 1) * progressBarWidth))
 		bar = "[" + strings.Repeat("#", filled) + strings.Repeat(".", progressBarWidth-filled) + "] "
 	}
-	fmt.Fprintf(p.w, "\r\x1b[K%s%s", bar, progressText(ev))
+	fmt.Fprintf(p.w, "\r\x1b[K%s%s", bar, present.ProgressText(ev.Progress, ev.Total, ev.Message))
 	p.drawn = true
 }
 
@@ -101,7 +67,7 @@ func (p *progressPrinter) print(ev runtime.Progress) {
 // clearing the bar first.
 func (p *progressPrinter) note(line string) {
 	p.finish()
-	fmt.Fprintln(p.w, oneLine(line))
+	fmt.Fprintln(p.w, present.Line(line))
 }
 
 // finish clears the bar so the result starts on a clean line.
@@ -111,20 +77,6 @@ func (p *progressPrinter) finish() {
 		p.drawn = false
 	}
 }
-
-// progressText is "1.5/3 (50%) message", or "1.5 message" without a total.
-func progressText(ev runtime.Progress) string {
-	s := formatFloat(ev.Progress)
-	if ev.Total > 0 {
-		s += fmt.Sprintf("/%s (%d%%)", formatFloat(ev.Total), int(math.Floor(100*math.Min(ev.Progress/ev.Total, 1))))
-	}
-	if ev.Message != "" {
-		s += " " + oneLine(ev.Message)
-	}
-	return s
-}
-
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // isTerminal reports whether w is a terminal. /dev/null is a character
 // device too, but nobody watches it redraw.
@@ -141,4 +93,10 @@ func isTerminal(w io.Writer) bool {
 		return false
 	}
 	return true
+}
+
+// warnf writes one diagnostic to w as "mcpdeck: message", clean: most
+// diagnostics quote what a server said, and it is shown, never obeyed.
+func warnf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "mcpdeck: %s\n", present.Clean(fmt.Sprintf(format, args...)))
 }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"mcpdeck/ui/present"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -46,11 +48,27 @@ type silentExit int
 
 func (s silentExit) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
 
+// shutdownSignals end a command with the same teardown as ctrl+c: every
+// server is stopped before mcpdeck exits. SIGQUIT is among them: Go's
+// default (a goroutine dump and exit status 2, the usage code) would skip
+// the teardown.
+var shutdownSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
 // Main runs the command line with args (without the program name) and
 // returns the process exit code.
 func Main(args []string) int {
+	// With SIGPIPE caught, a write to a closed stdout (watch | head -5)
+	// fails with EPIPE instead of killing mcpdeck with status 141 before
+	// it stopped its servers; commands treat that as the reader being done.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	return run(args, os.Stdin, os.Stdout, os.Stderr)
 }
+
+// brokenPipe reports whether err comes from writing to a stdout whose
+// reader went away: the reader has what it wanted, so it is a normal end.
+func brokenPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd()
@@ -59,7 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
-	if err == nil {
+	if err == nil || brokenPipe(err) {
 		return ExitOK
 	}
 	var s silentExit
@@ -89,9 +107,11 @@ MCP stays off until you enable it (the m key, or --enable).`,
 	}
 	var enable bool
 	var logFile string
+	var rf recordFlags
 	root.Flags().BoolVar(&enable, "enable", false, "turn MCP on at start (otherwise press m)")
 	root.Flags().StringVar(&logFile, "log", "", "append the session's events to `FILE` as JSON lines")
-	root.RunE = func(cmd *cobra.Command, _ []string) error { return runTUI(cmd, enable, logFile) }
+	addRecordFlags(root, &rf)
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return runTUI(cmd, enable, logFile, &rf) }
 	root.PersistentFlags().StringSlice(configFlag, nil, "read only this mcp.json (repeatable; disables discovery)")
 	root.PersistentFlags().Bool("trust-project", false, "approve this project's mcp.json files so their servers may start")
 	addProtocolFlag(root)
@@ -106,6 +126,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newCheckCmd(),
 		newAuthCmd(),
 		newMonitorCmd(),
+		newReplayCmd(),
 	)
 	return root
 }

@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/signal"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // pingTimeout bounds the one ping servers sends to each ready server; a
@@ -24,7 +23,7 @@ const pingTimeout = 5 * time.Second
 // interrupt, SIGTERM or SIGHUP cancels it, and the command then tears its
 // servers down before exiting instead of leaving them behind.
 func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	return signal.NotifyContext(cmd.Context(), shutdownSignals...)
 }
 
 // interrupted reports a command ended by a signal, with the timeout exit code.
@@ -151,7 +150,7 @@ func runServers(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool
 		out.Servers = append(out.Servers, s)
 	}
 	if asJSON {
-		if err := printJSON(cmd.OutOrStdout(), out); err != nil {
+		if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
 			return err
 		}
 	} else {
@@ -205,6 +204,10 @@ func serverStatus(v runtime.ServerSnapshot, ping *pingResult) serverStatusJSON {
 			s.PingMs = &ms
 		}
 	}
+	if v.State == runtime.StateInvalid {
+		s.State, s.Error = "invalid", present.Line(v.Note)
+		return s
+	}
 	if !v.State.Live() {
 		s.Reason = v.Reason
 		if v.LastError != nil {
@@ -243,7 +246,7 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 		if errText == "" {
 			errText = s.PingError
 		}
-		rows = append(rows, []string{s.Name, s.State, s.Transport, proto, tools, ping, ver, truncate(oneLine(errText), 60)})
+		rows = append(rows, []string{s.Name, s.State, s.Transport, proto, tools, ping, ver, present.TruncateWords(present.Line(errText), 60)})
 	}
 	printTable(cmd.OutOrStdout(), []string{"NAME", "STATE", "TRANSPORT", "PROTOCOL", "TOOLS", "PING", "VERSION", "ERROR"}, rows)
 	for _, s := range servers {
@@ -251,9 +254,9 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q: left out tool %q: %s\n", s.Name, d.Name, d.Reason)
 		}
 		if s.Error != "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q is %s: %s\n", s.Name, s.State, s.Error)
+			warnf(cmd.ErrOrStderr(), "server %q is %s: %s", s.Name, s.State, s.Error)
 		} else if s.PingError != "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q did not answer %s: %s\n", s.Name, s.PingMethod, s.PingError)
+			warnf(cmd.ErrOrStderr(), "server %q did not answer %s: %s", s.Name, s.PingMethod, s.PingError)
 		}
 	}
 }

@@ -59,6 +59,9 @@ func (f *targetFlags) adHoc() (config.Server, bool, error) {
 			return s, false, withCode(ExitUsage, fmt.Errorf("--stdio %q: give a command and its arguments, e.g. --stdio 'npx -y server-x'", f.stdio))
 		}
 		s.Transport, s.Command, s.Args = config.TransportStdio, words[0], words[1:]
+		// Typed in the user's own shell, an ad-hoc command runs as it would
+		// there: with the whole environment (FOO=1 mcpdeck call --stdio ...).
+		s.EnvInherit = config.EnvInherit{All: true}
 	default:
 		u, err := url.Parse(f.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -103,10 +106,46 @@ func resolveTargets(cmd *cobra.Command, f *targetFlags, names []string) (*config
 		}
 		return &config.Config{Servers: []config.Server{s}}, nil
 	}
-	cfg, err := loadConfig(cmd, configFiles(cmd))
+	cfg, err := loadRunnable(configFiles(cmd))
 	if err != nil {
 		return nil, err
 	}
+	narrowed, err := narrow(cfg, names)
+	if err != nil {
+		return nil, err
+	}
+	trust, _ := cmd.Flags().GetBool("trust-project")
+	if err := approveProject(narrowed, trust); err != nil {
+		return nil, err
+	}
+	if !anyUnapproved(narrowed.Servers) {
+		return narrowed, nil
+	}
+	// Approved just now: load again, since an unapproved file's envFile
+	// was not read.
+	if cfg, err = loadConfig(cmd, configFiles(cmd)); err != nil {
+		return nil, err
+	}
+	if narrowed, err = narrow(cfg, names); err != nil {
+		return nil, err
+	}
+	if anyUnapproved(narrowed.Servers) {
+		return nil, withCode(ExitUsage, errors.New("the project configuration changed while it was being approved; review it and run again"))
+	}
+	return narrowed, nil
+}
+
+func anyUnapproved(servers []config.Server) bool {
+	for _, s := range servers {
+		if s.Unapproved {
+			return true
+		}
+	}
+	return false
+}
+
+// narrow keeps the named servers (every enabled one when none is named).
+func narrow(cfg *config.Config, names []string) (*config.Config, error) {
 	narrowed := *cfg
 	narrowed.Servers = nil
 	if len(names) == 0 {
@@ -129,10 +168,6 @@ func resolveTargets(cmd *cobra.Command, f *targetFlags, names []string) (*config
 		if s.NeedsInput != "" && len(names) > 0 {
 			return nil, withCode(ExitUsage, fmt.Errorf("server %q cannot start: %s", s.Name, s.NeedsInput))
 		}
-	}
-	trust, _ := cmd.Flags().GetBool("trust-project")
-	if err := approveProject(&narrowed, trust); err != nil {
-		return nil, err
 	}
 	return &narrowed, nil
 }
@@ -162,13 +197,20 @@ func namesOf(cfg *config.Config) string {
 // startRuntime builds a controller for cfg and turns MCP on. The caller
 // must Shutdown the controller (use shutdownRuntime). An error here means
 // the controller could not even be enabled; individual servers that failed
-// are in its snapshot.
-func startRuntime(ctx context.Context, cfg *config.Config, opts runtime.Options) (*runtime.Controller, error) {
+// are in its snapshot. before, if given, runs between building the
+// controller and enabling it (a recorder subscribes there).
+func startRuntime(ctx context.Context, cfg *config.Config, opts runtime.Options, before ...func(*runtime.Controller, *config.Config) error) (*runtime.Controller, error) {
 	opts.Config = cfg
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = version()
 	}
 	rt := runtime.New(opts)
+	for _, f := range before {
+		if err := f(rt, cfg); err != nil {
+			shutdownRuntime(rt)
+			return nil, err
+		}
+	}
 	if err := rt.SetEnabled(ctx, true); err != nil {
 		shutdownRuntime(rt)
 		return nil, withCode(exitCodeOf(err), err)
@@ -180,13 +222,13 @@ func startRuntime(ctx context.Context, cfg *config.Config, opts runtime.Options)
 // resolve the targets, say so when there are none, and start a runtime on
 // them. what names the command in the message for an interrupt. The
 // caller defers shutdownRuntime.
-func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names []string, what string, opts runtime.Options) (*runtime.Controller, error) {
+func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names []string, what string, opts runtime.Options, before ...func(*runtime.Controller, *config.Config) error) (*runtime.Controller, error) {
 	cfg, err := resolveTargets(cmd, tf, names)
 	if err != nil {
 		return nil, err
 	}
 	if len(cfg.Servers) == 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio\n", sourcesOf(cfg))
+		warnf(cmd.ErrOrStderr(), "no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio", sourcesOf(cfg))
 	}
 	if opts.Protocol, err = protocolSetting(cmd); err != nil {
 		return nil, err
@@ -195,7 +237,7 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 		opts.Auth = newAuthManager(cmd, 0)
 	}
 	opts.InteractiveLogin = tf.login
-	rt, err := startRuntime(ctx, cfg, opts)
+	rt, err := startRuntime(ctx, cfg, opts, before...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, interrupted(what)
@@ -234,8 +276,13 @@ func serverFailure(snap *runtime.Snapshot, name string) error {
 	if !ok {
 		return withCode(ExitUsage, fmt.Errorf("%w %q", runtime.ErrUnknownServer, name))
 	}
-	if v.State.Live() {
+	switch {
+	case v.State.Live():
 		return nil
+	case v.State == runtime.StateInvalid:
+		return withCode(ExitUsage, fmt.Errorf("server %q has an invalid configuration: %s", name, v.Note))
+	case v.State == runtime.StateDisabled && v.Note != "":
+		return withCode(ExitUsage, fmt.Errorf("server %q cannot start: %s", name, v.Note))
 	}
 	if v.LastError != nil {
 		return withCode(exitCodeOf(v.LastError), fmt.Errorf("server %q is %s: %w", name, v.State, v.LastError))

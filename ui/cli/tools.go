@@ -1,11 +1,10 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // toolDescriptionWidth keeps one tool to one row of an 120-column terminal.
@@ -66,13 +65,13 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) 
 	out := toolsOutput{Tools: []runtime.Tool{}}
 	out.Tools = append(out.Tools, snap.Tools...)
 	if asJSON {
-		if err := printJSON(cmd.OutOrStdout(), out); err != nil {
+		if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
 			return err
 		}
 	} else {
 		rows := make([][]string, 0, len(out.Tools))
 		for _, t := range out.Tools {
-			rows = append(rows, []string{t.Server, t.ServerTool, truncate(toolSummary(t), toolDescriptionWidth)})
+			rows = append(rows, []string{t.Server, present.Line(t.ServerTool), present.Truncate(toolSummary(t), toolDescriptionWidth)})
 		}
 		printTable(cmd.OutOrStdout(), []string{"SERVER", "TOOL", "DESCRIPTION"}, rows)
 	}
@@ -82,11 +81,11 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) 
 	code := ExitOK
 	for _, v := range snap.Servers {
 		if !v.State.Live() && v.Note != "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q was not started: %s\n", v.Name, v.Note)
+			warnf(cmd.ErrOrStderr(), "server %q was not started: %s", v.Name, v.Note)
 			continue
 		}
 		if err := serverFailure(snap, v.Name); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %v\n", err)
+			warnf(cmd.ErrOrStderr(), "%v", err)
 			if c := codeOf(err); c > code {
 				code = c
 			}
@@ -102,10 +101,10 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) 
 func toolSummary(t runtime.Tool) string {
 	switch {
 	case t.Title != "" && t.Description != "" && t.Title != t.Description:
-		return oneLine(t.Title + " — " + t.Description)
+		return present.Line(t.Title + " — " + t.Description)
 	case t.Description != "":
-		return oneLine(t.Description)
+		return present.Line(t.Description)
 	default:
-		return oneLine(t.Title)
+		return present.Line(t.Title)
 	}
 }

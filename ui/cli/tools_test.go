@@ -90,15 +90,12 @@ func TestToolsFakeNormalAdHoc(t *testing.T) {
 }
 
 func TestToolSummaryIsOneLine(t *testing.T) {
-	tool := struct{ title, desc, want string }{"T", "line one\n  line two", "T — line one line two"}
+	tool := struct{ title, desc, want string }{"T", "line one\n  line two", "T — line one ⏎ line two"}
 	if got := toolSummary(toolOf(tool.title, tool.desc)); got != tool.want {
 		t.Errorf("toolSummary = %q, want %q", got, tool.want)
 	}
 	if got := toolSummary(toolOf("Same", "Same")); got != "Same" {
 		t.Errorf("toolSummary repeats an equal title: %q", got)
-	}
-	if got := truncate("abcdef", 4); got != "abc…" {
-		t.Errorf("truncate = %q", got)
 	}
 }
 

@@ -22,20 +22,27 @@ import (
 // runTUI is the root command: the terminal UI on the discovered
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
-func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
-	cfg, err := loadConfig(cmd, configFiles(cmd))
+func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) error {
+	// --trust-project approves before the approvals are read below, and the
+	// configuration is read again: only an approved file's envFile is read.
+	trust, _ := cmd.Flags().GetBool("trust-project")
+	var cfg *config.Config
+	var err error
+	if trust {
+		cfg, err = loadApproved(cmd, true)
+	} else {
+		cfg, err = loadRunnable(configFiles(cmd))
+	}
 	if err != nil {
+		return err
+	}
+	rec := &recording{flags: rf, cfg: cfg}
+	if err := rec.validate(); err != nil {
 		return err
 	}
 	ts, err := config.OpenTrustStore("")
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("opening project approvals: %w", err))
-	}
-	trust, _ := cmd.Flags().GetBool("trust-project")
-	if trust {
-		if err := approveProject(cfg, true); err != nil {
-			return err
-		}
 	}
 	// Tokens stored by "mcpdeck auth login" authorize remote servers; nothing
 	// may print under the TUI, so a server without one shows "needs login".
@@ -43,10 +50,15 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	if err != nil {
 		return err
 	}
-	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: auth.NewManager(auth.Options{}), Protocol: protocol})
+	rtAuth := auth.NewManager(auth.Options{OnSecret: config.AddSecret})
+	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: rtAuth, Protocol: protocol})
+	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
 	defer shutdownRuntime(rt)
+	if err := rec.start(rt); err != nil {
+		return err
+	}
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
 	if logFile != "" {
 		closeLog, err := logEvents(rt, logFile)
@@ -66,10 +78,11 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 	current := cfg
 	err = ui.Run(ctx, ui.Options{
 		Runtime:       rt,
+		Recording:     tuiRecording(rec, cfg),
 		Sources:       sources,
 		EnableOnStart: enable,
 		Reload: func() (*config.Config, error) {
-			c, err := load(files)
+			c, err := load(files, true)
 			if err == nil {
 				mu.Lock()
 				current = c
@@ -79,15 +92,25 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string) error {
 		},
 		Untrusted: cfg.Untrusted(ts),
 		Trust:     ts.Trust,
+		Pending:   func(c *config.Config) []config.File { return c.Untrusted(ts) },
 		// The check runs its own copy of the server beside the session.
 		Check: func(ctx context.Context, server string, progress func(check.Item)) (check.Report, error) {
 			mu.Lock()
 			srv, ok := current.Server(server)
+			file, _ := current.File(srv.Source)
 			mu.Unlock()
 			if !ok {
 				return check.Report{}, fmt.Errorf("checking %q: no such server in the configuration", server)
 			}
-			return check.Run(ctx, srv, check.Options{ClientVersion: version(), Protocol: protocol}, progress), nil
+			// The check runs the server's command: never from a file whose
+			// content is not approved (the person may have said no).
+			if !ts.Trusted(file) {
+				return check.Report{}, fmt.Errorf("checking %q: %s is not approved; approve it first (m, or r after a change)", server, srv.Source)
+			}
+			if srv.Invalid != nil {
+				return check.Report{}, fmt.Errorf("checking %q: its configuration is invalid: %w", server, srv.Invalid)
+			}
+			return check.Run(ctx, srv, check.Options{ClientVersion: version(), Auth: rtAuth, Protocol: protocol}, progress), nil
 		},
 	})
 	if err != nil {

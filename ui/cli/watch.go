@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // logLevels are the MCP (syslog) log levels, least severe first.
@@ -37,6 +36,7 @@ type watchFlags struct {
 	level  string
 	stderr bool
 	tel    telemetryFlags
+	record recordFlags
 }
 
 func newWatchCmd() *cobra.Command {
@@ -71,7 +71,11 @@ only when it applies to the kind (time, server and kind always are):
    "level": "info", "logger": "demo", "data": <any JSON>,
    "requestId": 3, "token": "...", "progress": 1.5, "total": 3,
    "message": "...", "list": "tools", "uri": "...",
-   "method": "...", "params": {...}, "line": "...", "detail": "..."}
+   "method": "...", "params": {...}, "line": "...", "detail": "...",
+   "invalidUTF8": 2}
+Output is always valid UTF-8: byte sequences a server sent that are not
+UTF-8 are replaced by U+FFFD, counted per line in "invalidUTF8" and in
+total on stderr at the end.
 
 Exit status: 0 when ended by ctrl+c or --for; 3 when no server could be
 connected; 2 for a usage or configuration error.`,
@@ -89,6 +93,7 @@ connected; 2 for a usage or configuration error.`,
 	fl.StringVar(&wf.level, "level", "info", "the least severe log `L`evel to show and ask for: "+strings.Join(logLevels, ", "))
 	fl.BoolVar(&wf.stderr, "stderr", false, "print the servers' stderr lines too")
 	addTelemetryFlags(fl, &wf.tel)
+	addRecordFlags(cmd, &wf.record)
 	return cmd
 }
 
@@ -117,12 +122,20 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	defer shutdownTelemetry(tel)
 	// Subscribe before enabling, so the logs servers send while starting
 	// are seen too; that is why this does not use startRuntime.
+	rec := &recording{flags: &wf.record, cfg: cfg}
+	if err := rec.validate(); err != nil {
+		return err
+	}
 	protocol, err := protocolSetting(cmd)
 	if err != nil {
 		return err
 	}
 	rt := runtime.New(runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, LogLevel: wf.level, ClientVersion: version(),
 		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol, Telemetry: tel})
+	if err := rec.start(rt); err != nil {
+		shutdownRuntime(rt)
+		return err
+	}
 	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true})
 	w := &watchWriter{out: cmd.OutOrStdout(), asJSON: wf.asJSON, minLevel: levelRank(wf.level), stderr: wf.stderr}
 	// quiet stops the output once the watch is over; the stream is still
@@ -130,11 +143,18 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	// the teardown that publishes into it.
 	var quiet atomic.Bool
 	drained := make(chan struct{})
+	// broken is closed when stdout's reader went away (watch | head -5):
+	// the watch ends as ctrl+c would end it, servers stopped, status 0.
+	broken := make(chan struct{})
 	go func() {
 		defer close(drained)
 		for ev := range events {
-			if !quiet.Load() {
-				w.write(ev)
+			if quiet.Load() {
+				continue
+			}
+			if err := w.write(ev); err != nil {
+				quiet.Store(true)
+				close(broken)
 			}
 		}
 	}()
@@ -145,12 +165,16 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 		// subscription cannot race a publisher.
 		unsubscribe()
 		<-drained
+		if w.replaced > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: replaced %s of invalid UTF-8 in what the servers sent with U+FFFD (see \"invalidUTF8\" in --json lines)\n", present.Count(w.replaced, "byte sequence", "byte sequences"))
+		}
+		rec.finish(cmd.ErrOrStderr())
 	}
 
 	if err := rt.SetEnabled(ctx, true); err != nil {
 		finish()
-		if ctx.Err() != nil {
-			return nil // interrupted while starting: still a clean end
+		if ctx.Err() != nil || quiet.Load() {
+			return nil // interrupted or stdout closed while starting: still a clean end
 		}
 		return withCode(exitCodeOf(err), err)
 	}
@@ -162,7 +186,7 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 			continue
 		}
 		if err := serverFailure(snap, v.Name); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %v\n", err)
+			warnf(cmd.ErrOrStderr(), "%v", err)
 		}
 	}
 	if live == 0 {
@@ -179,6 +203,7 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	select {
 	case <-ctx.Done():
 	case <-deadline:
+	case <-broken:
 	}
 	finish()
 	return nil
@@ -206,6 +231,26 @@ type watchLine struct {
 	Params    json.RawMessage `json:"params,omitempty"`
 	Line      string          `json:"line,omitempty"`
 	Detail    string          `json:"detail,omitempty"`
+	// InvalidUTF8 counts the byte sequences in what the server sent that
+	// were not UTF-8 and were replaced by U+FFFD on this line.
+	InvalidUTF8 int `json:"invalidUTF8,omitempty"`
+}
+
+// fixUTF8 replaces invalid UTF-8 in every field that carries server text
+// and records how many sequences it replaced.
+func (l *watchLine) fixUTF8() {
+	n := 0
+	for _, s := range []*string{&l.Reason, &l.Level, &l.Logger, &l.Token, &l.Message, &l.List, &l.URI, &l.Method, &l.Line, &l.Detail} {
+		var k int
+		*s, k = fixString(*s)
+		n += k
+	}
+	for _, r := range []*json.RawMessage{&l.Data, &l.Params} {
+		var k int
+		*r, k = fixRaw(*r)
+		n += k
+	}
+	l.InvalidUTF8 = n
 }
 
 // watchWriter turns events into lines. It is used by one goroutine only.
@@ -214,6 +259,9 @@ type watchWriter struct {
 	asJSON   bool
 	minLevel int
 	stderr   bool
+	// replaced counts invalid UTF-8 sequences replaced so far; read after
+	// the writing goroutine is done.
+	replaced int
 }
 
 // toLine maps an event to its line, or reports false for events watch
@@ -253,83 +301,35 @@ func (w *watchWriter) toLine(ev runtime.Event) (watchLine, bool) {
 	return l, true
 }
 
-func (w *watchWriter) write(ev runtime.Event) {
+// write prints ev's line, if it has one. An error means stdout is gone
+// (its reader exited, as head does) and the watch should end.
+func (w *watchWriter) write(ev runtime.Event) error {
 	l, ok := w.toLine(ev)
 	if !ok {
-		return
+		return nil
 	}
+	l.fixUTF8()
+	w.replaced += l.InvalidUTF8
 	if w.asJSON {
-		b, err := json.Marshal(l)
+		b, err := present.MarshalLine(l)
 		if err != nil {
 			// Only invalid raw JSON from a server can fail; keep the line.
 			l.Data, l.Params = nil, nil
 			l.Detail = strings.TrimSpace(l.Detail + " (unprintable JSON: " + err.Error() + ")")
-			b, _ = json.Marshal(l)
+			b, _ = present.MarshalLine(l)
 		}
-		w.out.Write(append(b, '\n'))
-		return
+		_, err = w.out.Write(append(b, '\n'))
+		return err
 	}
-	fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), orDash(l.Server), l.Kind, summary(l))
-}
-
-// summary is the human text after a line's kind.
-func summary(l watchLine) string {
-	switch l.Kind {
-	case "state":
-		s := l.From + " → " + l.To
-		if l.Reason != "" {
-			s += ": " + oneLine(l.Reason)
-		}
-		return s
-	case "log":
-		s := l.Level
-		if l.Logger != "" {
-			s += " [" + l.Logger + "]"
-		}
-		return s + " " + compactJSON(l.Data, true)
-	case "progress":
-		s := progressText(runtime.Progress{Progress: *l.Progress, Total: l.Total, Message: l.Message})
-		if l.RequestID != 0 {
-			return s + " (request " + strconv.FormatUint(l.RequestID, 10) + ")"
-		}
-		return s + " (token " + l.Token + ")"
-	case "list_changed":
-		return l.List + " list changed"
-	case "resource_updated":
-		return l.URI
-	case "notification":
-		return l.Method + " " + compactJSON(l.Params, false)
-	case "noise":
-		return oneLine(l.Line) + " (" + l.Detail + ")"
-	case "stderr":
-		return l.Line
-	default:
-		return l.Detail
+	// The words are present's, as in the terminal UI's streams.
+	d, _ := present.Describe(ev)
+	text := d.Text
+	if d.Level != "" {
+		text = d.Level + " " + text
 	}
-}
-
-// compactJSON prints raw JSON on one line; a plain string as itself when
-// unquote is set, since log data is most often just a message.
-func compactJSON(raw json.RawMessage, unquote bool) string {
-	if len(raw) == 0 {
-		return ""
+	if d.Kind == "notification" {
+		text = d.Method + " " + text
 	}
-	if unquote {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return oneLine(s)
-		}
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return oneLine(string(raw))
-	}
-	return b.String()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	_, err := fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), present.OrHyphen(present.Line(l.Server)), l.Kind, text)
+	return err
 }

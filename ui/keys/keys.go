@@ -13,6 +13,7 @@ type KeyMap struct {
 	Reload       key.Binding
 	Reconnect    key.Binding
 	Check        key.Binding
+	Record       key.Binding
 	Help         key.Binding
 	Quit         key.Binding
 	ForceQuit    key.Binding
@@ -31,22 +32,39 @@ type KeyMap struct {
 	JumpTab   key.Binding
 
 	// Pane actions.
-	Filter    key.Binding
-	Select    key.Binding
-	Cancel    key.Binding
-	StopCheck key.Binding
-	Pause     key.Binding
-	Scope     key.Binding
-	Back      key.Binding
+	Filter      key.Binding
+	ApplyFilter key.Binding
+	ClearFilter key.Binding
+	Select      key.Binding
+	Cancel      key.Binding
+	StopCheck   key.Binding
+	Pause       key.Binding
+	Scope       key.Binding
+	Back        key.Binding
+	Close       key.Binding
+	Save        key.Binding
+
+	// Replay timeline (mcpdeck replay FILE).
+	ReplayBack        key.Binding
+	ReplayForward     key.Binding
+	ReplayJumpBack    key.Binding
+	ReplayJumpForward key.Binding
+	ReplayPrevMark    key.Binding
+	ReplayNextMark    key.Binding
+	ReplayStart       key.Binding
+	ReplayEnd         key.Binding
 
 	// Forms and dialogs.
-	Submit    key.Binding
-	NextField key.Binding
-	PrevField key.Binding
-	Toggle    key.Binding
-	RawJSON   key.Binding
-	Yes       key.Binding
-	No        key.Binding
+	Send       key.Binding // a form's fields: enter sends
+	Submit     key.Binding // the raw JSON editor, where enter is a new line
+	NextField  key.Binding
+	PrevField  key.Binding
+	Toggle     key.Binding
+	PrevChoice key.Binding
+	RawJSON    key.Binding
+	Yes        key.Binding
+	No         key.Binding
+	Decline    key.Binding // a server's question (elicitation)
 }
 
 // DefaultKeyMap returns the bindings the UI ships with.
@@ -60,6 +78,7 @@ func DefaultKeyMap() KeyMap {
 		Reload:       b("r", "reload", "r"),
 		Reconnect:    b("R", "reconnect", "R"),
 		Check:        b("c", "check server", "c"),
+		Record:       b("ctrl+r", "record on/off", "ctrl+r"),
 		Help:         b("?", "help", "?"),
 		Quit:         b("q", "quit", "q", "ctrl+c"),
 		ForceQuit:    b("ctrl+c", "force quit (twice)", "ctrl+c"),
@@ -76,21 +95,37 @@ func DefaultKeyMap() KeyMap {
 		NextTab:   b("→/l", "next tab", "right", "l", "]"),
 		JumpTab:   b("1-7", "go to tab", "1", "2", "3", "4", "5", "6", "7"),
 
-		Filter:    b("/", "filter", "/"),
-		Select:    b("enter", "open", "enter"),
-		Cancel:    b("x", "cancel request", "x"),
-		StopCheck: b("x", "stop the check", "x"),
-		Pause:     b("p", "pause/follow", "p"),
-		Scope:     b("a", "all/selected server", "a"),
-		Back:      b("esc", "back", "esc"),
+		Filter:      b("/", "filter", "/"),
+		ApplyFilter: b("enter", "apply filter", "enter"),
+		ClearFilter: b("esc", "clear filter", "esc"),
+		Select:      b("enter", "open", "enter"),
+		Cancel:      b("x", "cancel request", "x"),
+		StopCheck:   b("x", "stop the check", "x"),
+		Pause:       b("p", "pause/follow", "p"),
+		Scope:       b("a", "all/selected server", "a"),
+		Back:        b("esc", "back", "esc"),
+		Close:       b("esc/q/enter", "close", "esc", "q", "enter"),
+		Save:        b("s", "save to a file", "s"),
 
-		Submit:    b("ctrl+s", "send", "ctrl+s"),
-		NextField: b("tab/↓", "next field", "tab", "down"),
-		PrevField: b("shift+tab/↑", "prev field", "shift+tab", "up"),
-		Toggle:    b("space/←/→", "toggle or choose", " ", "left", "right"),
-		RawJSON:   b("ctrl+e", "form/raw JSON", "ctrl+e"),
-		Yes:       b("y", "yes", "y", "Y"),
-		No:        b("n/esc", "no", "n", "N", "esc"),
+		ReplayBack:        b(",", "step back", ","),
+		ReplayForward:     b(".", "step on", "."),
+		ReplayJumpBack:    b("<", "10 s back", "<"),
+		ReplayJumpForward: b(">", "10 s on", ">"),
+		ReplayPrevMark:    b("{", "prev milestone", "{"),
+		ReplayNextMark:    b("}", "next milestone", "}"),
+		ReplayStart:       b("^", "replay start", "^"),
+		ReplayEnd:         b("$", "replay end", "$"),
+
+		Send:       b("enter/ctrl+s", "send", "enter", "ctrl+s"),
+		Submit:     b("ctrl+s", "send (raw JSON)", "ctrl+s"),
+		NextField:  b("tab/↓", "next field", "tab", "down"),
+		PrevField:  b("shift+tab/↑", "prev field", "shift+tab", "up"),
+		Toggle:     b("space/→", "toggle, next choice", " ", "right"),
+		PrevChoice: b("←", "previous choice", "left"),
+		RawJSON:    b("ctrl+e", "form/raw JSON", "ctrl+e"),
+		Yes:        b("y", "yes", "y", "Y"),
+		No:         b("n/esc", "no", "n", "N", "esc"),
+		Decline:    b("ctrl+x", "decline (a server's question)", "ctrl+x"),
 	}
 }
 
@@ -103,11 +138,18 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the help overlay, one column per section.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Help, k.Quit, k.ForceQuit},
+		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Record, k.Help, k.Quit, k.ForceQuit},
 		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.PrevTab, k.NextTab, k.JumpTab, k.Filter, k.Select, k.Cancel, k.StopCheck, k.Pause, k.Scope, k.Back},
-		{k.Submit, k.NextField, k.PrevField, k.Toggle, k.RawJSON, k.Yes, k.No},
+		{k.PrevTab, k.NextTab, k.JumpTab, k.Filter, k.ApplyFilter, k.ClearFilter, k.Select, k.Cancel, k.StopCheck, k.Pause, k.Scope, k.Back, k.Close, k.Save},
+		{k.Send, k.Submit, k.NextField, k.PrevField, k.Toggle, k.PrevChoice, k.RawJSON, k.Yes, k.No, k.Decline},
+		k.ReplayHelp(),
 	}
+}
+
+// ReplayHelp is the timeline's keys, first in the help bar of a replay.
+func (k KeyMap) ReplayHelp() []key.Binding {
+	return []key.Binding{k.ReplayBack, k.ReplayForward, k.ReplayJumpBack, k.ReplayJumpForward,
+		k.ReplayPrevMark, k.ReplayNextMark, k.ReplayStart, k.ReplayEnd}
 }
 
 // DialogHelp is the help bar while a yes/no dialog is open.
@@ -115,5 +157,22 @@ func (k KeyMap) DialogHelp() []key.Binding { return []key.Binding{k.Yes, k.No} }
 
 // ViewerHelp is the help bar of the result viewer.
 func (k KeyMap) ViewerHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Back}
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Save, k.Close}
+}
+
+// All is every binding of the map, for checking that the keys the UI
+// handles are the keys its help shows.
+func (k KeyMap) All() []key.Binding {
+	var out []key.Binding
+	for _, col := range k.FullHelp() {
+		out = append(out, col...)
+	}
+	return out
+}
+
+// Relabel is b with another description, for a pane where the same keys
+// mean something more specific ("accept" for send); the keys stay those
+// of the map, so what the help shows is still what works.
+func Relabel(b key.Binding, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
 }

@@ -107,7 +107,8 @@ func Hint(info *runtime.ErrorInfo, face Face) string {
 }
 
 // ErrorText renders any error for face: the message, then the hint its
-// kind suggests in parentheses.
+// kind suggests in parentheses, clean (see Clean): an error's message
+// often quotes what a server said.
 func ErrorText(err error, face Face) string {
 	if err == nil {
 		return ""
@@ -115,9 +116,9 @@ func ErrorText(err error, face Face) string {
 	info := InfoOf(err)
 	h := Hint(info, face)
 	if h == "" {
-		return err.Error()
+		return Clean(err.Error())
 	}
-	return err.Error() + " (" + h + ")"
+	return Clean(err.Error() + " (" + h + ")")
 }
 
 // InfoOf returns the error's data: the *runtime.ErrorInfo it carries, or

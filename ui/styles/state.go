@@ -73,3 +73,7 @@ func (s Styles) CheckStatus(st check.Status) lipgloss.Style {
 		return s.Faint
 	}
 }
+
+// InvalidIcon marks a server whose configuration is invalid: it is never
+// started, and its row says why.
+const InvalidIcon = "⊘"

@@ -50,7 +50,9 @@ type Runtime struct {
 	on       map[string]runtime.State // the state each server reaches when enabled
 	subs     map[*subscription]struct{}
 	elicitor runtime.Elicitor
-	nextID   uint64
+	// lastID numbers requests per server from 1, as the runtime numbers
+	// them per connection: two servers each have a request 1.
+	lastID   map[string]uint64
 	shutdown bool
 	dropped  uint64
 
@@ -69,7 +71,7 @@ func New(snap *runtime.Snapshot) *Runtime {
 		snap:    snap,
 		on:      map[string]runtime.State{},
 		subs:    map[*subscription]struct{}{},
-		nextID:  100,
+		lastID:  map[string]uint64{},
 		actions: make(chan string, 1024),
 	}
 	return r
@@ -262,8 +264,8 @@ func (r *Runtime) Reload(_ context.Context, cfg *config.Config) (runtime.Plan, e
 // CallFunc and emits RequestFinished.
 func (r *Runtime) Call(ctx context.Context, req runtime.CallRequest) (*runtime.Result, error) {
 	r.mu.Lock()
-	r.nextID++
-	id := r.nextID
+	r.lastID[req.Server]++
+	id := r.lastID[req.Server]
 	r.record("call %s %s %s", req.Server, req.Tool, string(req.Arguments))
 	now := r.snap.At
 	r.emitLocked(runtime.RequestStarted{EventHeader: runtime.EventHeader{Time: now, Server: req.Server}, ID: id, Method: "tools/call", Tool: req.Tool})

@@ -55,10 +55,10 @@ func pings(base time.Duration, n int) []time.Duration {
 // (disabled in its file).
 func Servers() []runtime.ServerSnapshot {
 	return []runtime.ServerSnapshot{
-		{Name: "broken", Transport: "stdio", Target: "./bin/broken-server --token ••••••", Source: "/home/dev/proj/.mcp.json", Scope: "project", Enabled: true, State: runtime.StateDisabled},
-		{Name: "everything", Transport: "stdio", Target: "npx -y @modelcontextprotocol/server-everything", Source: "/home/dev/.config/mcpdeck/mcp.json", Scope: "user", Enabled: true, State: runtime.StateDisabled, Tools: EverythingTools()},
+		{Name: "broken", Transport: "stdio", Target: "./bin/broken-server --token ••••••", Source: "/home/dev/proj/.mcp.json", Scope: "project", Enabled: true, ConfigEnabled: true, State: runtime.StateDisabled},
+		{Name: "everything", Transport: "stdio", Target: "npx -y @modelcontextprotocol/server-everything", Source: "/home/dev/.config/mcpdeck/mcp.json", Scope: "user", Enabled: true, ConfigEnabled: true, State: runtime.StateDisabled, Tools: EverythingTools()},
 		{Name: "notes", Transport: "sse", Target: "http://localhost:8931/sse", Source: "/home/dev/.config/mcpdeck/mcp.json", Scope: "user", Enabled: false, State: runtime.StateDisabled},
-		{Name: "weather", Transport: "http", Target: "https://weather.example.com/mcp", Source: "/home/dev/.config/mcpdeck/mcp.json", Scope: "user", Enabled: true, State: runtime.StateDisabled, Tools: WeatherTools()},
+		{Name: "weather", Transport: "http", Target: "https://weather.example.com/mcp", Source: "/home/dev/.config/mcpdeck/mcp.json", Scope: "user", Enabled: true, ConfigEnabled: true, State: runtime.StateDisabled, Tools: WeatherTools()},
 	}
 }
 

@@ -1,0 +1,111 @@
+package config
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An unapproved project file must not make mcpdeck read the files it
+// names: before approval, its envFile (here a shadow-like file whose lines
+// are not KEY=VALUE) is neither read nor quoted. After approval, loading
+// again reads it.
+func TestUnapprovedProjectEnvFileIsNotRead(t *testing.T) {
+	w := newWorld(t)
+	const shadow = "root:$6$s3cr3tsalt$hash:19000:0:99999:7:::"
+	layout(t, w.project, map[string]string{
+		".mcp.json":   `{"mcpServers": {"p": {"command": "p", "envFile": "secrets.env"}}}`,
+		"secrets.env": shadow + "\n",
+	})
+	opts := w.opts()
+	cfg, err := Load(opts)
+	if err != nil {
+		t.Fatalf("Load before approval = %v, want no error (the envFile must not even be read)", err)
+	}
+	if strings.Contains(err2str(err), shadow) {
+		t.Fatal("the envFile's content was echoed before approval")
+	}
+	s, _ := cfg.Server("p")
+	if !s.Unapproved || len(s.Env) != 0 || s.EnvFile != filepath.Join(w.project, "secrets.env") {
+		t.Fatalf("before approval: Unapproved=%v Env=%v EnvFile=%q; want unapproved, no env, the path shown", s.Unapproved, s.Env, s.EnvFile)
+	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Message, "is not read until this project file is approved") {
+		t.Errorf("warnings = %v, want one saying the envFile waits for approval", cfg.Warnings)
+	}
+	pending := cfg.Unapproved()
+	if len(pending) != 1 || pending[0].Path != filepath.Join(w.project, ".mcp.json") {
+		t.Fatalf("Unapproved() = %+v, want the project file", pending)
+	}
+
+	ts, err := OpenTrustStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Trust(pending[0]); err != nil {
+		t.Fatal(err)
+	}
+	opts.Approved = ts.Trusted
+	_, err = Load(opts)
+	var errs Errors
+	if !errors.As(err, &errs) || !strings.Contains(err.Error(), "is not KEY=VALUE") {
+		t.Fatalf("Load after approval = %v, want the envFile read (and its bad line reported)", err)
+	}
+
+	// A good envFile is merged once the file is approved.
+	layout(t, w.project, map[string]string{"secrets.env": "TOKEN=abc\n"})
+	cfg, err = Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := cfg.Server("p"); s.Unapproved || s.Env["TOKEN"] != "abc" {
+		t.Fatalf("after approval: Unapproved=%v Env=%v, want the envFile merged", s.Unapproved, s.Env)
+	}
+}
+
+// A missing or unreadable envFile is not even looked at before approval,
+// so its path cannot be used to probe the file system either.
+func TestUnapprovedProjectEnvFileNotStatted(t *testing.T) {
+	w := newWorld(t)
+	layout(t, w.project, map[string]string{
+		".mcp.json": `{"mcpServers": {"p": {"command": "p", "envFile": "/nonexistent/dir/x.env"}}}`,
+	})
+	if _, err := Load(w.opts()); err != nil {
+		t.Fatalf("Load = %v, want no error before approval", err)
+	}
+}
+
+// Before approval a diagnostic quotes what the file says, never what one
+// of its variables expanded to: "url": "${AWS_SECRET}" must not print the
+// secret to whoever runs mcpdeck in a cloned repository.
+func TestUnapprovedDiagnosticsDoNotQuoteExpandedValues(t *testing.T) {
+	w := newWorld(t)
+	w.env["AWS_SECRET"] = "wJalrXUtnFEMI-K7MDENG"
+	layout(t, w.project, map[string]string{".mcp.json": `{"mcpServers": {"p": {"url": "${AWS_SECRET}"}}}`})
+	_, err := Load(w.opts())
+	if err == nil || strings.Contains(err.Error(), "wJalrXUtnFEMI") || !strings.Contains(err.Error(), "${AWS_SECRET}") {
+		t.Fatalf("error = %v, want the url as written and not the secret", err)
+	}
+}
+
+func TestNonProjectScopesNeedNoApproval(t *testing.T) {
+	w := newWorld(t)
+	layout(t, w.userDir, map[string]string{
+		"mcp.json": `{"mcpServers": {"u": {"command": "u", "envFile": "u.env"}}}`,
+		"u.env":    "A=1\n",
+	})
+	cfg, err := Load(w.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := cfg.Server("u"); s.Unapproved || s.Env["A"] != "1" || len(cfg.Unapproved()) != 0 {
+		t.Fatalf("user scope server: %+v, want approved with its envFile read", s)
+	}
+}
+
+func err2str(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

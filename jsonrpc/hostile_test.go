@@ -1,0 +1,92 @@
+//go:build unix
+
+package jsonrpc_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/jsonrpctest"
+)
+
+// timedOutCall calls echo with a short timeout that the defect makes
+// expire, and returns the error, which must be a timeout.
+func timedOutCall(t *testing.T, mode jsonrpctest.Mode) *jsonrpc.CancelledError {
+	t.Helper()
+	s := startServer(t, mode, serverOpts{})
+	initialize(t, s.conn)
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	_, err := callTool(ctx, s.conn, "echo", map[string]any{"text": "x"})
+	var ce *jsonrpc.CancelledError
+	if !errors.As(err, &ce) || !errors.Is(err, jsonrpc.ErrTimeout) {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	return ce
+}
+
+// A timed-out call against a server that answered with the wrong id says
+// what arrived instead of only "timed out".
+func TestTimeoutNamesResponseWithWrongID(t *testing.T) {
+	ce := timedOutCall(t, jsonrpctest.WrongID)
+	want := "a response with id " + jsonrpc.FormatID(ce.ID+1000) + ", which matches no request"
+	if !strings.Contains(ce.Error(), want) {
+		t.Fatalf("error %q does not say %q", ce.Error(), want)
+	}
+	if len(ce.Arrived.Anomalies) != 1 || ce.Arrived.Anomalies[0].Kind != jsonrpc.AnomalyUnknownResponse {
+		t.Fatalf("Arrived = %+v, want the one misaddressed response", ce.Arrived)
+	}
+}
+
+func TestTimeoutNamesNotificationSentInstead(t *testing.T) {
+	ce := timedOutCall(t, jsonrpctest.NotifyInstead)
+	if !strings.Contains(ce.Error(), "1 notification (the last notifications/message), which never answer a request") {
+		t.Fatalf("error %q does not name the notification that came instead", ce.Error())
+	}
+}
+
+// An error with a null id answers no request; it is not "id 0".
+func TestNullIDErrorIsNotIDZero(t *testing.T) {
+	anomalies := make(chan jsonrpc.Anomaly, 8)
+	s := startServer(t, jsonrpctest.NullIDError, serverOpts{conn: jsonrpc.Options{OnAnomaly: func(a jsonrpc.Anomaly) { anomalies <- a }}})
+	initialize(t, s.conn)
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	_, err := callTool(ctx, s.conn, "echo", map[string]any{"text": "x"})
+	if !errors.Is(err, jsonrpc.ErrTimeout) || !strings.Contains(err.Error(), "an error with a null id (invalid request: could not read the id (code -32600))") {
+		t.Fatalf("err = %v, want a timeout naming the null-id error", err)
+	}
+	select {
+	case a := <-anomalies:
+		if a.Kind != jsonrpc.AnomalyNullID || a.ID != "null" {
+			t.Fatalf("anomaly = %+v, want a null-id error, not id 0", a)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the null-id error was not reported")
+	}
+}
+
+// A response nested beyond encoding/json's limit used to be skipped as
+// stdout noise, leaving its request to hang; it fails that request at once.
+func TestUndecodableResponseFailsItsRequest(t *testing.T) {
+	s := startServer(t, jsonrpctest.DeepResponse, serverOpts{})
+	initialize(t, s.conn)
+	_, err := callTool(ctxTimeout(t, 10*time.Second), s.conn, "echo", map[string]any{"text": "x"})
+	var ue *jsonrpc.UndecodableError
+	if !errors.As(err, &ue) || !errors.Is(err, jsonrpc.ErrUndecodable) || ue.Method != "tools/call" {
+		t.Fatalf("err = %v, want an *UndecodableError for tools/call", err)
+	}
+	if !strings.Contains(err.Error(), "exceeded max depth") {
+		t.Errorf("error %q does not say why it could not be decoded", err)
+	}
+	if n := s.conn.Stats().NoiseLines; n != 0 {
+		t.Errorf("the response was counted as %d noise line(s)", n)
+	}
+	if _, err := s.conn.Call(ctxTimeout(t, 10*time.Second), "ping", nil); err != nil {
+		t.Fatalf("ping after the undecodable response: %v", err)
+	}
+}

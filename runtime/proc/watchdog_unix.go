@@ -1,0 +1,208 @@
+//go:build unix
+
+package proc
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// The watchdog kills every server's process group when mcpdeck dies, also
+// when mcpdeck is SIGKILLed and runs no code at all. The parent-death
+// signal reaches only a server's direct child; grandchildren in its group
+// (a wrapper's real server, a helper that ignores SIGTERM) would survive.
+//
+// It is one small process per mcpdeck: this executable re-executed with
+// watchdogEnv set, whose init (below) runs the watchdog instead of the
+// program. It is started through a short-lived intermediate (a double
+// fork) before mcpdeck becomes a subreaper, so it is not mcpdeck's child:
+// mcpdeck keeps no child of its own, and checks that "no spawned process
+// remains" see only servers. It reads "+PGID" and "-PGID" lines from a pipe whose only write
+// end mcpdeck holds. When mcpdeck exits, however it exits, the kernel
+// closes that end; the watchdog reads EOF and sends SIGKILL to every group
+// still registered. A group is unregistered only once Stop saw it empty,
+// and a group id cannot be reused while any member lives (on Linux
+// mcpdeck is also a subreaper, so orphaned members stay its zombies until
+// Stop reaps them), so the watchdog never signals a stranger's group.
+//
+// The watchdog ignores the terminal's signals and leads its own process
+// group: only the pipe ends it. Nothing in it needs Linux, so macOS gets
+// the same guarantee, a few milliseconds after mcpdeck's death rather than
+// at once.
+const watchdogEnv = "MCPDECK_PROC_WATCHDOG"
+
+func init() {
+	// Runs before main in every binary that links this package: mcpdeck,
+	// and the test binaries of the packages that start servers.
+	switch os.Getenv(watchdogEnv) {
+	case "1":
+		os.Exit(runWatchdog(os.Stdin))
+	case "spawn":
+		os.Exit(spawnWatchdog())
+	}
+}
+
+// startSupervision starts the watchdog, once; platformInit calls it at the
+// first Start. It does not wait for the watchdog: the first server starts
+// meanwhile (registrations wait in the pipe). after runs once the
+// intermediate has exited, so that on Linux the process becomes a
+// subreaper only after the watchdog was orphaned to init, never adopting it.
+func startSupervision(after func()) {
+	watchdog.once.Do(func() {
+		watchdog.ready = make(chan struct{})
+		startWatchdog(after)
+	})
+}
+
+// watchdog is this process's connection to its watchdog.
+var watchdog struct {
+	once  sync.Once
+	ready chan struct{} // closed once the intermediate exited and after ran
+	mu    sync.Mutex
+	w     *os.File // write end of the pipe; nil when the watchdog is unavailable
+	err   error    // why it is unavailable
+}
+
+// supervisionReady is closed once supervision is fully set up (the
+// watchdog running, on Linux the subreaper set); tests wait on it.
+func supervisionReady() <-chan struct{} { return watchdog.ready }
+
+// watch registers a process group with the watchdog, starting the watchdog
+// on first use. A watchdog that cannot start (the executable was deleted
+// by an upgrade) costs the guarantee for a killed mcpdeck, not the server.
+func watch(pgid int) { sendWatchdog('+', pgid) }
+
+// unwatch unregisters a process group that Stop found empty.
+func unwatch(pgid int) { sendWatchdog('-', pgid) }
+
+func sendWatchdog(op byte, pgid int) {
+	watchdog.mu.Lock()
+	defer watchdog.mu.Unlock()
+	if watchdog.w == nil {
+		return
+	}
+	// One short write: atomic on a pipe, and the pipe buffer holds
+	// thousands of these even if the watchdog is slow to read.
+	if _, err := watchdog.w.WriteString(string(op) + strconv.Itoa(pgid) + "\n"); err != nil {
+		watchdog.w.Close()
+		watchdog.w, watchdog.err = nil, fmt.Errorf("the process watchdog is gone: %w", err)
+	}
+}
+
+// WatchdogErr reports why the watchdog is not running, or nil when it is
+// (or was never needed yet). Without it, a grandchild of a server may
+// outlive an mcpdeck that is killed with SIGKILL.
+func WatchdogErr() error {
+	watchdog.mu.Lock()
+	defer watchdog.mu.Unlock()
+	return watchdog.err
+}
+
+// startWatchdog starts the intermediate and returns; a goroutine waits for
+// it (a few milliseconds), records a failure, and runs after.
+func startWatchdog(after func()) {
+	fail := func(err error) {
+		watchdog.mu.Lock()
+		watchdog.err = fmt.Errorf("starting the process watchdog: %w", err)
+		watchdog.mu.Unlock()
+		after()
+		close(watchdog.ready)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fail(err)
+		return
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		fail(err)
+		return
+	}
+	// The intermediate starts the watchdog on the same stdin and exits at
+	// once; its exit status says whether the watchdog started.
+	cmd := exec.Command(exe)
+	cmd.Args = []string{"mcpdeck-watchdog"}
+	cmd.Env = []string{watchdogEnv + "=spawn", "GORACE=atexit_sleep_ms=0"}
+	cmd.Stdin = r
+	out := new(strings.Builder)
+	cmd.Stdout = out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
+		fail(fmt.Errorf("%s: %w", exe, err))
+		return
+	}
+	watchdog.mu.Lock()
+	watchdog.w = w
+	watchdog.mu.Unlock()
+	go func() {
+		if err := cmd.Wait(); err != nil {
+			// No watchdog holds the read end: writes fail from now on.
+			watchdog.mu.Lock()
+			watchdog.w.Close()
+			watchdog.w = nil
+			watchdog.err = fmt.Errorf("starting the process watchdog %s: %w: %s", exe, err, strings.TrimSpace(out.String()))
+			watchdog.mu.Unlock()
+		}
+		after()
+		close(watchdog.ready)
+	}()
+}
+
+// spawnWatchdog is the intermediate: it starts the watchdog, in a process
+// group of its own, on its stdin and returns without waiting, orphaning it.
+func spawnWatchdog() int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	cmd := exec.Command(exe)
+	cmd.Args = []string{"mcpdeck-watchdog"} // what ps shows
+	cmd.Env = []string{watchdogEnv + "=1", "GORACE=atexit_sleep_ms=0"}
+	cmd.Stdin = os.Stdin
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	return 0
+}
+
+// runWatchdog is the watchdog's whole program; it returns the exit status.
+func runWatchdog(in io.Reader) int {
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE, syscall.SIGTSTP)
+	groups := map[int]bool{}
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if len(line) < 2 {
+			continue
+		}
+		pgid, err := strconv.Atoi(line[1:])
+		if err != nil || pgid <= 1 {
+			continue
+		}
+		switch line[0] {
+		case '+':
+			groups[pgid] = true
+		case '-':
+			delete(groups, pgid)
+		}
+	}
+	// EOF (or a read error): the process that registered these is gone.
+	for pgid := range groups {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	return 0
+}

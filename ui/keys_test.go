@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime"
+	"mcpdeck/ui/keys"
+	"mcpdeck/ui/uitest"
+)
+
+// everyKey is every key a person can press that is not typing into a
+// text field: printable characters, space, the named keys and the
+// control chords.
+func everyKey() []tea.KeyMsg {
+	var out []tea.KeyMsg
+	for r := rune(0x21); r < 0x7f; r++ {
+		out = append(out, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	for _, t := range []tea.KeyType{tea.KeySpace, tea.KeyEnter, tea.KeyTab, tea.KeyShiftTab, tea.KeyEsc, tea.KeyUp, tea.KeyDown,
+		tea.KeyLeft, tea.KeyRight, tea.KeyPgUp, tea.KeyPgDown, tea.KeyHome, tea.KeyEnd, tea.KeyBackspace, tea.KeyDelete, tea.KeyInsert,
+		tea.KeyF1, tea.KeyF5, tea.KeyCtrlA, tea.KeyCtrlB, tea.KeyCtrlD, tea.KeyCtrlE, tea.KeyCtrlF, tea.KeyCtrlG, tea.KeyCtrlK,
+		tea.KeyCtrlL, tea.KeyCtrlN, tea.KeyCtrlO, tea.KeyCtrlP, tea.KeyCtrlR, tea.KeyCtrlS, tea.KeyCtrlT, tea.KeyCtrlU, tea.KeyCtrlV,
+		tea.KeyCtrlW, tea.KeyCtrlX, tea.KeyCtrlY, tea.KeyCtrlZ} {
+		out = append(out, tea.KeyMsg{Type: t})
+	}
+	return out
+}
+
+// listed reports whether one of bindings has key k.
+func listed(bindings []key.Binding, k string) bool {
+	for _, b := range bindings {
+		if slices.Contains(b.Keys(), k) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestEveryHandledKeyIsInTheHelp presses every key in every place of the
+// UI that is not a text field and checks that each key the UI reacts to
+// (a new frame or a command) is documented there: in a dialog or form,
+// in its own help bar; on the main screen, in the key map the ? help is
+// drawn from. A key that works is a key that is documented.
+func TestEveryHandledKeyIsInTheHelp(t *testing.T) {
+	formTool := runtime.Tool{Name: "s__t", Server: "everything", ServerTool: "t",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"flag":{"type":"boolean"},"mode":{"enum":["a","b"]}}}`)}
+	contexts := map[string]func(m *Model){
+		"servers pane": func(m *Model) {},
+		"help overlay": func(m *Model) { m.openModal(newHelpOverlay(m.c, &m.help)) },
+		"yes/no dialog": func(m *Model) {
+			m.openModal(newConfirmDialog(m.c, "Turn MCP off?", "sure?", confirmDisable))
+		},
+		"info dialog": func(m *Model) { m.openModal(newPlanDialog(m.c, runtime.Plan{Keep: []string{"everything"}})) },
+		"result viewer": func(m *Model) {
+			m.openModal(newResultViewer(m.c, callDoneMsg{tool: formTool, res: &runtime.Result{Content: []runtime.Content{{Type: "text", Text: "ok"}}}}))
+		},
+		"form, boolean field": func(m *Model) { m.openModal(newToolForm(m.c, formTool, nil)) },
+		"form, enum field": func(m *Model) {
+			f := newToolForm(m.c, formTool, nil)
+			f.f.setFocus(1)
+			m.openModal(f)
+		},
+	}
+	for tab := range 7 {
+		contexts["detail pane, tab "+string(rune('1'+tab))] = func(m *Model) { m.focus, m.active = focusDetail, tab }
+	}
+	km := keys.DefaultKeyMap()
+	checked := 0
+	for name, setup := range contexts {
+		for _, k := range everyKey() {
+			rt := uitest.New(uitest.ReadySnapshot())
+			m := sizedModel(t, rt, 120, 35)
+			m.opts.Reload = func() (*config.Config, error) { return &config.Config{}, nil }
+			m.selectServer(1)
+			setup(m)
+			md := m.modal
+			before := m.render()
+			_, cmd := m.Update(k)
+			if cmd == nil && m.render() == before {
+				continue
+			}
+			checked++
+			help := km.All()
+			if md != nil {
+				help = append(md.Help(), km.ForceQuit)
+			}
+			if !listed(help, k.String()) {
+				t.Errorf("%s: %q does something but its help does not list it", name, k.String())
+			}
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("only %d key presses did anything: the test is not pressing keys", checked)
+	}
+}

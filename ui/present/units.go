@@ -1,0 +1,59 @@
+package present
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Latency is a round trip for people: 412µs, 12ms, 1.2s; a dash for none.
+func Latency(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "—"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	default:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+}
+
+// Millis is a round trip in milliseconds with one decimal, for tables
+// that line latencies up: 0.4ms, 12.0ms.
+func Millis(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + "ms"
+}
+
+// Age is a compact duration: 42s, 5m07s, 1h23m, 3d04h.
+func Age(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	default:
+		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+	}
+}
+
+// Size is a byte count for people: 812B, 4.2KiB, 1.1MiB.
+func Size(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%dB", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1fKiB", float64(n)/1024)
+	default:
+		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+	}
+}
+
+// Number is a float without trailing zeros: 1.5, 3, 0.25.
+func Number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -1,0 +1,119 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/config"
+	"mcpdeck/ui/present"
+)
+
+// A reload reads the configuration again. A project file whose content
+// changed since it was approved (a server added, a command edited) is
+// asked about again before anything from it starts: the dialog says what
+// is new, the approval is saved only on yes, and on no nothing changes.
+
+// reloadConfig reads the configuration and applies it, unless a project
+// file in it needs approval first.
+func (m *Model) reloadConfig() tea.Cmd {
+	read, pending := m.opts.Reload, m.opts.Pending
+	m.setStatus(statusInfo, "reloading configuration…")
+	apply := m.applyReload
+	return m.once("reload", func() tea.Msg {
+		cfg, err := read()
+		if err != nil {
+			return reloadedMsg{err: fmt.Errorf("reading configuration: %w", err)}
+		}
+		if pending != nil {
+			if files := pending(cfg); len(files) > 0 {
+				return reloadedMsg{cfg: cfg, pending: files}
+			}
+		}
+		return apply(cfg)()
+	})
+}
+
+// applyReload hands cfg to the runtime.
+func (m *Model) applyReload(cfg *config.Config) tea.Cmd {
+	rt, ctx := m.rt, m.ctx()
+	return func() tea.Msg {
+		plan, err := rt.Reload(ctx, cfg)
+		return reloadedMsg{plan: plan, err: err, cfg: cfg}
+	}
+}
+
+// askReloadApproval holds a read configuration until its changed project
+// files are approved.
+func (m *Model) askReloadApproval(msg reloadedMsg) tea.Cmd {
+	m.reloadCfg, m.reloadPending = msg.cfg, msg.pending
+	m.busy["reload"] = true // until approved or declined
+	m.setStatus(statusWarn, "reload waits: "+msg.pending[0].Path+" changed since it was approved")
+	m.openModal(m.newReloadTrustDialog(msg.pending[0]))
+	return nil
+}
+
+// reloadTrustAnswered saves a yes, or drops the whole reload on a no.
+func (m *Model) reloadTrustAnswered(msg trustIntentMsg) tea.Cmd {
+	if !msg.approve {
+		m.declined[msg.file.Path] = true
+		m.reloadCfg, m.reloadPending = nil, nil
+		delete(m.busy, "reload")
+		m.setStatus(statusWarn, "reload cancelled: "+msg.file.Path+" changed and is not approved; nothing from it was started, the running servers are unchanged")
+		return nil
+	}
+	return m.trust(msg.file, true)
+}
+
+// reloadTrusted asks about the next changed file, or applies the reload
+// once every one is approved.
+func (m *Model) reloadTrusted(msg trustedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.reloadCfg, m.reloadPending = nil, nil
+		delete(m.busy, "reload")
+		m.setStatus(statusError, "saving the approval of "+msg.file.Path+" failed: "+errText(msg.err)+"; the reload was not applied")
+		return nil
+	}
+	delete(m.declined, msg.file.Path)
+	m.reloadPending = slices.DeleteFunc(m.reloadPending, func(f config.File) bool { return f.Path == msg.file.Path })
+	if len(m.reloadPending) > 0 {
+		m.openModal(m.newReloadTrustDialog(m.reloadPending[0]))
+		return nil
+	}
+	cfg := m.reloadCfg
+	m.reloadCfg = nil
+	m.setStatus(statusInfo, "approved "+msg.file.Path+"; reloading…")
+	return m.applyReload(cfg)
+}
+
+// newReloadTrustDialog asks to approve a project file that changed, naming
+// the servers it adds to what runs now.
+func (m *Model) newReloadTrustDialog(f config.File) *dialog {
+	c := m.c
+	d := &dialog{c: c, title: "Approve the changed project configuration?",
+		yes: func() tea.Msg { return trustIntentMsg{file: f, approve: true, reload: true} },
+		no:  func() tea.Msg { return trustIntentMsg{file: f, approve: false, reload: true} },
+	}
+	var added, kept []string
+	for _, name := range f.Servers {
+		if c.snap != nil {
+			if _, ok := c.snap.Server(name); ok {
+				kept = append(kept, name)
+				continue
+			}
+		}
+		added = append(added, name)
+	}
+	text := present.Line(f.Path) + "\n\nchanged since you approved it."
+	if len(added) > 0 {
+		text += "\n\nnew servers: " + present.Line(strings.Join(added, ", "))
+	}
+	if len(kept) > 0 {
+		text += "\n\nservers it still defines (their commands may have changed): " + present.Line(strings.Join(kept, ", "))
+	}
+	text += "\n\nApprove to reload with it (remembered until the file changes again), or keep what runs now and start nothing from it."
+	d.wrapBody(text)
+	return d
+}
