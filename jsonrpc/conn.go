@@ -100,8 +100,8 @@ type Conn struct {
 	// stream ended): waiting calls are rejected then, not only once the
 	// read loop ends, which on stdio waits for the server's stdout to
 	// close, that is for its process to be gone.
-	closed     chan struct{}
-	closedOnce sync.Once
+	closed       chan struct{}
+	closedOnce   sync.Once
 	dispatchDone chan struct{} // closed when every queued notification was delivered
 	handlers     sync.WaitGroup
 

@@ -28,3 +28,14 @@ func TestHintsForTheModernErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestDescribeTheEraEvents(t *testing.T) {
+	l, ok := Describe(runtime.TaskUpdated{RequestID: 7, Tool: "research", Task: runtime.TaskInfo{TaskID: "t-1", Status: "input_required", Message: "which one?\x1b[2J"}})
+	if !ok || l.Kind != "task" || !strings.HasPrefix(l.Text, "task t-1 (research, request 7): input_required: which one?") || strings.Contains(l.Text, "\x1b") {
+		t.Errorf("task: %+v", l)
+	}
+	l, ok = Describe(runtime.ListenChanged{Listen: &runtime.ListenInfo{State: runtime.ListenRetry, Err: "not acknowledged within 5s"}})
+	if !ok || l.Kind != "listen" || l.Text != "subscriptions/listen retrying: nothing (not acknowledged within 5s)" {
+		t.Errorf("listen: %+v", l)
+	}
+}
