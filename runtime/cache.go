@@ -38,6 +38,16 @@ func (l Listing) merge(o Listing) Listing {
 	return l
 }
 
+// Listings are the Listing of each kind of list.
+type Listings struct {
+	Tools, Prompts, Resources Listing
+}
+
+// listingsOf turns the lists' per-kind map into Listings.
+func listingsOf(m map[string]Listing) Listings {
+	return Listings{Tools: m["tools"], Prompts: m["prompts"], Resources: m["resources"]}
+}
+
 // DroppedTool is a tool a server listed that mcpdeck left out, and why.
 type DroppedTool struct {
 	Name   string `json:"name"`

@@ -179,7 +179,7 @@ func TestModernListsCachedForTheirTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := serverOf(t, c, "m")
-	if l := v.ListedAt["tools"]; !l.FromCache || len(v.Tools) == 0 {
+	if l := v.ListedAt.Tools; !l.FromCache || len(v.Tools) == 0 {
 		t.Fatalf("after a reconnect inside the TTL: %+v, %d tools; want the cached list", l, len(v.Tools))
 	}
 	sent := func(method string) int {

@@ -69,7 +69,7 @@ func TestModernStdioThroughTheRuntime(t *testing.T) {
 	if v.ServerInfo.Name != "fake-modern" || !strings.Contains(v.Instructions, "fake modern") || len(v.Tools) == 0 {
 		t.Fatalf("discovery not recorded: %+v %q tools %d", v.ServerInfo, v.Instructions, len(v.Tools))
 	}
-	if l := v.ListedAt["tools"]; l.At.IsZero() || !l.Fresh(time.Now()) {
+	if l := v.ListedAt.Tools; l.At.IsZero() || !l.Fresh(time.Now()) {
 		t.Fatalf("tools listing %+v; want fetched and fresh for the server's ttlMs", l)
 	}
 	// listen is open and granted tools.
@@ -136,7 +136,7 @@ func TestModernStdioThroughTheRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.waitFor(t, "tools relisted", func(e Event) bool { l, ok := e.(ListChanged); return ok && l.Kind == "tools" && l.Server == "m" })
-	if l := serverOf(t, c, "m").ListedAt["tools"]; l.FromCache {
+	if l := serverOf(t, c, "m").ListedAt.Tools; l.FromCache {
 		t.Fatalf("the list change was answered from the cache: %+v", l)
 	}
 

@@ -104,9 +104,9 @@ type ServerSnapshot struct {
 	// why: a modern HTTP server's tool with invalid x-mcp-header
 	// annotations, whose calls could not carry the headers it checks.
 	DroppedTools []DroppedTool
-	// ListedAt says, per kind ("tools", "prompts", "resources"), when the
-	// list was fetched and how long the server said it stays fresh.
-	ListedAt map[string]Listing
+	// ListedAt says, per kind, when the list was fetched and how long the
+	// server said it stays fresh.
+	ListedAt Listings
 	// Listen is a modern server's subscriptions/listen stream (nil for
 	// legacy servers, and modern ones with nothing to listen to).
 	Listen *ListenInfo
