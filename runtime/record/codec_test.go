@@ -107,7 +107,7 @@ func samples() []runtime.Event {
 			Task: runtime.TaskInfo{TaskID: "t-1", Status: "input_required", Message: "which one?", PollInterval: time.Second, Updated: at}},
 		runtime.ListenChanged{EventHeader: hdr("demo", 25), Listen: &runtime.ListenInfo{State: runtime.ListenOpen, ID: 4,
 			Requested: mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"demo://status"}},
-			Granted: mcp.SubscriptionFilter{ToolsListChanged: true}, Since: at, Opens: 1}},
+			Granted:   mcp.SubscriptionFilter{ToolsListChanged: true}, Since: at, Opens: 1}},
 	}
 }
 
