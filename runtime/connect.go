@@ -139,6 +139,9 @@ func (c *Controller) clientCapabilities(server string, configured []string) map[
 func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
 	c := s.c
 	versions := pref.Offer(mcp.Legacy)
+	if len(versions) == 0 {
+		return fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
+	}
 	caps := c.clientCapabilities(s.name, s.cfg.Roots)
 	_, s.rootsDeclared = caps["roots"]
 	raw, err := s.conn.Call(ctx, "initialize", map[string]any{

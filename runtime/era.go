@@ -109,7 +109,9 @@ func (c *Controller) handshake(ctx context.Context, s *session, pref mcp.Prefere
 		return s, s.initialize(ctx, pref)
 	}
 	key := eraKey(s.cfg)
-	if pref.Probes() && c.eras.get(key) != mcp.Legacy {
+	// A server remembered as legacy is not probed again, unless the
+	// setting has no legacy revision to offer it.
+	if pref.Probes() && (c.eras.get(key) != mcp.Legacy || !pref.FallsBack()) {
 		v, err := s.probe(ctx, pref)
 		if err != nil {
 			return s, err

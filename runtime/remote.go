@@ -50,7 +50,7 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 	switch {
 	case cfg.Transport == config.TransportSSE && !pref.FallsBack():
 		return nil, fmt.Errorf("%w: the server is configured as legacy HTTP+SSE (\"type\": \"sse\"), which speaks no 2026-07-28, but the protocol setting is %s", ErrUnsupportedVersion, pref)
-	case cfg.Transport != config.TransportSSE && pref.Probes() && c.eras.get(key) != mcp.Legacy:
+	case cfg.Transport != config.TransportSSE && pref.Probes() && (c.eras.get(key) != mcp.Legacy || !pref.FallsBack()):
 		n, err := s.probeHTTP(ctx, opts, pref)
 		if err != nil {
 			return nil, err
