@@ -39,6 +39,13 @@
 //	                (the default set only), or a list such as ["AWS_PROFILE"]
 //	secrets         names of env or header entries whose values are secrets
 //	                even though they do not look like one, e.g. ["DB_URL"]
+//	protocol        the protocol era: "auto" (the default: probe for the
+//	                stateless revision 2026-07-28 with server/discover, fall
+//	                back to initialize), "legacy" (initialize only), "modern"
+//	                (2026-07-28 only) or one revision such as "2025-06-18";
+//	                mcpdeck's --protocol flag, when given, overrides it
+//	discoverTimeout stdio: how long the server/discover probe waits before
+//	                deciding the server is a legacy one (default 2s)
 //
 // # Environment of stdio servers
 //

@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime/mcp"
 )
 
 // CallResponder answers, on behalf of whoever made a request, what a server
@@ -14,10 +15,12 @@ import (
 // The gateway gives each of its clients one, so that a question a server
 // asks during a client's tool call reaches that client, not the TUI.
 //
-// The session has no way to tell which of its requests a server's question
-// belongs to (the protocol does not say), so it routes a question to a
-// responder only when that is unambiguous: every request in flight on the
-// server carries the same responder. Otherwise the session-wide handling
+// A 2026-07-28 server asks inside the answer to the request itself
+// (input_required), so its question always reaches that request's
+// responder. A legacy server sends a request of its own, and nothing says
+// which of mcpdeck's requests it belongs to: the session routes it to a
+// responder only when that is unambiguous, every request in flight on the
+// server carrying the same responder. Otherwise the session-wide handling
 // applies: the Controller's Elicitor, the configured roots.
 type CallResponder interface {
 	// Elicit answers an elicitation. Return ErrNotAnswered to leave it to
@@ -120,6 +123,51 @@ func (s *session) routeToCaller(ctx context.Context, req *jsonrpc.Request) (resu
 		return nil, false, nil
 	}
 	return resp, true, err
+}
+
+// fulfilForCaller answers an input request of a modern server's
+// input_required answer with the responder of the request it belongs to:
+// here ctx is that request's, so there is no doubt whose it is. handled is
+// false when there is no responder, or it leaves the question to the
+// session-wide handling (ErrNotAnswered).
+func (s *session) fulfilForCaller(ctx context.Context, req mcp.InputRequest) (raw json.RawMessage, handled bool, err error) {
+	r := responderFrom(ctx)
+	if r == nil {
+		return nil, false, nil
+	}
+	switch req.Method {
+	case mcp.MethodElicit:
+		er, err := req.Elicitation()
+		if err != nil {
+			return nil, true, err
+		}
+		resp, err := r.Elicit(ctx, ElicitRequest{Server: s.name, Mode: er.Mode, Message: er.Message, RequestedSchema: er.RequestedSchema, URL: er.URL})
+		switch {
+		case errors.Is(err, ErrNotAnswered):
+			return nil, false, nil
+		case err != nil:
+			return nil, true, err
+		}
+		if resp.Action == "accept" && er.Mode == "url" {
+			resp.Content = nil // URL mode: accept is consent, nothing more
+		}
+		raw, err := json.Marshal(resp)
+		return raw, true, err
+	case mcp.MethodListRoots:
+		roots, err := r.Roots(ctx, s.name)
+		switch {
+		case errors.Is(err, ErrNotAnswered):
+			return nil, false, nil
+		case err != nil:
+			return nil, true, err
+		}
+		out := make([]mcp.Root, 0, len(roots))
+		for _, root := range roots {
+			out = append(out, mcp.Root{URI: root.URI, Name: root.Name})
+		}
+		return mcp.RootsResult(out), true, nil
+	}
+	return nil, false, nil
 }
 
 // BridgeNames names (server, name) pairs the way tools are bridged —

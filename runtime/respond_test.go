@@ -29,12 +29,21 @@ func (e *countingElicitor) Elicit(context.Context, ElicitRequest) (ElicitRespons
 
 func (e *countingElicitor) Roots(context.Context, string) ([]Root, error) { return nil, ErrNotAnswered }
 
-// The go-sdk peer's ask tool elicits a name (a server→client request for a
-// legacy client such as the runtime): the question goes to the responder
-// of the call in flight, else to the Controller's Elicitor.
+// The go-sdk peer's ask tool elicits a name: inside its answer
+// (input_required) when spoken to in the 2026-07-28 era, with a
+// server→client request in the legacy era. The question goes to the
+// responder of the call it belongs to, else to the Controller's Elicitor.
 func TestResponderRoutesElicitationToTheCaller(t *testing.T) {
+	for _, era := range []string{"modern", "legacy"} {
+		t.Run(era, func(t *testing.T) { responderRoutes(t, era) })
+	}
+}
+
+func responderRoutes(t *testing.T, era string) {
 	global := &countingElicitor{name: "operator"}
-	c := New(Options{Config: configOf(fakeServer("peer", jsonrpctest.GoSDKModern)), Elicitor: global, StopGrace: 500 * time.Millisecond})
+	srv := fakeServer("peer", jsonrpctest.GoSDKModern)
+	srv.Protocol = era
+	c := New(Options{Config: configOf(srv), Elicitor: global, StopGrace: 500 * time.Millisecond})
 	t.Cleanup(func() { c.Shutdown(context.Background()) })
 	enable(t, c)
 	ctx := ctxFor(t, 30*time.Second)
@@ -59,8 +68,13 @@ func TestResponderRoutesElicitationToTheCaller(t *testing.T) {
 		t.Fatalf("a responder that passes: %q (asked %d, global %d)", got, shy.n.Load(), global.n.Load())
 	}
 
-	// Another caller's request in flight makes the question ambiguous: the
+	// Another caller's request in flight: a modern server's question still
+	// names its request; a legacy server's is ambiguous, and the
 	// session-wide Elicitor answers it.
+	want := "Hello, octocat!"
+	if era == "legacy" {
+		want = "Hello, operator!"
+	}
 	other := &countingElicitor{name: "mallory"}
 	started := make(chan uint64, 1)
 	var wg sync.WaitGroup
@@ -69,8 +83,8 @@ func TestResponderRoutesElicitationToTheCaller(t *testing.T) {
 			OnStarted: func(id uint64) { started <- id }})
 	})
 	id := <-started
-	if got := ask(WithResponder(ctx, caller)); got != "Hello, operator!" || other.n.Load() != 0 {
-		t.Fatalf("two callers in flight: %q (other asked %d)", got, other.n.Load())
+	if got := ask(WithResponder(ctx, caller)); got != want || other.n.Load() != 0 {
+		t.Fatalf("two callers in flight: %q, want %q (other asked %d)", got, want, other.n.Load())
 	}
 	c.Cancel("peer", id, "test is done")
 	wg.Wait()

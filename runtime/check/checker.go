@@ -65,6 +65,7 @@ func newChecker(ctx context.Context, srv config.Server, opts Options, progress f
 		ResultLimit:   opts.ResultMax,
 		StopGrace:     opts.StopGrace,
 		ClientVersion: opts.ClientVersion,
+		Protocol:      opts.Protocol,
 		// A message well over the result maximum is refused by the
 		// transport rather than buffered whole; bounded-results reports it.
 		MaxMessageSize: opts.ResultMax + 1<<20,
@@ -112,6 +113,7 @@ func (c *checker) run() {
 	c.step(IDStdoutClean, c.stdoutClean)
 	c.step(IDAuthorization, c.authorization)
 	c.step(IDEnvironment, c.environment)
+	c.modernSteps()
 }
 
 // step decides one item and reports it.

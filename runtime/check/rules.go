@@ -210,6 +210,10 @@ func (c *checker) responseIDs() (Status, string) {
 	sent, answered := map[string]bool{}, map[string]bool{}
 	for _, e := range c.obs.all() {
 		switch e := e.(type) {
+		case runtime.StateChanged:
+			if e.To == runtime.StateStarting {
+				sent, answered = map[string]bool{}, map[string]bool{} // a new connection: ids start again
+			}
 		case runtime.TrafficFrame:
 			f := e.Frame
 			switch {

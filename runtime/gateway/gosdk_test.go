@@ -14,11 +14,23 @@ import (
 
 // TestGoSDKStdio runs the official Go SDK client (v1.8.0) against the
 // gateway over the stdio framing, in both eras.
+// The servers behind are spoken to in either era too: the peer answers
+// both (the demo server only legacy), and what it asks reaches the client
+// either way.
 func TestGoSDKStdio(t *testing.T) {
-	rt := newRuntime(t, peerServer("peer"), demoServer("demo"))
-	g := newGateway(t, rt, Options{})
-	for _, era := range []string{"legacy", "modern"} {
-		t.Run(era, func(t *testing.T) { exerciseGoSDK(t, rt, func() mcp.Transport { return pipeTransport(t, g) }, era) })
+	for _, upstream := range []string{"modern", "legacy"} {
+		t.Run(upstream+" servers", func(t *testing.T) {
+			peer, demo := peerServer("peer"), demoServer("demo") // the demo server speaks only legacy
+			peer.Protocol = upstream
+			rt := newRuntime(t, peer, demo)
+			if v, _ := rt.Snapshot().Server("peer"); v.Era.String() != upstream {
+				t.Fatalf("the peer is spoken to in era %s", v.Era)
+			}
+			g := newGateway(t, rt, Options{})
+			for _, era := range []string{"legacy", "modern"} {
+				t.Run(era+" client", func(t *testing.T) { exerciseGoSDK(t, rt, func() mcp.Transport { return pipeTransport(t, g) }, era) })
+			}
+		})
 	}
 }
 

@@ -23,17 +23,19 @@ func maybeServeRoots() {
 		return
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "roots-server", Version: "1"}, nil)
+	// The 2026-07-28 way (MRTR): ask with input_required, read the answer
+	// from the retry. The SDK turns it into a roots/list request for a
+	// legacy client.
 	s.AddTool(&mcp.Tool{Name: "roots", Description: "Lists the client's roots.", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			res, err := req.Session.ListRoots(ctx, nil)
-			if err != nil {
-				return nil, err
+			if res, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult); ok {
+				var uris []string
+				for _, r := range res.Roots {
+					uris = append(uris, r.URI)
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(uris, " ")}}}, nil
 			}
-			var uris []string
-			for _, r := range res.Roots {
-				uris = append(uris, r.URI)
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(uris, " ")}}}, nil
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}, RequestState: "roots-v1"}, nil
 		})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		os.Exit(1)
@@ -45,14 +47,25 @@ func maybeServeRoots() {
 // client's roots when it declared them (a legacy client is asked, a
 // modern one gets input_required), and with mcpdeck's own otherwise.
 func TestRootsGoToTheCaller(t *testing.T) {
+	// The server is spoken to in each era: a 2026-07-28 server asks inside
+	// its answer (input_required), a legacy one with a request of its own.
+	for _, upstream := range []string{"modern", "legacy"} {
+		t.Run(upstream+" server", func(t *testing.T) { rootsGoToTheCaller(t, upstream) })
+	}
+}
+
+func rootsGoToTheCaller(t *testing.T, upstream string) {
 	exe, _ := os.Executable()
 	own := t.TempDir()
-	srv := config.Server{Name: "r", Transport: config.TransportStdio, Command: exe, Args: []string{"-test.run=^$"},
+	srv := config.Server{Name: "r", Transport: config.TransportStdio, Command: exe, Args: []string{"-test.run=^$"}, Protocol: upstream,
 		Env: map[string]string{envRoots: "1", "GORACE": "atexit_sleep_ms=0"}, Enabled: true, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
 	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}, Roots: []string{own}, StopGrace: 500 * time.Millisecond})
 	t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
 	if err := rt.SetEnabled(ctxFor(t, 30*time.Second), true); err != nil {
 		t.Fatal(err)
+	}
+	if v, _ := rt.Snapshot().Server("r"); v.Era.String() != upstream {
+		t.Fatalf("the server is spoken to in era %s, want %s", v.Era, upstream)
 	}
 	g := newGateway(t, rt, Options{})
 	url := serveHTTP(t, g)

@@ -103,7 +103,7 @@ func TestCheckDemoServerPasses(t *testing.T) {
 	if len(lines) != 2+len(check.IDs())+1 || !strings.HasPrefix(lines[1], "STATUS") {
 		t.Fatalf("table has %d lines, want heading, header, %d rows, summary:\n%s", len(lines), len(check.IDs()), r.stdout)
 	}
-	if want := "adhoc: passed: 15 passed, 0 warnings, 0 failed, 1 skipped"; lines[len(lines)-1] != want {
+	if want := "adhoc: passed on legacy 2025-11-25: 15 passed, 0 warnings, 0 failed, 1 skipped"; lines[len(lines)-1] != want {
 		t.Errorf("summary = %q, want %q", lines[len(lines)-1], want)
 	}
 }
@@ -185,7 +185,7 @@ func TestCheckFailsMisbehavingServers(t *testing.T) {
 	if r.code != ExitToolError {
 		t.Fatalf("exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "crash (stdio)\n") || !strings.Contains(r.stdout, "crash: FAILED:") ||
+	if !strings.Contains(r.stdout, "crash (stdio, legacy 2025-11-25)\n") || !strings.Contains(r.stdout, "crash: FAILED on legacy 2025-11-25:") ||
 		!regexpLine(r.stdout, "FAIL", check.IDCall) || strings.Contains(r.stdout, "wrongid") {
 		t.Errorf("human output lacks the failed call row or the verdict, or shows another server:\n%s", r.stdout)
 	}

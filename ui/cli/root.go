@@ -115,6 +115,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return runTUI(cmd, enable, logFile, &rf) }
 	root.PersistentFlags().StringSlice(configFlag, nil, "read only this mcp.json (repeatable; disables discovery)")
 	root.PersistentFlags().Bool("trust-project", false, "approve this project's mcp.json files so their servers may start")
+	addProtocolFlag(root)
 	root.AddCommand(
 		newVersionCmd(),
 		newConfigCmd(),

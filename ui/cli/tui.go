@@ -46,8 +46,12 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 	}
 	// Tokens stored by "mcpdeck auth login" authorize remote servers; nothing
 	// may print under the TUI, so a server without one shows "needs login".
+	protocol, err := protocolSetting(cmd)
+	if err != nil {
+		return err
+	}
 	rtAuth := auth.NewManager(auth.Options{OnSecret: config.AddSecret})
-	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: rtAuth})
+	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: rtAuth, Protocol: protocol})
 	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
 	defer shutdownRuntime(rt)
 	if err := rec.start(rt); err != nil {
@@ -113,7 +117,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 			if srv.Invalid != nil {
 				return check.Report{}, fmt.Errorf("checking %q: its configuration is invalid: %w", server, srv.Invalid)
 			}
-			return check.Run(ctx, srv, check.Options{ClientVersion: version(), Auth: rtAuth}, progress), nil
+			return check.Run(ctx, srv, check.Options{ClientVersion: version(), Auth: rtAuth, Protocol: protocol}, progress), nil
 		},
 	})
 	if err != nil {

@@ -126,8 +126,12 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	if err := rec.validate(); err != nil {
 		return err
 	}
+	protocol, err := protocolSetting(cmd)
+	if err != nil {
+		return err
+	}
 	rt := runtime.New(runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, LogLevel: wf.level, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Telemetry: tel})
+		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol, Telemetry: tel})
 	if err := rec.start(rt); err != nil {
 		shutdownRuntime(rt)
 		return err
