@@ -351,6 +351,3 @@ func (g *Gateway) Close(ctx context.Context) error {
 		return fmt.Errorf("closing the gateway: %w", ctx.Err())
 	}
 }
-
-// Closing is closed when Close begins; transports stop taking clients.
-func (g *Gateway) Closing() <-chan struct{} { return g.closing }

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -188,13 +187,6 @@ func textOf(r *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
-}
-
-func args(v any) map[string]any {
-	b, _ := json.Marshal(v)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m
 }
 
 // waitFor reads ch until ok accepts a value, failing at the deadline.

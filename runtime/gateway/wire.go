@@ -51,6 +51,3 @@ func responseID(b []byte) (string, bool) {
 	}
 	return idKey(f.ID), true
 }
-
-// rawID is the JSON form of a request id as jsonrpc.Request.ID holds it.
-func rawID(id string) json.RawMessage { return json.RawMessage(id) }
