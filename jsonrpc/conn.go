@@ -103,8 +103,12 @@ type Conn struct {
 	closed       chan struct{}
 	closedOnce   sync.Once
 	dispatchDone chan struct{} // closed when every queued notification was delivered
-	rpcSet       chan struct{} // closed once rpc is set: requests served off the read loop wait for it
-	handlers     sync.WaitGroup
+	// idle hands a peer's request to a worker waiting for one (work);
+	// workers counts the workers, idleWorkers those waiting.
+	idle        chan func()
+	workers     sync.WaitGroup
+	idleWorkers atomic.Int32
+	handlers    sync.WaitGroup
 
 	// lastRead is the frame the read loop just decoded, for the trace; only
 	// the read loop touches it.
@@ -163,7 +167,7 @@ func NewConn(stream Stream, opts Options) *Conn {
 		readDone:     make(chan struct{}),
 		closed:       make(chan struct{}),
 		dispatchDone: make(chan struct{}),
-		rpcSet:       make(chan struct{}),
+		idle:         make(chan func()),
 	}
 	connOpts := []jsonrpc2.ConnOpt{
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)),
@@ -174,7 +178,6 @@ func NewConn(stream Stream, opts Options) *Conn {
 	}
 	go c.dispatch()
 	c.rpc = jsonrpc2.NewConn(context.Background(), (*objectStream)(c), (*rpcHandler)(c), connOpts...)
-	close(c.rpcSet)
 	return c
 }
 
@@ -400,9 +403,17 @@ func (c *Conn) CloseWithCause(cause error) error {
 		err = nil // closed already, by the read loop
 	}
 	c.notes.close()
+	// The peer's requests still being handled are cancelled, as the
+	// Handler's contract says: nobody is left to read their answers.
+	c.mu.Lock()
+	for _, cancel := range c.incoming {
+		cancel()
+	}
+	c.mu.Unlock()
 	<-c.readDone
 	<-c.dispatchDone
 	c.handlers.Wait()
+	c.workers.Wait()
 	return err
 }
 
@@ -825,7 +836,8 @@ func (h *rpcHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 	c.serveRequest(ctx, req.ID, req.Method, params)
 }
 
-// serveRequest answers one request of the peer on its own goroutine.
+// serveRequest answers one request of the peer, off the read loop, on a
+// worker goroutine (work), and writes the answer itself.
 func (c *Conn) serveRequest(ctx context.Context, id jsonrpc2.ID, method string, params json.RawMessage) {
 	key := id.String()
 	ctx, cancel := context.WithCancel(ctx)
@@ -833,7 +845,7 @@ func (c *Conn) serveRequest(ctx context.Context, id jsonrpc2.ID, method string, 
 	c.incoming[key] = cancel
 	c.mu.Unlock()
 	c.handlers.Add(1)
-	go func() {
+	c.work(func() {
 		defer c.handlers.Done()
 		defer func() {
 			c.mu.Lock()
@@ -845,23 +857,84 @@ func (c *Conn) serveRequest(ctx context.Context, id jsonrpc2.ID, method string, 
 		if ctx.Err() != nil {
 			return // cancelled by the peer or the connection closed: no reply
 		}
-		// A request read off the stream here may come before NewConn has
-		// the library's connection to answer through.
-		<-c.rpcSet
-		rpc := c.rpc
-		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) {
-				e = &Error{Code: CodeInternalError, Message: err.Error()}
-			}
-			_ = rpc.ReplyWithError(ctx, id, e.toWire())
-			return
-		}
+		_ = c.reply(id, method, result, err) // a failed write means the transport is going away
+	})
+}
+
+// reply writes the answer to a peer's request: the result encoded once and
+// the envelope by hand (the library would encode it twice more).
+func (c *Conn) reply(id jsonrpc2.ID, method string, result any, err error) error {
+	var e *Error
+	body := []byte(nil)
+	if err == nil {
 		if result == nil {
 			result = struct{}{}
 		}
-		_ = rpc.Reply(ctx, id, result)
-	}()
+		if raw, ok := result.(json.RawMessage); ok && json.Valid(raw) {
+			body = raw
+		} else if body, err = json.Marshal(result); err != nil {
+			err = fmt.Errorf("encoding the result of %s: %w", method, err)
+		}
+	}
+	if err != nil && !errors.As(err, &e) {
+		e = &Error{Code: CodeInternalError, Message: err.Error()}
+	}
+	idb, merr := json.Marshal(id)
+	if merr != nil {
+		return merr
+	}
+	b := make([]byte, 0, len(body)+64)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, idb...)
+	kind := KindResult
+	if e != nil {
+		eb, merr := json.Marshal(e.toWire())
+		if merr != nil {
+			return merr
+		}
+		kind = KindError
+		b = append(b, `,"error":`...)
+		b = append(b, eb...)
+	} else {
+		b = append(b, `,"result":`...)
+		b = append(b, body...)
+	}
+	b = append(b, '}')
+	return c.write(b, Frame{Kind: kind, Method: method, ID: id.String()})
+}
+
+// maxIdleWorkers bounds the goroutines kept waiting for the peer's next
+// request.
+const maxIdleWorkers = 8
+
+// work runs f on a worker goroutine that then stays for the peer's next
+// request: a handler that goes deep (the gateway forwarding a call
+// through the whole runtime) grows its stack once, not on every request.
+func (c *Conn) work(f func()) {
+	select {
+	case c.idle <- f:
+	default:
+		c.workers.Add(1)
+		go c.worker(f)
+	}
+}
+
+func (c *Conn) worker(f func()) {
+	defer c.workers.Done()
+	for {
+		f()
+		if c.idleWorkers.Add(1) > maxIdleWorkers {
+			c.idleWorkers.Add(-1)
+			return
+		}
+		select {
+		case f = <-c.idle:
+			c.idleWorkers.Add(-1)
+		case <-c.closed:
+			c.idleWorkers.Add(-1)
+			return
+		}
+	}
 }
 
 func (c *Conn) handle(ctx context.Context, req *Request) (any, error) {

@@ -34,3 +34,35 @@ func TestPeerRequestParamsArriveAsSent(t *testing.T) {
 		t.Fatalf("the handler saw id %s method %s params %s; want params as sent: %s", req.ID, req.Method, req.Params, params)
 	}
 }
+
+// Closing the connection cancels the peer's requests still being handled
+// (the Handler's contract), so Close never waits on a handler that waits
+// on someone (an elicitation form nobody will fill in now).
+func TestCloseCancelsHandlers(t *testing.T) {
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	p := newPeer(t, func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) {}, jsonrpc.Options{
+		Handler: func(ctx context.Context, _ *jsonrpc.Request) (any, error) {
+			close(started)
+			<-ctx.Done()
+			close(cancelled)
+			return nil, ctx.Err()
+		},
+	})
+	ctx := ctxTimeout(t, 5*time.Second)
+	if _, err := p.rpc.DispatchCall(ctx, "elicitation/create", nil); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	closed := make(chan error, 1)
+	go func() { closed <- p.conn.Close() }()
+	select {
+	case <-cancelled:
+	case <-ctx.Done():
+		t.Fatal("the handler was not cancelled by Close")
+	}
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("Close did not return")
+	}
+}
