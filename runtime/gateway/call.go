@@ -32,8 +32,7 @@ type call struct {
 	notify  func(ctx context.Context, method string, params any) error
 	started time.Time
 	token   json.RawMessage // the client's progressToken, if any
-	cancel  context.CancelFunc
-	p       reqParams // the params every method looks at, decoded once
+	p       reqParams       // the params every method looks at, decoded once
 
 	mu       sync.Mutex
 	srv      string

@@ -174,12 +174,9 @@ func (cl *client) setParked(j *job, on bool) {
 	cl.g.ev.publish(ClientUpdated{Time: time.Now(), Client: cl.info()})
 }
 
-// begin records a request in flight; a client already detached cancels it.
+// begin records a request in flight.
 func (cl *client) begin(c *call) {
 	cl.mu.Lock()
-	if cl.detached {
-		c.cancel()
-	}
 	cl.calls = append(cl.calls, c)
 	cl.lastSeen = c.started
 	if cl.idle != nil {

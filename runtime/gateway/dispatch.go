@@ -47,11 +47,9 @@ func streams(method string) bool {
 // handle serves one request of a client. ctx ends when the client cancels
 // the request or goes away; notify sends notifications related to it.
 func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, notify func(context.Context, string, any) error) (any, error) {
-	// The request's ctx also ends when the client detaches (begin and
-	// detach see to it).
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	c := &call{cl: cl, ctx: ctx, cancel: cancel, id: req.ID, method: req.Method, params: req.Params, notify: notify, started: time.Now()}
+	// ctx also ends when the client detaches: detaching closes the
+	// client's connection, which cancels the requests it is serving.
+	c := &call{cl: cl, ctx: ctx, id: req.ID, method: req.Method, params: req.Params, notify: notify, started: time.Now()}
 	var err error
 	if len(req.Params) > 0 && json.Unmarshal(req.Params, &c.p) != nil {
 		err = invalidParams("%s: params must be a JSON object", req.Method)

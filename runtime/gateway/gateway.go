@@ -230,11 +230,6 @@ func (g *Gateway) detach(cl *client, reason string) {
 	}
 	g.mu.Unlock()
 	cl.cancel()
-	cl.mu.Lock()
-	for _, c := range cl.calls {
-		c.cancel()
-	}
-	cl.mu.Unlock()
 	if cl.closeTransport != nil {
 		cl.closeTransport()
 	}
