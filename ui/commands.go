@@ -90,6 +90,12 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.handleRecord(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.handlePrimitive(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.handleLogin(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case enabledMsg:
 		delete(m.busy, "mcp")

@@ -1,14 +1,18 @@
 package ui
 
 import (
+	tea "github.com/charmbracelet/bubbletea"
+
 	"mcpdeck/runtime"
 	"mcpdeck/ui/present"
 )
 
 // applyEvents folds a batch of runtime events into the stores, then the
-// snapshot that came with it, then tells the tabs once.
-func (m *Model) applyEvents(msg eventsMsg) {
+// snapshot that came with it, then tells the tabs once. Updates of
+// subscribed resources come back as reads to run.
+func (m *Model) applyEvents(msg eventsMsg) tea.Cmd {
 	c := m.c
+	var updated []runtime.ResourceUpdated
 	for _, e := range msg.events {
 		if l, ok := present.Describe(e); ok {
 			if l.Notification() {
@@ -30,6 +34,8 @@ func (m *Model) applyEvents(msg eventsMsg) {
 			delete(c.reqs, reqKey{e.Server, e.ID})
 		case runtime.RequestCancelled:
 			delete(c.reqs, reqKey{e.Server, e.ID})
+		case runtime.ResourceUpdated:
+			updated = append(updated, e)
 		}
 	}
 	if msg.snap != nil {
@@ -38,6 +44,16 @@ func (m *Model) applyEvents(msg eventsMsg) {
 	for _, t := range m.tabs {
 		t.DataChanged()
 	}
+	// After the snapshot: a subscription it announces counts.
+	var cmds []tea.Cmd
+	seen := map[resKey]bool{}
+	for _, e := range updated {
+		if k := (resKey{e.Server, e.URI}); !seen[k] {
+			seen[k] = true
+			cmds = append(cmds, m.resourceUpdated(e))
+		}
+	}
+	return tea.Batch(cmds...)
 }
 
 // setSnapshot adopts a new snapshot: the selection follows the server by

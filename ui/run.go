@@ -28,6 +28,9 @@ func Run(ctx context.Context, opts Options) error {
 		opts.Context = ctx
 	}
 	opts = opts.withDefaults()
+	if opts.Clipboard == nil {
+		opts.Clipboard = osc52Clipboard(opts.Output)
+	}
 	m := newModel(opts)
 	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(framesPerSecond)}
 	if opts.Input != nil {

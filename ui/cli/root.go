@@ -108,12 +108,15 @@ MCP stays off until you enable it (the m key, or --enable).`,
 	var enable bool
 	var logFile string
 	var rf recordFlags
+	var tel telemetryFlags
 	root.Flags().BoolVar(&enable, "enable", false, "turn MCP on at start (otherwise press m)")
 	root.Flags().StringVar(&logFile, "log", "", "append the session's events to `FILE` as JSON lines")
 	addRecordFlags(root, &rf)
-	root.RunE = func(cmd *cobra.Command, _ []string) error { return runTUI(cmd, enable, logFile, &rf) }
+	addTelemetryFlags(root.Flags(), &tel)
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return runTUI(cmd, enable, logFile, &rf, &tel) }
 	root.PersistentFlags().StringSlice(configFlag, nil, "read only this mcp.json (repeatable; disables discovery)")
 	root.PersistentFlags().Bool("trust-project", false, "approve this project's mcp.json files so their servers may start")
+	addSessionFlags(root)
 	root.AddCommand(
 		newVersionCmd(),
 		newConfigCmd(),

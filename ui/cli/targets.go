@@ -230,6 +230,9 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 	if len(cfg.Servers) == 0 {
 		warnf(cmd.ErrOrStderr(), "no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio", sourcesOf(cfg))
 	}
+	if opts, err = sessionOptions(cmd, opts); err != nil {
+		return nil, err
+	}
 	if opts.Auth == nil {
 		opts.Auth = newAuthManager(cmd, 0)
 	}

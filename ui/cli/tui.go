@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sync"
@@ -22,7 +23,7 @@ import (
 // runTUI is the root command: the terminal UI on the discovered
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
-func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) error {
+func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf *telemetryFlags) error {
 	// --trust-project approves before the approvals are read below, and the
 	// configuration is read again: only an approved file's envFile is read.
 	trust, _ := cmd.Flags().GetBool("trust-project")
@@ -44,23 +45,41 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("opening project approvals: %w", err))
 	}
-	// Tokens stored by "mcpdeck auth login" authorize remote servers; nothing
-	// may print under the TUI, so a server without one shows "needs login".
-	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: auth.NewManager(auth.Options{OnSecret: config.AddSecret})})
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer stop()
+	// Nothing but the TUI may write to the terminal: telemetry logs to the
+	// --log file, or nowhere.
+	var logOut *os.File
+	tlog := slog.New(slog.DiscardHandler)
+	if logFile != "" {
+		if logOut, err = os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("opening the log file: %w (give --log a writable path)", err))
+		}
+		defer logOut.Close()
+		tlog = slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	tel, err := tf.startTelemetry(ctx, tlog)
+	if err != nil {
+		return err
+	}
+	defer shutdownTelemetry(tel)
+	// Tokens stored by "mcpdeck auth login" authorize remote servers; the
+	// TUI's login key uses the same manager, whose URLs go to the UI, never
+	// to the terminal.
+	urls := &ui.LoginURLs{}
+	mgr := auth.NewManager(auth.Options{OnSecret: config.AddSecret, OnURL: urls.Report})
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, ClientVersion: version(), Auth: mgr, Telemetry: tel})
+	if err != nil {
+		return err
+	}
+	rt := runtime.New(opts)
 	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
 	defer shutdownRuntime(rt)
 	if err := rec.start(rt); err != nil {
 		return err
 	}
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer stop()
-	if logFile != "" {
-		closeLog, err := logEvents(rt, logFile)
-		if err != nil {
-			return withCode(ExitUsage, err)
-		}
-		defer closeLog()
+	if logOut != nil {
+		defer logEvents(rt, logOut)()
 	}
 	var sources []string
 	for _, f := range cfg.Files {
@@ -117,11 +136,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 // logEvents writes the runtime's events to path, one JSON object a line:
 // under the TUI nothing else may write to the terminal, and a file is
 // where a person looks afterwards.
-func logEvents(rt *runtime.Controller, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("opening the log file: %w (give --log a writable path)", err)
-	}
+func logEvents(rt *runtime.Controller, f *os.File) func() {
 	events, cancel := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
 	done := make(chan struct{})
 	go func() {
@@ -145,6 +160,5 @@ func logEvents(rt *runtime.Controller, path string) (func(), error) {
 	return func() {
 		cancel()
 		<-done
-		f.Close()
-	}, nil
+	}
 }

@@ -126,8 +126,14 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	if err := rec.validate(); err != nil {
 		return err
 	}
-	rt := runtime.New(runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, LogLevel: wf.level, ClientVersion: version(),
+	// --level both filters and asks; the global --log-level, when given,
+	// asks for more than is shown (or less).
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, LogLevel: wf.level, ClientVersion: version(),
 		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Telemetry: tel})
+	if err != nil {
+		return err
+	}
+	rt := runtime.New(opts)
 	if err := rec.start(rt); err != nil {
 		shutdownRuntime(rt)
 		return err
