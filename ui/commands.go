@@ -96,6 +96,9 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.handleLogin(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.handleHistory(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case enabledMsg:
 		delete(m.busy, "mcp")
@@ -151,6 +154,7 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 			m.setStatus(statusInfo, fmt.Sprintf("%s/%s returned", msg.tool.Server, msg.tool.ServerTool))
 		}
 		m.openModal(newResultViewer(m.c, msg))
+		return m.readHistory()
 	case cancelledMsg:
 		if msg.ok {
 			m.setStatus(statusInfo, fmt.Sprintf("request %d cancelled: %s was sent notifications/cancelled", msg.id, msg.server))
@@ -171,6 +175,8 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return m.trust(msg.file, false)
+	case configuredMsg:
+		return m.configured(msg)
 	case trustedMsg:
 		if msg.reload {
 			return m.reloadTrusted(msg)
@@ -207,11 +213,48 @@ func (m *Model) trusted(msg trustedMsg) tea.Cmd {
 		m.openModal(newTrustDialog(m.c, m.untrusted[0]))
 		return nil
 	}
-	m.setStatus(statusInfo, "approved "+msg.file.Path)
+	m.setStatus(statusInfo, "approved "+msg.file.Path+"; reading it again in full…")
+	return m.configureApproved()
+}
+
+// configuredMsg: the configuration was read again after an approval and
+// handed to the runtime (or why not).
+type configuredMsg struct{ err error }
+
+// configureApproved reads the configuration again now that its project
+// files are approved (an unapproved file was read only for the prompt:
+// its envFile unread, its servers marked Unapproved, which the runtime
+// never starts) and hands it to the runtime before anything is enabled.
+func (m *Model) configureApproved() tea.Cmd {
+	read, rt, ctx := m.opts.Reload, m.rt, m.ctx()
+	return m.once("configure", func() tea.Msg {
+		if read == nil {
+			return configuredMsg{}
+		}
+		cfg, err := read()
+		if err != nil {
+			return configuredMsg{err: fmt.Errorf("reading the approved configuration: %w", err)}
+		}
+		if _, err := rt.Configure(ctx, cfg); err != nil {
+			return configuredMsg{err: fmt.Errorf("applying the approved configuration: %w", err)}
+		}
+		return configuredMsg{}
+	})
+}
+
+// configured switches MCP on after an approval when that was asked for.
+func (m *Model) configured(msg configuredMsg) tea.Cmd {
+	delete(m.busy, "configure")
+	if msg.err != nil {
+		m.enableAfter = false
+		m.setStatus(statusError, errText(msg.err)+"; MCP stays off: fix it and press m")
+		return nil
+	}
 	if m.enableAfter {
 		m.enableAfter = false
 		return m.setEnabled(true)
 	}
+	m.setStatus(statusInfo, "approved; press m to switch MCP on")
 	return nil
 }
 

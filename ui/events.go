@@ -32,8 +32,10 @@ func (m *Model) applyEvents(msg eventsMsg) tea.Cmd {
 			}
 		case runtime.RequestFinished:
 			delete(c.reqs, reqKey{e.Server, e.ID})
+			m.historyStale = m.historyStale || e.Method == "tools/call"
 		case runtime.RequestCancelled:
 			delete(c.reqs, reqKey{e.Server, e.ID})
+			m.historyStale = m.historyStale || e.Method == "tools/call"
 		case runtime.ResourceUpdated:
 			updated = append(updated, e)
 		}

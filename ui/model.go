@@ -51,6 +51,10 @@ type common struct {
 	// auth is what is stored for each remote server's login, read by a
 	// command (Options.Auth) when the server is selected or logged in.
 	auth map[string]*auth.Status
+	// history is the runtime's call history as last read (after each call
+	// of ours, and on the clock while calls finish), with its dropped count.
+	history        []runtime.CallRecord
+	historyDropped uint64
 	// prim is what the resource and prompt tabs learned: updates, reads.
 	prim *primState
 }
@@ -122,7 +126,7 @@ type Model struct {
 
 	lastArgs   map[string]json.RawMessage   // per normalized tool name
 	lastPrompt map[string]map[string]string // per server and prompt name
-	busy     map[string]bool            // operations in flight, to collapse repeats
+	busy       map[string]bool              // operations in flight, to collapse repeats
 
 	// The compatibility check: at most one runs at a time. checkRun
 	// numbers the runs; checkCancel and checkDone belong to the running
@@ -142,6 +146,8 @@ type Model struct {
 	// be returned (selecting a server asks for its auth status); Update
 	// returns them.
 	pending []tea.Cmd
+	// historyStale: a tool call finished since the history was read.
+	historyStale bool
 
 	status     string
 	statusKind statusKind
@@ -232,6 +238,11 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case clockMsg:
+		var cmd tea.Cmd
+		if m.historyStale {
+			m.historyStale = false
+			cmd = m.readHistory()
+		}
 		if msg.snap != nil {
 			m.setSnapshot(msg.snap)
 			for _, t := range m.tabs {
@@ -240,7 +251,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.expireStatus()
 		m.stale = true
-		return m, nil
+		return m, cmd
 	case eventsMsg:
 		cmd := m.applyEvents(msg)
 		return m, tea.Batch(cmd, m.scheduleFrame())

@@ -95,7 +95,7 @@ func (p *pager) show() {
 func (p *pager) help() []key.Binding {
 	k := p.c.keys
 	if p.searching {
-		return []key.Binding{k.ApplyFilter, k.ClearFilter}
+		return []key.Binding{k.Search, k.ApplyFilter, k.ClearFilter}
 	}
 	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Search, k.NextMatch, k.PrevMatch}
 }

@@ -67,10 +67,10 @@ func (m *Model) openResource(k resKey) tea.Cmd {
 
 // resourceContent is one item of a resources/read result.
 type resourceContent struct {
-	URI      string `json:"uri"`
-	MIMEType string `json:"mimeType"`
+	URI      string  `json:"uri"`
+	MIMEType string  `json:"mimeType"`
 	Text     *string `json:"text"`
-	Blob     string `json:"blob"`
+	Blob     string  `json:"blob"`
 }
 
 func decodeContents(raw json.RawMessage) ([]resourceContent, error) {

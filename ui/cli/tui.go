@@ -104,6 +104,14 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 			}
 			return c, err
 		},
+		Auth:      mgr,
+		LoginURLs: urls,
+		AuthTarget: func(server string) (auth.Target, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			srv, ok := current.Server(server)
+			return auth.TargetOf(srv), ok
+		},
 		Untrusted: cfg.Untrusted(ts),
 		Trust:     ts.Trust,
 		Pending:   func(c *config.Config) []config.File { return c.Untrusted(ts) },
