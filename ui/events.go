@@ -42,6 +42,9 @@ func (m *Model) applyEvents(msg eventsMsg) tea.Cmd {
 	}
 	if msg.snap != nil {
 		m.setSnapshot(msg.snap)
+		if v, ok := m.modal.(*resourceViewer); ok {
+			v.refresh() // a subscription begun or ended shows at once
+		}
 	}
 	for _, t := range m.tabs {
 		t.DataChanged()

@@ -82,12 +82,14 @@ type subscription struct {
 // server reaches when MCP is switched on (default ready).
 func New(snap *runtime.Snapshot) *Runtime {
 	r := &Runtime{
-		snap:    snap,
-		on:      map[string]runtime.State{},
-		subs:    map[*subscription]struct{}{},
-		lastID:  map[string]uint64{},
-		reads:   map[string]int{},
-		actions: make(chan string, 1024),
+		snap:        snap,
+		on:          map[string]runtime.State{},
+		subs:        map[*subscription]struct{}{},
+		lastID:      map[string]uint64{},
+		reads:       map[string]int{},
+		Contents:    EverythingContents(),
+		Completions: Names,
+		actions:     make(chan string, 1024),
 	}
 	return r
 }
