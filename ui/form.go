@@ -23,7 +23,7 @@ type form struct {
 	schema  json.RawMessage
 	roots   []*field // the top-level properties, each the root of its subtree
 	fields  []*field // roots flattened: one row each
-	focus   int // index into fields, always a focusable one
+	focus   int      // index into fields, always a focusable one
 	rootErr []string
 	raw     bool
 	editor  textarea.Model
