@@ -92,3 +92,13 @@ func (m *Model) openToolDetail(t runtime.Tool) tea.Cmd {
 		func(w int) []string { return toolDetailLines(st, t, w) }))
 	return nil
 }
+
+// ToolDetail is a tool's details as plain text at width columns, for
+// `mcpdeck tools SERVER TOOL`: the same text the TUI's detail view shows.
+func ToolDetail(t runtime.Tool, width int) string {
+	lines := toolDetailLines(styles.Styles{}, t, width)
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

@@ -158,7 +158,11 @@ func narrow(cfg *config.Config, names []string) (*config.Config, error) {
 		for _, name := range names {
 			s, ok := cfg.Server(name)
 			if !ok {
-				return nil, withCode(ExitUsage, fmt.Errorf("no server %q in %s (configured: %s)", name, sourcesOf(cfg), namesOf(cfg)))
+				var all []string
+				for _, s := range cfg.Servers {
+					all = append(all, s.Name)
+				}
+				return nil, withCode(ExitUsage, fmt.Errorf("no server %q in %s%s (configured: %s)", name, sourcesOf(cfg), didYouMean(name, all), namesOf(cfg)))
 			}
 			s.Enabled = true
 			narrowed.Servers = append(narrowed.Servers, s)

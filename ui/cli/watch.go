@@ -82,6 +82,7 @@ connected; 2 for a usage or configuration error.`,
 		Example: `  mcpdeck watch
   mcpdeck watch demo --level debug --for 30s
   mcpdeck watch --json | jq 'select(.kind == "log")'`,
+		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runWatch(cmd, &tf, &wf, args)
 		},
