@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -90,8 +91,19 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 	// with the settings r reloaded.
 	var mu sync.Mutex
 	current := cfg
+	// The terminal, unless the command was given other streams (tests).
+	var in io.Reader
+	var out io.Writer
+	if r := cmd.InOrStdin(); r != os.Stdin {
+		in = r
+	}
+	if w := cmd.OutOrStdout(); w != os.Stdout {
+		out = w
+	}
 	err = ui.Run(ctx, ui.Options{
 		Runtime:       rt,
+		Input:         in,
+		Output:        out,
 		Recording:     tuiRecording(rec, cfg),
 		Sources:       sources,
 		EnableOnStart: enable,
