@@ -119,7 +119,7 @@ func (t *overviewTab) lines() []string {
 	if srv.State.Live() {
 		p := srv.Ping
 		kv("ping", fmt.Sprintf("last %s · avg %s · p95 %s · missed %d", present.Latency(p.Last), present.Latency(p.EWMA), present.Latency(p.P95), p.Missed))
-		kv("offers", present.Count(len(srv.Tools), "tool", "tools")+" · "+present.Count(len(srv.Prompts), "prompt", "prompts")+" · "+present.Count(len(srv.Resources), "resource", "resources"))
+		kv("offers", present.Count(len(srv.Tools), "tool", "tools")+" · "+present.Count(len(srv.Prompts), "prompt", "prompts")+" · "+present.Count(len(srv.Resources), "resource", "resources")+" · "+present.Count(len(srv.Templates), "template", "templates"))
 	}
 	cn := srv.Counters
 	kv("counters", strings.Join([]string{

@@ -129,7 +129,8 @@ func (v *resourceViewer) Help() []key.Binding {
 	if v.p.searching {
 		return v.p.help()
 	}
-	return append(v.p.help(), k.Subscribe, k.Save, k.Copy, k.Close)
+	// Actions first: the help bar truncates on narrow terminals.
+	return append([]key.Binding{k.Subscribe, k.Save, k.Copy, k.Search, k.Close}, v.p.help()...)
 }
 
 // subscribeIntentMsg asks the root model to switch a subscription.

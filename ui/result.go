@@ -40,11 +40,12 @@ func (r *resultViewer) Help() []key.Binding {
 	if r.p.searching {
 		return r.p.help()
 	}
-	b := r.p.help()
+	// Actions first: the help bar truncates on narrow terminals.
+	var b []key.Binding
 	if len(r.links()) > 0 {
 		b = append(b, k.OpenLink)
 	}
-	return append(b, k.Save, k.Copy, k.Close)
+	return append(append(b, k.Save, k.Copy, k.Search, k.Close), r.p.help()...)
 }
 
 // links are the resources the result links to or embeds, in order.
@@ -245,7 +246,7 @@ func (v *textViewer) Help() []key.Binding {
 	if v.p.searching {
 		return v.p.help()
 	}
-	return append(v.p.help(), k.Save, k.Copy, k.Close)
+	return append([]key.Binding{k.Save, k.Copy, k.Search, k.Close}, v.p.help()...)
 }
 
 func (v *textViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
