@@ -46,6 +46,13 @@
 //	                ["~/notes", "${workspaceFolder}"]; variables and ~ expand,
 //	                relative paths resolve like "cwd", file:// URIs are read
 //	                as their path
+//	protocol        the protocol era: "auto" (the default: probe for the
+//	                stateless revision 2026-07-28 with server/discover, fall
+//	                back to initialize), "legacy" (initialize only), "modern"
+//	                (2026-07-28 only) or one revision such as "2025-06-18";
+//	                mcpdeck's --protocol flag, when given, overrides it
+//	discoverTimeout stdio: how long the server/discover probe waits before
+//	                deciding the server is a legacy one (default 2s)
 //
 // # Roots
 //

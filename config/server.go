@@ -94,8 +94,16 @@ type Server struct {
 	// none (here and globally) the roots capability is not declared.
 	Roots []string
 	// PingInterval is the health ping period; 0 means pings are off.
-	PingInterval  time.Duration
-	AutoReconnect Reconnect
+	PingInterval time.Duration
+	// Protocol chooses the protocol era: "" or "auto" (probe for
+	// 2026-07-28, fall back to initialize), "legacy", "modern", or one
+	// revision ("2025-06-18"). A --protocol flag given on the command line
+	// overrides it.
+	Protocol string
+	// DiscoverTimeout bounds the server/discover probe of a stdio server:
+	// no answer within it means a legacy server; 0 means the default (2s).
+	DiscoverTimeout time.Duration
+	AutoReconnect   Reconnect
 	// NeedsInput, when non-empty, says why the server cannot start: it uses
 	// a VS Code ${input:...} that only VS Code can prompt for.
 	NeedsInput string
@@ -170,6 +178,8 @@ func (s Server) Equal(o Server) bool {
 		s.StartupTimeout == o.StartupTimeout &&
 		s.CallTimeout == o.CallTimeout &&
 		s.PingInterval == o.PingInterval &&
+		s.Protocol == o.Protocol &&
+		s.DiscoverTimeout == o.DiscoverTimeout &&
 		s.LogLevel == o.LogLevel &&
 		slices.Equal(s.Roots, o.Roots) &&
 		s.AutoReconnect == o.AutoReconnect &&

@@ -17,7 +17,7 @@ import (
 var serverFields = []string{
 	"type", "command", "args", "env", "envFile", "cwd", "url", "headers",
 	"enabled", "disabled", "startupTimeout", "timeout", "callTimeout",
-	"pingInterval", "autoReconnect", "oauth", "auth", "envInherit", "secrets",
+	"pingInterval", "autoReconnect", "oauth", "auth", "envInherit", "secrets", "protocol", "discoverTimeout",
 	"logLevel", "roots",
 }
 
@@ -167,6 +167,38 @@ func (p *parser) readSettings(r *rawServer, s *Server) {
 	if v := r.fields["autoReconnect"]; v != nil {
 		s.AutoReconnect = p.reconnect(v, name)
 	}
+	if v := r.fields["protocol"]; v != nil {
+		if proto, ok := p.str(v, name, "protocol"); ok {
+			if validProtocol(proto) {
+				s.Protocol = strings.ToLower(strings.TrimSpace(proto))
+			} else {
+				p.errorf(v.StartOffset, name, "protocol", `unknown protocol %q; use "auto", "legacy", "modern" or a revision such as "2026-07-28"`, proto)
+			}
+		}
+	}
+	if v := r.fields["discoverTimeout"]; v != nil {
+		s.DiscoverTimeout, _ = p.duration(v, name, "discoverTimeout", 0, false)
+	}
+}
+
+// validProtocol accepts the protocol settings: auto, legacy, modern, or a
+// revision date (YYYY-MM-DD). Whether mcpdeck speaks that revision is the
+// runtime's to say, when the server starts.
+func validProtocol(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "", "auto", "legacy", "modern":
+		return true
+	}
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for i, c := range s {
+		if i != 4 && i != 7 && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // transport decides the transport from "type", "command" and "url" and

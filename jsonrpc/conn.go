@@ -12,6 +12,17 @@
 //     recorded here and returned as a *ClosedError;
 //   - PickID lets us choose ids, which cancellation and the outstanding view
 //     need.
+//
+// Requests we send and the responses to them take a shorter way than the
+// library's: the request frame is written here, once, and a response is
+// taken off the stream before the library's decoder (which decodes every
+// result into interface values, then again into its Response, then once
+// more for the caller) and matched against our own table. The round trip
+// of a call then costs one encoding of its params and one pass over its
+// result, which matters most for the 2026-07-28 revision, whose requests
+// and results carry more (the _meta envelope, resultType, serverInfo).
+// Notifications bypass the decoder the same way; peer requests and our
+// replies to them still go the library's way.
 package jsonrpc
 
 import (
@@ -72,6 +83,7 @@ type Conn struct {
 	// mu guards the request tables and the close cause; the read loop, the
 	// callers and Close all touch them.
 	mu          sync.Mutex
+	writeMu     sync.Mutex // serialises our own writes with the library's
 	outstanding map[uint64]*outstandingCall
 	cancelled   map[uint64]struct{} // ids we cancelled, to recognise late responses
 	cancelOrder []uint64            // bounds cancelled (oldest forgotten first)
@@ -83,7 +95,13 @@ type Conn struct {
 	// errors of requests that never got one.
 	recent recent
 
-	readDone     chan struct{} // closed when the read loop has ended
+	readDone chan struct{} // closed when the read loop has ended
+	// closed is closed as soon as the connection is closing (Close, or the
+	// stream ended): waiting calls are rejected then, not only once the
+	// read loop ends, which on stdio waits for the server's stdout to
+	// close, that is for its process to be gone.
+	closed       chan struct{}
+	closedOnce   sync.Once
 	dispatchDone chan struct{} // closed when every queued notification was delivered
 	handlers     sync.WaitGroup
 
@@ -101,6 +119,27 @@ type Conn struct {
 type outstandingCall struct {
 	Outstanding
 	cancel context.CancelCauseFunc
+	resp   chan response // gets the response, taken off the stream
+}
+
+// response is a response as taken off the stream: a raw result, an
+// error object, or a response that cannot be decoded.
+type response struct {
+	result      json.RawMessage
+	err         *Error
+	undecodable *UndecodableError
+}
+
+// take is what Call returns for the response.
+func (r response) take(method string) (json.RawMessage, error) {
+	switch {
+	case r.undecodable != nil:
+		r.undecodable.Method = method
+		return nil, r.undecodable
+	case r.err != nil:
+		return nil, r.err
+	}
+	return r.result, nil
 }
 
 // cancelMemory bounds how many cancelled ids are remembered for counting
@@ -121,6 +160,7 @@ func NewConn(stream Stream, opts Options) *Conn {
 		incoming:     map[string]context.CancelFunc{},
 		undecodable:  map[uint64]*UndecodableError{},
 		readDone:     make(chan struct{}),
+		closed:       make(chan struct{}),
 		dispatchDone: make(chan struct{}),
 	}
 	connOpts := []jsonrpc2.ConnOpt{
@@ -154,10 +194,12 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 		c.mu.Unlock()
 		return nil, &ClosedError{Method: method, Cause: cause}
 	}
-	c.outstanding[id] = &outstandingCall{
+	oc := &outstandingCall{
 		Outstanding: Outstanding{ID: id, Method: method, Label: o.label, Start: time.Now()},
 		cancel:      cancel,
+		resp:        make(chan response, 1),
 	}
+	c.outstanding[id] = oc
 	c.mu.Unlock()
 	start, notesBefore := time.Now(), c.recent.notes.Load()
 	defer func() {
@@ -170,34 +212,72 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 		o.onID(id)
 	}
 
-	w, err := c.rpc.DispatchCall(ctx, method, params, jsonrpc2.PickID(jsonrpc2.ID{Num: id}))
+	frame, err := requestFrame(id, method, params)
 	if err != nil {
+		return nil, fmt.Errorf("encoding the %s request: %w", method, err)
+	}
+	if err := c.write(frame, Frame{Kind: KindRequest, Method: method, ID: FormatID(id)}); err != nil {
 		return nil, c.sendError(method, err)
 	}
-	var raw json.RawMessage
-	err = w.Wait(ctx, &raw)
-	var rpcErr *jsonrpc2.Error
-	switch {
-	case err == nil:
-		return raw, nil
-	case errors.As(err, &rpcErr):
-		c.mu.Lock()
-		ue := c.undecodable[id]
-		c.mu.Unlock()
-		if ue != nil {
-			ue.Method = method
-			return nil, ue
+	select {
+	case r := <-oc.resp:
+		return r.take(method)
+	case <-c.closed:
+		select {
+		case r := <-oc.resp: // it came with the last frames read
+			return r.take(method)
+		default:
 		}
-		return nil, fromWire(rpcErr)
-	case errors.Is(err, jsonrpc2.ErrClosed):
 		return nil, &ClosedError{Method: method, Cause: c.Err()}
-	case ctx.Err() != nil:
+	case <-ctx.Done():
 		cerr := c.cancelCall(ctx, id, method, o.noCancelNotify)
 		cerr.Arrived = c.arrivedSince(start, notesBefore)
 		return nil, cerr
-	default:
+	}
+}
+
+// requestFrame encodes a request: params once, the envelope by hand.
+func requestFrame(id uint64, method string, params any) ([]byte, error) {
+	b := make([]byte, 0, 128)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendUint(b, id, 10)
+	b = append(b, `,"method":`...)
+	m, err := json.Marshal(method)
+	if err != nil {
 		return nil, err
 	}
+	b = append(b, m...)
+	if params != nil {
+		var p []byte
+		switch v := params.(type) {
+		case json.RawMessage:
+			p = v
+		default:
+			if p, err = json.Marshal(params); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, `,"params":`...)
+		b = append(b, p...)
+	}
+	return append(b, '}'), nil
+}
+
+// write sends one frame we built, traced as f describes it.
+func (c *Conn) write(b []byte, f Frame) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if c.opts.Trace != nil {
+		f.Dir, f.Time, f.Size = Out, time.Now(), len(b)
+		raw := b
+		if len(raw) > TraceRawLimit {
+			raw = raw[:TraceRawLimit]
+		}
+		f.Raw = append([]byte(nil), raw...)
+		c.opts.Trace(f)
+	}
+	c.framesOut.Add(1)
+	return c.stream.Write(b)
 }
 
 // cancelCall records id as cancelled, tells the peer, and builds the error.
@@ -329,6 +409,7 @@ func (c *Conn) setCause(err error) {
 		c.cause = err
 	}
 	c.mu.Unlock()
+	c.closedOnce.Do(func() { close(c.closed) })
 }
 
 // dispatch delivers queued notifications in order until the queue closes.
@@ -445,7 +526,7 @@ func (s *objectStream) ReadObject(v any) error {
 			close(c.readDone)
 			return err
 		}
-		if c.takeNotification(frame) {
+		if c.takeNotification(frame) || c.takeResponse(frame) {
 			continue
 		}
 		if c.takeNullID(frame) {
@@ -505,6 +586,109 @@ func (c *Conn) takeNotification(frame []byte) bool {
 	}
 	c.recent.noted(m.Method)
 	c.notes.push(Notification{Method: *m.Method, Params: m.Params, Received: time.Now()})
+	return true
+}
+
+// responseKeys mark frames that may be responses; a notification or a
+// request has neither (outside its params, which the parse sorts out).
+var (
+	resultKey = []byte(`"result"`)
+	errorKey  = []byte(`"error"`)
+)
+
+// takeResponse matches a response frame against the requests we sent and
+// hands its result to the waiting caller, bypassing the library's decoder.
+// It reports whether frame was a response with a numeric id (ours); other
+// frames, and responses the library must see (none: the library sends no
+// requests of its own), go the library's way.
+func (c *Conn) takeResponse(frame []byte) bool {
+	if !bytes.Contains(frame, resultKey) && !bytes.Contains(frame, errorKey) {
+		return false
+	}
+	m, ok := scanMembers(frame)
+	if !ok {
+		// Not readable in one pass: decode it strictly (it may still be a
+		// response, with escapes in its keys).
+		var d struct {
+			ID     json.RawMessage `json:"id"`
+			Method json.RawMessage `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(frame, &d) != nil {
+			return false
+		}
+		m = members{id: d.ID, method: d.Method, result: d.Result, err: d.Error}
+	}
+	hasErr := m.err != nil && !isNull(m.err)
+	if m.method != nil || (m.result == nil && !hasErr) || (m.result != nil && hasErr) {
+		return false // not a response: the library decides (and reports it)
+	}
+	var wireErr *Error
+	if hasErr {
+		var e struct {
+			Code    *int64          `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal(m.err, &e) != nil || e.Code == nil {
+			return false // a malformed error object: the library reports it
+		}
+		wireErr = &Error{Code: *e.Code, Message: e.Message}
+		if len(e.Data) > 0 && !isNull(e.Data) {
+			wireErr.Data = e.Data
+		}
+	}
+	id, err := strconv.ParseUint(string(m.id), 10, 64)
+	if err != nil {
+		return false // a string or null id: not one of ours, and the library reports it
+	}
+	c.framesIn.Add(1)
+	c.mu.Lock()
+	oc := c.outstanding[id]
+	_, wasCancelled := c.cancelled[id]
+	delete(c.cancelled, id)
+	if oc != nil && !wasCancelled {
+		delete(c.outstanding, id) // answered: a second response with this id is unknown
+	}
+	c.mu.Unlock()
+	if c.opts.Trace != nil {
+		f := Frame{Dir: In, Time: time.Now(), Kind: KindResult, ID: FormatID(id), Size: len(frame)}
+		if wireErr != nil {
+			f.Kind = KindError
+		}
+		if oc != nil {
+			f.Method = oc.Method
+		}
+		raw := frame
+		if len(raw) > TraceRawLimit {
+			raw = raw[:TraceRawLimit]
+		}
+		f.Raw = append([]byte(nil), raw...)
+		c.opts.Trace(f)
+	}
+	switch {
+	case wasCancelled:
+		c.late.Add(1)
+		c.anomaly(AnomalyLateResponse, FormatID(id), "response arrived after the request was cancelled; dropped", nil)
+	case oc == nil:
+		c.unknown.Add(1)
+		c.anomaly(AnomalyUnknownResponse, FormatID(id), "no request with this id is outstanding", frame)
+	case m.deep:
+		// Nested beyond what any decoder here reads: fail the request at
+		// once, with the decoder's own words for it.
+		derr := json.Unmarshal(m.result, new(json.RawMessage))
+		if derr == nil {
+			derr = fmt.Errorf("nested deeper than %d levels", maxDepth)
+		}
+		c.anomaly(AnomalyUndecodable, FormatID(id), derr.Error(), frame)
+		oc.resp <- response{undecodable: &UndecodableError{ID: id, Size: len(frame), Err: derr}}
+	case wireErr != nil:
+		oc.resp <- response{err: wireErr}
+	default:
+		// The frame is valid until the next read: the caller gets a copy.
+		oc.resp <- response{result: append(json.RawMessage(nil), m.result...)}
+	}
 	return true
 }
 
@@ -591,6 +775,8 @@ func (s *objectStream) WriteObject(v any) error {
 	if err != nil {
 		return err
 	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
 	if c.opts.Trace != nil {
 		c.opts.Trace(frameOf(Out, b, c.pendingSend, c.pendingResp))
 		c.pendingSend, c.pendingResp = nil, nil

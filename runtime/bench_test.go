@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"syscall"
 	"testing"
 	"time"
 
@@ -59,6 +60,47 @@ func benchCall(b *testing.B, tel *telemetry.Telemetry) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCallModernThroughRuntime is BenchmarkCallThroughRuntime on a
+// 2026-07-28 server (the Modern fake): the envelope, resultType and the
+// rest of the modern era on the same path. Compare the two:
+//
+//	go test ./runtime -run '^$' -bench 'Call.*ThroughRuntime' -benchmem -cpu 1 -count 10
+//
+// cpu-ns/op is this process's CPU time per call, without the server's.
+func BenchmarkCallModernThroughRuntime(b *testing.B) {
+	benchEra(b, jsonrpctest.Modern)
+}
+
+// BenchmarkCallLegacyThroughRuntime is the same call on a 2025-11-25
+// server (the Normal fake), measured the same way.
+func BenchmarkCallLegacyThroughRuntime(b *testing.B) {
+	benchEra(b, jsonrpctest.Normal)
+}
+
+func benchEra(b *testing.B, mode jsonrpctest.Mode) {
+	c := New(Options{Config: configOf(fakeServer("f", mode)), StopGrace: 500 * time.Millisecond})
+	b.Cleanup(func() { c.Shutdown(context.Background()) })
+	_, cancel := c.Subscribe(SubscribeOptions{})
+	defer cancel()
+	enable(b, c)
+	req := CallRequest{Server: "f", Tool: "echo", Arguments: json.RawMessage(`{"text":"hello"}`)}
+	ctx := context.Background()
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		if _, err := c.Call(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func demoServers(n int) []config.Server {

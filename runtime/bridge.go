@@ -80,6 +80,9 @@ type wireTool struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
 	Annotations  json.RawMessage `json:"annotations"`
+	Execution    struct {
+		TaskSupport string `json:"taskSupport"`
+	} `json:"execution"`
 }
 
 // DefaultResultLimit bounds the text of one result.

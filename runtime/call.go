@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime/mcp"
+	"mcpdeck/runtime/telemetry"
 )
 
 // resolve finds a published server and its session for a request.
@@ -112,7 +115,9 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 	if timeout <= 0 {
 		timeout = sess.cfg.CallTimeout
 	}
-	raw, id, err := sess.call(ctx, c, "tools/call", tool.ServerTool, map[string]any{"name": tool.ServerTool, "arguments": args}, timeout, req.OnStarted)
+	o := callOpts{method: "tools/call", tool: tool.ServerTool, timeout: timeout, onStarted: req.OnStarted,
+		task: sess.legacyTasks() && (tool.TaskSupport == "required" || (tool.TaskSupport == "optional" && req.Task))}
+	raw, err := sess.call(ctx, o, map[string]any{"name": tool.ServerTool, "arguments": args})
 	if err != nil {
 		ce := callError(req.Server, "tools/call", err)
 		ce.Info.Message = sess.redact.str(ce.Info.Message)
@@ -122,47 +127,54 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 	if err != nil {
 		return nil, callError(req.Server, "tools/call", err)
 	}
-	res.RequestID, res.Duration = id, raw.took
+	res.RequestID, res.Duration, res.Rounds, res.TaskID = raw.id, raw.took, raw.rounds, raw.task
 	return res, nil
 }
 
-type rawResult struct {
-	body json.RawMessage
-	took time.Duration
+// callOpts say how to drive one request.
+type callOpts struct {
+	method, tool string
+	timeout      time.Duration // per round trip; progress extends it
+	onStarted    func(uint64)  // told each round's id
+	task         bool          // legacy: augment the request with a task (2025-11-25)
 }
 
-// call sends a request with a progress token, a timeout that progress
-// extends up to the maximum, and request events.
-func (s *session) call(ctx context.Context, c *Controller, method, tool string, params map[string]any, timeout time.Duration, onStarted func(uint64)) (rawResult, uint64, error) {
-	token := "mcpdeck-" + strconv.FormatUint(c.progressID.Add(1), 10)
-	meta := map[string]any{"progressToken": token}
-	params["_meta"] = meta
-	target := tool
+// rawResult is a request's final result and how it got there.
+type rawResult struct {
+	body   json.RawMessage
+	took   time.Duration
+	id     uint64 // the first round's id: the request's row
+	rounds int    // round trips of the request itself (MRTR retries count)
+	task   string // the task that produced the result, if one did
+}
+
+// mrtrMethods are the requests that may answer input_required.
+var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+
+// call drives one request to its end: a round trip; in the modern era the
+// rounds of a multi round-trip request (input_required, answered and
+// retried); a task (either era) followed to its terminal state. Cancelling
+// ctx, or Controller.Cancel with any of its ids, cancels it on the wire
+// (notifications/cancelled, or tasks/cancel for a task).
+func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (rawResult, error) {
+	target := o.tool
 	if target == "" {
 		target, _ = params["uri"].(string)
 	}
 	if target == "" {
 		target, _ = params["name"].(string)
 	}
-	ctx, span := s.startSpan(ctx, method, target, meta)
-
+	// The span covers the whole request, every round and poll; its trace
+	// context goes into each request's _meta.
+	trace := map[string]any{}
+	ctx, span := s.startSpan(ctx, o.method, target, trace)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	start := time.Now()
-	hardStop := time.AfterFunc(c.opts.MaxCallTime, func() {
-		cancel(fmt.Errorf("%w: still running after the maximum of %s, even with progress", jsonrpc.ErrTimeout, c.opts.MaxCallTime))
-	})
-	defer hardStop.Stop()
-	timeoutErr := fmt.Errorf("%w after %s", jsonrpc.ErrTimeout, timeout)
-	var mu sync.Mutex
-	timer := time.AfterFunc(timeout, func() { cancel(timeoutErr) })
-	defer func() { mu.Lock(); timer.Stop(); mu.Unlock() }()
+	ac := s.active.add(o, cancel)
+	defer s.active.remove(ac)
 
-	cs := &callState{tool: tool, span: span, extend: func() {
-		mu.Lock()
-		timer.Reset(timeout) // progress proves life: the clock starts again
-		mu.Unlock()
-	}}
+	token := "mcpdeck-" + strconv.FormatUint(s.c.progressID.Add(1), 10)
+	cs := &callState{tool: o.tool, span: span}
 	s.mu.Lock()
 	s.calls[token] = cs
 	s.mu.Unlock()
@@ -172,46 +184,161 @@ func (s *session) call(ctx context.Context, c *Controller, method, tool string, 
 		s.mu.Unlock()
 	}()
 
+	start := time.Now()
+	var body json.RawMessage
+	var err error
+	var task string
+	switch {
+	case s.modern() && mrtrMethods[o.method]:
+		var t mcp.ResultType
+		body, t, err = s.mrtr(ctx, o, s.wire(params, token, trace), cs, ac)
+		if err == nil && t == mcp.TaskResult {
+			body, task, err = s.modernTask(ctx, o, body, ac)
+		}
+	case o.task:
+		params["task"] = map[string]any{}
+		if body, err = s.round(ctx, o, s.wire(params, token, trace), cs, ac); err == nil {
+			body, task, err = s.legacyTask(ctx, o, body, ac)
+		}
+	default:
+		body, err = s.round(ctx, o, s.wire(params, token, trace), cs, ac)
+		if err == nil && s.modern() {
+			if t, terr := mcp.TypeOf(body, false); terr != nil {
+				err = fmt.Errorf("%w: %w", ErrProtocol, terr)
+			} else if t != mcp.Complete {
+				err = fmt.Errorf("%w: %s answered %s, which it cannot", ErrProtocol, o.method, t)
+			}
+		}
+	}
+	endSpan(span, body, err)
+	return rawResult{body: body, took: time.Since(start), id: ac.first.Load(), rounds: int(ac.rounds.Load()), task: task}, err
+}
+
+// endSpan ends a request's span with its outcome.
+func endSpan(span *telemetry.Span, body json.RawMessage, err error) {
+	if span == nil {
+		return // telemetry is off: no need to read the result again
+	}
+	var ce *jsonrpc.CancelledError
+	switch {
+	case errors.As(err, &ce):
+		span.Cancelled(ce.Reason)
+		span.End(err, errorType(err, false))
+	case err != nil:
+		span.End(err, errorType(err, false))
+	default:
+		span.End(nil, errorType(nil, isErrorResult(body)))
+	}
+}
+
+// round sends one request with a timeout that progress extends up to the
+// maximum, and publishes its request events (the round number and the
+// first round's id let the Requests view group the rounds of one request).
+func (s *session) round(ctx context.Context, o callOpts, params any, cs *callState, ac *activeCall) (json.RawMessage, error) {
+	c := s.c
+	n := int(ac.rounds.Add(1))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	hardStop := time.AfterFunc(c.opts.MaxCallTime, func() {
+		cancel(fmt.Errorf("%w: still running after the maximum of %s, even with progress", jsonrpc.ErrTimeout, c.opts.MaxCallTime))
+	})
+	defer hardStop.Stop()
+	timeoutErr := fmt.Errorf("%w after %s", jsonrpc.ErrTimeout, o.timeout)
+	var mu sync.Mutex
+	timer := time.AfterFunc(o.timeout, func() { cancel(timeoutErr) })
+	defer func() { mu.Lock(); timer.Stop(); mu.Unlock() }()
+	s.mu.Lock()
+	cs.extend = func() {
+		mu.Lock()
+		timer.Reset(o.timeout) // progress proves life: the clock starts again
+		mu.Unlock()
+	}
+	s.mu.Unlock()
+
+	var id uint64
 	h := func() EventHeader { return EventHeader{Time: time.Now(), Server: s.name} }
-	raw, err := s.conn.Call(ctx, method, params, jsonrpc.WithLabel(tool), jsonrpc.WithIDFunc(func(id uint64) {
+	start := time.Now()
+	raw, err := s.conn.Call(ctx, o.method, params, jsonrpc.WithLabel(o.tool), jsonrpc.WithIDFunc(func(n64 uint64) {
+		id = n64
 		cs.id.Store(id)
-		span.SetRequestID(jsonrpc.FormatID(id))
-		c.bus.publish(RequestStarted{EventHeader: h(), ID: id, Method: method, Tool: tool})
-		if onStarted != nil {
-			onStarted(id)
+		ac.addID(&s.active, id)
+		cs.span.SetRequestID(jsonrpc.FormatID(id))
+		c.bus.publish(RequestStarted{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Round: n, FirstID: ac.first.Load()})
+		if o.onStarted != nil {
+			o.onStarted(id)
 		}
 	}))
-	id := cs.id.Load()
 	took := time.Since(start)
 	s.completed.Add(1)
+	first := ac.first.Load()
 	var ce *jsonrpc.CancelledError
 	switch {
 	case errors.As(err, &ce):
 		s.errs.Add(1)
-		span.Cancelled(ce.Reason)
-		span.End(err, errorType(err, false))
-		c.bus.publish(RequestCancelled{EventHeader: h(), ID: id, Method: method, Tool: tool, Reason: ce.Reason})
+		c.bus.publish(RequestCancelled{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Reason: ce.Reason, Round: n, FirstID: first})
 	case err != nil:
 		s.errs.Add(1)
-		span.End(err, errorType(err, false))
-		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: method, Tool: tool, Duration: took, Err: s.redact.str(err.Error())})
+		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Duration: took, Err: s.redact.str(err.Error()), Round: n, FirstID: first})
 	default:
-		var isErr struct {
-			IsError bool `json:"isError"`
+		ev := RequestFinished{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Duration: took, Round: n, FirstID: first}
+		ev.Continues, ev.Inputs = continuation(raw, s.modern(), o.task && n == 1)
+		if ev.Continues == "" {
+			ev.IsError = isErrorResult(raw)
+			if ev.IsError {
+				s.errs.Add(1)
+			}
 		}
-		_ = json.Unmarshal(raw, &isErr)
-		if isErr.IsError {
-			s.errs.Add(1)
-		}
-		span.End(nil, errorType(nil, isErr.IsError))
-		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: method, Tool: tool, Duration: took, IsError: isErr.IsError})
+		c.bus.publish(ev)
 	}
-	return rawResult{body: raw, took: took}, id, err
+	return raw, err
 }
 
-// Cancel cancels an outstanding request of a server; the server is sent
-// notifications/cancelled with reason. It reports whether the request was
-// outstanding.
+// isErrorResult reports a tool result with isError: true. Most results
+// have no isError at all, and are not decoded to find that out.
+func isErrorResult(raw json.RawMessage) bool {
+	if !bytes.Contains(raw, []byte(`"isError"`)) {
+		return false
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	return r.IsError
+}
+
+// continuation says whether a response asks for more (input_required,
+// or a task to follow) and, for input_required, what it asks for.
+func continuation(raw json.RawMessage, modern, legacyTask bool) (string, []string) {
+	if legacyTask {
+		var r struct {
+			Task *struct{} `json:"task"`
+		}
+		if json.Unmarshal(raw, &r) == nil && r.Task != nil {
+			return string(mcp.TaskResult), nil
+		}
+		return "", nil
+	}
+	if !modern {
+		return "", nil
+	}
+	switch t, _ := mcp.TypeOf(raw, true); t {
+	case mcp.InputRequired:
+		ir, _ := mcp.DecodeInputRequired(raw)
+		inputs := make([]string, 0, len(ir.Keys))
+		for _, k := range ir.Keys {
+			inputs = append(inputs, k+": "+ir.Requests[k].Method)
+		}
+		return string(t), inputs
+	case mcp.TaskResult:
+		return string(t), nil
+	}
+	return "", nil
+}
+
+// Cancel cancels an outstanding request of a server: a tool call (any of
+// its round ids, or a task it is following) or any other request. The
+// server is told (notifications/cancelled with reason, or tasks/cancel for
+// a task). It reports whether the request was outstanding.
 func (c *Controller) Cancel(server string, id uint64, reason string) bool {
 	pub := c.pub.Load()
 	sess := pub.live[server]
@@ -220,6 +347,9 @@ func (c *Controller) Cancel(server string, id uint64, reason string) bool {
 	}
 	if reason == "" {
 		reason = "cancelled by the user"
+	}
+	if sess.active.cancel(id, reason) {
+		return true
 	}
 	return sess.conn.Cancel(id, reason)
 }
@@ -240,7 +370,7 @@ func (s *session) request(ctx context.Context, c *Controller, method string, par
 	if params == nil {
 		params = map[string]any{}
 	}
-	raw, _, err := s.call(ctx, c, method, "", params, s.cfg.CallTimeout, nil)
+	raw, err := s.call(ctx, callOpts{method: method, timeout: s.cfg.CallTimeout}, params)
 	if err != nil {
 		ce := callError(s.name, method, err)
 		ce.Info.Message = s.redact.str(ce.Info.Message)
@@ -257,4 +387,22 @@ func (c *Controller) GetPrompt(ctx context.Context, server, name string, args ma
 // ReadResource reads a resource.
 func (c *Controller) ReadResource(ctx context.Context, server, uri string) (json.RawMessage, error) {
 	return c.Request(ctx, server, "resources/read", map[string]any{"uri": uri})
+}
+
+// Ping sends a ready server one health probe, as the health checks do:
+// ping, or server/discover on a modern server (2026-07-28 has no ping). It
+// returns the method used and the round trip.
+func (c *Controller) Ping(ctx context.Context, server string) (string, time.Duration, error) {
+	sess, _, err := c.resolve(server)
+	if err != nil {
+		return "", 0, callError(server, "ping", err)
+	}
+	method := sess.healthMethod()
+	start := time.Now()
+	if err := sess.healthCheck(ctx); err != nil {
+		ce := callError(server, method, err)
+		ce.Info.Message = sess.redact.str(ce.Info.Message)
+		return method, time.Since(start), ce
+	}
+	return method, time.Since(start), nil
 }

@@ -12,12 +12,9 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/proc"
 )
-
-// ProtocolVersions are the MCP revisions mcpdeck speaks, newest first. It
-// asks for the first and accepts any of them in the answer.
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // connect makes one connection attempt: start the transport, initialize,
 // and list everything the server declared. report is told of each state on
@@ -31,22 +28,30 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	defer cancel()
 
 	var info connInfo
+	pref, err := c.preference(cfg)
+	if err != nil {
+		return nil, info, err
+	}
 	report(StateStarting)
 	s, err := c.openTransport(ctx, gen, cfg)
 	if err != nil {
 		return nil, info, err
 	}
 	report(StateInitializing)
-	if err := s.initialize(ctx, c); err != nil {
+	if s, err = c.handshake(ctx, s, pref); err != nil {
 		return s, info, err
+	}
+	if s.modern() {
+		s.startListen(ctx)
 	}
 	report(StateListing)
 	l, err := s.listAll(ctx)
 	if err != nil {
 		return s, info, err
 	}
-	if level := c.logLevel(cfg.Name, cfg.LogLevel); s.init.caps.Logging != nil && level != "" {
-		// A server that declares logging but rejects the level still works.
+	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.caps.Logging != nil && level != "" {
+		// A server that declares logging but rejects the level still
+		// works. (A modern server gets the level in every request's _meta.)
 		_, _ = s.conn.Call(ctx, "logging/setLevel", map[string]string{"level": level})
 	}
 	info.init = s.init
@@ -129,12 +134,18 @@ func (c *Controller) clientCapabilities(server string, configured []string) map[
 	return caps
 }
 
-// initialize performs the handshake and negotiates the protocol version.
-func (s *session) initialize(ctx context.Context, c *Controller) error {
+// initialize performs the legacy handshake and negotiates the protocol
+// version among those the preference offers.
+func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
+	c := s.c
+	versions := pref.Offer(mcp.Legacy)
+	if len(versions) == 0 {
+		return fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
+	}
 	caps := c.clientCapabilities(s.name, s.cfg.Roots)
 	_, s.rootsDeclared = caps["roots"]
 	raw, err := s.conn.Call(ctx, "initialize", map[string]any{
-		"protocolVersion": ProtocolVersions[0],
+		"protocolVersion": versions[0],
 		"capabilities":    caps,
 		"clientInfo":      map[string]string{"name": "mcpdeck", "title": "mcpdeck", "version": c.opts.ClientVersion},
 	}, jsonrpc.WithoutCancelNotification())
@@ -149,10 +160,11 @@ func (s *session) initialize(ctx context.Context, c *Controller) error {
 	if err := json.Unmarshal(raw, &s.init); err != nil {
 		return fmt.Errorf("initialize: decoding the result: %w", err)
 	}
-	if !slices.Contains(ProtocolVersions, s.init.ProtocolVersion) {
-		return fmt.Errorf("initialize: %w: the server answered %q, mcpdeck speaks %s (upgrade the server, or mcpdeck)",
-			ErrUnsupportedVersion, s.init.ProtocolVersion, strings.Join(ProtocolVersions, ", "))
+	if !slices.Contains(versions, s.init.ProtocolVersion) {
+		return fmt.Errorf("initialize: %w: the server answered %q, mcpdeck speaks %s here (upgrade the server, or mcpdeck, or change the protocol setting)",
+			ErrUnsupportedVersion, s.init.ProtocolVersion, strings.Join(versions, ", "))
 	}
+	s.era, s.init.era, s.init.eraReason = mcp.Legacy, mcp.Legacy, s.eraReason
 	if len(s.init.Capabilities) > 0 {
 		_ = json.Unmarshal(s.init.Capabilities, &s.init.caps)
 	}

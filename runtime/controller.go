@@ -51,6 +51,10 @@ type Options struct {
 	// InteractiveLogin lets a server that needs a login run the browser
 	// flow inline during its connection attempt (the CLI's --login).
 	InteractiveLogin bool
+	// Protocol, when set, overrides every server's own "protocol" setting:
+	// auto, legacy, modern or a revision (the --protocol flag, when given
+	// explicitly). Empty leaves each server's setting, whose default is auto.
+	Protocol string
 	// Telemetry, when set, gets a span per request, ping latencies,
 	// session durations, and reads the servers' counters at collection
 	// time. Nil records nothing.
@@ -77,8 +81,10 @@ type Controller struct {
 
 	elicit     atomic.Pointer[elicitorBox]
 	progressID atomic.Uint64
-	hist       history // the tool calls of the session
-	wish       wishes  // subscriptions and log levels, kept across reconnects
+	hist       history   // the tool calls of the session
+	wish       wishes    // subscriptions and log levels, kept across reconnects
+	eras       eraCache  // the era each server turned out to speak
+	lists      listCache // list pages still fresh by the servers' ttlMs
 
 	shutdownOnce sync.Once
 }

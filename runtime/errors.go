@@ -10,6 +10,7 @@ import (
 	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/mcphttp"
 	"mcpdeck/runtime/auth"
+	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/proc"
 )
 
@@ -267,10 +268,19 @@ func KindOf(err error) ErrorKind {
 		return KindCancelled
 	case errors.Is(err, ErrMessageTooLarge):
 		return KindTooLarge
+	case errors.Is(err, mcp.ErrNoMutualVersion), errors.Is(err, mcp.ErrUnsupportedVersion):
+		return KindUnsupportedVersion
 	case errors.As(err, &rpcErr):
-		if rpcErr.Code == mcphttp.CodeTransportError {
+		switch rpcErr.Code {
+		case mcphttp.CodeTransportError:
 			return KindTransport
+		case mcp.CodeUnsupportedVersion:
+			return KindUnsupportedVersion
 		}
+		return KindProtocol
+	case errors.Is(err, mcp.ErrTooManyRounds), errors.Is(err, mcp.ErrBadInputRequired),
+		errors.Is(err, mcp.ErrUnknownResultType), errors.Is(err, mcp.ErrBadResult),
+		errors.Is(err, mcp.ErrHeaderMismatch), errors.Is(err, mcp.ErrMissingCapability):
 		return KindProtocol
 	case errors.As(err, &exit), errors.Is(err, ErrProcessExited):
 		return KindExited

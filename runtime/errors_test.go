@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/proc"
@@ -64,5 +65,27 @@ func TestErrorInfoMatchesSentinelsAcrossSnapshots(t *testing.T) {
 	var rpcErr *RPCError
 	if !errors.As(ce, &rpcErr) || !errors.Is(ce, ErrProtocol) || ce.Info.Code != -32601 {
 		t.Fatalf("call error: %+v", ce)
+	}
+}
+
+// Percentiles of health checks use the nearest rank: with two pings of 1
+// and 3 ms the p95 is 3 ms, not the faster one.
+func TestPingPercentilesNearestRank(t *testing.T) {
+	var p pingTracker
+	p.record(3*time.Millisecond, true)
+	p.record(1*time.Millisecond, true)
+	st := p.stats()
+	if st.P95 != 3*time.Millisecond || st.P50 != time.Millisecond {
+		t.Fatalf("p50 %s p95 %s", st.P50, st.P95)
+	}
+	for i := 0; i < 98; i++ {
+		p.record(time.Millisecond, true)
+	}
+	p.record(50*time.Millisecond, true)
+	p.record(60*time.Millisecond, true)
+	// The last 100 pings: 98 of 1 ms and two slow ones; the p95 is 1 ms.
+	st = p.stats()
+	if st.P95 != time.Millisecond || st.P50 != time.Millisecond {
+		t.Fatalf("p50 %s p95 %s over %d", st.P50, st.P95, len(st.Recent))
 	}
 }

@@ -126,12 +126,16 @@ type ReloadPlanned struct {
 	Err  string
 }
 
-// RequestStarted: a request was sent.
+// RequestStarted: a request was sent. A modern request retried after
+// input_required sends one per round: Round counts them and FirstID is the
+// first round's id, the one request they all belong to.
 type RequestStarted struct {
 	EventHeader
-	ID     uint64
-	Method string
-	Tool   string
+	ID      uint64
+	Method  string
+	Tool    string
+	Round   int
+	FirstID uint64
 }
 
 // RequestFinished: a request completed, successfully or not.
@@ -143,16 +147,43 @@ type RequestFinished struct {
 	Duration time.Duration
 	IsError  bool   // a tool result with isError
 	Err      string // a protocol, transport or timeout error
+	Round    int
+	FirstID  uint64
+	// Continues says the response did not end the request: "input_required"
+	// (another round follows; Inputs lists "key: method" of what the server
+	// asked for) or "task" (the request follows a task; see TaskUpdated).
+	Continues string
+	Inputs    []string
 }
 
 // RequestCancelled: a request was cancelled (user, timeout or context);
 // the server was sent notifications/cancelled.
 type RequestCancelled struct {
 	EventHeader
-	ID     uint64
-	Method string
-	Tool   string
-	Reason string
+	ID      uint64
+	Method  string
+	Tool    string
+	Reason  string
+	Round   int
+	FirstID uint64
+}
+
+// TaskUpdated: a task a request follows changed state (see TaskInfo).
+// RequestID is the request's first round id.
+type TaskUpdated struct {
+	EventHeader
+	RequestID uint64
+	Method    string
+	Tool      string
+	Task      TaskInfo
+}
+
+// ListenChanged: a modern server's subscriptions/listen stream was
+// acknowledged (with the filter granted), or ended and is being opened
+// again (Err says why).
+type ListenChanged struct {
+	EventHeader
+	Listen *ListenInfo
 }
 
 // StderrLine: a line the server wrote to stderr.

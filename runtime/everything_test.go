@@ -87,3 +87,92 @@ func TestEverythingInterop(t *testing.T) {
 		t.Fatalf("stopped by %q", step)
 	}
 }
+
+// interpretElicitor answers server-everything's research clarification.
+type interpretElicitor struct{ asked chan ElicitRequest }
+
+func (e interpretElicitor) Elicit(_ context.Context, req ElicitRequest) (ElicitResponse, error) {
+	select {
+	case e.asked <- req:
+	default:
+	}
+	return ElicitResponse{Action: "accept", Content: map[string]any{"interpretation": "programming"}}, nil
+}
+
+// TestEverythingLegacyTasks runs server-everything's simulate-research-query,
+// whose taskSupport is "required", as a 2025-11-25 task: the call is
+// task-augmented, polled with tasks/get, its clarification (an elicitation
+// delivered through tasks/result) answered, its result fetched; and a
+// cancelled call cancels its task with tasks/cancel.
+func TestEverythingLegacyTasks(t *testing.T) {
+	node, script := jsonrpctest.Everything(t)
+	srv := config.Server{Name: "everything", Transport: config.TransportStdio, Command: node, Args: []string{script, "stdio"},
+		Enabled: true, StartupTimeout: 30 * time.Second, CallTimeout: 30 * time.Second}
+	el := interpretElicitor{asked: make(chan ElicitRequest, 1)}
+	c := New(Options{Config: configOf(srv), Elicitor: el, StopGrace: time.Second})
+	t.Cleanup(func() { c.Shutdown(context.Background()) })
+	rec := record(t, c)
+	enable(t, c)
+	if v := serverOf(t, c, "everything"); v.Era != EraLegacy || !strings.Contains(v.EraReason, "server/discover answered error") {
+		t.Fatalf("server-everything: era %s (%s)", v.Era, v.EraReason)
+	}
+	deadline := time.After(10 * time.Second)
+	var tool Tool
+	for tool.TaskSupport == "" {
+		for _, tl := range serverOf(t, c, "everything").Tools {
+			if tl.ServerTool == "simulate-research-query" {
+				tool = tl
+			}
+		}
+		if tool.TaskSupport != "" {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("simulate-research-query never listed with its taskSupport: %+v", tool)
+		case <-rec.ch:
+		}
+	}
+	if tool.TaskSupport != "required" {
+		t.Fatalf("taskSupport %q", tool.TaskSupport)
+	}
+
+	ctx := ctxFor(t, 60*time.Second)
+	res, err := c.Call(ctx, CallRequest{Server: "everything", Tool: "simulate-research-query", Arguments: json.RawMessage(`{"topic":"python","ambiguous":true}`)})
+	if err != nil || res.IsError || res.TaskID == "" || !strings.Contains(text(t, res), "Research Report: python (programming)") {
+		t.Fatalf("research: %+v, %v", res, err)
+	}
+	if req := <-el.asked; !strings.Contains(req.Message, "multiple interpretations") {
+		t.Fatalf("the clarification asked %q", req.Message)
+	}
+	var states []string
+	for _, e := range drain(rec) {
+		if u, ok := e.(TaskUpdated); ok && u.Task.TaskID == res.TaskID {
+			if n := len(states); n == 0 || states[n-1] != u.Task.Status {
+				states = append(states, u.Task.Status)
+			}
+			if !u.Task.Legacy {
+				t.Fatalf("a 2025-11-25 task reported as the extension's: %+v", u.Task)
+			}
+		}
+	}
+	if got := strings.Join(states, ","); !strings.HasPrefix(got, "working") || !strings.Contains(got, "input_required") || !strings.HasSuffix(got, "completed") {
+		t.Fatalf("task states %s", got)
+	}
+
+	// Cancelling the call cancels the task.
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Call(context.Background(), CallRequest{Server: "everything", Tool: "simulate-research-query", Arguments: json.RawMessage(`{"topic":"go"}`)})
+		errc <- err
+	}()
+	up := rec.waitFor(t, "the second task working", func(e Event) bool { u, ok := e.(TaskUpdated); return ok && u.Task.Status == "working" }).(TaskUpdated)
+	c.Cancel("everything", up.RequestID, "enough research")
+	if err := <-errc; !errors.Is(err, ErrCancelled) {
+		t.Fatalf("cancelled research: %v", err)
+	}
+	rec.waitAny(t, "tasks/cancel on the wire", func(e Event) bool {
+		f, ok := e.(TrafficFrame)
+		return ok && f.Frame.Dir == Out && f.Frame.Method == "tasks/cancel" && strings.Contains(string(f.Frame.Raw), up.Task.TaskID)
+	})
+}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"mcpdeck/config"
@@ -853,11 +854,19 @@ func (m *machine) listed(in msgListed) {
 	switch in.kind {
 	case "tools":
 		s.conn.info.lists.Tools = in.lists.Tools
+		s.conn.info.lists.Dropped = in.lists.Dropped
 	case "prompts":
 		s.conn.info.lists.Prompts = in.lists.Prompts
 	case "resources":
 		s.conn.info.lists.Resources = in.lists.Resources
 		s.conn.info.lists.Templates = in.lists.Templates
+	}
+	if l, ok := in.lists.Listed[in.kind]; ok {
+		s.conn.info.lists.Listed = maps.Clone(s.conn.info.lists.Listed)
+		if s.conn.info.lists.Listed == nil {
+			s.conn.info.lists.Listed = map[string]Listing{}
+		}
+		s.conn.info.lists.Listed[in.kind] = l
 	}
 	s.conn.info.leaks = mergeLeaks(s.conn.info.leaks, in.leaks)
 	// Released with the publication that carries the new list.

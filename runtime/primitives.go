@@ -9,6 +9,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"mcpdeck/runtime/mcp"
 )
 
 // ErrUnsupported: the server does not offer what was asked (it did not
@@ -70,7 +72,9 @@ func (c *Controller) logLevel(server, configured string) string {
 }
 
 // SetLogLevel chooses the lowest level of log messages a server sends
-// (logging/setLevel). It is kept across reconnects.
+// (logging/setLevel; for a modern server, which has no such request, the
+// level every later request carries in its _meta). It is kept across
+// reconnects.
 func (c *Controller) SetLogLevel(ctx context.Context, server, level string) error {
 	if !slices.Contains(LogLevels, level) {
 		return callError(server, "logging/setLevel", fmt.Errorf("log level %q: %w (use one of %v)", level, ErrInvalidArguments, LogLevels))
@@ -82,8 +86,10 @@ func (c *Controller) SetLogLevel(ctx context.Context, server, level string) erro
 	if sess.init.caps.Logging == nil {
 		return callError(server, "logging/setLevel", fmt.Errorf("%q does not declare logging: %w", server, ErrUnsupported))
 	}
-	if _, err := sess.request(ctx, c, "logging/setLevel", map[string]any{"level": level}); err != nil {
-		return err
+	if !sess.modern() {
+		if _, err := sess.request(ctx, c, "logging/setLevel", map[string]any{"level": level}); err != nil {
+			return err
+		}
 	}
 	c.wish.mu.Lock()
 	if c.wish.levels == nil {
@@ -91,6 +97,11 @@ func (c *Controller) SetLogLevel(ctx context.Context, server, level string) erro
 	}
 	c.wish.levels[server] = level
 	c.wish.mu.Unlock()
+	if sess.modern() {
+		if err := sess.reencode(); err != nil {
+			return callError(server, "logging/setLevel", err)
+		}
+	}
 	c.bus.publish(LogLevelSet{EventHeader: EventHeader{Time: time.Now(), Server: server}, Level: level})
 	return nil
 }
@@ -118,7 +129,19 @@ func (c *Controller) subscription(ctx context.Context, server, uri string, on bo
 	if r := sess.init.caps.Resources; r == nil || !r.Subscribe {
 		return callError(server, method, fmt.Errorf("%q does not offer resource subscriptions: %w", server, ErrUnsupported))
 	}
-	if _, err := sess.request(ctx, c, method, map[string]any{"uri": uri}); err != nil {
+	if sess.modern() {
+		// The 2026-07-28 revision subscribes through the listen stream's
+		// resourceSubscriptions: listen again with the new set.
+		c.wish.setSub(server, uri, on)
+		granted, err := sess.relisten(ctx)
+		if err != nil {
+			return callError(server, mcp.MethodListen, err)
+		}
+		if on && !slices.Contains(granted.ResourceSubscriptions, uri) {
+			c.wish.setSub(server, uri, false)
+			return callError(server, mcp.MethodListen, fmt.Errorf("%q did not grant a subscription to %s (it granted %s): %w", server, uri, FilterString(granted), ErrUnsupported))
+		}
+	} else if _, err := sess.request(ctx, c, method, map[string]any{"uri": uri}); err != nil {
 		return err
 	}
 	c.wish.setSub(server, uri, on)
@@ -130,8 +153,8 @@ func (c *Controller) subscription(ctx context.Context, server, uri string, on bo
 // server before: its subscriptions. (The log level goes with the
 // connection attempt.)
 func (s *session) restoreWishes() {
-	if r := s.init.caps.Resources; r == nil || !r.Subscribe {
-		return
+	if r := s.init.caps.Resources; r == nil || !r.Subscribe || s.modern() {
+		return // a modern session's listen stream carries them from the start
 	}
 	for _, uri := range s.c.wish.subscribed(s.name) {
 		ctx, cancel := context.WithTimeout(s.ctx, s.cfg.CallTimeout)
@@ -232,6 +255,14 @@ func (c *Controller) SetRoots(ctx context.Context, server string, dirs []string)
 	switch {
 	case sess == nil:
 		return nil // the next connection declares them
+	case sess.modern():
+		// Capabilities travel with every modern request: the next one
+		// declares roots (or not); there is no list_changed to send.
+		sess.rootsDeclared = len(dirs) > 0
+		if err := sess.reencode(); err != nil {
+			return callError(server, "", err)
+		}
+		return nil
 	case sess.rootsDeclared != (len(dirs) > 0):
 		return c.Reconnect(ctx, server)
 	case len(dirs) > 0:

@@ -59,6 +59,10 @@ func (r *redactor) lists(in lists) (out lists, leaks []string) {
 		}
 		return m
 	}
+	out.Listed, out.headers = in.Listed, in.headers
+	for _, d := range in.Dropped {
+		out.Dropped = append(out.Dropped, DroppedTool{Name: scrub("dropped tool name", d.Name), Reason: r.str(d.Reason)})
+	}
 	for _, t := range in.Tools {
 		where := "tool " + t.ServerTool
 		t.ServerTool = scrub(where+" name", t.ServerTool)

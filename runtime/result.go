@@ -21,6 +21,11 @@ type Result struct {
 
 	RequestID uint64        `json:"requestId"`
 	Duration  time.Duration `json:"duration"`
+	// Rounds is how many round trips the call took: more than one when a
+	// modern server asked for input (MRTR) and the call was retried.
+	Rounds int `json:"rounds,omitempty"`
+	// TaskID names the task the server ran the call as, if it did.
+	TaskID string `json:"taskId,omitempty"`
 }
 
 // Content is one content block. Type is text, image, audio,
@@ -52,6 +57,11 @@ type CallRequest struct {
 	Timeout time.Duration
 	// NoValidate sends arguments that fail the input schema anyway.
 	NoValidate bool
-	// OnStarted, if set, learns the request id once the call is sent.
+	// OnStarted, if set, learns the request id once the call is sent, and
+	// the new id of every retry of a multi round-trip call.
 	OnStarted func(id uint64)
+	// Task calls a tool whose execution.taskSupport is "optional" as a
+	// task, on a 2025-11-25 server that supports task-augmented calls
+	// ("required" tools always are).
+	Task bool
 }

@@ -12,6 +12,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/proc"
 	"mcpdeck/runtime/telemetry"
 )
@@ -34,9 +35,29 @@ type session struct {
 	fallbackMu sync.Mutex
 	fallback   string
 
-	// Set once by initialize, read-only after the session is handed to the loop.
+	// Set once by the handshake (initialize, or discovery), read-only after
+	// the session is handed to the loop.
 	init          initResult
 	rootsDeclared bool // the roots capability was declared to this server
+	era           mcp.Era
+	eraReason     string              // why this era, in words
+	decided       *negotiated         // remote: the era the HTTP probe decided, before the handshake
+	discovered    *mcp.DiscoverResult // modern: what server/discover said
+	remote        bool                // Streamable HTTP or SSE, not stdio
+
+	// The modern era's request envelope: env as built, enc as encoded for
+	// the hot path. Both change when the log level or the roots do.
+	envMu sync.Mutex
+	env   mcp.Envelope
+	enc   atomic.Pointer[mcp.Encoded]
+
+	// headers are the x-mcp-header annotations of the listed tools, by
+	// tool name (modern HTTP only), read by the stream for every tools/call.
+	headers sync.Map // string → []mcphttp.ParamHeader
+
+	router mcp.Router // modern: notifications by subscriptionId
+	listen listenState
+	active activeCalls // calls in flight, for Cancel and the Requests view
 
 	ctx    context.Context // ends when the session closes: stops pings and refetches
 	cancel context.CancelFunc
@@ -64,15 +85,19 @@ type session struct {
 	// refetched: one may arrive while the attempt is still listing, before
 	// the loop knows the session.
 	changed map[string]bool
+	// taskWake wakes the task a notifications/tasks/status names.
+	taskWake map[string]chan struct{}
 }
 
-// initResult is what initialize told us.
+// initResult is what initialize (or, for a modern server, discovery) told us.
 type initResult struct {
 	ProtocolVersion string          `json:"protocolVersion"`
 	Capabilities    json.RawMessage `json:"capabilities"`
 	ServerInfo      Implementation  `json:"serverInfo"`
 	Instructions    string          `json:"instructions"`
 	caps            serverCaps
+	era             mcp.Era
+	eraReason       string
 }
 
 // serverCaps are the capabilities the runtime acts on.
@@ -89,14 +114,24 @@ type serverCaps struct {
 	} `json:"resources"`
 	Logging     *struct{} `json:"logging"`
 	Completions *struct{} `json:"completions"`
+	// Tasks is the 2025-11-25 tasks capability: which requests may be
+	// task-augmented.
+	Tasks *struct {
+		Cancel   *struct{} `json:"cancel"`
+		Requests struct {
+			Tools struct {
+				Call *struct{} `json:"call"`
+			} `json:"tools"`
+		} `json:"requests"`
+	} `json:"tasks"`
 }
 
-// callState tracks one tools/call for progress routing and its timeout.
+// callState tracks one request for progress routing and its timeout.
 type callState struct {
-	id       atomic.Uint64
+	id       atomic.Uint64 // the current round's id
 	tool     string
 	progress atomic.Pointer[ProgressInfo]
-	extend   func() // pushes the timeout back, up to the maximum
+	extend   func() // pushes the current round's timeout back, up to the maximum; set by round under s.mu
 	span     *telemetry.Span
 }
 
@@ -126,14 +161,16 @@ func (s *session) close() proc.StopResult {
 	return s.stopped
 }
 
-// spawn runs f on a goroutine the session owns, unless it is closing.
-func (s *session) spawn(f func()) {
+// spawn runs f on a goroutine the session owns, unless it is closing; it
+// reports whether f was started.
+func (s *session) spawn(f func()) bool {
 	s.spawnMu.Lock()
 	defer s.spawnMu.Unlock()
 	if s.closed {
-		return
+		return false
 	}
 	s.routines.Go(f)
+	return true
 }
 
 // activate starts what a ready session runs: the watcher that reports the
@@ -190,6 +227,18 @@ func (s *session) watch() {
 // dispatcher goroutine, in arrival order.
 func (s *session) onNotification(n jsonrpc.Notification) {
 	s.notifications.Add(1)
+	if s.modern() && s.router.Route(n) {
+		return // a listen stream's: deliverListen has it
+	}
+	s.dispatch(n)
+}
+
+// deliverListen handles a notification of the listen stream (a list
+// change, a resource update), in arrival order.
+func (s *session) deliverListen(n jsonrpc.Notification) { s.dispatch(n) }
+
+// dispatch turns a notification into runtime behaviour and events.
+func (s *session) dispatch(n jsonrpc.Notification) {
 	h := EventHeader{Time: n.Received, Server: s.name}
 	switch n.Method {
 	case "notifications/message":
@@ -214,6 +263,15 @@ func (s *session) onNotification(n jsonrpc.Notification) {
 		}
 		_ = json.Unmarshal(n.Params, &p)
 		s.c.bus.publish(ResourceUpdated{EventHeader: h, URI: p.URI})
+	case "notifications/cancelled":
+		// On stdio a modern server ends a subscription this way.
+		if id, ok := mcp.CancelledRequest(n.Params); ok && s.modern() {
+			s.serverEndedListen(id)
+		}
+		s.c.bus.publish(NotificationReceived{EventHeader: h, Method: n.Method, Params: s.redact.raw(n.Params)})
+	case mcp.NotificationTasksStatus:
+		s.taskStatus(n.Params)
+		s.c.bus.publish(NotificationReceived{EventHeader: h, Method: n.Method, Params: s.redact.raw(n.Params)})
 	default:
 		s.c.bus.publish(NotificationReceived{EventHeader: h, Method: n.Method, Params: s.redact.raw(n.Params)})
 	}
@@ -233,12 +291,18 @@ func (s *session) routeProgress(h EventHeader, params json.RawMessage) Progress 
 	ev := Progress{EventHeader: h, Token: token, Progress: p.Progress, Total: p.Total, Message: p.Message}
 	s.mu.Lock()
 	cs := s.calls[token]
+	var extend func()
+	if cs != nil {
+		extend = cs.extend
+	}
 	s.mu.Unlock()
 	if cs != nil {
 		ev.RequestID = cs.id.Load()
 		cs.progress.Store(&ProgressInfo{Progress: p.Progress, Total: p.Total, Message: p.Message, At: h.Time})
 		cs.span.Progress(p.Progress, p.Total, p.Message)
-		cs.extend()
+		if extend != nil {
+			extend()
+		}
 	}
 	return ev
 }
@@ -299,8 +363,24 @@ func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck does not handle %s", req.Method)
 }
 
-// pingLoop pings every interval; it reports misses to the controller
-// (2 → degraded, 3 → failed) and recoveries.
+// healthMethod is the health probe of the session's era: ping, which the
+// 2026-07-28 revision removed, or server/discover, the cheapest request a
+// modern server must answer.
+func (s *session) healthMethod() string {
+	if s.modern() {
+		return mcp.MethodDiscover
+	}
+	return "ping"
+}
+
+// healthCheck sends one health probe.
+func (s *session) healthCheck(ctx context.Context) error {
+	_, err := s.conn.Call(ctx, s.healthMethod(), s.wire(nil, "", nil))
+	return err
+}
+
+// pingLoop probes health every interval; it reports misses to the
+// controller (2 → degraded, 3 → failed) and recoveries.
 func (s *session) pingLoop(interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -313,7 +393,7 @@ func (s *session) pingLoop(interval time.Duration) {
 		timeout := min(interval, 10*time.Second)
 		ctx, cancel := context.WithTimeout(s.ctx, timeout)
 		start := time.Now()
-		_, err := s.conn.Call(ctx, "ping", nil)
+		err := s.healthCheck(ctx)
 		cancel()
 		if s.ctx.Err() != nil {
 			return
@@ -327,7 +407,7 @@ func (s *session) pingLoop(interval time.Duration) {
 		s.mu.Lock()
 		missed := s.ping.record(took, err == nil)
 		s.mu.Unlock()
-		ev := HealthChecked{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Method: "ping", Latency: took, OK: err == nil, Missed: missed}
+		ev := HealthChecked{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Method: s.healthMethod(), Latency: took, OK: err == nil, Missed: missed}
 		if err != nil {
 			ev.Err = s.redact.str(err.Error())
 		}
@@ -335,6 +415,10 @@ func (s *session) pingLoop(interval time.Duration) {
 		s.c.send(s.ctx, msgPing{name: s.name, gen: s.gen, missed: missed})
 	}
 }
+
+// nearestRank is the index of the p-th percentile of n sorted values
+// (nearest-rank method: the smallest value with at least p% at or below it).
+func nearestRank(n, p int) int { return max((n*p+99)/100-1, 0) }
 
 // pingTracker keeps latency statistics over the last pingWindow pings.
 type pingTracker struct {
@@ -377,8 +461,8 @@ func (p *pingTracker) stats() PingStats {
 	if n := len(st.Recent); n > 0 {
 		sorted := append([]time.Duration(nil), st.Recent...)
 		sortDurations(sorted)
-		st.P50 = sorted[(n-1)*50/100]
-		st.P95 = sorted[(n-1)*95/100]
+		st.P50 = sorted[nearestRank(n, 50)]
+		st.P95 = sorted[nearestRank(n, 95)]
 	}
 	return st
 }
@@ -396,11 +480,26 @@ func (s *session) live(v *ServerSnapshot) {
 	s.mu.Unlock()
 	for _, o := range out {
 		ri := RequestInfo{ID: o.ID, Server: s.name, Method: o.Method, Tool: o.Label, Started: o.Start}
+		if ac := s.active.lookup(o.ID); ac != nil {
+			if _, poll := ac.polls.Load(o.ID); poll {
+				continue // shown as its task's row below
+			}
+			ri.FirstID, ri.Round = ac.first.Load(), int(ac.rounds.Load())
+		}
 		if cs := byID[o.ID]; cs != nil {
 			ri.Progress = cs.progress.Load()
 		}
 		v.Outstanding = append(v.Outstanding, ri)
 	}
+	for _, ac := range s.active.tasks() {
+		first := ac.first.Load()
+		ri := RequestInfo{ID: first, FirstID: first, Round: int(ac.rounds.Load()), Server: s.name, Method: ac.method, Tool: ac.tool, Started: ac.started, Task: ac.task.Load()}
+		if cs := byID[first]; cs != nil {
+			ri.Progress = cs.progress.Load()
+		}
+		v.Outstanding = append(v.Outstanding, ri)
+	}
+	v.Listen = s.listenInfo()
 	st := s.conn.Stats()
 	v.Counters.Notifications += s.notifications.Load()
 	v.Counters.Calls += s.completed.Load()

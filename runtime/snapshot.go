@@ -83,9 +83,14 @@ type ServerSnapshot struct {
 
 	Ping PingStats
 
-	ServerInfo      Implementation
+	ServerInfo Implementation
+	// Era is the protocol era negotiated with the server, ProtocolVersion
+	// the revision, and EraReason how the era was decided ("server/discover
+	// answered", "no answer to server/discover in time; using initialize").
+	Era             Era
 	ProtocolVersion string
-	Capabilities    json.RawMessage // as the server declared them
+	EraReason       string
+	Capabilities    json.RawMessage // as the server declared them (initialize, or server/discover)
 	Instructions    string
 
 	Tools     []Tool
@@ -95,6 +100,16 @@ type ServerSnapshot struct {
 	// SecretLeaks names where a configured secret appeared in the server's
 	// tools, prompts or resources (it is redacted in them).
 	SecretLeaks []string
+	// DroppedTools are tools the server listed that mcpdeck left out, with
+	// why: a modern HTTP server's tool with invalid x-mcp-header
+	// annotations, whose calls could not carry the headers it checks.
+	DroppedTools []DroppedTool
+	// ListedAt says, per kind, when the list was fetched and how long the
+	// server said it stays fresh.
+	ListedAt Listings
+	// Listen is a modern server's subscriptions/listen stream (nil for
+	// legacy servers, and modern ones with nothing to listen to).
+	Listen *ListenInfo
 
 	// LogLevel is the log level in force ("" when none was asked for).
 	LogLevel string
@@ -157,6 +172,10 @@ type Tool struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	// TaskSupport is the tool's execution.taskSupport (2025-11-25):
+	// "required" tools are always called as tasks, "optional" ones when
+	// CallRequest.Task asks.
+	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
 // Prompt is a server's prompt.
@@ -197,12 +216,21 @@ type ResourceTemplate struct {
 
 // RequestInfo is an outstanding request.
 type RequestInfo struct {
-	ID       uint64
-	Server   string
-	Method   string
-	Tool     string // for tools/call
+	ID     uint64
+	Server string
+	Method string
+	Tool   string // for tools/call
+	// FirstID is the id of the request's first round trip and Round the
+	// round in flight: a modern request answered input_required is retried
+	// with a new id, and the Requests view shows the rounds as one row
+	// (keyed by FirstID). Zero for requests mcpdeck sends only once.
+	FirstID  uint64
+	Round    int
 	Started  time.Time
 	Progress *ProgressInfo // the last progress notification, if any
+	// Task is set while the request follows a task the server created:
+	// between polls no wire request is outstanding, yet the request is.
+	Task *TaskInfo
 }
 
 // ProgressInfo is the last progress reported for a request.

@@ -86,7 +86,13 @@ func (t *overviewTab) lines() []string {
 		kv("server", present.Line(info))
 	}
 	if srv.ProtocolVersion != "" {
-		kv("protocol", present.Line(srv.ProtocolVersion))
+		kv("protocol", present.Line(strings.TrimPrefix(srv.Era.String()+" ", "unknown ")+srv.ProtocolVersion)+st.Faint.Render(present.Line(suffixIf(" · ", srv.EraReason))))
+	}
+	if l := srv.Listen; l != nil {
+		kv("listen", l.State+" · "+runtime.FilterString(l.Granted)+st.Faint.Render(present.Line(suffixIf(" · ", l.Err))))
+	}
+	for _, d := range srv.DroppedTools {
+		kv("dropped", st.Warning.Render(present.Line(d.Name+": "+d.Reason)))
 	}
 	if caps := capabilityList(srv.Capabilities); caps != "" {
 		kv("capabilities", caps)
@@ -228,6 +234,14 @@ func wrap(text string, width int) []string {
 		width = 10
 	}
 	return strings.Split(lipgloss.NewStyle().Width(width).Render(text), "\n")
+}
+
+// suffixIf returns sep+s, or "" when s is empty.
+func suffixIf(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
 }
 
 // counted is present.Count for a counter.

@@ -68,6 +68,9 @@ const (
 	EnvCount = "MCPDECK_FAKE_COUNT"
 	// EnvSecret is the value SecretLeak puts into the echo tool's description.
 	EnvSecret = "FAKE_SECRET"
+	// EnvEvidence names a file every fake appends its stderr evidence lines
+	// to ("cancelled 3 …", "task cancelled task-1").
+	EnvEvidence = "MCPDECK_FAKE_EVIDENCE"
 )
 
 const (

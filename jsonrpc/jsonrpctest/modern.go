@@ -60,6 +60,10 @@ const (
 type modernState struct {
 	listens map[string]*call // open listen streams by key
 	rounds  int              // ModernEndlessInput: rounds so far
+	// subs are the resources each open listen stream subscribed to, by key.
+	subs  map[string][]string
+	tasks map[string]*fakeTask // the task tool's tasks, by id
+	next  int                  // the last task number
 }
 
 func (m Mode) modern() bool {
@@ -114,13 +118,20 @@ func (s *server) handleModern(c *call) {
 	case "server/discover":
 		s.replyModern(c, map[string]any{
 			"supportedVersions": []string{ModernVersion},
-			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": true}, "logging": struct{}{}},
-			"instructions":      "A fake modern MCP server for mcpdeck's tests, in mode " + string(s.mode) + ".",
-			"ttlMs":             60000,
-			"cacheScope":        "public",
+			"capabilities": map[string]any{"tools": map[string]any{"listChanged": true}, "logging": struct{}{},
+				"resources": map[string]any{"subscribe": true}, "extensions": map[string]any{extensionTasks: struct{}{}}},
+			"instructions": "A fake modern MCP server for mcpdeck's tests, in mode " + string(s.mode) + ".",
+			"ttlMs":        60000,
+			"cacheScope":   "public",
 		})
 	case "tools/list":
-		s.replyModern(c, map[string]any{"tools": modernToolList, "ttlMs": 0, "cacheScope": "public"})
+		s.replyModern(c, map[string]any{"tools": modernToolList, "ttlMs": 60000, "cacheScope": "public"})
+	case "resources/list":
+		s.replyModern(c, map[string]any{"resources": []any{map[string]any{"uri": FakeResource, "name": "clock", "mimeType": "text/plain"}}, "ttlMs": 0})
+	case "resources/templates/list":
+		s.replyModern(c, map[string]any{"resourceTemplates": []any{}})
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		s.taskRequest(c)
 	case "tools/call":
 		s.modernCall(c, &p)
 	case "subscriptions/listen":
@@ -137,6 +148,9 @@ var modernToolList = []map[string]any{
 	{"name": "slow", "description": "Answers after seconds, with progress every 50 ms when asked.", "inputSchema": json.RawMessage(`{"type":"object","properties":{"seconds":{"type":"number"}}}`)},
 	{"name": "notify_changed", "description": "Announces notifications/tools/list_changed on every listen stream.", "inputSchema": json.RawMessage(`{"type":"object"}`)},
 	{"name": "log", "description": "Logs at debug, info, warning and error; the request's logLevel filters.", "inputSchema": json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}}}`)},
+	{"name": "task", "description": "Runs as a task (the tasks extension): working, then input_required (asks to confirm) when input is true, then completed.", "inputSchema": json.RawMessage(`{"type":"object","properties":{"input":{"type":"boolean"},"seconds":{"type":"number"}}}`)},
+	{"name": "end_listens", "description": "Ends every listen stream as a server may: a complete response to it, then notifications/cancelled naming it.", "inputSchema": json.RawMessage(`{"type":"object"}`)},
+	{"name": "touch", "description": "Announces notifications/resources/updated for uri on every listen stream subscribed to it.", "inputSchema": json.RawMessage(`{"type":"object","properties":{"uri":{"type":"string"}},"required":["uri"]}`)},
 }
 
 var logSeverity = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
@@ -155,7 +169,12 @@ func (s *server) modernCall(c *call, p *modernParams) {
 	switch p.Name {
 	case "echo":
 		var text string
-		_ = json.Unmarshal(p.Arguments["text"], &text)
+		if err := json.Unmarshal(p.Arguments["text"], &text); err != nil {
+			r := textResult("invalid arguments: text is required and must be a string")
+			r["isError"] = true
+			s.replyModern(c, r)
+			return
+		}
 		s.replyModern(c, textResult(text))
 	case "ask":
 		s.ask(c, meta, p.InputResponses, p.RequestState)
@@ -178,6 +197,17 @@ func (s *server) modernCall(c *call, p *modernParams) {
 			s.notify("notifications/tools/list_changed", map[string]any{"_meta": map[string]any{"io.modelcontextprotocol/subscriptionId": id}})
 		}
 		s.replyModern(c, textResult("ok"))
+	case "task":
+		s.startTask(c, meta, p.Arguments)
+		return
+	case "end_listens":
+		s.endListens()
+		s.replyModern(c, textResult("ended"))
+	case "touch":
+		var uri string
+		_ = json.Unmarshal(p.Arguments["uri"], &uri)
+		s.touch(uri)
+		s.replyModern(c, textResult("touched "+uri))
 	case "log":
 		var msg string
 		_ = json.Unmarshal(p.Arguments["message"], &msg)
@@ -251,7 +281,7 @@ func inputRequired(state string) map[string]any {
 		"resultType": "input_required",
 		"inputRequests": map[string]any{"who": map[string]any{
 			"method": "elicitation/create",
-			"params": map[string]any{"mode": "form", "message": "What is your name?", "requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)},
+			"params": map[string]any{"mode": "form", "message": "What is your name?", "requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","default":"octocat"}},"required":["name"]}`)},
 		}},
 		"requestState": json.RawMessage(state),
 	}
@@ -272,16 +302,24 @@ func (s *server) listen(c *call) {
 	if string(p.Notifications["toolsListChanged"]) == "true" {
 		granted["toolsListChanged"] = true
 	}
+	var uris []string
+	_ = json.Unmarshal(p.Notifications["resourceSubscriptions"], &uris)
+	if len(uris) > 0 {
+		granted["resourceSubscriptions"] = uris
+	}
 	s.mu.Lock()
 	if s.modern.listens == nil {
 		s.modern.listens = map[string]*call{}
+		s.modern.subs = map[string][]string{}
 	}
 	s.modern.listens[c.key] = c
+	s.modern.subs[c.key] = uris
 	s.mu.Unlock()
 	s.notify("notifications/subscriptions/acknowledged", map[string]any{"notifications": granted, "_meta": map[string]any{"io.modelcontextprotocol/subscriptionId": c.id}})
 	<-c.ctx.Done()
 	s.mu.Lock()
 	delete(s.modern.listens, c.key)
+	delete(s.modern.subs, c.key)
 	s.mu.Unlock()
 }
 

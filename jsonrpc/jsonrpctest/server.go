@@ -320,11 +320,19 @@ func (s *server) notify(method string, params any) {
 	s.out.send(notification{JSONRPC: "2.0", Method: method, Params: params})
 }
 
-// logf writes one line to stderr, where tests look for evidence of what the fake saw.
+// logf writes one line to stderr, where tests look for evidence of what the
+// fake saw, and to the $MCPDECK_FAKE_EVIDENCE file when one is named (for
+// tests of a program that does not show its servers' stderr).
 func (s *server) logf(format string, args ...any) {
 	s.errMu.Lock()
 	defer s.errMu.Unlock()
 	fmt.Fprintf(s.errW, format+"\n", args...)
+	if path := os.Getenv(EnvEvidence); path != "" {
+		if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			fmt.Fprintf(f, format+"\n", args...)
+			f.Close()
+		}
+	}
 }
 
 // unmarshalParams treats absent params as an empty object, which JSON-RPC allows.

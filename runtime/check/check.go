@@ -21,6 +21,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/auth"
 )
 
 // ErrInvalidOptions is wrapped by Options.Validate for options that cannot
@@ -68,6 +69,8 @@ const (
 	IDResponseIDs      = "response-ids"
 	IDNoNotification   = "no-notification-for-response"
 	IDStdoutClean      = "stdout-clean"
+	IDAuthorization    = "authorization"
+	IDEnvironment      = "environment"
 )
 
 // itemNames are the human names of the items, in report order.
@@ -86,9 +89,12 @@ var itemNames = []struct{ id, name string }{
 	{IDResponseIDs, "Responses keep their request id"},
 	{IDNoNotification, "No notification for a response"},
 	{IDStdoutClean, "Nothing but JSON-RPC on stdout"},
+	{IDAuthorization, "Authorization"},
+	{IDEnvironment, "Environment"},
 }
 
-// IDs returns every item id in report order.
+// IDs returns every item id of every report, in report order. The
+// reports of modern servers add ModernIDs after them.
 func IDs() []string {
 	out := make([]string, len(itemNames))
 	for i, n := range itemNames {
@@ -97,9 +103,19 @@ func IDs() []string {
 	return out
 }
 
+// ModernIDs returns the ids of the items only modern (2026-07-28) servers
+// are checked for, in report order; they follow IDs.
+func ModernIDs() []string {
+	out := make([]string, len(modernItems))
+	for i, n := range modernItems {
+		out[i] = n.id
+	}
+	return out
+}
+
 // Name returns the human name of the item id, or the id itself.
 func Name(id string) string {
-	for _, n := range itemNames {
+	for _, n := range append(itemNames[:len(itemNames):len(itemNames)], modernItems...) {
 		if n.id == id {
 			return n.name
 		}
@@ -121,7 +137,12 @@ type Item struct {
 type Report struct {
 	Server    string `json:"server"`
 	Transport string `json:"transport"`
-	Items     []Item `json:"items"`
+	// Era and ProtocolVersion are what the check negotiated with the
+	// server ("modern" 2026-07-28, "legacy" 2025-11-25…); empty when it
+	// never got that far.
+	Era             string `json:"era,omitempty"`
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	Items           []Item `json:"items"`
 }
 
 // Failed reports whether any item failed.
@@ -185,9 +206,16 @@ type Options struct {
 	StopGrace time.Duration
 	// ClientVersion is sent in clientInfo.
 	ClientVersion string
+	// Protocol chooses the era to check in (auto, legacy, modern or a
+	// revision), over the server's own "protocol" setting; empty keeps it.
+	Protocol string
 	// OnController, if set, is handed the check's own controller before
 	// it starts anything (a session recorder subscribes to it there).
 	OnController func(*runtime.Controller)
+	// Auth authorizes a remote server that requires MCP authorization
+	// with the tokens it stores; nil checks without (such a server then
+	// fails initialization with "needs login").
+	Auth *auth.Manager
 }
 
 // Validate reports options that cannot run.

@@ -65,9 +65,11 @@ func newChecker(ctx context.Context, srv config.Server, opts Options, progress f
 		ResultLimit:   opts.ResultMax,
 		StopGrace:     opts.StopGrace,
 		ClientVersion: opts.ClientVersion,
+		Protocol:      opts.Protocol,
 		// A message well over the result maximum is refused by the
 		// transport rather than buffered whole; bounded-results reports it.
 		MaxMessageSize: opts.ResultMax + 1<<20,
+		Auth:           opts.Auth,
 	})
 	if opts.OnController != nil {
 		opts.OnController(c.rt)
@@ -109,6 +111,9 @@ func (c *checker) run() {
 	c.step(IDResponseIDs, c.responseIDs)
 	c.step(IDNoNotification, c.noNotification)
 	c.step(IDStdoutClean, c.stdoutClean)
+	c.step(IDAuthorization, c.authorization)
+	c.step(IDEnvironment, c.environment)
+	c.modernSteps()
 }
 
 // step decides one item and reports it.

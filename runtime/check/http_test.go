@@ -11,6 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpdeck/config"
+	"mcpdeck/runtime/auth"
+	"mcpdeck/runtime/auth/authtest"
 )
 
 // TestCheckOverHTTP runs every item against the official Go SDK's
@@ -75,5 +77,25 @@ func TestCheckOverHTTP(t *testing.T) {
 		if it, _ := rep.Item(id); it.Status != Pass {
 			t.Errorf("%s = %s (%s), want PASS", id, it.Status, it.Reason)
 		}
+	}
+}
+
+// The authorization item reports what an OAuth-protected server asks for
+// and checks its side: resource metadata named in the 401, an
+// authorization server, a foreign token rejected.
+func TestCheckReportsAuthorization(t *testing.T) {
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
+	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+	srv := config.Server{Name: "protected", Transport: config.TransportHTTP, URL: rs.URL, Enabled: true,
+		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv(auth.StorageEnv, "file")
+	rep := runCheck(t, srv, Options{CallTimeout: 2 * time.Second, Auth: auth.NewManager(auth.Options{})})
+	it, _ := rep.Item(IDAuthorization)
+	if it.Status != Pass || !strings.Contains(it.Reason, "OAuth") || !strings.Contains(it.Reason, as.Issuer) {
+		t.Errorf("authorization = %s (%s), want PASS naming OAuth and %s", it.Status, it.Reason, as.Issuer)
+	}
+	if init, _ := rep.Item(IDInitialize); init.Status != Fail || !strings.Contains(init.Reason, "mcpdeck auth login protected") {
+		t.Errorf("initialize without a token = %s (%s), want FAIL saying it needs a login", init.Status, init.Reason)
 	}
 }

@@ -193,16 +193,11 @@ func (c *checker) noSecrets() (Status, string) {
 		return Fail, "a configured secret (an env or header value) appears in: " + strings.Join(c.leaks, ", ") +
 			": never put credentials into tool names, descriptions or schemas, every model that reads them sees them"
 	}
-	n := 0
-	for _, s := range c.srv.Secrets() {
-		if len(s) >= 6 {
-			n++
-		}
-	}
+	n := len(c.srv.Secrets())
 	if n == 0 {
-		return Pass, "no env or header values of 6+ characters are configured, so none can leak"
+		return Pass, "no secret is configured (header values, credential-like env values, the ones marked in \"secrets\"), so none can leak"
 	}
-	return Pass, fmt.Sprintf("none of the %d configured env and header values appears in a tool name, description or schema", n)
+	return Pass, fmt.Sprintf("none of the %s appears in a tool name, description or schema", count(n, "configured secret", "configured secrets"))
 }
 
 // responseIDs reports responses whose id matched no request. A response
@@ -215,6 +210,10 @@ func (c *checker) responseIDs() (Status, string) {
 	sent, answered := map[string]bool{}, map[string]bool{}
 	for _, e := range c.obs.all() {
 		switch e := e.(type) {
+		case runtime.StateChanged:
+			if e.To == runtime.StateStarting {
+				sent, answered = map[string]bool{}, map[string]bool{} // a new connection: ids start again
+			}
 		case runtime.TrafficFrame:
 			f := e.Frame
 			switch {

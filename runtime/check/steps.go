@@ -27,7 +27,18 @@ func (c *checker) initialize() (Status, string) {
 		c.initFailed = errText(err)
 		return Fail, "could not start the server: " + c.initFailed
 	}
-	init := c.initResult(from)
+	c.report.Era, c.report.ProtocolVersion = v.Era.String(), v.ProtocolVersion
+	if v.Era == runtime.EraUnknown {
+		c.report.Era = ""
+	}
+	var init *initFrame
+	if v.Era != runtime.EraModern {
+		init = c.initResult(from)
+	} else {
+		// A modern server has no initialize to read; its first tools/list
+		// answer is what the next item counts pages by.
+		c.obs.waitFor(c.ctx, from, frameWait, frameIn("tools/list"))
+	}
 	if !v.State.Live() {
 		why := c.failure(v)
 		switch {
@@ -57,10 +68,14 @@ func (c *checker) initialize() (Status, string) {
 	} else if !strings.Contains(string(res.Capabilities), `"tools"`) && len(v.Tools) > 0 {
 		warns = append(warns, "the server lists tools but does not declare the tools capability")
 	}
-	if len(warns) > 0 {
-		return Warn, describeInit(res) + ": " + strings.Join(warns, "; ")
+	desc := describeInit(res)
+	if v.Era == runtime.EraModern {
+		desc = "modern era (server/discover): " + strings.Replace(desc, " (negotiated down from "+runtime.ProtocolVersions[0]+")", "", 1)
 	}
-	return Pass, describeInit(res)
+	if len(warns) > 0 {
+		return Warn, desc + ": " + strings.Join(warns, "; ")
+	}
+	return Pass, desc
 }
 
 // initFrame is the initialize response as it came off the wire.
@@ -161,6 +176,9 @@ func (c *checker) toolsList() (Status, string) {
 func schemaProblem(schema json.RawMessage) string {
 	if len(schema) == 0 {
 		return `has no inputSchema (use {"type": "object"} for a tool without arguments)`
+	}
+	if err := runtime.CheckSchemaBounds(schema); err != nil {
+		return "inputSchema is not usable: " + err.Error() + "; clients refuse such schemas: flatten it"
 	}
 	if _, err := runtime.CompileSchema(schema); err != nil {
 		return "inputSchema is not a valid JSON Schema: " + err.Error()

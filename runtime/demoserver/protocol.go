@@ -7,14 +7,17 @@ import (
 	"slices"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"mcpdeck/runtime/mcp"
 )
 
 // LatestProtocolVersion is the MCP revision the demo server prefers and
-// answers with when a client asks for one it does not know.
-const LatestProtocolVersion = "2025-11-25"
+// answers with when a client asks for one it does not know. The demo
+// server speaks the legacy (initialize) revisions: mcp's one list of them.
+const LatestProtocolVersion = mcp.LatestLegacy
 
 // supportedVersions lists every revision the demo server can speak, newest first.
-var supportedVersions = []string{LatestProtocolVersion, "2025-06-18", "2025-03-26", "2024-11-05"}
+var supportedVersions = mcp.LegacyVersions()
 
 // SupportedProtocolVersions returns the MCP revisions the demo server answers
 // with when a client requests them, newest first.

@@ -87,7 +87,10 @@ func BenchmarkRoundTripModern(b *testing.B) {
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for b.Loop() {
-		params := enc.Apply(map[string]any{"name": "echo", "arguments": map[string]any{"text": "hello"}}, nil)
+		params, err := enc.Marshal(map[string]any{"name": "echo", "arguments": map[string]any{"text": "hello"}}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
 		res, err := conn.Call(ctx, "tools/call", params, jsonrpc.WithLabel("echo"))
 		if err != nil {
 			b.Fatal(err)

@@ -250,3 +250,36 @@ func (e Encoded) JSON(progressToken any) []byte {
 	b = append(b, e.inner...)
 	return append(b, '}')
 }
+
+// Marshal returns params as a JSON object with the encoded envelope (plus
+// progressToken when not nil) as its _meta, ready to send: params is
+// marshalled once and the envelope spliced in as it was encoded, with no
+// second pass over it (json.Marshal would compact a json.RawMessage _meta
+// again, on every request). A _meta already in params keeps its other
+// keys, at the cost of a merge; params is not changed.
+func (e Encoded) Marshal(params map[string]any, progressToken any) (json.RawMessage, error) {
+	if _, ok := params["_meta"]; ok {
+		cp := make(map[string]any, len(params))
+		for k, v := range params {
+			cp[k] = v
+		}
+		return json.Marshal(e.Apply(cp, progressToken))
+	}
+	var body []byte
+	if len(params) > 0 {
+		var err error
+		if body, err = json.Marshal(params); err != nil {
+			return nil, err
+		}
+	}
+	meta := e.JSON(progressToken)
+	out := make([]byte, 0, len(body)+len(meta)+10)
+	out = append(out, `{"_meta":`...)
+	out = append(out, meta...)
+	if len(body) > 2 { // more than {}
+		out = append(out, ',')
+		out = append(out, body[1:]...)
+		return out, nil
+	}
+	return append(out, '}'), nil
+}

@@ -128,3 +128,44 @@ func TestEncoded(t *testing.T) {
 		t.Errorf("merged _meta = %v", meta)
 	}
 }
+
+func TestEncodedMarshal(t *testing.T) {
+	enc, err := Envelope{Version: LatestModern, ClientInfo: &Implementation{Name: "t", Version: "1"}}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(raw json.RawMessage, wantKeys ...string) map[string]json.RawMessage {
+		t.Helper()
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("not JSON: %s: %v", raw, err)
+		}
+		for _, k := range wantKeys {
+			if _, ok := m[k]; !ok {
+				t.Errorf("%s lacks %s", raw, k)
+			}
+		}
+		return m
+	}
+	raw, err := enc.Marshal(map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}, "tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := check(raw, "name", "arguments", "_meta")
+	if !strings.Contains(string(m["_meta"]), `"progressToken":"tok"`) || !strings.Contains(string(m["_meta"]), MetaProtocolVersion) {
+		t.Errorf("_meta %s", m["_meta"])
+	}
+	raw, _ = enc.Marshal(nil, nil)
+	if m := check(raw, "_meta"); len(m) != 1 || strings.Contains(string(m["_meta"]), "progressToken") {
+		t.Errorf("nil params: %s", raw)
+	}
+	// A caller's own _meta keys are kept; the caller's map is not changed.
+	params := map[string]any{"uri": "x", "_meta": map[string]any{"traceparent": "00-a-b-01"}}
+	raw, _ = enc.Marshal(params, nil)
+	if m := check(raw, "uri", "_meta"); !strings.Contains(string(m["_meta"]), "traceparent") || !strings.Contains(string(m["_meta"]), MetaClientInfo) {
+		t.Errorf("merged _meta %s", m["_meta"])
+	}
+	if _, isMap := params["_meta"].(map[string]any); !isMap {
+		t.Error("Marshal changed the caller's params")
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/mcphttp"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // chanSource is a Source the test feeds by hand, for the codec's unit
@@ -102,6 +103,11 @@ func samples() []runtime.Event {
 		runtime.LogLevelSet{EventHeader: hdr("demo", 21), Level: "debug"},
 		runtime.SubscriptionChanged{EventHeader: hdr("demo", 22), URI: "demo://status", Subscribed: true},
 		runtime.RootsChanged{EventHeader: hdr("demo", 23), Roots: []runtime.Root{{URI: "file:///tmp/x", Name: "x"}}},
+		runtime.TaskUpdated{EventHeader: hdr("demo", 24), RequestID: 9, Method: "tools/call", Tool: "research",
+			Task: runtime.TaskInfo{TaskID: "t-1", Status: "input_required", Message: "which one?", PollInterval: time.Second, Updated: at}},
+		runtime.ListenChanged{EventHeader: hdr("demo", 25), Listen: &runtime.ListenInfo{State: runtime.ListenOpen, ID: 4,
+			Requested: mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"demo://status"}},
+			Granted:   mcp.SubscriptionFilter{ToolsListChanged: true}, Since: at, Opens: 1}},
 	}
 }
 

@@ -31,6 +31,8 @@ var registry = newRegistry(
 	kind[runtime.LogLevelSet]("LogLevelSet"),
 	kind[runtime.SubscriptionChanged]("SubscriptionChanged"),
 	kind[runtime.RootsChanged]("RootsChanged"),
+	kind[runtime.TaskUpdated]("TaskUpdated"),
+	kind[runtime.ListenChanged]("ListenChanged"),
 	// This package's own kinds.
 	kind[Gap]("Gap"),
 	kind[Live]("Live"),

@@ -25,6 +25,7 @@ type callFlags struct {
 	asJSON      bool
 	elicitation string
 	noValidate  bool
+	task        bool
 	record      recordFlags
 }
 
@@ -59,6 +60,13 @@ Progress goes to stderr: a bar when stderr is a terminal, lines otherwise.
 Interrupting (ctrl+c) cancels the call: the server is sent
 notifications/cancelled.
 
+A modern (2026-07-28) server may answer input_required: the elicitation it
+asks for is answered as --elicitation says and the call is retried (the
+rounds are counted in "rounds" of --json). A server may run the call as a
+task (the tasks extension, or a 2025-11-25 tool whose taskSupport is
+"required"; --task asks for one where it is "optional"): its states go to
+stderr, and ctrl+c cancels the task with tasks/cancel.
+
 Exit status: 0 success; 1 the tool returned isError; 2 usage error,
 invalid arguments JSON or arguments that break the schema; 3 connection
 or protocol failure; 4 timeout or cancellation.`,
@@ -78,6 +86,7 @@ or protocol failure; 4 timeout or cancellation.`,
 	fl.BoolVar(&cf.asJSON, "json", false, "print the whole result as stable JSON (shape in --help)")
 	fl.StringVar(&cf.elicitation, "elicitation", "decline", "answer the server's elicitation requests: decline, or defaults (accept with the schema's defaults)")
 	fl.BoolVar(&cf.noValidate, "no-validate", false, "send arguments that fail the tool's input schema anyway")
+	fl.BoolVar(&cf.task, "task", false, "call a tool whose taskSupport is \"optional\" as a task (2025-11-25 servers)")
 	addRecordFlags(cmd, &cf.record)
 	return cmd
 }
@@ -248,22 +257,31 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 		return err
 	}
 
-	var id atomic.Uint64
-	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{})
+	var id, first atomic.Uint64
+	// Lossless, so the task's last state is printed before the result: the
+	// printer only writes a line to stderr, it cannot stall the runtime.
+	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true})
 	progressDone := make(chan struct{})
 	pp := newProgressPrinter(cmd.ErrOrStderr())
 	go func() {
 		defer close(progressDone)
 		for ev := range events {
-			if p, ok := ev.(runtime.Progress); ok && p.Server == target.server && p.RequestID != 0 && p.RequestID == id.Load() {
-				pp.print(p)
+			switch e := ev.(type) {
+			case runtime.Progress:
+				if e.Server == target.server && e.RequestID != 0 && e.RequestID == id.Load() {
+					pp.print(e)
+				}
+			case runtime.TaskUpdated:
+				if e.Server == target.server && e.RequestID != 0 && e.RequestID == first.Load() {
+					pp.note(fmt.Sprintf("task %s: %s%s", e.Task.TaskID, e.Task.Status, suffix(": ", e.Task.Message)))
+				}
 			}
 		}
 	}()
 	res, err := rt.Call(ctx, runtime.CallRequest{
 		Server: target.server, Tool: target.tool, Arguments: arguments,
-		Timeout: cf.timeout, NoValidate: cf.noValidate,
-		OnStarted: func(n uint64) { id.Store(n) },
+		Timeout: cf.timeout, NoValidate: cf.noValidate, Task: cf.task,
+		OnStarted: func(n uint64) { first.CompareAndSwap(0, n); id.Store(n) },
 	})
 	unsubscribe()
 	<-progressDone
@@ -293,7 +311,7 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 // callFailure maps a failed call to its exit code and message.
 func callFailure(ctx context.Context, err error) error {
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		return withCode(ExitTimeout, errors.New("call cancelled by a signal; the server was sent notifications/cancelled"))
+		return withCode(ExitTimeout, errors.New("call cancelled by a signal; the server was told (notifications/cancelled, or tasks/cancel for a task)"))
 	}
 	var argErr *runtime.ArgumentsError
 	if errors.As(err, &argErr) {

@@ -47,6 +47,18 @@ WARN, FAIL or SKIP, with what to fix:
   response-ids, no-notification-for-response, stdout-clean
                     the authoring rules
 
+The check speaks the era it negotiates (--protocol chooses: auto, legacy,
+modern or a revision) and says which. On a 2026-07-28 server it adds:
+
+  discover             server/discover answers with supportedVersions and
+                       resultType
+  unsupported-version  a request for an unknown revision gets -32022 with
+                       data.supported
+  missing-meta         a request without the _meta envelope gets -32602
+  header-mismatch      HTTP: a POST whose Mcp-Method disagrees with the
+                       body gets 400 -32020
+  stateless            two requests on fresh connections both succeed
+
 Each server runs in its own session, started and stopped by the check.
 Exit status: 0 when nothing FAILed (WARN and SKIP do not fail), 1 when any
 item FAILed, including a server that could not even be initialized (its
@@ -72,7 +84,12 @@ initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
 }
 
 func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []string) error {
-	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version()}
+	protocol, err := protocolSetting(cmd)
+	if err != nil {
+		return err
+	}
+	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version(),
+		Auth: newAuthManager(cmd, 0), Protocol: protocol}
 	if cf.args != "" {
 		opts.Args = json.RawMessage(cf.args)
 	}
@@ -144,7 +161,7 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 // that rows streamed one at a time line up with the table printed whole.
 var checkItemWidth = func() int {
 	w := len("ITEM")
-	for _, id := range check.IDs() {
+	for _, id := range append(check.IDs(), check.ModernIDs()...) {
 		w = max(w, len(id))
 	}
 	return w
@@ -166,7 +183,7 @@ func printCheckReports(w io.Writer, reports []check.Report) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s (%s)\n", r.Server, r.Transport)
+		fmt.Fprintf(w, "%s (%s%s)\n", r.Server, r.Transport, eraOf(r, ", "))
 		rows := make([][]string, 0, len(r.Items)+1)
 		for _, it := range r.Items {
 			rows = append(rows, []string{it.Status.String(), it.ID, it.Reason})
@@ -185,8 +202,17 @@ func printCheckSummary(w io.Writer, r check.Report) {
 	if r.Failed() {
 		verdict = "FAILED"
 	}
-	fmt.Fprintf(w, "%s: %s: %d passed, %s, %d failed, %d skipped\n",
-		r.Server, verdict, n[check.Pass], present.Count(n[check.Warn], "warning", "warnings"), n[check.Fail], n[check.Skip])
+	fmt.Fprintf(w, "%s: %s%s: %d passed, %s, %d failed, %d skipped\n",
+		r.Server, verdict, eraOf(r, " on "), n[check.Pass], present.Count(n[check.Warn], "warning", "warnings"), n[check.Fail], n[check.Skip])
+}
+
+// eraOf names the era a check ran on ("modern 2026-07-28") after sep, or
+// "" when it never negotiated one.
+func eraOf(r check.Report, sep string) string {
+	if r.Era == "" {
+		return ""
+	}
+	return sep + r.Era + " " + r.ProtocolVersion
 }
 
 // checkJSON is the stable machine output of mcpdeck check --json.
@@ -195,10 +221,12 @@ type checkJSON struct {
 }
 
 type checkServerJSON struct {
-	Server    string          `json:"server"`
-	Transport string          `json:"transport"`
-	Items     []checkItemJSON `json:"items"`
-	Passed    bool            `json:"passed"`
+	Server          string          `json:"server"`
+	Transport       string          `json:"transport"`
+	Era             string          `json:"era,omitempty"`
+	ProtocolVersion string          `json:"protocolVersion,omitempty"`
+	Items           []checkItemJSON `json:"items"`
+	Passed          bool            `json:"passed"`
 }
 
 type checkItemJSON struct {
@@ -212,7 +240,7 @@ type checkItemJSON struct {
 func checkJSONOf(reports []check.Report) checkJSON {
 	out := checkJSON{Servers: []checkServerJSON{}}
 	for _, r := range reports {
-		s := checkServerJSON{Server: r.Server, Transport: r.Transport, Items: []checkItemJSON{}, Passed: !r.Failed()}
+		s := checkServerJSON{Server: r.Server, Transport: r.Transport, Era: r.Era, ProtocolVersion: r.ProtocolVersion, Items: []checkItemJSON{}, Passed: !r.Failed()}
 		for _, it := range r.Items {
 			s.Items = append(s.Items, checkItemJSON{ID: it.ID, Name: it.Name, Status: it.Status.String(),
 				Reason: it.Reason, DurationMs: it.Duration.Milliseconds()})

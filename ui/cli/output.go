@@ -63,6 +63,13 @@ func (p *progressPrinter) print(ev runtime.Progress) {
 	p.drawn = true
 }
 
+// note prints one line of status (a task's state) on its own line,
+// clearing the bar first.
+func (p *progressPrinter) note(line string) {
+	p.finish()
+	fmt.Fprintln(p.w, present.Line(line))
+}
+
 // finish clears the bar so the result starts on a clean line.
 func (p *progressPrinter) finish() {
 	if p.drawn {

@@ -117,6 +117,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 	root.PersistentFlags().StringSlice(configFlag, nil, "read only this mcp.json (repeatable; disables discovery)")
 	root.PersistentFlags().Bool("trust-project", false, "approve this project's mcp.json files so their servers may start")
 	addSessionFlags(root)
+	addProtocolFlag(root)
 	root.AddCommand(
 		newVersionCmd(),
 		newConfigCmd(),

@@ -51,9 +51,13 @@ func newServersCmd() *cobra.Command {
 server given with --url or --stdio), waits until each is ready or failed,
 pings the ready ones once, prints one row per server and stops them all.
 
-Columns: NAME, STATE (ready, failed, ...), TRANSPORT, TOOLS (how many),
-PING (the round trip of one ping), VERSION (serverInfo name and version)
-and ERROR (why a server failed, with a hint).
+Columns: NAME, STATE (ready, failed, ...), TRANSPORT, PROTOCOL (the era
+and revision negotiated: "modern 2026-07-28" or "legacy 2025-11-25"),
+TOOLS (how many), PING (the round trip of one health probe: ping, or
+server/discover on a modern server, which has no ping), VERSION
+(serverInfo name and version) and ERROR (why a server failed, with a
+hint). Tools a modern HTTP server listed with invalid x-mcp-header
+annotations are left out and named on stderr.
 
 Exit status: 0 when no server failed, 3 when any server failed, 2 for a
 usage or configuration error, 4 when interrupted.
@@ -66,9 +70,13 @@ usage or configuration error, 4 when interrupted.
      "pid": 1234,                      // 0 for remote servers
      "tools": 4, "prompts": 1, "resources": 1,
      "pingMs": 0.41,                   // null when not pinged
+     "pingMethod": "ping",             // or "server/discover"; only when pinged
      "pingError": "...",               // only when the ping failed
      "serverInfo": {"name": "...", "title": "...", "version": "..."},
+     "era": "legacy",                  // "modern", "legacy"; "unknown" when not connected
      "protocolVersion": "2025-11-25",
+     "eraReason": "...",               // how the era was decided; only when connected
+     "droppedTools": [{"name": "...", "reason": "..."}],  // only when some were dropped
      "fallback": "...",                // only when HTTP fell back to SSE
      "reason": "...", "error": "..."   // only when the server failed
   }]}`,
@@ -97,9 +105,13 @@ type serverStatusJSON struct {
 	Prompts         int                    `json:"prompts"`
 	Resources       int                    `json:"resources"`
 	PingMs          *float64               `json:"pingMs"`
+	PingMethod      string                 `json:"pingMethod,omitempty"`
 	PingError       string                 `json:"pingError,omitempty"`
 	ServerInfo      runtime.Implementation `json:"serverInfo"`
+	Era             string                 `json:"era"`
 	ProtocolVersion string                 `json:"protocolVersion"`
+	EraReason       string                 `json:"eraReason,omitempty"`
+	DroppedTools    []runtime.DroppedTool  `json:"droppedTools,omitempty"`
 	Fallback        string                 `json:"fallback,omitempty"`
 	Reason          string                 `json:"reason,omitempty"`
 	Error           string                 `json:"error,omitempty"`
@@ -110,10 +122,11 @@ type serversOutput struct {
 	Servers []serverStatusJSON `json:"servers"`
 }
 
-// pingResult is the outcome of the one ping servers sends a server.
+// pingResult is the outcome of the one health probe servers sends a server.
 type pingResult struct {
-	took time.Duration
-	err  error
+	method string
+	took   time.Duration
+	err    error
 }
 
 func runServers(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) error {
@@ -165,9 +178,8 @@ func pingAll(ctx context.Context, rt *runtime.Controller, snap *runtime.Snapshot
 			defer wg.Done()
 			pctx, cancel := context.WithTimeout(ctx, pingTimeout)
 			defer cancel()
-			start := time.Now()
-			_, err := rt.Request(pctx, name, "ping", nil)
-			r := &pingResult{took: time.Since(start), err: err}
+			method, took, err := rt.Ping(pctx, name)
+			r := &pingResult{method: method, took: took, err: err}
 			mu.Lock()
 			out[name] = r
 			mu.Unlock()
@@ -181,9 +193,11 @@ func serverStatus(v runtime.ServerSnapshot, ping *pingResult) serverStatusJSON {
 	s := serverStatusJSON{
 		Name: v.Name, State: v.State.String(), Transport: v.Transport.String(), Target: v.Target, Source: v.Source,
 		PID: v.PID, Tools: len(v.Tools), Prompts: len(v.Prompts), Resources: len(v.Resources),
-		ServerInfo: v.ServerInfo, ProtocolVersion: v.ProtocolVersion, Fallback: v.Fallback,
+		ServerInfo: v.ServerInfo, Era: v.Era.String(), ProtocolVersion: v.ProtocolVersion, EraReason: v.EraReason,
+		DroppedTools: v.DroppedTools, Fallback: v.Fallback,
 	}
 	if ping != nil {
+		s.PingMethod = ping.method
 		if ping.err != nil {
 			s.PingError = ping.err.Error()
 		} else {
@@ -222,22 +236,28 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 		if s.ServerInfo.Name != "" || s.ServerInfo.Version != "" {
 			ver = s.ServerInfo.Name + " " + s.ServerInfo.Version
 		}
-		tools := "-"
+		tools, proto := "-", "-"
 		if s.State == runtime.StateReady.String() || s.State == runtime.StateDegraded.String() {
 			tools = strconv.Itoa(s.Tools)
+		}
+		if s.ProtocolVersion != "" {
+			proto = s.Era + " " + s.ProtocolVersion
 		}
 		errText := s.Error
 		if errText == "" {
 			errText = s.PingError
 		}
-		rows = append(rows, []string{s.Name, s.State, s.Transport, tools, ping, ver, present.TruncateWords(present.Line(errText), 60)})
+		rows = append(rows, []string{s.Name, s.State, s.Transport, proto, tools, ping, ver, present.TruncateWords(present.Line(errText), 60)})
 	}
-	printTable(cmd.OutOrStdout(), []string{"NAME", "STATE", "TRANSPORT", "TOOLS", "PING", "VERSION", "ERROR"}, rows)
+	printTable(cmd.OutOrStdout(), []string{"NAME", "STATE", "TRANSPORT", "PROTOCOL", "TOOLS", "PING", "VERSION", "ERROR"}, rows)
 	for _, s := range servers {
+		for _, d := range s.DroppedTools {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q: left out tool %q: %s\n", s.Name, d.Name, d.Reason)
+		}
 		if s.Error != "" {
 			warnf(cmd.ErrOrStderr(), "server %q is %s: %s", s.Name, s.State, s.Error)
 		} else if s.PingError != "" {
-			warnf(cmd.ErrOrStderr(), "server %q did not answer ping: %s", s.Name, s.PingError)
+			warnf(cmd.ErrOrStderr(), "server %q did not answer %s: %s", s.Name, s.PingMethod, s.PingError)
 		}
 	}
 }

@@ -59,6 +59,10 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 		defer logOut.Close()
 		tlog = slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
+	protocol, err := protocolSetting(cmd)
+	if err != nil {
+		return err
+	}
 	tel, err := tf.startTelemetry(ctx, tlog)
 	if err != nil {
 		return err
@@ -69,7 +73,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 	// to the terminal.
 	urls := &ui.LoginURLs{}
 	mgr := auth.NewManager(auth.Options{OnSecret: config.AddSecret, OnURL: urls.Report})
-	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, ClientVersion: version(), Auth: mgr, Telemetry: tel})
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, ClientVersion: version(), Auth: mgr, Protocol: protocol, Telemetry: tel})
 	if err != nil {
 		return err
 	}
@@ -144,7 +148,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 			if srv.Invalid != nil {
 				return check.Report{}, fmt.Errorf("checking %q: its configuration is invalid: %w", server, srv.Invalid)
 			}
-			return check.Run(ctx, srv, check.Options{ClientVersion: version()}, progress), nil
+			return check.Run(ctx, srv, check.Options{ClientVersion: version(), Auth: mgr, Protocol: protocol}, progress), nil
 		},
 	})
 	if err != nil {

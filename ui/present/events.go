@@ -14,7 +14,9 @@ import (
 // `mcpdeck watch`. Every field is clean and on one line.
 type EventLine struct {
 	// Kind names what happened: state, log, progress, list_changed,
-	// resource_updated, notification, noise, anomaly or stderr.
+	// resource_updated, notification, noise, anomaly, stderr, task (a task
+	// a request follows changed state) or listen (a subscriptions/listen
+	// stream opened or is being opened again).
 	Kind string
 	// Method is the notification's method, for the notification kinds.
 	Method string
@@ -68,6 +70,19 @@ func Describe(ev runtime.Event) (EventLine, bool) {
 		l.Kind, l.Text = "anomaly", strings.TrimSpace(e.Kind+" id="+e.ID+" "+e.Detail)
 	case runtime.StderrLine:
 		l.Kind, l.Text = "stderr", e.Line
+	case runtime.TaskUpdated:
+		l.Kind, l.Text = "task", "task "+e.Task.TaskID+" ("+e.Tool+", request "+strconv.FormatUint(e.RequestID, 10)+"): "+e.Task.Status
+		if e.Task.Message != "" {
+			l.Text += ": " + e.Task.Message
+		}
+	case runtime.ListenChanged:
+		if e.Listen == nil {
+			return l, false
+		}
+		l.Kind, l.Text = "listen", "subscriptions/listen "+e.Listen.State+": "+runtime.FilterString(e.Listen.Granted)
+		if e.Listen.Err != "" {
+			l.Text += " (" + e.Listen.Err + ")"
+		}
 	default:
 		return l, false
 	}

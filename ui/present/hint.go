@@ -7,8 +7,10 @@ package present
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // Face is where text is shown: the keys and flags a hint may name differ.
@@ -44,6 +46,17 @@ func Hint(info *runtime.ErrorInfo, face Face) string {
 				"the server rejected the parameters: check the name and arguments against its schema (Tools tab)")
 		case runtime.CodeInternalError:
 			return face.pick("the server failed internally: its stderr may say why", "the server failed internally: its stderr (Logs tab) may say why")
+		case mcp.CodeHeaderMismatch:
+			return "the server found the request's HTTP headers (Mcp-Method, Mcp-Name, Mcp-Param-*) and its body disagreeing; mcpdeck listed the tools again and retried once: if it persists, the tool's x-mcp-header annotations and the server disagree, which is the server's to fix"
+		case mcp.CodeMissingCapability:
+			need := "a client capability"
+			if err := mcp.FromCode(info.Code, info.Message, info.Data); err != nil {
+				if mc, ok := err.(*mcp.MissingCapabilityError); ok && len(mc.Names()) > 0 {
+					need = strings.Join(mc.Names(), ", ")
+				}
+			}
+			return face.pick("the server needs "+need+", which mcpdeck did not declare: elicitation needs --elicitation defaults (or the TUI), roots need --root",
+				"the server needs "+need+", which mcpdeck did not declare: roots need a root directory (--root, or roots in mcp.json)")
 		case runtime.CodeParseError, runtime.CodeInvalidRequest:
 			return face.pick("the server could not read the request: a bug in the server or in mcpdeck; mcpdeck watch --json shows the frames",
 				"the server could not read the request: a bug in the server or in mcpdeck; the Traffic tab shows the frames")
@@ -67,6 +80,12 @@ func Hint(info *runtime.ErrorInfo, face Face) string {
 	case runtime.KindConfig:
 		return "fix the server's command, cwd or inputs in its configuration"
 	case runtime.KindUnsupportedVersion:
+		if err := mcp.FromCode(info.Code, info.Message, info.Data); err != nil {
+			if uv, ok := err.(*mcp.UnsupportedVersionError); ok && len(uv.Supported) > 0 {
+				return face.pick("the server speaks "+strings.Join(uv.Supported, ", ")+": choose one mcpdeck speaks with --protocol (auto tries them all)",
+					"the server speaks "+strings.Join(uv.Supported, ", ")+": set protocol in mcp.json to one mcpdeck speaks, or auto")
+			}
+		}
 		return face.pick("the server speaks no protocol revision mcpdeck does; upgrade one of them, or choose one with --protocol",
 			"the server speaks no protocol revision mcpdeck does; upgrade one of them, or set protocol in mcp.json")
 	case runtime.KindNeedsLogin:

@@ -1,0 +1,30 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
+	"mcpdeck/ui/uitest"
+)
+
+// The overview says which era a server speaks, how that was decided, what
+// its listen stream carries, and which tools were left out.
+func TestOverviewShowsTheEra(t *testing.T) {
+	snap := &runtime.Snapshot{Enabled: true, Servers: []runtime.ServerSnapshot{{
+		Name: "m", State: runtime.StateReady, Transport: "http", Era: runtime.EraModern, ProtocolVersion: "2026-07-28",
+		EraReason:    "server/discover answered",
+		Listen:       &runtime.ListenInfo{State: runtime.ListenOpen, Granted: mcp.SubscriptionFilter{ToolsListChanged: true}},
+		DroppedTools: []runtime.DroppedTool{{Name: "bad", Reason: "x-mcp-header on an object"}},
+	}}}
+	m := sizedModel(t, uitest.New(snap), 140, 40)
+	text := ansi.Strip(strings.Join(m.tabs[0].(*overviewTab).lines(), "\n"))
+	for _, want := range []string{"protocol     modern 2026-07-28 · server/discover answered", "listen       open · tools", "dropped      bad: x-mcp-header on an object"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the overview lacks %q:\n%s", want, text)
+		}
+	}
+}
