@@ -156,7 +156,7 @@ func (o *helpOverlay) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 func (o *helpOverlay) body() []string {
 	o.h.Width = 0
 	cols := o.c.keys.FullHelp()
-	per := max(min((o.w-4)/40, 3), 1)
+	per := max(min((o.w-4)/36, 3), 1)
 	var body []string
 	for i := 0; i < len(cols); i += per {
 		body = append(body, strings.Split(o.h.FullHelpView(cols[i:min(i+per, len(cols))]), "\n")...)

@@ -262,3 +262,40 @@ func TestLoginCancelled(t *testing.T) {
 	hs.keys("esc")
 	hs.waitText("login to prot cancelled")
 }
+
+// TestEverythingLogLevelAndRootsOnTheRealRuntime: server-everything takes
+// the level chosen with L (logging/setLevel), and the roots added with o
+// reach it: its get-roots-list tool appears once roots are declared (the
+// server is reconnected, since the capability changes) and lists them.
+func TestEverythingLogLevelAndRootsOnTheRealRuntime(t *testing.T) {
+	node, script := jsonrpctest.Everything(t)
+	srv := config.Server{Name: "everything", Transport: config.TransportStdio, Command: node, Args: []string{script}, Enabled: true,
+		StartupTimeout: 30 * time.Second, CallTimeout: 20 * time.Second, PingInterval: time.Minute}
+	hs, rt := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}}, 140, 40)
+	hs.keys("m")
+	hs.waitText("servers 1/1 ready", "log level    info", "none offered")
+	hs.keys("L")
+	hs.waitText("Log level of everything")
+	hs.keys("g", "enter")
+	hs.waitText("everything now logs at debug", "log level    debug")
+	hs.keys("2")
+	if v := hs.waitText("[2 Tools]", "14 of 14 tools", "toggle-simulated-logging"); strings.Contains(v, "get-roots-list") {
+		t.Fatalf("get-roots-list is offered although no roots are declared:\n%s", v)
+	}
+	dir := t.TempDir()
+	hs.keys("o")
+	hs.waitText("Roots of everything")
+	hs.keys("+")
+	hs.tm.Type(dir)
+	hs.keys("enter", "enter")
+	hs.waitText("servers 1/1 ready", "15 of 15 tools", "get-roots-list")
+	hs.keys("tab", "/")
+	hs.tm.Type("roots")
+	hs.keys("enter", "enter")
+	hs.waitText("Call everything › get-roots-list")
+	hs.keys("enter")
+	hs.waitText("Result of everything › get-roots-list", "file://"+dir)
+	if v, _ := rt.Snapshot().Server("everything"); v.LogLevel != "debug" || len(v.Roots) != 1 {
+		t.Errorf("after the reconnect: level %q, roots %v", v.LogLevel, v.Roots)
+	}
+}
