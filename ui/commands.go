@@ -130,8 +130,10 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 			return m.askReloadApproval(msg)
 		}
 		switch {
-		case errors.Is(msg.err, runtime.ErrNotEnabled):
-			m.setStatus(statusWarn, "reload needs MCP on: press m first (the configuration is read when MCP starts)")
+		case errors.Is(msg.err, runtime.ErrNotEnabled), errors.Is(msg.err, runtime.ErrRefused):
+			m.setStatus(statusWarn, "MCP was switched on or off meanwhile: press r again")
+		case msg.err == nil && msg.configured:
+			m.setStatus(statusInfo, "configuration read (MCP is off, nothing started): "+planSummary(msg.plan)+"; m switches MCP on")
 		case msg.err != nil:
 			m.setStatus(statusError, "reload failed: "+errText(msg.err)+"; fix the file and press r again")
 		default:

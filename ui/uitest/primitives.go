@@ -287,8 +287,8 @@ func (r *Runtime) Configure(_ context.Context, cfg *config.Config) (runtime.Plan
 	defer r.mu.Unlock()
 	r.record("configure")
 	if r.snap.Enabled {
-		return runtime.Plan{}, fmt.Errorf("configuring: MCP is on; reload instead")
+		return runtime.Plan{}, fmt.Errorf("configuring while MCP is on: %w (reload instead)", runtime.ErrRefused)
 	}
 	r.Configured = cfg
-	return runtime.Plan{}, nil
+	return r.ReloadPlan, nil
 }
