@@ -25,16 +25,29 @@ func (m *Model) applyEvents(msg eventsMsg) tea.Cmd {
 		case runtime.TrafficFrame:
 			c.traffic.push(newFrame(e))
 		case runtime.RequestStarted:
-			c.reqs[reqKey{e.Server, e.ID}] = &runtime.RequestInfo{ID: e.ID, Server: e.Server, Method: e.Method, Tool: e.Tool, Started: e.Time}
+			k := reqKey{e.Server, rowID(e.FirstID, e.ID)}
+			if r := c.reqs[k]; r != nil { // the next round of a request: one row
+				r.ID, r.Round = e.ID, e.Round
+				break
+			}
+			c.reqs[k] = &runtime.RequestInfo{ID: e.ID, FirstID: e.FirstID, Round: e.Round, Server: e.Server, Method: e.Method, Tool: e.Tool, Started: e.Time}
 		case runtime.Progress:
-			if r := c.reqs[reqKey{e.Server, e.RequestID}]; r != nil {
+			if r := c.reqByWireID(e.Server, e.RequestID); r != nil {
 				r.Progress = &runtime.ProgressInfo{Progress: e.Progress, Total: e.Total, Message: e.Message, At: e.Time}
 			}
+		case runtime.TaskUpdated:
+			if r := c.reqs[reqKey{e.Server, e.RequestID}]; r != nil {
+				task := e.Task
+				r.Task = &task
+			}
 		case runtime.RequestFinished:
-			delete(c.reqs, reqKey{e.Server, e.ID})
+			if e.Continues != "" {
+				break // input_required or a task: the request goes on in the same row
+			}
+			delete(c.reqs, reqKey{e.Server, rowID(e.FirstID, e.ID)})
 			m.historyStale = m.historyStale || e.Method == "tools/call"
 		case runtime.RequestCancelled:
-			delete(c.reqs, reqKey{e.Server, e.ID})
+			delete(c.reqs, reqKey{e.Server, rowID(e.FirstID, e.ID)})
 			m.historyStale = m.historyStale || e.Method == "tools/call"
 		case runtime.ResourceUpdated:
 			updated = append(updated, e)
@@ -80,7 +93,7 @@ func (m *Model) setSnapshot(s *runtime.Snapshot) {
 	listed := map[reqKey]bool{}
 	for _, srv := range s.Servers {
 		for _, r := range srv.Outstanding {
-			k := reqKey{srv.Name, r.ID}
+			k := reqKey{srv.Name, rowID(r.FirstID, r.ID)}
 			listed[k] = true
 			have := c.reqs[k]
 			r := r
@@ -105,4 +118,26 @@ func (m *Model) setSnapshot(s *runtime.Snapshot) {
 		}
 	}
 	m.selectServer(sel)
+}
+
+// rowID is the id a request's row is kept under: its first round's id, so
+// the rounds of an input_required exchange and a task's polls stay one row.
+func rowID(first, id uint64) uint64 {
+	if first != 0 {
+		return first
+	}
+	return id
+}
+
+// reqByWireID finds the outstanding request whose current round has id.
+func (c *common) reqByWireID(server string, id uint64) *runtime.RequestInfo {
+	if r := c.reqs[reqKey{server, id}]; r != nil {
+		return r
+	}
+	for k, r := range c.reqs {
+		if k.server == server && r.ID == id {
+			return r
+		}
+	}
+	return nil
 }

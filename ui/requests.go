@@ -51,7 +51,7 @@ func (t *requestsTab) list() []*runtime.RequestInfo {
 		if a.Server != b.Server {
 			return a.Server < b.Server
 		}
-		return a.ID < b.ID
+		return rowID(a.FirstID, a.ID) < rowID(b.FirstID, b.ID)
 	})
 	return out
 }
@@ -183,7 +183,18 @@ func (t *requestsTab) View() string {
 		if what == "" {
 			what = r.Method
 		}
-		line := fmt.Sprintf(" %-7d %-12s ", r.ID, present.Truncate(r.Server, 12))
+		switch {
+		case r.Task != nil:
+			task := "task " + present.Line(r.Task.Status)
+			if r.Task.Message != "" {
+				task += ": " + present.Line(r.Task.Message)
+			}
+			plain, progress = plain+" · "+task, progress+" "+st.Dim.Render("· "+task)
+		case r.Round > 1:
+			round := fmt.Sprintf("round %d (input asked)", r.Round)
+			plain, progress = plain+" · "+round, progress+" "+st.Dim.Render("· "+round)
+		}
+		line := fmt.Sprintf(" %-7d %-12s ", rowID(r.FirstID, r.ID), present.Truncate(r.Server, 12))
 		if wide {
 			line += fmt.Sprintf("%-12s ", present.Truncate(present.Line(r.Method), 12))
 		}
