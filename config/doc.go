@@ -39,6 +39,13 @@
 //	                (the default set only), or a list such as ["AWS_PROFILE"]
 //	secrets         names of env or header entries whose values are secrets
 //	                even though they do not look like one, e.g. ["DB_URL"]
+//	logLevel        the lowest level of log messages asked of the server
+//	                (logging/setLevel): debug, info, notice, warning, error,
+//	                critical, alert or emergency; default info (--log-level)
+//	roots           directories offered to the server by roots/list, e.g.
+//	                ["~/notes", "${workspaceFolder}"]; variables and ~ expand,
+//	                relative paths resolve like "cwd", file:// URIs are read
+//	                as their path
 //	protocol        the protocol era: "auto" (the default: probe for the
 //	                stateless revision 2026-07-28 with server/discover, fall
 //	                back to initialize), "legacy" (initialize only), "modern"
@@ -46,6 +53,16 @@
 //	                mcpdeck's --protocol flag, when given, overrides it
 //	discoverTimeout stdio: how long the server/discover probe waits before
 //	                deciding the server is a legacy one (default 2s)
+//
+// # Roots
+//
+// mcpdeck declares the roots capability only to servers it has roots for:
+// the server's own "roots", else its file's top-level "roots" (which, like
+// a top-level "envInherit", applies to that file's servers that name none),
+// else the --root directories given on the command line. A server with none
+// is not offered roots at all, so it keeps the directories it was started
+// with (server-filesystem replaces its command-line directories with the
+// client's roots). The TUI edits a server's roots for the session (o).
 //
 // # Environment of stdio servers
 //

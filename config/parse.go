@@ -66,8 +66,11 @@ type parser struct {
 	unapproved bool
 	// inherit is the file's top-level "envInherit", else the caller's.
 	inherit EnvInherit
-	errs    []Diagnostic
-	warns   []Diagnostic
+	// fileRoots are the file's top-level "roots": the roots of its
+	// servers that name none of their own.
+	fileRoots []string
+	errs      []Diagnostic
+	warns     []Diagnostic
 }
 
 func newParser(path string, data []byte, scope Scope, opts LoadOptions) *parser {
@@ -182,6 +185,8 @@ func (p *parser) parseFile() []Server {
 			if inh, ok := p.envInherit(m.value, "", m.name); ok {
 				p.inherit = inh
 			}
+		case "roots":
+			p.fileRoots, _ = p.roots(m.value, "")
 		case "$schema":
 		default:
 			p.warnf(m.keyOff, "", "", "unknown top-level field %q is ignored", m.name)

@@ -18,6 +18,7 @@ var serverFields = []string{
 	"type", "command", "args", "env", "envFile", "cwd", "url", "headers",
 	"enabled", "disabled", "startupTimeout", "timeout", "callTimeout",
 	"pingInterval", "autoReconnect", "oauth", "auth", "envInherit", "secrets", "protocol", "discoverTimeout",
+	"logLevel", "roots",
 }
 
 // rawServer is one server's fields as written, before expansion.
@@ -61,6 +62,13 @@ func (p *parser) parseServer(m member) (Server, bool) {
 		PingInterval: DefaultPingInterval, AutoReconnect: DefaultReconnect(),
 	}
 	p.readSettings(r, &s)
+	s.Roots = p.fileRoots
+	if v := r.fields["roots"]; v != nil {
+		s.Roots, _ = p.roots(v, m.name)
+	}
+	if v := r.fields["logLevel"]; v != nil {
+		s.LogLevel = p.logLevel(v, m.name)
+	}
 	s.EnvInherit = p.inherit
 	if r.inherit != nil {
 		s.EnvInherit = *r.inherit

@@ -317,6 +317,9 @@ func (c *Conn) cancelCall(ctx context.Context, id uint64, method string, quiet b
 // should see: when the write failed because the transport is closing, the
 // transport's close cause says more than "broken pipe".
 func (c *Conn) sendError(method string, err error) error {
+	if cause := c.Err(); cause != nil {
+		return &ClosedError{Method: method, Cause: cause} // closed meanwhile: that is why the write failed
+	}
 	if !errors.Is(err, jsonrpc2.ErrClosed) {
 		select {
 		case <-c.readDone:

@@ -1,3 +1,5 @@
+//go:build unix
+
 package runtime
 
 import (
@@ -23,15 +25,19 @@ import (
 // (the lifecycle benchmarks start real processes: a few iterations say
 // enough; the call benchmark wants the default benchtime.)
 
-// BenchmarkCallThroughRuntime is a small tools/call through the whole
-// stack: schema validation, progress token and timeout, events, the
-// connection, result decoding and bounding. Compare it with
-// jsonrpc's BenchmarkRoundTripBare against the same server binary.
-func BenchmarkCallThroughRuntime(b *testing.B) { benchCall(b, nil) }
+// BenchmarkCallWithMetrics is the same call with metrics on (what
+// --metrics turns on): the operation duration is recorded per call.
+func BenchmarkCallWithMetrics(b *testing.B) {
+	tel, err := telemetry.New(telemetry.Options{Metrics: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tel.Shutdown(context.Background())
+	benchEra(b, jsonrpctest.Normal, tel)
+}
 
 // BenchmarkCallWithTelemetry is the same call with metrics and traces on
-// (exported to a collector that accepts everything), to compare with
-// BenchmarkCallThroughRuntime: telemetry must cost at most 10%.
+// (every span exported to a collector that accepts everything).
 func BenchmarkCallWithTelemetry(b *testing.B) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -43,44 +49,32 @@ func BenchmarkCallWithTelemetry(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer tel.Shutdown(context.Background())
-	benchCall(b, tel)
+	benchEra(b, jsonrpctest.Normal, tel)
 }
 
-func benchCall(b *testing.B, tel *telemetry.Telemetry) {
-	c := New(Options{Config: configOf(fakeServer("f", jsonrpctest.Normal)), StopGrace: 500 * time.Millisecond, Telemetry: tel})
-	b.Cleanup(func() { c.Shutdown(context.Background()) })
-	_, cancel := c.Subscribe(SubscribeOptions{}) // a UI is listening, as in real use
-	defer cancel()
-	enable(b, c)
-	req := CallRequest{Server: "f", Tool: "echo", Arguments: json.RawMessage(`{"text":"hello"}`)}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := c.Call(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkCallModernThroughRuntime is BenchmarkCallThroughRuntime on a
-// 2026-07-28 server (the Modern fake): the envelope, resultType and the
-// rest of the modern era on the same path. Compare the two:
+// BenchmarkCallLegacyThroughRuntime is a small tools/call through the
+// whole stack on a 2025-11-25 server (the Normal fake): schema validation,
+// progress token and timeout, events to a subscriber (a UI is listening,
+// as in real use), the connection, result decoding and bounding. Compare
+// it with jsonrpc's BenchmarkRoundTripBare against the same server binary,
+// with the modern era, and with telemetry on:
 //
 //	go test ./runtime -run '^$' -bench 'Call.*ThroughRuntime' -benchmem -cpu 1 -count 10
 //
 // cpu-ns/op is this process's CPU time per call, without the server's.
-func BenchmarkCallModernThroughRuntime(b *testing.B) {
-	benchEra(b, jsonrpctest.Modern)
-}
-
-// BenchmarkCallLegacyThroughRuntime is the same call on a 2025-11-25
-// server (the Normal fake), measured the same way.
 func BenchmarkCallLegacyThroughRuntime(b *testing.B) {
-	benchEra(b, jsonrpctest.Normal)
+	benchEra(b, jsonrpctest.Normal, nil)
 }
 
-func benchEra(b *testing.B, mode jsonrpctest.Mode) {
-	c := New(Options{Config: configOf(fakeServer("f", mode)), StopGrace: 500 * time.Millisecond})
+// BenchmarkCallModernThroughRuntime is the same call on a 2026-07-28
+// server (the Modern fake): the envelope, resultType and the rest of the
+// modern era on the same path.
+func BenchmarkCallModernThroughRuntime(b *testing.B) {
+	benchEra(b, jsonrpctest.Modern, nil)
+}
+
+func benchEra(b *testing.B, mode jsonrpctest.Mode, tel *telemetry.Telemetry) {
+	c := New(Options{Config: configOf(fakeServer("f", mode)), StopGrace: 500 * time.Millisecond, Telemetry: tel})
 	b.Cleanup(func() { c.Shutdown(context.Background()) })
 	_, cancel := c.Subscribe(SubscribeOptions{})
 	defer cancel()

@@ -38,6 +38,7 @@ type bus struct {
 
 type subscriber struct {
 	out      chan Event
+	batches  chan []Event // instead of out, for a batched subscriber
 	lossless bool
 	dropped  *atomic.Uint64 // this subscriber's drops, if asked for
 	done     chan struct{}
@@ -57,6 +58,24 @@ func newBus() *bus { return &bus{subs: map[*subscriber]struct{}{}} }
 
 // subscribe adds a subscriber; cancel removes it and closes its channel.
 func (b *bus) subscribe(opts SubscribeOptions) (<-chan Event, func()) {
+	s, cancel := b.add(opts, false)
+	return s.out, cancel
+}
+
+// subscribeBatches adds a lossy subscriber that receives what is queued
+// as one slice at a time: one handoff per burst instead of one per event,
+// for consumers that keep up with floods (the session recorder).
+func (b *bus) subscribeBatches(opts SubscribeOptions) (<-chan []Event, func()) {
+	opts.Lossless = false
+	s, cancel := b.add(opts, true)
+	return s.batches, cancel
+}
+
+// maxBatch bounds one batch, so a consumer gets going before a long
+// backlog is copied.
+const maxBatch = 1024
+
+func (b *bus) add(opts SubscribeOptions, batched bool) (*subscriber, func()) {
 	if opts.Buffer <= 0 {
 		opts.Buffer = 4096
 	}
@@ -68,7 +87,11 @@ func (b *bus) subscribe(opts SubscribeOptions) (<-chan Event, func()) {
 		s.out = make(chan Event, opts.Buffer)
 		b.lossless.Add(1)
 	} else {
-		s.out = make(chan Event)
+		if batched {
+			s.batches = make(chan []Event)
+		} else {
+			s.out = make(chan Event)
+		}
 		s.ring = make([]Event, opts.Buffer)
 		s.ready = make(chan struct{}, 1)
 	}
@@ -99,7 +122,7 @@ func (b *bus) subscribe(opts SubscribeOptions) (<-chan Event, func()) {
 			}
 		})
 	}
-	return s.out, cancel
+	return s, cancel
 }
 
 // publish delivers e to every subscriber.
@@ -154,6 +177,11 @@ func (s *subscriber) push(e Event) (dropped bool) {
 // pump moves events from the ring to the subscriber's channel, in order.
 func (s *subscriber) pump(done chan struct{}) {
 	defer close(done)
+	if s.batches != nil {
+		defer close(s.batches)
+		s.pumpBatches()
+		return
+	}
 	defer close(s.out)
 	for {
 		s.mu.Lock()
@@ -173,6 +201,35 @@ func (s *subscriber) pump(done chan struct{}) {
 		s.mu.Unlock()
 		select {
 		case s.out <- e:
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// pumpBatches moves everything queued to the subscriber as one slice.
+func (s *subscriber) pumpBatches() {
+	for {
+		s.mu.Lock()
+		if s.n == 0 {
+			s.mu.Unlock()
+			select {
+			case <-s.ready:
+				continue
+			case <-s.done:
+				return
+			}
+		}
+		batch := make([]Event, min(s.n, maxBatch))
+		for i := range batch {
+			batch[i] = s.ring[s.head]
+			s.ring[s.head] = nil
+			s.head = (s.head + 1) % len(s.ring)
+		}
+		s.n -= len(batch)
+		s.mu.Unlock()
+		select {
+		case s.batches <- batch:
 		case <-s.done:
 			return
 		}

@@ -165,6 +165,14 @@ func (c *Controller) Subscribe(opts SubscribeOptions) (<-chan Event, func()) {
 	return c.bus.subscribe(opts)
 }
 
+// SubscribeBatches is Subscribe for a lossy consumer that takes events in
+// bursts: each receive is everything queued (up to a bound), so a flood
+// costs one handoff per burst rather than per event. The session recorder
+// subscribes this way.
+func (c *Controller) SubscribeBatches(opts SubscribeOptions) (<-chan []Event, func()) {
+	return c.bus.subscribeBatches(opts)
+}
+
 // command is a user request to the loop.
 type command struct {
 	kind   cmdKind

@@ -77,7 +77,7 @@ func forward(rt Runtime, events <-chan runtime.Event, send func(tea.Msg), done c
 			e = ev
 		}
 		batch := []runtime.Event{e}
-		_, published := e.(runtime.Published)
+		published := announces(e)
 	drain:
 		for len(batch) < forwardBatch {
 			select {
@@ -86,9 +86,7 @@ func forward(rt Runtime, events <-chan runtime.Event, send func(tea.Msg), done c
 					break drain
 				}
 				batch = append(batch, e)
-				if _, ok := e.(runtime.Published); ok {
-					published = true
-				}
+				published = published || announces(e)
 			default:
 				break drain
 			}
@@ -101,6 +99,17 @@ func forward(rt Runtime, events <-chan runtime.Event, send func(tea.Msg), done c
 		}
 		send(msg)
 	}
+}
+
+// announces reports whether e comes with a new snapshot to read at once:
+// a publication, or a choice a person just made (a subscription, a log
+// level, roots) that the snapshot shows and the screen should too.
+func announces(e runtime.Event) bool {
+	switch e.(type) {
+	case runtime.Published, runtime.SubscriptionChanged, runtime.LogLevelSet, runtime.RootsChanged:
+		return true
+	}
+	return false
 }
 
 // changesSnapshot reports whether any event of batch changes what

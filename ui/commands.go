@@ -90,6 +90,15 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.handleRecord(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.handlePrimitive(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.handleLogin(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.handleHistory(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case enabledMsg:
 		delete(m.busy, "mcp")
@@ -121,8 +130,10 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 			return m.askReloadApproval(msg)
 		}
 		switch {
-		case errors.Is(msg.err, runtime.ErrNotEnabled):
-			m.setStatus(statusWarn, "reload needs MCP on: press m first (the configuration is read when MCP starts)")
+		case errors.Is(msg.err, runtime.ErrNotEnabled), errors.Is(msg.err, runtime.ErrRefused):
+			m.setStatus(statusWarn, "MCP was switched on or off meanwhile: press r again")
+		case msg.err == nil && msg.configured:
+			m.setStatus(statusInfo, "configuration read (MCP is off, nothing started): "+planSummary(msg.plan)+"; m switches MCP on")
 		case msg.err != nil:
 			m.setStatus(statusError, "reload failed: "+errText(msg.err)+"; fix the file and press r again")
 		default:
@@ -145,6 +156,7 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 			m.setStatus(statusInfo, fmt.Sprintf("%s/%s returned", msg.tool.Server, msg.tool.ServerTool))
 		}
 		m.openModal(newResultViewer(m.c, msg))
+		return m.readHistory()
 	case cancelledMsg:
 		if msg.ok {
 			m.setStatus(statusInfo, fmt.Sprintf("request %d cancelled: %s was sent notifications/cancelled", msg.id, msg.server))
@@ -165,6 +177,8 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return m.trust(msg.file, false)
+	case configuredMsg:
+		return m.configured(msg)
 	case trustedMsg:
 		if msg.reload {
 			return m.reloadTrusted(msg)
@@ -201,11 +215,48 @@ func (m *Model) trusted(msg trustedMsg) tea.Cmd {
 		m.openModal(newTrustDialog(m.c, m.untrusted[0]))
 		return nil
 	}
-	m.setStatus(statusInfo, "approved "+msg.file.Path)
+	m.setStatus(statusInfo, "approved "+msg.file.Path+"; reading it again in full…")
+	return m.configureApproved()
+}
+
+// configuredMsg: the configuration was read again after an approval and
+// handed to the runtime (or why not).
+type configuredMsg struct{ err error }
+
+// configureApproved reads the configuration again now that its project
+// files are approved (an unapproved file was read only for the prompt:
+// its envFile unread, its servers marked Unapproved, which the runtime
+// never starts) and hands it to the runtime before anything is enabled.
+func (m *Model) configureApproved() tea.Cmd {
+	read, rt, ctx := m.opts.Reload, m.rt, m.ctx()
+	return m.once("configure", func() tea.Msg {
+		if read == nil {
+			return configuredMsg{}
+		}
+		cfg, err := read()
+		if err != nil {
+			return configuredMsg{err: fmt.Errorf("reading the approved configuration: %w", err)}
+		}
+		if _, err := rt.Configure(ctx, cfg); err != nil {
+			return configuredMsg{err: fmt.Errorf("applying the approved configuration: %w", err)}
+		}
+		return configuredMsg{}
+	})
+}
+
+// configured switches MCP on after an approval when that was asked for.
+func (m *Model) configured(msg configuredMsg) tea.Cmd {
+	delete(m.busy, "configure")
+	if msg.err != nil {
+		m.enableAfter = false
+		m.setStatus(statusError, errText(msg.err)+"; MCP stays off: fix it and press m")
+		return nil
+	}
 	if m.enableAfter {
 		m.enableAfter = false
 		return m.setEnabled(true)
 	}
+	m.setStatus(statusInfo, "approved; press m to switch MCP on")
 	return nil
 }
 

@@ -4,14 +4,13 @@ import (
 	"context"
 	"os"
 	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"mcpdeck/config"
+	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
 )
 
@@ -72,17 +71,7 @@ func TestEndToEndOnTheRealRuntime(t *testing.T) {
 	if v, _ := rt.Snapshot().Server("demo"); v.State.Live() {
 		t.Fatalf("demo still %s after quit", v.State)
 	}
-	if err := syscall.Kill(pid, 0); err == nil && !zombie(pid) {
+	if !jsonrpctest.ProcessGone(pid) {
 		t.Fatalf("demo server process %d still running after quit", pid)
 	}
-}
-
-func zombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] == "Z"
 }

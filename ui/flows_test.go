@@ -111,8 +111,8 @@ func TestReloadShowsPlan(t *testing.T) {
 		o.Reload = func() (*config.Config, error) { reads++; return &config.Config{}, nil }
 	})
 	hs.keys("r")
-	hs.action("reload")
-	hs.waitText("reload needs MCP on")
+	hs.action("configure") // MCP is off: the configuration is replaced, nothing starts
+	hs.waitText("configuration read (MCP is off")
 	hs.keys("m")
 	hs.action("enable")
 	hs.waitText("MCP ON")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
@@ -20,8 +21,9 @@ import (
 type form struct {
 	c       *common
 	schema  json.RawMessage
-	fields  []*field
-	focus   int // index into fields, always a focusable one
+	roots   []*field // the top-level properties, each the root of its subtree
+	fields  []*field // roots flattened: one row each
+	focus   int      // index into fields, always a focusable one
 	rootErr []string
 	raw     bool
 	editor  textarea.Model
@@ -36,10 +38,12 @@ type form struct {
 // newForm builds the fields and fills them from prefill (the arguments
 // last used) or else from the schema's defaults.
 func newForm(c *common, schema json.RawMessage, prefill json.RawMessage) *form {
-	f := &form{c: c, schema: schema, fields: schemaFields(schema), editor: newEditor(c.st)}
-	for _, fl := range f.fields {
-		fl.in = newLineInput(c.st)
+	f := &form{c: c, schema: schema, editor: newEditor(c.st)}
+	var root schemaNode
+	if len(schema) > 0 && json.Unmarshal(schema, &root) == nil {
+		f.roots = objectChildren(&root, nil, 0)
 	}
+	f.reflow()
 	var args map[string]any
 	if len(prefill) > 0 && json.Unmarshal(prefill, &args) == nil {
 		f.fill(args)
@@ -47,9 +51,10 @@ func newForm(c *common, schema json.RawMessage, prefill json.RawMessage) *form {
 		for _, fl := range f.fields {
 			var d any
 			if len(fl.def) > 0 && json.Unmarshal(fl.def, &d) == nil {
-				fl.set(d)
+				fl.set(d, f.newInput)
 			}
 		}
+		f.reflow()
 	}
 	f.setFocus(f.nextFocusable(-1, 1))
 	if len(f.fields) == 0 || f.focus < 0 {
@@ -57,7 +62,11 @@ func newForm(c *common, schema json.RawMessage, prefill json.RawMessage) *form {
 		f.focus = 0
 		if len(f.fields) == 0 && !emptyObjectSchema(schema) {
 			f.raw = true
-			setEditorText(&f.editor, present.PrettyJSON(orEmpty(prefill)))
+			start := prefill
+			if len(start) == 0 {
+				start = present.Skeleton(schema)
+			}
+			setEditorText(&f.editor, present.PrettyJSON(start))
 		}
 	}
 	f.validate()
@@ -115,12 +124,39 @@ func orEmpty(raw json.RawMessage) json.RawMessage {
 }
 
 func (f *form) fill(args map[string]any) {
+	for _, fl := range f.roots {
+		fl.set(args[fl.key], f.newInput)
+	}
+	f.reflow()
+}
+
+// newInput is a field's text input.
+func (f *form) newInput() textinput.Model { return newLineInput(f.c.st) }
+
+// reflow lists the fields again after items came or went, giving new
+// fields their inputs and keeping the focus on the same field.
+func (f *form) reflow() {
+	var focused *field
+	if f.focus >= 0 && f.focus < len(f.fields) {
+		focused = f.fields[f.focus]
+	}
+	f.fields = flatten(f.roots)
 	for _, fl := range f.fields {
-		v, ok := lookup(args, fl.path)
-		if !ok {
-			v = nil
+		if !fl.hasInput {
+			fl.in, fl.hasInput = f.newInput(), true
 		}
-		fl.set(v)
+	}
+	f.focus = -1
+	for i, fl := range f.fields {
+		if fl == focused {
+			f.focus = i
+		}
+	}
+	if f.focus < 0 {
+		f.focus = f.nextFocusable(-1, 1)
+	}
+	if f.w > 0 {
+		f.setSize(f.w, f.maxRows)
 	}
 }
 
@@ -144,38 +180,19 @@ func (f *form) args() (args json.RawMessage, local bool) {
 		return json.RawMessage(text), !json.Valid([]byte(text))
 	}
 	root := map[string]any{}
-	objects := map[string]map[string]any{"": root}
-	parent := func(path []string) map[string]any {
-		cur := root
-		for i := range path[:len(path)-1] {
-			key := strings.Join(path[:i+1], "/")
-			next, ok := objects[key]
-			if !ok {
-				next = map[string]any{}
-				objects[key] = next
-				cur[path[i]] = next
-			}
-			cur = next
-		}
-		return cur
-	}
 	for _, fl := range f.fields {
-		v, set, problem := fl.value()
 		fl.errs = fl.errs[:0]
-		if problem != "" {
+		if fl.container() {
+			continue
+		}
+		if _, _, problem := fl.value(); problem != "" {
 			fl.errs = append(fl.errs, problem)
 			local = true
 		}
-		switch {
-		case fl.kind == kindObject && fl.required:
-			p := parent(fl.path)
-			if _, ok := p[fl.name()]; !ok {
-				obj := map[string]any{}
-				objects[strings.Join(fl.path, "/")] = obj
-				p[fl.name()] = obj
-			}
-		case set:
-			parent(fl.path)[fl.name()] = v
+	}
+	for _, fl := range f.roots {
+		if v, set, _ := fl.value(); set {
+			root[fl.key] = v
 		}
 	}
 	enc, _ := json.Marshal(root)
@@ -244,6 +261,53 @@ func (f *form) byPointer(p string) *field {
 	return nil
 }
 
+// anyValue reports whether any field that is not a heading has a value.
+func (f *form) anyValue() bool {
+	for _, fl := range f.fields {
+		if fl.container() {
+			continue
+		}
+		if _, set, _ := fl.value(); set {
+			return true
+		}
+	}
+	return false
+}
+
+// addItem adds an item to the array field fl and lists it.
+func (f *form) addItem(fl *field) *field {
+	it := fl.addItem()
+	if it != nil {
+		f.reflow()
+	}
+	return it
+}
+
+// indexOf is fl's row.
+func (f *form) indexOf(fl *field) int {
+	for i, x := range f.fields {
+		if x == fl {
+			return i
+		}
+	}
+	return -1
+}
+
+// help is the form's keys for the focused field.
+func (f *form) help() []key.Binding {
+	k := f.c.keys
+	if f.raw || f.focus < 0 || f.focus >= len(f.fields) {
+		return nil
+	}
+	switch f.fields[f.focus].kind {
+	case kindArray, kindObjArray:
+		return []key.Binding{k.AddItem, keysRelabel(k.RemoveItem, "remove the last item")}
+	case kindItem:
+		return []key.Binding{k.RemoveItem}
+	}
+	return nil
+}
+
 // errorCount is how many problems the form shows.
 func (f *form) errorCount() int {
 	n := len(f.rootErr)
@@ -263,6 +327,10 @@ func (f *form) errorCount() int {
 func (f *form) toggleRaw() {
 	if !f.raw {
 		args, _ := f.args()
+		if !f.anyValue() {
+			// Nothing typed yet: start from what the schema asks for.
+			args = present.Skeleton(f.schema)
+		}
 		setEditorText(&f.editor, present.PrettyJSON(args))
 		f.sizeEditor()
 		f.raw = true
@@ -313,6 +381,30 @@ func (f *form) update(msg tea.KeyMsg) bool {
 	}
 	changed := false
 	switch fl.kind {
+	case kindArray, kindObjArray:
+		switch {
+		case key.Matches(msg, k.AddItem):
+			if it := f.addItem(fl); it != nil {
+				from := f.indexOf(it) - 1
+				if it.kind == kindItem {
+					from++ // onto the item's first field, past its heading
+				}
+				f.setFocus(f.nextFocusable(from, 1))
+				changed = true
+			}
+		case key.Matches(msg, k.RemoveItem) && len(fl.children) > 0:
+			fl.removeItem(fl.children[len(fl.children)-1])
+			f.reflow()
+			changed = true
+		}
+	case kindItem:
+		if key.Matches(msg, k.RemoveItem) {
+			parent := fl.parent
+			parent.removeItem(fl)
+			f.reflow()
+			f.setFocus(f.indexOf(parent))
+			changed = true
+		}
 	case kindBool:
 		if key.Matches(msg, k.Toggle) || key.Matches(msg, k.PrevChoice) {
 			// not set → true → false → not set; a required boolean skips
@@ -396,6 +488,16 @@ func (f *form) lines() (lines []string, focusLine int) {
 		switch fl.kind {
 		case kindObject:
 			widget = st.Dim.Render("{")
+		case kindArray, kindObjArray:
+			widget = st.Dim.Render("[" + present.Count(len(fl.children), "item", "items") + "]")
+			if focused {
+				widget += st.Faint.Render("  + adds an item, - removes the last")
+			}
+		case kindItem:
+			widget = st.Dim.Render("{")
+			if focused {
+				widget += st.Faint.Render("  - removes this item")
+			}
 		case kindBool:
 			widget = [...]string{"[ ] not set", "[ ] false", "[x] true"}[fl.boolVal+1]
 			if focused {
@@ -414,8 +516,13 @@ func (f *form) lines() (lines []string, focusLine int) {
 			widget = "[" + lineView(&fl.in, f.inputW) + "]"
 		}
 		typ := fl.kind.String()
-		if fl.kind == kindArray {
+		switch fl.kind {
+		case kindArray:
 			typ = fl.item.String() + "[]"
+		case kindObjArray:
+			typ = "object[]"
+		case kindItem, kindObject:
+			typ = ""
 		}
 		if fl.kind == kindEnum {
 			typ = present.Count(len(fl.enum), "choice", "choices")
@@ -445,8 +552,6 @@ func describe(fl *field) string {
 		parts = append(parts, "default "+present.CompactJSON(fl.def))
 	}
 	switch fl.kind {
-	case kindArray:
-		parts = append(parts, "comma-separated")
 	case kindJSON:
 		parts = append(parts, "any JSON value")
 	case kindEnum:

@@ -71,7 +71,10 @@ func TestFormBuildsArgumentsFromDefaultsAndEdits(t *testing.T) {
 		t.Errorf("limits.memory errors = %q, want required", mem.errs)
 	}
 	f.byPointer("/limits/memory").in.SetValue("512")
-	f.byPointer("/tags").in.SetValue("a, b ,c")
+	tags := f.byPointer("/tags")
+	for _, v := range []string{"a", "b", "c"} {
+		f.addItem(tags).in.SetValue(v)
+	}
 	f.byPointer("/verbose").boolVal = 0
 	if !f.validate() {
 		t.Fatalf("valid arguments refused: %v %v", f.rootErr, f.byPointer("/limits/memory").errs)
@@ -173,5 +176,82 @@ func TestLineInput(t *testing.T) {
 	in.CursorEnd()
 	if v := lineView(&in, 10); ansi.StringWidth(v) != 10 || !strings.Contains(v, "fit") {
 		t.Errorf("view = %q, want 10 cells ending in the text's end", v)
+	}
+}
+
+// nestedSchema has an array of objects with an array of scalars inside.
+const nestedSchema = `{"type":"object","properties":{
+	"title":{"type":"string"},
+	"rows":{"type":"array","items":{"type":"object","properties":{
+		"name":{"type":"string"},
+		"tags":{"type":"array","items":{"type":"integer"}}},"required":["name"]}}
+},"required":["title","rows"]}`
+
+func TestFormNestedArraysAsSubForms(t *testing.T) {
+	f := newForm(testCommon(), json.RawMessage(nestedSchema), json.RawMessage(`{"title":"t","rows":[{"name":"a","tags":[1,2]},{"name":"b"}]}`))
+	var got []string
+	for _, fl := range f.fields {
+		got = append(got, fl.pointer()+":"+fl.kind.String())
+	}
+	want := "/title:string /rows:objects /rows/0:item /rows/0/name:string /rows/0/tags:array /rows/0/tags/0:integer /rows/0/tags/1:integer /rows/1:item /rows/1/name:string /rows/1/tags:array"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("rows:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if args, _ := f.args(); string(args) != `{"rows":[{"name":"a","tags":[1,2]},{"name":"b"}],"title":"t"}` {
+		t.Errorf("prefilled arguments = %s", args)
+	}
+	// - on an item's heading removes it; + on the array's heading adds one
+	// and focuses its first field.
+	f.setFocus(f.indexOf(f.byPointer("/rows/0")))
+	f.update(keyMsg("-"))
+	if args, _ := f.args(); string(args) != `{"rows":[{"name":"b"}],"title":"t"}` {
+		t.Errorf("after removing the first row: %s", args)
+	}
+	f.setFocus(f.indexOf(f.byPointer("/rows")))
+	f.update(keyMsg("+"))
+	if fl := f.fields[f.focus]; fl.pointer() != "/rows/1/name" {
+		t.Fatalf("focus after + is %s, want /rows/1/name", fl.pointer())
+	}
+	for _, k := range []string{"c", "tab", "+", "7"} {
+		f.update(keyMsg(k))
+	}
+	if args, _ := f.args(); string(args) != `{"rows":[{"name":"b"},{"name":"c","tags":[7]}],"title":"t"}` {
+		t.Errorf("after adding a row: %s", args)
+	}
+	// A violation deep in an item lands on its field.
+	f.byPointer("/rows/1/tags/0").in.SetValue("x")
+	f.validate()
+	if errs := f.byPointer("/rows/1/tags/0").errs; len(errs) == 0 || errs[0] != "not an integer" {
+		t.Errorf("item errors = %q", errs)
+	}
+}
+
+func TestFormRawStartsFromTheSchemaSkeleton(t *testing.T) {
+	f := newForm(testCommon(), json.RawMessage(nestedSchema), nil)
+	f.toggleRaw()
+	if got := f.editor.Value(); !strings.Contains(got, `"title": ""`) || !strings.Contains(got, `"rows": []`) {
+		t.Errorf("raw editor starts from %q, want the skeleton of the required fields", got)
+	}
+}
+
+func TestToolFormValidationToggle(t *testing.T) {
+	c := testCommon()
+	tool := uitest.EverythingTools()[0] // add: a and b required
+	tf := newToolForm(c, tool, nil)
+	tf.SetSize(100, 30)
+	if next, cmd := tf.Update(keyMsg("enter")); next == nil || cmd != nil {
+		t.Fatal("invalid arguments were sent on the first enter with validation on")
+	}
+	tf.armed = false
+	tf.Update(tea.KeyMsg{Type: tea.KeyCtrlT})
+	if !strings.Contains(tf.View(), "validation off") {
+		t.Errorf("the form does not say validation is off:\n%s", tf.View())
+	}
+	next, cmd := tf.Update(keyMsg("enter"))
+	if next != nil || cmd == nil {
+		t.Fatal("with validation off, enter did not send")
+	}
+	if intent, ok := cmd().(callIntentMsg); !ok || !intent.noValidate {
+		t.Errorf("sent %#v, want an unvalidated call", cmd())
 	}
 }

@@ -160,6 +160,7 @@ func keyMsg(k string) tea.KeyMsg {
 		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
 		"space": tea.KeySpace, "backspace": tea.KeyBackspace, "ctrl+c": tea.KeyCtrlC,
 		"ctrl+s": tea.KeyCtrlS, "ctrl+e": tea.KeyCtrlE, "ctrl+x": tea.KeyCtrlX,
+		"ctrl+f": tea.KeyCtrlF, "ctrl+n": tea.KeyCtrlN, "ctrl+p": tea.KeyCtrlP, "ctrl+t": tea.KeyCtrlT,
 	}
 	if t, ok := named[k]; ok {
 		return tea.KeyMsg{Type: t}

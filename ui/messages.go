@@ -51,6 +51,9 @@ type reloadedMsg struct {
 	// project files whose content is not approved: nothing was applied yet.
 	cfg     *config.Config
 	pending []config.File
+	// configured says MCP was off: the configuration was replaced, and
+	// nothing started or stopped.
+	configured bool
 }
 
 // callIntentMsg asks the root model to send a tool call (from the form).

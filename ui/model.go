@@ -12,6 +12,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/auth"
 	"mcpdeck/ui/keys"
 	"mcpdeck/ui/present"
 	"mcpdeck/ui/styles"
@@ -47,6 +48,15 @@ type common struct {
 	// reqs are the outstanding requests by server and id: ids are
 	// numbered per connection, so two servers both have a request 3.
 	reqs map[reqKey]*runtime.RequestInfo
+	// auth is what is stored for each remote server's login, read by a
+	// command (Options.Auth) when the server is selected or logged in.
+	auth map[string]*auth.Status
+	// history is the runtime's call history as last read (after each call
+	// of ours, and on the clock while calls finish), with its dropped count.
+	history        []runtime.CallRecord
+	historyDropped uint64
+	// prim is what the resource and prompt tabs learned: updates, reads.
+	prim *primState
 }
 
 // reqKey names an outstanding request: its server and its id there.
@@ -114,8 +124,9 @@ type Model struct {
 	reloadPending []config.File
 	declined      map[string]bool
 
-	lastArgs map[string]json.RawMessage // per normalized tool name
-	busy     map[string]bool            // operations in flight, to collapse repeats
+	lastArgs   map[string]json.RawMessage   // per normalized tool name
+	lastPrompt map[string]map[string]string // per server and prompt name
+	busy       map[string]bool              // operations in flight, to collapse repeats
 
 	// The compatibility check: at most one runs at a time. checkRun
 	// numbers the runs; checkCancel and checkDone belong to the running
@@ -130,6 +141,13 @@ type Model struct {
 	// is the record key's state. See replay.go and record.go.
 	replay *replayState
 	rec    recState
+
+	// pending are commands a state change queued where no command could
+	// be returned (selecting a server asks for its auth status); Update
+	// returns them.
+	pending []tea.Cmd
+	// historyStale: a tool call finished since the history was read.
+	historyStale bool
 
 	status     string
 	statusKind statusKind
@@ -154,6 +172,8 @@ func newModel(opts Options) *Model {
 		logs:    newRing[logLine](logLimit),
 		traffic: newRing[frame](trafficLimit),
 		reqs:    map[reqKey]*runtime.RequestInfo{},
+		auth:    map[string]*auth.Status{},
+		prim:    newPrimState(),
 	}
 	h := help.New()
 	h.Styles.ShortKey, h.Styles.ShortDesc, h.Styles.ShortSeparator = c.st.HelpKey, c.st.HelpDesc, c.st.HelpSep
@@ -166,12 +186,14 @@ func newModel(opts Options) *Model {
 		untrusted:   append([]config.File(nil), opts.Untrusted...),
 		enableAfter: opts.EnableOnStart,
 		lastArgs:    map[string]json.RawMessage{},
+		lastPrompt:  map[string]map[string]string{},
 		busy:        map[string]bool{},
 		declined:    map[string]bool{},
 		stale:       true,
 	}
 	m.check = newCheckTab(c, opts.Check != nil)
-	m.tabs = []tab{newOverviewTab(c), newToolsTab(c), newRequestsTab(c), newNotesTab(c), newLogsTab(c), newTrafficTab(c), m.check}
+	m.tabs = []tab{newOverviewTab(c), newToolsTab(c), newRequestsTab(c), newNotesTab(c), newLogsTab(c), newTrafficTab(c), m.check,
+		newResourcesTab(c), newPromptsTab(c)}
 	if m.rt != nil {
 		m.setSnapshot(m.rt.Snapshot())
 	}
@@ -184,16 +206,25 @@ func newModel(opts Options) *Model {
 
 // Init switches MCP on for --enable when there is nothing to approve.
 func (m *Model) Init() tea.Cmd {
+	pending := m.takePending()
 	if m.enableAfter && len(m.untrusted) == 0 {
 		m.enableAfter = false
-		return m.setEnabled(true)
+		return tea.Batch(pending, m.setEnabled(true))
 	}
-	return nil
+	return pending
 }
 
 // Update routes a message. Runtime work is returned as commands; nothing
 // here blocks.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	next, cmd := m.update(msg)
+	if p := m.takePending(); p != nil {
+		cmd = tea.Batch(cmd, p)
+	}
+	return next, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -207,6 +238,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case clockMsg:
+		var cmd tea.Cmd
+		if m.historyStale {
+			m.historyStale = false
+			cmd = m.readHistory()
+		}
 		if msg.snap != nil {
 			m.setSnapshot(msg.snap)
 			for _, t := range m.tabs {
@@ -215,14 +251,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.expireStatus()
 		m.stale = true
-		return m, nil
+		return m, cmd
 	case eventsMsg:
-		m.applyEvents(msg)
-		return m, m.scheduleFrame()
+		cmd := m.applyEvents(msg)
+		return m, tea.Batch(cmd, m.scheduleFrame())
 	case tea.KeyMsg:
 		m.stale = true
 		return m, m.handleKey(msg)
 	case spinner.TickMsg:
+		if cmd, ok := m.handleLogin(msg); ok {
+			m.stale = true
+			return m, cmd
+		}
 		// The spinner shows only in the Check tab: elsewhere its ticks
 		// need no frame.
 		cmd, _ := m.handleCheck(msg)
@@ -335,7 +375,19 @@ func (m *Model) selectServer(i int) {
 		for _, t := range m.tabs {
 			t.ServerChanged()
 		}
+		m.pending = append(m.pending, m.authStatus(name))
 	}
+}
+
+// takePending returns the commands state changes queued (an auth status
+// read for a newly selected server) and forgets them.
+func (m *Model) takePending() tea.Cmd {
+	if len(m.pending) == 0 {
+		return nil
+	}
+	cmds := m.pending
+	m.pending = nil
+	return tea.Batch(cmds...)
 }
 
 // shortHelp is the help bar for the current mode.

@@ -2,14 +2,25 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"time"
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/auth"
 	"mcpdeck/runtime/check"
 )
+
+// Auth is what the UI needs of the authorization manager
+// (*auth.Manager): log in (a browser flow that blocks until the redirect,
+// a cancel or the timeout), log out, and what is stored.
+type Auth interface {
+	Login(ctx context.Context, t auth.Target) (*auth.Status, error)
+	Logout(t auth.Target) error
+	Status(t auth.Target) (*auth.Status, error)
+}
 
 // Runtime is what the UI needs from the session controller. It is
 // declared here, by its consumer, so tests drive the UI with a fake
@@ -29,8 +40,31 @@ type Runtime interface {
 	// Reload applies a new configuration; refused with
 	// runtime.ErrNotEnabled while MCP is off.
 	Reload(ctx context.Context, cfg *config.Config) (runtime.Plan, error)
+	// Configure replaces the configuration while MCP is off (after a
+	// project file was approved and read again in full).
+	Configure(ctx context.Context, cfg *config.Config) (runtime.Plan, error)
 	// Call blocks until the tool's result.
 	Call(ctx context.Context, req runtime.CallRequest) (*runtime.Result, error)
+	// History is the session's finished tool calls, oldest first, and how
+	// many older ones were dropped.
+	History() ([]runtime.CallRecord, uint64)
+	// ReadResource reads a resource (resources/read), raw.
+	ReadResource(ctx context.Context, server, uri string) (json.RawMessage, error)
+	// SubscribeResource and UnsubscribeResource switch
+	// notifications/resources/updated for a resource; the subscription is
+	// kept across reconnects.
+	SubscribeResource(ctx context.Context, server, uri string) error
+	UnsubscribeResource(ctx context.Context, server, uri string) error
+	// GetPrompt gets a prompt's messages (prompts/get), raw.
+	GetPrompt(ctx context.Context, server, name string, args map[string]string) (json.RawMessage, error)
+	// Complete asks for completions of an argument (completion/complete).
+	Complete(ctx context.Context, req runtime.CompleteRequest) (*runtime.Completion, error)
+	// SetLogLevel chooses the log level a server sends (kept across
+	// reconnects).
+	SetLogLevel(ctx context.Context, server, level string) error
+	// SetRoots chooses the directories a server is offered, for the
+	// session.
+	SetRoots(ctx context.Context, server string, dirs []string) error
 	// Cancel cancels an outstanding request; false if it already ended.
 	Cancel(server string, id uint64, reason string) bool
 	// SetElicitor plugs in the UI's elicitation modal.
@@ -93,6 +127,18 @@ type Options struct {
 	// Recording lets ctrl+r record the session (see Recording); nil
 	// leaves the key unavailable.
 	Recording *Recording
+
+	// Clipboard copies text for the copy key (y); Run sets it to OSC 52
+	// on the terminal when nil. Nil in a model built by NewModel means
+	// copying is not available.
+	Clipboard func(text string) error
+	// Auth logs in to and out of servers that need MCP authorization (i,
+	// I) and tells the overview where tokens are kept; nil leaves the keys
+	// unavailable. AuthTarget names a server's target for it; LoginURLs
+	// carries the authorization URL from the manager's OnURL to the UI.
+	Auth       Auth
+	AuthTarget func(server string) (auth.Target, bool)
+	LoginURLs  *LoginURLs
 
 	// Now is the clock for ages and uptimes; nil means time.Now. Tests fix
 	// it so golden files are stable.

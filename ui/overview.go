@@ -61,6 +61,11 @@ func (t *overviewTab) lines() []string {
 		state += st.Dim.Render("  up " + present.Age(srv.Uptime(now)))
 	}
 	kv("state", state)
+	if srv.State == runtime.StateNeedsLogin {
+		for _, l := range wrap(needsLoginText(srv), t.w-15) {
+			kv("login", st.Warning.Render(l))
+		}
+	}
 	if srv.LastError != nil || srv.State == runtime.StateFailed {
 		out = append(out, t.errorLines(srv)...)
 	}
@@ -113,10 +118,14 @@ func (t *overviewTab) lines() []string {
 	if srv.Source != "" {
 		kv("config", present.Line(srv.Source)+st.Faint.Render(" ("+srv.Scope.String()+")"))
 	}
+	if a := t.authLine(srv); a != "" {
+		kv("auth", a)
+	}
+	t.primitiveLines(srv, kv)
 	if srv.State.Live() {
 		p := srv.Ping
 		kv("ping", fmt.Sprintf("last %s · avg %s · p95 %s · missed %d", present.Latency(p.Last), present.Latency(p.EWMA), present.Latency(p.P95), p.Missed))
-		kv("offers", present.Count(len(srv.Tools), "tool", "tools")+" · "+present.Count(len(srv.Prompts), "prompt", "prompts")+" · "+present.Count(len(srv.Resources), "resource", "resources"))
+		kv("offers", present.Count(len(srv.Tools), "tool", "tools")+" · "+present.Count(len(srv.Prompts), "prompt", "prompts")+" · "+present.Count(len(srv.Resources), "resource", "resources")+" · "+present.Count(len(srv.Templates), "template", "templates"))
 	}
 	cn := srv.Counters
 	kv("counters", strings.Join([]string{
@@ -237,3 +246,31 @@ func suffixIf(sep, s string) string {
 
 // counted is present.Count for a counter.
 func counted(n uint64, one, many string) string { return present.Count(int(n), one, many) }
+
+// primitiveLines are the overview's lines about what a person chose for
+// the server: the log level in force, the roots it is offered, the
+// resources subscribed to.
+func (t *overviewTab) primitiveLines(srv runtime.ServerSnapshot, kv func(k, v string)) {
+	st := t.c.st
+	if strings.Contains(string(srv.Capabilities), `"logging"`) || srv.LogLevel != "" {
+		kv("log level", present.OrDash(present.Line(srv.LogLevel))+st.Faint.Render("  (L changes it)"))
+	}
+	if len(srv.Roots) == 0 {
+		kv("roots", st.Dim.Render("none offered: the roots capability is not declared")+st.Faint.Render("  (o adds some)"))
+	} else {
+		for i, r := range srv.Roots {
+			label := ""
+			if i == 0 {
+				label = "roots"
+			}
+			v := present.Line(rootPath(r))
+			if i == len(srv.Roots)-1 {
+				v += st.Faint.Render("  (o edits them)")
+			}
+			kv(label, v)
+		}
+	}
+	if n := len(srv.Subscriptions); n > 0 {
+		kv("subscribed", present.Line(strings.Join(srv.Subscriptions, ", ")))
+	}
+}

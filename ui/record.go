@@ -92,7 +92,11 @@ func (m *Model) recordingKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 			return recordStartedMsg{err: fmt.Errorf("creating %s: %w", dir, err)}
 		}
 		opts.Path = filepath.Join(dir, time.Now().Format("20060102-150405.000")+".jsonl")
-		r, err := record.Start(src, opts)
+		source, ok := src.(record.Source)
+		if !ok {
+			source = record.Unbatched(src)
+		}
+		r, err := record.Start(source, opts)
 		return recordStartedMsg{r: r, err: err}
 	}, true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,19 @@ var exportDir = func() (string, error) {
 
 // saveCmd writes data to a fresh file named after what and server.
 func saveCmd(what, server string, data []byte) tea.Cmd {
+	return saveBytes(what, server, ".json", data)
+}
+
+// extension is the file extension for a MIME type, ".bin" when unknown.
+func extension(mime string) string {
+	if exts, err := mimeExtensions(mime); err == nil && len(exts) > 0 {
+		return exts[0]
+	}
+	return ".bin"
+}
+
+// saveBytes writes data to a fresh file with extension ext.
+func saveBytes(what, server, ext string, data []byte) tea.Cmd {
 	return func() tea.Msg {
 		dir, err := exportDir()
 		if err == nil {
@@ -45,7 +59,7 @@ func saveCmd(what, server string, data []byte) tea.Cmd {
 		if err != nil {
 			return savedMsg{what: what, err: fmt.Errorf("finding a place for exports: %w", err)}
 		}
-		name := fmt.Sprintf("%s-%s-%s.json", time.Now().Format("20060102-150405.000"), safeName(server), what)
+		name := fmt.Sprintf("%s-%s-%s%s", time.Now().Format("20060102-150405.000"), safeName(server), what, ext)
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return savedMsg{what: what, err: err}
@@ -53,6 +67,8 @@ func saveCmd(what, server string, data []byte) tea.Cmd {
 		return savedMsg{what: what, path: path}
 	}
 }
+
+var mimeExtensions = mime.ExtensionsByType
 
 func safeName(s string) string {
 	if s == "" {

@@ -36,10 +36,16 @@ func (m *Model) reloadConfig() tea.Cmd {
 	})
 }
 
-// applyReload hands cfg to the runtime.
+// applyReload hands cfg to the runtime: a reload of the running set while
+// MCP is on, else a new configuration for when it is switched on.
 func (m *Model) applyReload(cfg *config.Config) tea.Cmd {
 	rt, ctx := m.rt, m.ctx()
+	on := m.c.snap != nil && m.c.snap.Enabled
 	return func() tea.Msg {
+		if !on {
+			plan, err := rt.Configure(ctx, cfg)
+			return reloadedMsg{plan: plan, err: err, cfg: cfg, configured: true}
+		}
 		plan, err := rt.Reload(ctx, cfg)
 		return reloadedMsg{plan: plan, err: err, cfg: cfg}
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -96,6 +97,41 @@ func (r *Replay) Reload(context.Context, *config.Config) (runtime.Plan, error) {
 func (r *Replay) Call(context.Context, runtime.CallRequest) (*runtime.Result, error) {
 	return nil, ErrReadOnlyReplay
 }
+
+// Configure is refused: a replay runs nothing.
+func (r *Replay) Configure(context.Context, *config.Config) (runtime.Plan, error) {
+	return runtime.Plan{}, ErrReadOnlyReplay
+}
+
+// History is empty: the recording's calls are in its events.
+func (r *Replay) History() ([]runtime.CallRecord, uint64) { return nil, 0 }
+
+// ReadResource is refused: a replay asks no server.
+func (r *Replay) ReadResource(context.Context, string, string) (json.RawMessage, error) {
+	return nil, ErrReadOnlyReplay
+}
+
+// SubscribeResource is refused.
+func (r *Replay) SubscribeResource(context.Context, string, string) error { return ErrReadOnlyReplay }
+
+// UnsubscribeResource is refused.
+func (r *Replay) UnsubscribeResource(context.Context, string, string) error { return ErrReadOnlyReplay }
+
+// GetPrompt is refused.
+func (r *Replay) GetPrompt(context.Context, string, string, map[string]string) (json.RawMessage, error) {
+	return nil, ErrReadOnlyReplay
+}
+
+// Complete is refused.
+func (r *Replay) Complete(context.Context, runtime.CompleteRequest) (*runtime.Completion, error) {
+	return nil, ErrReadOnlyReplay
+}
+
+// SetLogLevel is refused.
+func (r *Replay) SetLogLevel(context.Context, string, string) error { return ErrReadOnlyReplay }
+
+// SetRoots is refused.
+func (r *Replay) SetRoots(context.Context, string, []string) error { return ErrReadOnlyReplay }
 
 // Cancel finds nothing to cancel.
 func (r *Replay) Cancel(string, uint64, string) bool { return false }

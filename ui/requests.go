@@ -11,11 +11,15 @@ import (
 	"mcpdeck/ui/present"
 )
 
-// requestsTab lists outstanding requests of every server with their age
-// and progress; x cancels the selected one.
+// requestsTab lists the outstanding requests of every server with their
+// age and progress (x cancels one), then the call history: every finished
+// tool call of the selected server (a: all servers), newest first, with
+// status and duration. enter reopens a call's result, E runs it again as
+// it was, e opens its form with its arguments to edit first.
 type requestsTab struct {
 	base
 	cur cursor
+	all bool
 }
 
 func newRequestsTab(c *common) *requestsTab { return &requestsTab{base: base{c: c}} }
@@ -24,7 +28,13 @@ func (t *requestsTab) Title() string { return "Requests" }
 
 func (t *requestsTab) ShortHelp() []key.Binding {
 	k := t.c.keys
-	return []key.Binding{k.Up, k.Down, k.Cancel}
+	return []key.Binding{k.Up, k.Down, k.Cancel, keysRelabel(k.Select, "reopen result"), k.Rerun, k.EditRerun, k.Scope}
+}
+
+func (t *requestsTab) ServerChanged() {
+	if !t.all {
+		t.cur = cursor{}
+	}
 }
 
 // list is the outstanding requests, oldest first.
@@ -41,19 +51,76 @@ func (t *requestsTab) list() []*runtime.RequestInfo {
 		if a.Server != b.Server {
 			return a.Server < b.Server
 		}
-		return a.ID < b.ID
+		return rowID(a.FirstID, a.ID) < rowID(b.FirstID, b.ID)
 	})
 	return out
 }
 
-func (t *requestsTab) Update(msg tea.KeyMsg) tea.Cmd {
-	reqs := t.list()
-	if key.Matches(msg, t.c.keys.Cancel) {
-		return actOnSelected(&t.cur, reqs, t.h-2, func(r *runtime.RequestInfo) tea.Msg {
-			return cancelIntentMsg{server: r.Server, id: r.ID}
-		})
+// calls is the history shown, newest first.
+func (t *requestsTab) calls() []runtime.CallRecord {
+	var out []runtime.CallRecord
+	for i := len(t.c.history) - 1; i >= 0; i-- {
+		if r := t.c.history[i]; t.all || r.Server == t.c.server {
+			out = append(out, r)
+		}
 	}
-	navKeys(t.c, msg, &t.cur, len(reqs), t.h-2)
+	return out
+}
+
+// reqRow is one selectable row: an outstanding request or a past call.
+type reqRow struct {
+	req  *runtime.RequestInfo
+	call *runtime.CallRecord
+}
+
+func (t *requestsTab) rows() []reqRow {
+	var out []reqRow
+	for _, r := range t.list() {
+		out = append(out, reqRow{req: r})
+	}
+	calls := t.calls()
+	for i := range calls {
+		out = append(out, reqRow{call: &calls[i]})
+	}
+	return out
+}
+
+// historyRows is the room for rows: the two summary lines and the two
+// column heads take four.
+func (t *requestsTab) listRows() int { return max(t.h-4, 1) }
+
+func (t *requestsTab) Update(msg tea.KeyMsg) tea.Cmd {
+	k := t.c.keys
+	rows := t.rows()
+	sel, _ := t.cur.window(len(rows), t.listRows())
+	var row reqRow
+	if sel >= 0 {
+		row = rows[sel]
+	}
+	switch {
+	case key.Matches(msg, k.Scope):
+		t.all = !t.all
+		t.cur = cursor{}
+		return nil
+	case key.Matches(msg, k.Cancel):
+		if r := row.req; r != nil {
+			return func() tea.Msg { return cancelIntentMsg{server: r.Server, id: r.ID} }
+		}
+		return nil
+	case key.Matches(msg, k.Select):
+		if c := row.call; c != nil {
+			rec := *c
+			return func() tea.Msg { return reopenMsg{rec: rec} }
+		}
+		return nil
+	case key.Matches(msg, k.Rerun), key.Matches(msg, k.EditRerun):
+		if c := row.call; c != nil {
+			rec, edit := *c, key.Matches(msg, k.EditRerun)
+			return func() tea.Msg { return rerunMsg{rec: rec, edit: edit} }
+		}
+		return nil
+	}
+	navKeys(t.c, msg, &t.cur, len(rows), t.listRows())
 	return nil
 }
 
@@ -63,14 +130,22 @@ type cancelIntentMsg struct {
 	id     uint64
 }
 
+// reopenMsg asks the root model to show a past call's result again.
+type reopenMsg struct{ rec runtime.CallRecord }
+
+// rerunMsg asks the root model to call a past call's tool again, with its
+// arguments as they were or in the form to edit first.
+type rerunMsg struct {
+	rec  runtime.CallRecord
+	edit bool
+}
+
 func (t *requestsTab) View() string {
 	st := t.c.st
 	reqs := t.list()
+	calls := t.calls()
 	rows := []string{padRight(st.Dim.Render(fmt.Sprintf("%d outstanding · all servers", len(reqs))), t.w)}
-	if len(reqs) == 0 {
-		rows = append(rows, padRight(st.Faint.Render("No requests in flight. Calls you send from the Tools tab show here until they finish."), t.w))
-		return t.fill(rows)
-	}
+	sel, top := t.cur.window(len(reqs)+len(calls), t.listRows())
 	// Narrow terminals drop the method column (it is nearly always
 	// tools/call) so the progress message keeps its room.
 	wide := t.w >= 110
@@ -79,14 +154,17 @@ func (t *requestsTab) View() string {
 		barW = 20
 	}
 	toolW := min(24, max(t.w/5, 10))
-	head := fmt.Sprintf(" %-7s %-12s ", "ID", "SERVER")
-	if wide {
-		head += fmt.Sprintf("%-12s ", "METHOD")
+	if len(reqs) == 0 {
+		rows = append(rows, padRight(st.Faint.Render("No requests in flight. Calls you send from the Tools tab show here until they finish."), t.w))
+	} else {
+		head := fmt.Sprintf(" %-7s %-12s ", "ID", "SERVER")
+		if wide {
+			head += fmt.Sprintf("%-12s ", "METHOD")
+		}
+		head += fmt.Sprintf("%-*s %7s %s", toolW, "TOOL", "AGE", "PROGRESS")
+		rows = append(rows, st.ColumnHead.Render(padRight(head, t.w)))
 	}
-	head += fmt.Sprintf("%-*s %7s %s", toolW, "TOOL", "AGE", "PROGRESS")
-	rows = append(rows, st.ColumnHead.Render(padRight(head, t.w)))
 	now := t.c.now()
-	sel, top := t.cur.window(len(reqs), t.h-2)
 	for i := top; i < len(reqs) && len(rows) < t.h; i++ {
 		r := reqs[i]
 		progress := st.Faint.Render("waiting")
@@ -101,16 +179,70 @@ func (t *requestsTab) View() string {
 				progress += " " + st.Dim.Render(msg)
 			}
 		}
-		line := fmt.Sprintf(" %-7d %-12s ", r.ID, present.Truncate(r.Server, 12))
+		what := r.Tool
+		if what == "" {
+			what = r.Method
+		}
+		switch {
+		case r.Task != nil:
+			task := "task " + present.Line(r.Task.Status)
+			if r.Task.Message != "" {
+				task += ": " + present.Line(r.Task.Message)
+			}
+			plain, progress = plain+" · "+task, progress+" "+st.Dim.Render("· "+task)
+		case r.Round > 1:
+			round := fmt.Sprintf("round %d (input asked)", r.Round)
+			plain, progress = plain+" · "+round, progress+" "+st.Dim.Render("· "+round)
+		}
+		line := fmt.Sprintf(" %-7d %-12s ", rowID(r.FirstID, r.ID), present.Truncate(r.Server, 12))
 		if wide {
 			line += fmt.Sprintf("%-12s ", present.Truncate(present.Line(r.Method), 12))
 		}
-		line += fmt.Sprintf("%-*s %7s ", toolW, present.Truncate(present.Line(r.Tool), toolW), present.Age(now.Sub(r.Started)))
+		line += fmt.Sprintf("%-*s %7s ", toolW, present.Truncate(present.Line(what), toolW), present.Age(now.Sub(r.Started)))
 		if i == sel {
 			rows = append(rows, st.Selected.Render(padRight("›"+line[1:]+plain, t.w)))
 			continue
 		}
 		rows = append(rows, padRight(line+progress, t.w))
 	}
-	return t.fill(rows)
+	return t.fill(append(rows, t.historyRows(calls, len(reqs), sel, top, t.h-len(rows))...))
+}
+
+// historyRows draws the call history in room rows; item indexes continue
+// after the n outstanding requests.
+func (t *requestsTab) historyRows(calls []runtime.CallRecord, n, sel, top, room int) []string {
+	st := t.c.st
+	if room < 2 {
+		return nil
+	}
+	scope := t.c.server + " (a: all servers)"
+	if t.all {
+		scope = "all servers (a: " + t.c.server + " only)"
+	}
+	info := "history · " + present.Count(len(calls), "call", "calls") + " · " + scope
+	if t.c.historyDropped > 0 {
+		info += fmt.Sprintf(" · %d older dropped", t.c.historyDropped)
+	}
+	rows := []string{padRight(st.Label.Render(info), t.w)}
+	if len(calls) == 0 {
+		return append(rows, padRight(st.Faint.Render("No finished calls yet."), t.w))
+	}
+	toolW := min(28, max(t.w/4, 12))
+	rows = append(rows, st.ColumnHead.Render(padRight(fmt.Sprintf(" %-5s %-12s %-*s %-10s %8s %8s  %s", "#", "SERVER", toolW, "TOOL", "STATUS", "TOOK", "AGO", "ARGUMENTS"), t.w)))
+	now := t.c.now()
+	for j := max(top-n, 0); j < len(calls) && len(rows) < room; j++ {
+		c := calls[j]
+		status := c.Status.String()
+		line := fmt.Sprintf(" %-5d %-12s %-*s %-10s %8s %8s  %s", c.Seq, present.Truncate(c.Server, 12), toolW, present.Truncate(present.Line(c.Tool), toolW),
+			status, present.Latency(c.Duration), present.Age(now.Sub(c.Started)), present.CompactJSON(c.Arguments))
+		switch {
+		case n+j == sel:
+			rows = append(rows, st.Selected.Render(padRight("›"+line[1:], t.w)))
+		case c.Status != runtime.CallOK:
+			rows = append(rows, st.Error.Render(padRight(line, t.w)))
+		default:
+			rows = append(rows, padRight(line, t.w))
+		}
+	}
+	return rows
 }

@@ -4,57 +4,103 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"mcpdeck/ui/present"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
+	"mcpdeck/ui/styles"
 )
 
-// resultViewer shows a tool result, or why the call failed, scrollable.
+// resultViewer shows a tool result, or why the call failed, scrollable
+// and searchable. o opens a resource the result links to or embeds in
+// the resource viewer; y copies the result, s saves it.
 type resultViewer struct {
 	c    *common
 	done callDoneMsg
-	vp   viewport.Model
+	p    *pager
 	w, h int
 }
 
 func newResultViewer(c *common, done callDoneMsg) *resultViewer {
-	return &resultViewer{c: c, done: done, vp: viewport.New(0, 0)}
+	return &resultViewer{c: c, done: done, p: newPager(c)}
 }
 
 func (r *resultViewer) SetSize(w, h int) {
 	r.w, r.h = modalSize(w, h)
-	r.vp.Width, r.vp.Height = r.w-4, r.h-3
-	r.vp.SetContent(strings.Join(r.lines(r.w-4), "\n"))
+	r.p.setSize(r.w-4, r.h-3)
+	r.p.setLines(r.lines(r.w - 4))
 }
 
-func (r *resultViewer) Help() []key.Binding { return r.c.keys.ViewerHelp() }
+func (r *resultViewer) Help() []key.Binding {
+	k := r.c.keys
+	if r.p.searching {
+		return r.p.help()
+	}
+	// Actions first: the help bar truncates on narrow terminals.
+	var b []key.Binding
+	if len(r.links()) > 0 {
+		b = append(b, k.OpenLink)
+	}
+	return append(append(b, k.Save, k.Copy, k.Search, k.Close), r.p.help()...)
+}
+
+// links are the resources the result links to or embeds, in order.
+func (r *resultViewer) links() []runtime.Content {
+	if r.done.res == nil {
+		return nil
+	}
+	var out []runtime.Content
+	for _, c := range r.done.res.Content {
+		if (c.Type == "resource_link" && c.URI != "") || (c.Type == "resource" && c.Resource != nil) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// openLinkMsg asks the root model to open a linked or embedded resource.
+type openLinkMsg struct {
+	server string
+	c      runtime.Content
+}
 
 func (r *resultViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	k := r.c.keys
+	if r.p.searching {
+		r.p.update(msg)
+		return r, nil
+	}
 	switch {
 	case key.Matches(msg, k.Close):
 		return nil, nil
-	case key.Matches(msg, k.Up):
-		r.vp.ScrollUp(1)
-	case key.Matches(msg, k.Down):
-		r.vp.ScrollDown(1)
-	case key.Matches(msg, k.PageUp):
-		r.vp.PageUp()
-	case key.Matches(msg, k.PageDown):
-		r.vp.PageDown()
-	case key.Matches(msg, k.Top):
-		r.vp.GotoTop()
-	case key.Matches(msg, k.Bottom):
-		r.vp.GotoBottom()
 	case key.Matches(msg, k.Save):
 		return r, saveResult(r.done) // record_export.go
+	case key.Matches(msg, k.Copy):
+		text := r.p.text()
+		return r, func() tea.Msg { return copyTextMsg{what: "result", text: text} }
+	case key.Matches(msg, k.OpenLink):
+		links := r.links()
+		if len(links) == 0 {
+			return r, nil
+		}
+		server := r.done.tool.Server
+		if len(links) == 1 {
+			return r, func() tea.Msg { return openLinkMsg{server: server, c: links[0]} }
+		}
+		return r, func() tea.Msg { return chooseLinkMsg{server: server, links: links} }
 	}
+	r.p.update(msg)
 	return r, nil
+}
+
+// chooseLinkMsg asks the root model to let the person pick one of links.
+type chooseLinkMsg struct {
+	server string
+	links  []runtime.Content
 }
 
 // lines renders the result: errors first, then each content block, then
@@ -106,29 +152,7 @@ func (r *resultViewer) lines(w int) []string {
 	for i, c := range res.Content {
 		head := fmt.Sprintf("── content %d: %s ", i+1, present.Line(c.Type))
 		add(st.Faint.Render(head + strings.Repeat("─", max(w-len([]rune(head)), 0))))
-		switch c.Type {
-		case "text":
-			for _, l := range strings.Split(present.Block(c.Text), "\n") {
-				for _, wl := range wrap(l, w) {
-					add(body.Render(wl))
-				}
-			}
-		case "image", "audio":
-			add(st.Info.Render(fmt.Sprintf("[%s] %s, %s", present.Line(c.Type), present.OrDash(present.Line(c.MIMEType)), present.Size(decodedSize(c.Data)))))
-		case "resource_link":
-			add(st.Info.Render("[link] ") + present.Line(c.Name) + " " + st.Dim.Render(present.Line(c.URI)))
-		case "resource":
-			if e := c.Resource; e != nil {
-				add(st.Info.Render("[resource] ") + present.Line(e.URI) + st.Dim.Render(" "+present.Line(e.MIMEType)))
-				if e.Text != "" {
-					para(e.Text)
-				} else if e.Blob != "" {
-					add(st.Dim.Render("binary, " + present.Size(decodedSize(e.Blob))))
-				}
-			}
-		default:
-			add(st.Dim.Render("(unknown content type)"))
-		}
+		add(blockLines(st, c, w, body)...)
 	}
 	if len(res.StructuredContent) > 0 {
 		add(st.Faint.Render("── structuredContent " + strings.Repeat("─", max(w-len([]rune("── structuredContent ")), 0))))
@@ -145,20 +169,105 @@ func (r *resultViewer) lines(w int) []string {
 	if len(res.Content) == 0 && len(res.StructuredContent) == 0 {
 		add(st.Dim.Render("(empty result)"))
 	}
+	if n := len(r.links()); n > 0 {
+		add("", st.Dim.Render("o opens the linked "+present.Plural(n, "resource", "resources")))
+	}
+	return out
+}
+
+// blockLines renders one content block (tool results and prompt
+// messages alike), text in the body style.
+func blockLines(st styles.Styles, c runtime.Content, w int, body lipgloss.Style) []string {
+	var out []string
+	add := func(s ...string) { out = append(out, s...) }
+	switch c.Type {
+	case "text":
+		for _, l := range strings.Split(present.Block(c.Text), "\n") {
+			for _, wl := range wrap(l, w) {
+				add(body.Render(wl))
+			}
+		}
+	case "image", "audio":
+		add(st.Info.Render(fmt.Sprintf("[%s] %s, %s", present.Line(c.Type), present.OrDash(present.Line(c.MIMEType)), present.Size(decodedSize(c.Data)))))
+	case "resource_link":
+		add(st.Info.Render("[link] ") + present.Line(c.Name) + " " + st.Dim.Render(present.Line(c.URI)))
+	case "resource":
+		if e := c.Resource; e != nil {
+			add(st.Info.Render("[resource] ") + present.Line(e.URI) + st.Dim.Render(" "+present.Line(e.MIMEType)))
+			if e.Text != "" {
+				for _, l := range strings.Split(present.Block(e.Text), "\n") {
+					add(wrap(l, w)...)
+				}
+			} else if e.Blob != "" {
+				add(st.Dim.Render("binary, " + present.Size(decodedSize(e.Blob))))
+			}
+		}
+	default:
+		add(st.Dim.Render("(unknown content type)"))
+	}
 	return out
 }
 
 func (r *resultViewer) View() string {
 	d := r.done
 	title := "Result of " + d.tool.Server + " › " + present.Line(d.tool.ServerTool)
-	pct := ""
-	if r.vp.TotalLineCount() > r.vp.Height {
-		pct = fmt.Sprintf("  %3.0f%%", r.vp.ScrollPercent()*100)
-	}
-	return modalBox(r.c, title+pct, strings.Split(r.vp.View(), "\n"), 0, r.w, r.h)
+	return modalBox(r.c, title+r.p.percent(), r.p.view(), 0, r.w, r.h)
 }
 
 // decodedSize is the size of base64 data once decoded.
 func decodedSize(data string) int {
 	return base64.StdEncoding.DecodedLen(len(data)) - strings.Count(data[max(len(data)-2, 0):], "=")
+}
+
+// textViewer is a titled, scrollable, searchable text: a prompt's
+// messages, a tool's details. y copies it and s saves it.
+type textViewer struct {
+	c      *common
+	title  string
+	what   string // for copy and save: "prompt", "tool"
+	server string
+	render func(w int) []string
+	p      *pager
+	w, h   int
+}
+
+func newTextViewer(c *common, title, what, server string, render func(w int) []string) *textViewer {
+	return &textViewer{c: c, title: title, what: what, server: server, render: render, p: newPager(c)}
+}
+
+func (v *textViewer) SetSize(w, h int) {
+	v.w, v.h = modalSize(w, h)
+	v.p.setSize(v.w-4, v.h-3)
+	v.p.setLines(v.render(v.w - 4))
+}
+
+func (v *textViewer) Help() []key.Binding {
+	k := v.c.keys
+	if v.p.searching {
+		return v.p.help()
+	}
+	return append([]key.Binding{k.Save, k.Copy, k.Search, k.Close}, v.p.help()...)
+}
+
+func (v *textViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
+	k := v.c.keys
+	if v.p.searching {
+		v.p.update(msg)
+		return v, nil
+	}
+	switch {
+	case key.Matches(msg, k.Close):
+		return nil, nil
+	case key.Matches(msg, k.Copy):
+		what, text := v.what, v.p.text()
+		return v, func() tea.Msg { return copyTextMsg{what: what, text: text} }
+	case key.Matches(msg, k.Save):
+		return v, saveBytes(v.what, v.server, ".txt", []byte(v.p.text()))
+	}
+	v.p.update(msg)
+	return v, nil
+}
+
+func (v *textViewer) View() string {
+	return modalBox(v.c, v.title+v.p.percent(), v.p.view(), 0, v.w, v.h)
 }

@@ -28,6 +28,9 @@ func Run(ctx context.Context, opts Options) error {
 		opts.Context = ctx
 	}
 	opts = opts.withDefaults()
+	if opts.Clipboard == nil {
+		opts.Clipboard = osc52Clipboard(opts.Output)
+	}
 	m := newModel(opts)
 	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(framesPerSecond)}
 	if opts.Input != nil {
@@ -38,6 +41,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	detach := Attach(opts.Runtime, p.Send)
+	if opts.LoginURLs != nil {
+		defer opts.LoginURLs.Attach(p.Send)()
+	}
 	final, runErr := p.Run()
 	detach()
 

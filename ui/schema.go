@@ -3,12 +3,13 @@ package ui
 import (
 	"bytes"
 	"encoding/json"
-	"mcpdeck/ui/present"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/textinput"
+
+	"mcpdeck/ui/present"
 )
 
 // fieldKind is how the form edits one value of the arguments.
@@ -20,17 +21,22 @@ const (
 	kindInteger
 	kindBool
 	kindEnum
-	kindArray  // an array of scalars, typed as comma-separated items
-	kindObject // a nested object: a heading over its own fields
-	kindJSON   // anything the form cannot express: typed as raw JSON
+	kindArray    // an array of scalars: a heading over one row per item
+	kindObject   // a nested object: a heading over its own fields
+	kindJSON     // anything the form cannot express: typed as raw JSON
+	kindObjArray // an array of objects: a heading over one sub-form per item
+	kindItem     // one object of an array of objects: a heading over its fields
 )
 
 func (k fieldKind) String() string {
-	return [...]string{"string", "number", "integer", "boolean", "enum", "array", "object", "json"}[k]
+	return [...]string{"string", "number", "integer", "boolean", "enum", "array", "object", "json", "objects", "item"}[k]
 }
 
 // maxFormDepth bounds nesting; deeper objects are edited as raw JSON.
 const maxFormDepth = 4
+
+// maxItems bounds the items of one array the form holds.
+const maxItems = 200
 
 // schemaNode is the part of JSON Schema the form understands.
 type schemaNode struct {
@@ -97,28 +103,71 @@ func orderedProperties(raw json.RawMessage) []property {
 	return out
 }
 
-// field is one editable value of the form.
+// field is one editable value of the form, a node of its tree: objects,
+// arrays and array items have children; the form draws the tree
+// flattened, one row per field.
 type field struct {
-	path     []string
+	key      string // property name; "" for array items (their index is their place)
+	parent   *field
+	children []*field
+	node     *schemaNode // the field's schema (array fields: the array's)
 	depth    int
 	kind     fieldKind
-	item     fieldKind // array items
+	item     fieldKind // arrays of scalars: the items' kind
 	required bool
 	desc     string
 	def      json.RawMessage
 	enum     []json.RawMessage
 	choice   int             // enum: index into enum, -1 when not set
 	boolVal  int             // -1 not set, 0 false, 1 true
-	in       textinput.Model // text, numbers, lists and JSON
+	in       textinput.Model // text, numbers and JSON
+	hasInput bool            // in was made (newLineInput); a field's zero input is not usable
 	errs     []string
 }
 
-func (f *field) name() string { return f.path[len(f.path)-1] }
+// name is the property name, or the item's index in brackets.
+func (f *field) name() string {
+	if f.parent != nil && f.key == "" {
+		return "[" + strconv.Itoa(f.index()) + "]"
+	}
+	return f.key
+}
 
-func (f *field) pointer() string { return "/" + strings.Join(f.path, "/") }
+// index is an array item's place among its siblings.
+func (f *field) index() int {
+	for i, c := range f.parent.children {
+		if c == f {
+			return i
+		}
+	}
+	return -1
+}
 
-// focusable: object headings are not edited themselves.
+// pointer is the field's JSON pointer in the arguments.
+func (f *field) pointer() string {
+	var parts []string
+	for n := f; n != nil; n = n.parent {
+		if n.key != "" {
+			parts = append(parts, n.key)
+		} else {
+			parts = append(parts, strconv.Itoa(n.index()))
+		}
+	}
+	var b strings.Builder
+	for i := len(parts) - 1; i >= 0; i-- {
+		b.WriteString("/" + parts[i])
+	}
+	return b.String()
+}
+
+// focusable: object headings are not edited themselves; an array's
+// heading takes + and -, an item's heading takes -.
 func (f *field) focusable() bool { return f.kind != kindObject }
+
+// container reports a field whose value comes from its children.
+func (f *field) container() bool {
+	return f.kind == kindObject || f.kind == kindArray || f.kind == kindObjArray || f.kind == kindItem
+}
 
 // schemaFields flattens an object schema into form fields; nested objects
 // become a heading followed by their fields, indented.
@@ -127,30 +176,78 @@ func schemaFields(schema json.RawMessage) []*field {
 	if len(schema) == 0 || json.Unmarshal(schema, &root) != nil {
 		return nil
 	}
+	return flatten(objectChildren(&root, nil, 0))
+}
+
+// objectChildren are the fields of an object schema's properties.
+func objectChildren(n *schemaNode, parent *field, depth int) []*field {
+	req := map[string]bool{}
+	for _, r := range n.Required {
+		req[r] = true
+	}
 	var out []*field
-	var walk func(n *schemaNode, path []string, depth int)
-	walk = func(n *schemaNode, path []string, depth int) {
-		req := map[string]bool{}
-		for _, r := range n.Required {
-			req[r] = true
-		}
-		for _, p := range orderedProperties(n.Properties) {
-			f := &field{path: append(append([]string(nil), path...), p.name), depth: depth, required: req[p.name],
-				desc: p.node.Description, def: p.node.Default, choice: -1, boolVal: -1}
-			if f.desc == "" {
-				f.desc = p.node.Title
-			}
-			f.kind, f.item = kindOf(p.node, depth)
-			if f.kind == kindEnum {
-				f.enum = p.node.Enum
-			}
-			out = append(out, f)
-			if f.kind == kindObject {
-				walk(p.node, f.path, depth+1)
-			}
+	for _, p := range orderedProperties(n.Properties) {
+		out = append(out, newField(p.node, parent, p.name, depth, req[p.name]))
+	}
+	return out
+}
+
+// newField builds the field for a schema node; an object gets its
+// children now, an array gets them as items are added.
+func newField(n *schemaNode, parent *field, key string, depth int, required bool) *field {
+	f := &field{key: key, parent: parent, node: n, depth: depth, required: required,
+		desc: n.Description, def: n.Default, choice: -1, boolVal: -1}
+	if f.desc == "" {
+		f.desc = n.Title
+	}
+	f.kind, f.item = kindOf(n, depth)
+	switch f.kind {
+	case kindEnum:
+		f.enum = n.Enum
+	case kindObject, kindItem:
+		f.children = objectChildren(n, f, depth+1)
+	}
+	return f
+}
+
+// addItem appends an empty item to an array field.
+func (f *field) addItem() *field {
+	if len(f.children) >= maxItems || f.node.Items == nil {
+		return nil
+	}
+	var it *field
+	if f.kind == kindObjArray {
+		it = newField(f.node.Items, f, "", f.depth+1, false)
+		it.kind = kindItem
+		it.children = objectChildren(f.node.Items, it, f.depth+2)
+	} else {
+		it = newField(f.node.Items, f, "", f.depth+1, false)
+		it.kind = f.item
+		if it.kind == kindEnum {
+			it.enum = f.node.Items.Enum
 		}
 	}
-	walk(&root, nil, 0)
+	f.children = append(f.children, it)
+	return it
+}
+
+// removeItem removes item it from its array.
+func (f *field) removeItem(it *field) {
+	for i, c := range f.children {
+		if c == it {
+			f.children = append(f.children[:i:i], f.children[i+1:]...)
+			return
+		}
+	}
+}
+
+// flatten lists fields in tree order, each followed by its descendants.
+func flatten(fs []*field) []*field {
+	var out []*field
+	for _, f := range fs {
+		out = append(out, f)
+		out = append(out, flatten(f.children)...)
+	}
 	return out
 }
 
@@ -173,10 +270,12 @@ func kindOf(n *schemaNode, depth int) (kind, item fieldKind) {
 		}
 	case "array":
 		if n.Items != nil {
-			if it, _ := kindOf(n.Items, depth+1); it <= kindBool {
+			it, _ := kindOf(n.Items, depth+1)
+			switch {
+			case it <= kindEnum:
 				return kindArray, it
-			} else if it == kindEnum {
-				return kindArray, kindString
+			case it == kindObject:
+				return kindObjArray, 0
 			}
 		}
 	}
@@ -194,25 +293,36 @@ func (f *field) value() (v any, set bool, problem string) {
 			return nil, false, ""
 		}
 		return f.enum[f.choice], true, ""
-	case kindObject:
-		return nil, false, ""
+	case kindObject, kindItem:
+		obj := map[string]any{}
+		for _, c := range f.children {
+			v, set, p := c.value()
+			if p != "" {
+				problem = p
+			}
+			if set {
+				obj[c.key] = v
+			}
+		}
+		return obj, len(obj) > 0 || f.required || f.kind == kindItem, problem
+	case kindArray, kindObjArray:
+		items := []any{}
+		for _, c := range f.children {
+			v, set, p := c.value()
+			if p != "" {
+				problem = p
+			}
+			if set {
+				items = append(items, v)
+			}
+		}
+		return items, len(items) > 0 || f.required, problem
 	}
 	text := strings.TrimSpace(f.in.Value())
 	if text == "" {
 		return nil, false, ""
 	}
-	switch f.kind {
-	case kindArray:
-		var items []any
-		for _, part := range strings.Split(text, ",") {
-			v, p := scalar(f.item, strings.TrimSpace(part))
-			if p != "" {
-				return nil, false, "item " + strconv.Quote(strings.TrimSpace(part)) + ": " + p
-			}
-			items = append(items, v)
-		}
-		return items, true, ""
-	case kindJSON:
+	if f.kind == kindJSON {
 		if !json.Valid([]byte(text)) {
 			return nil, false, "not valid JSON"
 		}
@@ -247,8 +357,9 @@ func scalar(k fieldKind, text string) (any, string) {
 }
 
 // set fills the field from a decoded JSON value (prefill, defaults, or
-// the raw editor's text going back to the form).
-func (f *field) set(v any) {
+// the raw editor's text going back to the form); arrays get one item per
+// element. newInput makes the text inputs of new items.
+func (f *field) set(v any, newInput func() textinput.Model) {
 	switch f.kind {
 	case kindBool:
 		f.boolVal = -1
@@ -266,15 +377,29 @@ func (f *field) set(v any) {
 				f.choice = i
 			}
 		}
-	case kindObject:
-	case kindArray:
-		items, _ := v.([]any)
-		parts := make([]string, 0, len(items))
-		for _, it := range items {
-			parts = append(parts, scalarText(it))
+	case kindObject, kindItem:
+		obj, _ := v.(map[string]any)
+		for _, c := range f.children {
+			c.set(obj[c.key], newInput)
 		}
-		f.in.SetValue(strings.Join(parts, ", "))
+	case kindArray, kindObjArray:
+		items, _ := v.([]any)
+		f.children = nil
+		for _, it := range items {
+			c := f.addItem()
+			if c == nil {
+				break
+			}
+			for _, d := range flatten([]*field{c}) {
+				d.in, d.hasInput = newInput(), true
+			}
+			c.set(it, newInput)
+		}
 	case kindJSON:
+		if v == nil {
+			f.in.SetValue("")
+			return
+		}
 		enc, _ := json.Marshal(v)
 		f.in.SetValue(string(enc))
 	default:
@@ -297,21 +422,6 @@ func scalarText(v any) string {
 	}
 	enc, _ := json.Marshal(v)
 	return string(enc)
-}
-
-// lookup finds the value at path in decoded arguments.
-func lookup(args map[string]any, path []string) (any, bool) {
-	var cur any = args
-	for _, p := range path {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[p]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
 }
 
 // missingRe pulls property names out of the validator's "missing

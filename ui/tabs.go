@@ -18,6 +18,8 @@ const (
 	tabLogs
 	tabTraffic
 	tabCheck
+	tabResources
+	tabPrompts
 )
 
 // tab is one page of the detail pane (the soft-serve Component contract:

@@ -18,7 +18,10 @@ type toolForm struct {
 	tool  runtime.Tool
 	f     *form
 	armed bool // errors were shown on the last send: the next one forces
-	w, h  int
+	// noValidate sends whatever is typed, as --no-validate does: server
+	// authors test their own validation with it.
+	noValidate bool
+	w, h       int
 }
 
 func newToolForm(c *common, tool runtime.Tool, prefill json.RawMessage) *toolForm {
@@ -44,9 +47,11 @@ func (t *toolForm) Help() []key.Binding {
 	k := t.c.keys
 	if t.f.raw {
 		// In the editor enter is a new line and tab an indent.
-		return []key.Binding{k.Submit, k.RawJSON, k.Back}
+		return []key.Binding{k.Submit, k.RawJSON, k.Validate, k.Back}
 	}
-	return []key.Binding{k.Send, k.NextField, k.Toggle, k.RawJSON, k.Back, k.PrevField, k.PrevChoice}
+	b := []key.Binding{k.Send, k.NextField}
+	b = append(b, t.f.help()...)
+	return append(b, k.Toggle, k.RawJSON, k.Validate, k.Back, k.PrevField, k.PrevChoice)
 }
 
 func (t *toolForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
@@ -56,6 +61,9 @@ func (t *toolForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 		return nil, nil
 	case key.Matches(msg, k.Submit), !t.f.raw && key.Matches(msg, k.Send):
 		return t.submit()
+	case key.Matches(msg, k.Validate):
+		t.noValidate, t.armed = !t.noValidate, false
+		return t, nil
 	}
 	if t.f.update(msg) {
 		t.armed = false
@@ -70,11 +78,11 @@ func (t *toolForm) submit() (modal, tea.Cmd) {
 		t.armed = false
 		return t, nil // text that is not even JSON cannot be sent
 	}
-	if !ok && !t.armed {
+	if !ok && !t.armed && !t.noValidate {
 		t.armed = true
 		return t, nil
 	}
-	tool, force := t.tool, !ok
+	tool, force := t.tool, !ok || t.noValidate
 	return nil, func() tea.Msg { return callIntentMsg{tool: tool, args: args, noValidate: force} }
 }
 
@@ -91,6 +99,10 @@ func (t *toolForm) View() string {
 	body = append(body, lines...)
 	body = append(body, "")
 	switch n := t.f.errorCount(); {
+	case t.noValidate && n > 0:
+		body = append(body, st.Warning.Render("validation off (ctrl+t): sent as typed, "+present.Count(n, "problem", "problems")+" and all"))
+	case t.noValidate:
+		body = append(body, st.Warning.Render("validation off (ctrl+t): sent as typed"))
 	case t.armed:
 		body = append(body, st.Warning.Render("The arguments do not match the schema. Send again to send them anyway, unvalidated."))
 	case n > 0:

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"mcpdeck/runtime"
 	"mcpdeck/ui/present"
@@ -31,7 +32,7 @@ func (t *toolsTab) Title() string { return "Tools" }
 
 func (t *toolsTab) ShortHelp() []key.Binding {
 	k := t.c.keys
-	return []key.Binding{k.Up, k.Down, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "call")), k.Filter}
+	return []key.Binding{k.Up, k.Down, key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "call")), k.Details, k.Filter}
 }
 
 func (t *toolsTab) Filter() *textinput.Model { return &t.filter }
@@ -62,6 +63,9 @@ func (t *toolsTab) Update(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, t.c.keys.Select) {
 		return actOnSelected(&t.cur, tools, t.h-1, func(tool runtime.Tool) tea.Msg { return openFormMsg{tool: tool} })
 	}
+	if key.Matches(msg, t.c.keys.Details) {
+		return actOnSelected(&t.cur, tools, t.h-1, func(tool runtime.Tool) tea.Msg { return openDetailMsg{tool: tool} })
+	}
 	navKeys(t.c, msg, &t.cur, len(tools), t.h-1)
 	return nil
 }
@@ -83,15 +87,24 @@ func (t *toolsTab) View() string {
 		rows = append(rows, padRight(st.Faint.Render(msg), t.w))
 		return t.fill(rows)
 	}
-	nameW := min(28, max(t.w/3, 12))
+	// Names are kept whole (a cut name is a wrong name): the column is as
+	// wide as the longest, and descriptions give way. Only a name wider
+	// than the pane leaves room is cut.
+	names := make([]string, len(tools))
+	nameW := 0
+	for i, tl := range tools {
+		names[i] = present.Line(tl.ServerTool)
+		if tl.Title != "" && t.w > 100 && tl.Title != tl.ServerTool {
+			names[i] += " · " + present.Line(tl.Title)
+		}
+		nameW = max(nameW, ansi.StringWidth(names[i]))
+	}
+	nameW = min(nameW, max(t.w-8, 12))
 	sel, top := t.cur.window(len(tools), t.h-1)
 	for i := top; i < len(tools) && len(rows) < t.h; i++ {
 		tl := tools[i]
-		name := present.Line(tl.ServerTool)
-		if tl.Title != "" && t.w > 100 {
-			name += " · " + present.Line(tl.Title)
-		}
-		name = fmt.Sprintf("%-*s", nameW, present.Truncate(name, nameW))
+		name := present.Truncate(names[i], nameW)
+		name += strings.Repeat(" ", max(nameW-ansi.StringWidth(name), 0))
 		desc := present.OneLine(tl.Description, 300)
 		if i == sel {
 			rows = append(rows, st.Selected.Render(padRight("› "+name+"  "+desc, t.w)))

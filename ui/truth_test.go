@@ -239,3 +239,35 @@ func TestRequestsKeyedByServerAndID(t *testing.T) {
 		t.Errorf("the fake numbers requests %d and %d; the runtime numbers each connection from 1", a.RequestID, b.RequestID)
 	}
 }
+
+// A modern request answered input_required is retried with a new id, and
+// a task is polled with others: the Requests view keeps each such request
+// on one row, under its first id, and says which round or task state it is
+// in; the row goes when the request ends.
+func TestRequestRoundsAndTasksStayOneRow(t *testing.T) {
+	rt := uitest.New(uitest.ReadySnapshot())
+	hs := start(t, rt, 140, 40)
+	h := runtime.EventHeader{Time: uitest.Clock, Server: "everything"}
+	rt.Emit(
+		runtime.RequestStarted{EventHeader: h, ID: 5, FirstID: 5, Round: 1, Method: "tools/call", Tool: "ask"},
+		runtime.RequestFinished{EventHeader: h, ID: 5, FirstID: 5, Round: 1, Method: "tools/call", Tool: "ask", Continues: "input_required", Inputs: []string{"who: elicitation/create"}},
+	)
+	hs.keys("3")
+	hs.waitText("1 outstanding", "ask") // between rounds the request is still there
+	rt.Emit(runtime.RequestStarted{EventHeader: h, ID: 6, FirstID: 5, Round: 2, Method: "tools/call", Tool: "ask"})
+	v := hs.waitText("round 2")
+	if !strings.Contains(v, "1 outstanding") || !strings.Contains(v, " 5 ") {
+		t.Fatalf("the second round is not the same row under id 5:\n%s", v)
+	}
+	rt.Emit(runtime.RequestFinished{EventHeader: h, ID: 6, FirstID: 5, Round: 2, Method: "tools/call", Tool: "ask"})
+	hs.waitText("0 outstanding")
+
+	rt.Emit(
+		runtime.RequestStarted{EventHeader: h, ID: 9, FirstID: 9, Round: 1, Method: "tools/call", Tool: "research"},
+		runtime.RequestFinished{EventHeader: h, ID: 9, FirstID: 9, Method: "tools/call", Tool: "research", Continues: "task"},
+		runtime.TaskUpdated{EventHeader: h, RequestID: 9, Method: "tools/call", Tool: "research", Task: runtime.TaskInfo{TaskID: "t1", Status: "working", Message: "reading sources"}},
+	)
+	hs.waitText("task working: reading sources", "1 outstanding")
+	rt.Emit(runtime.RequestFinished{EventHeader: h, ID: 9, FirstID: 9, Method: "tools/call", Tool: "research"})
+	hs.waitText("0 outstanding")
+}

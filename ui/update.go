@@ -72,6 +72,14 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.reconnect()
 	case key.Matches(msg, k.Check):
 		return m.startCheck()
+	case key.Matches(msg, k.LogLevel):
+		return m.chooseLogLevel()
+	case key.Matches(msg, k.Roots):
+		return m.editRoots()
+	case key.Matches(msg, k.Login):
+		return m.login()
+	case key.Matches(msg, k.Logout):
+		return m.logout()
 	case key.Matches(msg, k.FocusNext), key.Matches(msg, k.FocusPrev):
 		if m.focus == focusServers {
 			m.focus = focusDetail
@@ -86,7 +94,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.active = int(msg.Runes[0]-'1') % len(m.tabs)
 	case key.Matches(msg, k.Filter):
 		if m.activeTab().Filter() == nil {
-			m.setStatus(statusWarn, "the "+m.activeTab().Title()+" tab has no filter: / filters Tools, Notifications, Logs and Traffic")
+			m.setStatus(statusWarn, "the "+m.activeTab().Title()+" tab has no filter: / filters Tools, Notifications, Logs, Traffic, Resources and Prompts")
 			return nil
 		}
 		m.filtering = true

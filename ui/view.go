@@ -201,27 +201,24 @@ func (m *Model) helpBar() string {
 // detailView is the tab bar plus the active tab.
 func (m *Model) detailView(w, h int) string {
 	st := m.c.st
+	// Nine tabs do not fit an 80-column terminal: tighten the separators
+	// first, then shorten the titles of the tabs not shown, rather than
+	// cut the last tab off.
+	sep := " │ "
+	titles, width := m.tabTitles(false)
+	if width+3*(len(titles)-1)+1 > w {
+		sep = " "
+	}
+	if width+len(titles) > w {
+		titles, _ = m.tabTitles(true)
+	}
 	var tabs []string
-	titlesW := 0
-	for i, t := range m.tabs {
-		// The active tab is marked in text as well as colour, for NO_COLOR
-		// terminals and screen readers.
-		title := fmt.Sprintf("%d %s", i+1, t.Title())
-		if i == m.active {
-			title = fmt.Sprintf("[%d %s]", i+1, t.Title())
-		}
-		titlesW += lipgloss.Width(title)
+	for i, title := range titles {
 		if i == m.active {
 			tabs = append(tabs, st.TabActive.Render(title))
 		} else {
 			tabs = append(tabs, st.TabInactive.Render(title))
 		}
-	}
-	// Seven tabs do not fit an 80-column terminal with roomy separators:
-	// tighten them rather than cut the last tab off.
-	sep := " │ "
-	if titlesW+3*(len(tabs)-1)+1 > w {
-		sep = " "
 	}
 	bar := strings.Join(tabs, st.Faint.Render(sep))
 	if m.focus == focusDetail {
@@ -236,4 +233,28 @@ func (m *Model) detailView(w, h int) string {
 		}
 	}
 	return padRight(bar, w) + "\n" + m.activeTab().View()
+}
+
+// shortTitles name the tabs on narrow terminals, where the active tab
+// alone keeps its full title.
+var shortTitles = [...]string{"Ovw", "Tools", "Reqs", "Notes", "Logs", "Traf", "Check", "Res", "Prompts"}
+
+// tabTitles are the tab bar's titles and their width. The active tab is
+// marked in text as well as colour, for NO_COLOR terminals and screen
+// readers.
+func (m *Model) tabTitles(short bool) ([]string, int) {
+	out := make([]string, len(m.tabs))
+	width := 0
+	for i, t := range m.tabs {
+		name := t.Title()
+		if short && i != m.active && i < len(shortTitles) {
+			name = shortTitles[i]
+		}
+		out[i] = fmt.Sprintf("%d %s", i+1, name)
+		if i == m.active {
+			out[i] = "[" + out[i] + "]"
+		}
+		width += lipgloss.Width(out[i])
+	}
+	return out, width
 }

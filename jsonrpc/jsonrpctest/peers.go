@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -130,7 +129,7 @@ func startListening(t testing.TB, path string, args, env []string) string {
 	t.Helper()
 	cmd := exec.Command(path, args...)
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +161,7 @@ func startListening(t testing.TB, path string, args, env []string) string {
 		close(exited)
 	}()
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process)
 		<-exited
 	})
 	select {

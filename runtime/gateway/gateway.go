@@ -115,7 +115,7 @@ func New(rt *runtime.Controller, opts Options) *Gateway {
 		parked: map[string]*job{}, subRefs: map[subKey]*subRef{}}
 	// Subscribe before reading the snapshot, so no publication falls
 	// between the two.
-	events, cancel := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
+	events, cancel := rt.SubscribeBatches(runtime.SubscribeOptions{Buffer: 1 << 14})
 	g.stopPump = cancel
 	g.infoMeta, _ = json.Marshal(map[string]any{mcp.MetaServerInfo: g.implementation()})
 	g.cat.Store(newCatalog(rt.Snapshot()))
@@ -123,22 +123,25 @@ func New(rt *runtime.Controller, opts Options) *Gateway {
 	return g
 }
 
-// pump follows the runtime's events: publications change the offer,
-// progress, logs and resource updates go to the clients they concern.
-func (g *Gateway) pump(events <-chan runtime.Event) {
+// pump follows the runtime's events, a burst at a time: publications
+// change the offer, progress, logs and resource updates go to the clients
+// they concern.
+func (g *Gateway) pump(batches <-chan []runtime.Event) {
 	defer close(g.pumpDone)
-	for e := range events {
-		switch e := e.(type) {
-		case runtime.Published:
-			if e.Snapshot != nil {
-				g.republish(e.Snapshot)
+	for batch := range batches {
+		for _, e := range batch {
+			switch e := e.(type) {
+			case runtime.Published:
+				if e.Snapshot != nil {
+					g.republish(e.Snapshot)
+				}
+			case runtime.Progress:
+				g.progress(e)
+			case runtime.LogMessage:
+				g.logMessage(e)
+			case runtime.ResourceUpdated:
+				g.resourceUpdated(e)
 			}
-		case runtime.Progress:
-			g.progress(e)
-		case runtime.LogMessage:
-			g.logMessage(e)
-		case runtime.ResourceUpdated:
-			g.resourceUpdated(e)
 		}
 	}
 }

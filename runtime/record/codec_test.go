@@ -22,16 +22,16 @@ import (
 // tests; sessions are recorded from a real runtime elsewhere.
 type chanSource struct {
 	mu   sync.Mutex
-	ch   chan runtime.Event
+	ch   chan []runtime.Event
 	once sync.Once
 	snap *runtime.Snapshot
 }
 
 func newChanSource(snap *runtime.Snapshot) *chanSource {
-	return &chanSource{ch: make(chan runtime.Event, 1024), snap: snap}
+	return &chanSource{ch: make(chan []runtime.Event, 1024), snap: snap}
 }
 
-func (s *chanSource) Subscribe(runtime.SubscribeOptions) (<-chan runtime.Event, func()) {
+func (s *chanSource) SubscribeBatches(runtime.SubscribeOptions) (<-chan []runtime.Event, func()) {
 	return s.ch, s.end
 }
 
@@ -123,7 +123,7 @@ func recordEvents(t *testing.T, mod func(*Options), events ...runtime.Event) (st
 		}
 	})
 	for _, e := range events {
-		src.ch <- e
+		src.ch <- []runtime.Event{e}
 	}
 	src.end()
 	if err := r.Close(); err != nil {

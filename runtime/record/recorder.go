@@ -14,7 +14,7 @@ import (
 // Source is what the recorder needs of a session: *runtime.Controller
 // satisfies it.
 type Source interface {
-	Subscribe(runtime.SubscribeOptions) (<-chan runtime.Event, func())
+	SubscribeBatches(runtime.SubscribeOptions) (<-chan []runtime.Event, func())
 	Snapshot() *runtime.Snapshot
 }
 
@@ -57,7 +57,7 @@ type Recorder struct {
 	opts    Options
 	src     Source
 	cancel  func()
-	events  <-chan runtime.Event
+	events  <-chan []runtime.Event
 	dropped atomic.Uint64
 	notes   chan runtime.Event
 	stop    chan struct{}
@@ -120,7 +120,7 @@ func Start(src Source, opts Options) (*Recorder, error) {
 	}
 	// Subscribe before reading the snapshot: an event in between is then
 	// recorded after a snapshot that may already include it, never lost.
-	r.events, r.cancel = src.Subscribe(runtime.SubscribeOptions{Buffer: opts.Buffer, Dropped: &r.dropped, HTTP: true})
+	r.events, r.cancel = src.SubscribeBatches(runtime.SubscribeOptions{Buffer: opts.Buffer, Dropped: &r.dropped, HTTP: true})
 	r.writeHeader()
 	snap := src.Snapshot()
 	r.record(runtime.Published{EventHeader: runtime.EventHeader{Time: snap.At}, Generation: snap.Generation, Enabled: snap.Enabled, Snapshot: snap})
@@ -210,12 +210,14 @@ func (r *Recorder) run() {
 	}
 	for {
 		select {
-		case e, ok := <-r.events:
+		case batch, ok := <-r.events:
 			if !ok {
 				r.finish()
 				return
 			}
-			r.record(e)
+			for _, e := range batch {
+				r.record(e)
+			}
 			later()
 		case e := <-r.notes:
 			r.record(e)
@@ -242,11 +244,13 @@ func (r *Recorder) drainClosing() {
 	deadline := time.After(drainMax)
 	for {
 		select {
-		case e, ok := <-r.events:
+		case batch, ok := <-r.events:
 			if !ok {
 				return
 			}
-			r.record(e)
+			for _, e := range batch {
+				r.record(e)
+			}
 			if len(r.batch) > 64<<10 {
 				r.flush()
 			}
@@ -411,4 +415,42 @@ func (r *Recorder) flush() {
 		r.size.Store(r.f.size)
 	}
 	r.batch = r.batch[:0]
+}
+
+// EventSource is a session that delivers events one at a time (a test's
+// fake runtime, say); Unbatched makes a Source of it.
+type EventSource interface {
+	Subscribe(runtime.SubscribeOptions) (<-chan runtime.Event, func())
+	Snapshot() *runtime.Snapshot
+}
+
+// Unbatched adapts an EventSource to a Source: a goroutine hands on what
+// is queued as one batch. It ends when the subscription's channel closes.
+func Unbatched(src EventSource) Source { return unbatched{src} }
+
+type unbatched struct{ EventSource }
+
+func (u unbatched) SubscribeBatches(opts runtime.SubscribeOptions) (<-chan []runtime.Event, func()) {
+	in, cancel := u.Subscribe(opts)
+	out := make(chan []runtime.Event)
+	go func() {
+		defer close(out)
+		for e := range in {
+			batch := []runtime.Event{e}
+		more:
+			for len(batch) < 1024 {
+				select {
+				case e, ok := <-in:
+					if !ok {
+						break more
+					}
+					batch = append(batch, e)
+				default:
+					break more
+				}
+			}
+			out <- batch
+		}
+	}()
+	return out, cancel
 }

@@ -74,7 +74,8 @@ or protocol failure; 4 timeout or cancellation.`,
   echo '{"a":1,"b":2}' | mcpdeck call demo add -
   mcpdeck call demo sleep @args.json --timeout 5s
   mcpdeck call --stdio 'npx -y @modelcontextprotocol/server-everything' echo '{"message":"hi"}'`,
-		Args: cobra.RangeArgs(1, 3),
+		Args:              cobra.RangeArgs(1, 3),
+		ValidArgsFunction: completeFirstServer(func(n cachedNames) []string { return n.Tools }),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCall(cmd, &tf, &cf, args)
 		},
@@ -250,6 +251,9 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	}
 	defer shutdownRuntime(rt)
 	if err := serverFailure(rt.Snapshot(), target.server); err != nil {
+		return err
+	}
+	if err := knownTool(rt.Snapshot(), target.server, target.tool); err != nil {
 		return err
 	}
 

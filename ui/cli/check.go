@@ -66,6 +66,7 @@ initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
 		Example: `  mcpdeck check
   mcpdeck check myserver --json
   mcpdeck check --stdio 'node build/index.js' --tool search --args '{"query":"x"}'`,
+		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, names []string) error {
 			return runCheck(cmd, &tf, &cf, names)
 		},

@@ -310,8 +310,26 @@ func writeShow(w io.Writer, cfg *config.Config, approvals map[string]approval, r
 		for i, k := range slices.Sorted(maps.Keys(s.Env)) {
 			field(cond(i == 0, "env", ""), k+"="+s.Env[k])
 		}
+		if s.EnvFile != "" {
+			field("envFile", s.EnvFile+cond(s.Unapproved, " (not read until the file is approved)", ""))
+		}
+		if s.Transport == config.TransportStdio {
+			field("envInherit", inheritText(s.EnvInherit))
+		}
+		if len(s.SecretNames) > 0 {
+			field("secrets", strings.Join(s.SecretNames, ", "))
+		}
 		for i, k := range slices.Sorted(maps.Keys(s.Headers)) {
 			field(cond(i == 0, "headers", ""), k+": "+s.Headers[k])
+		}
+		if o := oauthOf(s.OAuth); o != nil {
+			field("oauth", oauthText(o))
+		}
+		if s.LogLevel != "" {
+			field("logLevel", s.LogLevel)
+		}
+		for i, r := range s.Roots {
+			field(cond(i == 0, "roots", ""), r)
 		}
 		field("timeouts", fmt.Sprintf("startup %s, call %s, ping %s", s.StartupTimeout, s.CallTimeout, pingText(s.PingInterval)))
 		field("reconnect", reconnectText(s.AutoReconnect))
@@ -409,6 +427,12 @@ type serverJSON struct {
 	PingInterval   string            `json:"pingInterval"` // "off" when pings are off
 	AutoReconnect  reconnectJSON     `json:"autoReconnect"`
 	NeedsInput     string            `json:"needsInput,omitempty"`
+	EnvFile        string            `json:"envFile,omitempty"`
+	EnvInherit     any               `json:"envInherit,omitempty"` // "all", or the names; omitted for the default set
+	Secrets        []string          `json:"secrets,omitempty"`    // names marked secret
+	OAuth          *oauthJSON        `json:"oauth,omitempty"`
+	LogLevel       string            `json:"logLevel,omitempty"`
+	Roots          []string          `json:"roots,omitempty"`
 	Source         string            `json:"source"`
 	Scope          string            `json:"scope"`
 	Line           int               `json:"line"`
@@ -463,7 +487,8 @@ func showJSON(cfg *config.Config, approvals map[string]approval, reveal bool) sh
 				Enabled: s.AutoReconnect.Enabled, MaxAttempts: s.AutoReconnect.MaxAttempts,
 				InitialBackoff: s.AutoReconnect.InitialBackoff.String(), MaxBackoff: s.AutoReconnect.MaxBackoff.String(),
 			},
-			NeedsInput: s.NeedsInput, Source: s.Source, Scope: string(s.Scope), Line: s.Pos.Line, Column: s.Pos.Column,
+			NeedsInput: s.NeedsInput, EnvFile: s.EnvFile, EnvInherit: inheritJSON(s.EnvInherit), Secrets: s.SecretNames,
+			OAuth: oauthOf(s.OAuth), LogLevel: s.LogLevel, Roots: s.Roots, Source: s.Source, Scope: string(s.Scope), Line: s.Pos.Line, Column: s.Pos.Column,
 		})
 	}
 	for _, sh := range cfg.Shadowed {
@@ -503,4 +528,66 @@ func diagnosticsJSON(ds []config.Diagnostic) []diagnosticJSON {
 		out = append(out, diagnosticJSON{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Column, Server: d.Server, Field: d.Field, Message: d.Message})
 	}
 	return out
+}
+
+// oauthJSON is a server's "oauth" block in config show (the client
+// secret redacted by Server.Redacted unless --reveal).
+type oauthJSON struct {
+	ClientID              string   `json:"clientId,omitempty"`
+	ClientSecret          string   `json:"clientSecret,omitempty"`
+	Scopes                []string `json:"scopes,omitempty"`
+	RedirectPort          int      `json:"redirectPort,omitempty"`
+	GrantType             string   `json:"grantType,omitempty"`
+	ClientMetadataURL     string   `json:"clientMetadataUrl,omitempty"`
+	AuthServerMetadataURL string   `json:"authServerMetadataUrl,omitempty"`
+}
+
+func oauthOf(o *config.OAuth) *oauthJSON {
+	if o == nil {
+		return nil
+	}
+	return &oauthJSON{ClientID: o.ClientID, ClientSecret: o.ClientSecret, Scopes: o.Scopes, RedirectPort: o.RedirectPort,
+		GrantType: string(o.GrantType), ClientMetadataURL: o.ClientMetadataURL, AuthServerMetadataURL: o.AuthServerMetadataURL}
+}
+
+func oauthText(o *oauthJSON) string {
+	var parts []string
+	add := func(k, v string) {
+		if v != "" {
+			parts = append(parts, k+" "+v)
+		}
+	}
+	add("clientId", o.ClientID)
+	add("clientSecret", o.ClientSecret)
+	add("scopes", strings.Join(o.Scopes, " "))
+	if o.RedirectPort != 0 {
+		add("redirectPort", fmt.Sprint(o.RedirectPort))
+	}
+	add("grantType", o.GrantType)
+	add("clientMetadataUrl", o.ClientMetadataURL)
+	add("authServerMetadataUrl", o.AuthServerMetadataURL)
+	if len(parts) == 0 {
+		return "(defaults)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func inheritText(e config.EnvInherit) string {
+	switch {
+	case e.All:
+		return "all of mcpdeck's environment"
+	case len(e.Names) > 0:
+		return "the default set and " + strings.Join(e.Names, ", ")
+	}
+	return "the default set"
+}
+
+func inheritJSON(e config.EnvInherit) any {
+	switch {
+	case e.All:
+		return "all"
+	case len(e.Names) > 0:
+		return e.Names
+	}
+	return nil
 }

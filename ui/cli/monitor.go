@@ -111,8 +111,13 @@ func runMonitor(cmd *cobra.Command, tf *targetFlags, mf *monitorFlags, names []s
 	if err != nil {
 		return err
 	}
-	m.rt = runtime.New(runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, ClientVersion: version(),
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, ClientVersion: version(),
 		Telemetry: tel, Auth: newAuthManager(cmd, 0)})
+	if err != nil {
+		shutdownTelemetry(tel)
+		return err
+	}
+	m.rt = runtime.New(opts)
 	events, unsubscribe := m.rt.Subscribe(runtime.SubscribeOptions{})
 	logged := make(chan struct{})
 	go func() {

@@ -83,6 +83,7 @@ usage or configuration error, 4 when interrupted.
 		Example: `  mcpdeck servers
   mcpdeck servers --json demo
   mcpdeck servers --stdio 'npx -y @modelcontextprotocol/server-everything'`,
+		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runServers(cmd, &tf, args, asJSON)
 		},

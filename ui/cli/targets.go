@@ -158,7 +158,11 @@ func narrow(cfg *config.Config, names []string) (*config.Config, error) {
 		for _, name := range names {
 			s, ok := cfg.Server(name)
 			if !ok {
-				return nil, withCode(ExitUsage, fmt.Errorf("no server %q in %s (configured: %s)", name, sourcesOf(cfg), namesOf(cfg)))
+				var all []string
+				for _, s := range cfg.Servers {
+					all = append(all, s.Name)
+				}
+				return nil, withCode(ExitUsage, fmt.Errorf("no server %q in %s%s (configured: %s)", name, sourcesOf(cfg), didYouMean(name, all), namesOf(cfg)))
 			}
 			s.Enabled = true
 			narrowed.Servers = append(narrowed.Servers, s)
@@ -229,6 +233,9 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 	}
 	if len(cfg.Servers) == 0 {
 		warnf(cmd.ErrOrStderr(), "no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio", sourcesOf(cfg))
+	}
+	if opts, err = sessionOptions(cmd, opts); err != nil {
+		return nil, err
 	}
 	if opts.Protocol, err = protocolSetting(cmd); err != nil {
 		return nil, err

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui"
 	"mcpdeck/ui/present"
 )
 
@@ -14,10 +17,16 @@ func newToolsCmd() *cobra.Command {
 	var tf targetFlags
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "tools [SERVER]...",
-		Short: "List the tools of servers (with schemas under --json)",
+		Use:   "tools [SERVER]... | tools SERVER TOOL",
+		Short: "List the tools of servers (with schemas under --json), or one tool's details",
 		Long: `tools connects to every enabled server (or the named ones, or the ad-hoc
 server given with --url or --stdio), lists their tools and stops them.
+
+tools SERVER TOOL (with an ad-hoc server: tools TOOL) prints one tool's
+details instead: its whole description, its annotations, its input and
+output schemas and an example of arguments built from the input schema;
+--json prints the tool as below, schemas included. An unknown tool gets
+"did you mean".
 
 The table has one row per tool: SERVER, TOOL (the server's own name) and
 DESCRIPTION (the title, then the description, cut to one line).
@@ -38,7 +47,11 @@ configuration error, 4 when interrupted.
 		Example: `  mcpdeck tools
   mcpdeck tools demo --json
   mcpdeck tools --url http://localhost:3001/mcp --header 'Authorization: Bearer $TOKEN'`,
+		ValidArgsFunction: completeFirstServer(func(n cachedNames) []string { return n.Tools }),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if server, tool, ok := toolDetailArgs(cmd, &tf, args); ok {
+				return runToolDetail(cmd, &tf, server, tool, asJSON)
+			}
 			return runTools(cmd, &tf, args, asJSON)
 		},
 	}
@@ -61,6 +74,7 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) 
 	}
 	defer shutdownRuntime(rt)
 	snap := rt.Snapshot()
+	rememberNames(snap)
 
 	out := toolsOutput{Tools: []runtime.Tool{}}
 	out.Tools = append(out.Tools, snap.Tools...)
@@ -107,4 +121,56 @@ func toolSummary(t runtime.Tool) string {
 	default:
 		return present.Line(t.Title)
 	}
+}
+
+// toolDetailArgs reports whether the arguments name one tool: TOOL with
+// an ad-hoc server, or SERVER TOOL where TOOL is not a configured server.
+func toolDetailArgs(cmd *cobra.Command, tf *targetFlags, args []string) (server, tool string, ok bool) {
+	if tf.url != "" || tf.stdio != "" {
+		if len(args) == 1 {
+			return adHocName, args[0], true
+		}
+		return "", "", false
+	}
+	if len(args) != 2 {
+		return "", "", false
+	}
+	if cfg, err := loadConfig(cmd, configFiles(cmd)); err == nil {
+		if _, isServer := cfg.Server(args[1]); isServer {
+			return "", "", false
+		}
+	}
+	return args[0], args[1], true
+}
+
+// toolDetailWidth is the width tool details wrap at.
+const toolDetailWidth = 100
+
+func runToolDetail(cmd *cobra.Command, tf *targetFlags, server, tool string, asJSON bool) error {
+	var names []string
+	if server != adHocName {
+		names = []string{server}
+	}
+	ctx, stop := signalContext(cmd)
+	defer stop()
+	rt, err := openOne(ctx, cmd, tf, server, names, "tools")
+	if err != nil {
+		return err
+	}
+	defer shutdownRuntime(rt)
+	snap := rt.Snapshot()
+	if err := knownTool(snap, server, tool); err != nil {
+		return err
+	}
+	v, _ := snap.Server(server)
+	for _, t := range v.Tools {
+		if t.ServerTool == tool || t.Name == tool {
+			if asJSON {
+				return present.WriteJSON(cmd.OutOrStdout(), t)
+			}
+			_, err := io.WriteString(cmd.OutOrStdout(), ui.ToolDetail(t, toolDetailWidth))
+			return err
+		}
+	}
+	return nil
 }

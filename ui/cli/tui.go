@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sync"
@@ -22,7 +24,7 @@ import (
 // runTUI is the root command: the terminal UI on the discovered
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
-func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) error {
+func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf *telemetryFlags) error {
 	// --trust-project approves before the approvals are read below, and the
 	// configuration is read again: only an approved file's envFile is read.
 	trust, _ := cmd.Flags().GetBool("trust-project")
@@ -44,14 +46,38 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("opening project approvals: %w", err))
 	}
-	// Tokens stored by "mcpdeck auth login" authorize remote servers; nothing
-	// may print under the TUI, so a server without one shows "needs login".
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer stop()
+	// Nothing but the TUI may write to the terminal: telemetry logs to the
+	// --log file, or nowhere.
+	var logOut *os.File
+	tlog := slog.New(slog.DiscardHandler)
+	if logFile != "" {
+		if logOut, err = os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("opening the log file: %w (give --log a writable path)", err))
+		}
+		defer logOut.Close()
+		tlog = slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
 	protocol, err := protocolSetting(cmd)
 	if err != nil {
 		return err
 	}
-	rtAuth := auth.NewManager(auth.Options{OnSecret: config.AddSecret})
-	rt := runtime.New(runtime.Options{Config: cfg, ClientVersion: version(), Auth: rtAuth, Protocol: protocol})
+	tel, err := tf.startTelemetry(ctx, tlog)
+	if err != nil {
+		return err
+	}
+	defer shutdownTelemetry(tel)
+	// Tokens stored by "mcpdeck auth login" authorize remote servers; the
+	// TUI's login key uses the same manager, whose URLs go to the UI, never
+	// to the terminal.
+	urls := &ui.LoginURLs{}
+	mgr := auth.NewManager(auth.Options{OnSecret: config.AddSecret, OnURL: urls.Report})
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, ClientVersion: version(), Auth: mgr, Protocol: protocol, Telemetry: tel})
+	if err != nil {
+		return err
+	}
+	rt := runtime.New(opts)
 	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
 	defer shutdownRuntime(rt)
 	if err := rec.start(rt); err != nil {
@@ -64,15 +90,8 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 		}
 		defer stopServing() // before the runtime shuts down
 	}
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer stop()
-	if logFile != "" {
-		closeLog, err := logEvents(rt, logFile)
-		if err != nil {
-			return withCode(ExitUsage, err)
-		}
-		defer closeLog()
+	if logOut != nil {
+		defer logEvents(rt, logOut)()
 	}
 	var sources []string
 	for _, f := range cfg.Files {
@@ -83,8 +102,19 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 	// with the settings r reloaded.
 	var mu sync.Mutex
 	current := cfg
+	// The terminal, unless the command was given other streams (tests).
+	var in io.Reader
+	var out io.Writer
+	if r := cmd.InOrStdin(); r != os.Stdin {
+		in = r
+	}
+	if w := cmd.OutOrStdout(); w != os.Stdout {
+		out = w
+	}
 	err = ui.Run(ctx, ui.Options{
 		Runtime:       rt,
+		Input:         in,
+		Output:        out,
 		Recording:     tuiRecording(rec, cfg),
 		Sources:       sources,
 		EnableOnStart: enable,
@@ -96,6 +126,14 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 				mu.Unlock()
 			}
 			return c, err
+		},
+		Auth:      mgr,
+		LoginURLs: urls,
+		AuthTarget: func(server string) (auth.Target, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			srv, ok := current.Server(server)
+			return auth.TargetOf(srv), ok
 		},
 		Untrusted: cfg.Untrusted(ts),
 		Trust:     ts.Trust,
@@ -117,7 +155,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 			if srv.Invalid != nil {
 				return check.Report{}, fmt.Errorf("checking %q: its configuration is invalid: %w", server, srv.Invalid)
 			}
-			return check.Run(ctx, srv, check.Options{ClientVersion: version(), Auth: rtAuth, Protocol: protocol}, progress), nil
+			return check.Run(ctx, srv, check.Options{ClientVersion: version(), Auth: mgr, Protocol: protocol}, progress), nil
 		},
 	})
 	if err != nil {
@@ -129,11 +167,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags) er
 // logEvents writes the runtime's events to path, one JSON object a line:
 // under the TUI nothing else may write to the terminal, and a file is
 // where a person looks afterwards.
-func logEvents(rt *runtime.Controller, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("opening the log file: %w (give --log a writable path)", err)
-	}
+func logEvents(rt *runtime.Controller, f *os.File) func() {
 	events, cancel := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
 	done := make(chan struct{})
 	go func() {
@@ -157,6 +191,5 @@ func logEvents(rt *runtime.Controller, path string) (func(), error) {
 	return func() {
 		cancel()
 		<-done
-		f.Close()
-	}, nil
+	}
 }

@@ -82,6 +82,7 @@ connected; 2 for a usage or configuration error.`,
 		Example: `  mcpdeck watch
   mcpdeck watch demo --level debug --for 30s
   mcpdeck watch --json | jq 'select(.kind == "log")'`,
+		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runWatch(cmd, &tf, &wf, args)
 		},
@@ -130,8 +131,14 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	if err != nil {
 		return err
 	}
-	rt := runtime.New(runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, LogLevel: wf.level, ClientVersion: version(),
+	// --level both filters and asks; the global --log-level, when given,
+	// asks for more than is shown (or less).
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, LogLevel: wf.level, ClientVersion: version(),
 		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol, Telemetry: tel})
+	if err != nil {
+		return err
+	}
+	rt := runtime.New(opts)
 	if err := rec.start(rt); err != nil {
 		shutdownRuntime(rt)
 		return err

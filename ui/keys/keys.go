@@ -14,6 +14,10 @@ type KeyMap struct {
 	Reconnect    key.Binding
 	Check        key.Binding
 	Record       key.Binding
+	LogLevel     key.Binding
+	Roots        key.Binding
+	Login        key.Binding
+	Logout       key.Binding
 	Help         key.Binding
 	Quit         key.Binding
 	ForceQuit    key.Binding
@@ -43,6 +47,17 @@ type KeyMap struct {
 	Back        key.Binding
 	Close       key.Binding
 	Save        key.Binding
+	Copy        key.Binding
+	Search      key.Binding
+	NextMatch   key.Binding
+	PrevMatch   key.Binding
+	Subscribe   key.Binding
+	Details     key.Binding
+	OpenLink    key.Binding
+	Rerun       key.Binding
+	EditRerun   key.Binding
+	Add         key.Binding
+	Remove      key.Binding
 
 	// Replay timeline (mcpdeck replay FILE).
 	ReplayBack        key.Binding
@@ -55,16 +70,22 @@ type KeyMap struct {
 	ReplayEnd         key.Binding
 
 	// Forms and dialogs.
-	Send       key.Binding // a form's fields: enter sends
-	Submit     key.Binding // the raw JSON editor, where enter is a new line
-	NextField  key.Binding
-	PrevField  key.Binding
-	Toggle     key.Binding
-	PrevChoice key.Binding
-	RawJSON    key.Binding
-	Yes        key.Binding
-	No         key.Binding
-	Decline    key.Binding // a server's question (elicitation)
+	Send             key.Binding // a form's fields: enter sends
+	Submit           key.Binding // the raw JSON editor, where enter is a new line
+	NextField        key.Binding
+	PrevField        key.Binding
+	Toggle           key.Binding
+	PrevChoice       key.Binding
+	RawJSON          key.Binding
+	Validate         key.Binding // a form: validation on/off (--no-validate)
+	AddItem          key.Binding // an array heading: one more item
+	RemoveItem       key.Binding // an array heading or item: one less
+	NextSuggestion   key.Binding
+	PrevSuggestion   key.Binding
+	AcceptSuggestion key.Binding
+	Yes              key.Binding
+	No               key.Binding
+	Decline          key.Binding // a server's question (elicitation)
 }
 
 // DefaultKeyMap returns the bindings the UI ships with.
@@ -79,6 +100,10 @@ func DefaultKeyMap() KeyMap {
 		Reconnect:    b("R", "reconnect", "R"),
 		Check:        b("c", "check server", "c"),
 		Record:       b("ctrl+r", "record on/off", "ctrl+r"),
+		LogLevel:     b("L", "log level", "L"),
+		Roots:        b("o", "roots", "o"),
+		Login:        b("i", "log in", "i"),
+		Logout:       b("I", "log out", "I"),
 		Help:         b("?", "help", "?"),
 		Quit:         b("q", "quit", "q", "ctrl+c"),
 		ForceQuit:    b("ctrl+c", "force quit (twice)", "ctrl+c"),
@@ -93,7 +118,7 @@ func DefaultKeyMap() KeyMap {
 		Bottom:    b("G", "bottom", "G", "end"),
 		PrevTab:   b("←/h", "prev tab", "left", "h", "["),
 		NextTab:   b("→/l", "next tab", "right", "l", "]"),
-		JumpTab:   b("1-7", "go to tab", "1", "2", "3", "4", "5", "6", "7"),
+		JumpTab:   b("1-9", "go to tab", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
 
 		Filter:      b("/", "filter", "/"),
 		ApplyFilter: b("enter", "apply filter", "enter"),
@@ -106,6 +131,17 @@ func DefaultKeyMap() KeyMap {
 		Back:        b("esc", "back", "esc"),
 		Close:       b("esc/q/enter", "close", "esc", "q", "enter"),
 		Save:        b("s", "save to a file", "s"),
+		Copy:        b("y", "copy (OSC 52)", "y"),
+		Search:      b("/", "search", "/"),
+		NextMatch:   b("n", "next match", "n"),
+		PrevMatch:   b("N", "previous match", "N"),
+		Subscribe:   b("u", "subscribe/unsubscribe", "u"),
+		Details:     b("d", "details", "d"),
+		OpenLink:    b("o", "open linked resource", "o"),
+		Rerun:       b("E", "re-run as it was", "E"),
+		EditRerun:   b("e", "edit and re-run", "e"),
+		Add:         b("+", "add", "+", "a"),
+		Remove:      b("-", "remove", "-", "d", "delete"),
 
 		ReplayBack:        b(",", "step back", ","),
 		ReplayForward:     b(".", "step on", "."),
@@ -116,32 +152,40 @@ func DefaultKeyMap() KeyMap {
 		ReplayStart:       b("^", "replay start", "^"),
 		ReplayEnd:         b("$", "replay end", "$"),
 
-		Send:       b("enter/ctrl+s", "send", "enter", "ctrl+s"),
-		Submit:     b("ctrl+s", "send (raw JSON)", "ctrl+s"),
-		NextField:  b("tab/↓", "next field", "tab", "down"),
-		PrevField:  b("shift+tab/↑", "prev field", "shift+tab", "up"),
-		Toggle:     b("space/→", "toggle, next choice", " ", "right"),
-		PrevChoice: b("←", "previous choice", "left"),
-		RawJSON:    b("ctrl+e", "form/raw JSON", "ctrl+e"),
-		Yes:        b("y", "yes", "y", "Y"),
-		No:         b("n/esc", "no", "n", "N", "esc"),
-		Decline:    b("ctrl+x", "decline (a server's question)", "ctrl+x"),
+		Send:             b("enter/ctrl+s", "send", "enter", "ctrl+s"),
+		Submit:           b("ctrl+s", "send (raw JSON)", "ctrl+s"),
+		NextField:        b("tab/↓", "next field", "tab", "down"),
+		PrevField:        b("shift+tab/↑", "prev field", "shift+tab", "up"),
+		Toggle:           b("space/→", "toggle, next choice", " ", "right"),
+		PrevChoice:       b("←", "previous choice", "left"),
+		RawJSON:          b("ctrl+e", "form/raw JSON", "ctrl+e"),
+		Validate:         b("ctrl+t", "validation on/off", "ctrl+t"),
+		AddItem:          b("+", "add an item", "+"),
+		RemoveItem:       b("-", "remove the item", "-"),
+		NextSuggestion:   b("ctrl+n", "next suggestion", "ctrl+n"),
+		PrevSuggestion:   b("ctrl+p", "previous suggestion", "ctrl+p"),
+		AcceptSuggestion: b("→/ctrl+f", "take the suggestion", "right", "ctrl+f"),
+		Yes:              b("y", "yes", "y", "Y"),
+		No:               b("n/esc", "no", "n", "N", "esc"),
+		Decline:          b("ctrl+x", "decline (a server's question)", "ctrl+x"),
 	}
 }
 
 // ShortHelp is the help bar of the main screen.
 func (k KeyMap) ShortHelp() []key.Binding {
 	// Most important first: the help bar truncates on narrow terminals.
-	return []key.Binding{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Help, k.Quit, k.Check, k.FocusNext, k.NextTab, k.Filter}
+	return []key.Binding{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Help, k.Quit, k.Check, k.FocusNext, k.NextTab, k.Filter, k.LogLevel, k.Roots}
 }
 
 // FullHelp is the help overlay, one column per section.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Record, k.Help, k.Quit, k.ForceQuit},
-		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.PrevTab, k.NextTab, k.JumpTab, k.Filter, k.ApplyFilter, k.ClearFilter, k.Select, k.Cancel, k.StopCheck, k.Pause, k.Scope, k.Back, k.Close, k.Save},
-		{k.Send, k.Submit, k.NextField, k.PrevField, k.Toggle, k.PrevChoice, k.RawJSON, k.Yes, k.No, k.Decline},
+		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Record, k.LogLevel, k.Roots, k.Login, k.Logout, k.Help, k.Quit, k.ForceQuit},
+		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.PrevTab, k.NextTab, k.JumpTab},
+		{k.Filter, k.ApplyFilter, k.ClearFilter, k.Select, k.Details, k.Subscribe, k.Cancel, k.EditRerun, k.Rerun, k.StopCheck, k.Pause, k.Scope, k.Back, k.Close},
+		{k.Save, k.Copy, k.Search, k.NextMatch, k.PrevMatch, k.OpenLink, k.Add, k.Remove},
+		{k.Send, k.Submit, k.NextField, k.PrevField, k.Toggle, k.PrevChoice, k.RawJSON, k.Validate, k.AddItem, k.RemoveItem},
+		{k.NextSuggestion, k.PrevSuggestion, k.AcceptSuggestion, k.Yes, k.No, k.Decline},
 		k.ReplayHelp(),
 	}
 }
@@ -155,9 +199,10 @@ func (k KeyMap) ReplayHelp() []key.Binding {
 // DialogHelp is the help bar while a yes/no dialog is open.
 func (k KeyMap) DialogHelp() []key.Binding { return []key.Binding{k.Yes, k.No} }
 
-// ViewerHelp is the help bar of the result viewer.
+// ViewerHelp is the help bar of a text viewer (results, resources,
+// prompts, details).
 func (k KeyMap) ViewerHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Save, k.Close}
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Search, k.NextMatch, k.PrevMatch, k.Save, k.Copy, k.Close}
 }
 
 // All is every binding of the map, for checking that the keys the UI

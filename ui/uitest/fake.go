@@ -42,6 +42,18 @@ type Runtime struct {
 	// would.
 	HoldCheck   chan struct{}
 	HoldCheckAt int
+	// Contents are what ReadResource answers, by URI (a raw
+	// resources/read result); a URI mapped to nil is not found.
+	Contents map[string]json.RawMessage
+	// PromptFunc answers GetPrompt; nil quotes the arguments back.
+	PromptFunc func(name string, args map[string]string) (json.RawMessage, error)
+	// Completions are the values Complete offers (those starting with
+	// what was typed).
+	Completions []string
+	// HistoryDropped is the dropped count History reports.
+	HistoryDropped uint64
+	// Configured is the configuration Configure was given last.
+	Configured *config.Config
 
 	// mu guards everything below: the UI calls from its command goroutines
 	// while tests emit from theirs.
@@ -55,6 +67,8 @@ type Runtime struct {
 	lastID   map[string]uint64
 	shutdown bool
 	dropped  uint64
+	reads    map[string]int
+	history  []runtime.CallRecord
 
 	actions chan string
 }
@@ -68,11 +82,14 @@ type subscription struct {
 // server reaches when MCP is switched on (default ready).
 func New(snap *runtime.Snapshot) *Runtime {
 	r := &Runtime{
-		snap:    snap,
-		on:      map[string]runtime.State{},
-		subs:    map[*subscription]struct{}{},
-		lastID:  map[string]uint64{},
-		actions: make(chan string, 1024),
+		snap:        snap,
+		on:          map[string]runtime.State{},
+		subs:        map[*subscription]struct{}{},
+		lastID:      map[string]uint64{},
+		reads:       map[string]int{},
+		Contents:    EverythingContents(),
+		Completions: Names,
+		actions:     make(chan string, 1024),
 	}
 	return r
 }
@@ -284,6 +301,7 @@ func (r *Runtime) Call(ctx context.Context, req runtime.CallRequest) (*runtime.R
 	if res != nil {
 		res.RequestID = id
 	}
+	r.addHistory(req, id, res, err)
 	fin := runtime.RequestFinished{EventHeader: runtime.EventHeader{Time: now, Server: req.Server}, ID: id, Method: "tools/call", Tool: req.Tool}
 	if err != nil {
 		fin.Err = err.Error()

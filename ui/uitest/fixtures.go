@@ -1,6 +1,7 @@
 package uitest
 
 import (
+	"encoding/json"
 	"time"
 
 	"mcpdeck/runtime"
@@ -86,7 +87,11 @@ func ReadySnapshot() *runtime.Snapshot {
 			srv.StartedAt = Clock.Add(-83 * time.Minute)
 			srv.ServerInfo = runtime.Implementation{Name: "example-servers/everything", Version: "1.0.0"}
 			srv.ProtocolVersion = "2025-06-18"
-			srv.Capabilities = raw(`{"logging":{},"tools":{"listChanged":true},"prompts":{},"resources":{"subscribe":true}}`)
+			srv.Capabilities = raw(`{"logging":{},"completions":{},"tools":{"listChanged":true},"prompts":{},"resources":{"subscribe":true}}`)
+			srv.Resources = EverythingResources()
+			srv.Templates = EverythingTemplates()
+			srv.Prompts = EverythingPrompts()
+			srv.LogLevel = "info"
 			srv.Instructions = "Testing server: exercises every MCP feature."
 			srv.Ping = runtime.PingStats{Last: 2 * time.Millisecond, EWMA: 2 * time.Millisecond, P50: 2 * time.Millisecond, P95: 3 * time.Millisecond, Recent: pings(2*time.Millisecond, 40), LastAt: Clock}
 			srv.Counters.Calls = 12
@@ -114,3 +119,41 @@ func ReadySnapshot() *runtime.Snapshot {
 	s.Tools = append(EverythingTools(), WeatherTools()...)
 	return s
 }
+
+// EverythingResources are the fixture resources of "everything": text,
+// JSON and binary.
+func EverythingResources() []runtime.Resource {
+	return []runtime.Resource{
+		{Server: "everything", URI: "test://static/resource/1", Name: "Resource 1", MIMEType: "text/plain", Description: "A plain text resource"},
+		{Server: "everything", URI: "test://static/resource/2", Name: "Resource 2", MIMEType: "application/octet-stream", Description: "A binary resource"},
+		{Server: "everything", URI: "test://config.json", Name: "config", MIMEType: "application/json", Description: "Settings as JSON"},
+	}
+}
+
+// EverythingTemplates are the fixture resource templates of "everything".
+func EverythingTemplates() []runtime.ResourceTemplate {
+	return []runtime.ResourceTemplate{
+		{Server: "everything", URITemplate: "test://greeting/{name}", Name: "greeting", Description: "A greeting for {name}", MIMEType: "text/plain"},
+	}
+}
+
+// EverythingPrompts are the fixture prompts of "everything".
+func EverythingPrompts() []runtime.Prompt {
+	return []runtime.Prompt{
+		{Server: "everything", Name: "simple_prompt", Description: "A prompt without arguments"},
+		{Server: "everything", Name: "complex_prompt", Description: "A prompt with arguments", Arguments: []runtime.PromptArgument{
+			{Name: "temperature", Description: "Temperature setting", Required: true}, {Name: "style", Description: "Output style"}}},
+	}
+}
+
+// EverythingContents are the fixture contents resources/read answers.
+func EverythingContents() map[string]json.RawMessage {
+	return map[string]json.RawMessage{
+		"test://static/resource/2": raw(`{"contents":[{"uri":"test://static/resource/2","mimeType":"application/octet-stream","blob":"AAECAwQFBgcICQ=="}]}`),
+		"test://config.json":       raw(`{"contents":[{"uri":"test://config.json","mimeType":"application/json","text":"{\"debug\":true,\"level\":3}"}]}`),
+		"test://missing":           nil,
+	}
+}
+
+// Names are what the fake completes arguments from.
+var Names = []string{"Ada", "Alan", "Barbara", "Grace", "Linus"}

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"mcpdeck/config"
+	"mcpdeck/runtime"
+)
+
+// The global flags every command that starts servers applies to its
+// session: roots offered to servers (--root) and the log level asked of
+// them (--log-level).
+const (
+	rootFlag     = "root"
+	logLevelFlag = "log-level"
+)
+
+// addSessionFlags defines the global --root and --log-level.
+func addSessionFlags(root *cobra.Command) {
+	fl := root.PersistentFlags()
+	fl.StringArray(rootFlag, nil, "offer `DIR` to servers as a root (roots/list; repeatable); servers with roots in mcp.json keep theirs")
+	fl.String(logLevelFlag, "", "ask servers for log messages at level `L` and up ("+strings.Join(config.LogLevels, ", ")+"); default info, or each server's logLevel")
+}
+
+// sessionOptions applies the global session flags to opts: --root
+// directories made absolute, and --log-level checked.
+func sessionOptions(cmd *cobra.Command, opts runtime.Options) (runtime.Options, error) {
+	dirs, _ := cmd.Flags().GetStringArray(rootFlag)
+	for _, d := range dirs {
+		if strings.TrimSpace(d) == "" {
+			return opts, withCode(ExitUsage, fmt.Errorf("--root %q: name a directory", d))
+		}
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		opts.Roots = append(opts.Roots, d)
+	}
+	if level, _ := cmd.Flags().GetString(logLevelFlag); level != "" {
+		if !slices.Contains(config.LogLevels, level) {
+			return opts, withCode(ExitUsage, fmt.Errorf("--log-level %q: use one of %s", level, strings.Join(config.LogLevels, ", ")))
+		}
+		opts.LogLevel = level
+	}
+	return opts, nil
+}

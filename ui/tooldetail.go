@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
+	"mcpdeck/ui/styles"
+)
+
+// openDetailMsg asks the root model to show a tool's details.
+type openDetailMsg struct{ tool runtime.Tool }
+
+// ToolDetailLines renders a tool's details: its names, the whole
+// description wrapped, its annotations (hints the server gives, not
+// promises), the input and output schemas, and an example of arguments
+// built from the input schema. The CLI's `tools SERVER TOOL` prints the
+// same text.
+func toolDetailLines(st styles.Styles, t runtime.Tool, w int) []string {
+	var out []string
+	kv := func(k, v string) { out = append(out, st.Label.Render(padRight(k, 13))+v) }
+	section := func(title string) {
+		h := "── " + title + " "
+		out = append(out, "", st.Faint.Render(h+strings.Repeat("─", max(w-len([]rune(h)), 0))))
+	}
+	kv("tool", present.Line(t.ServerTool))
+	if t.Title != "" {
+		kv("title", present.Line(t.Title))
+	}
+	kv("server", present.Line(t.Server))
+	kv("called as", present.Line(t.Name))
+	if ann := annotationText(t.Annotations); ann != "" {
+		kv("annotations", ann)
+	}
+	section("description")
+	if strings.TrimSpace(t.Description) == "" {
+		out = append(out, st.Dim.Render("(none)"))
+	}
+	for _, l := range strings.Split(present.Block(t.Description), "\n") {
+		out = append(out, wrap(l, w)...)
+	}
+	section("input schema")
+	out = append(out, strings.Split(present.PrettyJSON(orEmpty(t.InputSchema)), "\n")...)
+	section("example arguments (required fields, defaults, first choices)")
+	out = append(out, strings.Split(present.PrettyJSON(present.Skeleton(t.InputSchema)), "\n")...)
+	section("output schema")
+	if len(t.OutputSchema) == 0 {
+		out = append(out, st.Dim.Render("(none: results are not checked)"))
+	} else {
+		out = append(out, strings.Split(present.PrettyJSON(t.OutputSchema), "\n")...)
+	}
+	return out
+}
+
+// annotationText is a tool's annotations on one line: the hints set to
+// true by name, the others as key=value.
+func annotationText(raw json.RawMessage) string {
+	var ann map[string]any
+	if len(raw) == 0 || json.Unmarshal(raw, &ann) != nil || len(ann) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(ann))
+	for k := range ann {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		switch v := ann[k].(type) {
+		case bool:
+			if v {
+				parts = append(parts, k)
+			} else {
+				parts = append(parts, k+"=false")
+			}
+		default:
+			enc, _ := json.Marshal(v)
+			parts = append(parts, k+"="+string(enc))
+		}
+	}
+	return present.Line(strings.Join(parts, ", "))
+}
+
+// openToolDetail shows a tool's details.
+func (m *Model) openToolDetail(t runtime.Tool) tea.Cmd {
+	st := m.c.st
+	m.openModal(newTextViewer(m.c, "Tool "+t.Server+" › "+present.Line(t.ServerTool), "tool", t.Server,
+		func(w int) []string { return toolDetailLines(st, t, w) }))
+	return nil
+}
+
+// ToolDetail is a tool's details as plain text at width columns, for
+// `mcpdeck tools SERVER TOOL`: the same text the TUI's detail view shows.
+func ToolDetail(t runtime.Tool, width int) string {
+	lines := toolDetailLines(styles.Styles{}, t, width)
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
