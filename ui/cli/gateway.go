@@ -97,7 +97,16 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	// A headless gateway declines the elicitations it cannot pass to the
 	// client that caused them; declaring elicitation at all lets servers
 	// ask the clients that can answer.
-	rt := runtime.New(runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, ClientVersion: version(), Auth: newAuthManager(cmd, 0)})
+	protocol, err := protocolSetting(cmd)
+	if err != nil {
+		return err
+	}
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, ClientVersion: version(),
+		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol})
+	if err != nil {
+		return err
+	}
+	rt := runtime.New(opts)
 	defer shutdownRuntime(rt)
 	ready := make(chan struct{})
 	enabled := make(chan struct{})
