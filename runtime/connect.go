@@ -32,6 +32,7 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	if err != nil {
 		return nil, info, err
 	}
+	warmSchemas() // while the server starts, so the first call validates at once
 	report(StateStarting)
 	s, err := c.openTransport(ctx, gen, cfg)
 	if err != nil {

@@ -128,6 +128,18 @@ func CompileSchema(schema json.RawMessage) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
+// warmOnce compiles a trivial schema once, in the background, as soon as
+// mcpdeck connects to its first server: the validator compiles its
+// meta-schemas on first use (several milliseconds), which would otherwise
+// land on the first call a person (or a one-shot mcpdeck call) makes.
+var warmOnce sync.Once
+
+func warmSchemas() {
+	warmOnce.Do(func() {
+		go func() { _, _ = CompileSchema(json.RawMessage(`{"type":"object"}`)) }()
+	})
+}
+
 type noRemote struct{}
 
 func (noRemote) Load(url string) (any, error) {

@@ -20,8 +20,9 @@ import (
 var subreaper sync.Once
 
 func platformInit() {
-	// The subreaper is set once the watchdog is orphaned: see
-	// startSupervision.
+	// The subreaper is set once the watchdog runs (see startSupervision);
+	// the watchdog is a direct child, which the adopted-orphan reaper
+	// below never reaps (it reaps only server groups).
 	startSupervision(func() {
 		subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 	})
@@ -91,10 +92,19 @@ func disown(pgid int) {
 }
 
 // reapGroup reaps the zombies of group pgid that were reparented to us as
-// subreaper. Only members other than the leader are waited for, by pid:
-// the leader is os/exec's to reap, and a wait for any child would steal
-// the exit status of another server's leader.
-func reapGroup(pgid int) { reapGroups(map[int]bool{pgid: true}) }
+// subreaper. It is called once the group's leader is reaped (os/exec's
+// to reap): every child of ours left in the group is then an adopted
+// orphan, and a wait on the group reaps them without scanning /proc and
+// without touching any other server's leader.
+func reapGroup(pgid int) {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-pgid, &ws, syscall.WNOHANG, nil)
+		if pid <= 0 || err != nil {
+			return
+		}
+	}
+}
 
 // reapGroups reaps our zombie children that belong to one of groups and
 // do not lead it.

@@ -33,3 +33,6 @@ func GroupAlive(pid int) bool { return false }
 
 // WatchdogErr is always nil here: there is no watchdog on this platform.
 func WatchdogErr() error { return nil }
+
+// WatchdogPid is 0: no watchdog process runs on this platform.
+func WatchdogPid() int { return 0 }

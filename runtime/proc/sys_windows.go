@@ -117,3 +117,6 @@ func GroupAlive(pid int) bool {
 
 // WatchdogErr is always nil on Windows: jobs need no watchdog process.
 func WatchdogErr() error { return nil }
+
+// WatchdogPid is 0: no watchdog process runs on this platform.
+func WatchdogPid() int { return 0 }

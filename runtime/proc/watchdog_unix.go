@@ -45,8 +45,6 @@ func init() {
 	switch os.Getenv(watchdogEnv) {
 	case "1":
 		os.Exit(runWatchdog(os.Stdin))
-	case "spawn":
-		os.Exit(spawnWatchdog())
 	}
 }
 
@@ -65,10 +63,19 @@ func startSupervision(after func()) {
 // watchdog is this process's connection to its watchdog.
 var watchdog struct {
 	once  sync.Once
-	ready chan struct{} // closed once the intermediate exited and after ran
+	ready chan struct{} // closed once the watchdog started and after ran
 	mu    sync.Mutex
 	w     *os.File // write end of the pipe; nil when the watchdog is unavailable
+	pid   int      // the watchdog's process id, a child of this process
 	err   error    // why it is unavailable
+}
+
+// WatchdogPid is the process id of this process's watchdog, 0 when none
+// runs: it is a child of this process, and not one of its servers.
+func WatchdogPid() int {
+	watchdog.mu.Lock()
+	defer watchdog.mu.Unlock()
+	return watchdog.pid
 }
 
 // supervisionReady is closed once supervision is fully set up (the
@@ -126,14 +133,14 @@ func startWatchdog(after func()) {
 		fail(err)
 		return
 	}
-	// The intermediate starts the watchdog on the same stdin and exits at
-	// once; its exit status says whether the watchdog started.
+	// The watchdog is started directly, in a process group of its own (a
+	// terminal's ctrl+c does not reach it), and never waited for: it ends
+	// when this process is gone. One exec, not a double fork: a one-shot
+	// command pays for the watchdog's start-up, so it must be one.
 	cmd := exec.Command(exe)
-	cmd.Args = []string{"mcpdeck-watchdog"}
-	cmd.Env = []string{watchdogEnv + "=spawn", "GORACE=atexit_sleep_ms=0"}
+	cmd.Args = []string{"mcpdeck-watchdog"} // what ps shows
+	cmd.Env = []string{watchdogEnv + "=1", "GORACE=atexit_sleep_ms=0"}
 	cmd.Stdin = r
-	out := new(strings.Builder)
-	cmd.Stdout = out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	r.Close()
@@ -144,39 +151,11 @@ func startWatchdog(after func()) {
 	}
 	watchdog.mu.Lock()
 	watchdog.w = w
+	watchdog.pid = cmd.Process.Pid
 	watchdog.mu.Unlock()
-	go func() {
-		if err := cmd.Wait(); err != nil {
-			// No watchdog holds the read end: writes fail from now on.
-			watchdog.mu.Lock()
-			watchdog.w.Close()
-			watchdog.w = nil
-			watchdog.err = fmt.Errorf("starting the process watchdog %s: %w: %s", exe, err, strings.TrimSpace(out.String()))
-			watchdog.mu.Unlock()
-		}
-		after()
-		close(watchdog.ready)
-	}()
-}
-
-// spawnWatchdog is the intermediate: it starts the watchdog, in a process
-// group of its own, on its stdin and returns without waiting, orphaning it.
-func spawnWatchdog() int {
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Println(err)
-		return 1
-	}
-	cmd := exec.Command(exe)
-	cmd.Args = []string{"mcpdeck-watchdog"} // what ps shows
-	cmd.Env = []string{watchdogEnv + "=1", "GORACE=atexit_sleep_ms=0"}
-	cmd.Stdin = os.Stdin
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		fmt.Println(err)
-		return 1
-	}
-	return 0
+	_ = cmd.Process.Release()
+	after()
+	close(watchdog.ready)
 }
 
 // runWatchdog is the watchdog's whole program; it returns the exit status.
