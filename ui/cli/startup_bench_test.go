@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // BenchmarkStartup times whole processes, as a person runs them: mcpdeck
@@ -11,8 +12,7 @@ import (
 // the official Go SDK's one-shot client (testdata/gosdkcall) calling the
 // same server. Run them together, so they share the machine's state:
 //
-//	go test ./ui/cli -run '^$' -bench Startup -count 10 | tee startup.txt
-//	benchstat -col /cmd startup.txt
+//	go test ./ui/cli -run '^$' -bench Startup -count 10
 func BenchmarkStartup(b *testing.B) {
 	bin := mcpdeckBin(b)
 	gosdk := filepath.Join(filepath.Dir(bin), "gosdkcall")
@@ -28,13 +28,20 @@ func BenchmarkStartup(b *testing.B) {
 		{"mcpdeck-call", []string{bin, "call", "--stdio", server, "echo", `{"text":"hi"}`}},
 		{"gosdk-call", []string{gosdk, bin, "demo-server", "--", "echo", `{"text":"hi"}`}},
 	}
-	for _, c := range cmds {
-		b.Run("cmd="+c.name, func(b *testing.B) {
-			for b.Loop() {
-				if out, err := exec.Command(c.argv[0], c.argv[1:]...).CombinedOutput(); err != nil {
-					b.Fatalf("%s: %v\n%s", c.name, err, out)
-				}
+	// Interleaved, one of each per iteration, so a load that comes and
+	// goes weighs on all three alike.
+	took := make([]time.Duration, len(cmds))
+	for b.Loop() {
+		for i, c := range cmds {
+			start := time.Now()
+			if out, err := exec.Command(c.argv[0], c.argv[1:]...).CombinedOutput(); err != nil {
+				b.Fatalf("%s: %v\n%s", c.name, err, out)
 			}
-		})
+			took[i] += time.Since(start)
+		}
 	}
+	for i, c := range cmds {
+		b.ReportMetric(float64(took[i].Microseconds())/1000/float64(b.N), c.name+"-ms")
+	}
+	b.ReportMetric(float64(took[1])/float64(took[2]), "call-ratio")
 }
