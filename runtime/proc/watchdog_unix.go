@@ -3,14 +3,10 @@
 package proc
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 )
@@ -20,33 +16,35 @@ import (
 // signal reaches only a server's direct child; grandchildren in its group
 // (a wrapper's real server, a helper that ignores SIGTERM) would survive.
 //
-// It is one small process per mcpdeck: this executable re-executed with
-// watchdogEnv set, whose init (below) runs the watchdog instead of the
-// program. It is started through a short-lived intermediate (a double
-// fork) before mcpdeck becomes a subreaper, so it is not mcpdeck's child:
-// mcpdeck keeps no child of its own, and checks that "no spawned process
-// remains" see only servers. It reads "+PGID" and "-PGID" lines from a pipe whose only write
-// end mcpdeck holds. When mcpdeck exits, however it exits, the kernel
-// closes that end; the watchdog reads EOF and sends SIGKILL to every group
-// still registered. A group is unregistered only once Stop saw it empty,
-// and a group id cannot be reused while any member lives (on Linux
-// mcpdeck is also a subreaper, so orphaned members stay its zombies until
-// Stop reaps them), so the watchdog never signals a stranger's group.
+// It is one small process per mcpdeck: a POSIX shell running
+// watchdogScript, a child of mcpdeck in a process group of its own (so a
+// terminal's ctrl+c does not reach it). A shell, not mcpdeck re-executed:
+// it starts in a millisecond, where a second copy of a 27 MB Go program
+// costs a one-shot command several. It reads "+PGID" and "-PGID" lines
+// from a pipe whose only write end mcpdeck holds. When mcpdeck exits,
+// however it exits, the kernel closes that end; the watchdog reads EOF and
+// sends SIGKILL to every group still registered. A group is unregistered
+// only once Stop saw it empty, and a group id cannot be reused while any
+// member lives (on Linux mcpdeck is also a subreaper, so orphaned members
+// stay its zombies until Stop reaps them), so the watchdog never signals a
+// stranger's group.
 //
-// The watchdog ignores the terminal's signals and leads its own process
-// group: only the pipe ends it. Nothing in it needs Linux, so macOS gets
-// the same guarantee, a few milliseconds after mcpdeck's death rather than
-// at once.
-const watchdogEnv = "MCPDECK_PROC_WATCHDOG"
-
-func init() {
-	// Runs before main in every binary that links this package: mcpdeck,
-	// and the test binaries of the packages that start servers.
-	switch os.Getenv(watchdogEnv) {
-	case "1":
-		os.Exit(runWatchdog(os.Stdin))
-	}
-}
+// The watchdog ignores the terminal's signals: only the pipe ends it.
+// Nothing in it needs Linux, so macOS gets the same guarantee, a few
+// milliseconds after mcpdeck's death rather than at once.
+const watchdogScript = `trap '' INT TERM HUP QUIT PIPE TSTP
+g=' '
+while IFS= read -r l; do
+  p=${l#?}
+  case $p in ''|*[!0-9]*) continue ;; esac
+  case $l in
+    +*) g="$g$p " ;;
+    -*) case $g in *" $p "*) g="${g%% $p *} ${g#* $p }" ;; esac ;;
+  esac
+done
+for p in $g; do [ "$p" -gt 1 ] && kill -s KILL -- "-$p" 2>/dev/null; done
+exit 0
+`
 
 // startSupervision starts the watchdog, once; platformInit calls it at the
 // first Start. It does not wait for the watchdog: the first server starts
@@ -123,30 +121,23 @@ func startWatchdog(after func()) {
 		after()
 		close(watchdog.ready)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		fail(err)
-		return
-	}
+	const sh = "/bin/sh"
 	r, w, err := os.Pipe()
 	if err != nil {
 		fail(err)
 		return
 	}
-	// The watchdog is started directly, in a process group of its own (a
-	// terminal's ctrl+c does not reach it), and never waited for: it ends
-	// when this process is gone. One exec, not a double fork: a one-shot
-	// command pays for the watchdog's start-up, so it must be one.
-	cmd := exec.Command(exe)
-	cmd.Args = []string{"mcpdeck-watchdog"} // what ps shows
-	cmd.Env = []string{watchdogEnv + "=1", "GORACE=atexit_sleep_ms=0"}
+	// Started directly, in a process group of its own, and never waited
+	// for: it ends when this process is gone.
+	cmd := exec.Command(sh, "-c", watchdogScript, "mcpdeck-watchdog")
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	cmd.Stdin = r
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	r.Close()
 	if err != nil {
 		w.Close()
-		fail(fmt.Errorf("%s: %w", exe, err))
+		fail(fmt.Errorf("%s: %w", sh, err))
 		return
 	}
 	watchdog.mu.Lock()
@@ -156,32 +147,4 @@ func startWatchdog(after func()) {
 	_ = cmd.Process.Release()
 	after()
 	close(watchdog.ready)
-}
-
-// runWatchdog is the watchdog's whole program; it returns the exit status.
-func runWatchdog(in io.Reader) int {
-	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE, syscall.SIGTSTP)
-	groups := map[int]bool{}
-	sc := bufio.NewScanner(in)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if len(line) < 2 {
-			continue
-		}
-		pgid, err := strconv.Atoi(line[1:])
-		if err != nil || pgid <= 1 {
-			continue
-		}
-		switch line[0] {
-		case '+':
-			groups[pgid] = true
-		case '-':
-			delete(groups, pgid)
-		}
-	}
-	// EOF (or a read error): the process that registered these is gone.
-	for pgid := range groups {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	}
-	return 0
 }
