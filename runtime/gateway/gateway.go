@@ -81,6 +81,8 @@ type Gateway struct {
 	infoMeta json.RawMessage
 
 	clientSeq atomic.Uint64
+	// calls counts the tools/call requests answered, for telemetry.
+	calls     atomic.Uint64
 	closing   chan struct{} // closed when Close begins
 	pumpDone  chan struct{}
 	stopPump  func()
@@ -266,6 +268,11 @@ func (g *Gateway) Clients() []ClientInfo {
 	slices.SortFunc(out, func(a, b ClientInfo) int { return a.Since.Compare(b.Since) })
 	return out
 }
+
+// Calls counts the tools/call requests clients made that the gateway
+// answered since New, whatever the answer (a result, an error, a refusal,
+// a cancellation): mcpdeck_gateway_calls_total.
+func (g *Gateway) Calls() uint64 { return g.calls.Load() }
 
 // Disconnect ends the client with id: its requests in flight are
 // cancelled (the servers are told), its streams and connection closed. A
