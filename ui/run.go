@@ -41,6 +41,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	detach := Attach(opts.Runtime, p.Send)
+	if opts.Serving != nil && opts.Serving.Gateway != nil {
+		defer AttachGateway(opts.Serving.Gateway, p.Send)()
+	}
 	if opts.LoginURLs != nil {
 		defer opts.LoginURLs.Attach(p.Send)()
 	}

@@ -269,6 +269,10 @@ func (g *Gateway) Clients() []ClientInfo {
 	return out
 }
 
+// ReasonOperator is ClientDetached.Reason when Disconnect ended the
+// client, so a console that did it can tell its own doing from the rest.
+const ReasonOperator = "disconnected by the operator"
+
 // Calls counts the tools/call requests clients made that the gateway
 // answered since New, whatever the answer (a result, an error, a refusal,
 // a cancellation): mcpdeck_gateway_calls_total.
@@ -285,7 +289,7 @@ func (g *Gateway) Disconnect(id string) bool {
 	if cl == nil {
 		return false
 	}
-	g.detach(cl, "disconnected by the operator")
+	g.detach(cl, ReasonOperator)
 	return true
 }
 
