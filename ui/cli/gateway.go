@@ -121,9 +121,10 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	if err := rec.validate(); err != nil {
 		return err
 	}
-	// Telemetry's own diagnostics go to stderr as text: stdout may be the
+	// Telemetry's own diagnostics go to stderr as text (where /metrics is
+	// served, where traces go, export failures): stdout may be the
 	// client's stream.
-	tel, err := gf.telemetry.startTelemetry(ctx, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	tel, err := gf.telemetry.startTelemetry(ctx, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	if err != nil {
 		return err
 	}
