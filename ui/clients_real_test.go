@@ -119,3 +119,40 @@ func TestClientsTabWithTheRealGateway(t *testing.T) {
 		t.Fatalf("the gateway still has %d clients", n)
 	}
 }
+
+// Quitting with a client's call in flight: the gateway ends the client
+// first, so its call is cancelled (the server told) rather than failing
+// because every server went away under it.
+func TestQuitEndsGatewayClientsBeforeServers(t *testing.T) {
+	hs, g, url := serveReal(t, 120, 35)
+	hs.keys("m")
+	hs.waitText("servers 1/1 ready")
+	events, stop := g.Subscribe()
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{realToken}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "quitter", Version: "1"}, nil).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	go func() {
+		_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "demo__sleep", Arguments: map[string]any{"seconds": 30}})
+	}()
+	hs.waitText("requests 1", "clients 1")
+	hs.keys("q")
+	for {
+		select {
+		case e := <-events:
+			if f, ok := e.(gateway.RequestFinished); ok && f.Request.Method == "tools/call" {
+				if !f.Cancelled {
+					t.Fatalf("the client's call ended with %q, not cancelled by the gateway's shutdown", f.Err)
+				}
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("the client's call never finished")
+		}
+	}
+}

@@ -188,3 +188,21 @@ func TestTenTabsFitEightyColumns(t *testing.T) {
 		}
 	}
 }
+
+// q closes the gateway (its clients are told) before the runtime shuts
+// the servers down.
+func TestQuitClosesTheGatewayFirst(t *testing.T) {
+	g := uitest.NewGateway(uitest.Now)
+	twoClients(g)
+	rt := uitest.New(uitest.ReadySnapshot())
+	rt.HoldShutdown = make(chan struct{})
+	hs := serveFake(t, rt, g, 120, 35)
+	hs.waitText("clients 2")
+	hs.keys("q")
+	hs.action("shutdown")
+	closed := g.Closed()
+	close(rt.HoldShutdown)
+	if !closed {
+		t.Fatal("the runtime was shut down while the gateway still served its clients")
+	}
+}

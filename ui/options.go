@@ -91,6 +91,11 @@ type Gateway interface {
 	// RequestOf names the client request a runtime request (a server and
 	// its request id there) serves, for the Requests tab.
 	RequestOf(server string, upstreamID uint64) (gateway.Request, bool)
+	// Close ends every client cleanly (their streams get a final answer,
+	// their requests are cancelled) and refuses new ones. The UI closes
+	// the gateway before it shuts the runtime down, so clients are told
+	// the gateway ended rather than that every server went away.
+	Close(ctx context.Context) error
 }
 
 // The real gateway is what Serving.Gateway is written for.

@@ -1,6 +1,7 @@
 package uitest
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"sync"
@@ -224,8 +225,23 @@ func (g *Gateway) Subscribe() (<-chan gateway.Event, func()) {
 	}
 }
 
-// Close ends every subscription, as the real gateway's Close does.
-func (g *Gateway) Close() {
+// Close implements ui.Gateway: every client is detached ("the gateway
+// shut down"), then every subscription ends, as the real gateway's Close
+// does. Closed reports it happened.
+func (g *Gateway) Close(context.Context) error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil
+	}
+	var ids []string
+	for id := range g.clients {
+		ids = append(ids, id)
+	}
+	g.mu.Unlock()
+	for _, id := range ids {
+		g.Leave(id, "the gateway shut down")
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.closed = true
@@ -233,6 +249,14 @@ func (g *Gateway) Close() {
 		close(ch)
 	}
 	g.subs = map[chan gateway.Event]struct{}{}
+	return nil
+}
+
+// Closed reports whether Close was called.
+func (g *Gateway) Closed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.closed
 }
 
 func (g *Gateway) publish(events ...gateway.Event) {
