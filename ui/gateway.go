@@ -227,8 +227,8 @@ func (m *Model) handleGateway(msg tea.Msg) (tea.Cmd, bool) {
 				m.setStatus(statusInfo, fmt.Sprintf("client %s left: %s", clientName(d.Client), present.Line(d.Reason)))
 			}
 		}
-		for _, t := range m.tabs {
-			t.DataChanged()
+		if len(m.tabs) > tabClients {
+			m.tabs[tabClients].DataChanged() // the selection follows its client
 		}
 		return m.attribute(), true
 	case attributedMsg:
