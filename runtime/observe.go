@@ -55,6 +55,9 @@ func eraName(version string) string {
 func (s *session) startSpan(ctx context.Context, method, target string, meta map[string]any) (context.Context, *telemetry.Span) {
 	tel := s.c.opts.Telemetry
 	if !tel.TracesEnabled() && !tel.MetricsEnabled() {
+		// No span of ours, but a caller's trace context (a gateway client's)
+		// still reaches the server.
+		telemetry.Inject(ctx, meta)
 		return ctx, nil
 	}
 	info := telemetry.RequestInfo{Method: method, Target: target, Server: s.name, Transport: s.cfg.Transport.String(),

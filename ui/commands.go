@@ -48,10 +48,19 @@ func (m *Model) reconnectServer(name string) tea.Cmd {
 
 func (m *Model) shutdown() tea.Cmd {
 	rt, timeout := m.rt, m.opts.ShutdownTimeout
+	var gw Gateway
+	if m.c.gw != nil {
+		gw = m.c.gw.g
+	}
 	base := context.WithoutCancel(m.ctx())
 	return m.once("shutdown", func() tea.Msg {
 		ctx, cancel := context.WithTimeout(base, timeout)
 		defer cancel()
+		if gw != nil {
+			// The gateway's clients first: they are told it ended, and
+			// their requests are cancelled before the servers stop.
+			_ = gw.Close(ctx)
+		}
 		return shutdownDoneMsg{err: rt.Shutdown(ctx)}
 	})
 }
@@ -97,6 +106,9 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	if cmd, ok := m.handleHistory(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.handleGateway(msg); ok {
 		return cmd
 	}
 	switch msg := msg.(type) {

@@ -17,6 +17,11 @@
 // connection is untouched. Text is typed into the bubbles textinput
 // (filters, form fields) and textarea (raw JSON) widgets.
 //
+// When the session serves MCP to other clients (Options.Serving, the CLI's
+// --serve), a tenth tab lists the gateway's clients; AttachGateway brings
+// the gateway's events and client list in as Attach does the runtime's,
+// and the Requests tab names the client each forwarded request is for.
+//
 // The notification stream merges the five events a notification can
 // arrive as (LogMessage, Progress, ListChanged, ResourceUpdated and, for
 // every other method, NotificationReceived); the runtime publishes each

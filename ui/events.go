@@ -13,6 +13,7 @@ import (
 func (m *Model) applyEvents(msg eventsMsg) tea.Cmd {
 	c := m.c
 	var updated []runtime.ResourceUpdated
+	started := false // a new request: a gateway client's, perhaps
 	for _, e := range msg.events {
 		if l, ok := present.Describe(e); ok {
 			if l.Notification() {
@@ -31,6 +32,7 @@ func (m *Model) applyEvents(msg eventsMsg) tea.Cmd {
 				break
 			}
 			c.reqs[k] = &runtime.RequestInfo{ID: e.ID, FirstID: e.FirstID, Round: e.Round, Server: e.Server, Method: e.Method, Tool: e.Tool, Started: e.Time}
+			started = true
 		case runtime.Progress:
 			if r := c.reqByWireID(e.Server, e.RequestID); r != nil {
 				r.Progress = &runtime.ProgressInfo{Progress: e.Progress, Total: e.Total, Message: e.Message, At: e.Time}
@@ -64,6 +66,9 @@ func (m *Model) applyEvents(msg eventsMsg) tea.Cmd {
 	}
 	// After the snapshot: a subscription it announces counts.
 	var cmds []tea.Cmd
+	if started || msg.snap != nil {
+		cmds = append(cmds, m.attribute())
+	}
 	seen := map[resKey]bool{}
 	for _, e := range updated {
 		if k := (resKey{e.Server, e.URI}); !seen[k] {

@@ -70,6 +70,15 @@ func TestEveryHandledKeyIsInTheHelp(t *testing.T) {
 	for tab := range 7 {
 		contexts["detail pane, tab "+string(rune('1'+tab))] = func(m *Model) { m.focus, m.active = focusDetail, tab }
 	}
+	contexts["detail pane, Clients tab"] = func(m *Model) {
+		g := uitest.NewGateway(uitest.Now)
+		twoClients(g)
+		m.c.gw = newGWState(&Serving{Gateway: g, URL: "http://127.0.0.1:8765/mcp", Token: fakeToken})
+		m.c.gw.clients = g.Clients()
+		m.tabs = append(m.tabs, newClientsTab(m.c))
+		m.layout()
+		m.focus, m.active = focusDetail, tabClients
+	}
 	km := keys.DefaultKeyMap()
 	checked := 0
 	for name, setup := range contexts {

@@ -57,6 +57,8 @@ type common struct {
 	historyDropped uint64
 	// prim is what the resource and prompt tabs learned: updates, reads.
 	prim *primState
+	// gw is the gateway this session serves (--serve); nil when none.
+	gw *gwState
 }
 
 // reqKey names an outstanding request: its server and its id there.
@@ -174,6 +176,7 @@ func newModel(opts Options) *Model {
 		reqs:    map[reqKey]*runtime.RequestInfo{},
 		auth:    map[string]*auth.Status{},
 		prim:    newPrimState(),
+		gw:      newGWState(opts.Serving),
 	}
 	h := help.New()
 	h.Styles.ShortKey, h.Styles.ShortDesc, h.Styles.ShortSeparator = c.st.HelpKey, c.st.HelpDesc, c.st.HelpSep
@@ -194,6 +197,9 @@ func newModel(opts Options) *Model {
 	m.check = newCheckTab(c, opts.Check != nil)
 	m.tabs = []tab{newOverviewTab(c), newToolsTab(c), newRequestsTab(c), newNotesTab(c), newLogsTab(c), newTrafficTab(c), m.check,
 		newResourcesTab(c), newPromptsTab(c)}
+	if c.gw != nil {
+		m.tabs = append(m.tabs, newClientsTab(c))
+	}
 	if m.rt != nil {
 		m.setSnapshot(m.rt.Snapshot())
 	}

@@ -11,6 +11,7 @@ import (
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/auth"
 	"mcpdeck/runtime/check"
+	"mcpdeck/runtime/gateway"
 )
 
 // Auth is what the UI needs of the authorization manager
@@ -73,6 +74,44 @@ type Runtime interface {
 	Shutdown(ctx context.Context) error
 }
 
+// Gateway is what the UI needs of mcpdeck's gateway (*gateway.Gateway)
+// when the TUI serves the session to other MCP clients (--serve). It is
+// declared here, by its consumer, so tests drive the Clients tab with a
+// fake (uitest.Gateway) and the real gateway satisfies it unchanged.
+type Gateway interface {
+	// Clients are the attached clients, oldest first, each with its
+	// requests in flight and its totals.
+	Clients() []gateway.ClientInfo
+	// Disconnect ends a client (its requests are cancelled, the servers
+	// told); false when no such client is attached.
+	Disconnect(id string) bool
+	// Subscribe delivers the gateway's events (clients coming, going and
+	// their requests), lossily; cancel closes the channel.
+	Subscribe() (<-chan gateway.Event, func())
+	// RequestOf names the client request a runtime request (a server and
+	// its request id there) serves, for the Requests tab.
+	RequestOf(server string, upstreamID uint64) (gateway.Request, bool)
+	// Close ends every client cleanly (their streams get a final answer,
+	// their requests are cancelled) and refuses new ones. The UI closes
+	// the gateway before it shuts the runtime down, so clients are told
+	// the gateway ended rather than that every server went away.
+	Close(ctx context.Context) error
+}
+
+// The real gateway is what Serving.Gateway is written for.
+var _ Gateway = (*gateway.Gateway)(nil)
+
+// Serving is the gateway the TUI runs (--serve): the Clients tab lists its
+// clients, the header counts them and says where it listens.
+type Serving struct {
+	Gateway Gateway
+	// URL is the endpoint clients connect to (http://127.0.0.1:8765/mcp).
+	URL string
+	// Token is the bearer token clients must send. It is never drawn: the
+	// Clients tab shows its fingerprint, and the copy key copies it.
+	Token string
+}
+
 // Sentinel errors of the UI.
 var (
 	// ErrNoRuntime: Options.Runtime is nil.
@@ -127,6 +166,9 @@ type Options struct {
 	// Recording lets ctrl+r record the session (see Recording); nil
 	// leaves the key unavailable.
 	Recording *Recording
+	// Serving, when set, is the MCP gateway running on this session:
+	// the Clients tab (0) appears. Run attaches it (AttachGateway).
+	Serving *Serving
 
 	// Clipboard copies text for the copy key (y); Run sets it to OSC 52
 	// on the terminal when nil. Nil in a model built by NewModel means

@@ -144,7 +144,11 @@ func (t *requestsTab) View() string {
 	st := t.c.st
 	reqs := t.list()
 	calls := t.calls()
-	rows := []string{padRight(st.Dim.Render(fmt.Sprintf("%d outstanding · all servers", len(reqs))), t.w)}
+	summary := fmt.Sprintf("%d outstanding · all servers", len(reqs))
+	if t.c.gw != nil {
+		summary += " · CLIENT names the gateway client a request is for"
+	}
+	rows := []string{padRight(st.Dim.Render(summary), t.w)}
 	sel, top := t.cur.window(len(reqs)+len(calls), t.listRows())
 	// Narrow terminals drop the method column (it is nearly always
 	// tools/call) so the progress message keeps its room.
@@ -154,10 +158,17 @@ func (t *requestsTab) View() string {
 		barW = 20
 	}
 	toolW := min(24, max(t.w/5, 10))
+	// While the session serves MCP, each request says which gateway
+	// client it is for ("—": the person's own).
+	gw := t.c.gw
+	const clientW = 14
 	if len(reqs) == 0 {
 		rows = append(rows, padRight(st.Faint.Render("No requests in flight. Calls you send from the Tools tab show here until they finish."), t.w))
 	} else {
 		head := fmt.Sprintf(" %-7s %-12s ", "ID", "SERVER")
+		if gw != nil {
+			head += fmt.Sprintf("%-*s ", clientW, "CLIENT")
+		}
 		if wide {
 			head += fmt.Sprintf("%-12s ", "METHOD")
 		}
@@ -195,6 +206,13 @@ func (t *requestsTab) View() string {
 			plain, progress = plain+" · "+round, progress+" "+st.Dim.Render("· "+round)
 		}
 		line := fmt.Sprintf(" %-7d %-12s ", rowID(r.FirstID, r.ID), present.Truncate(r.Server, 12))
+		if gw != nil {
+			who := "—"
+			if o, ok := gw.owner[reqKey{r.Server, rowID(r.FirstID, r.ID)}]; ok {
+				who = gw.label(o.Client)
+			}
+			line += padRight(present.Truncate(who, clientW), clientW) + " "
+		}
 		if wide {
 			line += fmt.Sprintf("%-12s ", present.Truncate(present.Line(r.Method), 12))
 		}

@@ -41,6 +41,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	detach := Attach(opts.Runtime, p.Send)
+	if opts.Serving != nil && opts.Serving.Gateway != nil {
+		defer AttachGateway(opts.Serving.Gateway, p.Send)()
+	}
 	if opts.LoginURLs != nil {
 		defer opts.LoginURLs.Attach(p.Send)()
 	}
@@ -63,6 +66,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
+	if opts.Serving != nil && opts.Serving.Gateway != nil {
+		_ = opts.Serving.Gateway.Close(sctx) // clients before servers, as q does
+	}
 	shutErr := opts.Runtime.Shutdown(sctx)
 	// A cancelled ctx or SIGINT ends the program like `q` does: not an error.
 	if runErr != nil && ctx.Err() == nil && !errors.Is(runErr, tea.ErrInterrupted) {

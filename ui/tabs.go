@@ -20,6 +20,8 @@ const (
 	tabCheck
 	tabResources
 	tabPrompts
+	// tabClients exists only while the session serves MCP (--serve).
+	tabClients
 )
 
 // tab is one page of the detail pane (the soft-serve Component contract:

@@ -91,7 +91,14 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.PrevTab):
 		m.active = (m.active + len(m.tabs) - 1) % len(m.tabs)
 	case key.Matches(msg, k.JumpTab):
-		m.active = int(msg.Runes[0]-'1') % len(m.tabs)
+		// 1-9 are the first nine tabs, 0 the tenth (Clients, when serving).
+		i := int(msg.Runes[0] - '1')
+		if msg.Runes[0] == '0' {
+			i = 9
+		}
+		if i < len(m.tabs) {
+			m.active = i
+		}
 	case key.Matches(msg, k.Filter):
 		if m.activeTab().Filter() == nil {
 			m.setStatus(statusWarn, "the "+m.activeTab().Title()+" tab has no filter: / filters Tools, Notifications, Logs, Traffic, Resources and Prompts")

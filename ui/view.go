@@ -123,6 +123,15 @@ func (m *Model) header() string {
 		fmt.Sprintf("tools %d", tools),
 		fmt.Sprintf("requests %d", outstanding),
 	}
+	if gw := m.c.gw; gw != nil {
+		clients := fmt.Sprintf("clients %d", len(gw.clients))
+		// Where the gateway listens, when the header has room for it
+		// beside the rest; the Clients tab always says.
+		if at := clients + " @ " + gw.hostPort(); lipgloss.Width(strings.Join(parts, " · "))+lipgloss.Width(at)+30 < m.width {
+			clients = at
+		}
+		parts = append(parts, clients)
+	}
 	if b := m.replayBadge(); b != "" {
 		badge = b + " " + badge
 	}
@@ -210,7 +219,10 @@ func (m *Model) detailView(w, h int) string {
 		sep = " "
 	}
 	if width+len(titles) > w {
-		titles, _ = m.tabTitles(true)
+		titles, width = m.tabTitles(true)
+	}
+	if width+len(titles) > w {
+		titles, _ = m.tinyTabTitles()
 	}
 	var tabs []string
 	for i, title := range titles {
@@ -237,20 +249,37 @@ func (m *Model) detailView(w, h int) string {
 
 // shortTitles name the tabs on narrow terminals, where the active tab
 // alone keeps its full title.
-var shortTitles = [...]string{"Ovw", "Tools", "Reqs", "Notes", "Logs", "Traf", "Check", "Res", "Prompts"}
+var shortTitles = [...]string{"Ovw", "Tools", "Reqs", "Notes", "Logs", "Traf", "Check", "Res", "Prompts", "Cli"}
+
+// tinyTitles are the last resort, when ten tabs (Clients too) do not fit
+// with the short titles.
+var tinyTitles = [...]string{"Ovw", "Tool", "Req", "Note", "Log", "Traf", "Chk", "Res", "Prm", "Cli"}
 
 // tabTitles are the tab bar's titles and their width. The active tab is
 // marked in text as well as colour, for NO_COLOR terminals and screen
 // readers.
 func (m *Model) tabTitles(short bool) ([]string, int) {
+	names := shortTitles[:]
+	if !short {
+		names = nil
+	}
+	return m.titlesFrom(names)
+}
+
+// tinyTabTitles are tabTitles with the tiniest names.
+func (m *Model) tinyTabTitles() ([]string, int) { return m.titlesFrom(tinyTitles[:]) }
+
+// titlesFrom names the tabs other than the active one from names (their
+// own titles when nil), each with the digit that jumps to it.
+func (m *Model) titlesFrom(names []string) ([]string, int) {
 	out := make([]string, len(m.tabs))
 	width := 0
 	for i, t := range m.tabs {
 		name := t.Title()
-		if short && i != m.active && i < len(shortTitles) {
-			name = shortTitles[i]
+		if i != m.active && i < len(names) {
+			name = names[i]
 		}
-		out[i] = fmt.Sprintf("%d %s", i+1, name)
+		out[i] = fmt.Sprintf("%d %s", (i+1)%10, name)
 		if i == m.active {
 			out[i] = "[" + out[i] + "]"
 		}

@@ -205,6 +205,9 @@ func (cl *client) end(c *call, err error) {
 		}
 	}
 	fin.Cancelled = cancelled
+	if c.method == "tools/call" {
+		cl.g.calls.Add(1)
+	}
 	cl.mu.Lock()
 	if i := slices.Index(cl.calls, c); i >= 0 {
 		cl.calls = slices.Delete(cl.calls, i, i+1)

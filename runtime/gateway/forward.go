@@ -24,7 +24,12 @@ type fwdKey struct {
 // client request waiting on it now (nil while a modern client holds an
 // input_required answer).
 type forward struct {
+	// key is the runtime request's newest round; keys are every round's
+	// (a modern server's input_required is answered by a retry with a new
+	// id), all filed until the request ends. Only the runtime's goroutine
+	// running the request writes them, before unregister reads them.
 	key    fwdKey
+	keys   []fwdKey
 	target atomic.Pointer[call]
 }
 
@@ -80,7 +85,7 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 	fwd := &forward{}
 	fwd.target.Store(c)
 	defer g.unregister(fwd)
-	return t.run(runtime.WithResponder(ctx, c.cl.responder), g.register(fwd, c, t.server))
+	return t.run(runtime.WithResponder(traced(ctx, c.p.Meta), c.cl.responder), g.register(fwd, c, t.server))
 }
 
 // isNotOffered reports an error saying the name is not in the catalog.
@@ -94,6 +99,7 @@ func isNotOffered(err error) bool {
 func (g *Gateway) register(fwd *forward, c *call, server string) func(uint64) {
 	return func(id uint64) {
 		fwd.key = fwdKey{server, id}
+		fwd.keys = append(fwd.keys, fwd.key)
 		g.mu.Lock()
 		g.forwards[fwd.key] = fwd
 		g.mu.Unlock()
@@ -107,12 +113,14 @@ func (g *Gateway) register(fwd *forward, c *call, server string) func(uint64) {
 }
 
 func (g *Gateway) unregister(fwd *forward) {
-	if fwd.key.id == 0 {
+	if len(fwd.keys) == 0 {
 		return
 	}
 	g.mu.Lock()
-	if g.forwards[fwd.key] == fwd {
-		delete(g.forwards, fwd.key)
+	for _, k := range fwd.keys {
+		if g.forwards[k] == fwd {
+			delete(g.forwards, k)
+		}
 	}
 	g.mu.Unlock()
 }

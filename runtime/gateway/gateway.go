@@ -81,6 +81,8 @@ type Gateway struct {
 	infoMeta json.RawMessage
 
 	clientSeq atomic.Uint64
+	// calls counts the tools/call requests answered, for telemetry.
+	calls     atomic.Uint64
 	closing   chan struct{} // closed when Close begins
 	pumpDone  chan struct{}
 	stopPump  func()
@@ -267,6 +269,15 @@ func (g *Gateway) Clients() []ClientInfo {
 	return out
 }
 
+// ReasonOperator is ClientDetached.Reason when Disconnect ended the
+// client, so a console that did it can tell its own doing from the rest.
+const ReasonOperator = "disconnected by the operator"
+
+// Calls counts the tools/call requests clients made that the gateway
+// answered since New, whatever the answer (a result, an error, a refusal,
+// a cancellation): mcpdeck_gateway_calls_total.
+func (g *Gateway) Calls() uint64 { return g.calls.Load() }
+
 // Disconnect ends the client with id: its requests in flight are
 // cancelled (the servers are told), its streams and connection closed. A
 // stateless HTTP client that sends again comes back under a new ID. It
@@ -278,7 +289,7 @@ func (g *Gateway) Disconnect(id string) bool {
 	if cl == nil {
 		return false
 	}
-	g.detach(cl, "disconnected by the operator")
+	g.detach(cl, ReasonOperator)
 	return true
 }
 

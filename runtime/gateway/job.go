@@ -69,13 +69,15 @@ type inputRequired struct {
 func (g *Gateway) startJob(ctx context.Context, c *call, t *target, release func()) (any, error) {
 	j := &job{g: g, cl: c.cl, method: c.method, server: t.server, name: t.name, started: c.started,
 		result: make(chan jobResult, 1), asks: make(chan *ask), fwd: &forward{}, current: c, lastID: c.id}
-	j.ctx, j.cancel = context.WithCancel(c.cl.ctx)
+	j.ctx, j.cancel = context.WithCancel(traced(c.cl.ctx, c.p.Meta))
 	j.fwd.target.Store(c)
 	c.setJob(j)
 	g.wg.Go(func() {
-		defer release()
-		defer g.unregister(j.fwd)
 		res, err := t.run(runtime.WithResponder(j.ctx, c.cl.responder), g.register(j.fwd, c, t.server))
+		// Done with before the client can see the answer: a client that
+		// sends its next requests at once finds its slot free.
+		g.unregister(j.fwd)
+		release()
 		j.result <- jobResult{res, err}
 	})
 	return j.wait(ctx, c)

@@ -92,6 +92,15 @@ func rootsGoToTheCaller(t *testing.T, upstream string) {
 			if err != nil || textOf(res) != tc.want {
 				t.Fatalf("roots: %v %+v; want %q", err, res, tc.want)
 			}
+			// Every round of the runtime's request (a modern server asks
+			// with input_required, answered by a retry with a new id) was
+			// filed for RequestOf, and none is left once it ended.
+			g.mu.Lock()
+			left := len(g.forwards)
+			g.mu.Unlock()
+			if left != 0 {
+				t.Fatalf("%d runtime requests still attributed to clients after the call ended", left)
+			}
 		})
 	}
 }

@@ -43,8 +43,10 @@ func newConfigShowCmd() *cobra.Command {
 		Short: "Print the resolved servers (secrets redacted)",
 		Long: `Print every resolved server with its source file, scope, transport,
 command or url, env and headers (values redacted unless --reveal),
-timeouts, warnings and the definitions shadowed by a nearer file.
-With --trust-project, approve the project files whose servers have not
+timeouts, warnings and the definitions shadowed by a nearer file, then
+the gateway block when there is one (its policy as resolved, and where the
+token comes from: the token itself is never printed, not even with
+--reveal). With --trust-project, approve the project files whose servers have not
 been approved yet (servers in project files start only once approved).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -337,6 +339,7 @@ func writeShow(w io.Writer, cfg *config.Config, approvals map[string]approval, r
 			field("not started", s.NeedsInput)
 		}
 	}
+	writeGatewayShow(w, cfg)
 	if len(cfg.Shadowed) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Shadowed")
@@ -463,6 +466,7 @@ type showOutput struct {
 	Servers  []serverJSON     `json:"servers"`
 	Shadowed []shadowedJSON   `json:"shadowed"`
 	Warnings []diagnosticJSON `json:"warnings"`
+	Gateway  *gatewayJSON     `json:"gateway,omitempty"` // present when a file has a gateway block
 }
 
 type validateOutput struct {
@@ -473,7 +477,7 @@ type validateOutput struct {
 }
 
 func showJSON(cfg *config.Config, approvals map[string]approval, reveal bool) showOutput {
-	out := showOutput{Files: filesJSON(cfg, approvals), Servers: []serverJSON{}, Shadowed: []shadowedJSON{}, Warnings: diagnosticsJSON(cfg.Warnings)}
+	out := showOutput{Files: filesJSON(cfg, approvals), Servers: []serverJSON{}, Shadowed: []shadowedJSON{}, Warnings: diagnosticsJSON(cfg.Warnings), Gateway: gatewayOf(cfg)}
 	for _, s := range cfg.Servers {
 		if !reveal {
 			s = s.Redacted()

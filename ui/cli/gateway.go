@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
@@ -17,12 +18,15 @@ import (
 	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/gateway"
+	"mcpdeck/runtime/telemetry"
 )
 
 // gatewayFlags are gateway's own flags.
 type gatewayFlags struct {
 	http        string
 	allowRemote bool
+	record      recordFlags
+	telemetry   telemetryFlags
 }
 
 func newGatewayCmd() *cobra.Command {
@@ -53,9 +57,19 @@ The "gateway" block of mcp.json chooses what each client may reach (allow
 and deny by glob on servers, tools and prompts), the per-request timeout
 (default 60s) and how many requests a client may have in flight (default
 16); see config/doc.go. Questions a server asks during a client's call
-(elicitation, roots) go to that client.`,
+(elicitation, roots) go to that client.
+
+--record FILE records the session (every frame the gateway's clients
+cause between mcpdeck and the servers, state changes, logs) for mcpdeck
+replay. --metrics ADDR serves Prometheus metrics at http://ADDR/metrics,
+including mcpdeck_gateway_clients and mcpdeck_gateway_calls_total; traces
+go over OTLP/HTTP to --otlp URL or where OTEL_EXPORTER_OTLP_ENDPOINT says,
+and a client's trace context (traceparent in params._meta) is continued:
+the gateway's span is a child of the client's, and the server receives
+the same trace.`,
 		Example: `  mcpdeck gateway
   mcpdeck gateway --http 127.0.0.1:8765
+  mcpdeck gateway --http 127.0.0.1:8765 --record gateway.jsonl --metrics 127.0.0.1:9464
   MCPDECK_GATEWAY_TOKEN=... mcpdeck gateway --http 0.0.0.0:8765 --allow-remote`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runGateway(cmd, &tf, &gf, args) },
 	}
@@ -63,6 +77,8 @@ and deny by glob on servers, tools and prompts), the per-request timeout
 	fl := cmd.Flags()
 	fl.StringVar(&gf.http, "http", "", "serve Streamable HTTP on `ADDR` (host:port; port 0 picks a free one) instead of stdio")
 	fl.BoolVar(&gf.allowRemote, "allow-remote", false, "allow --http on a non-loopback address (needs a configured token)")
+	addRecordFlags(cmd, &gf.record)
+	addTelemetryFlags(fl, &gf.telemetry)
 	return cmd
 }
 
@@ -100,13 +116,31 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	if err != nil {
 		return err
 	}
+	rec := &recording{flags: &gf.record, cfg: cfg}
+	if err := rec.validate(); err != nil {
+		return err
+	}
+	// Telemetry's own diagnostics go to stderr as text (where /metrics is
+	// served, where traces go, export failures): stdout may be the
+	// client's stream.
+	tel, err := gf.telemetry.startTelemetry(ctx, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	if err != nil {
+		return err
+	}
+	defer shutdownTelemetry(tel) // after the runtime's shutdown below: its last spans are flushed
 	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol})
+		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol, Telemetry: tel})
 	if err != nil {
 		return err
 	}
 	rt := runtime.New(opts)
+	defer rec.finish(stderr) // after the shutdown below, so the teardown is in the file
 	defer shutdownRuntime(rt)
+	// Recording starts before anything else, so the servers' start is in
+	// the file, and every frame the clients cause after it.
+	if err := rec.start(rt); err != nil {
+		return err
+	}
 	ready := make(chan struct{})
 	enabled := make(chan struct{})
 	go func() {
@@ -118,6 +152,7 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		}
 	}()
 	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version(), Ready: ready})
+	tel.SetGatewaySource(gatewayStats(g))
 	defer func() {
 		stop() // an enable still under way gives up
 		<-enabled
@@ -150,10 +185,21 @@ func announce(w io.Writer, who, url, token string, configured bool) {
 	fmt.Fprintf(w, "%s: token for this run (send Authorization: Bearer TOKEN): %s\n", who, token)
 }
 
+// tuiGateway is the HTTP gateway the TUI runs (--serve): the gateway the
+// Clients tab shows, its endpoint and token, and how to stop it.
+type tuiGateway struct {
+	g     *gateway.Gateway
+	url   string
+	token string
+	stop  func()
+}
+
 // serveInTUI runs the HTTP gateway on the TUI's runtime (--serve ADDR):
 // an agent works with the servers the operator is looking at. What it
-// prints goes to stderr before the TUI takes the screen. stop ends it.
-func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, addr string) (stop func(), err error) {
+// prints goes to stderr before the TUI takes the screen; the TUI shows the
+// endpoint and copies the token. tel, when on, reports the gateway's
+// clients and calls.
+func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, addr string, tel *telemetry.Telemetry) (*tuiGateway, error) {
 	token, configured := gatewayToken(cfg)
 	if err := gateway.CheckBind(addr, false, configured); err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
@@ -164,11 +210,19 @@ func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, 
 		closeGateway(g)
 		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
 	}
+	tel.SetGatewaySource(gatewayStats(g))
 	announce(cmd.ErrOrStderr(), "mcpdeck", url, token, configured)
-	return func() {
+	return &tuiGateway{g: g, url: url, token: token, stop: func() {
 		closeGateway(g)
 		shutdownHTTP(srv)
-	}, nil
+	}}, nil
+}
+
+// gatewayStats reports g to telemetry at each collection (a scrape).
+func gatewayStats(g *gateway.Gateway) func() telemetry.GatewayStats {
+	return func() telemetry.GatewayStats {
+		return telemetry.GatewayStats{Clients: len(g.Clients()), Calls: g.Calls()}
+	}
 }
 
 // markChildren sets envGatewayParent in the environment of every stdio

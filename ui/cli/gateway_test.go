@@ -243,11 +243,14 @@ func TestServeInTUI(t *testing.T) {
 	cmd := &cobra.Command{}
 	var stderr bytes.Buffer
 	cmd.SetErr(&stderr)
-	stop, err := serveInTUI(cmd, rt, &config.Config{}, "127.0.0.1:0")
+	gw, err := serveInTUI(cmd, rt, &config.Config{}, "127.0.0.1:0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, url, _ := strings.Cut(strings.SplitN(stderr.String(), "\n", 2)[0], " at ")
+	if url != gw.url || gw.token != "tui-token-123456" {
+		t.Fatalf("the TUI is told %s and %q; stderr said %s", gw.url, gw.token, url)
+	}
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
 	req.Header.Set("Authorization", "Bearer tui-token-123456")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -260,8 +263,8 @@ func TestServeInTUI(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"serverInfo":{"name":"mcpdeck-gateway"`) || strings.Contains(stderr.String(), "tui-token-123456") {
 		t.Fatalf("--serve: %d %s; stderr %q", resp.StatusCode, body, stderr.String())
 	}
-	stop()
-	if _, err := serveInTUI(cmd, rt, &config.Config{}, "10.1.2.3:0"); err == nil {
+	gw.stop()
+	if _, err := serveInTUI(cmd, rt, &config.Config{}, "10.1.2.3:0", nil); err == nil {
 		t.Fatal("--serve on a non-loopback address was accepted")
 	}
 }

@@ -83,12 +83,14 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 	if err := rec.start(rt); err != nil {
 		return err
 	}
+	var serving *ui.Serving
 	if addr, _ := cmd.Flags().GetString("serve"); addr != "" {
-		stopServing, err := serveInTUI(cmd, rt, cfg, addr)
+		gw, err := serveInTUI(cmd, rt, cfg, addr, tel)
 		if err != nil {
 			return err
 		}
-		defer stopServing() // before the runtime shuts down
+		defer gw.stop() // before the runtime shuts down
+		serving = &ui.Serving{Gateway: gw.g, URL: gw.url, Token: gw.token}
 	}
 	if logOut != nil {
 		defer logEvents(rt, logOut)()
@@ -116,6 +118,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 		Input:         in,
 		Output:        out,
 		Recording:     tuiRecording(rec, cfg),
+		Serving:       serving,
 		Sources:       sources,
 		EnableOnStart: enable,
 		Reload: func() (*config.Config, error) {

@@ -41,6 +41,7 @@ type KeyMap struct {
 	ClearFilter key.Binding
 	Select      key.Binding
 	Cancel      key.Binding
+	Disconnect  key.Binding // the Clients tab: end the selected gateway client
 	StopCheck   key.Binding
 	Pause       key.Binding
 	Scope       key.Binding
@@ -118,13 +119,14 @@ func DefaultKeyMap() KeyMap {
 		Bottom:    b("G", "bottom", "G", "end"),
 		PrevTab:   b("←/h", "prev tab", "left", "h", "["),
 		NextTab:   b("→/l", "next tab", "right", "l", "]"),
-		JumpTab:   b("1-9", "go to tab", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		JumpTab:   b("1-9/0", "go to tab (0: clients)", "1", "2", "3", "4", "5", "6", "7", "8", "9", "0"),
 
 		Filter:      b("/", "filter", "/"),
 		ApplyFilter: b("enter", "apply filter", "enter"),
 		ClearFilter: b("esc", "clear filter", "esc"),
 		Select:      b("enter", "open", "enter"),
 		Cancel:      b("x", "cancel request", "x"),
+		Disconnect:  b("D", "disconnect client", "D"),
 		StopCheck:   b("x", "stop the check", "x"),
 		Pause:       b("p", "pause/follow", "p"),
 		Scope:       b("a", "all/selected server", "a"),
@@ -182,7 +184,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Record, k.LogLevel, k.Roots, k.Login, k.Logout, k.Help, k.Quit, k.ForceQuit},
 		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.PrevTab, k.NextTab, k.JumpTab},
-		{k.Filter, k.ApplyFilter, k.ClearFilter, k.Select, k.Details, k.Subscribe, k.Cancel, k.EditRerun, k.Rerun, k.StopCheck, k.Pause, k.Scope, k.Back, k.Close},
+		{k.Filter, k.ApplyFilter, k.ClearFilter, k.Select, k.Details, k.Subscribe, k.Cancel, k.Disconnect, k.EditRerun, k.Rerun, k.StopCheck, k.Pause, k.Scope, k.Back, k.Close},
 		{k.Save, k.Copy, k.Search, k.NextMatch, k.PrevMatch, k.OpenLink, k.Add, k.Remove},
 		{k.Send, k.Submit, k.NextField, k.PrevField, k.Toggle, k.PrevChoice, k.RawJSON, k.Validate, k.AddItem, k.RemoveItem},
 		{k.NextSuggestion, k.PrevSuggestion, k.AcceptSuggestion, k.Yes, k.No, k.Decline},
