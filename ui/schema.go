@@ -53,23 +53,7 @@ type schemaNode struct {
 }
 
 // typeName is the node's type, the first non-null one of a type list.
-func (n *schemaNode) typeName() string {
-	var s string
-	if json.Unmarshal(n.Type, &s) == nil {
-		return s
-	}
-	var list []string
-	_ = json.Unmarshal(n.Type, &list)
-	for _, t := range list {
-		if t != "null" {
-			return t
-		}
-	}
-	if len(n.Properties) > 0 {
-		return "object"
-	}
-	return ""
-}
+func (n *schemaNode) typeName() string { return present.SchemaType(n.Type, len(n.Properties) > 0) }
 
 // property is one named subschema, in the order the schema lists it.
 type property struct {

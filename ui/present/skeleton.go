@@ -37,19 +37,23 @@ type schemaShape struct {
 	Items      json.RawMessage   `json:"items"`
 }
 
-func (s *schemaShape) typeName() string {
+func (s *schemaShape) typeName() string { return SchemaType(s.Type, len(s.Properties) > 0) }
+
+// SchemaType is a schema's type from its "type" member: the name, or the
+// first non-null one of a list; "object" when it has none but properties.
+func SchemaType(typ json.RawMessage, hasProperties bool) string {
 	var t string
-	if json.Unmarshal(s.Type, &t) == nil {
+	if json.Unmarshal(typ, &t) == nil {
 		return t
 	}
 	var list []string
-	_ = json.Unmarshal(s.Type, &list)
+	_ = json.Unmarshal(typ, &list)
 	for _, t := range list {
 		if t != "null" {
 			return t
 		}
 	}
-	if len(s.Properties) > 0 {
+	if hasProperties {
 		return "object"
 	}
 	return ""
