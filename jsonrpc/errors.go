@@ -64,13 +64,15 @@ type CancelledError struct {
 	// Arrived is what the peer sent while the request waited in vain:
 	// misaddressed responses, null-id errors, notifications. A timeout
 	// with something here is most likely a server that answered wrongly,
-	// not a slow one.
+	// not a slow one; for a cancel by the caller it is kept but not told.
 	Arrived Arrivals
 }
 
 func (e *CancelledError) Error() string {
 	msg := fmt.Sprintf("%s (id %d) cancelled: %s", e.Method, e.ID, e.Reason)
-	if !e.Arrived.Empty() {
+	// What arrived matters only when the wait ran out: a user's cancel
+	// says nothing about the server.
+	if e.Timeout && !e.Arrived.Empty() {
 		msg += "; no response with id " + FormatID(e.ID) + " arrived, but meanwhile the server sent " + e.Arrived.String()
 	}
 	return msg

@@ -49,6 +49,38 @@ func TestTimeoutNamesNotificationSentInstead(t *testing.T) {
 	}
 }
 
+// A call the caller cancels is only cancelled: what the server sent
+// meanwhile is kept in Arrived but not told as if the server were at fault.
+func TestUserCancelDoesNotBlameTheServer(t *testing.T) {
+	arrived := make(chan struct{}, 8)
+	s := startServer(t, jsonrpctest.NotifyInstead, serverOpts{conn: jsonrpc.Options{
+		OnNotification: func(jsonrpc.Notification) { arrived <- struct{}{} },
+	}})
+	initialize(t, s.conn)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// The conn counts a notification before it delivers it, so the
+		// cancel comes after the count.
+		select {
+		case <-arrived:
+		case <-time.After(10 * time.Second):
+		}
+		cancel()
+	}()
+	_, err := callTool(ctx, s.conn, "echo", map[string]any{"text": "x"})
+	var ce *jsonrpc.CancelledError
+	if !errors.As(err, &ce) || errors.Is(err, jsonrpc.ErrTimeout) {
+		t.Fatalf("err = %v, want a user cancel", err)
+	}
+	if ce.Arrived.Notifications == 0 {
+		t.Fatalf("Arrived = %+v, want the notification counted", ce.Arrived)
+	}
+	if strings.Contains(ce.Error(), "meanwhile") {
+		t.Fatalf("error %q blames the server for a user's cancel", ce.Error())
+	}
+}
+
 // An error with a null id answers no request; it is not "id 0".
 func TestNullIDErrorIsNotIDZero(t *testing.T) {
 	anomalies := make(chan jsonrpc.Anomaly, 8)

@@ -256,9 +256,10 @@ func KindOf(err error) ErrorKind {
 		return KindUnknown
 	case errors.As(err, &info):
 		return info.Kind
-	case errors.As(err, &cancelled) && !cancelled.Arrived.Empty():
-		// It waited in vain while the server sent something else (a wrong
-		// id, a notification instead of a response): the server's fault.
+	case errors.As(err, &cancelled) && cancelled.Timeout && !cancelled.Arrived.Empty():
+		// It timed out while the server sent something else (a wrong id,
+		// a notification instead of a response): the server's fault. A
+		// cancel by the user is only a cancel, whatever came meanwhile.
 		return KindProtocol
 	case errors.Is(err, ErrNeedsLogin):
 		return KindNeedsLogin

@@ -19,6 +19,9 @@ func TestKindOfClassifiesWhatTheRuntimeReturns(t *testing.T) {
 	}{
 		{&jsonrpc.CancelledError{Reason: "t", Timeout: true}, KindTimeout},
 		{&jsonrpc.CancelledError{Reason: "user"}, KindCancelled},
+		{&jsonrpc.CancelledError{Reason: "t", Timeout: true, Arrived: jsonrpc.Arrivals{Notifications: 2}}, KindProtocol},
+		// A user's cancel is a cancel even if the server chattered meanwhile.
+		{&jsonrpc.CancelledError{Reason: "user", Arrived: jsonrpc.Arrivals{Notifications: 42}}, KindCancelled},
 		{context.Canceled, KindCancelled},
 		{&jsonrpc.ClosedError{Method: "x", Cause: errors.New("EOF")}, KindClosed},
 		{&jsonrpc.ClosedError{Method: "x", Cause: fmt.Errorf("server process %w", &proc.ExitError{Code: 3})}, KindExited},
