@@ -218,6 +218,11 @@ func TestModernResourceSubscriptionThroughListen(t *testing.T) {
 	if after.ID == before.ID || !after.granted(jsonrpctest.FakeResource) || after.Opens != before.Opens+1 {
 		t.Fatalf("listen after subscribing: %+v (before %+v)", after, before)
 	}
+	// The open listen is the session's standing stream, not a request
+	// anyone waits on: nothing is outstanding.
+	if out := serverOf(t, c, "m").Outstanding; len(out) != 0 {
+		t.Fatalf("outstanding with only the listen open: %+v", out)
+	}
 	if _, err := c.Call(ctx, CallRequest{Server: "m", Tool: "touch", Arguments: json.RawMessage(`{"uri":"` + jsonrpctest.FakeResource + `"}`)}); err != nil {
 		t.Fatal(err)
 	}

@@ -483,6 +483,11 @@ func (s *session) live(v *ServerSnapshot) {
 	v.Ping = s.ping.stats()
 	s.mu.Unlock()
 	for _, o := range out {
+		if o.Method == mcp.MethodListen {
+			// The listen stream is the session's standing subscription, not
+			// a request anyone waits on: it is v.Listen, never "outstanding".
+			continue
+		}
 		ri := RequestInfo{ID: o.ID, Server: s.name, Method: o.Method, Tool: o.Label, Started: o.Start}
 		if ac := s.active.lookup(o.ID); ac != nil {
 			if _, poll := ac.polls.Load(o.ID); poll {
