@@ -61,7 +61,7 @@ func TestToggleMCPAsksWhenCallsOutstanding(t *testing.T) {
 	hs := start(t, rt, 80, 24)
 	hs.waitText("requests 1")
 	hs.keys("m")
-	hs.waitText("Turn MCP off?", "1 request is outstanding")
+	hs.waitText("Turn MCP off?", "1 request in flight will be cancelled")
 	hs.keys("n")
 	hs.waitView("dialog closed", func(v string) bool { return !strings.Contains(v, "Turn MCP off?") })
 	hs.keys("m")

@@ -181,7 +181,7 @@ func (m *Model) toggleMCP() tea.Cmd {
 	if m.c.snap != nil && m.c.snap.Enabled {
 		if n := len(m.c.reqs); n > 0 {
 			m.openModal(newConfirmDialog(m.c, "Turn MCP off?",
-				fmt.Sprintf("%d %s outstanding will be cancelled and every server stopped.", n, present.Plural(n, "request is", "requests are")),
+				fmt.Sprintf("%d %s in flight will be cancelled and every server stopped.", n, present.Plural(n, "request", "requests")),
 				confirmDisable))
 			return nil
 		}
