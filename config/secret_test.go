@@ -68,8 +68,8 @@ func TestScrubberNoFalseLeak(t *testing.T) {
 		t.Fatal("Bytes scrubbed an ordinary word")
 	}
 	r := s.Redacted()
-	if r.Env["UNIT"] != RedactedValue {
-		t.Errorf("Redacted shows env values: %v", r.Env)
+	if r.Env["UNIT"] != "numbers" || r.Env["OPENAI_API_KEY"] != RedactedValue || r.Env["HIDDEN"] != RedactedValue || r.Env["RANDOM"] != RedactedValue {
+		t.Errorf("Redacted env = %v: want the settings shown and the secrets hidden", r.Env)
 	}
 }
 

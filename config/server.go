@@ -197,11 +197,13 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// Redacted returns a copy safe to display: every env and header value is
-// replaced by RedactedValue (a configuration listing shows names, not
-// values), and the secrets (see Secrets) are scrubbed from command, args
-// and url too: an API key passed as "--token=${KEY}" must not leak through
-// the arguments, while "--unit numbers" stays readable.
+// Redacted returns a copy safe to display: every header value and every
+// env value that is a secret (see Secrets: by name, by shape, or marked in
+// "secrets") is replaced by RedactedValue, while ordinary settings such as
+// LOG_LEVEL=debug stay readable, since seeing them is why one looks. The
+// secrets are scrubbed from command, args and url too: an API key passed
+// as "--token=${KEY}" must not leak through the arguments, while "--unit
+// numbers" stays readable.
 func (s Server) Redacted() Server {
 	scrub := s.Scrubber().String
 	r := s
@@ -211,7 +213,7 @@ func (s Server) Redacted() Server {
 		r.Args = append(r.Args, scrub(a))
 	}
 	r.URL = redactURL(s.URL, scrub)
-	r.Env = redactMap(s.Env)
+	r.Env = s.redactEnv()
 	r.Headers = redactMap(s.Headers)
 	if s.OAuth != nil {
 		o := *s.OAuth
@@ -221,6 +223,24 @@ func (s Server) Redacted() Server {
 		r.OAuth = &o
 	}
 	return r
+}
+
+// redactEnv is s.Env with its secrets replaced, and a value that embeds
+// another secret (a URL carrying the token) scrubbed.
+func (s Server) redactEnv() map[string]string {
+	if s.Env == nil {
+		return nil
+	}
+	scrub := s.Scrubber().String
+	out := make(map[string]string, len(s.Env))
+	for k, v := range s.Env {
+		if s.isSecret(k, v) {
+			out[k] = RedactedValue
+		} else {
+			out[k] = scrub(v)
+		}
+	}
+	return out
 }
 
 func redactMap(m map[string]string) map[string]string {

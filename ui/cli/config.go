@@ -50,7 +50,9 @@ token comes from: the token itself is never printed, not even with
 been approved yet (servers in project files start only once approved).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			load := func() (*config.Config, error) { return loadConfig(cmd, configFiles(cmd)) }
+			// A server whose own definition is broken is shown, marked with
+			// its problems, as the runtime keeps it: the others still start.
+			load := func() (*config.Config, error) { return loadRunnable(configFiles(cmd)) }
 			if trust {
 				load = func() (*config.Config, error) { return loadApproved(cmd, true) }
 			}
@@ -297,8 +299,17 @@ func writeShow(w io.Writer, cfg *config.Config, approvals map[string]approval, r
 		if !s.Enabled {
 			state = "disabled"
 		}
-		fmt.Fprintf(w, "  %s  %s\n", s.Name, state)
 		field := func(name, value string) { fmt.Fprintf(w, "    %-13s%s\n", name, value) }
+		if problems := invalidOf(s); len(problems) > 0 {
+			// Nothing else in an invalid definition can be trusted.
+			fmt.Fprintf(w, "  %s  INVALID: it will not start until fixed\n", s.Name)
+			field("source", fmt.Sprintf("%s (%s)", s.Pos, s.Scope))
+			for i, d := range problems {
+				field(cond(i == 0, "problems", ""), d.String())
+			}
+			continue
+		}
+		fmt.Fprintf(w, "  %s  %s\n", s.Name, state)
 		field("source", fmt.Sprintf("%s (%s)", s.Pos, s.Scope))
 		field("transport", string(s.Transport))
 		if s.Transport == config.TransportStdio {
@@ -436,6 +447,7 @@ type serverJSON struct {
 	OAuth          *oauthJSON        `json:"oauth,omitempty"`
 	LogLevel       string            `json:"logLevel,omitempty"`
 	Roots          []string          `json:"roots,omitempty"`
+	Invalid        []diagnosticJSON  `json:"invalid,omitempty"` // a broken definition's problems; nothing else is set
 	Source         string            `json:"source"`
 	Scope          string            `json:"scope"`
 	Line           int               `json:"line"`
@@ -482,6 +494,13 @@ func showJSON(cfg *config.Config, approvals map[string]approval, reveal bool) sh
 		if !reveal {
 			s = s.Redacted()
 		}
+		if problems := invalidOf(s); len(problems) > 0 {
+			out.Servers = append(out.Servers, serverJSON{
+				Name: s.Name, Invalid: diagnosticsJSON(problems),
+				Source: s.Source, Scope: string(s.Scope), Line: s.Pos.Line, Column: s.Pos.Column,
+			})
+			continue
+		}
 		out.Servers = append(out.Servers, serverJSON{
 			Name: s.Name, Enabled: s.Enabled, Transport: string(s.Transport),
 			Command: s.Command, Args: s.Args, Cwd: s.Cwd, URL: s.URL, Env: s.Env, Headers: s.Headers,
@@ -503,6 +522,16 @@ func showJSON(cfg *config.Config, approvals map[string]approval, reveal bool) sh
 		})
 	}
 	return out
+}
+
+// invalidOf returns the problems of a server kept although its definition
+// is invalid, nil for a valid one.
+func invalidOf(s config.Server) config.Errors {
+	var errs config.Errors
+	if s.Invalid != nil && !errors.As(s.Invalid, &errs) {
+		errs = config.Errors{{Pos: s.Pos, Server: s.Name, Message: s.Invalid.Error()}}
+	}
+	return errs
 }
 
 func validateJSON(cfg *config.Config, errs config.Errors) validateOutput {

@@ -296,18 +296,49 @@ func TestConfigValidateOK(t *testing.T) {
 	}
 }
 
-func TestConfigShowInvalidExitsUsage(t *testing.T) {
+// A server with a broken definition does not hide the others: show lists
+// every server, the broken ones marked with their problems, as the runtime
+// keeps them (they never start, the others do).
+func TestConfigShowMarksInvalidServers(t *testing.T) {
 	w := newConfigWorld(t)
 	bad := w.write(t, filepath.Join(w.root, "bad.json"), invalidConfig)
-	code, stdout, stderr := w.run(t, "config", "show", "--config", bad)
-	if code != ExitUsage {
-		t.Fatalf("exit %d, want %d", code, ExitUsage)
+	good := w.write(t, filepath.Join(w.root, "good.json"), `{"mcpServers": {"fine": {"command": "x", "env": {"LOG_LEVEL": "debug", "API_TOKEN": "`+projectSecret+`"}}}}`)
+	code, stdout, stderr := w.run(t, "config", "show", "--config", bad, "--config", good)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if stdout != "" {
-		t.Errorf("stdout = %q, want nothing", stdout)
+	for _, want := range []string{
+		"fine  enabled", "LOG_LEVEL=debug", "API_TOKEN=" + config.RedactedValue,
+		"bad args  INVALID: it will not start until fixed", bad + ":4:",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
 	}
-	if !strings.HasPrefix(stderr, "mcpdeck: 6 configuration errors; nothing was started:\n") || strings.Count(stderr, bad+":") != 6 {
-		t.Errorf("stderr should list all 6 errors:\n%s", stderr)
+	if strings.Contains(stdout, projectSecret) {
+		t.Errorf("config show leaked the token:\n%s", stdout)
+	}
+	code, stdout, _ = w.run(t, "config", "show", "--json", "--config", bad)
+	var out showOutput
+	if err := json.Unmarshal([]byte(stdout), &out); code != ExitOK || err != nil {
+		t.Fatalf("exit %d, %v:\n%s", code, err, stdout)
+	}
+	problems := 0
+	for _, s := range out.Servers {
+		problems += len(s.Invalid)
+	}
+	if len(out.Servers) != 5 || problems != 6 {
+		t.Errorf("got %d servers with %d problems, want 5 with the 6 problems:\n%s", len(out.Servers), problems, stdout)
+	}
+}
+
+// A file that cannot be read as a configuration at all still fails.
+func TestConfigShowBrokenFileExitsUsage(t *testing.T) {
+	w := newConfigWorld(t)
+	broken := w.write(t, filepath.Join(w.root, "broken.json"), "{\"mcpServers\": {\"a\": {\"command\": \"x\"}\n")
+	code, stdout, stderr := w.run(t, "config", "show", "--config", broken)
+	if code != ExitUsage || stdout != "" || !strings.Contains(stderr, broken+":") {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want a usage error naming the file", code, stdout, stderr)
 	}
 }
 
