@@ -126,6 +126,9 @@ func (p *parser) duration(v *hujson.Value, server, field string, def time.Durati
 	return d, true
 }
 
+// reconnectFields are the fields of "autoReconnect", for warnings.
+var reconnectFields = []string{"enabled", "maxAttempts", "initialBackoff", "maxBackoff"}
+
 // reconnect reads "autoReconnect": a boolean, or an object refining the
 // default policy.
 func (p *parser) reconnect(v *hujson.Value, server string) Reconnect {
@@ -159,7 +162,7 @@ func (p *parser) reconnect(v *hujson.Value, server string) Reconnect {
 		case "maxBackoff":
 			r.MaxBackoff, _ = p.duration(m.value, server, f, DefaultMaxBackoff, false)
 		default:
-			p.warnf(m.keyOff, server, f, "unknown field is ignored (known: enabled, maxAttempts, initialBackoff, maxBackoff)")
+			p.warnf(m.keyOff, server, f, "%s", unknownField(m.name, reconnectFields, "known: "+strings.Join(reconnectFields, ", ")))
 		}
 	}
 	if r.InitialBackoff > r.MaxBackoff {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/tailscale/hujson"
@@ -246,6 +247,13 @@ func (p *parser) gatewayClients(v *hujson.Value, field string) []GatewayClient {
 	return out
 }
 
+// gatewayFields and ruleFields are the fields of the gateway block and of
+// its allow/deny rules, for warnings.
+var (
+	gatewayFields = []string{"token", "allowedOrigins", "servers", "tools", "prompts", "callTimeout", "maxConcurrent", "clients"}
+	ruleFields    = []string{"allow", "deny"}
+)
+
 // gatewayPolicy reads the policy fields among ms; field prefixes their names.
 func (p *parser) gatewayPolicy(ms []member, field string) GatewayPolicy {
 	var pol GatewayPolicy
@@ -268,7 +276,7 @@ func (p *parser) gatewayPolicy(ms []member, field string) GatewayPolicy {
 			}
 			pol.MaxConcurrent = int(n)
 		default:
-			p.warnf(m.keyOff, "", f, "unknown field is ignored (known: token, allowedOrigins, servers, tools, prompts, callTimeout, maxConcurrent, clients)")
+			p.warnf(m.keyOff, "", f, "%s", unknownField(m.name, gatewayFields, "known: "+strings.Join(gatewayFields, ", ")))
 		}
 	}
 	return pol
@@ -291,7 +299,7 @@ func (p *parser) gatewayRules(v *hujson.Value, field string) *GatewayRules {
 		case "deny":
 			dst = &r.Deny
 		default:
-			p.warnf(m.keyOff, "", f, "unknown field is ignored (known: allow, deny)")
+			p.warnf(m.keyOff, "", f, "%s", unknownField(m.name, ruleFields, "known: "+strings.Join(ruleFields, ", ")))
 			continue
 		}
 		list, offs, _ := p.stringList(m.value, "", f)

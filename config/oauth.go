@@ -64,6 +64,9 @@ var oauthFields = map[string]string{
 	"authServerMetadataUrl": "authServerMetadataUrl",
 }
 
+// oauthKnown are the canonical names of oauthFields, for warnings.
+var oauthKnown = []string{"clientId", "clientSecret", "scopes", "redirectPort", "grantType", "clientMetadataUrl", "authServerMetadataUrl"}
+
 // parseOAuth reads a remote server's "oauth" block (or Cursor's "auth"),
 // expanding variables in its strings. It returns nil when there is none.
 func (p *parser) parseOAuth(r *rawServer) *OAuth {
@@ -90,7 +93,7 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 		f := field + "." + m.name
 		canon, known := oauthFields[m.name]
 		if !known {
-			p.warnf(m.keyOff, r.name, f, "unknown field is ignored (known: clientId, clientSecret, scopes, redirectPort, grantType, clientMetadataUrl, authServerMetadataUrl)")
+			p.warnf(m.keyOff, r.name, f, "%s", unknownField(m.name, oauthKnown, "known: "+strings.Join(oauthKnown, ", ")))
 			continue
 		}
 		if seen[canon] {

@@ -122,7 +122,7 @@ func (p *parser) readFields(m member, obj *hujson.Object) *rawServer {
 		default:
 			good = true
 			if !slices.Contains(serverFields, f.name) {
-				p.warnf(f.keyOff, m.name, f.name, "unknown field is ignored (another client's setting?)")
+				p.warnf(f.keyOff, m.name, f.name, "%s", unknownField(f.name, serverFields, "another client's setting?"))
 			}
 		}
 		r.badType[f.name] = !good
