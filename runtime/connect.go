@@ -156,6 +156,9 @@ func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
 	case errors.As(err, &closed), errors.As(err, &cancelled):
 		return err // these name the method already
 	case err != nil:
+		if theirs := supportedVersions(err); theirs != nil {
+			return fmt.Errorf("initialize: %w", versionRefusal(versions, theirs, pref))
+		}
 		return fmt.Errorf("initialize: %w", err)
 	}
 	if err := json.Unmarshal(raw, &s.init); err != nil {
@@ -173,4 +176,37 @@ func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return nil
+}
+
+// supportedVersions returns the revisions a server that refused initialize
+// says it speaks: data.supported of a -32022 (the 2026 code) or of the
+// -32602 "Unsupported protocol version" the 2025 revisions give; nil for
+// any other refusal.
+func supportedVersions(err error) []string {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || (rpc.Code != mcp.CodeUnsupportedVersion && rpc.Code != jsonrpc.CodeInvalidParams) {
+		return nil
+	}
+	var d struct {
+		Supported []string `json:"supported"`
+	}
+	if json.Unmarshal(rpc.Data, &d) != nil || len(d.Supported) == 0 {
+		return nil
+	}
+	return d.Supported
+}
+
+// versionRefusal says what each side speaks and what to change: a server
+// that speaks only the stateless revision is reached with protocol auto
+// or modern, not by upgrading anything.
+func versionRefusal(ours, theirs []string, pref mcp.Preference) error {
+	advice := "upgrade the server or mcpdeck"
+	for _, v := range theirs {
+		if mcp.EraOf(v) == mcp.Modern {
+			advice = "it speaks the stateless revision: set the protocol to auto or modern (--protocol, or \"protocol\" in mcp.json)"
+			break
+		}
+	}
+	return fmt.Errorf("%w: mcpdeck offered %s (protocol %s) and the server speaks %s; %s",
+		ErrUnsupportedVersion, strings.Join(ours, ", "), pref, strings.Join(theirs, ", "), advice)
 }

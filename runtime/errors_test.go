@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/proc"
 )
 
@@ -90,5 +93,27 @@ func TestPingPercentilesNearestRank(t *testing.T) {
 	st = p.stats()
 	if st.P95 != time.Millisecond || st.P50 != time.Millisecond {
 		t.Fatalf("p50 %s p95 %s over %d", st.P50, st.P95, len(st.Recent))
+	}
+}
+
+// A 2025 server refuses an unknown revision with -32602 and data.supported,
+// a 2026 one with -32022: both say what they speak; other refusals do not.
+func TestSupportedVersionsOfARefusal(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want []string
+	}{
+		{&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unsupported protocol version", Data: []byte(`{"supported":["2025-06-18"],"requested":"1999-01-01"}`)}, []string{"2025-06-18"}},
+		{fmt.Errorf("x: %w", &jsonrpc.Error{Code: -32022, Data: []byte(`{"supported":["2026-07-28"]}`)}), []string{"2026-07-28"}},
+		{&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "bad"}, nil},
+		{&jsonrpc.Error{Code: -32601, Data: []byte(`{"supported":["x"]}`)}, nil},
+	} {
+		if got := supportedVersions(tc.err); !slices.Equal(got, tc.want) {
+			t.Errorf("supportedVersions(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+	msg := versionRefusal([]string{"2025-11-25"}, []string{"2024-11-05"}, mcp.Preference{}).Error()
+	if !strings.Contains(msg, "the server speaks 2024-11-05; upgrade the server or mcpdeck") {
+		t.Errorf("refusal by an old server: %q", msg)
 	}
 }

@@ -130,7 +130,9 @@ func TestProtocolSettingRulesOutAnEra(t *testing.T) {
 	modernOnLegacy.Protocol = "modern"
 	c := newController(t, legacyOnModern, modernOnLegacy)
 	_ = c.SetEnabled(ctxFor(t, 20*time.Second), true)
-	if v := serverOf(t, c, "m"); v.State != StateFailed || v.LastError.Kind != KindUnsupportedVersion {
+	// It says what the server speaks and what to change, not only "-32022".
+	if v := serverOf(t, c, "m"); v.State != StateFailed || v.LastError.Kind != KindUnsupportedVersion ||
+		!strings.Contains(v.LastError.Message, "the server speaks "+jsonrpctest.ModernVersion+"; it speaks the stateless revision: set the protocol to auto or modern") {
 		t.Errorf("initialize on a modern-only server: %s %+v", v.State, v.LastError)
 	}
 	if v := serverOf(t, c, "n"); v.State != StateFailed || v.LastError.Kind != KindUnsupportedVersion || !strings.Contains(v.LastError.Message, "only the legacy revisions") {
