@@ -75,11 +75,12 @@ const (
 	KindShutdown                            // the session has shut down
 	KindSuperseded                          // a later command replaced this one
 	KindRefused                             // the server's state does not allow the command
+	KindDeclined                            // the input the server needs was declined
 )
 
 var kindNames = [...]string{"unknown", "timeout", "cancelled", "closed", "exited", "protocol", "transport",
 	"too-large", "unsupported-version", "needs-login", "config", "invalid-arguments", "schema",
-	"not-enabled", "not-ready", "unknown-server", "unknown-tool", "shutdown", "superseded", "refused"}
+	"not-enabled", "not-ready", "unknown-server", "unknown-tool", "shutdown", "superseded", "refused", "declined"}
 
 func (k ErrorKind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
@@ -130,6 +131,10 @@ var (
 	ErrProcessExited = errors.New("server process exited")
 	// ErrTransport: an HTTP exchange with the server failed.
 	ErrTransport = errors.New("transport failure")
+	// ErrDeclined: the server asked again for input that was declined (an
+	// elicitation it cannot go on without); asking the person once more
+	// would only loop.
+	ErrDeclined = errors.New("the input the server needs was declined")
 	// ErrProtocol: the server answered with a JSON-RPC error.
 	ErrProtocol = errors.New("protocol error")
 	// ErrRefused: the server's current state does not allow the command
@@ -263,6 +268,8 @@ func KindOf(err error) ErrorKind {
 		return KindProtocol
 	case errors.Is(err, ErrNeedsLogin):
 		return KindNeedsLogin
+	case errors.Is(err, ErrDeclined):
+		return KindDeclined
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return KindTimeout
 	case errors.Is(err, ErrCancelled), errors.Is(err, context.Canceled):

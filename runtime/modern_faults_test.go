@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,6 +49,34 @@ func TestModernEndlessInputStopsAtTheBound(t *testing.T) {
 	}
 	if rounds != mcp.DefaultMaxRounds+1 {
 		t.Fatalf("sent %d rounds; want the first and %d retries", rounds, mcp.DefaultMaxRounds)
+	}
+}
+
+// declining answers every elicitation with decline, as the CLI does by
+// default.
+type declining struct{ asked atomic.Int32 }
+
+func (d *declining) Elicit(context.Context, ElicitRequest) (ElicitResponse, error) {
+	d.asked.Add(1)
+	return ElicitResponse{Action: "decline"}, nil
+}
+
+// A server that asks again, word for word, for what was declined cannot go
+// on without it: the call ends at the second asking, as declined, instead
+// of looping to the round limit and being blamed on the server.
+func TestModernDeclinedInputAskedAgainEndsTheCall(t *testing.T) {
+	d := &declining{}
+	c := modernController(t, d, fakeServer("m", jsonrpctest.ModernEndlessInput))
+	enable(t, c)
+	var rounds int
+	_, err := c.Call(ctxFor(t, 20*time.Second), CallRequest{Server: "m", Tool: "ask", OnStarted: func(uint64) { rounds++ }})
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Info.Kind != KindDeclined || !errors.Is(err, ErrDeclined) ||
+		!strings.Contains(err.Error(), `asked again for the input ("What is your name?") after it was declined`) {
+		t.Fatalf("declined input asked again: %v", err)
+	}
+	if rounds != 2 || d.asked.Load() != 1 {
+		t.Fatalf("sent %d rounds and asked %d times; want 2 rounds and one question", rounds, d.asked.Load())
 	}
 }
 

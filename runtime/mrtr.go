@@ -52,11 +52,42 @@ func (s *session) mrtr(ctx context.Context, o callOpts, params any, cs *callStat
 		}
 	}
 	flow := mcp.Flow{Capabilities: s.declared(), MaxRounds: mcp.DefaultMaxRounds}
-	raw, t, err := flow.Run(ctx, caller, first, s.fulfil)
+	raw, t, err := flow.Run(ctx, caller, first, declineOnce(s.fulfil))
 	if err != nil && isMRTRBreach(err) {
 		err = fmt.Errorf("%w: %w", ErrProtocol, err)
 	}
 	return raw, t, err
+}
+
+// declineOnce wraps fulfil for one flow: an elicitation declined (or
+// cancelled) and then asked again word for word ends the flow with
+// ErrDeclined at once. The server cannot go on without that answer, and
+// asking the person again, or declining again until the round limit,
+// would only loop and end as the server's fault.
+func declineOnce(fulfil mcp.Fulfiller) mcp.Fulfiller {
+	declined := map[string]string{} // params of a declined elicitation → what was done
+	return func(ctx context.Context, key string, req mcp.InputRequest) (json.RawMessage, error) {
+		if req.Method != mcp.MethodElicit {
+			return fulfil(ctx, key, req)
+		}
+		if action, again := declined[string(req.Params)]; again {
+			msg := ""
+			if er, err := req.Elicitation(); err == nil {
+				msg = fmt.Sprintf(" (%q)", er.Message)
+			}
+			return nil, fmt.Errorf("%w: the server asked again for the input%s after it was %s; it needs an answer to go on", ErrDeclined, msg, action)
+		}
+		raw, err := fulfil(ctx, key, req)
+		var resp ElicitResponse
+		if err == nil && json.Unmarshal(raw, &resp) == nil && resp.Action != "accept" {
+			done := "declined"
+			if resp.Action == "cancel" {
+				done = "cancelled"
+			}
+			declined[string(req.Params)] = done
+		}
+		return raw, err
+	}
 }
 
 // isHeaderMismatch reports a -32020 answer.

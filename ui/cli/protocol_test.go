@@ -103,6 +103,22 @@ func TestCallModernInputRequired(t *testing.T) {
 	}
 }
 
+// A server that asks again for what the CLI declined ends the call at once
+// with what to do, not after eight rounds blamed on the server.
+func TestCallDeclinedInputAskedAgain(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"m": srvFake(jsonrpctest.ModernEndlessInput)})
+	r := h.run(t, "", "call", "m", "ask")
+	wantCode(t, r, ExitConnection)
+	for _, want := range []string{"asked again for the input", "after it was declined", "--elicitation defaults"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "rounds") {
+		t.Errorf("stderr still tells of the round limit:\n%s", r.stderr)
+	}
+}
+
 func TestCallModernTaskAndInterrupt(t *testing.T) {
 	evidence := filepath.Join(t.TempDir(), "evidence")
 	task := srvFake(jsonrpctest.Modern)

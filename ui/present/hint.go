@@ -69,6 +69,9 @@ func Hint(info *runtime.ErrorInfo, face Face) string {
 			"the server did not answer in time: raise callTimeout/startupTimeout in mcp.json, or check its stderr (Logs tab)")
 	case runtime.KindCancelled:
 		return "the request was cancelled; the server was told with notifications/cancelled"
+	case runtime.KindDeclined:
+		return face.pick("answer it: --elicitation defaults accepts with the schema's defaults, or call it from the TUI, which asks with a form",
+			"call it again and accept the server's form instead of declining it")
 	case runtime.KindTooLarge:
 		return "the server sent a message over the size limit; make the tool return less, or raise maxMessageSize"
 	case runtime.KindExited:
@@ -86,8 +89,8 @@ func Hint(info *runtime.ErrorInfo, face Face) string {
 					"the server speaks "+strings.Join(uv.Supported, ", ")+": set protocol in mcp.json to one mcpdeck speaks, or auto")
 			}
 		}
-		return face.pick("the server speaks no protocol revision mcpdeck does; upgrade one of them, or choose one with --protocol",
-			"the server speaks no protocol revision mcpdeck does; upgrade one of them, or set protocol in mcp.json")
+		return face.pick("choose a revision both speak with --protocol (auto tries them all), or upgrade one of them",
+			"set protocol in mcp.json to a revision both speak (auto tries them all), or upgrade one of them")
 	case runtime.KindNeedsLogin:
 		return face.pick("or add --login to log in now, in a browser", "press L to log in, in a browser")
 	case runtime.KindInvalidArguments:
