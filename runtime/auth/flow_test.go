@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"mcpdeck/config"
@@ -493,3 +494,31 @@ func TestBrowserAndListener(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// A server that wants a static token (an mcpdeck gateway, an API-key
+// service) answers 401 and publishes no OAuth metadata: the connection
+// fails with that server's own 401, saying to configure headers, not as
+// "unreachable" after a failed discovery.
+func TestStaticTokenServerGetsItsOwn401(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpdeck gateway"`)
+		http.Error(w, "a gateway token is required", http.StatusUnauthorized)
+	}))
+	t.Cleanup(srv.Close)
+	h := newHarness(t, nil)
+	s := h.connect(Target{Name: "gw", URL: srv.URL + "/mcp"}, false, nil)
+	err := h.initialize(s)
+	if !errors.Is(err, mcphttp.ErrUnauthorized) || errors.Is(err, ErrNeedsLogin) || errors.Is(err, mcphttp.ErrUnreachable) {
+		t.Fatalf("initialize error = %v, want the server's 401", err)
+	}
+	for _, want := range []string{"HTTP 401", `under "headers"`, `mcpdeck gateway`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if hits.Load() == 0 {
+		t.Fatal("the server was never asked")
+	}
+}

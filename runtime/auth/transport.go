@@ -1,7 +1,9 @@
 package auth
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -60,9 +62,16 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:
 		ch := ParseChallenge(resp.StatusCode, resp.Header)
-		discard(resp)
+		buffer(resp)
 		next, err := m.afterRejection(ctx, t, tok, ch, tr.Interactive)
 		if err != nil {
+			if tok == nil && ch.ResourceMetadata == "" && errors.Is(err, ErrDiscovery) {
+				// No token was sent and the server points at no metadata,
+				// nor publishes any: it wants a static credential (an API
+				// key, an mcpdeck gateway's token), not an OAuth login.
+				// Its own 401 says that best, so the caller gets it.
+				return resp, nil
+			}
 			return nil, err
 		}
 		if !replayable {
@@ -123,6 +132,14 @@ func resend(base http.RoundTripper, req *http.Request, tok *tokenRecord) (*http.
 		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
 	return base.RoundTrip(r)
+}
+
+// buffer reads up to 64 KiB of resp's body and closes the connection's
+// body, so resp can still be handed on after a second exchange.
+func buffer(resp *http.Response) {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
 }
 
 func discard(resp *http.Response) {
