@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -182,9 +183,9 @@ func TestReloadAppliesPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Plan{Add: []string{"add"}, Remove: []string{"remove"}, Restart: []string{"change", "off"}, Keep: []string{"keep"}}
-	if strings.Join(plan.Add, ",")+"|"+strings.Join(plan.Remove, ",")+"|"+strings.Join(plan.Restart, ",")+"|"+strings.Join(plan.Keep, ",") !=
-		strings.Join(want.Add, ",")+"|"+strings.Join(want.Remove, ",")+"|"+strings.Join(want.Restart, ",")+"|"+strings.Join(want.Keep, ",") {
+	// "off" was switched off in the file: stopped, not restarted.
+	want := Plan{Add: []string{"add"}, Remove: []string{"remove"}, Restart: []string{"change"}, Keep: []string{"keep"}, Stop: []string{"off"}}
+	if !reflect.DeepEqual(plan, want) {
 		t.Fatalf("plan = %+v, want %+v", plan, want)
 	}
 	after := c.Snapshot()

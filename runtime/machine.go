@@ -599,7 +599,7 @@ func (m *machine) reload(cfg *config.Config, r chan reply) {
 	}
 	m.cfg = cfg
 	m.dirty = true
-	m.stopServers(append(append([]string(nil), plan.Remove...), plan.Restart...), StateStopped, nil)
+	m.stopServers(append(append([]string(nil), plan.Remove...), plan.Changed()...), StateStopped, nil)
 	for _, name := range plan.Remove {
 		if s := m.servers[name]; s.conn.closing != 0 {
 			s.life.after.remove = true
@@ -608,7 +608,7 @@ func (m *machine) reload(cfg *config.Config, r chan reply) {
 		}
 	}
 	var start []string
-	for _, name := range plan.Restart {
+	for _, name := range plan.Changed() {
 		s := m.servers[name]
 		s.cfg, s.on = want[name], want[name].Enabled
 		start = m.reconfigured(s, start)

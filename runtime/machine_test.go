@@ -412,7 +412,7 @@ func TestMachineReloadAppliesThePlan(t *testing.T) {
 	r.wantNoReply(ch)
 	ready(r, "restart")
 	got, _ := r.replied(ch)
-	want := Plan{Add: []string{"add"}, Remove: []string{"remove"}, Restart: []string{"off", "restart"}, Keep: []string{"keep"}}
+	want := Plan{Add: []string{"add"}, Remove: []string{"remove"}, Restart: []string{"restart"}, Keep: []string{"keep"}, Stop: []string{"off"}}
 	if !reflect.DeepEqual(got.plan, want) || got.err != nil {
 		t.Fatalf("reply %+v, want plan %+v", got, want)
 	}
@@ -544,5 +544,24 @@ func TestMachineConfigureWhileOffStartsNothing(t *testing.T) {
 	ch = r.cmd(command{kind: cmdSetEnabled, on: true})
 	if index(r.out, isStart("proj")) < 0 {
 		t.Fatalf("the approved server did not start: %s", kinds(r.out))
+	}
+}
+
+// Reconcile names a changed server by its "enabled" before and after:
+// switched off is Stop, switched on is Start, changed while off is Update;
+// only a server enabled on both sides is restarted.
+func TestReconcileByEnablement(t *testing.T) {
+	def := func(name string, enabled bool, cmd string) config.Server {
+		return config.Server{Name: name, Transport: config.TransportStdio, Command: cmd, Enabled: enabled}
+	}
+	have := []config.Server{def("run", true, "a"), def("off", true, "a"), def("on", false, "a"), def("idle", false, "a"), def("same", true, "a")}
+	want := []config.Server{def("run", true, "b"), def("off", false, "a"), def("on", true, "a"), def("idle", false, "b"), def("same", true, "a")}
+	got := Reconcile(want, have)
+	exp := Plan{Restart: []string{"run"}, Stop: []string{"off"}, Start: []string{"on"}, Update: []string{"idle"}, Keep: []string{"same"}}
+	if !reflect.DeepEqual(got, exp) {
+		t.Fatalf("plan = %+v, want %+v", got, exp)
+	}
+	if !reflect.DeepEqual(got.Changed(), []string{"run", "off", "on", "idle"}) || got.Empty() {
+		t.Fatalf("Changed() = %v, Empty() = %v", got.Changed(), got.Empty())
 	}
 }

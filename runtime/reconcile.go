@@ -1,21 +1,34 @@
 package runtime
 
 import (
+	"slices"
 	"sort"
 
 	"mcpdeck/config"
 )
 
-// Plan is what a reload does to the running set.
+// Plan is what a reload does to the running set. A changed server is in
+// exactly one of Restart, Stop, Start and Update, by its "enabled" setting
+// before and after, so a server switched off in the file is told as
+// stopped, not "restarted".
 type Plan struct {
 	Add     []string // configured now, not before: start
 	Remove  []string // configured before, not now: close
-	Restart []string // launch settings changed: close, then start
+	Restart []string // enabled before and now, launch settings changed: close, then start
 	Keep    []string // unchanged: the live connection stays
+	Stop    []string `json:",omitempty"` // now disabled in the configuration: close
+	Start   []string `json:",omitempty"` // now enabled in the configuration: start
+	Update  []string `json:",omitempty"` // disabled before and now, settings changed: nothing runs
 }
 
 // Empty reports whether the plan changes nothing.
-func (p Plan) Empty() bool { return len(p.Add)+len(p.Remove)+len(p.Restart) == 0 }
+func (p Plan) Empty() bool { return len(p.Add)+len(p.Remove)+len(p.Changed()) == 0 }
+
+// Changed returns every server whose definition changed (Restart, Stop,
+// Start and Update): each is closed and takes its new definition.
+func (p Plan) Changed() []string {
+	return slices.Concat(p.Restart, p.Stop, p.Start, p.Update)
+}
 
 // Reconcile computes the reload plan from the wanted and the current
 // configuration. It is pure: the controller applies the plan.
@@ -33,7 +46,16 @@ func Reconcile(want, have []config.Server) Plan {
 		case !ok:
 			p.Add = append(p.Add, w.Name)
 		case !w.Equal(h):
-			p.Restart = append(p.Restart, w.Name)
+			switch {
+			case w.Enabled && h.Enabled:
+				p.Restart = append(p.Restart, w.Name)
+			case h.Enabled:
+				p.Stop = append(p.Stop, w.Name)
+			case w.Enabled:
+				p.Start = append(p.Start, w.Name)
+			default:
+				p.Update = append(p.Update, w.Name)
+			}
 		default:
 			p.Keep = append(p.Keep, w.Name)
 		}
@@ -43,7 +65,7 @@ func Reconcile(want, have []config.Server) Plan {
 			p.Remove = append(p.Remove, h.Name)
 		}
 	}
-	for _, l := range [][]string{p.Add, p.Remove, p.Restart, p.Keep} {
+	for _, l := range [][]string{p.Add, p.Remove, p.Restart, p.Keep, p.Stop, p.Start, p.Update} {
 		sort.Strings(l)
 	}
 	return p

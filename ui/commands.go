@@ -9,6 +9,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // Commands: each captures what it needs by value and returns a message;
@@ -145,11 +146,11 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		case errors.Is(msg.err, runtime.ErrNotEnabled), errors.Is(msg.err, runtime.ErrRefused):
 			m.setStatus(statusWarn, "MCP was switched on or off meanwhile: press r again")
 		case msg.err == nil && msg.configured:
-			m.setStatus(statusInfo, "configuration read (MCP is off, nothing started): "+planSummary(msg.plan)+"; m switches MCP on")
+			m.setStatus(statusInfo, "configuration read (MCP is off, nothing started): "+present.PlanSummary(msg.plan)+"; m switches MCP on")
 		case msg.err != nil:
 			m.setStatus(statusError, "reload failed: "+errText(msg.err)+"; fix the file and press r again")
 		default:
-			m.setStatus(statusInfo, "configuration reloaded: "+planSummary(msg.plan))
+			m.setStatus(statusInfo, "configuration reloaded: "+present.PlanSummary(msg.plan))
 			m.openModal(newPlanDialog(m.c, msg.plan))
 		}
 	case shutdownDoneMsg:

@@ -99,26 +99,16 @@ func newPlanDialog(c *common, p runtime.Plan) *dialog {
 		d.body = []string{st.Dim.Render("Nothing changed: every server kept its connection.")}
 		return d
 	}
-	line := func(label string, names []string, style func(...string) string) {
-		if len(names) > 0 {
-			// The widest label and a space: "restarted filesystem", never
-			// "restartedfilesystem".
-			d.body = append(d.body, style(fmt.Sprintf("%-10s", label))+present.Line(strings.Join(names, ", ")))
-		}
+	styles := map[string]func(...string) string{
+		"added": st.Success.Render, "started": st.Success.Render, "removed": st.Error.Render, "stopped": st.Error.Render,
+		"restarted": st.Warning.Render, "updated": st.Warning.Render, "kept": st.Dim.Render,
 	}
-	line("added", p.Add, st.Success.Render)
-	line("removed", p.Remove, st.Error.Render)
-	line("restarted", p.Restart, st.Warning.Render)
-	line("kept", p.Keep, st.Dim.Render)
+	for _, part := range present.PlanParts(p) {
+		// The widest label and a space: "restarted filesystem", never
+		// "restartedfilesystem".
+		d.body = append(d.body, styles[part.Label](fmt.Sprintf("%-10s", part.Label))+present.Line(strings.Join(part.Names, ", ")))
+	}
 	return d
-}
-
-// planSummary is the plan in one line for the status bar.
-func planSummary(p runtime.Plan) string {
-	if p.Empty() {
-		return "nothing changed"
-	}
-	return fmt.Sprintf("%d added, %d removed, %d restarted, %d kept", len(p.Add), len(p.Remove), len(p.Restart), len(p.Keep))
 }
 
 // helpOverlay is the full key reference, scrollable when it does not

@@ -258,7 +258,7 @@ func summary(e Entry) string {
 			return "refused: " + ev.Err
 		}
 		p := ev.Plan
-		return fmt.Sprintf("add %v, remove %v, restart %v, keep %v", p.Add, p.Remove, p.Restart, p.Keep)
+		return fmt.Sprintf("add %v, remove %v, restart %v, stop %v, start %v, update %v, keep %v", p.Add, p.Remove, p.Restart, p.Stop, p.Start, p.Update, p.Keep)
 	case Unknown:
 		return "(a kind this mcpdeck does not know) " + string(ev.Raw)
 	}

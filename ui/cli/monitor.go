@@ -214,7 +214,8 @@ func (m *monitor) reload(ctx context.Context, why string) {
 		}
 		return
 	}
-	m.log.Info("configuration reloaded", "why", why, "added", orEmpty(plan.Add), "removed", orEmpty(plan.Remove), "restarted", orEmpty(plan.Restart), "kept", len(plan.Keep))
+	m.log.Info("configuration reloaded", "why", why, "added", orEmpty(plan.Add), "removed", orEmpty(plan.Remove), "restarted", orEmpty(plan.Restart),
+		"stopped", orEmpty(plan.Stop), "started", orEmpty(plan.Start), "updated", orEmpty(plan.Update), "kept", len(plan.Keep))
 }
 
 // retryGivenUp reconnects every enabled server that failed and has no

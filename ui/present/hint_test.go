@@ -39,3 +39,13 @@ func TestDescribeTheEraEvents(t *testing.T) {
 		t.Errorf("listen: %+v", l)
 	}
 }
+
+func TestPlanSummaryTellsWhatHappened(t *testing.T) {
+	p := runtime.Plan{Add: []string{"a"}, Stop: []string{"b"}, Start: []string{"c"}, Keep: []string{"d", "e"}}
+	if got, want := PlanSummary(p), "1 added, 1 stopped, 1 started, 2 kept"; got != want {
+		t.Errorf("PlanSummary = %q, want %q", got, want)
+	}
+	if got := PlanSummary(runtime.Plan{Keep: []string{"d"}}); got != "nothing changed" {
+		t.Errorf("PlanSummary of no change = %q", got)
+	}
+}
