@@ -116,6 +116,9 @@ func TestClientsDisconnectKey(t *testing.T) {
 	// Nothing in flight: no question.
 	hs.keys("D")
 	hs.waitText("disconnected mcpdeck-ts-client (c2)", "clients 0", "No client attached")
+	// A stateless client is only grouped by its requests: the status says
+	// it comes back with the next one.
+	hs.waitText("its next request brings it back")
 }
 
 func clientByID(g *uitest.Gateway, id string) (gateway.ClientInfo, bool) {

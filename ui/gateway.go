@@ -254,9 +254,14 @@ func (m *Model) handleGateway(msg tea.Msg) (tea.Cmd, bool) {
 	case disconnectMsg:
 		return m.disconnect(msg.client), true
 	case disconnectedMsg:
-		if msg.ok {
+		switch {
+		case msg.ok && msg.client.Session == "stateless":
+			// Nothing holds a stateless client: its next request brings it
+			// back, as a new client; only the token keeps it out.
+			m.setStatus(statusInfo, "disconnected "+clientName(msg.client)+"; its requests were cancelled. It is stateless: its next request brings it back (change the gateway token to keep it out)")
+		case msg.ok:
 			m.setStatus(statusInfo, "disconnected "+clientName(msg.client)+"; its requests were cancelled")
-		} else {
+		default:
 			m.setStatus(statusWarn, clientName(msg.client)+" had already gone")
 		}
 		return nil, true
