@@ -63,10 +63,17 @@ func (r *Replay) Snapshot() *runtime.Snapshot {
 	if s := r.rec.SnapshotAt(r.Pos()); s != nil && r.Pos() >= 0 {
 		return s
 	}
-	// Before anything was published: the configured servers, off.
+	// Before anything was published: the configured servers, off, and
+	// those whose definition is broken invalid, with its problems, as the
+	// runtime publishes them.
 	s := &runtime.Snapshot{At: r.rec.Header.Started, Sources: r.rec.Header.Sources}
 	for _, srv := range r.rec.Header.Servers {
-		s.Servers = append(s.Servers, runtime.ServerSnapshot{Name: srv.Name, Transport: config.Transport(srv.Transport), Enabled: srv.Enabled})
+		v := runtime.ServerSnapshot{Name: srv.Name, Transport: srv.Transport, Source: srv.Source, Scope: srv.Scope,
+			Enabled: srv.Enabled, ConfigEnabled: srv.Enabled, Note: srv.NeedsInput}
+		if srv.Invalid != nil {
+			v.State, v.Note = runtime.StateInvalid, srv.Invalid.Error()
+		}
+		s.Servers = append(s.Servers, v)
 	}
 	return s
 }
