@@ -110,8 +110,12 @@ func (r *Replay) Configure(context.Context, *config.Config) (runtime.Plan, error
 	return runtime.Plan{}, ErrReadOnlyReplay
 }
 
-// History is empty: the recording's calls are in its events.
-func (r *Replay) History() ([]runtime.CallRecord, uint64) { return nil, 0 }
+// History is the calls finished by the position, rebuilt from the
+// recording (record.Recording.CallsAt): the Requests tab lists them with
+// their outcomes as the session's did.
+func (r *Replay) History() ([]runtime.CallRecord, uint64) {
+	return r.rec.CallsAt(r.Pos()), 0
+}
 
 // ReadResource is refused: a replay asks no server.
 func (r *Replay) ReadResource(context.Context, string, string) (json.RawMessage, error) {
@@ -174,6 +178,10 @@ func (m *Model) replayTo(pos int) {
 	}
 	rs.applied = pos + 1
 	m.applyEvents(eventsMsg{events: batch, snap: rs.src.Snapshot()})
+	// The history as of the position, at once: stepping back must drop
+	// the calls that had not finished yet, which no event says.
+	m.c.history, m.c.historyDropped = rs.src.History()
+	m.historyStale = false
 }
 
 // clearStores empties every store before a replay rebuilds them.
