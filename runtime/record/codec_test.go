@@ -310,6 +310,10 @@ func TestFastEncodingMatchesGeneric(t *testing.T) {
 		runtime.LogMessage{EventHeader: hdr("x", 0), Level: "info", Data: json.RawMessage(`"tab\t<b>&é\u2028"`), Logger: "a\"b\\c\x01"},
 		runtime.StderrLine{EventHeader: runtime.EventHeader{Time: time.Date(2026, 1, 2, 3, 4, 5, 100, time.FixedZone("x", 3600))}, Line: "bad \xff utf8"},
 		runtime.RequestFinished{EventHeader: hdr("x", 1), ID: 1},
+		// The rounds of one request, and a response that continues it.
+		runtime.RequestStarted{EventHeader: hdr("x", 1), ID: 12, Method: "tools/call", Tool: "t", Round: 2, FirstID: 11},
+		runtime.RequestFinished{EventHeader: hdr("x", 1), ID: 12, Method: "tools/call", Tool: "t", Duration: 5, Round: 2, FirstID: 11, Continues: "task"},
+		runtime.RequestFinished{EventHeader: hdr("x", 1), ID: 12, Method: "tools/call", Round: 1, Continues: "input_required", Inputs: []string{"k: elicitation/create"}},
 	}
 	for _, e := range append(samples(), extra...) {
 		f, ok := fastEncode(nil, e)
