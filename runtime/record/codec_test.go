@@ -115,7 +115,7 @@ func samples() []runtime.Event {
 
 // recordEvents writes events through a real Recorder into a file and
 // returns the file's bytes.
-func recordEvents(t *testing.T, mod func(*Options), events ...runtime.Event) (string, []byte) {
+func recordEvents(t testing.TB, mod func(*Options), events ...runtime.Event) (string, []byte) {
 	t.Helper()
 	src := newChanSource(sampleSnapshot())
 	r, path := startRecorder(t, src, nil, func(o *Options) {
