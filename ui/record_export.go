@@ -7,10 +7,12 @@ import (
 	"mime"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/gabriel-vasile/mimetype"
 
 	"mcpdeck/config"
 )
@@ -42,9 +44,28 @@ func saveCmd(what, server string, data []byte) tea.Cmd {
 }
 
 // extension is the file extension for a MIME type, ".bin" when unknown.
-func extension(mime string) string {
-	if exts, err := mimeExtensions(mime); err == nil && len(exts) > 0 {
+// The usual extension comes first (github.com/gabriel-vasile/mimetype
+// knows it for the common types): the system's table lists every
+// extension of a type in alphabetical order, and its first for
+// text/plain is ".asc" on Debian, which names an OpenPGP armored file,
+// not a server's text. Only a type that library does not know falls back
+// to the system's table, preferring ".txt" for text.
+func extension(mimeType string) string {
+	if m := mimetype.Lookup(mimeType); m != nil && m.Extension() != "" {
+		return m.Extension()
+	}
+	media, _, err := mime.ParseMediaType(mimeType)
+	if err != nil {
+		return ".bin"
+	}
+	exts, err := mimeExtensions(media)
+	switch {
+	case err == nil && slices.Contains(exts, ".txt"):
+		return ".txt"
+	case err == nil && len(exts) > 0:
 		return exts[0]
+	case strings.HasPrefix(media, "text/"):
+		return ".txt"
 	}
 	return ".bin"
 }

@@ -67,3 +67,47 @@ func TestSaveFrameAndResult(t *testing.T) {
 		t.Errorf("the saved result:\n%s", got)
 	}
 }
+
+// TestExportExtensions: a saved resource is named for what it is. The
+// system's MIME table lists text/plain's extensions alphabetically,
+// ".asc" first on Debian (an OpenPGP armored file's): the usual one wins.
+func TestExportExtensions(t *testing.T) {
+	for mime, want := range map[string]string{
+		"text/plain": ".txt", "text/plain; charset=utf-8": ".txt", "text/html": ".html",
+		"application/json": ".json", "image/png": ".png", "image/jpeg": ".jpg", "application/pdf": ".pdf",
+		"application/octet-stream": ".bin", "": ".bin", "not a type": ".bin", "application/x-mcpdeck-unknown": ".bin",
+		"text/x-mcpdeck-unknown": ".txt",
+	} {
+		if got := extension(mime); got != want {
+			t.Errorf("extension(%q) = %q, want %q", mime, got, want)
+		}
+	}
+	// A type only the system's table knows: its extensions come sorted,
+	// ".txt" is preferred where it is one of them.
+	old := mimeExtensions
+	t.Cleanup(func() { mimeExtensions = old })
+	mimeExtensions = func(string) ([]string, error) { return []string{".asc", ".text", ".txt"}, nil }
+	if got := extension("text/x-mcpdeck-listed"); got != ".txt" {
+		t.Errorf("a text type the system lists as .asc, .text, .txt: %q", got)
+	}
+	mimeExtensions = func(string) ([]string, error) { return []string{".mcpd", ".mcpdeck"}, nil }
+	if got := extension("application/x-mcpdeck-listed"); got != ".mcpd" {
+		t.Errorf("a type only the system lists: %q", got)
+	}
+}
+
+// TestSaveTextBlobResource: s on a resource read as one text/plain blob
+// saves its bytes to a .txt file, never .asc.
+func TestSaveTextBlobResource(t *testing.T) {
+	dir := exportsTo(t)
+	rt := uitest.New(uitest.ReadySnapshot())
+	rt.Contents["test://static/resource/2"] = []byte(`{"contents":[{"uri":"test://static/resource/2","mimeType":"text/plain","blob":"aGVsbG8gYmxvYgo="}]}`)
+	hs := start(t, rt, 100, 30)
+	hs.keys("j", "8", "tab", "j", "enter")
+	hs.waitText("binary · text/plain", "s saves it")
+	hs.keys("s")
+	hs.waitText("saved the resource to " + dir)
+	if got := onlyFile(t, dir, "-everything-resource.txt"); got != "hello blob\n" {
+		t.Errorf("the saved resource: %q", got)
+	}
+}

@@ -63,10 +63,17 @@ func (r *Replay) Snapshot() *runtime.Snapshot {
 	if s := r.rec.SnapshotAt(r.Pos()); s != nil && r.Pos() >= 0 {
 		return s
 	}
-	// Before anything was published: the configured servers, off.
+	// Before anything was published: the configured servers, off, and
+	// those whose definition is broken invalid, with its problems, as the
+	// runtime publishes them.
 	s := &runtime.Snapshot{At: r.rec.Header.Started, Sources: r.rec.Header.Sources}
 	for _, srv := range r.rec.Header.Servers {
-		s.Servers = append(s.Servers, runtime.ServerSnapshot{Name: srv.Name, Transport: config.Transport(srv.Transport), Enabled: srv.Enabled})
+		v := runtime.ServerSnapshot{Name: srv.Name, Transport: srv.Transport, Source: srv.Source, Scope: srv.Scope,
+			Enabled: srv.Enabled, ConfigEnabled: srv.Enabled, Note: srv.NeedsInput}
+		if srv.Invalid != nil {
+			v.State, v.Note = runtime.StateInvalid, srv.Invalid.Error()
+		}
+		s.Servers = append(s.Servers, v)
 	}
 	return s
 }
@@ -103,8 +110,12 @@ func (r *Replay) Configure(context.Context, *config.Config) (runtime.Plan, error
 	return runtime.Plan{}, ErrReadOnlyReplay
 }
 
-// History is empty: the recording's calls are in its events.
-func (r *Replay) History() ([]runtime.CallRecord, uint64) { return nil, 0 }
+// History is the calls finished by the position, rebuilt from the
+// recording (record.Recording.CallsAt): the Requests tab lists them with
+// their outcomes as the session's did.
+func (r *Replay) History() ([]runtime.CallRecord, uint64) {
+	return r.rec.CallsAt(r.Pos()), 0
+}
 
 // ReadResource is refused: a replay asks no server.
 func (r *Replay) ReadResource(context.Context, string, string) (json.RawMessage, error) {
@@ -167,6 +178,10 @@ func (m *Model) replayTo(pos int) {
 	}
 	rs.applied = pos + 1
 	m.applyEvents(eventsMsg{events: batch, snap: rs.src.Snapshot()})
+	// The history as of the position, at once: stepping back must drop
+	// the calls that had not finished yet, which no event says.
+	m.c.history, m.c.historyDropped = rs.src.History()
+	m.historyStale = false
 }
 
 // clearStores empties every store before a replay rebuilds them.

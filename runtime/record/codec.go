@@ -24,7 +24,9 @@ import (
 //   - durations are integer nanoseconds;
 //   - a frame's raw bytes are embedded as JSON when they are JSON (so the
 //     scrubber sees secrets as text, never base64), else as text;
-//   - zero fields are omitted: absent means zero.
+//   - zero fields are omitted: absent means zero;
+//   - an error (config.Server.Invalid) is written as configuration
+//     diagnostics and read back as config.Errors (invalid.go).
 
 // frameJSON is how a jsonrpc.Frame is written.
 type frameJSON struct {
@@ -59,6 +61,7 @@ func init() {
 			}
 			return json.MarshalEncode(enc, fj)
 		}),
+		json.MarshalToFunc(marshalInvalid),
 	)
 	unmarshalers := json.JoinUnmarshalers(
 		json.UnmarshalFunc(func(b []byte, s *runtime.State) error { return byName(b, s, stateNames) }),
@@ -86,6 +89,7 @@ func init() {
 			}
 			return nil
 		}),
+		json.UnmarshalFunc(unmarshalInvalid),
 	)
 	common := json.JoinOptions(json.OmitZeroStructFields(true), json.FormatNilSliceAsNull(true), json.FormatNilMapAsNull(true))
 	encodeOpts = json.JoinOptions(common, json.WithMarshalers(marshalers), jsontext.AllowInvalidUTF8(true))

@@ -96,7 +96,9 @@ func samples() []runtime.Event {
 			ResponseBody: "event: message\ndata: {}\n\n", ResponseSize: 25, Wait: time.Millisecond, Total: 2 * time.Millisecond}},
 		Gap{EventHeader: hdr("", 16), Dropped: 12},
 		Live{EventHeader: hdr("", 17), Servers: []LiveServer{{Name: "demo", PID: 42, StartedAt: at, Ping: runtime.PingStats{Last: time.Millisecond},
-			Counters: runtime.Counters{Calls: 1}, Outstanding: []runtime.RequestInfo{{ID: 1, Server: "demo", Started: at}}, Stderr: []string{"x"}}}},
+			Counters: runtime.Counters{Calls: 1}, Outstanding: []runtime.RequestInfo{{ID: 1, Server: "demo", Started: at}}, Stderr: []string{"x"},
+			LogLevel: "notice", Subscriptions: []string{"demo://status"}, Roots: []runtime.Root{{URI: "file:///tmp/x", Name: "x"}},
+			Listen: &runtime.ListenInfo{State: "open", ID: 4, Since: at, Opens: 1}}}, DroppedEvents: 3},
 		ReloadPlanned{EventHeader: hdr("", 18), Plan: runtime.Plan{Add: []string{"b"}, Keep: []string{"demo"}}, Err: ""},
 		runtime.HealthChecked{EventHeader: hdr("demo", 19), Method: "ping", Latency: 2 * time.Millisecond, OK: false, Missed: 2, Err: "timed out"},
 		runtime.RuntimeFault{EventHeader: hdr("", 20), Err: `server "demo" is stopping and cannot become ready`},
@@ -113,7 +115,7 @@ func samples() []runtime.Event {
 
 // recordEvents writes events through a real Recorder into a file and
 // returns the file's bytes.
-func recordEvents(t *testing.T, mod func(*Options), events ...runtime.Event) (string, []byte) {
+func recordEvents(t testing.TB, mod func(*Options), events ...runtime.Event) (string, []byte) {
 	t.Helper()
 	src := newChanSource(sampleSnapshot())
 	r, path := startRecorder(t, src, nil, func(o *Options) {
@@ -156,17 +158,30 @@ func TestEveryKindRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The recorder opens with the current snapshot and a live sample.
-	if len(rec.Entries) != len(in)+2 {
-		t.Fatalf("read %d entries, want %d:\n%s", len(rec.Entries), len(in)+2, raw)
+	// The recorder opens with the current snapshot and a live sample, and
+	// follows each publication with a sample.
+	var entries []Entry
+	for i, e := range rec.Entries {
+		if i < 2 {
+			continue
+		}
+		if _, ok := e.Event.(Live); ok && rec.Entries[i-1].Kind == "Published" {
+			continue
+		}
+		entries = append(entries, e)
+	}
+	if len(entries) != len(in) {
+		t.Fatalf("read %d entries, want %d:\n%s", len(entries), len(in), raw)
 	}
 	for i, want := range in {
-		got := rec.Entries[i+2]
+		got := entries[i]
 		if !reflect.DeepEqual(got.Event, want) {
 			t.Errorf("%s did not round-trip:\n got %#v\nwant %#v", got.Kind, got.Event, want)
 		}
-		if got.Seq != uint64(i+3) {
-			t.Errorf("%s: seq %d, want %d", got.Kind, got.Seq, i+3)
+	}
+	for i, e := range rec.Entries {
+		if e.Seq != uint64(i+1) {
+			t.Errorf("%s: seq %d, want %d", e.Kind, e.Seq, i+1)
 		}
 	}
 	// Enums are written by name, frames as JSON a person (and a scrubber)
@@ -251,8 +266,10 @@ func TestReaderStopsAtAnIncompleteLastLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rec.Truncated || len(rec.Entries) != 2+3 {
-		t.Errorf("truncated=%v entries=%d, want true and %d", rec.Truncated, len(rec.Entries), 5)
+	// The opening snapshot and sample, three events of which one is a
+	// publication followed by its sample; the fourth event was cut.
+	if !rec.Truncated || len(rec.Entries) != 2+3+1 {
+		t.Errorf("truncated=%v entries=%d, want true and %d", rec.Truncated, len(rec.Entries), 6)
 	}
 }
 
@@ -266,14 +283,21 @@ func TestSnapshotAtLaysLiveOverPublished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Entries: initial Published, initial Live, pub, stderr, live.
-	if s := rec.SnapshotAt(3); s.Generation != 8 || s.Servers[0].PID != 0 {
+	// Entries: initial Published, initial Live, pub, the source's live
+	// values sampled after it, stderr, live.
+	if s := rec.SnapshotAt(2); s.Generation != 8 || s.Servers[0].PID != 0 {
 		t.Errorf("before the sample: gen %d pid %d", s.Generation, s.Servers[0].PID)
 	}
-	if s := rec.SnapshotAt(4); s.Servers[0].PID != 77 || s.Servers[0].Ping.Last != 9*time.Millisecond {
+	if _, ok := rec.Entries[3].Event.(Live); !ok {
+		t.Fatalf("entry 3 is a %s, want the Live sample that follows a publication", rec.Entries[3].Kind)
+	}
+	if s := rec.SnapshotAt(4); s.Generation != 8 || s.Servers[0].PID != sampleSnapshot().Servers[0].PID {
+		t.Errorf("after the publication's sample: gen %d pid %d, want the source's %d", s.Generation, s.Servers[0].PID, sampleSnapshot().Servers[0].PID)
+	}
+	if s := rec.SnapshotAt(5); s.Servers[0].PID != 77 || s.Servers[0].Ping.Last != 9*time.Millisecond {
 		t.Errorf("after the sample: pid %d ping %v", s.Servers[0].PID, s.Servers[0].Ping.Last)
 	}
-	if rec.Entries[4].Event.(Live).Servers[0].PID != 77 || snap.Servers[0].PID != 0 {
+	if rec.Entries[5].Event.(Live).Servers[0].PID != 77 || snap.Servers[0].PID != 0 {
 		t.Error("SnapshotAt changed the recording")
 	}
 }
@@ -286,6 +310,10 @@ func TestFastEncodingMatchesGeneric(t *testing.T) {
 		runtime.LogMessage{EventHeader: hdr("x", 0), Level: "info", Data: json.RawMessage(`"tab\t<b>&é\u2028"`), Logger: "a\"b\\c\x01"},
 		runtime.StderrLine{EventHeader: runtime.EventHeader{Time: time.Date(2026, 1, 2, 3, 4, 5, 100, time.FixedZone("x", 3600))}, Line: "bad \xff utf8"},
 		runtime.RequestFinished{EventHeader: hdr("x", 1), ID: 1},
+		// The rounds of one request, and a response that continues it.
+		runtime.RequestStarted{EventHeader: hdr("x", 1), ID: 12, Method: "tools/call", Tool: "t", Round: 2, FirstID: 11},
+		runtime.RequestFinished{EventHeader: hdr("x", 1), ID: 12, Method: "tools/call", Tool: "t", Duration: 5, Round: 2, FirstID: 11, Continues: "task"},
+		runtime.RequestFinished{EventHeader: hdr("x", 1), ID: 12, Method: "tools/call", Round: 1, Continues: "input_required", Inputs: []string{"k: elicitation/create"}},
 	}
 	for _, e := range append(samples(), extra...) {
 		f, ok := fastEncode(nil, e)

@@ -14,14 +14,18 @@ type Gap struct {
 	Dropped uint64
 }
 
-// Live is a sample of what changes without a publication: each server's
-// pings, counters, outstanding requests, PID and stderr tail, read from
-// Controller.Snapshot. The recorder writes one after every publication
-// and, while anything changes, about once a second, so a replay shows
-// latencies and counters as they were.
+// Live is a sample of what Controller.Snapshot lays over the latest
+// publication: each server's pings, counters, outstanding requests, PID,
+// stderr tail, and (since format 1.1) the log level in force, the
+// resources subscribed to, the roots offered and the listen stream, and
+// the events the bus dropped. The recorder writes one after every
+// publication and, while anything changes, about once a second, so a
+// replay shows the session as Snapshot did, not only as published.
 type Live struct {
 	runtime.EventHeader
 	Servers []LiveServer
+	// DroppedEvents is Snapshot.DroppedEvents (1.1).
+	DroppedEvents uint64
 }
 
 // LiveServer is one server's part of a Live sample.
@@ -33,6 +37,12 @@ type LiveServer struct {
 	Counters    runtime.Counters
 	Outstanding []runtime.RequestInfo
 	Stderr      []string
+	// The rest is in files of format 1.1 on; older samples leave the
+	// published values alone.
+	LogLevel      string
+	Subscriptions []string
+	Roots         []runtime.Root
+	Listen        *runtime.ListenInfo
 }
 
 // ReloadPlanned is the runtime's event of a configuration reload.
@@ -49,10 +59,11 @@ type Unknown struct {
 
 // liveOf extracts the live part of a snapshot.
 func liveOf(s *runtime.Snapshot) Live {
-	l := Live{EventHeader: runtime.EventHeader{Time: s.At}}
+	l := Live{EventHeader: runtime.EventHeader{Time: s.At}, DroppedEvents: s.DroppedEvents}
 	for _, v := range s.Servers {
 		l.Servers = append(l.Servers, LiveServer{Name: v.Name, PID: v.PID, StartedAt: v.StartedAt, Ping: v.Ping,
-			Counters: v.Counters, Outstanding: v.Outstanding, Stderr: v.Stderr})
+			Counters: v.Counters, Outstanding: v.Outstanding, Stderr: v.Stderr,
+			LogLevel: v.LogLevel, Subscriptions: v.Subscriptions, Roots: v.Roots, Listen: v.Listen})
 	}
 	return l
 }
@@ -76,5 +87,13 @@ func (l Live) apply(s *runtime.Snapshot) {
 		if len(ls.Stderr) > 0 {
 			v.Stderr = ls.Stderr
 		}
+		// A publication has the configured level; the one in force is
+		// only in samples (never "" when a level was configured).
+		if ls.LogLevel != "" {
+			v.LogLevel = ls.LogLevel
+		}
+		// Publications never carry these: a sample's are the session's.
+		v.Subscriptions, v.Roots, v.Listen = ls.Subscriptions, ls.Roots, ls.Listen
 	}
+	s.DroppedEvents = max(s.DroppedEvents, l.DroppedEvents)
 }

@@ -61,3 +61,60 @@ func TestRecordEverythingSession(t *testing.T) {
 		t.Error("no final state")
 	}
 }
+
+// TestReplayedHistoryOfEverything records calls to the reference server,
+// one of them a 2025-11-25 task (simulate-research-query: created,
+// followed with tasks/get, its result fetched with tasks/result), and
+// rebuilds the call history from the file: the calls the runtime's own
+// history has, with the same outcomes and results.
+func TestReplayedHistoryOfEverything(t *testing.T) {
+	node, script := jsonrpctest.Everything(t)
+	srv := config.Server{Name: "everything", Transport: config.TransportStdio, Command: node, Args: []string{script, "stdio"},
+		Enabled: true, StartupTimeout: 30 * time.Second, CallTimeout: 30 * time.Second}
+	cfg := configOf(srv)
+	c := newController(t, cfg)
+	w, unwatch := watch(c)
+	defer unwatch()
+	r, path := startRecorder(t, c, cfg)
+	ctx := ctxFor(t, 60*time.Second)
+	if err := c.SetEnabled(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	// The task tool is listed with its taskSupport once the server's
+	// list has changed.
+	w.waitFor(t, "simulate-research-query with its taskSupport", func(runtime.Event) bool {
+		v, _ := c.Snapshot().Server("everything")
+		for _, tl := range v.Tools {
+			if tl.ServerTool == "simulate-research-query" && tl.TaskSupport != "" {
+				return true
+			}
+		}
+		return false
+	})
+	if res, err := c.Call(ctx, runtime.CallRequest{Server: "everything", Tool: "get-sum", Arguments: json.RawMessage(`{"a":1,"b":2}`)}); err != nil || res.IsError {
+		t.Fatalf("get-sum: %+v %v", res, err)
+	}
+	res, err := c.Call(ctx, runtime.CallRequest{Server: "everything", Tool: "simulate-research-query", Arguments: json.RawMessage(`{"topic":"go"}`)})
+	if err != nil || res.IsError || res.TaskID == "" {
+		t.Fatalf("the research task: %+v %v", res, err)
+	}
+	shutdown(t, c)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	history, _ := c.History()
+	rec, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := rec.CallsAt(len(rec.Entries) - 1)
+	if len(calls) != len(history) || len(history) != 2 {
+		t.Fatalf("replayed %d calls, the session's history has %d (want 2)", len(calls), len(history))
+	}
+	for i := range history {
+		sameCall(t, calls[i], history[i])
+	}
+	if calls[1].Result == nil || calls[1].Result.TaskID != res.TaskID {
+		t.Errorf("the task's call replays as %+v", calls[1].Result)
+	}
+}

@@ -63,7 +63,12 @@ func fastEncode(b []byte, e runtime.Event) ([]byte, bool) {
 		o.uint("ID", e.ID)
 		o.str("Method", e.Method)
 		o.str("Tool", e.Tool)
+		o.int("Round", int64(e.Round))
+		o.uint("FirstID", e.FirstID)
 	case runtime.RequestFinished:
+		if len(e.Inputs) > 0 {
+			return b, false // rare (input_required): the generic codec writes the list
+		}
 		o.header(e.EventHeader)
 		o.uint("ID", e.ID)
 		o.str("Method", e.Method)
@@ -74,6 +79,9 @@ func fastEncode(b []byte, e runtime.Event) ([]byte, bool) {
 			o.b = append(o.b, "true"...)
 		}
 		o.str("Err", e.Err)
+		o.int("Round", int64(e.Round))
+		o.uint("FirstID", e.FirstID)
+		o.str("Continues", e.Continues)
 	default:
 		return b, false
 	}

@@ -17,7 +17,7 @@ import (
 // major version changed the meaning of something and is refused.
 const (
 	Format        = "mcpdeck-recording"
-	FormatVersion = "1.0"
+	FormatVersion = "1.1"
 	formatMajor   = 1
 )
 

@@ -126,6 +126,9 @@ type Recording struct {
 	// different goroutines are written in the order published, which
 	// their own times may not quite follow.
 	reached []time.Duration
+	// calls is the call history rebuilt from the entries, in the order
+	// the calls finished (calls.go).
+	calls []placedCall
 }
 
 // Read reads a whole recording.
@@ -183,6 +186,7 @@ func (rec *Recording) index() {
 		}
 		rec.pub[i], rec.live[i] = p, l
 	}
+	rec.indexCalls()
 }
 
 // SnapshotAt is the session as it stood after entry i: the latest

@@ -124,7 +124,6 @@ func Start(src Source, opts Options) (*Recorder, error) {
 	r.writeHeader()
 	snap := src.Snapshot()
 	r.record(runtime.Published{EventHeader: runtime.EventHeader{Time: snap.At}, Generation: snap.Generation, Enabled: snap.Enabled, Snapshot: snap})
-	r.sample(snap, true)
 	r.flush()
 	go r.run()
 	return r, nil
@@ -301,6 +300,10 @@ func (r *Recorder) record(e runtime.Event) {
 	r.emitEvent(e)
 	if p, ok := e.(runtime.Published); ok && p.Snapshot != nil {
 		r.noteEras(p.Snapshot)
+		// What Snapshot lays over the publication (the level in force,
+		// counters, roots, ...) follows it at once: a replay positioned
+		// after it shows the session as it was, not the bare publication.
+		r.sample(r.src.Snapshot(), true)
 	}
 }
 
