@@ -196,7 +196,9 @@ func (cl *client) end(c *call, err error) {
 	if cl.g.ev.active() {
 		fin = RequestFinished{Time: now, Request: c.info(), Duration: now.Sub(c.started)}
 	}
-	cancelled := err != nil && c.ctx.Err() != nil
+	// Cancelled: by the client, or by its detaching (a modern job runs on
+	// the client's ctx, so its end may be seen before the request's).
+	cancelled := err != nil && (c.ctx.Err() != nil || cl.ctx.Err() != nil)
 	var rpc *jsonrpc.Error
 	if err != nil && !cancelled {
 		fin.Err = err.Error()

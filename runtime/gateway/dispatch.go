@@ -50,6 +50,17 @@ func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, 
 	// ctx also ends when the client detaches: detaching closes the
 	// client's connection, which cancels the requests it is serving.
 	c := &call{cl: cl, ctx: ctx, id: req.ID, method: req.Method, params: req.Params, notify: notify, started: time.Now()}
+	// Close waits for the requests being handled, so that a request
+	// cancelled by the shutdown ends (the server told) before the caller
+	// stops the runtime under it. None is counted once Close has begun.
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil, jsonrpc.NewError(CodeRefused, "the gateway is shutting down")
+	}
+	g.wg.Add(1)
+	g.mu.Unlock()
+	defer g.wg.Done()
 	var err error
 	if len(req.Params) > 0 && json.Unmarshal(req.Params, &c.p) != nil {
 		err = invalidParams("%s: params must be a JSON object", req.Method)

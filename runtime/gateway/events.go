@@ -117,7 +117,8 @@ type RequestFinished struct {
 	Request  Request
 	Duration time.Duration
 	// Err is the error answered, "" for a result; Refused says the policy
-	// or the concurrency limit refused it; Cancelled that the client did.
+	// or the concurrency limit refused it; Cancelled that the client did,
+	// or that it was disconnected (or the gateway shut down) meanwhile.
 	Err       string
 	Refused   bool
 	Cancelled bool

@@ -99,7 +99,7 @@ type Gateway struct {
 	subRefs   map[subKey]*subRef      // upstream resource subscriptions held for clients
 	sessions  map[string]*httpSession // legacy HTTP sessions by Mcp-Session-Id
 	closed    bool
-	wg        sync.WaitGroup // transports' goroutines (stdio serve loops, HTTP exchanges)
+	wg        sync.WaitGroup // modern jobs and requests being handled; Close waits for them
 }
 
 // New builds a gateway over rt and starts following its publications.
