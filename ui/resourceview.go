@@ -58,9 +58,10 @@ func (m *Model) readCmd(k resKey, auto bool) tea.Cmd {
 	}
 }
 
-// openResource shows the viewer for a resource and reads it.
-func (m *Model) openResource(k resKey) tea.Cmd {
-	m.openModal(newResourceViewer(m.c, k))
+// openResource shows the viewer for a resource, over the modal that asked
+// for it when there is one (see openOver), and reads it.
+func (m *Model) openResource(k resKey, over modal) tea.Cmd {
+	m.openOver(over, newResourceViewer(m.c, k))
 	m.setStatus(statusInfo, "reading "+present.Line(k.uri)+"…")
 	return m.readCmd(k, false)
 }

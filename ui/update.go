@@ -160,7 +160,7 @@ func (m *Model) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
 // program. A second ctrl+c forces.
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
-	m.modal, m.queued, m.filtering = nil, nil, false
+	m.modal, m.under, m.queued, m.filtering = nil, nil, nil, false
 	m.stopCheck() // teardown stops the check's own server too
 	n := 0
 	if m.c.snap != nil {
