@@ -209,7 +209,7 @@ func newModel(opts Options) *Model {
 	}
 	m.initRecordAndReplay()
 	if len(m.untrusted) > 0 {
-		m.modal = newTrustDialog(c, m.untrusted[0])
+		m.modal = m.newTrustDialog(m.untrusted[0])
 	}
 	return m
 }

@@ -121,8 +121,9 @@ func TestPromptAndLogLevelOnTheRealRuntime(t *testing.T) {
 }
 
 // TestApprovalReadsTheProjectFileAgain: a project file whose envFile the
-// server reports. Before approval nothing starts and the envFile is not
-// read; after approval the configuration is read again and handed to the
+// server reports. The approval dialog shows what the server would run.
+// Before approval nothing starts and the envFile is not read; after
+// approval the configuration is read again and handed to the
 // runtime before MCP starts, so the server runs with the envFile's value.
 func TestApprovalReadsTheProjectFileAgain(t *testing.T) {
 	dir := t.TempDir()
@@ -159,8 +160,10 @@ func TestApprovalReadsTheProjectFileAgain(t *testing.T) {
 		o.Untrusted = cfg.Untrusted(ts)
 		o.Trust = ts.Trust
 		o.Reload = func() (*config.Config, error) { reads++; return load() }
+		o.Config = cfg
 	})
-	hs.waitText("Approve project configuration?")
+	// The dialog shows what would run: the command and its env file.
+	hs.waitText("Approve project configuration?", "leak (stdio)", "run   ", "fake.env (read once approved)")
 	hs.keys("n")
 	hs.waitText("MCP stays off")
 	if v, _ := rt.Snapshot().Server("leak"); v.State != runtime.StateDisabled || v.PID != 0 {

@@ -190,7 +190,7 @@ func (m *Model) toggleMCP() tea.Cmd {
 	if len(m.untrusted) > 0 {
 		m.trustDeclined = false
 		m.enableAfter = true
-		m.openModal(newTrustDialog(m.c, m.untrusted[0]))
+		m.openModal(m.newTrustDialog(m.untrusted[0]))
 		return nil
 	}
 	return m.setEnabled(true)
