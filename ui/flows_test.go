@@ -222,7 +222,7 @@ func TestProjectFileApprovedBeforeEnable(t *testing.T) {
 		o.Untrusted = []config.File{file}
 		o.Trust = func(f config.File) error { trusted <- f; return nil }
 	})
-	hs.waitText("Approve project configuration?", "defines servers: broken")
+	hs.waitText("Approve project configuration?", "broken (stdio)", "run   ./bin/broken-server")
 	hs.keys("n")
 	hs.waitText("MCP stays off")
 	hs.keys("m")

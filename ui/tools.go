@@ -83,7 +83,7 @@ func (t *toolsTab) View() string {
 	}
 	rows := []string{padRight(st.Dim.Render(info), t.w)}
 	if len(srv.Tools) == 0 {
-		msg := "No tools: " + srv.Name + " is " + t.c.stateWord(srv) + "." + t.noToolsHint(srv)
+		msg := "No tools: " + srv.Name + " is " + t.c.statePhrase(srv) + "." + t.noToolsHint(srv)
 		rows = append(rows, padRight(st.Faint.Render(msg), t.w))
 		return t.fill(rows)
 	}
