@@ -302,3 +302,20 @@ func TestEverythingLogLevelAndRootsOnTheRealRuntime(t *testing.T) {
 		t.Errorf("after the reconnect: level %q, roots %v", v.LogLevel, v.Roots)
 	}
 }
+
+// TestResourceNotFoundHintOnTheRealRuntime: the demo server answers
+// resources/read of a URI it does not have with -32002. The viewer says
+// the read failed, with the code and method, and the hint says the
+// resource does not exist there, not the generic protocol error hint.
+func TestResourceNotFoundHintOnTheRealRuntime(t *testing.T) {
+	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{demoServer(t)}}}, 140, 40)
+	hs.keys("m")
+	hs.waitText("servers 1/1 ready")
+	// As the Resources tab asks for a read.
+	hs.tm.Send(readIntentMsg{key: resKey{server: "demo", uri: "demo://nowhere"}})
+	v := hs.waitText("demo › demo://nowhere", "✗ the read failed", "code -32002 · demo · resources/read",
+		"hint: the resource does not exist on demo: pick one from its resources in the Resources tab (8)")
+	if strings.Contains(v, "reported an error") {
+		t.Errorf("the generic hint is shown:\n%s", v)
+	}
+}
