@@ -445,6 +445,9 @@ func (m *Model) shortHelp() []key.Binding {
 		return []key.Binding{k.ApplyFilter, k.ClearFilter}
 	case m.replay != nil:
 		return append(k.ReplayHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab, k.Filter)
+	case m.focus == focusDetail && m.filterApplied():
+		// The applied filter's key first: it is what hides rows.
+		return append(append([]key.Binding{k.ClearFilter}, m.activeTab().ShortHelp()...), k.Help, k.Quit, k.FocusNext, k.NextTab)
 	case m.focus == focusDetail:
 		return append(m.activeTab().ShortHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab)
 	}

@@ -319,3 +319,30 @@ func TestResourceNotFoundHintOnTheRealRuntime(t *testing.T) {
 		t.Errorf("the generic hint is shown:\n%s", v)
 	}
 }
+
+// TestToolsFilterIsShownAndEscClearsIt: a filter applied to the Tools
+// tab stays applied when the person leaves the tab and comes back, and
+// the list's title says so, with the key that clears it; esc on the list
+// clears it and every tool shows again.
+func TestToolsFilterIsShownAndEscClearsIt(t *testing.T) {
+	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{demoServer(t)}}}, 120, 35)
+	hs.keys("m")
+	hs.waitText("servers 1/1 ready")
+	hs.keys("2", "tab")
+	hs.waitText("4 of 4 tools")
+	hs.keys("/", "e", "c", "h", "enter")
+	hs.waitText("1 of 4 tools · filter: ech (esc clears)", "› echo")
+	hs.keys("1", "2") // away and back
+	v := hs.waitText("[2 Tools]", "1 of 4 tools · filter: ech (esc clears)")
+	if !strings.Contains(v, "esc clear filter") {
+		t.Errorf("the help bar does not offer esc:\n%s", v)
+	}
+	hs.keys("esc")
+	v = hs.waitText("4 of 4 tools", "filter cleared")
+	if strings.Contains(v, "filter: ech") {
+		t.Errorf("the filter is still shown:\n%s", v)
+	}
+	// esc with nothing filtered does nothing.
+	hs.keys("esc")
+	hs.waitText("4 of 4 tools")
+}

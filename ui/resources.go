@@ -154,10 +154,7 @@ func (t *resourcesTab) View() string {
 	if len(items) > t.listRows() {
 		info += fmt.Sprintf(" · %d–%d of %d", top+1, min(top+t.listRows(), len(items)), len(items))
 	}
-	if f := t.filter.Value(); f != "" {
-		info += " · filter: " + f
-	}
-	rows := []string{padRight(st.Dim.Render(info), t.w)}
+	rows := []string{padRight(st.Dim.Render(info)+filterNote(st, &t.filter), t.w)}
 	if len(items) == 0 {
 		rows = append(rows, padRight(st.Faint.Render(t.emptyText(servers)), t.w))
 		return t.fill(rows)
@@ -322,10 +319,7 @@ func (t *promptsTab) View() string {
 		scope = "all servers (a: selected server)"
 	}
 	info := present.Count(len(ps), "prompt", "prompts") + " · " + scope
-	if f := t.filter.Value(); f != "" {
-		info += " · filter: " + f
-	}
-	rows := []string{padRight(st.Dim.Render(info), t.w)}
+	rows := []string{padRight(st.Dim.Render(info)+filterNote(st, &t.filter), t.w)}
 	if len(ps) == 0 {
 		msg := "No prompts."
 		switch {

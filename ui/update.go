@@ -99,6 +99,13 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		if i < len(m.tabs) {
 			m.active = i
 		}
+	case key.Matches(msg, k.ClearFilter) && m.focus == focusDetail && m.filterApplied():
+		// esc on a filtered list shows it whole again: a filter must not
+		// stay behind unnoticed.
+		in := m.activeTab().Filter()
+		in.SetValue("")
+		m.activeTab().FilterChanged()
+		m.setStatus(statusInfo, "filter cleared")
 	case key.Matches(msg, k.Filter):
 		if m.activeTab().Filter() == nil {
 			m.setStatus(statusWarn, "the "+m.activeTab().Title()+" tab has no filter: / filters Tools, Notifications, Logs, Traffic, Resources and Prompts")
@@ -113,6 +120,12 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.activeTab().Update(msg)
 	}
 	return nil
+}
+
+// filterApplied reports whether the active tab's list is filtered.
+func (m *Model) filterApplied() bool {
+	in := m.activeTab().Filter()
+	return in != nil && in.Value() != ""
 }
 
 func (m *Model) handleServersKey(msg tea.KeyMsg) {
