@@ -89,3 +89,25 @@ func TestOpenLinkReturnsToTheResult(t *testing.T) {
 	hs.keys("esc")
 	hs.waitView("the result closed", func(v string) bool { return !strings.Contains(v, "Result of everything") })
 }
+
+// TestBooleanFieldOnTheRealRuntime: server-everything's
+// get-annotated-message has an optional boolean, includeImage, defaulting
+// to false. Its field cycles false → unset → true, unset drawn as such,
+// and true reaches the server: the result has the image.
+func TestBooleanFieldOnTheRealRuntime(t *testing.T) {
+	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{everythingServer(t)}}}, 140, 40)
+	hs.keys("m")
+	hs.waitText("servers 1/1 ready")
+	hs.keys("2", "tab", "/")
+	hs.tm.Type("annotated")
+	hs.keys("enter", "enter")
+	hs.waitText("Call everything › get-annotated-message", "‹ not set ›")
+	hs.keys("space", "space", "tab") // messageType: error, success
+	hs.waitText("‹ success ›", "[ ] false")
+	hs.keys("space")
+	hs.waitText("[-] unset (left out)")
+	hs.keys("space")
+	hs.waitText("[x] true")
+	hs.keys("enter")
+	hs.waitText("Result of everything › get-annotated-message", "Operation completed successfully", "[image] image/png")
+}
