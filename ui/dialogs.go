@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -149,55 +148,4 @@ func planSummary(p runtime.Plan) string {
 		return "nothing changed"
 	}
 	return fmt.Sprintf("%d added, %d removed, %d restarted, %d kept", len(p.Add), len(p.Remove), len(p.Restart), len(p.Keep))
-}
-
-// helpOverlay is the full key reference, scrollable when it does not
-// fit the terminal.
-type helpOverlay struct {
-	c    *common
-	h    *help.Model
-	w, y int
-	top  int
-}
-
-func newHelpOverlay(c *common, h *help.Model) *helpOverlay { return &helpOverlay{c: c, h: h} }
-
-func (o *helpOverlay) SetSize(w, h int) { o.w, o.y = min(w-4, 130), h }
-
-func (o *helpOverlay) Help() []key.Binding {
-	k := o.c.keys
-	return []key.Binding{k.Up, k.Down, k.Close, k.Help}
-}
-
-func (o *helpOverlay) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
-	k := o.c.keys
-	switch {
-	case key.Matches(msg, k.Close) || key.Matches(msg, k.Help):
-		return nil, nil
-	case key.Matches(msg, k.Up):
-		o.top = max(o.top-1, 0)
-	case key.Matches(msg, k.Down):
-		o.top = min(o.top+1, max(len(o.body())-(o.y-3), 0))
-	}
-	return o, nil
-}
-
-// body lays the sections out side by side, as many as the width takes.
-func (o *helpOverlay) body() []string {
-	o.h.Width = 0
-	cols := o.c.keys.FullHelp()
-	per := max(min((o.w-4)/36, 3), 1)
-	var body []string
-	for i := 0; i < len(cols); i += per {
-		body = append(body, strings.Split(o.h.FullHelpView(cols[i:min(i+per, len(cols))]), "\n")...)
-		body = append(body, "")
-	}
-	return append(body, o.c.st.Dim.Render("Filters: words match anywhere; method:x, level:x and server:x match those fields. ↑/↓ scroll."))
-}
-
-func (o *helpOverlay) View() string {
-	body := o.body()
-	rows := min(len(body)+3, o.y)
-	top := min(o.top, max(len(body)-(rows-3), 0))
-	return modalBox(o.c, "Keys", body[top:], 0, o.w, rows)
 }

@@ -61,7 +61,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.openModal(newHelpOverlay(m.c, &m.help))
+		m.openModal(newHelpOverlay(m.c))
 	case key.Matches(msg, k.ToggleMCP):
 		return m.toggleMCP()
 	case key.Matches(msg, k.ToggleServer):
