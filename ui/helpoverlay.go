@@ -43,7 +43,7 @@ func (o *helpOverlay) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 }
 
 // helpColumnWidth is the narrowest a column of sections gets.
-const helpColumnWidth = 38
+const helpColumnWidth = 35
 
 // body lays the sections out side by side, as many as the width takes.
 func (o *helpOverlay) body() []string {
