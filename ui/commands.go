@@ -225,7 +225,7 @@ func (m *Model) trusted(msg trustedMsg) tea.Cmd {
 		}
 	}
 	if len(m.untrusted) > 0 {
-		m.openModal(newTrustDialog(m.c, m.untrusted[0]))
+		m.openModal(m.newTrustDialog(m.untrusted[0]))
 		return nil
 	}
 	m.setStatus(statusInfo, "approved "+msg.file.Path+"; reading it again in full…")

@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/ui/present"
 )
 
-// dialog is a small yes/no or informational box.
+// dialog is a small yes/no or informational box. A body taller than the
+// terminal scrolls (↑/↓) above the answer line, which always shows: an
+// approval must not hide part of what it approves.
 type dialog struct {
 	c     *common
 	title string
@@ -21,22 +21,57 @@ type dialog struct {
 	yes   func() tea.Msg // nil: any key closes
 	no    func() tea.Msg
 	w, h  int
+	top   int // first body line shown
 }
+
+// dialogFooter is the rows under the body: a blank line and the answers.
+const dialogFooter = 2
 
 func (d *dialog) SetSize(w, h int) {
 	d.w = min(max(w-10, 40), 76)
-	d.h = min(len(d.body)+5, h)
+	d.h = min(len(d.body)+3+dialogFooter, h)
+	d.top = min(d.top, d.maxTop())
 }
 
-func (d *dialog) Help() []key.Binding {
-	if d.yes == nil {
-		return []key.Binding{d.c.keys.Close}
+// textRows is how many body lines show at once: all of them, or all but
+// the one that says the body scrolls.
+func (d *dialog) textRows() int {
+	rows := max(d.h-3-dialogFooter, 1)
+	if len(d.body) > rows {
+		rows = max(rows-1, 1)
 	}
-	return d.c.keys.DialogHelp()
+	return rows
+}
+
+// scrolls reports whether the body is taller than the dialog.
+func (d *dialog) scrolls() bool { return len(d.body) > d.textRows() }
+
+func (d *dialog) maxTop() int { return max(len(d.body)-d.textRows(), 0) }
+
+func (d *dialog) Help() []key.Binding {
+	k := d.c.keys
+	var b []key.Binding
+	if d.yes == nil {
+		b = []key.Binding{k.Close}
+	} else {
+		b = k.DialogHelp()
+	}
+	if d.scrolls() {
+		b = append(b, k.Up, k.Down)
+	}
+	return b
 }
 
 func (d *dialog) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	k := d.c.keys
+	switch {
+	case d.scrolls() && key.Matches(msg, k.Up):
+		d.top = max(d.top-1, 0)
+		return d, nil
+	case d.scrolls() && key.Matches(msg, k.Down):
+		d.top = min(d.top+1, d.maxTop())
+		return d, nil
+	}
 	if d.yes == nil {
 		if key.Matches(msg, k.Close) {
 			return nil, nil
@@ -53,12 +88,21 @@ func (d *dialog) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 }
 
 func (d *dialog) View() string {
-	body := append([]string(nil), d.body...)
+	st := d.c.st
+	body := d.body
+	if d.scrolls() {
+		rows := d.textRows()
+		top := min(d.top, d.maxTop())
+		body = append(append([]string(nil), body[top:top+rows]...),
+			st.Dim.Render(fmt.Sprintf("lines %d–%d of %d · ↑/↓ scroll", top+1, top+rows, len(d.body))))
+	} else {
+		body = append([]string(nil), body...)
+	}
 	body = append(body, "")
 	if d.yes != nil {
-		body = append(body, d.c.st.Accent.Render("y")+" yes   "+d.c.st.Accent.Render("n")+" no")
+		body = append(body, st.Accent.Render("y")+" yes   "+st.Accent.Render("n")+" no")
 	} else {
-		body = append(body, d.c.st.Dim.Render("esc to close"))
+		body = append(body, st.Dim.Render("esc to close"))
 	}
 	return modalBox(d.c, d.title, body, 0, d.w, d.h)
 }
@@ -73,21 +117,6 @@ func (d *dialog) wrapBody(text string) {
 func newConfirmDialog(c *common, title, text string, action confirmAction) *dialog {
 	d := &dialog{c: c, title: title, yes: func() tea.Msg { return confirmedMsg{action: action} }}
 	d.wrapBody(text)
-	return d
-}
-
-// newTrustDialog asks to approve a project configuration file before any
-// of its commands run.
-func newTrustDialog(c *common, f config.File) *dialog {
-	d := &dialog{c: c, title: "Approve project configuration?",
-		yes: func() tea.Msg { return trustIntentMsg{file: f, approve: true} },
-		no:  func() tea.Msg { return trustIntentMsg{file: f, approve: false} },
-	}
-	names := strings.Join(f.Servers, ", ")
-	if names == "" {
-		names = "(none)"
-	}
-	d.wrapBody(fmt.Sprintf("%s\n\ndefines servers: %s\n\nThese servers run commands that came with this project. Approve to let MCP start them (remembered until the file changes), or keep MCP off.", f.Path, names))
 	return d
 }
 
@@ -109,55 +138,4 @@ func newPlanDialog(c *common, p runtime.Plan) *dialog {
 		d.body = append(d.body, styles[part.Label](fmt.Sprintf("%-10s", part.Label))+present.Line(strings.Join(part.Names, ", ")))
 	}
 	return d
-}
-
-// helpOverlay is the full key reference, scrollable when it does not
-// fit the terminal.
-type helpOverlay struct {
-	c    *common
-	h    *help.Model
-	w, y int
-	top  int
-}
-
-func newHelpOverlay(c *common, h *help.Model) *helpOverlay { return &helpOverlay{c: c, h: h} }
-
-func (o *helpOverlay) SetSize(w, h int) { o.w, o.y = min(w-4, 130), h }
-
-func (o *helpOverlay) Help() []key.Binding {
-	k := o.c.keys
-	return []key.Binding{k.Up, k.Down, k.Close, k.Help}
-}
-
-func (o *helpOverlay) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
-	k := o.c.keys
-	switch {
-	case key.Matches(msg, k.Close) || key.Matches(msg, k.Help):
-		return nil, nil
-	case key.Matches(msg, k.Up):
-		o.top = max(o.top-1, 0)
-	case key.Matches(msg, k.Down):
-		o.top = min(o.top+1, max(len(o.body())-(o.y-3), 0))
-	}
-	return o, nil
-}
-
-// body lays the sections out side by side, as many as the width takes.
-func (o *helpOverlay) body() []string {
-	o.h.Width = 0
-	cols := o.c.keys.FullHelp()
-	per := max(min((o.w-4)/36, 3), 1)
-	var body []string
-	for i := 0; i < len(cols); i += per {
-		body = append(body, strings.Split(o.h.FullHelpView(cols[i:min(i+per, len(cols))]), "\n")...)
-		body = append(body, "")
-	}
-	return append(body, o.c.st.Dim.Render("Filters: words match anywhere; method:x, level:x and server:x match those fields. ↑/↓ scroll."))
-}
-
-func (o *helpOverlay) View() string {
-	body := o.body()
-	rows := min(len(body)+3, o.y)
-	top := min(o.top, max(len(body)-(rows-3), 0))
-	return modalBox(o.c, "Keys", body[top:], 0, o.w, rows)
 }

@@ -3,7 +3,9 @@
 // generated from their schemas and streams notifications, logs and traffic.
 //
 // One root Model owns layout, focus and routing; panes and tabs render from
-// a shared common struct and never perform I/O. Every runtime operation
+// a shared common struct and never perform I/O. Modals stack: one a modal
+// asked for (the resource a tool result links) is drawn over it, and
+// closing it returns there; any other waits until the stack is closed. Every runtime operation
 // runs in a tea.Cmd and comes back as a message; runtime events reach the
 // program through Attach's forwarding goroutine, which batches them and
 // reads the new snapshot off the event loop. Rendering is throttled: event

@@ -222,7 +222,7 @@ func TestProjectFileApprovedBeforeEnable(t *testing.T) {
 		o.Untrusted = []config.File{file}
 		o.Trust = func(f config.File) error { trusted <- f; return nil }
 	})
-	hs.waitText("Approve project configuration?", "defines servers: broken")
+	hs.waitText("Approve project configuration?", "broken (stdio)", "run   ./bin/broken-server")
 	hs.keys("n")
 	hs.waitText("MCP stays off")
 	hs.keys("m")
@@ -283,17 +283,25 @@ func TestLogsAndTrafficOfSelectedServer(t *testing.T) {
 	hs.waitText("No frames yet")
 }
 
+// The ? help shows the keys in titled sections, each key once in its
+// section: x and enter, which do two things in lists, are one entry each.
 func TestHelpOverlayListsEveryKey(t *testing.T) {
-	hs := start(t, uitest.New(uitest.OffSnapshot()), 140, 40)
+	hs := start(t, uitest.New(uitest.OffSnapshot()), 140, 60)
 	hs.keys("?")
-	v := hs.waitText("Keys")
-	for _, b := range []string{"mcp on/off", "reconnect", "cancel request", "pause/follow", "form/raw JSON", "force quit"} {
+	v := hs.waitText("Keys", "Session", "Moving", "Lists", "Viewers", "Forms")
+	for _, b := range []string{"mcp on/off", "reconnect", "x     cancel the request; stop the check", "enter open; apply the filter",
+		"pause/follow", "form/raw JSON", "q/ctrl+c", "force"} {
 		if !strings.Contains(v, b) {
 			t.Errorf("the help overlay lacks %q", b)
 		}
 	}
+	for _, once := range []string{"stop the check", "apply the filter", "add a root", "send (ctrl+s"} {
+		if n := strings.Count(v, once); n != 1 {
+			t.Errorf("%q is in the help %d times:\n%s", once, n, v)
+		}
+	}
 	hs.keys("esc")
-	hs.waitView("help closed", func(v string) bool { return !strings.Contains(v, "force quit") })
+	hs.waitView("help closed", func(v string) bool { return !strings.Contains(v, "stop the check") })
 }
 
 func TestFastTypedKeysAreHandledOneByOne(t *testing.T) {

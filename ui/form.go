@@ -406,20 +406,12 @@ func (f *form) update(msg tea.KeyMsg) bool {
 			changed = true
 		}
 	case kindBool:
-		if key.Matches(msg, k.Toggle) || key.Matches(msg, k.PrevChoice) {
-			// not set → true → false → not set; a required boolean skips
-			// "not set", which would only earn it an error.
-			switch fl.boolVal {
-			case -1:
-				fl.boolVal = 1
-			case 1:
-				fl.boolVal = 0
-			default:
-				fl.boolVal = -1
-				if fl.required {
-					fl.boolVal = 1
-				}
-			}
+		switch {
+		case key.Matches(msg, k.Toggle):
+			fl.cycleBool(1)
+			changed = true
+		case key.Matches(msg, k.PrevChoice):
+			fl.cycleBool(-1)
 			changed = true
 		}
 	case kindEnum:
@@ -499,9 +491,12 @@ func (f *form) lines() (lines []string, focusLine int) {
 				widget += st.Faint.Render("  - removes this item")
 			}
 		case kindBool:
-			widget = [...]string{"[ ] not set", "[ ] false", "[x] true"}[fl.boolVal+1]
-			if focused {
+			widget = boolWidget(fl.boolVal)
+			switch {
+			case focused:
 				widget = st.Accent.Render(widget)
+			case fl.boolVal < 0:
+				widget = st.Dim.Render(widget)
 			}
 		case kindEnum:
 			val := "not set"

@@ -255,3 +255,90 @@ func TestToolFormValidationToggle(t *testing.T) {
 		t.Errorf("sent %#v, want an unvalidated call", cmd())
 	}
 }
+
+// boolForm is a form with an optional and a required boolean, and the
+// first line of each field as drawn.
+func boolForm(t *testing.T) (*form, func() (opt, req string)) {
+	t.Helper()
+	f := newForm(testCommon(), json.RawMessage(`{"type":"object","properties":{"opt":{"type":"boolean"},"req":{"type":"boolean"}},"required":["req"]}`), nil)
+	f.setSize(80, 20)
+	drawn := func() (opt, req string) {
+		lines, _ := f.lines()
+		for _, l := range lines {
+			l = ansi.Strip(l)
+			switch {
+			case strings.Contains(l, "opt "):
+				opt = l
+			case strings.Contains(l, "req*"):
+				req = l
+			}
+		}
+		return opt, req
+	}
+	return f, drawn
+}
+
+// An optional boolean cycles unset → true → false → unset with the toggle
+// key (← goes the other way), "unset" is drawn as such and leaves the
+// property out; a required boolean has two states, false and true.
+func TestBooleanFieldStates(t *testing.T) {
+	f, drawn := boolForm(t)
+	space, left := tea.KeyMsg{Type: tea.KeySpace}, tea.KeyMsg{Type: tea.KeyLeft}
+	opt, req := drawn()
+	if !strings.Contains(opt, "[-] unset (left out)") || !strings.Contains(req, "[ ] false") {
+		t.Fatalf("untouched: opt %q, req %q; want opt unset and req false", opt, req)
+	}
+	if args, _ := f.args(); string(args) != `{"req":false}` {
+		t.Errorf("untouched arguments %s: the unset optional boolean must be left out", args)
+	}
+	if !f.validate() {
+		t.Errorf("a required boolean at false is refused: %v", f.byPointer("/req").errs)
+	}
+
+	// The optional one: unset → true → false → unset.
+	var got []string
+	for range 3 {
+		f.update(space)
+		a, _ := f.args()
+		got = append(got, string(a))
+	}
+	if want := []string{`{"opt":true,"req":false}`, `{"opt":false,"req":false}`, `{"req":false}`}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("toggling opt gives %v, want %v", got, want)
+	}
+	f.update(left) // unset → false, backwards
+	if a, _ := f.args(); string(a) != `{"opt":false,"req":false}` {
+		t.Errorf("← from unset gives %s, want opt false", a)
+	}
+
+	// The required one: false → true → false, never unset.
+	f.update(tea.KeyMsg{Type: tea.KeyTab})
+	got = got[:0]
+	for range 3 {
+		f.update(space)
+		_, req := drawn()
+		got = append(got, strings.TrimSpace(req[strings.Index(req, "["):]))
+	}
+	if want := "[x] true boolean|[ ] false boolean|[x] true boolean"; strings.Join(got, "|") != want {
+		t.Errorf("toggling req draws %q, want %q", strings.Join(got, "|"), want)
+	}
+	f.update(left)
+	f.update(left)
+	if a, _ := f.args(); string(a) != `{"opt":false,"req":true}` {
+		t.Errorf("← twice on req gives %s", a)
+	}
+}
+
+// Arguments filled in (the last call's, or the raw editor's) set each
+// boolean; a required one they leave out is false, an optional one unset.
+func TestBooleanFieldsFilled(t *testing.T) {
+	f, drawn := boolForm(t)
+	f.fill(map[string]any{"opt": true})
+	opt, req := drawn()
+	if !strings.Contains(opt, "[x] true") || !strings.Contains(req, "[ ] false") {
+		t.Errorf("filled: opt %q, req %q", opt, req)
+	}
+	f.fill(map[string]any{"req": true})
+	if opt, _ := drawn(); !strings.Contains(opt, "[-] unset") {
+		t.Errorf("opt left out of the arguments is drawn %q, want unset", opt)
+	}
+}

@@ -52,7 +52,7 @@ func TestEveryHandledKeyIsInTheHelp(t *testing.T) {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"flag":{"type":"boolean"},"mode":{"enum":["a","b"]}}}`)}
 	contexts := map[string]func(m *Model){
 		"servers pane": func(m *Model) {},
-		"help overlay": func(m *Model) { m.openModal(newHelpOverlay(m.c, &m.help)) },
+		"help overlay": func(m *Model) { m.openModal(newHelpOverlay(m.c)) },
 		"yes/no dialog": func(m *Model) {
 			m.openModal(newConfirmDialog(m.c, "Turn MCP off?", "sure?", confirmDisable))
 		},

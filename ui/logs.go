@@ -43,10 +43,7 @@ func (t *logsTab) rematch() {
 func (t *logsTab) View() string {
 	st := t.c.st
 	info := fmt.Sprintf("%s · %s · %s", t.c.server, t.followLabel(), present.Count(t.s.count(), "line", "lines"))
-	if f := t.filter.Value(); f != "" {
-		info += " · filter: " + f
-	}
-	rows := []string{padRight(st.Dim.Render(info), t.w)}
+	rows := []string{padRight(st.Dim.Render(info)+filterNote(st, &t.filter), t.w)}
 	if t.s.count() == 0 {
 		msg := "Nothing logged. stderr lines, stray stdout and state changes of this server show here."
 		if srv, ok := t.c.selected(); ok && len(srv.Stderr) > 0 {

@@ -112,8 +112,12 @@ type Model struct {
 	active        int
 	filtering     bool
 
-	modal  modal
-	queued []modal // modals waiting for the current one to close
+	modal modal
+	// under are the modals the current one was opened over (a resource
+	// viewer over the tool result that links it), innermost last: closing
+	// the current one shows the last of them again.
+	under  []modal
+	queued []modal // modals waiting for the current stack to close
 
 	untrusted     []config.File // project files still needing approval
 	trustDeclined bool
@@ -205,7 +209,7 @@ func newModel(opts Options) *Model {
 	}
 	m.initRecordAndReplay()
 	if len(m.untrusted) > 0 {
-		m.modal = newTrustDialog(c, m.untrusted[0])
+		m.modal = m.newTrustDialog(m.untrusted[0])
 	}
 	return m
 }
@@ -337,23 +341,56 @@ func (m *Model) expireStatus() {
 	}
 }
 
-// openModal shows md now, or after the modal already open.
+// openModal shows md now, or after the modal already open (and those it
+// was opened over) closes: something the person did not ask for from the
+// modal in front of them waits its turn.
 func (m *Model) openModal(md modal) {
 	if m.modal == nil {
 		m.modal = md
-		m.layoutModal()
+		m.sizeModal(md)
 		return
 	}
 	m.queued = append(m.queued, md)
 }
 
-// closeModal closes the current modal and shows the next one waiting.
+// openOver shows md on top of parent, the modal that asked for it (the
+// result viewer's o), so closing md returns to parent. When parent is no
+// longer in front (the person closed it while md was being prepared), md
+// opens as any other modal does.
+func (m *Model) openOver(parent, md modal) {
+	if parent == nil || m.modal != parent {
+		m.openModal(md)
+		return
+	}
+	m.under = append(m.under, m.modal)
+	m.modal = md
+	m.sizeModal(md)
+}
+
+// closeModal closes the current modal and shows the one it was opened
+// over, else the next one waiting.
 func (m *Model) closeModal() {
 	m.modal = nil
-	if len(m.queued) > 0 {
+	switch {
+	case len(m.under) > 0:
+		m.modal, m.under = m.under[len(m.under)-1], m.under[:len(m.under)-1]
+	case len(m.queued) > 0:
 		m.modal, m.queued = m.queued[0], m.queued[1:]
-		m.layoutModal()
+		m.sizeModal(m.modal)
 	}
+}
+
+// openModals are the modals open now: the one in front first, then those
+// it was opened over.
+func (m *Model) openModals() []modal {
+	if m.modal == nil {
+		return nil
+	}
+	out := []modal{m.modal}
+	for i := len(m.under) - 1; i >= 0; i-- {
+		out = append(out, m.under[i])
+	}
+	return out
 }
 
 // activeTab is the tab shown in the detail pane.
@@ -408,6 +445,9 @@ func (m *Model) shortHelp() []key.Binding {
 		return []key.Binding{k.ApplyFilter, k.ClearFilter}
 	case m.replay != nil:
 		return append(k.ReplayHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab, k.Filter)
+	case m.focus == focusDetail && m.filterApplied():
+		// The applied filter's key first: it is what hides rows.
+		return append(append([]key.Binding{k.ClearFilter}, m.activeTab().ShortHelp()...), k.Help, k.Quit, k.FocusNext, k.NextTab)
 	case m.focus == focusDetail:
 		return append(m.activeTab().ShortHelp(), k.Help, k.Quit, k.FocusNext, k.NextTab)
 	}

@@ -71,10 +71,7 @@ func (t *notesTab) View() string {
 	if d := t.c.notes.dropped(); d > 0 {
 		info += fmt.Sprintf(" · %d dropped", d)
 	}
-	if f := t.filter.Value(); f != "" {
-		info += " · filter: " + f
-	}
-	rows := []string{padRight(st.Dim.Render(info), t.w)}
+	rows := []string{padRight(st.Dim.Render(info)+filterNote(st, &t.filter), t.w)}
 	if t.s.count() == 0 {
 		msg := "No notifications yet. Servers send them for logs, progress and list changes."
 		if t.filter.Value() != "" || !t.all {

@@ -145,6 +145,11 @@ type Options struct {
 	// Trust remembers an approval.
 	Untrusted []config.File
 	Trust     func(config.File) error
+	// Config is the configuration the session started with. The approval
+	// dialog shows from it what each untrusted file's servers would run:
+	// command line, working directory and env file, or URL. Without it
+	// the dialog shows the snapshot's command line or URL only.
+	Config *config.Config
 	// Pending returns the project files of a configuration that r read
 	// whose content is not approved (a file changed since its approval):
 	// the reload waits for the person to approve them, and starts nothing

@@ -51,11 +51,17 @@ func (t *overviewTab) lines() []string {
 	kv := func(k, v string) {
 		out = append(out, st.Label.Render(fmt.Sprintf("%-13s", k))+v)
 	}
-	state := st.State(srv.State).Render(t.c.stateWord(srv))
-	if t.c.invalidText(srv) != "" {
+	word := t.c.stateWord(srv)
+	state := st.State(srv.State).Render(word)
+	switch {
+	case t.c.invalidText(srv) != "":
 		state = st.Error.Render("invalid") + st.Faint.Render("  (never started: fix its configuration and press r)")
-	} else if !srv.Enabled {
+	case !srv.Enabled:
 		state += st.Faint.Render("  " + t.c.offText(srv))
+	case word == wordMCPOff:
+		state += st.Faint.Render("  (enabled: it starts when MCP is switched on with m)")
+	case word == wordNotStarted && srv.Note == "":
+		state += st.Faint.Render("  (enabled, not started yet)")
 	}
 	if srv.State.Live() {
 		state += st.Dim.Render("  up " + present.Age(srv.Uptime(now)))

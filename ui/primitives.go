@@ -45,7 +45,7 @@ type rootsDoneMsg struct {
 func (m *Model) handlePrimitive(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case readIntentMsg:
-		return m.openResource(msg.key), true
+		return m.openResource(msg.key, nil), true
 	case readDoneMsg:
 		m.readDone(msg)
 	case subscribeIntentMsg:
@@ -88,7 +88,7 @@ func (m *Model) handlePrimitive(msg tea.Msg) (tea.Cmd, bool) {
 	case promptDoneMsg:
 		m.promptDone(msg)
 	case openLinkMsg:
-		return m.openLink(msg.server, msg.c), true
+		return m.openLink(msg), true
 	case chooseLinkMsg:
 		items := make([]string, len(msg.links))
 		for i, l := range msg.links {
@@ -97,9 +97,11 @@ func (m *Model) handlePrimitive(msg tea.Msg) (tea.Cmd, bool) {
 				items[i] = l.Resource.URI + " (embedded)"
 			}
 		}
-		links, server := msg.links, msg.server
-		m.openModal(newChooser(m.c, "Open which resource?", "", items, 0, func(i int) tea.Msg {
-			return openLinkMsg{server: server, c: links[i]}
+		links, server, from := msg.links, msg.server, msg.from
+		// Over the viewer: picking closes the chooser, which shows the
+		// viewer again, and the resource then opens over the viewer too.
+		m.openOver(from, newChooser(m.c, "Open which resource?", "", items, 0, func(i int) tea.Msg {
+			return openLinkMsg{server: server, c: links[i], from: from}
 		}))
 	case openDetailMsg:
 		return m.openToolDetail(msg.tool), true
@@ -156,10 +158,12 @@ func (m *Model) readDone(msg readDoneMsg) {
 	}
 }
 
-// refreshViewer redraws an open resource viewer of k.
+// refreshViewer redraws the open resource viewers of k, in front or not.
 func (m *Model) refreshViewer(k resKey) {
-	if v, ok := m.modal.(*resourceViewer); ok && v.key == k {
-		v.refresh()
+	for _, md := range m.openModals() {
+		if v, ok := md.(*resourceViewer); ok && v.key == k {
+			v.refresh()
+		}
 	}
 }
 
@@ -175,8 +179,10 @@ func (m *Model) resourceUpdated(e runtime.ResourceUpdated) tea.Cmd {
 }
 
 // openLink shows a resource a tool result linked (read it) or embedded
-// (shown as it came).
-func (m *Model) openLink(server string, c runtime.Content) tea.Cmd {
+// (shown as it came), over the viewer of the result: closing it returns
+// to the result.
+func (m *Model) openLink(msg openLinkMsg) tea.Cmd {
+	c := msg.c
 	if c.Type == "resource" && c.Resource != nil {
 		e := c.Resource
 		item := map[string]any{"uri": e.URI, "mimeType": e.MIMEType}
@@ -186,14 +192,12 @@ func (m *Model) openLink(server string, c runtime.Content) tea.Cmd {
 			item["text"] = e.Text
 		}
 		raw, _ := json.Marshal(map[string]any{"contents": []any{item}})
-		k := resKey{server, e.URI}
-		m.closeModal()
+		k := resKey{msg.server, e.URI}
 		m.c.prim.reads[k] = resourceRead{at: m.c.now(), raw: raw, seq: m.c.prim.reads[k].seq + 1}
-		m.openModal(newResourceViewer(m.c, k))
+		m.openOver(msg.from, newResourceViewer(m.c, k))
 		return nil
 	}
-	m.closeModal()
-	return m.openResource(resKey{server, c.URI})
+	return m.openResource(resKey{msg.server, c.URI}, msg.from)
 }
 
 // promptDone shows a prompt's messages, or why it failed.
@@ -224,7 +228,7 @@ func (m *Model) chooseLogLevel() tea.Cmd {
 	}
 	switch {
 	case !srv.State.Live():
-		m.setStatus(statusWarn, srv.Name+" is "+m.c.stateWord(srv)+": its log level is set once it is ready (configure logLevel to have it from the start)")
+		m.setStatus(statusWarn, srv.Name+" is "+m.c.statePhrase(srv)+": its log level is set once it is ready (configure logLevel to have it from the start)")
 		return nil
 	case !strings.Contains(string(srv.Capabilities), `"logging"`):
 		m.setStatus(statusWarn, srv.Name+" does not declare logging: it has no log level to set")

@@ -121,8 +121,9 @@ func TestPromptAndLogLevelOnTheRealRuntime(t *testing.T) {
 }
 
 // TestApprovalReadsTheProjectFileAgain: a project file whose envFile the
-// server reports. Before approval nothing starts and the envFile is not
-// read; after approval the configuration is read again and handed to the
+// server reports. The approval dialog shows what the server would run.
+// Before approval nothing starts and the envFile is not read; after
+// approval the configuration is read again and handed to the
 // runtime before MCP starts, so the server runs with the envFile's value.
 func TestApprovalReadsTheProjectFileAgain(t *testing.T) {
 	dir := t.TempDir()
@@ -159,8 +160,10 @@ func TestApprovalReadsTheProjectFileAgain(t *testing.T) {
 		o.Untrusted = cfg.Untrusted(ts)
 		o.Trust = ts.Trust
 		o.Reload = func() (*config.Config, error) { reads++; return load() }
+		o.Config = cfg
 	})
-	hs.waitText("Approve project configuration?")
+	// The dialog shows what would run: the command and its env file.
+	hs.waitText("Approve project configuration?", "leak (stdio)", "run   ", "fake.env (read once approved)")
 	hs.keys("n")
 	hs.waitText("MCP stays off")
 	if v, _ := rt.Snapshot().Server("leak"); v.State != runtime.StateDisabled || v.PID != 0 {
@@ -298,4 +301,48 @@ func TestEverythingLogLevelAndRootsOnTheRealRuntime(t *testing.T) {
 	if v, _ := rt.Snapshot().Server("everything"); v.LogLevel != "debug" || len(v.Roots) != 1 {
 		t.Errorf("after the reconnect: level %q, roots %v", v.LogLevel, v.Roots)
 	}
+}
+
+// TestResourceNotFoundHintOnTheRealRuntime: the demo server answers
+// resources/read of a URI it does not have with -32002. The viewer says
+// the read failed, with the code and method, and the hint says the
+// resource does not exist there, not the generic protocol error hint.
+func TestResourceNotFoundHintOnTheRealRuntime(t *testing.T) {
+	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{demoServer(t)}}}, 140, 40)
+	hs.keys("m")
+	hs.waitText("servers 1/1 ready")
+	// As the Resources tab asks for a read.
+	hs.tm.Send(readIntentMsg{key: resKey{server: "demo", uri: "demo://nowhere"}})
+	v := hs.waitText("demo › demo://nowhere", "✗ the read failed", "code -32002 · demo · resources/read",
+		"hint: the resource does not exist on demo: pick one from its resources in the Resources tab (8)")
+	if strings.Contains(v, "reported an error") {
+		t.Errorf("the generic hint is shown:\n%s", v)
+	}
+}
+
+// TestToolsFilterIsShownAndEscClearsIt: a filter applied to the Tools
+// tab stays applied when the person leaves the tab and comes back, and
+// the list's title says so, with the key that clears it; esc on the list
+// clears it and every tool shows again.
+func TestToolsFilterIsShownAndEscClearsIt(t *testing.T) {
+	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{demoServer(t)}}}, 120, 35)
+	hs.keys("m")
+	hs.waitText("servers 1/1 ready")
+	hs.keys("2", "tab")
+	hs.waitText("4 of 4 tools")
+	hs.keys("/", "e", "c", "h", "enter")
+	hs.waitText("1 of 4 tools · filter: ech (esc clears)", "› echo")
+	hs.keys("1", "2") // away and back
+	v := hs.waitText("[2 Tools]", "1 of 4 tools · filter: ech (esc clears)")
+	if !strings.Contains(v, "esc clear filter") {
+		t.Errorf("the help bar does not offer esc:\n%s", v)
+	}
+	hs.keys("esc")
+	v = hs.waitText("4 of 4 tools", "filter cleared")
+	if strings.Contains(v, "filter: ech") {
+		t.Errorf("the filter is still shown:\n%s", v)
+	}
+	// esc with nothing filtered does nothing.
+	hs.keys("esc")
+	hs.waitText("4 of 4 tools")
 }

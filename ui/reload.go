@@ -3,12 +3,10 @@ package ui
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/config"
-	"mcpdeck/ui/present"
 )
 
 // A reload reads the configuration again. A project file whose content
@@ -92,34 +90,4 @@ func (m *Model) reloadTrusted(msg trustedMsg) tea.Cmd {
 	m.reloadCfg = nil
 	m.setStatus(statusInfo, "approved "+msg.file.Path+"; reloading…")
 	return m.applyReload(cfg)
-}
-
-// newReloadTrustDialog asks to approve a project file that changed, naming
-// the servers it adds to what runs now.
-func (m *Model) newReloadTrustDialog(f config.File) *dialog {
-	c := m.c
-	d := &dialog{c: c, title: "Approve the changed project configuration?",
-		yes: func() tea.Msg { return trustIntentMsg{file: f, approve: true, reload: true} },
-		no:  func() tea.Msg { return trustIntentMsg{file: f, approve: false, reload: true} },
-	}
-	var added, kept []string
-	for _, name := range f.Servers {
-		if c.snap != nil {
-			if _, ok := c.snap.Server(name); ok {
-				kept = append(kept, name)
-				continue
-			}
-		}
-		added = append(added, name)
-	}
-	text := present.Line(f.Path) + "\n\nchanged since you approved it."
-	if len(added) > 0 {
-		text += "\n\nnew servers: " + present.Line(strings.Join(added, ", "))
-	}
-	if len(kept) > 0 {
-		text += "\n\nservers it still defines (their commands may have changed): " + present.Line(strings.Join(kept, ", "))
-	}
-	text += "\n\nApprove to reload with it (remembered until the file changes again), or keep what runs now and start nothing from it."
-	d.wrapBody(text)
-	return d
 }

@@ -154,10 +154,7 @@ func (t *resourcesTab) View() string {
 	if len(items) > t.listRows() {
 		info += fmt.Sprintf(" · %d–%d of %d", top+1, min(top+t.listRows(), len(items)), len(items))
 	}
-	if f := t.filter.Value(); f != "" {
-		info += " · filter: " + f
-	}
-	rows := []string{padRight(st.Dim.Render(info), t.w)}
+	rows := []string{padRight(st.Dim.Render(info)+filterNote(st, &t.filter), t.w)}
 	if len(items) == 0 {
 		rows = append(rows, padRight(st.Faint.Render(t.emptyText(servers)), t.w))
 		return t.fill(rows)
@@ -226,7 +223,7 @@ func (t *resourcesTab) emptyText(servers []runtime.ServerSnapshot) string {
 	if !t.all {
 		srv := servers[0]
 		if !srv.State.Live() {
-			return "No resources: " + srv.Name + " is " + t.c.stateWord(srv) + "; they are listed once it is ready."
+			return "No resources: " + srv.Name + " is " + t.c.statePhrase(srv) + "; they are listed once it is ready."
 		}
 		if !strings.Contains(string(srv.Capabilities), `"resources"`) {
 			return srv.Name + " does not offer resources."
@@ -322,17 +319,14 @@ func (t *promptsTab) View() string {
 		scope = "all servers (a: selected server)"
 	}
 	info := present.Count(len(ps), "prompt", "prompts") + " · " + scope
-	if f := t.filter.Value(); f != "" {
-		info += " · filter: " + f
-	}
-	rows := []string{padRight(st.Dim.Render(info), t.w)}
+	rows := []string{padRight(st.Dim.Render(info)+filterNote(st, &t.filter), t.w)}
 	if len(ps) == 0 {
 		msg := "No prompts."
 		switch {
 		case t.filter.Value() != "":
 			msg = "Nothing matches the filter."
 		case !t.all && !srv.State.Live():
-			msg = "No prompts: " + srv.Name + " is " + t.c.stateWord(srv) + "; they are listed once it is ready."
+			msg = "No prompts: " + srv.Name + " is " + t.c.statePhrase(srv) + "; they are listed once it is ready."
 		case !t.all && !strings.Contains(string(srv.Capabilities), `"prompts"`):
 			msg = srv.Name + " does not offer prompts."
 		}

@@ -3,7 +3,6 @@ package ui
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"mcpdeck/runtime"
 	"mcpdeck/ui/present"
 	"mcpdeck/ui/styles"
 )
@@ -58,9 +56,10 @@ func (m *Model) readCmd(k resKey, auto bool) tea.Cmd {
 	}
 }
 
-// openResource shows the viewer for a resource and reads it.
-func (m *Model) openResource(k resKey) tea.Cmd {
-	m.openModal(newResourceViewer(m.c, k))
+// openResource shows the viewer for a resource, over the modal that asked
+// for it when there is one (see openOver), and reads it.
+func (m *Model) openResource(k resKey, over modal) tea.Cmd {
+	m.openOver(over, newResourceViewer(m.c, k))
 	m.setStatus(statusInfo, "reading "+present.Line(k.uri)+"…")
 	return m.readCmd(k, false)
 }
@@ -202,13 +201,22 @@ func (v *resourceViewer) lines(w int) []string {
 	add(st.Dim.Render(present.Truncate(head, w)), "")
 	if rd.err != nil {
 		add(st.Error.Render("✗ the read failed"))
-		var ei *runtime.ErrorInfo
-		msg := rd.err.Error()
-		if errors.As(rd.err, &ei) {
-			msg = ei.Message
-		}
-		for _, l := range wrap(present.Line(msg), w) {
+		ei := present.InfoOf(rd.err)
+		for _, l := range wrap(present.Line(ei.Message), w) {
 			add(st.Error.Render(l))
+		}
+		if ei.Code != 0 {
+			add(st.Dim.Render(present.Line(fmt.Sprintf("code %d · %s · %s", ei.Code, ei.Server, ei.Method))))
+		}
+		if h := present.Hint(ei, present.TUI); h != "" {
+			add("")
+			for i, l := range wrap(present.Line(h), w-6) {
+				if i == 0 {
+					add(st.Warning.Render("hint: ") + l)
+				} else {
+					add("      " + l)
+				}
+			}
 		}
 		return out
 	}

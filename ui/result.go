@@ -62,10 +62,12 @@ func (r *resultViewer) links() []runtime.Content {
 	return out
 }
 
-// openLinkMsg asks the root model to open a linked or embedded resource.
+// openLinkMsg asks the root model to open a linked or embedded resource,
+// over the viewer that showed the link (from), so closing it returns there.
 type openLinkMsg struct {
 	server string
 	c      runtime.Content
+	from   modal
 }
 
 func (r *resultViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
@@ -89,18 +91,20 @@ func (r *resultViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 		}
 		server := r.done.tool.Server
 		if len(links) == 1 {
-			return r, func() tea.Msg { return openLinkMsg{server: server, c: links[0]} }
+			return r, func() tea.Msg { return openLinkMsg{server: server, c: links[0], from: r} }
 		}
-		return r, func() tea.Msg { return chooseLinkMsg{server: server, links: links} }
+		return r, func() tea.Msg { return chooseLinkMsg{server: server, links: links, from: r} }
 	}
 	r.p.update(msg)
 	return r, nil
 }
 
-// chooseLinkMsg asks the root model to let the person pick one of links.
+// chooseLinkMsg asks the root model to let the person pick one of links,
+// in a chooser over the viewer that showed them (from).
 type chooseLinkMsg struct {
 	server string
 	links  []runtime.Content
+	from   modal
 }
 
 // lines renders the result: errors first, then each content block, then

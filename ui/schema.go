@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -185,6 +186,9 @@ func newField(n *schemaNode, parent *field, key string, depth int, required bool
 		f.desc = n.Title
 	}
 	f.kind, f.item = kindOf(n, depth)
+	if f.kind == kindBool {
+		f.boolVal = f.unsetBool()
+	}
 	switch f.kind {
 	case kindEnum:
 		f.enum = n.Enum
@@ -346,7 +350,7 @@ func scalar(k fieldKind, text string) (any, string) {
 func (f *field) set(v any, newInput func() textinput.Model) {
 	switch f.kind {
 	case kindBool:
-		f.boolVal = -1
+		f.boolVal = f.unsetBool()
 		if b, ok := v.(bool); ok {
 			f.boolVal = 0
 			if b {
@@ -411,3 +415,49 @@ func scalarText(v any) string {
 // missingRe pulls property names out of the validator's "missing
 // property 'x'" messages, to mark the field itself.
 var missingRe = regexp.MustCompile(`'([^']+)'`)
+
+// A boolean field has three states when it is optional: unset (the
+// property is left out of the arguments), true and false; a required one
+// has two, false and true, and starts at false, as a checkbox does. The
+// toggle key goes unset → true → false → unset, the previous-choice key
+// the other way.
+var (
+	optionalBoolCycle = []int{-1, 1, 0}
+	requiredBoolCycle = []int{0, 1}
+)
+
+// unsetBool is the value of a boolean field nothing set: unset, or false
+// for a required one, which cannot be left out.
+func (f *field) unsetBool() int {
+	if f.required {
+		return 0
+	}
+	return -1
+}
+
+// cycleBool moves a boolean field to the next state (dir 1) or the
+// previous one (dir -1).
+func (f *field) cycleBool(dir int) {
+	states := optionalBoolCycle
+	if f.required {
+		states = requiredBoolCycle
+	}
+	i := slices.Index(states, f.boolVal)
+	if i < 0 {
+		f.boolVal = states[0]
+		return
+	}
+	f.boolVal = states[(i+dir+len(states))%len(states)]
+}
+
+// boolWidget draws a boolean field's state: unset is drawn as such, so it
+// does not pass for false.
+func boolWidget(v int) string {
+	switch v {
+	case 1:
+		return "[x] true"
+	case 0:
+		return "[ ] false"
+	}
+	return "[-] unset (left out)"
+}

@@ -36,8 +36,8 @@ func (m *Model) serversView(w, h int) string {
 	nameW, sparkW, targetW := serverColumns(s.Servers, w)
 
 	rows := make([]string, 0, h)
-	head := fmt.Sprintf("   %-*s %-*s %-*s %*s %-*s %*s %*s %*s %*s",
-		nameW, "SERVER", colTransport, "VIA", colState, "STATE", colLatency, "PING", sparkW, "", colUptime, "UPTIME", colRestarts, "↻", colTools, "TOOLS", colReqs, "REQS")
+	// The marker and icon columns, then the cells as in every row.
+	head := "   " + serverCells(nameW, sparkW, "SERVER", "VIA", "STATE", "PING", "", "UPTIME", "↻", "TOOLS", "REQS")
 	if targetW > 0 {
 		head += "  " + "TARGET"
 	}
@@ -99,9 +99,7 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 	state := m.c.stateWord(srv)
 	latency, spark, uptime := "—", "", "—"
 	if srv.State.Live() {
-		if srv.Ping.Last > 0 {
-			latency = present.Latency(srv.Ping.Last)
-		}
+		latency = present.Millis(srv.Ping.Last)
 		spark = sparkline(srv.Ping.Recent, sparkW)
 		if !srv.StartedAt.IsZero() {
 			uptime = present.Age(srv.Uptime(now))
@@ -136,9 +134,7 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 	if m.c.invalidText(srv) != "" {
 		stStyle, icon = st.Error, styles.InvalidIcon
 	}
-	text := fmt.Sprintf(" %-*s %-*s %-*s %*s %-*s %*s %*s %*s %*s",
-		nameW, present.Truncate(present.Line(srv.Name), nameW), colTransport, srv.Transport, colState, state, colLatency, latency,
-		sparkW, spark, colUptime, uptime, colRestarts, restarts, colTools, tools, colReqs, reqText)
+	text := serverCells(nameW, sparkW, present.Line(srv.Name), srv.Transport.String(), state, latency, spark, uptime, restarts, tools, reqText)
 	if targetW > 0 {
 		text += "  " + present.Truncate(present.Line(target), targetW)
 	}
@@ -154,6 +150,37 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 	// Only the icon and state carry colour on a healthy row; the rest stays
 	// readable text.
 	return marker + stStyle.Render(icon) + padRight(text, w-3)
+}
+
+// serverCells lays out one row's cells (or the heading's) after the
+// marker and icon: a space, then each cell padded to its column, text
+// left-aligned and numbers right-aligned. Widths are counted in terminal
+// cells, not bytes: "—", "↻" and the sparkline are several bytes each, and
+// fmt's widths would shift every column after them.
+func serverCells(nameW, sparkW int, name, via, state, ping, spark, uptime, restarts, tools, reqs string) string {
+	cells := []string{
+		cellLeft(name, nameW), cellLeft(via, colTransport), cellLeft(state, colState), cellRight(ping, colLatency),
+		cellLeft(spark, sparkW), cellRight(uptime, colUptime), cellRight(restarts, colRestarts),
+		cellRight(tools, colTools), cellRight(reqs, colReqs),
+	}
+	return " " + strings.Join(cells, " ")
+}
+
+// cellLeft is s in w cells, left-aligned, cut with "…" when wider.
+func cellLeft(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	return padRight(s, w)
+}
+
+// cellRight is s in w cells, right-aligned, cut with "…" when wider.
+func cellRight(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	s = present.Truncate(s, w)
+	return strings.Repeat(" ", w-ansi.StringWidth(s)) + s
 }
 
 var sparkLevels = []rune("▁▂▃▄▅▆▇█")

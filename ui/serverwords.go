@@ -18,17 +18,57 @@ func (c *common) invalidText(srv runtime.ServerSnapshot) string {
 // session, against its configuration.
 func switchedOff(srv runtime.ServerSnapshot) bool { return !srv.Enabled && srv.ConfigEnabled }
 
-// stateWord is the STATE column: "invalid" for a server whose
-// configuration is invalid (it never starts), "off" for one switched off,
-// else the runtime's state.
+// The STATE column's words for servers that do not run, each distinct,
+// since "disabled" is what a person reads as the configuration's flag:
+//
+//	disabled      its configuration disables it (space switches it on for the session)
+//	switched off  the person switched it off in this session
+//	MCP off       it is enabled, and would run, but MCP is off (m)
+//	not started   MCP is on and it is enabled, but it was not started: it
+//	              is not approved, or needs an input only VS Code can give
+//	invalid       its configuration is invalid: it never starts
+//
+// Every other state is the runtime's own word (starting, ready, failed…).
+const (
+	wordDisabled    = "disabled"
+	wordSwitchedOff = "switched off"
+	wordMCPOff      = "MCP off"
+	wordNotStarted  = "not started"
+	wordInvalid     = "invalid"
+)
+
+// mcpOff reports whether MCP is off in the snapshot shown.
+func (c *common) mcpOff() bool { return c.snap == nil || !c.snap.Enabled }
+
+// stateWord is the STATE column (see the words above).
 func (c *common) stateWord(srv runtime.ServerSnapshot) string {
+	idle := srv.State == runtime.StateDisabled || srv.State == runtime.StateStopped
 	switch {
 	case srv.State == runtime.StateInvalid:
-		return "invalid"
-	case !srv.Enabled:
-		return "off"
+		return wordInvalid
+	case switchedOff(srv) && idle:
+		return wordSwitchedOff
+	case !srv.Enabled && idle:
+		return wordDisabled
+	case idle && c.mcpOff():
+		return wordMCPOff
+	case srv.State == runtime.StateDisabled:
+		return wordNotStarted
 	}
 	return srv.State.String()
+}
+
+// statePhrase is the state for a sentence ("No tools: demo is …"): the
+// word, said in full where the word alone would be terse.
+func (c *common) statePhrase(srv runtime.ServerSnapshot) string {
+	switch w := c.stateWord(srv); w {
+	case wordDisabled:
+		return "disabled in its configuration"
+	case wordMCPOff:
+		return "not running (MCP is off)"
+	default:
+		return w
+	}
 }
 
 // note is why a server is not running: its configuration error, that the

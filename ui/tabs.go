@@ -7,6 +7,9 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/ui/present"
+	"mcpdeck/ui/styles"
 )
 
 // Tab indexes, in display order.
@@ -73,6 +76,18 @@ func (b *base) fill(rows []string) string {
 		rows = rows[:b.h]
 	}
 	return strings.Join(rows, "\n")
+}
+
+// filterNote is what a list's title says of its applied filter: in the
+// warning style, with the key that clears it, since a filter left applied
+// hides rows after the person has moved on (to another server, another
+// tab, and back); "" when none is applied.
+func filterNote(st styles.Styles, in *textinput.Model) string {
+	f := in.Value()
+	if f == "" {
+		return ""
+	}
+	return st.Dim.Render(" · ") + st.Warning.Render("filter: "+present.Line(f)) + st.Dim.Render(" (esc clears)")
 }
 
 // empty is a tab's placeholder when there is nothing to show.

@@ -78,12 +78,9 @@ func (t *toolsTab) View() string {
 	}
 	tools := t.visible()
 	info := fmt.Sprintf("%d of %s", len(tools), present.Count(len(srv.Tools), "tool", "tools"))
-	if f := t.filter.Value(); f != "" {
-		info += " · filter: " + f
-	}
-	rows := []string{padRight(st.Dim.Render(info), t.w)}
+	rows := []string{padRight(st.Dim.Render(info)+filterNote(st, &t.filter), t.w)}
 	if len(srv.Tools) == 0 {
-		msg := "No tools: " + srv.Name + " is " + t.c.stateWord(srv) + "." + t.noToolsHint(srv)
+		msg := "No tools: " + srv.Name + " is " + t.c.statePhrase(srv) + "." + t.noToolsHint(srv)
 		rows = append(rows, padRight(st.Faint.Render(msg), t.w))
 		return t.fill(rows)
 	}

@@ -109,3 +109,105 @@ func TestInvalidServerShownWithItsError(t *testing.T) {
 	hs.waitText("its configuration is invalid")
 	noAction(t, rt, "check broken")
 }
+
+// hostileProject is a project file whose servers carry terminal escapes
+// and shell metacharacters in what they would run.
+func hostileProject() (config.File, *config.Config) {
+	const path = "/home/dev/proj/.mcp.json"
+	file := config.File{Path: path, Scope: config.ScopeProject, Hash: "h", Unapproved: true, Servers: []string{"broken", "remote"}}
+	cfg := &config.Config{
+		Files: []config.File{file},
+		Servers: []config.Server{
+			{Name: "broken", Transport: config.TransportStdio, Command: "./bin/broken-server",
+				Args: []string{"--title", "\x1b]0;pwned\x07", "rm -rf $HOME", "--token", "tok-0123456789abcdef0123456789"},
+				Env:  map[string]string{"API_TOKEN": "tok-0123456789abcdef0123456789"},
+				Cwd:  "/home/dev/proj/tools dir", EnvFile: "/home/dev/proj/.env", Enabled: true, Unapproved: true,
+				Source: path, Scope: config.ScopeProject},
+			{Name: "remote", Transport: config.TransportHTTP, URL: "https://mcp.example.com/\x1b[2Jmcp", Enabled: false, Unapproved: true,
+				Source: path, Scope: config.ScopeProject},
+		},
+	}
+	return file, cfg
+}
+
+// The approval dialog shows what each server of the file would run: the
+// command line shell-quoted with its working directory and env file, the
+// URL of a remote one; escapes in them are shown, never acted on.
+func TestTrustDialogShowsWhatWouldRun(t *testing.T) {
+	file, cfg := hostileProject()
+	rt := uitest.New(uitest.OffSnapshot())
+	var leak string
+	hs := start(t, rt, 120, 40, func(o *Options) {
+		o.Untrusted = []config.File{file}
+		o.Config = cfg
+	})
+	hs.p.mu.Lock()
+	hs.p.onFrame = func(v string) {
+		if where, bad := rawControl(v); bad && leak == "" {
+			leak = where
+		}
+	}
+	hs.p.mu.Unlock()
+	hs.keys("m") // asks again: the frame is drawn under onFrame
+	v := hs.waitText("Approve project configuration?",
+		`run   ./bin/broken-server --title '\x1b]0;pwned\x07'`, `'rm -rf $HOME' --token ••••••`,
+		`cwd   '/home/dev/proj/tools dir'`,
+		`env   /home/dev/proj/.env (read once approved)`,
+		`remote (http) · disabled in the file`,
+		`url   https://mcp.example.com/\x1b[2Jmcp`)
+	if strings.Contains(v, "tok-0123456789abcdef") {
+		t.Errorf("the dialog shows a secret:\n%s", v)
+	}
+	hs.p.mu.Lock()
+	defer hs.p.mu.Unlock()
+	if leak != "" {
+		t.Fatalf("a frame carried a raw control character: %s", leak)
+	}
+}
+
+// Without the configuration the dialog shows what the snapshot knows: the
+// command line or URL.
+func TestTrustDialogFromTheSnapshot(t *testing.T) {
+	file := config.File{Path: "/home/dev/proj/.mcp.json", Scope: config.ScopeProject, Hash: "h", Servers: []string{"broken"}}
+	hs := start(t, uitest.New(uitest.OffSnapshot()), 120, 35, func(o *Options) { o.Untrusted = []config.File{file} })
+	hs.waitText("Approve project configuration?", "broken (stdio)", "run   ./bin/broken-server --token ••••••")
+}
+
+// A reload's approval shows what the changed file would run now, and
+// marks a server whose command changed, with what runs now.
+func TestReloadTrustDialogShowsTheChangedCommand(t *testing.T) {
+	file, cfg := hostileProject()
+	file.Servers = []string{"broken"}
+	cfg.Files, cfg.Servers = []config.File{file}, cfg.Servers[:1]
+	cfg.Servers[0].Args = []string{"--verbose"}
+	hs := start(t, uitest.New(uitest.ReadySnapshot()), 120, 40, func(o *Options) {
+		o.Reload = func() (*config.Config, error) { return cfg, nil }
+		o.Pending = func(*config.Config) []config.File { return []config.File{file} }
+	})
+	hs.keys("r")
+	hs.waitText("Approve the changed project configuration?", "broken (stdio) changed",
+		"run   ./bin/broken-server --verbose", "now   ./bin/broken-server --token ••••••")
+}
+
+// A dialog taller than the terminal scrolls its body; the answers stay.
+func TestLongDialogScrolls(t *testing.T) {
+	file := config.File{Path: "/home/dev/proj/.mcp.json", Scope: config.ScopeProject, Hash: "h"}
+	cfg := &config.Config{Files: []config.File{file}}
+	for i := range 20 {
+		name := "srv" + itoa(i)
+		file.Servers = append(file.Servers, name)
+		cfg.Servers = append(cfg.Servers, config.Server{Name: name, Transport: config.TransportStdio, Command: "run-" + name, Enabled: true, Source: file.Path})
+	}
+	hs := start(t, uitest.New(uitest.OffSnapshot()), 100, 24, func(o *Options) {
+		o.Untrusted = []config.File{file}
+		o.Config = cfg
+	})
+	v := hs.waitText("Approve project configuration?", "↑/↓ scroll", "y yes")
+	if strings.Contains(v, "run-srv19") {
+		t.Fatalf("the last server fits: the test shows nothing scrolling:\n%s", v)
+	}
+	for range 60 {
+		hs.keys("j")
+	}
+	hs.waitText("run-srv19", "y yes")
+}

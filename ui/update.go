@@ -61,7 +61,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.openModal(newHelpOverlay(m.c, &m.help))
+		m.openModal(newHelpOverlay(m.c))
 	case key.Matches(msg, k.ToggleMCP):
 		return m.toggleMCP()
 	case key.Matches(msg, k.ToggleServer):
@@ -99,6 +99,13 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		if i < len(m.tabs) {
 			m.active = i
 		}
+	case key.Matches(msg, k.ClearFilter) && m.focus == focusDetail && m.filterApplied():
+		// esc on a filtered list shows it whole again: a filter must not
+		// stay behind unnoticed.
+		in := m.activeTab().Filter()
+		in.SetValue("")
+		m.activeTab().FilterChanged()
+		m.setStatus(statusInfo, "filter cleared")
 	case key.Matches(msg, k.Filter):
 		if m.activeTab().Filter() == nil {
 			m.setStatus(statusWarn, "the "+m.activeTab().Title()+" tab has no filter: / filters Tools, Notifications, Logs, Traffic, Resources and Prompts")
@@ -113,6 +120,12 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.activeTab().Update(msg)
 	}
 	return nil
+}
+
+// filterApplied reports whether the active tab's list is filtered.
+func (m *Model) filterApplied() bool {
+	in := m.activeTab().Filter()
+	return in != nil && in.Value() != ""
 }
 
 func (m *Model) handleServersKey(msg tea.KeyMsg) {
@@ -160,7 +173,7 @@ func (m *Model) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
 // program. A second ctrl+c forces.
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
-	m.modal, m.queued, m.filtering = nil, nil, false
+	m.modal, m.under, m.queued, m.filtering = nil, nil, nil, false
 	m.stopCheck() // teardown stops the check's own server too
 	n := 0
 	if m.c.snap != nil {
@@ -190,7 +203,7 @@ func (m *Model) toggleMCP() tea.Cmd {
 	if len(m.untrusted) > 0 {
 		m.trustDeclined = false
 		m.enableAfter = true
-		m.openModal(newTrustDialog(m.c, m.untrusted[0]))
+		m.openModal(m.newTrustDialog(m.untrusted[0]))
 		return nil
 	}
 	return m.setEnabled(true)

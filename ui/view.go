@@ -30,11 +30,17 @@ func (m *Model) layout() {
 	m.layoutModal()
 }
 
+// layoutModal sizes the open modals, those waiting under the one in
+// front too, so each is drawn at the terminal's size when it is shown
+// again.
 func (m *Model) layoutModal() {
-	if m.modal != nil {
-		m.modal.SetSize(m.width, m.bodyHeight())
+	for _, md := range m.openModals() {
+		m.sizeModal(md)
 	}
 }
+
+// sizeModal gives md the body's size.
+func (m *Model) sizeModal(md modal) { md.SetSize(m.width, m.bodyHeight()) }
 
 // bodyHeight is the height between the header and the status line.
 func (m *Model) bodyHeight() int { return max(m.height-chromeRows-len(m.statusRows()), 1) }

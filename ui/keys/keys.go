@@ -3,7 +3,12 @@
 // works is a key that is documented.
 package keys
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+)
 
 // KeyMap is every binding of the UI, grouped by where it applies.
 type KeyMap struct {
@@ -179,17 +184,101 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Help, k.Quit, k.Check, k.FocusNext, k.NextTab, k.Filter, k.LogLevel, k.Roots}
 }
 
-// FullHelp is the help overlay, one column per section.
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Record, k.LogLevel, k.Roots, k.Login, k.Logout, k.Help, k.Quit, k.ForceQuit},
-		{k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.PrevTab, k.NextTab, k.JumpTab},
-		{k.Filter, k.ApplyFilter, k.ClearFilter, k.Select, k.Details, k.Subscribe, k.Cancel, k.Disconnect, k.EditRerun, k.Rerun, k.StopCheck, k.Pause, k.Scope, k.Back, k.Close},
-		{k.Save, k.Copy, k.Search, k.NextMatch, k.PrevMatch, k.OpenLink, k.Add, k.Remove},
-		{k.Send, k.Submit, k.NextField, k.PrevField, k.Toggle, k.PrevChoice, k.RawJSON, k.Validate, k.AddItem, k.RemoveItem},
-		{k.NextSuggestion, k.PrevSuggestion, k.AcceptSuggestion, k.Yes, k.No, k.Decline},
-		k.ReplayHelp(),
+// HelpSection is one titled part of the ? help: the keys of one place of
+// the UI. Within a section each key is listed once; bindings of that
+// place which share a key are shown as one entry that says both.
+type HelpSection struct {
+	Title    string
+	Bindings []key.Binding
+}
+
+// HelpSections are the ? help, every binding of the map in exactly one
+// section (TestEveryBindingOnceInTheHelp).
+func (k KeyMap) HelpSections() []HelpSection {
+	var out []HelpSection
+	for _, s := range k.helpLayout() {
+		hs := HelpSection{Title: s.title}
+		for _, e := range s.entries {
+			hs.Bindings = append(hs.Bindings, e.binding())
+		}
+		out = append(out, hs)
 	}
+	return out
+}
+
+// helpSection and helpEntry are the help as written: an entry is one
+// binding, or several of one place that share a key, with what they do
+// together (desc).
+type helpSection struct {
+	title   string
+	entries []helpEntry
+}
+
+type helpEntry struct {
+	desc  string // "" for a single binding: its own description
+	parts []key.Binding
+}
+
+func one(b key.Binding) helpEntry { return helpEntry{parts: []key.Binding{b}} }
+
+func merge(desc string, bs ...key.Binding) helpEntry { return helpEntry{desc: desc, parts: bs} }
+
+// binding is the entry as one binding: every key of its parts, their key
+// labels, and its description.
+func (e helpEntry) binding() key.Binding {
+	if len(e.parts) == 1 && e.desc == "" {
+		return e.parts[0]
+	}
+	var keys, labels []string
+	for _, b := range e.parts {
+		for _, k := range b.Keys() {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+		for _, l := range strings.Split(b.Help().Key, "/") {
+			if !slices.Contains(labels, l) {
+				labels = append(labels, l)
+			}
+		}
+	}
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(labels, "/"), e.desc))
+}
+
+// helpLayout is where each binding is explained: one section per place
+// of the UI, in the order a person meets them.
+func (k KeyMap) helpLayout() []helpSection {
+	ones := func(bs ...key.Binding) []helpEntry {
+		out := make([]helpEntry, len(bs))
+		for i, b := range bs {
+			out[i] = one(b)
+		}
+		return out
+	}
+	return []helpSection{
+		{"Session", append(ones(k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Record, k.LogLevel, k.Roots,
+			k.Login, k.Logout, k.Help), merge("quit (ctrl+c twice: force)", k.Quit, k.ForceQuit))},
+		{"Moving", ones(k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.PrevTab, k.NextTab, k.JumpTab)},
+		{"Lists", []helpEntry{one(k.Filter), merge("open; apply the filter being typed", k.Select, k.ApplyFilter), one(k.ClearFilter),
+			one(k.Details), one(k.Subscribe), merge("cancel the request; stop the check (Check tab)", k.Cancel, k.StopCheck),
+			one(k.Disconnect), one(k.EditRerun), one(k.Rerun), one(k.Pause), one(k.Scope)}},
+		{"Viewers", ones(k.Search, k.NextMatch, k.PrevMatch, k.Save, k.Copy, k.OpenLink, k.Close)},
+		{"Forms", []helpEntry{merge("send (ctrl+s in the raw JSON editor)", k.Send, k.Submit), one(k.NextField), one(k.PrevField),
+			one(k.Toggle), one(k.PrevChoice), one(k.RawJSON), one(k.Validate), merge("add a root, or an item to an array", k.AddItem, k.Add),
+			merge("remove a root, or an array's item", k.RemoveItem, k.Remove), one(k.Back)}},
+		{"Suggestions", ones(k.NextSuggestion, k.PrevSuggestion, k.AcceptSuggestion)},
+		{"Dialogs", ones(k.Yes, k.No, k.Decline)},
+		{"Replay", ones(k.ReplayHelp()...)},
+	}
+}
+
+// FullHelp is the ? help's sections as columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	var cols [][]key.Binding
+	for _, s := range k.HelpSections() {
+		cols = append(cols, s.Bindings)
+	}
+	return cols
 }
 
 // ReplayHelp is the timeline's keys, first in the help bar of a replay.

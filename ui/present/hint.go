@@ -31,13 +31,18 @@ func (f Face) pick(cli, tui string) string {
 }
 
 // Hint says what to do about an error, for face; "" when there is nothing
-// useful to add.
+// useful to add. A protocol error's code is read with the method it
+// answered (info.Method): -32602 is "invalid params" in general, but to
+// resources/read it means the resource does not exist.
 func Hint(info *runtime.ErrorInfo, face Face) string {
 	if info == nil {
 		return ""
 	}
 	switch info.Kind {
 	case runtime.KindProtocol:
+		if h := methodHint(info, face); h != "" {
+			return h
+		}
 		switch info.Code {
 		case runtime.CodeMethodNotFound:
 			return fmt.Sprintf("the server does not implement %s; check the capabilities it declared", info.Method)
@@ -105,6 +110,31 @@ func Hint(info *runtime.ErrorInfo, face Face) string {
 		return face.pick("list the configured servers with: mcpdeck servers", "")
 	case runtime.KindUnknownTool:
 		return face.pick(fmt.Sprintf("list the server's tools with: mcpdeck tools %s", info.Server), "")
+	}
+	return ""
+}
+
+// methodHint is the hint for a protocol error whose code means something
+// particular for the method it answered; "" when it does not.
+func methodHint(info *runtime.ErrorInfo, face Face) string {
+	server, named := info.Server, " "+info.Server
+	if server == "" {
+		server, named = "the server", " SERVER"
+	}
+	switch info.Method {
+	case "resources/read":
+		// -32602 since 2026-07-28 (and in some older servers), -32002 before.
+		if info.Code == runtime.CodeInvalidParams || info.Code == mcp.CodeResourceNotFound {
+			return face.pick(
+				fmt.Sprintf("the resource does not exist on %s: list the resources it has with mcpdeck resources%s, and the URIs it can make with --templates", server, named),
+				fmt.Sprintf("the resource does not exist on %s: pick one from its resources in the Resources tab (8), or fill in one of its templates there", server))
+		}
+	case "prompts/get":
+		if info.Code == runtime.CodeInvalidParams {
+			return face.pick(
+				fmt.Sprintf("%s has no such prompt, or rejected its arguments: list its prompts and their arguments with mcpdeck prompts%s", server, named),
+				fmt.Sprintf("%s has no such prompt, or rejected its arguments: its prompts and their arguments are in the Prompts tab (9)", server))
+		}
 	}
 	return ""
 }

@@ -49,3 +49,33 @@ func TestPlanSummaryTellsWhatHappened(t *testing.T) {
 		t.Errorf("PlanSummary of no change = %q", got)
 	}
 }
+
+// -32602 to resources/read means the resource does not exist (the modern
+// code; -32002 before): the hint says so and where to find the ones that
+// do, not the generic "invalid params" hint it gives other methods.
+func TestHintReadsTheCodeWithTheMethod(t *testing.T) {
+	notFound := "the resource does not exist on demo"
+	for _, tc := range []struct {
+		name    string
+		info    runtime.ErrorInfo
+		face    Face
+		want    string
+		notWant string
+	}{
+		{"read, -32602, TUI", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32602, Server: "demo", Method: "resources/read"}, TUI, notFound + ": pick one from its resources in the Resources tab (8)", "rejected the parameters"},
+		{"read, -32602, CLI", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32602, Server: "demo", Method: "resources/read"}, CLI, notFound + ": list the resources it has with mcpdeck resources demo, and the URIs it can make with --templates", "rejected the parameters"},
+		{"read, -32002", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32002, Server: "demo", Method: "resources/read"}, TUI, notFound, "reported an error"},
+		{"read, no server", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32002, Method: "resources/read"}, CLI, "does not exist on the server: list the resources it has with mcpdeck resources SERVER", ""},
+		{"read, internal error", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32603, Server: "demo", Method: "resources/read"}, TUI, "failed internally", "does not exist"},
+		{"call, -32602", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32602, Server: "demo", Method: "tools/call"}, TUI, "rejected the parameters", "does not exist"},
+		{"call, -32002", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32002, Server: "demo", Method: "tools/call"}, TUI, "reported an error", "does not exist"},
+		{"prompt, -32602", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32602, Server: "demo", Method: "prompts/get"}, TUI, "demo has no such prompt, or rejected its arguments", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Hint(&tc.info, tc.face)
+			if !strings.Contains(got, tc.want) || (tc.notWant != "" && strings.Contains(got, tc.notWant)) {
+				t.Errorf("hint %q; want it to say %q and not %q", got, tc.want, tc.notWant)
+			}
+		})
+	}
+}

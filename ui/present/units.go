@@ -20,10 +20,24 @@ func Latency(d time.Duration) string {
 	}
 }
 
-// Millis is a round trip in milliseconds with one decimal, for tables
-// that line latencies up: 0.4ms, 12.0ms.
+// Millis is a round trip in milliseconds, for tables that line latencies
+// up in one unit: 0.4ms, 12.0ms, 250ms (no decimal from 100ms), 1.2s from
+// a second on; at most six cells. A round trip that rounds to 0.0ms is
+// "<0.1ms" (it was measured, and was fast), none at all a dash.
 func Millis(d time.Duration) string {
-	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + "ms"
+	const tenth = 100 * time.Microsecond
+	switch tenths := (d + tenth/2) / tenth; {
+	case d <= 0:
+		return "—"
+	case tenths == 0:
+		return "<0.1ms"
+	case tenths < 1000:
+		return strconv.FormatFloat(float64(tenths)/10, 'f', 1, 64) + "ms"
+	case d < time.Second-time.Millisecond/2:
+		return strconv.FormatInt(int64((d+time.Millisecond/2)/time.Millisecond), 10) + "ms"
+	default:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	}
 }
 
 // Age is a compact duration: 42s, 5m07s, 1h23m, 3d04h.

@@ -1,0 +1,87 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"mcpdeck/runtime"
+	"mcpdeck/ui/uitest"
+)
+
+// Every value in the servers pane lines up with its column's heading,
+// whatever the values' widths: text starts where its heading starts,
+// numbers end where theirs ends. fmt's widths count bytes, and "—", "↻"
+// and the sparkline take several bytes per cell: the columns after them
+// used to shift, and the heading sat one cell left of the rows. The PING
+// of a ping under 0.05ms is "<0.1ms", and "—" before the first ping.
+func TestServersColumnsLineUp(t *testing.T) {
+	snap := uitest.ReadySnapshot()
+	for i := range snap.Servers {
+		v := &snap.Servers[i]
+		switch v.Name {
+		case "everything":
+			v.Ping.Last, v.Restarts = 30*time.Microsecond, 12
+		case "weather":
+			v.Ping = runtime.PingStats{} // ready, not pinged yet
+		}
+	}
+	m := sizedModel(t, uitest.New(snap), 160, 40)
+	lines := strings.Split(ansi.Strip(m.serversView(158, 8)), "\n")
+	head := []rune(lines[0])
+	row := func(name string) []rune {
+		for _, l := range lines[1:] {
+			if strings.Contains(l, " "+name+" ") {
+				return []rune(l)
+			}
+		}
+		t.Fatalf("no row for %s:\n%s", name, strings.Join(lines, "\n"))
+		return nil
+	}
+	// col is where label starts in the heading, and where it ends.
+	col := func(label string) (start, end int) {
+		i := strings.Index(string(head), label)
+		if i < 0 {
+			t.Fatalf("no %s heading in %q", label, string(head))
+		}
+		start = len([]rune(string(head)[:i]))
+		return start, start + len([]rune(label))
+	}
+	for _, tc := range []struct {
+		server, label, value string
+		right                bool
+	}{
+		{"everything", "SERVER", "everything", false},
+		{"everything", "VIA", "stdio", false},
+		{"everything", "STATE", "ready", false},
+		{"everything", "PING", "<0.1ms", true},
+		{"everything", "UPTIME", "1h23m", true},
+		{"everything", "↻", "12", true},
+		{"everything", "TOOLS", "4", true},
+		{"everything", "TARGET", "npx -y @modelcontextprotocol/server-everything", false},
+		{"weather", "VIA", "http", false},
+		{"weather", "PING", "—", true},
+		{"weather", "UPTIME", "5m07s", true},
+		{"weather", "↻", "1", true},
+		{"weather", "TOOLS", "1", true},
+		{"broken", "STATE", "failed", false},
+		{"broken", "PING", "—", true},
+		{"broken", "↻", "3", true},
+		{"notes", "STATE", "disabled", false},
+		{"notes", "TOOLS", "—", true},
+	} {
+		r := row(tc.server)
+		start, end := col(tc.label)
+		n := len([]rune(tc.value))
+		if !tc.right {
+			end = start + n
+		} else {
+			start = end - n
+		}
+		if end > len(r) || string(r[start:end]) != tc.value {
+			t.Errorf("%s's %s is not %q at cells %d–%d of its row:\n%s\n%s", tc.server, tc.label, tc.value, start, end, string(head), string(r))
+		}
+	}
+}
