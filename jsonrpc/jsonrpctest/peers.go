@@ -163,6 +163,10 @@ func startListening(t testing.TB, path string, args, env []string) string {
 	t.Cleanup(func() {
 		killGroup(cmd.Process)
 		<-exited
+		if t.Failed() {
+			// What the peer said is often why the test failed.
+			t.Logf("peer %v stderr:\n%s", args, errBuf.String())
+		}
 	})
 	select {
 	case u := <-url:
