@@ -19,6 +19,23 @@ func everythingServer(t *testing.T) config.Server {
 		StartupTimeout: 30 * time.Second, CallTimeout: 20 * time.Second, PingInterval: time.Minute}
 }
 
+// startEverything runs the TUI on the real runtime with server-everything,
+// MCP on and the server ready.
+func startEverything(t *testing.T) *harness {
+	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{everythingServer(t)}}}, 140, 40)
+	hs.keys("m")
+	hs.waitText("servers 1/1 ready")
+	return hs
+}
+
+// openTool filters the Tools tab down to tool and opens its form.
+func (hs *harness) openTool(tool string) {
+	hs.keys("2", "tab", "/")
+	hs.tm.Type(tool)
+	hs.keys("enter", "enter")
+	hs.waitText("Call everything › " + tool)
+}
+
 // TestOpenLinkOverTheResultOnTheRealRuntime: server-everything's
 // get-resource-links answers with three resource_link blocks. o in the
 // result viewer shows the chooser in front of the viewer (it used to be
@@ -27,13 +44,8 @@ func everythingServer(t *testing.T) config.Server {
 // and esc again closes it. get-resource-reference embeds one resource,
 // which o shows at once, over the result too.
 func TestOpenLinkOverTheResultOnTheRealRuntime(t *testing.T) {
-	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{everythingServer(t)}}}, 140, 40)
-	hs.keys("m")
-	hs.waitText("servers 1/1 ready")
-	hs.keys("2", "tab", "/")
-	hs.tm.Type("resource-links")
-	hs.keys("enter", "enter")
-	hs.waitText("Call everything › get-resource-links")
+	hs := startEverything(t)
+	hs.openTool("get-resource-links")
 	hs.keys("enter")
 	hs.waitText("Result of everything › get-resource-links", "o opens the linked resources")
 	hs.keys("o")
@@ -95,13 +107,9 @@ func TestOpenLinkReturnsToTheResult(t *testing.T) {
 // to false. Its field cycles false → unset → true, unset drawn as such,
 // and true reaches the server: the result has the image.
 func TestBooleanFieldOnTheRealRuntime(t *testing.T) {
-	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{everythingServer(t)}}}, 140, 40)
-	hs.keys("m")
-	hs.waitText("servers 1/1 ready")
-	hs.keys("2", "tab", "/")
-	hs.tm.Type("annotated")
-	hs.keys("enter", "enter")
-	hs.waitText("Call everything › get-annotated-message", "‹ not set ›")
+	hs := startEverything(t)
+	hs.openTool("get-annotated-message")
+	hs.waitText("‹ not set ›")
 	hs.keys("space", "space", "tab") // messageType: error, success
 	hs.waitText("‹ success ›", "[ ] false")
 	hs.keys("space")
