@@ -3,82 +3,33 @@
 package jsonrpctest_test
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
-	"os/exec"
 	"slices"
-	"syscall"
 	"testing"
-	"time"
 
 	"mcpdeck/jsonrpc/jsonrpctest"
 )
 
-// clientEvent is one line the TypeScript SDK v2 client script prints.
-type clientEvent struct {
-	Event    string   `json:"event"`
-	Era      string   `json:"era"`
-	Version  string   `json:"version"`
-	Names    []string `json:"names"`
-	Tool     string   `json:"tool"`
-	Text     string   `json:"text"`
-	Message  string   `json:"message"`
-	Step     string   `json:"step"`
-	Progress float64  `json:"progress"`
-}
-
-// runClient runs peers/ts-client.mjs with args and returns its events.
-func runClient(t *testing.T, env []string, args ...string) []clientEvent {
-	t.Helper()
-	path, argv, clientEnv := jsonrpctest.TSClient(t, args...)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, argv...)
-	cmd.Env = append(clientEnv, env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var events []clientEvent
-	sc := bufio.NewScanner(&stdout)
-	for sc.Scan() {
-		var e clientEvent
-		if json.Unmarshal(sc.Bytes(), &e) != nil {
-			t.Fatalf("the client printed a line that is not an event: %q", sc.Text())
-		}
-		events = append(events, e)
-		if e.Event == "error" {
-			t.Errorf("client step %s failed: %s", e.Step, e.Message)
-		}
-	}
-	if err != nil {
-		t.Errorf("client exited with %v; stderr:\n%s", err, stderr.String())
-	}
-	return events
-}
-
-func find(events []clientEvent, pred func(clientEvent) bool) bool {
+func find(events []jsonrpctest.TSClientEvent, pred func(jsonrpctest.TSClientEvent) bool) bool {
 	return slices.ContainsFunc(events, pred)
 }
 
 // checkScenario asserts the whole scenario: connected in era, tools
 // listed, a call, progress, a cancellation, an elicitation answered, a list
 // change observed.
-func checkScenario(t *testing.T, events []clientEvent, era string, skip ...string) {
+func checkScenario(t *testing.T, events []jsonrpctest.TSClientEvent, era string, skip ...string) {
 	t.Helper()
-	checks := map[string]func(clientEvent) bool{
-		"connected in " + era: func(e clientEvent) bool { return e.Event == "connected" && e.Era == era },
-		"tools listed":        func(e clientEvent) bool { return e.Event == "tools" && slices.Contains(e.Names, "echo") },
-		"echo called":         func(e clientEvent) bool { return e.Event == "call" && e.Text == "hello" },
-		"progress":            func(e clientEvent) bool { return e.Event == "progress" && e.Progress > 0 },
-		"cancelled":           func(e clientEvent) bool { return e.Event == "cancelled" },
-		"elicitation":         func(e clientEvent) bool { return e.Event == "elicitation" && e.Message == "What is your name?" },
-		"elicited answer":     func(e clientEvent) bool { return e.Event == "call" && e.Text == "Hello, octocat!" },
-		"list change":         func(e clientEvent) bool { return e.Event == "list_changed" },
-		"done":                func(e clientEvent) bool { return e.Event == "done" },
+	checks := map[string]func(jsonrpctest.TSClientEvent) bool{
+		"connected in " + era: func(e jsonrpctest.TSClientEvent) bool { return e.Event == "connected" && e.Era == era },
+		"tools listed":        func(e jsonrpctest.TSClientEvent) bool { return e.Event == "tools" && slices.Contains(e.Names, "echo") },
+		"echo called":         func(e jsonrpctest.TSClientEvent) bool { return e.Event == "call" && e.Text == "hello" },
+		"progress":            func(e jsonrpctest.TSClientEvent) bool { return e.Event == "progress" && e.Progress > 0 },
+		"cancelled":           func(e jsonrpctest.TSClientEvent) bool { return e.Event == "cancelled" },
+		"elicitation": func(e jsonrpctest.TSClientEvent) bool {
+			return e.Event == "elicitation" && e.Message == "What is your name?"
+		},
+		"elicited answer": func(e jsonrpctest.TSClientEvent) bool { return e.Event == "call" && e.Text == "Hello, octocat!" },
+		"list change":     func(e jsonrpctest.TSClientEvent) bool { return e.Event == "list_changed" },
+		"done":            func(e jsonrpctest.TSClientEvent) bool { return e.Event == "done" },
 	}
 	for what, pred := range checks {
 		if !slices.Contains(skip, what) && !find(events, pred) {
@@ -127,7 +78,7 @@ func TestTSClientAgainstPeers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			checkScenario(t, runClient(t, c.env, c.args(t)...), c.era, c.skip...)
+			checkScenario(t, jsonrpctest.RunTSClient(t, c.env, c.args(t)...), c.era, c.skip...)
 		})
 	}
 }

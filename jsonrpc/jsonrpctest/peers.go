@@ -2,6 +2,9 @@ package jsonrpctest
 
 import (
 	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,6 +101,54 @@ func TSClient(t testing.TB, args ...string) (path string, argv []string, env []s
 	t.Helper()
 	node, modules, peers := Node(t)
 	return node, append([]string{filepath.Join(peers, "ts-client.mjs")}, args...), peerEnv(modules)
+}
+
+// TSClientEvent is one line peers/ts-client.mjs prints.
+type TSClientEvent struct {
+	Event    string   `json:"event"`
+	Era      string   `json:"era"`
+	Version  string   `json:"version"`
+	Server   string   `json:"server"`
+	Names    []string `json:"names"`
+	Tool     string   `json:"tool"`
+	Text     string   `json:"text"`
+	IsError  bool     `json:"isError"`
+	Message  string   `json:"message"`
+	Step     string   `json:"step"`
+	Progress float64  `json:"progress"`
+}
+
+// RunTSClient runs peers/ts-client.mjs with args and extra environment
+// and returns the events it printed. A step that failed, a line that is
+// not an event, or a failed exit fails the test.
+func RunTSClient(t testing.TB, env []string, args ...string) []TSClientEvent {
+	t.Helper()
+	path, argv, clientEnv := TSClient(t, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, argv...)
+	cmd.Env = append(clientEnv, env...)
+	ownGroup(cmd)
+	cmd.Cancel = func() error { killGroup(cmd.Process); return nil }
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var events []TSClientEvent
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		var e TSClientEvent
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			t.Fatalf("the client printed a line that is not an event: %q", sc.Text())
+		}
+		events = append(events, e)
+		if e.Event == "error" {
+			t.Errorf("client step %s failed: %s", e.Step, e.Message)
+		}
+	}
+	if err != nil {
+		t.Errorf("client exited with %v; stderr:\n%s", err, stderr.String())
+	}
+	return events
 }
 
 // GoSDKHTTP starts the go-sdk peer (GoSDKModernHTTP, this test binary

@@ -71,35 +71,38 @@ func (r *otlpReceiver) got() []*tracepb.Span {
 
 // upstreamTrace watches the runtime's traffic for the tools/call sent to
 // the server and the server's answer, and reports the traceparent each
-// carried in its _meta.
+// carried in its _meta. The traffic reaches subscribers after the call
+// has returned, so the func it returns waits for the next answered call.
 func upstreamTrace(t *testing.T, rt *runtime.Controller) func() (sent, echoed string) {
 	events, cancel := rt.Subscribe(runtime.SubscribeOptions{Lossless: true})
-	var mu sync.Mutex
-	var sent, echoed string
-	var callID string
+	type pair struct{ sent, echoed string }
+	answered := make(chan pair, 8)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		var callID, sent string
 		for e := range events {
 			f, ok := e.(runtime.TrafficFrame)
 			if !ok {
 				continue
 			}
-			mu.Lock()
 			switch {
 			case f.Frame.Dir == jsonrpc.Out && f.Frame.Method == "tools/call":
 				callID, sent = f.Frame.ID, traceparentIn(f.Frame.Raw, `"params"`)
 			case f.Frame.Dir == jsonrpc.In && f.Frame.ID != "" && f.Frame.ID == callID:
-				echoed = traceparentIn(f.Frame.Raw, `"result"`)
+				answered <- pair{sent, traceparentIn(f.Frame.Raw, `"result"`)}
 			}
-			mu.Unlock()
 		}
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return func() (string, string) {
-		mu.Lock()
-		defer mu.Unlock()
-		return sent, echoed
+		select {
+		case p := <-answered:
+			return p.sent, p.echoed
+		case <-time.After(10 * time.Second):
+			t.Fatal("no tools/call answered upstream within 10s")
+			return "", ""
+		}
 	}
 }
 

@@ -3,67 +3,14 @@
 package gateway
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
-	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
 )
-
-// tsEvent is one line the TypeScript SDK v2 client script prints.
-type tsEvent struct {
-	Event    string   `json:"event"`
-	Era      string   `json:"era"`
-	Version  string   `json:"version"`
-	Server   string   `json:"server"`
-	Names    []string `json:"names"`
-	Tool     string   `json:"tool"`
-	Text     string   `json:"text"`
-	IsError  bool     `json:"isError"`
-	Message  string   `json:"message"`
-	Step     string   `json:"step"`
-	Progress float64  `json:"progress"`
-}
-
-// runTSClient runs peers/ts-client.mjs (jsonrpctest.TSClient) with args
-// and extra environment, and returns what it printed.
-func runTSClient(t *testing.T, env []string, args ...string) []tsEvent {
-	t.Helper()
-	path, argv, clientEnv := jsonrpctest.TSClient(t, args...)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, argv...)
-	cmd.Env = append(clientEnv, env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var events []tsEvent
-	sc := bufio.NewScanner(&stdout)
-	for sc.Scan() {
-		var e tsEvent
-		if json.Unmarshal(sc.Bytes(), &e) != nil {
-			t.Fatalf("the client printed a line that is not an event: %q", sc.Text())
-		}
-		events = append(events, e)
-		if e.Event == "error" {
-			t.Errorf("client step %s failed: %s", e.Step, e.Message)
-		}
-	}
-	if err != nil {
-		t.Errorf("client exited with %v; stderr:\n%s", err, stderr.String())
-	}
-	return events
-}
 
 // TestTSClient runs the TypeScript SDK v2 client script against the
 // gateway, over stdio (a real process relaying to the test's gateway) and
@@ -115,7 +62,7 @@ func TestTSClient(t *testing.T) {
 			stderr, stopStderr := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
 			defer stopStderr()
 			args := append([]string{"--era", tc.era, "--echo", "peer__echo", "--slow", "peer__slow", "--ask", "peer__ask", "--add", "demo__echo"}, tc.target...)
-			got := runTSClient(t, tc.env, args...)
+			got := jsonrpctest.RunTSClient(t, tc.env, args...)
 			checkTS(t, got, tc.era)
 			select {
 			case err := <-toggled:
@@ -134,21 +81,27 @@ func TestTSClient(t *testing.T) {
 }
 
 // checkTS asserts the whole scenario of one run of the script.
-func checkTS(t *testing.T, events []tsEvent, era string) {
+func checkTS(t *testing.T, events []jsonrpctest.TSClientEvent, era string) {
 	t.Helper()
-	checks := map[string]func(tsEvent) bool{
-		"connected in " + era: func(e tsEvent) bool { return e.Event == "connected" && e.Era == era && e.Server == "mcpdeck-gateway" },
-		"tools listed": func(e tsEvent) bool {
+	checks := map[string]func(jsonrpctest.TSClientEvent) bool{
+		"connected in " + era: func(e jsonrpctest.TSClientEvent) bool {
+			return e.Event == "connected" && e.Era == era && e.Server == "mcpdeck-gateway"
+		},
+		"tools listed": func(e jsonrpctest.TSClientEvent) bool {
 			return e.Event == "tools" && slices.Contains(e.Names, "peer__echo") && slices.Contains(e.Names, "demo__echo")
 		},
-		"echo called":     func(e tsEvent) bool { return e.Event == "call" && e.Tool == "peer__echo" && e.Text == "hello" },
-		"progress":        func(e tsEvent) bool { return e.Event == "progress" && e.Progress > 0 },
-		"slow answered":   func(e tsEvent) bool { return e.Event == "call" && e.Text == "slept 0.3s" },
-		"cancelled":       func(e tsEvent) bool { return e.Event == "cancelled" },
-		"elicitation":     func(e tsEvent) bool { return e.Event == "elicitation" && e.Message == "What is your name?" },
-		"elicited answer": func(e tsEvent) bool { return e.Event == "call" && e.Text == "Hello, octocat!" },
-		"list change":     func(e tsEvent) bool { return e.Event == "list_changed" },
-		"done":            func(e tsEvent) bool { return e.Event == "done" },
+		"echo called": func(e jsonrpctest.TSClientEvent) bool {
+			return e.Event == "call" && e.Tool == "peer__echo" && e.Text == "hello"
+		},
+		"progress":      func(e jsonrpctest.TSClientEvent) bool { return e.Event == "progress" && e.Progress > 0 },
+		"slow answered": func(e jsonrpctest.TSClientEvent) bool { return e.Event == "call" && e.Text == "slept 0.3s" },
+		"cancelled":     func(e jsonrpctest.TSClientEvent) bool { return e.Event == "cancelled" },
+		"elicitation": func(e jsonrpctest.TSClientEvent) bool {
+			return e.Event == "elicitation" && e.Message == "What is your name?"
+		},
+		"elicited answer": func(e jsonrpctest.TSClientEvent) bool { return e.Event == "call" && e.Text == "Hello, octocat!" },
+		"list change":     func(e jsonrpctest.TSClientEvent) bool { return e.Event == "list_changed" },
+		"done":            func(e jsonrpctest.TSClientEvent) bool { return e.Event == "done" },
 	}
 	for what, pred := range checks {
 		if !slices.ContainsFunc(events, pred) {
