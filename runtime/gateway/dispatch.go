@@ -56,7 +56,7 @@ func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, 
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
-		return nil, jsonrpc.NewError(CodeRefused, "the gateway is shutting down")
+		return nil, rpcError(CodeUnavailable, errData{Reason: "shutdown"}, "the mcpdeck gateway is shutting down; reconnect once it is back")
 	}
 	g.wg.Add(1)
 	g.mu.Unlock()

@@ -33,7 +33,8 @@ const (
 	// CodeBusy: the client already has its maximum of requests in flight.
 	CodeBusy = -32011
 	// CodeUnavailable: the server is not ready, went away mid-call, or MCP
-	// was switched off; list again, the offer has changed.
+	// was switched off; list again, the offer has changed. Also a request
+	// arriving while the gateway shuts down (reason "shutdown").
 	CodeUnavailable = -32012
 	// CodeTimeout: the request ran out of time (gateway callTimeout).
 	CodeTimeout = -32013
