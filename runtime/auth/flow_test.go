@@ -343,10 +343,7 @@ func TestTokenForAnotherResourceRejected(t *testing.T) {
 	tgt := target(rs, preregistered("pre"))
 	// A token issued for another resource sits in the store.
 	foreign := as.Issue("pre", "https://other.example/mcp", nil)
-	st := h.m.state(tgt)
-	st.mu.Lock()
-	err := h.m.save(tgt, st, &tokenRecord{AccessToken: foreign, Resource: "https://other.example/mcp", Issuer: as.Issuer, ClientID: "pre"})
-	st.mu.Unlock()
+	err := h.m.save(tgt, &tokenRecord{AccessToken: foreign, Resource: "https://other.example/mcp", Issuer: as.Issuer, ClientID: "pre"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,10 +401,7 @@ func TestRedirectToAnotherOriginCarriesNoToken(t *testing.T) {
 	tgt := target(good, preregistered("pre"))
 	tok := h.m.state(tgt).tok
 	tgt2 := target(rs, preregistered("pre"))
-	st := h.m.state(tgt2)
-	st.mu.Lock()
-	_ = h.m.save(tgt2, st, tok)
-	st.mu.Unlock()
+	_ = h.m.save(tgt2, tok)
 
 	// Through mcpdeck's HTTP transport the redirect is not followed at all
 	// (its redirect policy refuses another origin).
