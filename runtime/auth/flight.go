@@ -21,7 +21,15 @@ import (
 type flights struct {
 	mu sync.Mutex
 	m  map[string]*flight
-	wg sync.WaitGroup // running work, for Manager.Close
+	// changed, when set (by tests), is called after a flight starts, gains
+	// or loses a waiter, or ends, so a test waits on events, not time.
+	changed func()
+}
+
+func (f *flights) notify() {
+	if f.changed != nil {
+		f.changed()
+	}
 }
 
 type flight struct {
@@ -48,9 +56,7 @@ func (f *flights) do(ctx context.Context, key string, fn func(context.Context) (
 		work, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		fl = &flight{done: make(chan struct{}), cancel: cancel}
 		f.m[key] = fl
-		f.wg.Add(1)
 		go func() {
-			defer f.wg.Done()
 			defer cancel()
 			val, err := fn(work)
 			f.mu.Lock()
@@ -60,10 +66,12 @@ func (f *flights) do(ctx context.Context, key string, fn func(context.Context) (
 			fl.val, fl.err = val, err
 			close(fl.done)
 			f.mu.Unlock()
+			f.notify()
 		}()
 	}
 	fl.waiters++
 	f.mu.Unlock()
+	f.notify()
 
 	select {
 	case <-fl.done:
@@ -80,8 +88,19 @@ func (f *flights) do(ctx context.Context, key string, fn func(context.Context) (
 			}
 		}
 		f.mu.Unlock()
+		f.notify()
 		return nil, ctx.Err()
 	}
+}
+
+// waiters counts the callers waiting for the work under key.
+func (f *flights) waiters(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fl := f.m[key]; fl != nil {
+		return fl.waiters
+	}
+	return 0
 }
 
 // running reports whether work under key is in progress.
