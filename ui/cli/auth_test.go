@@ -225,3 +225,25 @@ func TestAuthLoginTimeoutExits4(t *testing.T) {
 		t.Fatalf("a token was stored: %s", st.stdout)
 	}
 }
+
+// TestAuthLogoutForgetClient: --forget-client drops the registration as
+// well as the token, and the next login registers anew.
+func TestAuthLogoutForgetClient(t *testing.T) {
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
+	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+	env, state := authEnv(t)
+	if r := runBin(t, "", env, "", "auth", "login", "--url", rs.URL); r.code != 0 {
+		t.Fatalf("login: %d %s", r.code, r.stderr)
+	}
+	r := runBin(t, "", env, "", "auth", "logout", "--forget-client", "--url", rs.URL)
+	if r.code != 0 || !strings.Contains(r.stdout, "forgot mcpdeck's registration with "+as.Issuer) {
+		t.Fatalf("logout --forget-client: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(state, "mcpdeck", "oauth.json"))
+	if strings.Contains(string(data), "dcr-client-1") {
+		t.Fatalf("the registration is still stored:\n%s", data)
+	}
+	if r := runBin(t, "", env, "", "auth", "login", "--url", rs.URL); r.code != 0 || as.Registrations() != 2 {
+		t.Fatalf("login after --forget-client: %d, %d registrations\n%s", r.code, as.Registrations(), r.stderr)
+	}
+}

@@ -55,6 +55,14 @@ type AuthServerOptions struct {
 	NoPKCE bool
 	// DenyScopes are never granted, whatever is asked.
 	DenyScopes []string
+	// RedirectInvalidClient sends an unknown client back to its redirect
+	// URI with error=invalid_client, as some servers do, instead of
+	// answering 400 itself.
+	RedirectInvalidClient bool
+	// AfterAuthorize, when set, runs after each authorization response is
+	// sent (a test forgets the clients there, as a restart would between
+	// the browser and the code exchange).
+	AfterAuthorize func()
 }
 
 // Grant is what an issued token stands for.
@@ -210,8 +218,17 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	a.authzReqs = append(a.authzReqs, q)
 	a.mu.Unlock()
 	c, err := a.lookupClient(q.Get("client_id"))
+	if err != nil && a.opts.RedirectInvalidClient {
+		back, perr := url.Parse(q.Get("redirect_uri"))
+		if perr == nil {
+			back.RawQuery = url.Values{"error": {"invalid_client"}, "error_description": {err.Error()}, "state": {q.Get("state")}}.Encode()
+			http.Redirect(w, r, back.String(), http.StatusFound)
+			return
+		}
+	}
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		// As the TypeScript SDK's server answers an unknown client.
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client", "error_description": err.Error()})
 		return
 	}
 	redirect := q.Get("redirect_uri")
@@ -246,6 +263,9 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	back.RawQuery = v.Encode()
 	http.Redirect(w, r, back.String(), http.StatusFound)
+	if a.opts.AfterAuthorize != nil {
+		a.opts.AfterAuthorize()
+	}
 }
 
 // authClient checks client authentication at the token endpoint.
@@ -410,6 +430,18 @@ func (a *AuthServer) IssuedTokens() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return slices.Clone(a.issued)
+}
+
+// ForgetClients forgets every dynamically registered client, as an
+// authorization server that keeps them in memory does when it restarts.
+func (a *AuthServer) ForgetClients() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id := range a.clients {
+		if _, pre := a.opts.Clients[id]; !pre {
+			delete(a.clients, id)
+		}
+	}
 }
 
 // Registrations counts dynamic client registrations.
