@@ -10,7 +10,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
-		"fmt"
+	"fmt"
 	"net/url"
 	"os"
 	"strconv"

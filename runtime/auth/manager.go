@@ -2,8 +2,8 @@ package auth
 
 import (
 	"net/http"
-	"slices"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"

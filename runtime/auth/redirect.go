@@ -100,5 +100,7 @@ func (l *redirectListener) close() {
 // is a timeout to every face (the command line's exit 4).
 type loginTimeoutError struct{ msg string }
 
-func (e *loginTimeoutError) Error() string   { return e.msg }
-func (e *loginTimeoutError) Unwrap() []error { return []error{ErrAuthorization, context.DeadlineExceeded} }
+func (e *loginTimeoutError) Error() string { return e.msg }
+func (e *loginTimeoutError) Unwrap() []error {
+	return []error{ErrAuthorization, context.DeadlineExceeded}
+}

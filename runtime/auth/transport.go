@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"strings"
 
-		"mcpdeck/jsonrpc/mcphttp"
+	"mcpdeck/jsonrpc/mcphttp"
 )
 
 // Transport is the http.RoundTripper that puts MCP authorization under the
