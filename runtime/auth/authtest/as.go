@@ -59,6 +59,12 @@ type AuthServerOptions struct {
 	// URI with error=invalid_client, as some servers do, instead of
 	// answering 400 itself.
 	RedirectInvalidClient bool
+	// TokenRedirect and RegisterRedirect, when set, answer every token or
+	// registration request with a 307 to that URL. The server also serves
+	// its token endpoint at /token-moved and registration at
+	// /register-moved, for a redirect within its own origin.
+	TokenRedirect    string
+	RegisterRedirect string
 	// AfterAuthorize, when set, runs after each authorization response is
 	// sent (a test forgets the clients there, as a restart would between
 	// the browser and the code exchange).
@@ -125,9 +131,19 @@ func NewAuthServer(t testing.TB, opts AuthServerOptions) *AuthServer {
 	}
 	mux.HandleFunc("GET "+meta, a.metadata)
 	mux.HandleFunc("GET "+opts.IssuerPath+"/authorize", a.authorize)
-	mux.HandleFunc("POST "+opts.IssuerPath+"/token", a.token)
-	mux.HandleFunc("POST "+opts.IssuerPath+"/register", a.register)
+	mux.HandleFunc("POST "+opts.IssuerPath+"/token", redirectOr(opts.TokenRedirect, a.token))
+	mux.HandleFunc("POST "+opts.IssuerPath+"/register", redirectOr(opts.RegisterRedirect, a.register))
+	mux.HandleFunc("POST "+opts.IssuerPath+"/token-moved", a.token)
+	mux.HandleFunc("POST "+opts.IssuerPath+"/register-moved", a.register)
 	return a
+}
+
+// redirectOr answers with a 307 to to when it is set, else with h.
+func redirectOr(to string, h http.HandlerFunc) http.HandlerFunc {
+	if to == "" {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, to, http.StatusTemporaryRedirect) }
 }
 
 func (a *AuthServer) metadata(w http.ResponseWriter, _ *http.Request) {
