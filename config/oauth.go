@@ -61,6 +61,12 @@ type OAuth struct {
 	// for an identity assertion grant, which the server's authorization
 	// server trades for an access token. No browser is involved.
 	IdP *OAuthIdP
+	// AssertionFile holds a JWT the platform issues to this workload
+	// (workload identity federation, SEP-1933: a Kubernetes service
+	// account token, a CI job's OIDC token), traded for an access token
+	// with the JWT bearer grant (RFC 7523). It is read afresh for every
+	// token request, since platforms rotate it. No browser is involved.
+	AssertionFile string
 }
 
 // OAuthIdP is the "idp" block of an "oauth" block: the enterprise identity
@@ -96,11 +102,12 @@ var oauthFields = map[string]string{
 	"privateKeyFile":        "privateKeyFile",
 	"signingAlgorithm":      "signingAlgorithm",
 	"idp":                   "idp",
+	"assertionFile":         "assertionFile",
 }
 
 // oauthKnown are the canonical names of oauthFields, for warnings.
 var oauthKnown = []string{"clientId", "clientSecret", "scopes", "redirectPort", "grantType", "clientMetadataUrl", "authServerMetadataUrl",
-	"privateKeyFile", "signingAlgorithm", "idp"}
+	"privateKeyFile", "signingAlgorithm", "idp", "assertionFile"}
 
 // idpKnown are the fields of the "idp" block.
 var idpKnown = []string{"issuer", "tokenEndpoint", "clientId", "clientSecret", "idToken"}
@@ -165,6 +172,10 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 			o.SigningAlgorithm = s
 		case "idp":
 			o.IdP = p.parseIdP(r, m.value, f)
+		case "assertionFile":
+			if s, ok := p.str(m.value, r.name, f); ok {
+				o.AssertionFile = p.expandField(r, m.value.StartOffset, f, s, true)
+			}
 		case "redirectPort":
 			n, ok := number(m.value)
 			if !ok || n != math.Trunc(n) || n < 1 || n > 65535 {
@@ -194,6 +205,8 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 		p.errorf(v.StartOffset, r.name, field, "signingAlgorithm without privateKeyFile; add the key it signs with")
 	case o.IdP != nil && o.GrantType == GrantClientCredentials:
 		p.errorf(v.StartOffset, r.name, field, "sets both \"idp\" (enterprise-managed authorization) and grantType %q; keep one", GrantClientCredentials)
+	case o.AssertionFile != "" && (o.IdP != nil || o.GrantType == GrantClientCredentials):
+		p.errorf(v.StartOffset, r.name, field, "sets \"assertionFile\" (workload identity) with another grant (\"idp\" or grantType %q); keep one", GrantClientCredentials)
 	case o.IdP != nil && o.ClientID == "":
 		p.errorf(v.StartOffset, r.name, field, "\"idp\" needs clientId (and clientSecret or privateKeyFile): the client the server's authorization server knows")
 	}
@@ -298,7 +311,7 @@ func equalOAuth(a, b *OAuth) bool {
 		slices.Equal(a.Scopes, b.Scopes) && a.RedirectPort == b.RedirectPort &&
 		a.GrantType == b.GrantType && a.ClientMetadataURL == b.ClientMetadataURL &&
 		a.AuthServerMetadataURL == b.AuthServerMetadataURL &&
-		a.PrivateKeyFile == b.PrivateKeyFile && a.SigningAlgorithm == b.SigningAlgorithm &&
+		a.PrivateKeyFile == b.PrivateKeyFile && a.SigningAlgorithm == b.SigningAlgorithm && a.AssertionFile == b.AssertionFile &&
 		(a.IdP == nil) == (b.IdP == nil) && (a.IdP == nil || *a.IdP == *b.IdP)
 }
 

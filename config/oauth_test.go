@@ -44,6 +44,8 @@ func TestParseOAuthShapes(t *testing.T) {
 			"idp": {"issuer": "https://idp.example", "clientId": "mcpdeck", "idToken": "${env:IDTOK}"}}}}}`,
 			OAuth{ClientID: "cid", ClientSecret: "s3cr3t-value-123", GrantType: GrantAuthorizationCode,
 				IdP: &OAuthIdP{Issuer: "https://idp.example", ClientID: "mcpdeck", IDToken: "eyJ-id-token-value"}}},
+		{"workload identity", `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"clientId": "wl", "assertionFile": "~/run/token.jwt"}}}}`,
+			OAuth{ClientID: "wl", AssertionFile: "/home/u/run/token.jwt", GrantType: GrantAuthorizationCode}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,6 +111,7 @@ func TestParseOAuthDiagnostics(t *testing.T) {
 		{"idp over http", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "idp": {"issuer": "http://idp.example", "clientId": "i", "idToken": "t"}}}}}`, `field "oauth.idp.issuer": "http://idp.example" must be an https:// URL`, false},
 		{"idp without client", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"idp": {"issuer": "https://idp", "clientId": "i", "idToken": "t"}}}}}`, `"idp" needs clientId`, false},
 		{"idp and client credentials", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "clientSecret": "xxxxxx", "grantType": "client_credentials", "idp": {"issuer": "https://idp", "clientId": "i", "idToken": "t"}}}}}`, `sets both "idp"`, false},
+		{"assertion and idp", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "assertionFile": "/t.jwt", "idp": {"issuer": "https://idp", "clientId": "i", "idToken": "t"}}}}}`, `sets "assertionFile" (workload identity) with another grant`, false},
 		{"unknown idp field", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "idp": {"issuer": "https://idp", "clientId": "i", "idToken": "t", "audience": "x"}}}}}`, `field "oauth.idp.audience": unknown field is ignored`, true},
 		{"cimd over http", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientMetadataUrl": "http://me.example/c.json"}}}}`, `must be an https:// URL`, false},
 		{"cimd at root", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientMetadataUrl": "https://me.example/"}}}}`, `needs a path`, false},

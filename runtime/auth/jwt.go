@@ -141,26 +141,47 @@ func assertionOptions(v url.Values) []oauth2.AuthCodeOption {
 	return out
 }
 
-// enterprise runs enterprise-managed authorization (SEP-990): the ID
-// token from the "idp" block is exchanged at the identity provider
-// (RFC 8693 token exchange, through go-sdk's oauthex) for an identity
-// assertion grant naming this server's authorization server and resource;
-// the authorization server trades that grant for an access token (the
-// RFC 7523 JWT bearer grant), with the pre-registered client's
-// credentials. No browser is involved.
-func (m *Manager) enterprise(ctx context.Context, t Target, md *Metadata, scopes []string) (*tokenRecord, error) {
-	style := authStyle(md.AuthServer.TokenEndpointAuthMethodsSupported)
-	return m.jwtBearer(ctx, t, md.Issuer, md.AuthServer.TokenEndpoint, md.Resource, style, scopes)
-}
-
-// jwtBearer is the two steps of enterprise, given where the token goes.
+// jwtBearer runs the JWT bearer grant (RFC 7523) with the assertion t's
+// settings name, for an access token at tokenURL:
+//   - enterprise-managed authorization (SEP-990): the ID token from the
+//     "idp" block is exchanged at the identity provider (RFC 8693 token
+//     exchange, through go-sdk's oauthex) for an identity assertion grant
+//     naming this server's authorization server and resource, which is
+//     the assertion, sent with the pre-registered client's credentials;
+//   - workload identity federation (SEP-1933): the platform's JWT in
+//     "assertionFile" is the assertion.
+//
+// No browser is involved; a failure is reported, never retried or
+// answered with another grant.
 func (m *Manager) jwtBearer(ctx context.Context, t Target, issuer, tokenURL, resource string, style oauth2.AuthStyle, scopes []string) (*tokenRecord, error) {
 	s := t.settings()
-	idp := s.IdP
-	if idp == nil {
-		return nil, fmt.Errorf("requesting a token for %q: %w: the server's \"oauth\" block has no \"idp\" any more; log in again", t.Name, ErrToken)
+	switch {
+	case s.IdP != nil:
+		grant, err := m.identityAssertion(ctx, t, issuer, resource, scopes)
+		if err != nil {
+			return nil, err
+		}
+		return m.bearerGrant(ctx, t, grant, "the identity assertion grant", issuer, tokenURL, resource, style, scopes)
+	case s.AssertionFile != "":
+		data, err := os.ReadFile(s.AssertionFile)
+		if err != nil {
+			return nil, fmt.Errorf("requesting a token for %q: %w: reading the workload's assertion (\"assertionFile\"): %v", t.Name, ErrToken, unwrapPath(err))
+		}
+		assertion := strings.TrimSpace(string(data))
+		m.secret(assertion)
+		if s.ClientSecret == "" {
+			style = oauth2.AuthStyleInParams // a public client sends only its id
+		}
+		return m.bearerGrant(ctx, t, assertion, "the workload's assertion", issuer, tokenURL, resource, style, scopes)
 	}
-	m.secret(idp.IDToken, idp.ClientSecret, s.ClientSecret)
+	return nil, fmt.Errorf("requesting a token for %q: %w: the server's \"oauth\" block has no \"idp\" or \"assertionFile\" any more; log in again", t.Name, ErrToken)
+}
+
+// identityAssertion exchanges the "idp" block's ID token at the identity
+// provider for an identity assertion grant for issuer and resource.
+func (m *Manager) identityAssertion(ctx context.Context, t Target, issuer, resource string, scopes []string) (string, error) {
+	idp := t.settings().IdP
+	m.secret(idp.IDToken, idp.ClientSecret)
 	idpTokenURL := idp.TokenEndpoint
 	if idpTokenURL == "" {
 		meta, err := sdkauth.GetAuthServerMetadata(ctx, idp.Issuer, m.client)
@@ -169,7 +190,7 @@ func (m *Manager) jwtBearer(ctx context.Context, t Target, issuer, tokenURL, res
 			if err != nil {
 				why = err.Error()
 			}
-			return nil, fmt.Errorf("discovering identity provider %s for %q: %w: %s; set \"tokenEndpoint\" in the \"idp\" block", idp.Issuer, t.Name, ErrDiscovery, why)
+			return "", fmt.Errorf("discovering identity provider %s for %q: %w: %s; set \"tokenEndpoint\" in the \"idp\" block", idp.Issuer, t.Name, ErrDiscovery, why)
 		}
 		idpTokenURL = meta.TokenEndpoint
 	}
@@ -184,11 +205,19 @@ func (m *Manager) jwtBearer(ctx context.Context, t Target, issuer, tokenURL, res
 	if err != nil {
 		te := tokenError("exchanging the ID token for "+strconv.Quote(t.Name)+" at identity provider "+safeURL(idpTokenURL), err)
 		if refused(te) {
-			return nil, fmt.Errorf("%w; the ID token in \"oauth.idp.idToken\" may have expired: get a fresh one from the identity provider", te)
+			return "", fmt.Errorf("%w; the ID token in \"oauth.idp.idToken\" may have expired: get a fresh one from the identity provider", te)
 		}
-		return nil, te
+		return "", te
 	}
 	m.secret(grant.AccessToken)
+	return grant.AccessToken, nil
+}
+
+// bearerGrant trades assertion (what names it for messages) for an
+// access token at tokenURL, as t's client.
+func (m *Manager) bearerGrant(ctx context.Context, t Target, assertion, what, issuer, tokenURL, resource string, style oauth2.AuthStyle, scopes []string) (*tokenRecord, error) {
+	s := t.settings()
+	m.secret(s.ClientSecret)
 	cfg := &oauth2.Config{ClientID: s.ClientID, ClientSecret: s.ClientSecret, Endpoint: oauth2.Endpoint{TokenURL: tokenURL, AuthStyle: style}}
 	extra, err := m.assertionParams(t, issuer)
 	if err != nil {
@@ -197,13 +226,13 @@ func (m *Manager) jwtBearer(ctx context.Context, t Target, issuer, tokenURL, res
 	if extra != nil {
 		cfg.Endpoint.AuthStyle = oauth2.AuthStyleInParams
 	}
-	opts := []oauth2.AuthCodeOption{oauth2.SetAuthURLParam("grant_type", grantJWTBearer), oauth2.SetAuthURLParam("assertion", grant.AccessToken)}
+	opts := []oauth2.AuthCodeOption{oauth2.SetAuthURLParam("grant_type", grantJWTBearer), oauth2.SetAuthURLParam("assertion", assertion)}
 	if len(scopes) > 0 {
 		opts = append(opts, oauth2.SetAuthURLParam("scope", strings.Join(scopes, " ")))
 	}
 	tok, err := cfg.Exchange(m.tokenContext(ctx, resource, extra), "", opts...)
 	if err != nil {
-		return nil, tokenError("trading the identity assertion grant for a token for "+strconv.Quote(t.Name)+" at "+safeURL(tokenURL), err)
+		return nil, tokenError("trading "+what+" for a token for "+strconv.Quote(t.Name)+" at "+safeURL(tokenURL), err)
 	}
 	rec := recordFrom(tok, scopes, m.opts.Now())
 	rec.Resource, rec.Issuer, rec.TokenEndpoint = resource, issuer, tokenURL

@@ -124,8 +124,8 @@ func (m *Manager) obtain(ctx context.Context, t Target, md *Metadata) (*tokenRec
 	scopes := m.scopesFor(t, md)
 	s := t.settings()
 	switch {
-	case s.IdP != nil:
-		return m.enterprise(ctx, t, md, scopes)
+	case s.IdP != nil, s.AssertionFile != "":
+		return m.jwtBearer(ctx, t, md.Issuer, md.AuthServer.TokenEndpoint, md.Resource, authStyle(md.AuthServer.TokenEndpointAuthMethodsSupported), scopes)
 	case s.GrantType == config.GrantClientCredentials:
 		return m.clientCredentials(ctx, t, md.Issuer, md.AuthServer.TokenEndpoint, md.Resource, scopes)
 	}

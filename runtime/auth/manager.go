@@ -66,10 +66,11 @@ func (t Target) settings() config.OAuth {
 }
 
 // automatic reports whether t's grant needs no person: client
-// credentials, or enterprise-managed authorization.
+// credentials, enterprise-managed authorization, or a workload's
+// assertion.
 func (t Target) automatic() bool {
 	s := t.settings()
-	return s.GrantType == config.GrantClientCredentials || s.IdP != nil
+	return s.GrantType == config.GrantClientCredentials || s.IdP != nil || s.AssertionFile != ""
 }
 
 func (t Target) loginCommand() string {

@@ -64,7 +64,14 @@ type conformanceContext struct {
 	IdPIDToken       string `json:"idp_id_token"`
 	IdPIssuer        string `json:"idp_issuer"`
 	IdPTokenEndpoint string `json:"idp_token_endpoint"`
+	// Workload identity federation (SEP-1933): the platform's JWT.
+	ValidJWT string `json:"valid_jwt"`
 }
+
+// conformanceCIMD is the client ID metadata document URL the suite's
+// basic-cimd scenario expects a client to publish as its client id (the
+// suite hands over no context for it: its reference client hard-codes it).
+const conformanceCIMD = "https://conformance-test.local/client-metadata.json"
 
 // conformanceOAuth is the "oauth" block a person would write for the
 // scenario: none for discovery and registration scenarios, the handed-over
@@ -88,6 +95,16 @@ func conformanceOAuth(scenario string, cc conformanceContext, dir string) (map[s
 	}
 	if strings.Contains(scenario, "client-credentials") {
 		o["grantType"] = "client_credentials"
+	}
+	if cc.ValidJWT != "" {
+		file := filepath.Join(dir, "workload.jwt")
+		if err := os.WriteFile(file, []byte(cc.ValidJWT), 0o600); err != nil {
+			return nil, err
+		}
+		o["assertionFile"] = file
+	}
+	if scenario == "auth/basic-cimd" {
+		o["clientMetadataUrl"] = conformanceCIMD
 	}
 	if cc.IdPIssuer != "" || cc.IdPTokenEndpoint != "" || cc.IdPIDToken != "" {
 		idp := map[string]any{"issuer": cc.IdPIssuer, "idToken": cc.IdPIDToken, "clientId": cc.IdPClientID}
