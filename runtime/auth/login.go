@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -119,8 +120,26 @@ func (m *Manager) obtainOnce(ctx context.Context, t Target, md *Metadata, intera
 	return v.(*tokenRecord), nil
 }
 
-// obtain runs the grant t's settings name.
+// obtain runs the grant t's settings name, binding the token to a new
+// DPoP key when the server's challenge asked for DPoP.
 func (m *Manager) obtain(ctx context.Context, t Target, md *Metadata) (*tokenRecord, error) {
+	var key *ecdsa.PrivateKey
+	if _, _, ch, _ := m.state(t).snapshot(); ch != nil && ch.DPoP {
+		k, err := newDPoPKey()
+		if err != nil {
+			return nil, err
+		}
+		key = k
+	}
+	rec, err := m.grant(withDPoPKey(ctx, key), t, md)
+	if err != nil {
+		return nil, err
+	}
+	bindDPoP(rec, key)
+	return rec, nil
+}
+
+func (m *Manager) grant(ctx context.Context, t Target, md *Metadata) (*tokenRecord, error) {
 	scopes := m.scopesFor(t, md)
 	s := t.settings()
 	switch {

@@ -137,8 +137,9 @@ type Manager struct {
 
 	flights flights
 
-	mu      sync.Mutex // guards servers (the map, not the states)
+	mu      sync.Mutex // guards servers (the map, not the states) and nonces
 	servers map[string]*serverState
+	nonces  map[string]string // origin → the DPoP nonce it gave last
 }
 
 // serverState is one target's cached view. Its mutex guards the fields

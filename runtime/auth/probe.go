@@ -64,8 +64,8 @@ func Probe(ctx context.Context, serverURL string, opts ProbeOptions) (*Posture, 
 	}
 	p.Required, p.Challenge = true, ch
 	p.ResourceMetadataInHeader = ch.ResourceMetadata != ""
-	if !ch.Bearer {
-		p.Problems = append(p.Problems, "the 401 has no Bearer challenge in WWW-Authenticate")
+	if !ch.Bearer && !ch.DPoP {
+		p.Problems = append(p.Problems, "the 401 has no Bearer (or DPoP) challenge in WWW-Authenticate")
 	} else if !p.ResourceMetadataInHeader {
 		p.Problems = append(p.Problems, "the 401's WWW-Authenticate challenge has no resource_metadata; clients must guess the well-known URLs")
 	}

@@ -3,6 +3,7 @@ package auth
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +46,9 @@ type tokenRecord struct {
 	AuthStyle     int       `json:"authStyle"`
 	GrantType     string    `json:"grantType"`
 	ObtainedAt    time.Time `json:"obtainedAt"`
+	// DPoPKey is the private key a DPoP-bound token is bound to (PKCS #8,
+	// base64); "" for a Bearer token.
+	DPoPKey string `json:"dpopKey,omitempty"`
 }
 
 // refreshable reports whether a new token can be had without a person:
@@ -90,6 +94,9 @@ func (m *Manager) tokenContext(ctx context.Context, resource string, extra url.V
 	}
 	if resource != "" {
 		add.Set("resource", resource)
+	}
+	if key := dpopKeyFrom(ctx); key != nil {
+		base = &dpopTokenRequests{m: m, key: key, base: base}
 	}
 	c := *m.post
 	c.Transport = &formParams{base: base, add: add}
@@ -171,8 +178,26 @@ func (m *Manager) clientSecretFor(t Target, rec *tokenRecord) (string, error) {
 }
 
 // refresh trades rec's refresh token (or, for client credentials, the
-// client's own credentials) for a new token.
+// client's own credentials) for a new token, bound to the same DPoP key
+// when rec was.
 func (m *Manager) refresh(ctx context.Context, t Target, rec *tokenRecord) (*tokenRecord, error) {
+	var key *ecdsa.PrivateKey
+	if rec.DPoPKey != "" {
+		k, err := decodeDPoPKey(rec.DPoPKey)
+		if err != nil {
+			return nil, fmt.Errorf("refreshing the token for %q: %w: its stored DPoP key is unreadable (%v); log in again", t.Name, ErrStorage, err)
+		}
+		key = k
+	}
+	next, err := m.refreshGrant(withDPoPKey(ctx, key), t, rec)
+	if err != nil {
+		return nil, err
+	}
+	bindDPoP(next, key)
+	return next, nil
+}
+
+func (m *Manager) refreshGrant(ctx context.Context, t Target, rec *tokenRecord) (*tokenRecord, error) {
 	switch {
 	case rec.GrantType == string(config.GrantClientCredentials):
 		return m.clientCredentials(ctx, t, rec.Issuer, rec.TokenEndpoint, rec.Resource, rec.Scopes)

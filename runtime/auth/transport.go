@@ -53,11 +53,11 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	resp, err := send(base, req, tok)
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	resp, err := tr.sendNonce(base, req, tok, false, replayable)
 	if err != nil {
 		return nil, err
 	}
-	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:
 		ch := ParseChallenge(resp.StatusCode, resp.Header)
@@ -76,7 +76,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !replayable {
 			return nil, m.needsLogin(t, "the request cannot be resent with the new token; retry it")
 		}
-		if resp, err = resend(base, req, next); err != nil {
+		if resp, err = tr.sendNonce(base, req, next, true, true); err != nil {
 			return nil, err
 		}
 		if resp.StatusCode == http.StatusUnauthorized {
@@ -94,7 +94,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if resp, err = resend(base, req, next); err != nil {
+		if resp, err = tr.sendNonce(base, req, next, true, true); err != nil {
 			return nil, err
 		}
 		if ch2 := ParseChallenge(resp.StatusCode, resp.Header); ch2.InsufficientScope() {
@@ -107,27 +107,58 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// send sends req (or a clone with the bearer token). tok nil sends it as is.
-func send(base http.RoundTripper, req *http.Request, tok *tokenRecord) (*http.Response, error) {
-	if tok == nil {
+// sendNonce is send that remembers the DPoP nonce the server answers
+// with and, when the server refuses a DPoP proof for want of its nonce
+// (RFC 9449 §9), sends the request once more with a proof carrying it.
+func (tr *Transport) sendNonce(base http.RoundTripper, req *http.Request, tok *tokenRecord, again, replayable bool) (*http.Response, error) {
+	resp, err := tr.send(base, req, tok, again)
+	if err != nil {
+		return nil, err
+	}
+	tr.Manager.setNonce(req.URL, resp.Header)
+	if resp.StatusCode != http.StatusUnauthorized || tok == nil || tok.DPoPKey == "" || !replayable ||
+		!ParseChallenge(resp.StatusCode, resp.Header).UseNonce() {
+		return resp, nil
+	}
+	discard(resp)
+	if resp, err = tr.send(base, req, tok, true); err != nil {
+		return nil, err
+	}
+	tr.Manager.setNonce(req.URL, resp.Header)
+	return resp, nil
+}
+
+// send sends req, or a clone with tok: "Authorization: Bearer", or for a
+// DPoP-bound token "Authorization: DPoP" with a fresh proof. again sends
+// it a second time, with a fresh body.
+func (tr *Transport) send(base http.RoundTripper, req *http.Request, tok *tokenRecord, again bool) (*http.Response, error) {
+	if tok == nil && !again {
 		return base.RoundTrip(req)
 	}
 	r := req.Clone(req.Context())
-	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-	return base.RoundTrip(r)
-}
-
-// resend sends req again with a fresh body.
-func resend(base http.RoundTripper, req *http.Request, tok *tokenRecord) (*http.Response, error) {
-	r := req.Clone(req.Context())
-	if req.GetBody != nil {
+	if again && req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
 			return nil, err
 		}
 		r.Body = body
 	}
-	if tok != nil {
+	switch {
+	case tok == nil:
+	case tok.DPoPKey != "":
+		key, err := decodeDPoPKey(tok.DPoPKey)
+		if err != nil {
+			closeBody(r)
+			return nil, fmt.Errorf("request to %q: %w: the token's DPoP key is unreadable (%v); log in again", tr.Target.Name, ErrStorage, err)
+		}
+		proof, err := dpopProof(key, req.Method, req.URL, tr.Manager.nonce(req.URL), tok.AccessToken, tr.Manager.opts.Now())
+		if err != nil {
+			closeBody(r)
+			return nil, fmt.Errorf("request to %q: signing a DPoP proof: %w", tr.Target.Name, err)
+		}
+		r.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+		r.Header.Set("DPoP", proof)
+	default:
 		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
 	return base.RoundTrip(r)
