@@ -124,8 +124,11 @@ func newAuthLoginCmd() *cobra.Command {
 authorization server, identifies mcpdeck (a configured client id, a client
 id metadata document, or dynamic registration), prints the authorization URL
 to stderr, opens the browser ($BROWSER, else xdg-open or open) and waits for
-the redirect on 127.0.0.1. With "grantType": "client_credentials" in the
-server's "oauth" block no browser is needed.
+the redirect on 127.0.0.1. With "grantType": "client_credentials", an
+"idp" block (enterprise-managed authorization) or an "assertionFile"
+(workload identity) in the server's "oauth" block no browser is needed.
+A client mcpdeck registered earlier that the authorization server has
+forgotten is registered again, once.
 
 Exit status: 0 logged in, 2 usage error or a server that needs no login,
 3 discovery, registration, authorization or token failure, 4 interrupted or
@@ -213,8 +216,8 @@ stored, when it expires, whether it can be refreshed, its scopes, the
 authorization server that issued it, and where tokens are kept. It makes no
 network request. --json prints an array of objects with the fields
 server, resource, tokenPresent, expiry, expired, refreshable, scopes,
-authorizationServer, clientId, clientSource, grantType, storage and
-storagePath.`,
+authorizationServer, clientId, clientSource, grantType, loginRunning
+(a login in progress in this process), storage and storagePath.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			targets, err := authTargets(cmd, &f, args, true)
