@@ -129,14 +129,9 @@ func legacyDiscover(ctx context.Context, client *http.Client, su *url.URL, serve
 // when there is none (an error status or a document that is not JSON
 // metadata), an error when what is there is unsafe to use.
 func fetchLegacyMetadata(ctx context.Context, client *http.Client, raw string) (*oauthex.AuthServerMeta, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	resp, err := getMetadata(ctx, client, raw)
 	if err != nil {
 		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %v", raw, rootCause(err))
 	}
 	defer discard(resp)
 	if resp.StatusCode != http.StatusOK {
@@ -155,7 +150,7 @@ func fetchLegacyMetadata(ctx context.Context, client *http.Client, raw string) (
 		}
 	}
 	if asm.Issuer == "" {
-		asm.Issuer = (&url.URL{Scheme: req.URL.Scheme, Host: req.URL.Host}).String()
+		asm.Issuer = originOf(resp.Request.URL)
 	}
 	return &asm, nil
 }
@@ -194,14 +189,9 @@ func fetchResourceMetadata(ctx context.Context, client *http.Client, raw string,
 	if err := httpsOrLoopback(raw); err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	resp, err := getMetadata(ctx, client, raw)
 	if err != nil {
 		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %v", raw, rootCause(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -223,6 +213,20 @@ func fetchResourceMetadata(ctx context.Context, client *http.Client, raw string,
 		}
 	}
 	return &prm, nil
+}
+
+// getMetadata GETs a metadata document.
+func getMetadata(ctx context.Context, client *http.Client, raw string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %v", raw, rootCause(err))
+	}
+	return resp, nil
 }
 
 // pathPrefix reports whether path p is a segment-wise prefix of full.

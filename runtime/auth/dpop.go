@@ -168,6 +168,17 @@ func (d *dpopTokenRequests) RoundTrip(req *http.Request) (*http.Response, error)
 	return resp, err
 }
 
+// boundTo runs grant with key (nil: none) for its token requests' proofs
+// and binds the token it returns to the key.
+func boundTo(ctx context.Context, key *ecdsa.PrivateKey, grant func(context.Context) (*tokenRecord, error)) (*tokenRecord, error) {
+	rec, err := grant(withDPoPKey(ctx, key))
+	if err != nil {
+		return nil, err
+	}
+	bindDPoP(rec, key)
+	return rec, nil
+}
+
 // bindDPoP keeps key with rec when the authorization server issued a
 // DPoP-bound token; a Bearer token (the server ignored the proof) goes
 // without it.

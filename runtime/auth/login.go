@@ -131,12 +131,7 @@ func (m *Manager) obtain(ctx context.Context, t Target, md *Metadata) (*tokenRec
 		}
 		key = k
 	}
-	rec, err := m.grant(withDPoPKey(ctx, key), t, md)
-	if err != nil {
-		return nil, err
-	}
-	bindDPoP(rec, key)
-	return rec, nil
+	return boundTo(ctx, key, func(ctx context.Context) (*tokenRecord, error) { return m.grant(ctx, t, md) })
 }
 
 func (m *Manager) grant(ctx context.Context, t Target, md *Metadata) (*tokenRecord, error) {

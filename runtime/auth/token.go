@@ -189,12 +189,7 @@ func (m *Manager) refresh(ctx context.Context, t Target, rec *tokenRecord) (*tok
 		}
 		key = k
 	}
-	next, err := m.refreshGrant(withDPoPKey(ctx, key), t, rec)
-	if err != nil {
-		return nil, err
-	}
-	bindDPoP(next, key)
-	return next, nil
+	return boundTo(ctx, key, func(ctx context.Context) (*tokenRecord, error) { return m.refreshGrant(ctx, t, rec) })
 }
 
 func (m *Manager) refreshGrant(ctx context.Context, t Target, rec *tokenRecord) (*tokenRecord, error) {
