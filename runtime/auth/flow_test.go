@@ -517,6 +517,13 @@ func TestStaticTokenServerGetsItsOwn401(t *testing.T) {
 	if hits.Load() == 0 {
 		t.Fatal("the server was never asked")
 	}
+	// check's posture names what is missing.
+	p, err := Probe(ctxT(t), srv.URL+"/mcp", ProbeOptions{})
+	if err != nil || !p.Required || !slices.ContainsFunc(p.Problems, func(s string) bool {
+		return strings.Contains(s, "no authorization server metadata at its origin")
+	}) {
+		t.Fatalf("posture = %+v, %v", p, err)
+	}
 }
 
 // TestTokenEndpointRedirects: a token or registration endpoint that
