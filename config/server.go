@@ -150,9 +150,7 @@ func (s Server) Secrets() []string {
 			out = append(out, strings.TrimSpace(cred))
 		}
 	}
-	if s.OAuth != nil {
-		out = append(out, s.OAuth.ClientSecret)
-	}
+	out = append(out, s.OAuth.secrets()...)
 	out = append(out, urlPassword(s.URL))
 	out = append(out, s.inheritedSecrets()...)
 	out = slices.DeleteFunc(out, func(v string) bool { return v == "" })
@@ -215,13 +213,7 @@ func (s Server) Redacted() Server {
 	r.URL = redactURL(s.URL, scrub)
 	r.Env = s.redactEnv()
 	r.Headers = redactMap(s.Headers)
-	if s.OAuth != nil {
-		o := *s.OAuth
-		if o.ClientSecret != "" {
-			o.ClientSecret = RedactedValue
-		}
-		r.OAuth = &o
-	}
+	r.OAuth = s.OAuth.redacted()
 	return r
 }
 

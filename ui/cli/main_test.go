@@ -22,7 +22,8 @@ func TestMain(m *testing.M) {
 	// Fake servers named in the tests' mcp.json files are this test binary,
 	// re-executed; MaybeServe runs them and exits.
 	jsonrpctest.MaybeServe()
-	authtest.MaybeBrowse() // tests set $BROWSER to this binary
+	maybeConformanceClient() // the conformance suite runs this binary as its client
+	authtest.MaybeBrowse()   // tests set $BROWSER to this binary
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
