@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -62,9 +63,12 @@ type Node struct {
 	// Choices are the alternatives of a oneOf/anyOf with more than one
 	// shape (null aside): the value is one of them. Discriminator names
 	// the property whose const tells object choices apart, when there is
-	// one.
+	// one. ChoiceAt is where each choice is in the schema (a JSON
+	// pointer, "/properties/pet/oneOf/1"), as FieldError.Alternatives
+	// names it; "" for the choices of a list of types.
 	Choices       []*Node
 	Discriminator string
+	ChoiceAt      []string
 
 	// Ref is the last $ref followed to reach this node, "" when none.
 	Ref string
@@ -81,6 +85,8 @@ type Property struct {
 	Name     string
 	Required bool
 	*Node
+	// undescribed: only "required" names it (a constraint, not a shape).
+	undescribed bool
 }
 
 // Parse builds the model of a JSON Schema. An empty schema is an object
@@ -96,7 +102,7 @@ func Parse(raw json.RawMessage) (*Node, error) {
 		return nil, err
 	}
 	p := &parser{root: raw, stack: []string{"#"}}
-	n := p.node(raw, 0)
+	n := p.node(raw, 0, "")
 	if p.nodes > MaxNodes {
 		return nil, &Error{Err: fmt.Errorf("%w: over %s schema nodes once its references are expanded", ErrTooComplex, thousands(MaxNodes))}
 	}
@@ -126,7 +132,8 @@ type keywords struct {
 	additionalFalse     bool
 }
 
-func (p *parser) node(raw json.RawMessage, depth int) *Node {
+// node reads the schema raw found at loc (a JSON pointer in the document).
+func (p *parser) node(raw json.RawMessage, depth int, loc string) *Node {
 	p.nodes++
 	if p.nodes > MaxNodes {
 		return &Node{Opaque: "the schema is too large"}
@@ -149,10 +156,10 @@ func (p *parser) node(raw json.RawMessage, depth int) *Node {
 	}
 	n.typesFrom(k.types, k.typeGiven)
 	if len(k.properties) > 0 || len(k.required) > 0 {
-		p.properties(n, k, depth)
+		p.properties(n, k, depth, loc)
 	}
 	if len(k.additional) > 0 {
-		n.Additional = p.node(k.additional, depth+1)
+		n.Additional = p.node(k.additional, depth+1, loc+"/additionalProperties")
 	}
 	switch {
 	case k.prefixItems:
@@ -160,18 +167,19 @@ func (p *parser) node(raw json.RawMessage, depth int) *Node {
 	case len(k.items) > 0 && bytes.TrimSpace(k.items)[0] == '[':
 		n.Items = &Node{Opaque: "a tuple (items as a list)"}
 	case len(k.items) > 0:
-		n.Items = p.node(k.items, depth+1)
+		n.Items = p.node(k.items, depth+1, loc+"/items")
 	}
 	if k.ref != "" {
 		n.absorb(p.ref(k.ref, depth))
 	}
-	for _, sub := range k.allOf {
-		n.absorb(p.node(sub, depth+1))
+	for i, sub := range k.allOf {
+		n.absorb(p.node(sub, depth+1, loc+"/allOf/"+strconv.Itoa(i)))
 	}
-	for _, alts := range [][]json.RawMessage{k.anyOf, k.oneOf} {
-		if len(alts) > 0 {
-			p.union(n, alts, k.discriminator, depth)
-		}
+	if len(k.anyOf) > 0 {
+		p.union(n, k.anyOf, k.discriminator, depth, loc+"/anyOf/")
+	}
+	if len(k.oneOf) > 0 {
+		p.union(n, k.oneOf, k.discriminator, depth, loc+"/oneOf/")
 	}
 	if len(k.enumNames) == len(n.Enum) && n.EnumTitles == nil && len(n.Enum) > 0 {
 		n.EnumTitles = k.enumNames
@@ -301,6 +309,7 @@ func (n *Node) typesFrom(types []string, given bool) {
 	case len(nonNull) > 1:
 		for _, t := range nonNull {
 			n.Choices = append(n.Choices, &Node{Type: t, typed: true})
+			n.ChoiceAt = append(n.ChoiceAt, "")
 		}
 	}
 }
@@ -308,9 +317,9 @@ func (n *Node) typesFrom(types []string, given bool) {
 // properties builds an object's properties in the schema's order; a
 // required name the schema does not describe gets additionalProperties'
 // schema, or any value.
-func (p *parser) properties(n *Node, k keywords, depth int) {
+func (p *parser) properties(n *Node, k keywords, depth int, loc string) {
 	for _, m := range k.properties {
-		n.Properties = append(n.Properties, &Property{Name: m.key, Required: slices.Contains(k.required, m.key), Node: p.node(m.raw, depth+1)})
+		n.Properties = append(n.Properties, &Property{Name: m.key, Required: slices.Contains(k.required, m.key), Node: p.node(m.raw, depth+1, loc+Pointer("properties", m.key))})
 	}
 	for _, r := range k.required {
 		if n.Property(r) != nil {
@@ -318,11 +327,11 @@ func (p *parser) properties(n *Node, k keywords, depth int) {
 		}
 		var child *Node
 		if len(k.additional) > 0 {
-			child = p.node(k.additional, depth+1)
+			child = p.node(k.additional, depth+1, loc+"/additionalProperties")
 		} else {
 			child = &Node{}
 		}
-		n.Properties = append(n.Properties, &Property{Name: r, Required: true, Node: child})
+		n.Properties = append(n.Properties, &Property{Name: r, Required: true, Node: child, undescribed: len(k.additional) == 0})
 	}
 }
 
@@ -343,7 +352,7 @@ func (p *parser) ref(ref string, depth int) *Node {
 		return &Node{Ref: ref, Opaque: "refers to " + ref + ", which the schema does not have"}
 	}
 	p.stack = append(p.stack, ref)
-	n := p.node(target, depth)
+	n := p.node(target, depth, frag)
 	p.stack = p.stack[:len(p.stack)-1]
 	if n.Ref == "" {
 		n.Ref = ref
@@ -405,16 +414,17 @@ func unescape(tok string) string {
 // that are each one constant make an enum (MCP's titled enums); one
 // branch left is merged into n; several become Choices, each with n's own
 // properties.
-func (p *parser) union(n *Node, raws []json.RawMessage, discriminator string, depth int) {
+func (p *parser) union(n *Node, raws []json.RawMessage, discriminator string, depth int, at string) {
 	var alts []*Node
+	var locs []string
 	null := false
-	for _, raw := range raws {
-		a := p.node(raw, depth+1)
+	for i, raw := range raws {
+		a := p.node(raw, depth+1, at+strconv.Itoa(i))
 		if a.isNull() {
 			null = true
 			continue
 		}
-		alts = append(alts, a)
+		alts, locs = append(alts, a), append(locs, at+strconv.Itoa(i))
 	}
 	switch {
 	case len(alts) == 0, allConstraints(alts):
@@ -441,7 +451,7 @@ func (p *parser) union(n *Node, raws []json.RawMessage, discriminator string, de
 			}
 			n.Properties = nil
 		}
-		n.Choices, n.Type = alts, ""
+		n.Choices, n.ChoiceAt, n.Type = alts, locs, ""
 		n.Discriminator = discriminator
 		if n.Discriminator == "" {
 			n.Discriminator = findDiscriminator(alts)
@@ -476,14 +486,34 @@ func (n *Node) constant() json.RawMessage {
 	return n.Enum[0]
 }
 
-// allConstraints: no branch says what shape a value has.
+// Constant is the one value the node accepts, when it accepts only one
+// (const, or an enum of one value): a discriminator's tag in a choice.
+func (n *Node) Constant() (json.RawMessage, bool) {
+	if n.Const == nil && len(n.Enum) != 1 {
+		return nil, false
+	}
+	return n.constant(), true
+}
+
+// allConstraints: no branch says what shape a value has, only what it
+// must satisfy (required names, a format).
 func allConstraints(alts []*Node) bool {
 	for _, a := range alts {
-		if a.Type != "" || a.typed || a.Const != nil || len(a.Enum) > 0 || len(a.Properties) > 0 || a.Items != nil || len(a.Choices) > 0 || a.Ref != "" || a.Opaque != "" {
+		if a.typed || a.Const != nil || len(a.Enum) > 0 || a.described() || a.Items != nil || len(a.Choices) > 0 || a.Ref != "" || a.Opaque != "" || a.Additional != nil {
 			return false
 		}
 	}
 	return true
+}
+
+// described: some property is described by a schema, not only required.
+func (n *Node) described() bool {
+	for _, p := range n.Properties {
+		if !p.undescribed {
+			return true
+		}
+	}
+	return false
 }
 
 func allConstants(alts []*Node) bool {
@@ -535,6 +565,7 @@ func (n *Node) clone() *Node {
 	c := *n
 	c.Properties = slices.Clone(n.Properties)
 	c.Choices = slices.Clone(n.Choices)
+	c.ChoiceAt = slices.Clone(n.ChoiceAt)
 	c.Enum = slices.Clone(n.Enum)
 	c.EnumTitles = slices.Clone(n.EnumTitles)
 	return &c
@@ -611,7 +642,7 @@ func (n *Node) absorb(s *Node) {
 		n.Items = merged
 	}
 	if len(n.Choices) == 0 && len(s.Choices) > 0 {
-		n.Choices, n.Type = s.Choices, ""
+		n.Choices, n.ChoiceAt, n.Type = s.Choices, s.ChoiceAt, ""
 	}
 }
 
@@ -621,7 +652,7 @@ func (n *Node) infer() {
 		return
 	}
 	switch {
-	case len(n.Properties) > 0 || n.Additional != nil || n.NoAdditional:
+	case n.described() || n.Additional != nil || n.NoAdditional:
 		n.Type = "object"
 	case n.Items != nil:
 		n.Type = "array"

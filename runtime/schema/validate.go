@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"golang.org/x/text/message"
 
 	jsonschema "mcpdeck/runtime/internal/jsonschema"
+	"mcpdeck/runtime/internal/jsonschema/kind"
 )
 
 var printer = message.NewPrinter(language.English)
@@ -21,6 +23,11 @@ var printer = message.NewPrinter(language.English)
 type FieldError struct {
 	Path    string `json:"path"` // JSON pointer into the instance, "" for the root
 	Message string `json:"message"`
+	// Alternatives are the anyOf/oneOf branches the violation belongs to
+	// (JSON pointers into the schema, as Node.ChoiceAt has them): it
+	// matters only if the value was meant as each of them. A form that
+	// knows which shape the person chose drops the others' violations.
+	Alternatives []string `json:"-"`
 }
 
 func (f FieldError) String() string {
@@ -119,23 +126,45 @@ func Validate(schema, instance json.RawMessage, opts Options) ([]FieldError, err
 	}
 	var out []FieldError
 	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	var walk func(e *jsonschema.ValidationError, alts []string)
+	walk = func(e *jsonschema.ValidationError, alts []string) {
 		if len(e.Causes) == 0 {
-			fe := FieldError{Path: Pointer(e.InstanceLocation...), Message: e.ErrorKind.LocalizedString(printer)}
-			if !seen[fe.String()] {
-				seen[fe.String()] = true
+			fe := FieldError{Path: Pointer(e.InstanceLocation...), Message: e.ErrorKind.LocalizedString(printer), Alternatives: alts}
+			key := fe.String() + "\x00" + strings.Join(alts, "\x00")
+			if !seen[key] {
+				seen[key] = true
 				out = append(out, fe)
 			}
 			return
 		}
+		union := false
+		switch e.ErrorKind.(type) {
+		case *kind.AnyOf, *kind.OneOf:
+			union = true
+		}
 		for _, c := range e.Causes {
-			walk(c)
+			if !union {
+				walk(c, alts)
+				continue
+			}
+			if nullBranch(c) {
+				// "want null" from the null branch of an Optional: the
+				// value is not null, so it is meant as the other shape.
+				continue
+			}
+			_, at, _ := strings.Cut(c.SchemaURL, "#")
+			walk(c, append(slices.Clip(alts), at))
 		}
 	}
-	walk(ve)
+	walk(ve, nil)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// nullBranch: the violation is that of a branch that accepts only null.
+func nullBranch(e *jsonschema.ValidationError) bool {
+	t, ok := e.ErrorKind.(*kind.Type)
+	return ok && len(e.Causes) == 0 && len(t.Want) == 1 && t.Want[0] == "null"
 }
 
 // Pointer is the JSON pointer of a path of object keys and array indexes.
