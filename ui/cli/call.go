@@ -199,16 +199,32 @@ func jsonKind(v any) string {
 	}
 }
 
-// elicitorFor maps --elicitation to the runtime's headless elicitors.
-func elicitorFor(mode string) (runtime.Elicitor, error) {
+// elicitorFor maps --elicitation to the runtime's headless elicitors;
+// a decline that has a reason is reported on stderr.
+func elicitorFor(mode string, stderr io.Writer) (runtime.Elicitor, error) {
 	switch mode {
 	case "decline", "":
 		return runtime.DeclineElicitor{}, nil
 	case "defaults":
-		return runtime.DefaultsElicitor{}, nil
+		return reportDeclines{runtime.DefaultsElicitor{}, stderr}, nil
 	default:
 		return nil, withCode(ExitUsage, fmt.Errorf("--elicitation %q: use decline or defaults", mode))
 	}
+}
+
+// reportDeclines tells the person why an elicitation was declined: the
+// server only learns "decline".
+type reportDeclines struct {
+	runtime.Elicitor
+	w io.Writer
+}
+
+func (r reportDeclines) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
+	resp, err := r.Elicitor.Elicit(ctx, req)
+	if err == nil && resp.Action == "decline" && resp.Reason != "" {
+		warnf(r.w, "declined %s's elicitation %q: %s; answer it in the TUI (mcpdeck) instead", req.Server, req.Message, resp.Reason)
+	}
+	return resp, err
 }
 
 func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) error {
@@ -223,7 +239,7 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	if cf.timeout < 0 {
 		return withCode(ExitUsage, fmt.Errorf("--timeout %s: give a positive duration such as 30s", cf.timeout))
 	}
-	elicitor, err := elicitorFor(cf.elicitation)
+	elicitor, err := elicitorFor(cf.elicitation, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
