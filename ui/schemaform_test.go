@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"mcpdeck/runtime"
 )
 
 // realSchema is one of the schemas real server stacks send, kept in
@@ -227,5 +229,26 @@ func TestTooDeepSchemaFallsBackToRawJSON(t *testing.T) {
 	text := strings.Join(lines, "\n")
 	if !strings.Contains(text, "too large or deep for a form") || !strings.Contains(text, "edit the arguments as raw JSON") {
 		t.Errorf("the form does not say why it is raw:\n%s", text)
+	}
+}
+
+// The tool detail outlines the arguments from the same model, and names a
+// schema too large to print instead of printing it.
+func TestToolDetailOutlinesArguments(t *testing.T) {
+	tool := runtime.Tool{Server: "py", ServerTool: "main", Name: "py__main", InputSchema: realSchema(t, "pydantic-main-model.json")}
+	text := ToolDetail(tool, 100)
+	for _, want := range []string{
+		"── arguments", "foo_bar *               object FooBar", "  count *               integer",
+		"  size                  number or null · default null", "Gender                  one of male, female, other, not_given or null · default null",
+		"snap                    integer · over 30, under 50 · default 42 · this is the value of snap",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the detail lacks %q:\n%s", want, text)
+		}
+	}
+	tool.InputSchema = json.RawMessage(strings.Repeat(`{"type":"object","properties":{"a":`, 4900) + `{"type":"string"}` + strings.Repeat(`}}`, 4900))
+	text = ToolDetail(tool, 100)
+	if len(text) > 4000 || !strings.Contains(text, "(not shown: ") || !strings.Contains(text, "too large or deep to outline") {
+		t.Errorf("the detail of a schema nested 9,800 levels (%d bytes):\n%s", len(text), text)
 	}
 }

@@ -30,7 +30,7 @@ func argumentLines(st styles.Styles, raw json.RawMessage, w int) []string {
 			label += " *"
 		}
 		text := padRight(label, max(24, len([]rune(label))+1)) + outlineType(n)
-		if extra := outlineExtra(n); extra != "" {
+		if extra := outlineExtra(n, name); extra != "" {
 			text += st.Dim.Render(" · " + extra)
 		}
 		out = append(out, present.Truncate(text, w))
@@ -86,9 +86,9 @@ func outlineType(n *schema.Node) string {
 	return t
 }
 
-// outlineExtra is what else a field says: constraints, default, title
-// and description.
-func outlineExtra(n *schema.Node) string {
+// outlineExtra is what else a field says: constraints, default, and its
+// description, else a title that says more than its name.
+func outlineExtra(n *schema.Node, name string) string {
 	var parts []string
 	if d := n.Describe(); d != "" {
 		parts = append(parts, present.Line(d))
@@ -98,7 +98,7 @@ func outlineExtra(n *schema.Node) string {
 	}
 	if n.Description != "" {
 		parts = append(parts, present.OneLine(n.Description, 120))
-	} else if n.Title != "" && n.Ref == "" {
+	} else if n.Title != "" && n.Ref == "" && !sameWords(n.Title, name) {
 		parts = append(parts, present.Line(n.Title))
 	}
 	return strings.Join(parts, " · ")

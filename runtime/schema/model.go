@@ -112,9 +112,10 @@ func Parse(raw json.RawMessage) (*Node, error) {
 // parser holds one Parse: the document $refs point into, the references
 // being expanded (the cycle guard), and the nodes made so far.
 type parser struct {
-	root  json.RawMessage
-	stack []string
-	nodes int
+	root   json.RawMessage
+	stack  []string
+	nodes  int
+	target map[string]json.RawMessage // $ref → what it points at, read once
 }
 
 // keywords is one schema object's keywords, read in one pass.
@@ -347,8 +348,15 @@ func (p *parser) ref(ref string, depth int) *Node {
 	if slices.Contains(p.stack, ref) {
 		return &Node{Ref: ref, Opaque: "recursive: " + RefName(ref) + " contains itself"}
 	}
-	target, found := lookup(p.root, frag)
+	target, found := p.target[ref]
 	if !found {
+		target, found = lookup(p.root, frag)
+		if p.target == nil {
+			p.target = map[string]json.RawMessage{}
+		}
+		p.target[ref] = target
+	}
+	if target == nil {
 		return &Node{Ref: ref, Opaque: "refers to " + ref + ", which the schema does not have"}
 	}
 	p.stack = append(p.stack, ref)
@@ -696,25 +704,94 @@ type member struct {
 	raw json.RawMessage
 }
 
-// members decodes a JSON object's members in their order: authors order
-// properties on purpose, and a map would shuffle them.
+// members splits a JSON object into its members in their order (authors
+// order properties on purpose, and a map would shuffle them), without
+// decoding the values: each is read only if the model needs it. raw comes
+// from a decoded message, so it is valid JSON; anything else ends the
+// list where it stops making sense.
 func members(raw json.RawMessage) []member {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
 		return nil
 	}
 	var out []member
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '"'; {
+		end := valueEnd(raw, i)
+		if end < 0 {
 			return out
 		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
+		key := string(raw[i+1 : end-1])
+		if bytes.IndexByte(raw[i:end], '\\') >= 0 && json.Unmarshal(raw[i:end], &key) != nil {
 			return out
 		}
-		out = append(out, member{key: key, raw: v})
+		i = skipSpace(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return out
+		}
+		start := skipSpace(raw, i+1)
+		end = valueEnd(raw, start)
+		if end < 0 {
+			return out
+		}
+		out = append(out, member{key: key, raw: raw[start:end]})
+		i = skipSpace(raw, end)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
 	}
 	return out
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd is the index just past the JSON value starting at i, or -1.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return -1
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end := valueEnd(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[j])) {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }

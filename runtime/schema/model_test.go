@@ -236,6 +236,7 @@ func TestParseKeywords(t *testing.T) {
 		{"format-only branches are not a choice", `{"properties":{"a":{"type":"string","anyOf":[{"format":"email"},{"format":"uri"}]}}}`, "a string\n"},
 		{"remote ref", `{"properties":{"a":{"$ref":"https://example.com/s.json"}}}`, "a any ref=s.json opaque=refers to https://example.com/s.json, outside the schema (not fetched)\n"},
 		{"missing ref", `{"properties":{"a":{"$ref":"#/$defs/Nope"}}}`, "a any ref=Nope opaque=refers to #/$defs/Nope, which the schema does not have\n"},
+		{"escaped names and spacing", "{ \"properties\" : {\n \"a\\\"b\" : { \"type\" : \"string\" } ,\"c/d\":{\"type\":[ \"integer\" , \"null\" ]} } }", "a\"b string\nc/d integer?\n"},
 		{"tuple", `{"properties":{"a":{"type":"array","prefixItems":[{"type":"string"}]}}}`, "a array\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Initial is the value a field starts with: what the TUI's form shows
@@ -191,17 +192,23 @@ func (n *Node) Describe() string {
 	if n.ExclusiveMaximum != nil {
 		parts = append(parts, "under "+num(n.ExclusiveMaximum))
 	}
+	count := func(n int, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.Itoa(n) + " " + one + "s"
+	}
 	if n.MinLength != nil && *n.MinLength > 0 {
-		parts = append(parts, fmt.Sprintf("at least %d characters", *n.MinLength))
+		parts = append(parts, "at least "+count(*n.MinLength, "character"))
 	}
 	if n.MaxLength != nil {
-		parts = append(parts, fmt.Sprintf("at most %d characters", *n.MaxLength))
+		parts = append(parts, "at most "+count(*n.MaxLength, "character"))
 	}
 	if n.MinItems != nil && *n.MinItems > 0 {
-		parts = append(parts, fmt.Sprintf("at least %d items", *n.MinItems))
+		parts = append(parts, "at least "+count(*n.MinItems, "item"))
 	}
 	if n.MaxItems != nil {
-		parts = append(parts, fmt.Sprintf("at most %d items", *n.MaxItems))
+		parts = append(parts, "at most "+count(*n.MaxItems, "item"))
 	}
 	if n.Format != "" {
 		parts = append(parts, "format "+n.Format)
@@ -209,12 +216,5 @@ func (n *Node) Describe() string {
 	if n.Pattern != "" {
 		parts = append(parts, "matching "+n.Pattern)
 	}
-	out := ""
-	for i, p := range parts {
-		if i > 0 {
-			out += ", "
-		}
-		out += p
-	}
-	return out
+	return strings.Join(parts, ", ")
 }
