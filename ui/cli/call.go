@@ -84,7 +84,7 @@ or protocol failure; 4 timeout or cancellation.`,
 	fl := cmd.Flags()
 	fl.DurationVar(&cf.timeout, "timeout", 0, "give up on the call after `D` without progress (default: the server's configured call timeout)")
 	fl.BoolVar(&cf.asJSON, "json", false, "print the whole result as stable JSON (shape in --help)")
-	fl.StringVar(&cf.elicitation, "elicitation", "decline", "answer the server's elicitation requests: decline, or defaults (accept with the schema's defaults)")
+	fl.StringVar(&cf.elicitation, "elicitation", "decline", "answer the server's elicitation requests: decline, or defaults (accept with what the TUI's form starts with: defaults, first choices; declined, saying why, when a required field has none)")
 	fl.BoolVar(&cf.noValidate, "no-validate", false, "send arguments that fail the tool's input schema anyway")
 	fl.BoolVar(&cf.task, "task", false, "call a tool whose taskSupport is \"optional\" as a task (2025-11-25 servers)")
 	addRecordFlags(cmd, &cf.record)
