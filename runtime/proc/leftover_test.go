@@ -1,0 +1,120 @@
+//go:build linux
+
+package proc
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// wantLeftover fails unless res names exactly the one leftover gc.
+func wantLeftover(t *testing.T, res StopResult, gc int, leftGroup bool) {
+	t.Helper()
+	if len(res.Leftovers) != 1 {
+		t.Fatalf("Stop = %+v, want exactly one leftover, pid %d", res, gc)
+	}
+	l := res.Leftovers[0]
+	if l.Pid != gc || l.LeftGroup != leftGroup || !strings.Contains(l.Command, self()) {
+		t.Errorf("leftover = %+v (%s), want pid %d, leftGroup %v, a command line naming %s", l, l, gc, leftGroup, self())
+	}
+}
+
+// A server that exits when stdin closes but leaves its child running is
+// seen doing so: Stop names the child before it clears the group, and
+// then clears it as before.
+func TestStopReportsChildLeftInGroup(t *testing.T) {
+	p := start(t, "spawn", func(s *Spec) {
+		s.Grace = shortGrace
+		s.Env = append(s.Env, afterEnv+"=eof")
+	})
+	gc := readGrandchild(t, p)
+	res := p.Stop()
+	if res.Step != StepStdinClose || res.Err != nil {
+		t.Fatalf("Stop = %+v, want the leader to exit on stdin close", res)
+	}
+	wantLeftover(t, res, gc, false)
+	assertGroupGone(t, p.Pid())
+}
+
+// A server that exited by itself before Stop is judged the same way.
+func TestStopReportsChildLeftByServerThatExited(t *testing.T) {
+	p := start(t, "spawn", func(s *Spec) {
+		s.Grace = shortGrace
+		s.Env = append(s.Env, afterEnv+"=exit")
+	})
+	gc := readGrandchild(t, p)
+	waitDone(t, p)
+	res := p.Stop()
+	if res.Step != StepExited || res.Err != nil {
+		t.Fatalf("Stop = %+v, want step %v", res, StepExited)
+	}
+	wantLeftover(t, res, gc, false)
+	assertGroupGone(t, p.Pid())
+}
+
+// A descendant that left the group (setsid) is found through the process
+// tree taken before the stop; the group kill cannot reach it, so it is
+// still running afterwards, which the leftover says.
+func TestStopReportsDescendantThatLeftTheGroup(t *testing.T) {
+	p := start(t, "spawn-setsid", func(s *Spec) {
+		s.Grace = shortGrace
+		s.Env = append(s.Env, afterEnv+"=eof")
+	})
+	gc := readGrandchild(t, p)
+	res := p.Stop()
+	if res.Err != nil {
+		t.Fatalf("Stop = %+v", res)
+	}
+	wantLeftover(t, res, gc, true)
+	if !alive(gc) {
+		t.Fatalf("the descendant %d that left the group died with it; the test proves nothing", gc)
+	}
+	// It is this process's child now (the subreaper): kill and reap it.
+	_ = syscall.Kill(gc, syscall.SIGKILL)
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(gc, &ws, 0, nil)
+}
+
+// A child that exits on the same stdin EOF a moment after its parent is
+// not a leftover, nor is anything of a well-behaved server.
+func TestStopReportsNoLeftoverOfTidyServers(t *testing.T) {
+	p := start(t, "trail", func(s *Spec) { s.Grace = 2 * leftoverSettle })
+	readGrandchild(t, p)
+	if res := p.Stop(); res.Err != nil || len(res.Leftovers) != 0 {
+		t.Errorf("Stop of a server whose child trails it = %+v, want no leftovers", res)
+	}
+	q := start(t, "echo", nil)
+	if res := q.Stop(); res.Err != nil || len(res.Leftovers) != 0 {
+		t.Errorf("Stop of a tidy server = %+v, want no leftovers", res)
+	}
+}
+
+// When only SIGKILL ended the server, its group died with it: nothing is
+// the server's leftover.
+func TestStopReportsNoLeftoverAfterSIGKILL(t *testing.T) {
+	p := start(t, "spawn-stay", func(s *Spec) {
+		s.Grace = shortGrace
+		s.Env = append(s.Env, afterEnv+"=stay")
+	})
+	readGrandchild(t, p)
+	if res := p.Stop(); res.Step != StepSIGKILL || len(res.Leftovers) != 0 {
+		t.Errorf("Stop = %+v, want SIGKILL and no leftovers", res)
+	}
+}
+
+func TestLeftoverString(t *testing.T) {
+	for l, want := range map[Leftover]string{
+		{Pid: 7, Command: "sleep 9"}:            "pid 7 (sleep 9)",
+		{Pid: 7}:                                "pid 7",
+		{Command: "members of group 7"}:         "members of group 7",
+		{Pid: 7, Command: "x", LeftGroup: true}: "pid 7 (x)",
+	} {
+		if got := l.String(); got != want {
+			t.Errorf("%+v.String() = %q, want %q", l, got, want)
+		}
+	}
+	if got := cutCommand(strings.Repeat("é", maxCommandBytes)); len(got) > maxCommandBytes+len("…") || !strings.HasSuffix(got, "…") {
+		t.Errorf("cutCommand of a long line = %d bytes", len(got))
+	}
+}
