@@ -217,17 +217,50 @@ func (c *checker) shutdown() (Status, string) {
 		return Fail, "stopping left processes behind: " + stop.Err
 	}
 	grace := ms(c.opts.StopGrace)
+	var st Status
+	var how string
 	switch stop.Step {
 	case runtime.StopStdinClose:
-		return Pass, fmt.Sprintf("exited %s after stdin closed; no process of its group remains", ms(stop.Took))
+		st, how = Pass, fmt.Sprintf("exited %s after stdin closed", ms(stop.Took))
 	case runtime.StopSIGTERM:
-		return Warn, fmt.Sprintf("kept running %s after stdin closed; SIGTERM stopped it: exit when stdin closes, as the stdio transport asks", grace)
+		st, how = Warn, fmt.Sprintf("kept running %s after stdin closed; SIGTERM stopped it: exit when stdin closes, as the stdio transport asks", grace)
 	case runtime.StopSIGKILL:
 		return Fail, fmt.Sprintf("ignored stdin close and SIGTERM (%s grace each); only SIGKILL stopped it: exit on stdin EOF, or at least on SIGTERM", grace)
 	case runtime.StopExited:
-		return Warn, "the server had already exited before it was asked to stop (" + stop.Exit + ")"
+		st, how = Warn, "the server had already exited before it was asked to stop ("+stop.Exit+")"
+	default:
+		st, how = Pass, "the server stopped"
 	}
-	return Pass, "the server stopped; no process of its group remains"
+	if len(stop.Leftovers) > 0 {
+		if stop.Step == runtime.StopStdinClose {
+			how = "exited when stdin closed" // Took counts the clearing of what it left, too
+		}
+		return Fail, how + ", " + leftoverReason(stop.Leftovers)
+	}
+	return st, how + "; no process it started was left running"
+}
+
+// leftoverReason words what a server left running: the processes, with
+// pid and command line, and what to fix.
+func leftoverReason(left []runtime.LeftoverProcess) string {
+	var inGroup, outside []string
+	for _, l := range left {
+		if l.LeftGroup {
+			outside = append(outside, l.String())
+		} else {
+			inGroup = append(inGroup, l.String())
+		}
+	}
+	var parts []string
+	if len(inGroup) > 0 {
+		parts = append(parts, fmt.Sprintf("but left %s of its process group running: %s (mcpdeck stopped %s with the group; a client that only waits for the server leaves %s running)",
+			count(len(inGroup), "process", "processes"), listOrNone(inGroup, 3), plural(len(inGroup), "it", "them"), plural(len(inGroup), "it", "them")))
+	}
+	if len(outside) > 0 {
+		parts = append(parts, fmt.Sprintf("but left %s that moved out of its process group (setsid, a daemonising fork), which nothing stops: %s, still running",
+			count(len(outside), "process", "processes"), listOrNone(outside, 3)))
+	}
+	return strings.Join(parts, "; ") + ": stop every process you start before you exit (kill or wait for your children when stdin closes)"
 }
 
 // groupAlive reports whether any process of the group still exists.
