@@ -66,9 +66,7 @@ func newChecker(ctx context.Context, srv config.Server, opts Options, progress f
 		StopGrace:     opts.StopGrace,
 		ClientVersion: opts.ClientVersion,
 		Protocol:      opts.Protocol,
-		// A message well over the result maximum is refused by the
-		// transport rather than buffered whole; bounded-results reports it.
-		MaxMessageSize: opts.ResultMax + 1<<20,
+		MaxMessageSize: maxMessage(opts),
 		Auth:           opts.Auth,
 	})
 	if opts.OnController != nil {
@@ -77,6 +75,13 @@ func newChecker(ctx context.Context, srv config.Server, opts Options, progress f
 	c.obs = observe(c.rt)
 	return c
 }
+
+// maxMessage bounds every message the check reads: well over the result
+// maximum, so a larger one is refused by the transport rather than
+// buffered whole; bounded-results reports it.
+func maxMessage(opts Options) int { return opts.ResultMax + 1<<20 }
+
+func (c *checker) maxMessage() int { return maxMessage(c.opts) }
 
 // close tears the controller down and stops the observer; after it, the
 // observer holds every event the controller published.
