@@ -61,6 +61,7 @@ func newCatalogue(mode Mode, cfg settings, pid int) *catalogue {
 		tools = escapeTools(tools)
 	}
 	tools = append(tools, hostileTools(mode)...)
+	tools = checkTools(mode, cfg, tools)
 	if mode == RenameTools {
 		for _, t := range tools {
 			t.name += "_" + strconv.Itoa(pid)

@@ -61,11 +61,11 @@ func newChecker(ctx context.Context, srv config.Server, opts Options, progress f
 		report: Report{Server: srv.Name, Transport: string(srv.Transport)},
 	}
 	c.rt = runtime.New(runtime.Options{
-		Config:        &config.Config{Servers: []config.Server{srv}},
-		ResultLimit:   opts.ResultMax,
-		StopGrace:     opts.StopGrace,
-		ClientVersion: opts.ClientVersion,
-		Protocol:      opts.Protocol,
+		Config:         &config.Config{Servers: []config.Server{srv}},
+		ResultLimit:    opts.ResultMax,
+		StopGrace:      opts.StopGrace,
+		ClientVersion:  opts.ClientVersion,
+		Protocol:       opts.Protocol,
 		MaxMessageSize: maxMessage(opts),
 		Auth:           opts.Auth,
 	})
