@@ -8,9 +8,10 @@ import (
 // Modes for the compatibility check's verdicts: the normal server plus one
 // tool whose answer a checker has to judge carefully.
 const (
-	// SteadyProgress adds the tool "process", which works in ten steps of
-	// MCPDECK_FAKE_DELAY (default 1s) and reports progress after each one
-	// when asked: slow, but never silent.
+	// SteadyProgress lists one tool, "process", which works in ten steps
+	// of MCPDECK_FAKE_DELAY (default 1s) and reports progress after each
+	// one when asked: slow, but never silent, and nothing in its name or
+	// description says it takes its time.
 	SteadyProgress Mode = "steady-progress"
 	// ErrorText makes echo answer "Error: fetch failed" as ordinary text,
 	// without isError, as a server that turns a failure into a string does.
@@ -28,8 +29,8 @@ func checkTools(mode Mode, cfg settings, tools []*tool) []*tool {
 		if step == defaultDelay {
 			step = time.Second // the delay knob's default is SlowInit's
 		}
-		tools = append(tools, &tool{name: "process", description: fmt.Sprintf("Processes the input in %d steps, reporting progress after each.", steadySteps),
-			run: func(s *server, c *call, _ map[string]any) { runSteady(s, c, step) }})
+		tools = []*tool{{name: "process", description: fmt.Sprintf("Processes the input in %d steps, reporting progress after each.", steadySteps),
+			run: func(s *server, c *call, _ map[string]any) { runSteady(s, c, step) }}}
 	case ErrorText:
 		for _, t := range tools {
 			if t.name == "echo" {

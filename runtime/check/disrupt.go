@@ -38,12 +38,20 @@ type outcome struct {
 	err error
 }
 
+// slowCall is how long the call step's call must have taken (or it sent
+// progress) for the disruptive steps to count its tool as one that takes
+// its time: long enough to act on it mid-flight.
+const slowCall = 4 * midFlight
+
 // outstandingCall picks the call to keep outstanding: a slow tool with a
-// long duration, else the call step's tool, else any tool the checker can
-// call.
+// long duration, else a call the call step saw take its time or report
+// progress, else the call step's tool, else any tool the checker can call.
 func (c *checker) outstandingCall() (candidate, bool, bool) {
 	if cand, ok := slowTool(c.tools); ok {
 		return cand, true, true
+	}
+	if c.seenSlow != nil {
+		return *c.seenSlow, true, true
 	}
 	if c.calledTool != "" {
 		if t, ok := c.tool(c.calledTool); ok {
@@ -99,7 +107,11 @@ func (c *checker) cancellation() (Status, string) {
 		// An instant tool answers before notifications/cancelled arrives,
 		// which the specification allows: cancelling it proves nothing and
 		// must not count against the server.
-		return Skip, fmt.Sprintf("no tool that takes its time (sleep, wait, long-running, with progress), so no call can be cancelled mid-flight; %s answers at once, and a response that crosses a cancellation is allowed", cand.tool.ServerTool)
+		seen := "was not seen taking its time"
+		if cand.tool.ServerTool == c.calledTool {
+			seen = "answered in " + ms(c.calledTook) + " without progress"
+		}
+		return Skip, fmt.Sprintf("no tool that takes its time (sleep, wait, long-running, or one that took its time or reported progress in the call step), so no call can be cancelled mid-flight; %s %s, and a response that crosses a cancellation is allowed", cand.tool.ServerTool, seen)
 	}
 	from := c.obs.mark()
 	f := c.start(cand, slow)
@@ -195,7 +207,7 @@ func (c *checker) reconnect() (Status, string) {
 	if !slices.Equal(sortedNames(before.Tools), sortedNames(after.Tools)) {
 		return Warn, strings.Join(notes, "; ") + ", but listed different tool names (see stable tool names)"
 	}
-	return Pass, strings.Join(notes, "; ") + fmt.Sprintf(" and listed the same %d tool names", len(after.Tools))
+	return Pass, strings.Join(notes, "; ") + " and listed the same " + count(len(after.Tools), "tool name", "tool names")
 }
 
 // shutdown stops the server the way mcpdeck always does and reports which

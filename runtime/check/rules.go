@@ -121,7 +121,7 @@ func (c *checker) stableNames() (Status, string) {
 	}
 	before, after := sortedNames(c.tools), sortedNames(c.toolsAfter)
 	if slices.Equal(before, after) {
-		return Pass, fmt.Sprintf("the same %d tool names after a reconnect", len(before))
+		return Pass, "the same " + count(len(before), "tool name", "tool names") + " after a reconnect"
 	}
 	var gone, added []string
 	for _, n := range before {

@@ -88,8 +88,12 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 	if err != nil {
 		return err
 	}
+	session, err := sessionOptions(cmd, runtime.Options{})
+	if err != nil {
+		return err
+	}
 	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), Protocol: protocol}
+		Auth: newAuthManager(cmd, 0), Protocol: protocol, Roots: session.Roots, LogLevel: session.LogLevel}
 	if cf.args != "" {
 		opts.Args = json.RawMessage(cf.args)
 	}
