@@ -123,3 +123,28 @@ func TestReadsLikeError(t *testing.T) {
 		}
 	}
 }
+
+// A tool that reported progress and then went silent for a whole call
+// timeout is told so, not "no response": it did say something.
+func TestTimeoutAfterProgressSaysSo(t *testing.T) {
+	c := &checker{opts: Options{CallTimeout: time.Second}.withDefaults(),
+		obs: &observer{changed: make(chan struct{}), events: []runtime.Event{runtime.Progress{RequestID: 7}, runtime.Progress{RequestID: 7}, runtime.Progress{RequestID: 8}}}}
+	got := c.callFailure("process", json.RawMessage(`{}`), &runtime.CancelledError{ID: 7, Method: "tools/call", Timeout: true})
+	if !strings.Contains(got, "process {} sent 2 progress notifications, then neither progress nor a response for 1.0s") {
+		t.Errorf("callFailure = %q", got)
+	}
+	if got := c.callFailure("echo", json.RawMessage(`{}`), &runtime.CancelledError{ID: 9, Method: "tools/call", Timeout: true}); !strings.Contains(got, "got no response within 1.0s") {
+		t.Errorf("callFailure without progress = %q", got)
+	}
+}
+
+// What a server left running is named with pid and command line, the
+// ones that left its process group apart: nothing stops those.
+func TestLeftoverReason(t *testing.T) {
+	got := leftoverReason([]runtime.LeftoverProcess{{Pid: 41, Command: "node worker.js"}, {Pid: 42, Command: "chrome --headless", LeftGroup: true}})
+	for _, want := range []string{"left 1 process of its process group running: pid 41 (node worker.js)", "left 1 process that moved out of its process group", "pid 42 (chrome --headless), still running", "stop every process you start"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("leftoverReason = %q, want it to say %q", got, want)
+		}
+	}
+}
