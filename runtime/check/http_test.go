@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,26 +118,16 @@ type protected struct {
 
 func newProtected(t *testing.T, as *authtest.AuthServer, backend string, invalid int) *protected {
 	t.Helper()
-	bu, err := url.Parse(backend)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := &httputil.ReverseProxy{
-		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: bu.Scheme, Host: bu.Host}) },
-		FlushInterval: -1,
-	}
+	rp, path := proxyTo(t, backend)
 	p := &protected{}
 	mux := http.NewServeMux()
-	srv := httptest.NewUnstartedServer(mux)
-	srv.Config.SetKeepAlivesEnabled(false) // as in mcphttp's proxy tests
-	srv.Start()
-	t.Cleanup(srv.Close)
-	p.url = srv.URL + bu.Path
+	srv := startServer(t, mux)
+	p.url = srv.URL + path
 	mux.HandleFunc("GET /meta/prm.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"resource": p.url, "authorization_servers": []string{as.Issuer}})
 	})
-	mux.HandleFunc(bu.Path, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 		h := r.Header.Get("Authorization")
 		p.mu.Lock()
 		p.auth = append(p.auth, h)

@@ -28,39 +28,50 @@ type redirector struct {
 	leaks []string // what reached the other origin: method and X-Api-Key
 }
 
-func newRedirector(t *testing.T, backend string) *redirector {
+// proxyTo is a reverse proxy to backend (an MCP endpoint URL), and the
+// endpoint's path.
+func proxyTo(t *testing.T, backend string) (*httputil.ReverseProxy, string) {
 	t.Helper()
 	bu, err := url.Parse(backend)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := &httputil.ReverseProxy{
+	return &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: bu.Scheme, Host: bu.Host}) },
 		FlushInterval: -1,
 		ErrorHandler:  func(w http.ResponseWriter, _ *http.Request, _ error) { w.WriteHeader(http.StatusBadGateway) },
-	}
+	}, bu.Path
+}
+
+// startServer serves h on loopback until t ends, one exchange per
+// connection as in mcphttp's proxy tests: a reused connection into a
+// ReverseProxy can have its next stream cut under load.
+func startServer(t *testing.T, h http.Handler) *httptest.Server {
+	s := httptest.NewUnstartedServer(h)
+	s.Config.SetKeepAlivesEnabled(false)
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+func newRedirector(t *testing.T, backend string) *redirector {
+	t.Helper()
+	rp, path := proxyTo(t, backend)
 	r := &redirector{}
-	other := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	other := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.leaks = append(r.leaks, req.Method+" "+req.URL.Path+" X-Api-Key="+req.Header.Get("X-Api-Key"))
 		r.mu.Unlock()
 		rp.ServeHTTP(w, req)
 	}))
-	front := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	front := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if r.on.Load() {
 			http.Redirect(w, req, r.other+req.URL.Path, http.StatusTemporaryRedirect)
 			return
 		}
 		rp.ServeHTTP(w, req)
 	}))
-	// One exchange per connection, as in mcphttp's proxy tests: a reused
-	// connection into a ReverseProxy can have its next stream cut under load.
-	for _, s := range []*httptest.Server{other, front} {
-		s.Config.SetKeepAlivesEnabled(false)
-		s.Start()
-		t.Cleanup(s.Close)
-	}
-	r.url, r.other = front.URL+bu.Path, other.URL
+	r.url, r.other = front.URL+path, other.URL
 	return r
 }
 

@@ -20,37 +20,28 @@ func wantLeftover(t *testing.T, res StopResult, gc int, leftGroup bool) {
 	}
 }
 
-// A server that exits when stdin closes but leaves its child running is
-// seen doing so: Stop names the child before it clears the group, and
-// then clears it as before.
+// A server that leaves its child running when it exits is seen doing so,
+// whether it exits when stdin closes or before Stop: Stop names the child
+// before it clears the group, and then clears it as before.
 func TestStopReportsChildLeftInGroup(t *testing.T) {
-	p := start(t, "spawn", func(s *Spec) {
-		s.Grace = shortGrace
-		s.Env = append(s.Env, afterEnv+"=eof")
-	})
-	gc := readGrandchild(t, p)
-	res := p.Stop()
-	if res.Step != StepStdinClose || res.Err != nil {
-		t.Fatalf("Stop = %+v, want the leader to exit on stdin close", res)
+	for after, step := range map[string]StopStep{"eof": StepStdinClose, "exit": StepExited} {
+		t.Run(after, func(t *testing.T) {
+			p := start(t, "spawn", func(s *Spec) {
+				s.Grace = shortGrace
+				s.Env = append(s.Env, afterEnv+"="+after)
+			})
+			gc := readGrandchild(t, p)
+			if step == StepExited {
+				waitDone(t, p)
+			}
+			res := p.Stop()
+			if res.Step != step || res.Err != nil {
+				t.Fatalf("Stop = %+v, want step %v", res, step)
+			}
+			wantLeftover(t, res, gc, false)
+			assertGroupGone(t, p.Pid())
+		})
 	}
-	wantLeftover(t, res, gc, false)
-	assertGroupGone(t, p.Pid())
-}
-
-// A server that exited by itself before Stop is judged the same way.
-func TestStopReportsChildLeftByServerThatExited(t *testing.T) {
-	p := start(t, "spawn", func(s *Spec) {
-		s.Grace = shortGrace
-		s.Env = append(s.Env, afterEnv+"=exit")
-	})
-	gc := readGrandchild(t, p)
-	waitDone(t, p)
-	res := p.Stop()
-	if res.Step != StepExited || res.Err != nil {
-		t.Fatalf("Stop = %+v, want step %v", res, StepExited)
-	}
-	wantLeftover(t, res, gc, false)
-	assertGroupGone(t, p.Pid())
 }
 
 // A descendant that left the group (setsid) is found through the process
