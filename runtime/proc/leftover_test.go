@@ -3,6 +3,7 @@
 package proc
 
 import (
+	"bufio"
 	"strings"
 	"syscall"
 	"testing"
@@ -107,5 +108,41 @@ func TestLeftoverString(t *testing.T) {
 	}
 	if got := cutCommand(strings.Repeat("é", maxCommandBytes)); len(got) > maxCommandBytes+len("…") || !strings.HasSuffix(got, "…") {
 		t.Errorf("cutCommand of a long line = %d bytes", len(got))
+	}
+}
+
+// BenchmarkDescendants is what Stop now spends reading a server's process
+// tree before it asks the server to stop: here a server with one child.
+func BenchmarkDescendants(b *testing.B) {
+	p, err := Start(Spec{Path: self(), Env: childEnv("spawn-stay", afterEnv+"=stay"), Grace: shortGrace})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Stop()
+	line, _ := bufio.NewReader(p.Stdout()).ReadString('\n')
+	if !strings.HasPrefix(line, "gc ") {
+		b.Fatalf("child said %q", line)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if len(descendants(p.Pid())) != 1 {
+			b.Fatal("the child is not in the tree")
+		}
+	}
+}
+
+// BenchmarkLeftoversOfTidyServer is what Stop now spends looking for
+// leftovers once a tidy server has exited: its group is already empty.
+func BenchmarkLeftoversOfTidyServer(b *testing.B) {
+	p, err := Start(Spec{Path: self(), Env: childEnv("echo")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.Stop()
+	b.ResetTimer()
+	for b.Loop() {
+		if p.leftovers(nil, leftoverSettle) != nil {
+			b.Fatal("leftovers of a tidy server")
+		}
 	}
 }
