@@ -8,7 +8,10 @@
 // The checker builds its own runtime.Controller for the one server, with
 // automatic reconnect and health pings off, so that it controls every step
 // and can run beside a live session (the TUI runs it on the selected server
-// while its own connection stays up). It never prints anything.
+// while its own connection stays up). Its probes, requests a client would
+// never send, go on connections that controller dials the way it dials its
+// sessions (runtime's DialHTTP and StartStdio, mcphttp's SendRaw): the same
+// headers, token, size limits and redirect policy. It never prints anything.
 package check
 
 import (
