@@ -329,11 +329,10 @@ func (c *checker) progressOf(id uint64) int {
 // until the check's limit (MaxCallTime), and how many notifications came:
 // a slow tool, not a silent one.
 func (c *checker) pastLimit(err error, start time.Time) (int, bool) {
-	var ce *runtime.CancelledError
-	if !errors.As(err, &ce) || !ce.Timeout || time.Since(start) < c.opts.MaxCallTime {
+	if time.Since(start) < c.opts.MaxCallTime {
 		return 0, false
 	}
-	n := c.progressOf(ce.ID)
+	n := c.timedOutProgress(err)
 	return n, n > 0
 }
 
@@ -377,10 +376,10 @@ func (c *checker) callFailure(tool string, args json.RawMessage, err error) stri
 }
 
 // timedOutProgress counts the progress notifications of a request that
-// timed out.
+// timed out; 0 for any other error.
 func (c *checker) timedOutProgress(err error) int {
 	var ce *runtime.CancelledError
-	if !errors.As(err, &ce) {
+	if !errors.As(err, &ce) || !ce.Timeout {
 		return 0
 	}
 	return c.progressOf(ce.ID)
