@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/mcp"
-	"mcpdeck/runtime/proc"
 )
 
 // connect makes one connection attempt: start the transport, initialize,
@@ -78,23 +76,12 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 	var stream jsonrpc.Stream
 	switch cfg.Transport {
 	case config.TransportStdio:
-		p, err := proc.Start(proc.Spec{
-			Path:     cfg.Command,
-			Args:     cfg.Args,
-			Env:      cfg.ProcessEnv(os.Environ()),
-			Dir:      cfg.Cwd,
-			Grace:    c.opts.StopGrace,
-			OnStderr: s.onStderr,
-		})
+		p, st, err := c.startStdio(cfg, s.onStderr)
 		if err != nil {
 			s.cancel()
 			return nil, err
 		}
-		s.proc = p
-		stream = jsonrpc.NewStdioStream(p.Stdout(), p.Stdin(), p.Stdin(), jsonrpc.StdioOptions{
-			MaxMessageSize: c.opts.MaxMessageSize,
-			OnEOF:          func() error { return s.exitCause() },
-		})
+		s.proc, stream = p, st
 	default:
 		st, err := c.dialRemote(ctx, s, cfg)
 		if err != nil {
@@ -106,20 +93,6 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 	s.conn = jsonrpc.NewConn(stream, opts)
 	s.started = time.Now()
 	return s, nil
-}
-
-// exitCause waits briefly for the process behind a closed stdout and
-// returns its exit as the connection's close cause.
-func (s *session) exitCause() error {
-	select {
-	case <-s.proc.Done():
-		if err := s.proc.Exit(); err != nil {
-			return fmt.Errorf("server process %w", err)
-		}
-		return errors.New("server process exited with status 0")
-	case <-time.After(2 * time.Second):
-		return errors.New("server closed its stdout but its process is still running")
-	}
 }
 
 // clientCapabilities declares what is plugged in, and nothing else: roots

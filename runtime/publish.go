@@ -162,7 +162,7 @@ func stopInfo(r proc.StopResult) StopInfo {
 	if r.Step == 0 {
 		return StopInfo{}
 	}
-	info := StopInfo{Step: r.Step, Took: r.Elapsed}
+	info := StopInfo{Step: r.Step, Took: r.Elapsed, Leftovers: r.Leftovers}
 	if r.Exit != nil {
 		info.Exit = r.Exit.Error()
 	}

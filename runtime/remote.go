@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/mcphttp"
-	"mcpdeck/runtime/auth"
 	"mcpdeck/runtime/mcp"
 )
 
@@ -28,23 +26,7 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 	if err != nil {
 		return nil, err
 	}
-	var transport http.RoundTripper
-	if c.opts.Auth != nil {
-		transport = &auth.Transport{Manager: c.opts.Auth, Target: auth.TargetOf(cfg), Interactive: c.opts.InteractiveLogin}
-	}
-	opts := mcphttp.Options{
-		URL:            cfg.URL,
-		Headers:        cfg.Headers,
-		MaxMessageSize: c.opts.MaxMessageSize,
-		// Each exchange is an event while a recorder wants them, for
-		// recordings' HTTP Archives. The tracer sees requests before the
-		// authorization transport adds a token.
-		Client: mcphttp.TraceClient(transport, cfg.Headers, func() bool { return c.bus.http.Load() > 0 }, func(x mcphttp.Exchange) {
-			x.RequestBody, x.ResponseBody, x.Err = s.redact.str(x.RequestBody), s.redact.str(x.ResponseBody), s.redact.str(x.Err)
-			x.URL = s.redact.str(x.URL)
-			c.bus.publish(HTTPExchange{EventHeader: EventHeader{Time: x.Started, Server: cfg.Name}, Exchange: x})
-		}),
-	}
+	opts := c.httpOptions(cfg, s.redact)
 	s.remote = true
 	key := eraKey(cfg)
 	switch {

@@ -155,6 +155,9 @@ func (s *session) close() proc.StopResult {
 		}()
 		if s.proc != nil {
 			s.stopped = s.proc.Stop()
+			for i, l := range s.stopped.Leftovers { // a child's arguments may carry a configured secret
+				s.stopped.Leftovers[i].Command = s.redact.str(l.Command)
+			}
 		}
 		<-closed
 		s.routines.Wait()

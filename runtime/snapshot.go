@@ -242,10 +242,16 @@ type ProgressInfo struct {
 }
 
 // StopInfo says how a server process was stopped: which step ended it
-// (exited, stdin-close, SIGTERM, SIGKILL) and whether its group was cleared.
+// (exited, stdin-close, SIGTERM, SIGKILL), whether its group was cleared,
+// and what the server left running when it exited (Leftovers, observed
+// before mcpdeck cleared the group; command lines scrubbed of secrets).
 type StopInfo struct {
-	Step StopStep      `json:"step,omitempty"`
-	Exit string        `json:"exit,omitempty"`
-	Err  string        `json:"error,omitempty"`
-	Took time.Duration `json:"took,omitempty"`
+	Step      StopStep          `json:"step,omitempty"`
+	Exit      string            `json:"exit,omitempty"`
+	Err       string            `json:"error,omitempty"`
+	Took      time.Duration     `json:"took,omitempty"`
+	Leftovers []LeftoverProcess `json:"leftovers,omitempty"`
 }
+
+// LeftoverProcess is a process a server left running when it exited.
+type LeftoverProcess = proc.Leftover

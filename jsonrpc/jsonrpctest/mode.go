@@ -93,6 +93,7 @@ var allModes = []Mode{
 	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, GoSDKModern, GoSDKModernHTTP,
 	HostileEscapes,
 	NullIDError, DeepResponse, DeepSchema, BadUTF8, // hostile.go
+	SteadyProgress, ErrorText, // checkfakes.go
 }
 
 // Modes returns every mode a fake server understands, Normal first.
