@@ -1,12 +1,14 @@
 // ts-server.mjs: an MCP server on the TypeScript SDK v2 (@modelcontextprotocol/server,
 // pinned in .ci/npm), for mcpdeck's interop tests.
 //
-//   node ts-server.mjs [--transport stdio|http] [--era dual|modern] [--port N]
+//   node ts-server.mjs [--transport stdio|http] [--era dual|modern] [--port N] [--delay-ms N]
 //
 // --era dual (the default) serves 2026-07-28 and, on an `initialize` opening,
 // the legacy revisions; --era modern rejects `initialize` (modern-only). Over
 // HTTP it listens on 127.0.0.1 (port 0 picks a free one) at /mcp and prints
-// one line to stdout: `listening http://127.0.0.1:PORT/mcp`.
+// one line to stdout: `listening http://127.0.0.1:PORT/mcp`. --delay-ms N
+// (stdio) waits N ms before it reads stdin, as an `npx` start or a cold
+// runtime does: what the client wrote meanwhile waits in the pipe.
 //
 // Tools:
 //   echo {text}                     one text block: text
@@ -20,6 +22,8 @@
 //                                   writes "cancelled <id>" to stderr when cancelled
 //   log {message}                   logs message at debug, info, warning and error
 //                                   (the request's logLevel filters), answers "logged"
+//   served_era {}                   the era of the instance that answers: "modern" or
+//                                   "legacy" (stdio: the era the connection was pinned to)
 import http from 'node:http';
 import { args, sdk } from './sdk.mjs';
 
@@ -41,7 +45,7 @@ function registerExtra(server, name) {
         async ({ text: t }) => text(t ?? name));
 }
 
-function factory() {
+function factory({ era: served } = {}) {
     const server = new McpServer(
         { name: `ts2-peer-${era}`, version: '0.1.0' },
         {
@@ -104,11 +108,15 @@ function factory() {
             for (const level of ['debug', 'info', 'warning', 'error']) await ctx.mcpReq.log(level, `${level}: ${message}`, 'peer');
             return text('logged');
         });
+    server.registerTool('served_era', { description: 'Names the era of the instance that answers.', inputSchema: schema({}) },
+        async () => text(served ?? 'unknown'));
     for (const name of extraTools) registerExtra(server, name);
     return server;
 }
 
 if (transport === 'stdio') {
+    const delay = Number(opts['delay-ms'] ?? 0);
+    if (delay > 0) await new Promise(resolve => setTimeout(resolve, delay));
     const { serveStdio } = await sdk('@modelcontextprotocol/server', './stdio');
     serveStdio(factory, { legacy: era === 'modern' ? 'reject' : 'serve', onerror: e => process.stderr.write(`peer error: ${e.message}\n`) });
 } else {
