@@ -34,7 +34,7 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	}
 	warmSchemas() // while the server starts, so the first call validates at once
 	report(StateStarting)
-	s, err := c.openTransport(ctx, gen, cfg)
+	s, err := c.openTransport(ctx, gen, cfg, false)
 	if err != nil {
 		return nil, info, err
 	}
@@ -44,7 +44,8 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 		// The server refused the remembered era (it changed): forget it
 		// and probe afresh, once.
 		c.forgetEra(cfg)
-		if s, err = c.restart(ctx, s); err != nil {
+		s.close()
+		if s, err = c.openTransport(ctx, gen, cfg, true); err != nil {
 			return nil, info, err
 		}
 		s, err = c.handshake(ctx, s, pref)
@@ -124,9 +125,10 @@ func (c *Controller) rememberEra(s *session, pref mcp.Preference) {
 func (c *Controller) forgetEra(cfg config.Server) { _ = c.eras.forget(cfg) }
 
 // openTransport starts the server process (stdio) or connects (remote),
-// and builds the JSON-RPC connection over it.
-func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.Server) (*session, error) {
-	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}, changed: map[string]bool{}}
+// and builds the JSON-RPC connection over it. fresh leaves the era memory
+// out of the era negotiation (a remembered era just failed).
+func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.Server, fresh bool) (*session, error) {
+	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}, changed: map[string]bool{}, fresh: fresh}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	opts := jsonrpc.Options{
 		Handler:        s.handle,

@@ -128,7 +128,7 @@ func (c *Controller) handshake(ctx context.Context, s *session, pref mcp.Prefere
 		s.eraReason, s.eraDecision = s.decided.reason, s.decided.decision
 		return s, s.initialize(ctx, pref)
 	}
-	remembered, known := c.eras.recall(s.cfg)
+	remembered, known := s.recall()
 	switch {
 	case !pref.Probes():
 		s.eraReason, s.eraDecision = "initialize (the protocol setting is "+pref.String()+")", EraPinned

@@ -159,6 +159,15 @@ func (m *EraMemory) recall(cfg config.Server) (RememberedEra, bool) {
 // writes it again (its Seen decides which entries are dropped first).
 const refreshAfter = 24 * time.Hour
 
+// recall is what the era memory says of the session's server, nothing
+// when the session was opened fresh (its remembered era just failed).
+func (s *session) recall() (RememberedEra, bool) {
+	if s.fresh {
+		return RememberedEra{}, false
+	}
+	return s.c.eras.recall(s.cfg)
+}
+
 // remember records that cfg's server spoke version (of its era). An entry
 // that says the same and was written lately is left as it is, so
 // reconnects do not rewrite the file.

@@ -265,7 +265,7 @@ func joinReason(why, reason string) string {
 // restart closes s and starts its server again.
 func (c *Controller) restart(ctx context.Context, s *session) (*session, error) {
 	s.close()
-	return c.openTransport(ctx, s.gen, s.cfg)
+	return c.openTransport(ctx, s.gen, s.cfg, s.fresh)
 }
 
 // lateSwitch ends the probe a legacy-for-now session kept open and reports

@@ -46,7 +46,7 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 		}),
 	}
 	s.remote = true
-	remembered, known := c.eras.recall(cfg)
+	remembered, known := s.recall()
 	rememberedLegacy := known && remembered.Era == mcp.Legacy && pref.FallsBack()
 	switch {
 	case cfg.Transport == config.TransportSSE && !pref.FallsBack():

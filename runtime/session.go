@@ -47,6 +47,7 @@ type session struct {
 
 	eraDecision EraDecision // how the era was decided
 	fromMemory  bool        // the handshake started from a remembered era
+	fresh       bool        // the era memory is left out: a remembered era just failed
 	// lateProbe is the server/discover probe of a session that is legacy
 	// for now (initialize answered first); a modern answer to it before
 	// the session is ready still wins. Only the connection attempt uses it.
