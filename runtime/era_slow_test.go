@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -20,14 +19,9 @@ const slowStart = "3000"
 func slowTSPeer(t *testing.T, name string, era jsonrpctest.Era) config.Server {
 	t.Helper()
 	path, args, env := jsonrpctest.TSServerStdio(t, era, "--delay-ms", slowStart)
-	vars := map[string]string{}
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == jsonrpctest.EnvNodeModules {
-			vars[k] = v
-		}
-	}
 	return config.Server{
-		Name: name, Transport: config.TransportStdio, Command: path, Args: args, Env: vars, Enabled: true,
+		Name: name, Transport: config.TransportStdio, Command: path, Args: args, Enabled: true,
+		Env: map[string]string{jsonrpctest.EnvNodeModules: envValue(env, jsonrpctest.EnvNodeModules)},
 		StartupTimeout: 45 * time.Second, CallTimeout: 30 * time.Second,
 	}
 }

@@ -302,3 +302,103 @@ func TestLateDiscoverBeforeReadyWins(t *testing.T) {
 		t.Fatalf("remembered %+v %v; want modern", r, ok)
 	}
 }
+
+// Over HTTP the era is remembered per origin: a real TypeScript SDK v2
+// server remembered as modern is reported so, and one remembered legacy
+// that is now modern-only (the origin's server was upgraded) refuses the
+// remembered initialize, is forgotten, probed afresh in the same attempt
+// and remembered as modern.
+func TestRemoteEraRememberedPerOrigin(t *testing.T) {
+	url := jsonrpctest.TSServerHTTP(t, jsonrpctest.ModernEra)
+	srv := config.Server{Name: "h", Transport: config.TransportHTTP, URL: url, Enabled: true,
+		StartupTimeout: 20 * time.Second, CallTimeout: 10 * time.Second}
+	dir := t.TempDir()
+
+	c := eraController(t, dir, srv)
+	enable(t, c)
+	if v := serverOf(t, c, "h"); v.State != StateReady || v.Era != EraModern || v.EraDecision != EraDiscoverAnswered {
+		t.Fatalf("first: %s %s, %s (%s) %+v", v.State, v.Era, v.EraDecision, v.EraReason, v.LastError)
+	}
+	shutdownOrFail(t, c)
+	c = eraController(t, dir, srv)
+	enable(t, c)
+	if v := serverOf(t, c, "h"); v.State != StateReady || v.Era != EraModern || v.EraDecision != EraRemembered {
+		t.Fatalf("remembered: %s %s, %s (%s) %+v", v.State, v.Era, v.EraDecision, v.EraReason, v.LastError)
+	}
+	shutdownOrFail(t, c)
+
+	mem, err := OpenEraMemory(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.remember(srv, mcp.LatestLegacy); err != nil {
+		t.Fatal(err)
+	}
+	c = eraController(t, dir, srv)
+	enable(t, c)
+	if v := serverOf(t, c, "h"); v.State != StateReady || v.Era != EraModern || v.EraDecision != EraDiscoverAnswered {
+		t.Fatalf("remembered legacy, now modern: %s %s, %s (%s) %+v", v.State, v.Era, v.EraDecision, v.EraReason, v.LastError)
+	}
+	if r, ok := c.eras.recall(srv); !ok || r.Era != mcp.Modern {
+		t.Fatalf("remembered %+v %v; want modern", r, ok)
+	}
+}
+
+// Stale memories of real stdio servers: the TypeScript SDK v2 modern-only
+// server remembered legacy (it refuses the remembered initialize with
+// -32022), and server-everything (2025 only) remembered modern (it answers
+// server/discover with a legacy error). Each is probed afresh in the same
+// attempt and remembered anew.
+func TestStaleEraOfRealStdioServers(t *testing.T) {
+	tsPath, tsArgs, tsEnv := jsonrpctest.TSServerStdio(t, jsonrpctest.ModernEra)
+	ts := config.Server{Name: "s", Transport: config.TransportStdio, Command: tsPath, Args: tsArgs, Enabled: true,
+		Env: map[string]string{jsonrpctest.EnvNodeModules: envValue(tsEnv, jsonrpctest.EnvNodeModules)}, StartupTimeout: 30 * time.Second, CallTimeout: 10 * time.Second}
+	node, script := jsonrpctest.Everything(t)
+	everything := config.Server{Name: "s", Transport: config.TransportStdio, Command: node, Args: []string{script}, Enabled: true,
+		StartupTimeout: 30 * time.Second, CallTimeout: 10 * time.Second}
+	for _, tc := range []struct {
+		name           string
+		srv            config.Server
+		stale, now     string
+		nowEra         Era
+		decided        EraDecision
+		firstRequested string
+	}{
+		{"ts modern-only remembered legacy", ts, mcp.LatestLegacy, mcp.LatestModern, EraModern, EraDiscoverAnswered, "initialize"},
+		{"server-everything remembered modern", everything, mcp.LatestModern, mcp.LatestLegacy, EraLegacy, EraLegacyError, mcp.MethodDiscover},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			mem, err := OpenEraMemory(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := mem.remember(tc.srv, tc.stale); err != nil {
+				t.Fatal(err)
+			}
+			c := eraController(t, dir, tc.srv)
+			rec := record(t, c)
+			enable(t, c)
+			v := serverOf(t, c, "s")
+			if v.State != StateReady || v.Era != tc.nowEra || v.EraDecision != tc.decided {
+				t.Fatalf("%s %s, %s (%s) %+v", v.State, v.Era, v.EraDecision, v.EraReason, v.LastError)
+			}
+			if sent := requestsSent(rec, "s", "initialize", mcp.MethodDiscover); !strings.HasPrefix(sent, tc.firstRequested) {
+				t.Fatalf("requests sent %q; want the remembered era's %s first", sent, tc.firstRequested)
+			}
+			if r, ok := c.eras.recall(tc.srv); !ok || r.Era != tc.nowEra {
+				t.Fatalf("remembered %+v %v; want %s", r, ok, tc.nowEra)
+			}
+		})
+	}
+}
+
+// envValue is KEY's value in a KEY=VALUE list.
+func envValue(env []string, key string) string {
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
