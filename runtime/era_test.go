@@ -402,3 +402,40 @@ func envValue(env []string, key string) string {
 	}
 	return ""
 }
+
+// A protocol setting that allows one era wins over the era memory, over
+// HTTP as on stdio: the era is then pinned, not remembered.
+func TestPinnedEraWinsOverTheMemory(t *testing.T) {
+	url := jsonrpctest.TSServerHTTP(t, jsonrpctest.DualEra)
+	path, args, env := jsonrpctest.TSServerStdio(t, jsonrpctest.DualEra)
+	for _, srv := range []config.Server{
+		{Name: "s", Transport: config.TransportHTTP, URL: url},
+		{Name: "s", Transport: config.TransportStdio, Command: path, Args: args, Env: map[string]string{jsonrpctest.EnvNodeModules: envValue(env, jsonrpctest.EnvNodeModules)}},
+	} {
+		srv.Enabled, srv.StartupTimeout, srv.CallTimeout = true, 30*time.Second, 10*time.Second
+		for _, tc := range []struct {
+			protocol, remembered string
+			era                  Era
+		}{
+			{"legacy", mcp.LatestModern, EraLegacy}, {"legacy", mcp.LatestLegacy, EraLegacy},
+			{"modern", mcp.LatestLegacy, EraModern}, {"modern", mcp.LatestModern, EraModern},
+		} {
+			t.Run(srv.Transport.String()+" "+tc.protocol+" remembered "+tc.remembered, func(t *testing.T) {
+				dir := t.TempDir()
+				mem, err := OpenEraMemory(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := mem.remember(srv, tc.remembered); err != nil {
+					t.Fatal(err)
+				}
+				c := New(Options{Config: configOf(srv), StopGrace: 500 * time.Millisecond, Eras: mem, Protocol: tc.protocol})
+				t.Cleanup(func() { shutdownOrFail(t, c) })
+				enable(t, c)
+				if v := serverOf(t, c, "s"); v.State != StateReady || v.Era != tc.era || v.EraDecision != EraPinned {
+					t.Fatalf("%s %s, %s (%s) %+v", v.State, v.Era, v.EraDecision, v.EraReason, v.LastError)
+				}
+			})
+		}
+	}
+}

@@ -47,7 +47,8 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 	}
 	s.remote = true
 	remembered, known := s.recall()
-	rememberedLegacy := known && remembered.Era == mcp.Legacy && pref.FallsBack()
+	auto := pref.Probes() && pref.FallsBack() // only auto consults the era memory
+	rememberedLegacy := auto && known && remembered.Era == mcp.Legacy
 	switch {
 	case cfg.Transport == config.TransportSSE && !pref.FallsBack():
 		return nil, fmt.Errorf("%w: the server is configured as legacy HTTP+SSE (\"type\": \"sse\"), which speaks no 2026-07-28, but the protocol setting is %s", ErrUnsupportedVersion, pref)
@@ -62,7 +63,7 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 			switch {
 			case !pref.FallsBack():
 				n.decision, n.reason = EraPinned, joinReason("the protocol setting is "+pref.String(), n.reason)
-			case known:
+			case known && remembered.Era == mcp.Modern:
 				n.decision, n.reason = EraRemembered, joinReason(rememberedReason(remembered), n.reason)
 				s.fromMemory = true
 			}
