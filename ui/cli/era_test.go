@@ -58,10 +58,10 @@ func TestServersRememberTheEra(t *testing.T) {
 	}
 }
 
-// tsSlowPeer is a TypeScript SDK v2 dual-era server that reads nothing for
+// tsSlowPeer is a TypeScript SDK v2 server of era that reads nothing for
 // 3 s, as an mcp.json entry.
-func tsSlowPeer(t *testing.T) map[string]any {
-	path, args, env := jsonrpctest.TSServerStdio(t, jsonrpctest.DualEra, "--delay-ms", "3000")
+func tsSlowPeer(t testing.TB, era jsonrpctest.Era) map[string]any {
+	path, args, env := jsonrpctest.TSServerStdio(t, era, "--delay-ms", "3000")
 	vars := map[string]string{}
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok && k == jsonrpctest.EnvNodeModules {
@@ -76,7 +76,7 @@ func tsSlowPeer(t *testing.T) map[string]any {
 // answers through the gateway is its modern one), and the gateway's
 // metrics say so too.
 func TestSlowDualEraPeerSameEraInServersAndGateway(t *testing.T) {
-	h := newHeadless(t, map[string]map[string]any{"slow": tsSlowPeer(t)})
+	h := newHeadless(t, map[string]map[string]any{"slow": tsSlowPeer(t, jsonrpctest.DualEra)})
 	// Each process decides on its own: no era memory shared between them.
 	fresh := func(name string) []string {
 		return append(h.env, "XDG_STATE_HOME="+filepath.Join(h.dir, name))
