@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	goruntime "runtime"
 	"testing"
 	"time"
 
@@ -14,14 +15,19 @@ import (
 // or a cold Python venv is.
 const slowStart = "3000"
 
-// slowTSPeer configures a TypeScript SDK v2 server on stdio that reads
-// nothing for slowStart milliseconds.
-func slowTSPeer(t *testing.T, name string, era jsonrpctest.Era) config.Server {
+// slowTSPeer configures a TypeScript SDK v2 server on stdio that handles
+// nothing for slowStart milliseconds. With readEarly it reads its stdin
+// meanwhile (the probe then looks unanswered, not unread).
+func slowTSPeer(t *testing.T, name string, era jsonrpctest.Era, readEarly bool) config.Server {
 	t.Helper()
-	path, args, env := jsonrpctest.TSServerStdio(t, era, "--delay-ms", slowStart)
+	extra := []string{"--delay-ms", slowStart}
+	if readEarly {
+		extra = append(extra, "--read-early")
+	}
+	path, args, env := jsonrpctest.TSServerStdio(t, era, extra...)
 	return config.Server{
 		Name: name, Transport: config.TransportStdio, Command: path, Args: args, Enabled: true,
-		Env: map[string]string{jsonrpctest.EnvNodeModules: envValue(env, jsonrpctest.EnvNodeModules)},
+		Env:            map[string]string{jsonrpctest.EnvNodeModules: envValue(env, jsonrpctest.EnvNodeModules)},
 		StartupTimeout: 45 * time.Second, CallTimeout: 30 * time.Second,
 	}
 }
@@ -39,26 +45,37 @@ func servedEra(t *testing.T, c *Controller, server string) string {
 
 // A server slower to start than the discover fallback is spoken to in the
 // modern era when it is one, under auto and under modern, and the server
-// itself serves the connection in the modern era (a dual-era server that
-// also took the initialize sent at the fallback is not used in the legacy
-// era it was pinned to).
+// itself serves the connection in the modern era. One that has not read
+// the probe yet is starting, not silent: initialize waits until it has
+// (Linux). One that read the probe but answers late gets initialize at the
+// fallback, and its late discovery result still wins; a dual-era server
+// that took that initialize is not used in the legacy era it pinned the
+// process to, but started again.
 func TestSlowStartingModernPeers(t *testing.T) {
+	unread := EraDiscoverAnswered
+	if goruntime.GOOS != "linux" {
+		unread = EraSwitched // whether the probe was read cannot be told
+	}
 	for _, tc := range []struct {
-		name     string
-		era      jsonrpctest.Era
-		protocol string
-		decision EraDecision
+		name      string
+		era       jsonrpctest.Era
+		readEarly bool
+		protocol  string
+		decision  EraDecision
 	}{
-		{"modern-only auto", jsonrpctest.ModernEra, "", EraSwitched},
-		{"dual-era auto", jsonrpctest.DualEra, "", EraSwitched},
-		{"modern-only modern", jsonrpctest.ModernEra, "modern", EraPinned},
-		{"dual-era modern", jsonrpctest.DualEra, "modern", EraPinned},
-		{"dual-era pinned", jsonrpctest.DualEra, mcp.LatestModern, EraPinned},
+		{"modern-only auto", jsonrpctest.ModernEra, false, "", unread},
+		{"dual-era auto", jsonrpctest.DualEra, false, "", unread},
+		{"modern-only auto read early", jsonrpctest.ModernEra, true, "", EraSwitched},
+		{"dual-era auto read early", jsonrpctest.DualEra, true, "", EraSwitched},
+		{"modern-only modern", jsonrpctest.ModernEra, true, "modern", EraPinned},
+		{"dual-era modern", jsonrpctest.DualEra, true, "modern", EraPinned},
+		{"dual-era pinned", jsonrpctest.DualEra, true, mcp.LatestModern, EraPinned},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := slowTSPeer(t, "slow", tc.era)
+			srv := slowTSPeer(t, "slow", tc.era, tc.readEarly)
 			c := New(Options{Config: configOf(srv), StopGrace: 500 * time.Millisecond, Protocol: tc.protocol})
 			t.Cleanup(func() { shutdownOrFail(t, c) })
+			rec := record(t, c)
 			enable(t, c)
 			v := serverOf(t, c, "slow")
 			if v.State != StateReady || v.Era != EraModern || v.ProtocolVersion != mcp.LatestModern || v.EraDecision != tc.decision {
@@ -66,6 +83,10 @@ func TestSlowStartingModernPeers(t *testing.T) {
 			}
 			if got := servedEra(t, c, "slow"); got != "modern" {
 				t.Fatalf("the server serves the connection as %q; mcpdeck says modern (%s)", got, v.EraReason)
+			}
+			sent := requestsSent(rec, "slow", "initialize")
+			if (tc.decision == EraSwitched) != (sent != "") {
+				t.Fatalf("initialize sent: %q, decided %s", sent, v.EraDecision)
 			}
 		})
 	}

@@ -154,13 +154,19 @@ func (c *Controller) negotiateStdio(ctx context.Context, s *session, pref mcp.Pr
 	var (
 		ini      *pendingCall
 		versions []string // those initialize offered
-		fallback <-chan time.Time
-		kept     bool // the probe was handed to the session (legacy for now)
+		kept     bool     // the probe was handed to the session (legacy for now)
+		timer    *time.Timer
+		fallback <-chan time.Time // the fallback wait
+		ticker   = time.NewTicker(startingPoll)
+		poll     <-chan time.Time // ticker's, while a starting server has not read the probe
+		readLate time.Duration    // how long after sending the server read the probe, when it was late
 	)
+	ticker.Stop()
+	defer ticker.Stop()
 	if plan.fallback > 0 && st.fallsBack {
-		t := time.NewTimer(plan.fallback)
-		defer t.Stop()
-		fallback = t.C
+		timer = time.NewTimer(plan.fallback)
+		defer timer.Stop()
+		fallback = timer.C
 	}
 	defer func() {
 		if !kept {
@@ -185,7 +191,22 @@ func (c *Controller) negotiateStdio(ctx context.Context, s *session, pref mcp.Pr
 			case <-initDone:
 				st.init, st.initModern = initOutcome(ini.err)
 			case <-fallback:
-				st.fallbackOver, fallback = true, nil
+				fallback = nil
+				if !s.stillStarting() {
+					st.fallbackOver = true
+					break
+				}
+				// It has not read the probe yet: it is starting (npx, a
+				// JVM), not silent. The wait begins when it reads it.
+				ticker.Reset(startingPoll)
+				poll = ticker.C
+			case <-poll:
+				if !s.stillStarting() {
+					ticker.Stop()
+					poll, readLate = nil, time.Since(sent).Round(10*time.Millisecond)
+					timer.Reset(plan.fallback)
+					fallback = timer.C
+				}
 			case <-ctx.Done():
 				what := mcp.MethodDiscover
 				if st.verdict != nil {
@@ -233,7 +254,7 @@ func (c *Controller) negotiateStdio(ctx context.Context, s *session, pref mcp.Pr
 				s.eraReason = st.verdict.Reason
 			}
 			if act == probeLegacyForNow {
-				s.eraReason, s.eraDecision = fmt.Sprintf("no answer to server/discover within the %s fallback; initialize answered first", plan.fallback), EraTimedOut
+				s.eraReason, s.eraDecision = fmt.Sprintf("no answer to server/discover within the %s fallback%s; initialize answered first", plan.fallback, readLateText(readLate)), EraTimedOut
 				s.lateProbe, kept = probe, true
 			}
 			return s, s.finishInitialize(ctx, ini.raw, ini.err, versions, pref)
@@ -252,6 +273,29 @@ func (c *Controller) negotiateStdio(ctx context.Context, s *session, pref mcp.Pr
 			return s, s.finishInitialize(ctx, ini.raw, ini.err, versions, pref)
 		}
 	}
+}
+
+// startingPoll is how often the probe checks whether a server that is
+// still starting has read its stdin.
+const startingPoll = 50 * time.Millisecond
+
+// stillStarting reports whether a stdio server has yet to read what was
+// written to its stdin: one that has not read the probe cannot have
+// ignored it. False when that cannot be known (remote, not Linux).
+func (s *session) stillStarting() bool {
+	if s.proc == nil {
+		return false
+	}
+	n, ok := pipeUnread(s.proc.Stdin())
+	return ok && n > 0
+}
+
+// readLateText words when a starting server read the probe, for a reason.
+func readLateText(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" after it read the probe (%s after it was sent)", d)
 }
 
 // joinReason prefixes a reason with what decided before it.

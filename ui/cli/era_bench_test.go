@@ -13,8 +13,8 @@ import (
 // BenchmarkEraTimeToReady times `mcpdeck servers --json` as a whole process
 // (start, era negotiation, listing, one ping, stop) against servers whose
 // era is hard to find: a legacy server silent on server/discover, and
-// TypeScript SDK v2 servers (modern-only and dual-era) that read nothing
-// for 3 s. "first" runs with an empty state directory, "remembered" with
+// TypeScript SDK v2 servers (modern-only and dual-era) that handle nothing
+// for 3 s (and read nothing, or, read-early, read their stdin meanwhile). "first" runs with an empty state directory, "remembered" with
 // the era memory a first run left. ready/op and modern/op say how many runs
 // ended ready and in the modern era. MCPDECK_BENCH_BIN times another build
 // (main's, for the figures before a change):
@@ -31,8 +31,9 @@ func BenchmarkEraTimeToReady(b *testing.B) {
 		def  func() map[string]any
 	}{
 		{"legacy-silent", func() map[string]any { return srvFake(jsonrpctest.LegacySilentDiscover) }},
-		{"ts-modern-slow", func() map[string]any { return tsSlowPeer(b, jsonrpctest.ModernEra) }},
-		{"ts-dual-slow", func() map[string]any { return tsSlowPeer(b, jsonrpctest.DualEra) }},
+		{"ts-modern-slow", func() map[string]any { return tsSlowPeer(b, jsonrpctest.ModernEra, false) }},
+		{"ts-dual-slow", func() map[string]any { return tsSlowPeer(b, jsonrpctest.DualEra, false) }},
+		{"ts-dual-slow-read-early", func() map[string]any { return tsSlowPeer(b, jsonrpctest.DualEra, true) }},
 	} {
 		for _, phase := range []string{"first", "remembered"} {
 			b.Run(srv.name+"/"+phase, func(b *testing.B) {

@@ -58,10 +58,15 @@ func TestServersRememberTheEra(t *testing.T) {
 	}
 }
 
-// tsSlowPeer is a TypeScript SDK v2 server of era that reads nothing for
-// 3 s, as an mcp.json entry.
-func tsSlowPeer(t testing.TB, era jsonrpctest.Era) map[string]any {
-	path, args, env := jsonrpctest.TSServerStdio(t, era, "--delay-ms", "3000")
+// tsSlowPeer is a TypeScript SDK v2 server of era that handles nothing
+// for 3 s, as an mcp.json entry; with readEarly it reads its stdin
+// meanwhile.
+func tsSlowPeer(t testing.TB, era jsonrpctest.Era, readEarly bool) map[string]any {
+	extra := []string{"--delay-ms", "3000"}
+	if readEarly {
+		extra = append(extra, "--read-early")
+	}
+	path, args, env := jsonrpctest.TSServerStdio(t, era, extra...)
 	vars := map[string]string{}
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok && k == jsonrpctest.EnvNodeModules {
@@ -74,9 +79,11 @@ func tsSlowPeer(t testing.TB, era jsonrpctest.Era) map[string]any {
 // A slow-starting dual-era server is served by the gateway in the era
 // servers reports: modern, as the server itself confirms (the instance that
 // answers through the gateway is its modern one), and the gateway's
-// metrics say so too.
+// metrics say so too. The server reads its stdin while it starts, so the
+// fallback's initialize reaches it and the late discovery result has to
+// win (by starting it again).
 func TestSlowDualEraPeerSameEraInServersAndGateway(t *testing.T) {
-	h := newHeadless(t, map[string]map[string]any{"slow": tsSlowPeer(t, jsonrpctest.DualEra)})
+	h := newHeadless(t, map[string]map[string]any{"slow": tsSlowPeer(t, jsonrpctest.DualEra, true)})
 	// Each process decides on its own: no era memory shared between them.
 	fresh := func(name string) []string {
 		return append(h.env, "XDG_STATE_HOME="+filepath.Join(h.dir, name))

@@ -8,7 +8,9 @@
 // HTTP it listens on 127.0.0.1 (port 0 picks a free one) at /mcp and prints
 // one line to stdout: `listening http://127.0.0.1:PORT/mcp`. --delay-ms N
 // (stdio) waits N ms before it reads stdin, as an `npx` start or a cold
-// runtime does: what the client wrote meanwhile waits in the pipe.
+// runtime does: what the client wrote meanwhile waits in the pipe. With
+// --read-early it reads stdin at once but handles nothing for N ms, as a
+// server that reads its input on one thread while it starts on another.
 //
 // Tools:
 //   echo {text}                     one text block: text
@@ -116,9 +118,19 @@ function factory({ era: served } = {}) {
 
 if (transport === 'stdio') {
     const delay = Number(opts['delay-ms'] ?? 0);
+    let input; // --read-early: stdin, read now, handed to the SDK after the delay
+    if (opts['read-early']) {
+        const { PassThrough } = await import('node:stream');
+        input = new PassThrough();
+        process.stdin.pipe(input);
+    }
     if (delay > 0) await new Promise(resolve => setTimeout(resolve, delay));
-    const { serveStdio } = await sdk('@modelcontextprotocol/server', './stdio');
-    serveStdio(factory, { legacy: era === 'modern' ? 'reject' : 'serve', onerror: e => process.stderr.write(`peer error: ${e.message}\n`) });
+    const { serveStdio, StdioServerTransport } = await sdk('@modelcontextprotocol/server', './stdio');
+    serveStdio(factory, {
+        legacy: era === 'modern' ? 'reject' : 'serve',
+        onerror: e => process.stderr.write(`peer error: ${e.message}\n`),
+        ...(input && { transport: new StdioServerTransport(input, process.stdout) })
+    });
 } else {
     const handler = createMcpHandler(factory, { legacy: era === 'modern' ? 'reject' : 'stateless' });
     notifyToolsChanged = () => handler.notify.toolsChanged();
