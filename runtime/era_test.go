@@ -173,45 +173,40 @@ func TestSilentLegacyServerRememberedAcrossRuns(t *testing.T) {
 // the same connection attempt when the server says so, and remembered
 // anew.
 func TestRememberedEraGoneStale(t *testing.T) {
-	t.Run("legacy, now modern-only", func(t *testing.T) {
-		dir := t.TempDir()
-		old := fakeServer("s", jsonrpctest.Normal)
-		c := eraController(t, dir, old)
-		enable(t, c)
-		shutdownOrFail(t, c)
+	for _, tc := range []struct {
+		name        string
+		before, now jsonrpctest.Mode // same identity: only env values differ
+		era         Era
+		decision    EraDecision
+		sent        string // initialize and server/discover, in order
+	}{
+		// The remembered initialize is refused (-32022): a fresh probe follows.
+		{"legacy, now modern-only", jsonrpctest.Normal, jsonrpctest.Modern, EraModern, EraDiscoverAnswered, "initialize server/discover"},
+		// The remembered modern probe gets -32601: initialize follows.
+		{"modern, now legacy", jsonrpctest.Modern, jsonrpctest.Normal, EraLegacy, EraLegacyError, "server/discover initialize"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c := eraController(t, dir, fakeServer("s", tc.before))
+			enable(t, c)
+			shutdownOrFail(t, c)
 
-		now := fakeServer("s", jsonrpctest.Modern) // same identity: only env values differ
-		c = eraController(t, dir, now)
-		rec := record(t, c)
-		enable(t, c)
-		if got := requestsSent(rec, "s", "initialize", mcp.MethodDiscover); got != "initialize server/discover" {
-			t.Fatalf("requests sent: %q; want the remembered initialize, then the fresh probe", got)
-		}
-		v := serverOf(t, c, "s")
-		if v.State != StateReady || v.Era != EraModern || v.EraDecision != EraDiscoverAnswered {
-			t.Fatalf("%s %s, %s (%s) %+v", v.State, v.Era, v.EraDecision, v.EraReason, v.LastError)
-		}
-		if r, ok := c.eras.recall(now); !ok || r.Era != mcp.Modern {
-			t.Fatalf("remembered %+v, %v; want modern", r, ok)
-		}
-	})
-	t.Run("modern, now legacy", func(t *testing.T) {
-		dir := t.TempDir()
-		c := eraController(t, dir, fakeServer("s", jsonrpctest.Modern))
-		enable(t, c)
-		shutdownOrFail(t, c)
-
-		now := fakeServer("s", jsonrpctest.Normal)
-		c = eraController(t, dir, now)
-		enable(t, c)
-		v := serverOf(t, c, "s")
-		if v.State != StateReady || v.Era != EraLegacy || v.EraDecision != EraLegacyError {
-			t.Fatalf("%s %s, %s (%s) %+v", v.State, v.Era, v.EraDecision, v.EraReason, v.LastError)
-		}
-		if r, ok := c.eras.recall(now); !ok || r.Era != mcp.Legacy {
-			t.Fatalf("remembered %+v, %v; want legacy", r, ok)
-		}
-	})
+			now := fakeServer("s", tc.now)
+			c = eraController(t, dir, now)
+			rec := record(t, c)
+			enable(t, c)
+			if got := requestsSent(rec, "s", "initialize", mcp.MethodDiscover); got != tc.sent {
+				t.Fatalf("requests sent: %q; want %q", got, tc.sent)
+			}
+			v := serverOf(t, c, "s")
+			if v.State != StateReady || v.Era != tc.era || v.EraDecision != tc.decision {
+				t.Fatalf("%s %s, %s (%s) %+v", v.State, v.Era, v.EraDecision, v.EraReason, v.LastError)
+			}
+			if r, ok := c.eras.recall(now); !ok || r.Era != tc.era {
+				t.Fatalf("remembered %+v, %v; want %s", r, ok, tc.era)
+			}
+		})
+	}
 	t.Run("modern, now silent legacy", func(t *testing.T) {
 		// Remembered modern, server/discover gets all of the startup
 		// timeout; silence for that long fails this attempt and forgets the
@@ -226,7 +221,6 @@ func TestRememberedEraGoneStale(t *testing.T) {
 		c = eraController(t, dir, now)
 		_ = c.SetEnabled(ctxFor(t, 20*time.Second), true)
 		v := serverOf(t, c, "s")
-		t.Logf("the failure: %s", v.LastError.Message)
 		if v.State != StateFailed || v.LastError == nil || !strings.Contains(v.LastError.Message, "forgotten") || !strings.Contains(v.LastError.Message, "server/discover") {
 			t.Fatalf("%s %+v; want failed, saying the remembered era was forgotten", v.State, v.LastError)
 		}
