@@ -56,13 +56,13 @@ and revision negotiated: "modern 2026-07-28" or "legacy 2025-11-25"),
 DECIDED (how the era was decided: "probed: discover answered", "probed:
 legacy error", "probed: timed out" (initialize answered, server/discover
 did not), "remembered" (from an earlier run, in the state directory's
-eras.json), "pinned by config" (--protocol or "protocol" allows one era),
-"switched: late answer" (server/discover answered after the fallback had
-sent initialize)), TOOLS (how many), PING (the round trip of one health probe: ping, or
-server/discover on a modern server, which has no ping), VERSION
-(serverInfo name and version) and ERROR (why a server failed, with a
-hint). Tools a modern HTTP server listed with invalid x-mcp-header
-annotations are left out and named on stderr.
+eras.json), "pinned by config" (--protocol or "protocol" allows one
+era), "switched: late answer" (server/discover answered after the
+fallback had sent initialize)), TOOLS (how many), PING (the round trip
+of one health probe: ping, or server/discover on a modern server, which
+has no ping), VERSION (serverInfo name and version) and ERROR (why a
+server failed, with a hint). Tools a modern HTTP server listed with
+invalid x-mcp-header annotations are left out and named on stderr.
 
 Exit status: 0 when no server failed, 3 when any server failed, 2 for a
 usage or configuration error, 4 when interrupted.
@@ -246,21 +246,18 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 		if s.ServerInfo.Name != "" || s.ServerInfo.Version != "" {
 			ver = s.ServerInfo.Name + " " + s.ServerInfo.Version
 		}
-		tools, proto, decided := "-", "-", "-"
+		tools, proto := "-", "-"
 		if s.State == runtime.StateReady.String() || s.State == runtime.StateDegraded.String() {
 			tools = strconv.Itoa(s.Tools)
 		}
 		if s.ProtocolVersion != "" {
 			proto = s.Era + " " + s.ProtocolVersion
 		}
-		if words := present.EraDecision(s.decision); words != "" {
-			decided = words
-		}
 		errText := s.Error
 		if errText == "" {
 			errText = s.PingError
 		}
-		rows = append(rows, []string{s.Name, s.State, s.Transport, proto, decided, tools, ping, ver, present.TruncateWords(present.Line(errText), 60)})
+		rows = append(rows, []string{s.Name, s.State, s.Transport, proto, present.OrDash(present.EraDecision(s.decision)), tools, ping, ver, present.TruncateWords(present.Line(errText), 60)})
 	}
 	printTable(cmd.OutOrStdout(), []string{"NAME", "STATE", "TRANSPORT", "PROTOCOL", "DECIDED", "TOOLS", "PING", "VERSION", "ERROR"}, rows)
 	for _, s := range servers {
