@@ -217,7 +217,7 @@ func TestRememberedEraGoneStale(t *testing.T) {
 		shutdownOrFail(t, c)
 
 		now := fakeServer("s", jsonrpctest.LegacySilentDiscover)
-		now.StartupTimeout, now.DiscoverTimeout = 2*time.Second, 200*time.Millisecond
+		now.StartupTimeout, now.DiscoverTimeout = 3*time.Second, 200*time.Millisecond
 		c = eraController(t, dir, now)
 		_ = c.SetEnabled(ctxFor(t, 20*time.Second), true)
 		v := serverOf(t, c, "s")
