@@ -51,8 +51,10 @@
 //	                back to initialize), "legacy" (initialize only), "modern"
 //	                (2026-07-28 only) or one revision such as "2025-06-18";
 //	                mcpdeck's --protocol flag, when given, overrides it
-//	discoverTimeout stdio: how long the server/discover probe waits before
-//	                deciding the server is a legacy one (default 2s)
+//	discoverTimeout stdio: how long the server/discover probe is waited for
+//	                alone before initialize is sent alongside it (default 2s);
+//	                whichever answer settles the era wins, and a discovery
+//	                result that comes later still makes the server modern
 //
 // # Roots
 //

@@ -100,8 +100,9 @@ type Server struct {
 	// revision ("2025-06-18"). A --protocol flag given on the command line
 	// overrides it.
 	Protocol string
-	// DiscoverTimeout bounds the server/discover probe of a stdio server:
-	// no answer within it means a legacy server; 0 means the default (2s).
+	// DiscoverTimeout is how long the server/discover probe of a stdio
+	// server is waited for alone before initialize is sent alongside it (the
+	// answers, not the wait, decide the era); 0 means the default (2s).
 	DiscoverTimeout time.Duration
 	AutoReconnect   Reconnect
 	// NeedsInput, when non-empty, says why the server cannot start: it uses

@@ -32,22 +32,50 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	}
 	warmSchemas() // while the server starts, so the first call validates at once
 	report(StateStarting)
-	s, err := c.openTransport(ctx, gen, cfg)
+	s, err := c.openTransport(ctx, gen, cfg, false)
 	if err != nil {
 		return nil, info, err
 	}
 	report(StateInitializing)
-	if s, err = c.handshake(ctx, s, pref); err != nil {
+	s, err = c.handshake(ctx, s, pref)
+	if err != nil && s != nil && s.fromMemory && ctx.Err() == nil && refusedEra(err) {
+		// The server refused the remembered era (it changed): forget it
+		// and probe afresh, once.
+		c.forgetEra(cfg)
+		s.close()
+		if s, err = c.openTransport(ctx, gen, cfg, true); err != nil {
+			return nil, info, err
+		}
+		s, err = c.handshake(ctx, s, pref)
+	}
+	if err != nil {
+		if r, ok := c.eras.recall(cfg); ok && s != nil && s.fromMemory {
+			c.forgetEra(cfg)
+			err = fmt.Errorf("%w; it was %s: forgotten, the next attempt probes it afresh", err, rememberedReason(r))
+		}
 		return s, info, err
 	}
-	if s.modern() {
-		s.startListen(ctx)
-	}
 	report(StateListing)
-	l, err := s.listAll(ctx)
+	l, err := c.listFresh(ctx, s)
 	if err != nil {
 		return s, info, err
 	}
+	if v := s.lateSwitch(pref); v != nil {
+		// server/discover answered as a modern server after initialize, before
+		// ready: the modern answer wins. The process took the initialize, so
+		// it starts again, and is spoken to in the modern era.
+		if s, err = c.restart(ctx, s); err != nil {
+			return nil, info, err
+		}
+		why := "server/discover answered after initialize did, before the server was ready; started it again for the modern era"
+		if s, err = c.negotiateStdio(ctx, s, pref, probePlan{decision: EraSwitched, why: why, version: v.Version}); err != nil {
+			return s, info, err
+		}
+		if l, err = c.listFresh(ctx, s); err != nil {
+			return s, info, err
+		}
+	}
+	c.rememberEra(s, pref)
 	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.caps.Logging != nil && level != "" {
 		// A server that declares logging but rejects the level still
 		// works. (A modern server gets the level in every request's _meta.)
@@ -61,10 +89,44 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	return s, info, nil
 }
 
+// listFresh opens a modern session's listen stream, then lists what the
+// server declared.
+func (c *Controller) listFresh(ctx context.Context, s *session) (lists, error) {
+	if s.modern() {
+		s.startListen(ctx)
+	}
+	return s.listAll(ctx)
+}
+
+// refusedEra reports whether a handshake failed because the server
+// answered in a way that rules the era out (an error response, a version
+// refusal, a 2026-07-28 error), as opposed to a crash or a timeout.
+func refusedEra(err error) bool {
+	var rpc *jsonrpc.Error
+	return errors.As(err, &rpc) || errors.Is(err, ErrUnsupportedVersion) || mcp.AsModern(err) != nil
+}
+
+// rememberEra records the era the session negotiated in the era memory,
+// unless the protocol setting pinned it to legacy: a dual-era server would
+// then be remembered wrongly. A failure to save it is said in the reason.
+func (c *Controller) rememberEra(s *session, pref mcp.Preference) {
+	if s.era == mcp.Legacy && (!pref.Probes() || s.eraDecision == EraPinned) {
+		return
+	}
+	if err := c.eras.remember(s.cfg, s.init.ProtocolVersion); err != nil {
+		s.init.eraReason += " (not remembered: " + err.Error() + ")"
+	}
+}
+
+// forgetEra drops the remembered era of a server whose remembered era
+// failed; a failure to save that is left for the next remember to meet.
+func (c *Controller) forgetEra(cfg config.Server) { _ = c.eras.forget(cfg) }
+
 // openTransport starts the server process (stdio) or connects (remote),
-// and builds the JSON-RPC connection over it.
-func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.Server) (*session, error) {
-	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}, changed: map[string]bool{}}
+// and builds the JSON-RPC connection over it. fresh leaves the era memory
+// out of the era negotiation (a remembered era just failed).
+func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.Server, fresh bool) (*session, error) {
+	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}, changed: map[string]bool{}, fresh: fresh}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	opts := jsonrpc.Options{
 		Handler:        s.handle,
@@ -111,18 +173,35 @@ func (c *Controller) clientCapabilities(server string, configured []string) map[
 // initialize performs the legacy handshake and negotiates the protocol
 // version among those the preference offers.
 func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
+	params, versions, err := s.initializeRequest(pref)
+	if err != nil {
+		return err
+	}
+	raw, err := s.conn.Call(ctx, "initialize", params, jsonrpc.WithoutCancelNotification())
+	return s.finishInitialize(ctx, raw, err, versions, pref)
+}
+
+// initializeRequest builds the initialize request of the preference: its
+// params, and the revisions an answer may name.
+func (s *session) initializeRequest(pref mcp.Preference) (map[string]any, []string, error) {
 	c := s.c
 	versions := pref.Offer(mcp.Legacy)
 	if len(versions) == 0 {
-		return fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
+		return nil, nil, fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
 	}
 	caps := c.clientCapabilities(s.name, s.cfg.Roots)
 	_, s.rootsDeclared = caps["roots"]
-	raw, err := s.conn.Call(ctx, "initialize", map[string]any{
+	return map[string]any{
 		"protocolVersion": versions[0],
 		"capabilities":    caps,
 		"clientInfo":      map[string]string{"name": "mcpdeck", "title": "mcpdeck", "version": c.opts.ClientVersion},
-	}, jsonrpc.WithoutCancelNotification())
+	}, versions, nil
+}
+
+// finishInitialize takes initialize's answer (raw, or err): it checks the
+// revision against versions, makes the session a legacy one and sends
+// notifications/initialized.
+func (s *session) finishInitialize(ctx context.Context, raw json.RawMessage, err error, versions []string, pref mcp.Preference) error {
 	var closed *jsonrpc.ClosedError
 	var cancelled *jsonrpc.CancelledError
 	switch {
@@ -141,7 +220,7 @@ func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
 		return fmt.Errorf("initialize: %w: the server answered %q, mcpdeck speaks %s here (upgrade the server, or mcpdeck, or change the protocol setting)",
 			ErrUnsupportedVersion, s.init.ProtocolVersion, strings.Join(versions, ", "))
 	}
-	s.era, s.init.era, s.init.eraReason = mcp.Legacy, mcp.Legacy, s.eraReason
+	s.era, s.init.era, s.init.eraReason, s.init.eraDecision = mcp.Legacy, mcp.Legacy, s.eraReason, s.eraDecision
 	if len(s.init.Capabilities) > 0 {
 		_ = json.Unmarshal(s.init.Capabilities, &s.init.caps)
 	}

@@ -28,17 +28,27 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 	}
 	opts := c.httpOptions(cfg, s.redact)
 	s.remote = true
-	key := eraKey(cfg)
+	remembered, known := s.recall()
+	auto := pref.Probes() && pref.FallsBack() // only auto consults the era memory
+	rememberedLegacy := auto && known && remembered.Era == mcp.Legacy
 	switch {
 	case cfg.Transport == config.TransportSSE && !pref.FallsBack():
 		return nil, fmt.Errorf("%w: the server is configured as legacy HTTP+SSE (\"type\": \"sse\"), which speaks no 2026-07-28, but the protocol setting is %s", ErrUnsupportedVersion, pref)
-	case cfg.Transport != config.TransportSSE && pref.Probes() && (c.eras.get(key) != mcp.Legacy || !pref.FallsBack()):
+	case cfg.Transport != config.TransportSSE && pref.Probes() && !rememberedLegacy:
 		n, err := s.probeHTTP(ctx, opts, pref)
 		if err != nil {
 			return nil, err
 		}
+		n.decision = EraLegacyError
 		if n.era == mcp.Modern {
-			c.eras.set(key, mcp.Modern)
+			n.decision = EraDiscoverAnswered
+			switch {
+			case !pref.FallsBack():
+				n.decision, n.reason = EraPinned, joinReason("the protocol setting is "+pref.String(), n.reason)
+			case known && remembered.Era == mcp.Modern:
+				n.decision, n.reason = EraRemembered, joinReason(rememberedReason(remembered), n.reason)
+				s.fromMemory = true
+			}
 			s.decided = &n
 			opts.Modern = &mcphttp.ModernOptions{ParamHeaders: s.paramHeaders}
 			return mcphttp.Dial(ctx, opts)
@@ -46,17 +56,16 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 		if !pref.FallsBack() {
 			return nil, fmt.Errorf("%w: %s, but the protocol setting is %s: this server speaks only the legacy revisions (set protocol to auto or legacy)", ErrUnsupportedVersion, n.reason, pref)
 		}
-		c.eras.set(key, mcp.Legacy)
 		s.decided = &n
+	case rememberedLegacy && cfg.Transport != config.TransportSSE:
+		s.decided = &negotiated{era: mcp.Legacy, reason: rememberedReason(remembered) + "; initialize without a probe", decision: EraRemembered}
+		s.fromMemory = true
 	default:
 		reason := "initialize (the protocol setting is " + pref.String() + ")"
-		switch {
-		case cfg.Transport == config.TransportSSE:
+		if cfg.Transport == config.TransportSSE {
 			reason = "initialize (configured as legacy HTTP+SSE, \"type\": \"sse\")"
-		case pref.Probes():
-			reason = "initialize (it answered as a legacy server before)"
 		}
-		s.decided = &negotiated{era: mcp.Legacy, reason: reason}
+		s.decided = &negotiated{era: mcp.Legacy, reason: reason, decision: EraPinned}
 	}
 	opts.Legacy = cfg.Transport == config.TransportSSE
 	opts.AutoFallback = cfg.TransportInferred && cfg.Transport == config.TransportHTTP

@@ -45,6 +45,14 @@ type session struct {
 	discovered    *mcp.DiscoverResult // modern: what server/discover said
 	remote        bool                // Streamable HTTP or SSE, not stdio
 
+	eraDecision EraDecision // how the era was decided
+	fromMemory  bool        // the handshake started from a remembered era
+	fresh       bool        // the era memory is left out: a remembered era just failed
+	// lateProbe is the server/discover probe of a session that is legacy
+	// for now (initialize answered first); a modern answer to it before
+	// the session is ready still wins. Only the connection attempt uses it.
+	lateProbe *pendingCall
+
 	// The modern era's request envelope: env as built, enc as encoded for
 	// the hot path. Both change when the log level or the roots do.
 	envMu sync.Mutex
@@ -98,6 +106,7 @@ type initResult struct {
 	caps            serverCaps
 	era             mcp.Era
 	eraReason       string
+	eraDecision     EraDecision
 }
 
 // serverCaps are the capabilities the runtime acts on.

@@ -85,10 +85,13 @@ type ServerSnapshot struct {
 
 	ServerInfo Implementation
 	// Era is the protocol era negotiated with the server, ProtocolVersion
-	// the revision, and EraReason how the era was decided ("server/discover
-	// answered", "no answer to server/discover in time; using initialize").
+	// the revision, EraDecision how the era was decided (probed, and how;
+	// remembered; pinned; switched after a late answer) and EraReason the
+	// same in words, with the detail ("server/discover answered; speaking
+	// 2026-07-28").
 	Era             Era
 	ProtocolVersion string
+	EraDecision     EraDecision
 	EraReason       string
 	Capabilities    json.RawMessage // as the server declared them (initialize, or server/discover)
 	Instructions    string
