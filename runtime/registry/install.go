@@ -1,0 +1,530 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"mcpdeck/config"
+)
+
+// Turning a server.json into an entry. A package becomes the command its
+// registry type runs it with (npm → npx -y pkg@version, pypi → uvx
+// pkg==version, oci → docker run -i --rm image, nuget → dnx pkg@version
+// --yes), with its runtime and package arguments; a remote becomes a url
+// with its headers. Every value the server declares (environment
+// variables, arguments, headers and the {variables} inside them) is filled
+// from what the person gave, else asked, else its default; a secret or a
+// required value nobody gave becomes a reference (${env:NAME}, or a VS
+// Code ${input:id}) and a notice says what to set. A secret is never
+// written in plain text unless the person chose SecretAsValue.
+
+// ErrUnsupported: the server can only be run in a way mcpdeck cannot
+// configure (an MCP bundle, a package serving HTTP on a port).
+var ErrUnsupported = errors.New("cannot be installed by mcpdeck")
+
+// Need is one value a server declares.
+type Need struct {
+	// Key is what --input KEY=VALUE names: an environment variable's or a
+	// header's name, an argument's value hint or flag name (without
+	// dashes), or a {variable}.
+	Key  string
+	Kind string // "env", "header", "argument" or "variable"
+	Input
+	// How says how it was filled: "given", "asked", "default", "fixed",
+	// "reference" (a variable or input to set) or "left out".
+	How string
+}
+
+// Options say which way to install a server and how to fill what it needs.
+type Options struct {
+	// Name is the server's name in the configuration.
+	Name string
+	// Package picks a package by registry type (npm, pypi, oci, nuget);
+	// Remote picks a remote. Neither: the first stdio package, else the
+	// first remote.
+	Package string
+	Remote  bool
+	// Values are the values given, by Need.Key.
+	Values map[string]string
+	// Ask, when set, is asked for a required value nobody gave that has no
+	// default (and for secrets only when Secrets is SecretAsValue: the
+	// other storages need no value); ok false leaves it to a reference.
+	Ask func(Need) (string, bool)
+	// Secrets is how secrets are written.
+	Secrets config.SecretStorage
+}
+
+// Installation is a server.json turned into a configuration entry, in
+// mcpdeck's format (config.Client.Export converts it for another client).
+type Installation struct {
+	Entry  config.Entry
+	Inputs []config.Input // VS Code inputs the entry refers to
+	// Notices say what to set before the server starts, and what was
+	// chosen for the person.
+	Notices []config.Notice
+	// Via says what runs: "npm @brave/brave-search-mcp-server@2.0.58".
+	Via string
+	// Needs are every value the server declares, as filled.
+	Needs []Need
+}
+
+// Install turns s into an entry as o says.
+func Install(s ServerJSON, o Options) (Installation, error) {
+	r := &resolver{o: o, server: s.Name}
+	if o.Name == "" {
+		r.o.Name = ShortName(s.Name)
+	}
+	var err error
+	switch {
+	case o.Remote || (o.Package == "" && len(runnablePackages(s)) == 0 && len(s.Remotes) > 0):
+		err = r.remote(s)
+	default:
+		err = r.pkg(s)
+	}
+	if err != nil {
+		return Installation{}, err
+	}
+	r.out.Needs = r.needs
+	return r.out, nil
+}
+
+// ShortName is the part of a registry name after its namespace, as a
+// configuration name: "io.github.brave/brave-search-mcp-server" →
+// "brave-search-mcp-server".
+func ShortName(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	name = regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(name, "-")
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	if name == "" {
+		name = "server"
+	}
+	return name
+}
+
+// runnablePackages are the packages mcpdeck can run: over stdio, of a
+// registry type it knows a runner for.
+func runnablePackages(s ServerJSON) []Package {
+	var out []Package
+	for _, p := range s.Packages {
+		if (p.Transport.Type == "" || p.Transport.Type == "stdio") && runner(p) != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// runner is the command that runs a package.
+func runner(p Package) string {
+	if p.RuntimeHint != "" {
+		return p.RuntimeHint
+	}
+	switch p.RegistryType {
+	case "npm":
+		return "npx"
+	case "pypi":
+		return "uvx"
+	case "oci":
+		return "docker"
+	case "nuget":
+		return "dnx"
+	}
+	return ""
+}
+
+type resolver struct {
+	o      Options
+	server string
+	out    Installation
+	needs  []Need
+}
+
+func (r *resolver) note(format string, args ...any) {
+	r.out.Notices = append(r.out.Notices, config.Notice{Server: r.o.Name, Message: fmt.Sprintf(format, args...)})
+}
+
+// pkg installs a package.
+func (r *resolver) pkg(s ServerJSON) error {
+	p, err := r.choosePackage(s)
+	if err != nil {
+		return err
+	}
+	cmd := runner(p)
+	var args []string
+	runtimeArgs := r.args(p.RuntimeArguments)
+	image, imageAt, via := "", -1, ""
+	switch p.RegistryType {
+	case "npm":
+		if cmd == "npx" && !slices.Contains(runtimeArgs, "-y") && !slices.Contains(runtimeArgs, "--yes") {
+			args = append(args, "-y")
+		}
+	case "oci":
+		image = p.Identifier
+		if !strings.Contains(image[strings.LastIndexByte(image, '/')+1:], ":") && !strings.Contains(image, "@") && p.Version != "" {
+			image += ":" + p.Version
+		}
+		if len(runtimeArgs) == 0 || runtimeArgs[0] != "run" {
+			args = append(args, "run", "-i", "--rm")
+		}
+		// The image written among the runtime arguments (as GitHub's
+		// server.json does) is the image: with its tag, and only once.
+		full, repo := image, imageRepo(image)
+		for i, a := range runtimeArgs {
+			if imageAt < 0 && (a == repo || a == full) {
+				runtimeArgs[i], image, imageAt = full, "", i
+			}
+		}
+		via = full
+	}
+	env := r.env(p.EnvironmentVariables)
+	if p.RegistryType == "oci" && len(env) > 0 {
+		// docker passes a variable into the container only when told to,
+		// among the options before the image.
+		var pass []string
+		for _, kv := range env {
+			pass = append(pass, "-e", kv.Name)
+		}
+		if imageAt < 0 {
+			imageAt = len(runtimeArgs)
+		}
+		runtimeArgs = slices.Insert(runtimeArgs, imageAt, pass...)
+	}
+	args = append(args, runtimeArgs...)
+	spec := p.Identifier
+	switch p.RegistryType {
+	case "npm", "nuget":
+		if p.Version != "" {
+			spec += "@" + p.Version
+		}
+	case "pypi":
+		if p.Version != "" && p.Version != "latest" {
+			spec += "==" + p.Version
+		}
+	case "oci":
+		spec = image
+	}
+	if spec != "" {
+		args = append(args, spec)
+	}
+	pkgArgs := r.args(p.PackageArguments)
+	if p.RegistryType == "nuget" {
+		args = append(args, "--yes")
+		if len(pkgArgs) > 0 {
+			args = append(args, "--")
+		}
+	}
+	args = append(args, pkgArgs...)
+	r.out.Entry = config.StdioEntry(cmd, args, env, "", "")
+	r.out.Via = fmt.Sprintf("%s %s", p.RegistryType, firstNonEmpty(via, spec, p.Identifier))
+	return nil
+}
+
+// imageRepo is an image reference without its tag or digest.
+func imageRepo(image string) string {
+	if i := strings.IndexByte(image, '@'); i >= 0 {
+		image = image[:i]
+	}
+	if i := strings.LastIndexByte(image, ':'); i > strings.LastIndexByte(image, '/') {
+		image = image[:i]
+	}
+	return image
+}
+
+func (r *resolver) choosePackage(s ServerJSON) (Package, error) {
+	var types []string
+	for _, p := range s.Packages {
+		types = append(types, p.RegistryType)
+	}
+	if r.o.Package != "" {
+		for _, p := range s.Packages {
+			if p.RegistryType != r.o.Package {
+				continue
+			}
+			if p.Transport.Type != "" && p.Transport.Type != "stdio" {
+				return Package{}, fmt.Errorf("%s's %s package serves %s at %s: mcpdeck runs stdio packages only; start it yourself and add it with --url: %w", s.Name, p.RegistryType, p.Transport.Type, p.Transport.URL, ErrUnsupported)
+			}
+			if runner(p) == "" {
+				return Package{}, unsupportedType(s, p)
+			}
+			return p, nil
+		}
+		return Package{}, fmt.Errorf("%s has no %s package (it has: %s)", s.Name, r.o.Package, listOr(types, "no package"))
+	}
+	if ps := runnablePackages(s); len(ps) > 0 {
+		if len(s.Packages) > 1 || len(s.Remotes) > 0 {
+			r.note("installed the %s package; %s", ps[0].RegistryType, alternatives(s, ps[0]))
+		}
+		return ps[0], nil
+	}
+	if len(s.Packages) > 0 {
+		return Package{}, unsupportedType(s, s.Packages[0])
+	}
+	return Package{}, fmt.Errorf("%s declares no package and no remote: there is nothing to run: %w", s.Name, ErrUnsupported)
+}
+
+func unsupportedType(s ServerJSON, p Package) error {
+	if p.RegistryType == "mcpb" {
+		return fmt.Errorf("%s is an MCP bundle (.mcpb), which a desktop client downloads and unpacks: %w", s.Name, ErrUnsupported)
+	}
+	if p.Transport.Type != "" && p.Transport.Type != "stdio" {
+		return fmt.Errorf("%s's package serves %s at %s: mcpdeck runs stdio packages only; start it yourself and add it with --url: %w", s.Name, p.Transport.Type, p.Transport.URL, ErrUnsupported)
+	}
+	return fmt.Errorf("%s is a %s package, which mcpdeck does not know how to run: %w", s.Name, p.RegistryType, ErrUnsupported)
+}
+
+// alternatives says which other ways to install s exist.
+func alternatives(s ServerJSON, chosen Package) string {
+	var alt []string
+	for _, p := range s.Packages {
+		if p.RegistryType != chosen.RegistryType {
+			alt = append(alt, "--package "+p.RegistryType)
+		}
+	}
+	if len(s.Remotes) > 0 {
+		alt = append(alt, "--remote")
+	}
+	if len(alt) == 0 {
+		return "it is the only way this server is published"
+	}
+	return "also published: " + strings.Join(slices.Compact(alt), ", ")
+}
+
+// remote installs a remote.
+func (r *resolver) remote(s ServerJSON) error {
+	if len(s.Remotes) == 0 {
+		return fmt.Errorf("%s has no remote; install one of its packages (%s)", s.Name, listOr(packageTypes(s), "none"))
+	}
+	rem := s.Remotes[0]
+	var transport config.Transport
+	switch rem.Type {
+	case "streamable-http", "http":
+		transport = config.TransportHTTP
+	case "sse":
+		transport = config.TransportSSE
+	default:
+		return fmt.Errorf("%s's remote speaks %q, which mcpdeck does not: %w", s.Name, rem.Type, ErrUnsupported)
+	}
+	u, missing := r.substitute(rem.URL, rem.Variables, true)
+	if len(missing) > 0 {
+		return fmt.Errorf("%s's URL %s needs %s; give %s", s.Name, rem.URL, strings.Join(missing, ", "), inputFlags(missing))
+	}
+	headers := config.Pairs{}
+	for _, h := range rem.Headers {
+		if v, ok := r.keyValue(h, "header"); ok {
+			headers = append(headers, config.Pair{Name: h.Name, Value: v})
+		}
+	}
+	r.out.Entry = config.RemoteEntry(transport, u, headers)
+	r.out.Via = fmt.Sprintf("remote %s %s", rem.Type, u)
+	if len(s.Remotes) > 1 || len(s.Packages) > 0 {
+		var alt []string
+		for _, p := range runnablePackages(s) {
+			alt = append(alt, "--package "+p.RegistryType)
+		}
+		if len(alt) > 0 {
+			r.note("installed the remote; also published: %s", strings.Join(slices.Compact(alt), ", "))
+		}
+	}
+	return nil
+}
+
+func packageTypes(s ServerJSON) []string {
+	var out []string
+	for _, p := range s.Packages {
+		out = append(out, p.RegistryType)
+	}
+	return out
+}
+
+// env fills a package's environment variables.
+func (r *resolver) env(vars []KeyValueInput) config.Pairs {
+	out := config.Pairs{}
+	for _, kv := range vars {
+		if v, ok := r.keyValue(kv, "env"); ok {
+			out = append(out, config.Pair{Name: kv.Name, Value: v})
+		}
+	}
+	return out
+}
+
+// keyValue fills an environment variable or a header.
+func (r *resolver) keyValue(kv KeyValueInput, kind string) (string, bool) {
+	if kv.Value != "" {
+		v, _ := r.substitute(kv.Value, kv.Variables, false)
+		return v, true
+	}
+	ref := kv.Name
+	if kind == "header" {
+		ref = r.o.Name + "_" + kv.Name
+	}
+	return r.fill(Need{Key: kv.Name, Kind: kind, Input: kv.Input}, ref)
+}
+
+// args fills a list of arguments.
+func (r *resolver) args(list []Argument) []string {
+	var out []string
+	for _, a := range list {
+		switch a.Type {
+		case "named":
+			flag := a.Name
+			if flag == "" {
+				r.note("an argument without a name was left out")
+				continue
+			}
+			if !strings.HasPrefix(flag, "-") {
+				flag = "--" + flag
+			}
+			key := strings.TrimLeft(flag, "-")
+			var v string
+			var ok bool
+			if a.Value != "" {
+				v, _ = r.substitute(a.Value, a.Variables, false)
+				ok = true
+			} else {
+				v, ok = r.fill(Need{Key: key, Kind: "argument", Input: a.Input}, r.o.Name+"_"+key)
+			}
+			switch {
+			case !ok:
+			case a.Format == "boolean":
+				if v == "true" {
+					out = append(out, flag)
+				}
+			default:
+				out = append(out, flag, v)
+			}
+		default:
+			if a.Value != "" {
+				v, _ := r.substitute(a.Value, a.Variables, false)
+				out = append(out, v)
+				continue
+			}
+			key := firstNonEmpty(a.ValueHint, "argument")
+			if v, ok := r.fill(Need{Key: key, Kind: "argument", Input: a.Input}, r.o.Name+"_"+key); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+var braces = regexp.MustCompile(`\{([A-Za-z0-9_.-]+)\}`)
+
+// substitute fills the {variables} of a value. An identifier without a
+// declaration stays as written, as the schema says, unless strict (a URL,
+// where it must be filled), when it is looked up in Values and returned
+// as missing otherwise.
+func (r *resolver) substitute(value string, vars map[string]Input, strict bool) (string, []string) {
+	var missing []string
+	out := braces.ReplaceAllStringFunc(value, func(m string) string {
+		name := m[1 : len(m)-1]
+		in, declared := vars[name]
+		if !declared {
+			if v, ok := r.o.Values[name]; ok {
+				return v
+			}
+			if strict {
+				missing = append(missing, name)
+			}
+			return m
+		}
+		if v, ok := r.fill(Need{Key: name, Kind: "variable", Input: in}, r.o.Name+"_"+name); ok {
+			return v
+		}
+		if strict {
+			missing = append(missing, name)
+		}
+		return m
+	})
+	return out, missing
+}
+
+// fill finds the value of one need (see Options) and records how.
+// refName is the environment variable a reference uses.
+func (r *resolver) fill(n Need, refName string) (string, bool) {
+	secret := n.IsSecret
+	record := func(how, v string, ok bool) (string, bool) {
+		n.How = how
+		r.needs = append(r.needs, n)
+		return v, ok
+	}
+	if v, ok := r.o.Values[n.Key]; ok {
+		if secret {
+			return record("given", r.storeSecret(n, refName, v), true)
+		}
+		return record("given", v, true)
+	}
+	askable := n.IsRequired && n.Default == "" && (!secret || r.o.Secrets == config.SecretAsValue)
+	if r.o.Ask != nil && askable {
+		if v, ok := r.o.Ask(n); ok {
+			if secret {
+				return record("asked", r.storeSecret(n, refName, v), true)
+			}
+			return record("asked", v, true)
+		}
+	}
+	if n.Default != "" && !secret {
+		return record("default", n.Default, true)
+	}
+	if secret || n.IsRequired {
+		return record("reference", r.reference(n, refName), true)
+	}
+	return record("left out", "", false)
+}
+
+// storeSecret writes a secret value as Options.Secrets says.
+func (r *resolver) storeSecret(n Need, refName, v string) string {
+	if r.o.Secrets == config.SecretAsValue {
+		r.note("%s %s is a secret stored in plain text in the file; anyone who can read the file can use it", n.Kind, n.Key)
+		return v
+	}
+	return r.reference(n, refName)
+}
+
+// reference is the reference that stands for a value to set later, and
+// the notice that says so.
+func (r *resolver) reference(n Need, refName string) string {
+	what := n.Kind + " " + n.Key
+	if n.Description != "" {
+		what += " (" + n.Description + ")"
+	}
+	if r.o.Secrets == config.SecretAsInput {
+		id := strings.ToLower(strings.ReplaceAll(config.EnvName(refName), "_", "-"))
+		r.out.Inputs = append(r.out.Inputs, config.Input{ID: id, Type: "promptString", Description: firstNonEmpty(n.Description, n.Key), Password: n.IsSecret})
+		r.note("%s is asked by VS Code as ${input:%s}", what, id)
+		return "${input:" + id + "}"
+	}
+	env := config.EnvName(refName)
+	r.note("%s is ${env:%s}: set %s before the server starts", what, env, env)
+	return "${env:" + env + "}"
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func listOr(items []string, none string) string {
+	if len(items) == 0 {
+		return none
+	}
+	return strings.Join(items, ", ")
+}
+
+// inputFlags writes --input flags for names.
+func inputFlags(names []string) string {
+	var out []string
+	for _, n := range names {
+		out = append(out, "--input "+n+"=VALUE")
+	}
+	return strings.Join(out, " ")
+}
