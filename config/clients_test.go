@@ -175,7 +175,7 @@ func TestStoreSecrets(t *testing.T) {
 	if entryJSON(t, got) != `{"command":"npx","args":["-y","pkg"],"env":{"GITHUB_TOKEN":"${env:GITHUB_TOKEN}","LOG_LEVEL":"debug"}}` || len(inputs) != 0 {
 		t.Errorf("env: %s %v", entryJSON(t, got), inputs)
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0].Message, "set GITHUB_TOKEN") || strings.Contains(notes[0].Message, "ghp_") {
+	if len(notes) != 1 || !strings.Contains(notes[0].Message, "reads it from GITHUB_TOKEN") || strings.Contains(notes[0].Message, "ghp_") {
 		t.Errorf("env notices: %v", notes)
 	}
 	got, _, _ = StoreSecrets("gh", e, SecretAsEnv, client(t, "claude-code"))

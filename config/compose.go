@@ -130,22 +130,11 @@ func StoreSecrets(server string, e Entry, how SecretStorage, target Client) (Ent
 	var inputs []Input
 	var notes []Notice
 	for _, s := range secrets {
-		var ref string
-		switch how {
-		case SecretAsValue:
-			notes = append(notes, Notice{server, fmt.Sprintf("%s.%s is a secret stored in plain text in the file; anyone who can read the file can use it", s.Field, s.Name)})
-			continue
-		case SecretAsInput:
-			id := strings.ToLower(strings.ReplaceAll(s.Env, "_", "-"))
-			ref = "${input:" + id + "}"
-			inputs = append(inputs, Input{ID: id, Type: "promptString", Description: fmt.Sprintf("%s of %s", s.Name, server), Password: true})
-			if !target.Inputs {
-				notes = append(notes, Notice{server, fmt.Sprintf("%s.%s asks VS Code for ${input:%s}; %s cannot prompt for it, so the server will not start there", s.Field, s.Name, id, target.Name)})
-			}
-		default:
-			ref, _ = varRef{kind: "env", name: s.Env}.in(target)
-			notes = append(notes, Notice{server, fmt.Sprintf("%s.%s is stored as %s: set %s before the server starts", s.Field, s.Name, ref, s.Env)})
+		ref, in, note := SecretRef(server, s.Field+"."+s.Name, s.Env, s.Value, how, target)
+		if in != nil {
+			inputs = append(inputs, *in)
 		}
+		notes = append(notes, note...)
 		m, _ := out.Map(s.Field)
 		cur, _ := m.Get(s.Name)
 		scheme := ""
@@ -156,6 +145,27 @@ func StoreSecrets(server string, e Entry, how SecretStorage, target Client) (Ent
 		out.Set(s.Field, m)
 	}
 	return out, inputs, notes
+}
+
+// SecretRef is how one secret (what: "env.GITHUB_TOKEN") is written under
+// how: the reference that stands for it (or the value itself), the VS Code
+// input to declare, and what the person must know. env is the variable an
+// ${env:…} reference uses.
+func SecretRef(server, what, env, value string, how SecretStorage, target Client) (string, *Input, []Notice) {
+	switch how {
+	case SecretAsValue:
+		return value, nil, []Notice{{server, fmt.Sprintf("%s is a secret stored in plain text in the file; anyone who can read the file can use it", what)}}
+	case SecretAsInput:
+		id := strings.ToLower(strings.ReplaceAll(env, "_", "-"))
+		in := &Input{ID: id, Type: "promptString", Description: fmt.Sprintf("%s of %s", what, server), Password: true}
+		var notes []Notice
+		if !target.Inputs {
+			notes = append(notes, Notice{server, fmt.Sprintf("%s asks VS Code for ${input:%s}; %s cannot prompt for it, so the server will not start there", what, id, target.Name)})
+		}
+		return "${input:" + id + "}", in, notes
+	}
+	ref, _ := varRef{kind: "env", name: env}.in(target)
+	return ref, nil, []Notice{{server, fmt.Sprintf("%s is written as %s, not as typed: the server reads it from %s (--secret-as value would write the value)", what, ref, env)}}
 }
 
 // GatewayTarget is how a client reaches mcpdeck's gateway (mcpdeck

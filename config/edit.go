@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -43,6 +44,9 @@ type Document struct {
 	standard bool
 	unit     string          // one level of indentation, as the file uses it
 	touched  map[string]bool // servers added or changed: validated on Save
+	// whole: the content was replaced by hand (SetContent); Save
+	// validates the whole file.
+	whole bool
 }
 
 // DocOptions say where a file keeps its servers and how a new file looks.
@@ -135,6 +139,33 @@ func readForEdit(path string) ([]byte, fs.FileInfo, error) {
 
 // maxEditSize bounds a file opened for editing.
 const maxEditSize = 64 << 20
+
+// SetContent replaces the whole document with data, as a person edited it
+// (mcpdeck edit); Save then validates the whole file.
+func (d *Document) SetContent(data []byte) error {
+	root, err := hujson.Parse(data)
+	if err != nil {
+		return fmt.Errorf("%s is not valid JSON: %s", d.path, strings.TrimPrefix(err.Error(), "hujson: "))
+	}
+	d.root, d.whole = root, true
+	return nil
+}
+
+// Content is the file as it was read (nil when it did not exist).
+func (d *Document) Content() []byte { return d.data }
+
+// UserFile is the user's own mcp.json, $XDG_CONFIG_HOME/mcpdeck/mcp.json
+// (else ~/.config/mcpdeck/mcp.json): the file Load reads in user scope.
+func UserFile() (string, error) {
+	o, err := LoadOptions{}.withDefaults()
+	if err != nil {
+		return "", err
+	}
+	if o.UserConfigDir == "" {
+		return "", errors.New("cannot find the user configuration directory: set HOME or XDG_CONFIG_HOME")
+	}
+	return filepath.Join(o.UserConfigDir, "mcp.json"), nil
+}
 
 // Path is the file being edited.
 func (d *Document) Path() string { return d.path }

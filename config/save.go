@@ -86,8 +86,15 @@ func (d *Document) validate(data []byte) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("saving %s: the edit would make it invalid JSON (%s); nothing was written", d.path, err)
 	}
-	if d.standard && !root.IsStandard() {
+	if d.standard && !root.IsStandard() && !d.whole {
 		return nil, fmt.Errorf("saving %s: the edit would add comments or trailing commas to a plain JSON file; nothing was written", d.path)
+	}
+	if d.whole {
+		errs, unset := CheckContent(d.path, data)
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("saving %s: nothing was written: %w", d.path, errs)
+		}
+		return unset, nil
 	}
 	var names []string
 	for name := range d.touched {
@@ -117,6 +124,44 @@ func (d *Document) validate(data []byte) ([]string, error) {
 	return slices.Compact(unset), nil
 }
 
+// CheckContent validates data as mcpdeck reads the file at path, without
+// resolving variables against the environment (a server may refer to a
+// token set later): every problem with its line and column, and the
+// variables not set now.
+func CheckContent(path string, data []byte) (Errors, []string) {
+	var unset []string
+	_, _, err := Parse(path, data, ScopeExplicit, checkOptions(path, &unset))
+	var errs Errors
+	if errors.As(err, &errs) {
+		return errs, nil
+	}
+	if err != nil {
+		return Errors{{Pos: Position{File: path}, Message: err.Error()}}, nil
+	}
+	slices.Sort(unset)
+	return nil, slices.Compact(unset)
+}
+
+// checkOptions parse a file for validation: approved (its envFile is
+// read), variables not set standing in with a value that still reads as a
+// URL ("${env:BASE}/mcp" and a bare "${env:URL}" both parse), the names of
+// those recorded in unset.
+func checkOptions(path string, unset *[]string) LoadOptions {
+	dir := filepath.Dir(path)
+	return LoadOptions{
+		ProjectDir: dir, UserConfigDir: dir, Approved: func(File) bool { return true },
+		LookupEnv: func(k string) (string, bool) {
+			if v, ok := os.LookupEnv(k); ok {
+				return v, true
+			}
+			if k != "HOME" && k != "XDG_CONFIG_HOME" {
+				*unset = append(*unset, k)
+			}
+			return "http://unset.invalid", true
+		},
+	}
+}
+
 // checkEntry validates one server as mcpdeck reads it, alone in a file with
 // the document's inputs. Problems are reported at pos, the server's place
 // in the file.
@@ -133,20 +178,7 @@ func (d *Document) checkEntry(name string, e Entry, root hujson.Value, pos Posit
 	file.Set("mcpServers", Entry{{name, mustMarshal(e)}})
 	src := mustMarshal(file)
 	var unset []string
-	dir := filepath.Dir(d.path)
-	opts := LoadOptions{
-		ProjectDir: dir, UserConfigDir: dir, Approved: func(File) bool { return true },
-		LookupEnv: func(k string) (string, bool) {
-			if v, ok := os.LookupEnv(k); ok {
-				return v, true
-			}
-			unset = append(unset, k)
-			// A stand-in that reads as a URL too: "${env:BASE}/mcp" and a
-			// bare "${env:URL}" both still parse.
-			return "http://unset.invalid", true
-		},
-	}
-	_, _, err := Parse(d.path, src, ScopeExplicit, opts)
+	_, _, err := Parse(d.path, src, ScopeExplicit, checkOptions(d.path, &unset))
 	var errs Errors
 	if errors.As(err, &errs) {
 		for i := range errs {

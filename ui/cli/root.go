@@ -137,6 +137,15 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newMonitorCmd(),
 		newReplayCmd(),
 		newGatewayCmd(),
+		newAddCmd(),
+		newAddJSONCmd(),
+		newRemoveCmd(),
+		newEditCmd(),
+		newEnableCmd(true),
+		newEnableCmd(false),
+		newImportCmd(),
+		newExportCmd(),
+		newRegistryCmd(),
 	)
 	return root
 }

@@ -1,0 +1,642 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"mcpdeck/config"
+	"mcpdeck/ui/present"
+)
+
+// The commands that edit configuration files: add, add-json, remove,
+// enable and disable (edit is in edit.go). Each patches the file in place
+// (config.Document): comments, order and formatting stay, the file's own
+// format (mcpServers or servers) is kept, and the write is validated,
+// atomic and refused if the file changed meanwhile.
+
+const scopeHelp = "the file to change: user ($XDG_CONFIG_HOME/mcpdeck/mcp.json), project (this directory's .mcp.json, or the first of mcp.json, .vscode/mcp.json, .cursor/mcp.json that exists), or a FILE path"
+
+// configTarget is a file an edit goes to.
+type configTarget struct {
+	path   string
+	opts   config.DocOptions
+	client config.Client // whose spelling the file uses
+}
+
+// targetOf is how to edit path: its client's format, and its key and
+// mode when it does not exist yet.
+func targetOf(path string) configTarget {
+	key := "mcpServers"
+	if filepath.Base(filepath.Dir(path)) == ".vscode" {
+		key = "servers"
+	}
+	c := config.ClientOfFile(path, key)
+	mode := os.FileMode(0o600)
+	if _, project := projectFile(path); project {
+		mode = 0o644 // shared with the project, as the other clients write it
+	}
+	return configTarget{path: path, client: c, opts: config.DocOptions{Key: c.Key, Mode: mode, Normalize: c.ToMcpdeck}}
+}
+
+// projectFile reports whether path is one of this directory's project
+// files (config.ProjectFiles), whose servers need approval.
+func projectFile(path string) (string, bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for _, name := range config.ProjectFiles {
+		if p := filepath.Join(wd, name); p == path {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// scopeFile is the file --scope names, or "" when none was given: then
+// the only --config file, when one was given.
+func scopeFile(cmd *cobra.Command, scope string) (string, error) {
+	switch scope {
+	case "":
+		files := configFiles(cmd)
+		switch len(files) {
+		case 0:
+			return "", nil
+		case 1:
+			return filepath.Abs(files[0])
+		}
+		return "", withCode(ExitUsage, fmt.Errorf("%d --config files given; name the one to change with --scope FILE", len(files)))
+	case "user":
+		p, err := config.UserFile()
+		return p, withCode(ExitUsage, err)
+	case "project":
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", withCode(ExitUsage, err)
+		}
+		for _, name := range config.ProjectFiles {
+			if p := filepath.Join(wd, name); fileExists(p) {
+				return p, nil
+			}
+		}
+		return filepath.Join(wd, ".mcp.json"), nil
+	case "local":
+		return "", withCode(ExitUsage, errors.New("--scope local is Claude Code's per-project section of ~/.claude.json; mcpdeck reads user and project files: use --scope user or --scope project (export --to claude-code --scope local writes Claude Code's)"))
+	}
+	if !strings.ContainsAny(scope, `/\`) && !strings.HasSuffix(scope, ".json") {
+		return "", withCode(ExitUsage, fmt.Errorf("--scope %q: use user, project or a file path such as ./mcp.json", scope))
+	}
+	return filepath.Abs(scope)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// addTarget is the file a new server goes to: --scope, else the only
+// --config file, else the user's file.
+func addTarget(cmd *cobra.Command, scope string) (configTarget, error) {
+	path, err := scopeFile(cmd, scope)
+	if err != nil {
+		return configTarget{}, err
+	}
+	if path == "" {
+		if path, err = config.UserFile(); err != nil {
+			return configTarget{}, withCode(ExitUsage, err)
+		}
+	}
+	return targetOf(path), nil
+}
+
+// serverTarget is the file that defines name: the one --scope or --config
+// names, else the file whose definition is in effect.
+func serverTarget(cmd *cobra.Command, scope, name string) (configTarget, error) {
+	path, err := scopeFile(cmd, scope)
+	if err != nil {
+		return configTarget{}, err
+	}
+	if path != "" {
+		return targetOf(path), nil
+	}
+	cfg, err := load(nil, true)
+	var errs config.Errors
+	if err != nil && !errors.As(err, &errs) {
+		return configTarget{}, withCode(ExitUsage, err)
+	}
+	var defs []string
+	for _, f := range cfg.Files {
+		if slices.Contains(f.Servers, name) && f.Scope != config.ScopeDefault {
+			defs = append(defs, f.Path)
+		}
+	}
+	if len(defs) == 0 {
+		var all []string
+		for _, f := range cfg.Files {
+			all = append(all, f.Servers...)
+		}
+		return configTarget{}, withCode(ExitUsage, fmt.Errorf("no server %q in %s%s; name the file with --scope", name, sourcesOf(cfg), didYouMean(name, all)))
+	}
+	return targetOf(defs[0]), nil
+}
+
+// openTarget opens t for editing.
+func openTarget(t configTarget) (*config.Document, error) {
+	d, err := config.OpenDocument(t.path, t.opts)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return d, nil
+}
+
+// saveDoc writes d and says what happened. A project file approved at the
+// content it had keeps its approval: the change is the person's own.
+func saveDoc(cmd *cobra.Command, d *config.Document, done string) error {
+	saved, err := d.Save()
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", done, saved.Path)
+	if p, ok := projectFile(saved.Path); ok && saved.OldHash != saved.NewHash && !saved.Created {
+		if ts, err := config.OpenTrustStore(""); err == nil && ts.Trusted(config.File{Path: p, Scope: config.ScopeProject, Hash: saved.OldHash}) {
+			if err := ts.Trust(config.File{Path: p, Scope: config.ScopeProject, Hash: saved.NewHash}); err == nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %s stays approved: its approved content changed only by this command\n", p)
+			}
+		}
+	}
+	for _, v := range saved.Unset {
+		warnf(cmd.ErrOrStderr(), "%s is not set in this environment; set it before the server starts", v)
+	}
+	return nil
+}
+
+// printNotices writes what a person should know, on stderr.
+func printNotices(w io.Writer, notes []config.Notice) {
+	for _, n := range notes {
+		warnf(w, "%s", n)
+	}
+}
+
+// secretFlags choose how secrets given on the command line are written.
+type secretFlags struct{ as string }
+
+func addSecretFlags(cmd *cobra.Command, f *secretFlags) {
+	cmd.Flags().StringVar(&f.as, "secret-as", "", "how a secret (a token in --env or --header) is written: env (an ${env:NAME} reference; the default), input (a VS Code prompt) or value (as given, with a warning); asked on a terminal when not given")
+}
+
+// storage is the storage --secret-as chose; on a terminal without the
+// flag the person is asked, when there is a secret.
+func (f *secretFlags) storage(cmd *cobra.Command, server string, secrets []string) (config.SecretStorage, error) {
+	if f.as != "" || len(secrets) == 0 || !interactive(cmd) {
+		st, err := config.ParseSecretStorage(f.as)
+		return st, withCode(ExitUsage, err)
+	}
+	w := cmd.ErrOrStderr()
+	fmt.Fprintf(w, "%s holds %s: %s.\n", server, present.Count(len(secrets), "secret", "secrets"), strings.Join(secrets, ", "))
+	fmt.Fprintln(w, "Store it as  [e] an ${env:NAME} reference (set the variable yourself; the default)")
+	fmt.Fprintln(w, "             [i] a VS Code input (VS Code asks for it; mcpdeck cannot)")
+	fmt.Fprintln(w, "             [v] the value, in plain text in the file")
+	choice, _ := prompt(cmd, "Choice [e/i/v]: ")
+	switch strings.ToLower(choice) {
+	case "i", "input":
+		return config.SecretAsInput, nil
+	case "v", "value":
+		return config.SecretAsValue, nil
+	}
+	return config.SecretAsEnv, nil
+}
+
+// interactive reports whether a person is at the terminal to answer.
+func interactive(cmd *cobra.Command) bool {
+	in, ok := cmd.InOrStdin().(*os.File)
+	return ok && isTerminal(in) && isTerminal(cmd.ErrOrStderr())
+}
+
+// prompt asks a question on stderr and reads one line of the answer, a
+// byte at a time so the next question finds the next line. ok is false
+// when stdin ended before a line did: nobody is there to answer.
+func prompt(cmd *cobra.Command, question string) (answer string, ok bool) {
+	fmt.Fprint(cmd.ErrOrStderr(), question)
+	var line []byte
+	b := make([]byte, 1)
+	for {
+		n, err := cmd.InOrStdin().Read(b)
+		if n == 1 && b[0] == '\n' {
+			return strings.TrimSpace(string(line)), true
+		}
+		if n == 1 {
+			line = append(line, b[0])
+		}
+		if err != nil {
+			return strings.TrimSpace(string(line)), len(line) > 0
+		}
+	}
+}
+
+// writeServer writes the entry e (mcpdeck's format) as server name into
+// t: secrets stored as chosen, converted to the file's client, added — or,
+// with replace, its launch fields updated — and saved.
+func writeServer(cmd *cobra.Command, t configTarget, name string, e config.Entry, sf *secretFlags, replace bool, inputs []config.Input, notes []config.Notice) error {
+	var names []string
+	for _, s := range e.Secrets(name) {
+		names = append(names, s.Field+"."+s.Name)
+	}
+	how, err := sf.storage(cmd, name, names)
+	if err != nil {
+		return err
+	}
+	e, more, stored := config.StoreSecrets(name, e, how, t.client)
+	inputs = append(inputs, more...)
+	notes = append(notes, stored...)
+	out, conv, err := t.client.Export(name, e)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	notes = append(notes, conv...)
+	d, err := openTarget(t)
+	if err != nil {
+		return err
+	}
+	if t.client.Inputs {
+		if err := d.AddInputs(inputs); err != nil {
+			return withCode(ExitUsage, err)
+		}
+	}
+	done := fmt.Sprintf("added %q to", name)
+	_, exists := d.Entry(name)
+	switch {
+	case exists && replace:
+		err = d.Update(name, out, launchFields)
+		done = fmt.Sprintf("replaced %q in", name)
+	case exists:
+		err = fmt.Errorf("%w: %q is already in %s; remove it first, or give --replace to change its definition", config.ErrExists, name, t.path)
+	default:
+		err = d.Add(name, out)
+	}
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	printNotices(cmd.ErrOrStderr(), notes)
+	return saveDoc(cmd, d, done)
+}
+
+// launchFields are the fields an add --replace rewrites; the others (a
+// timeout, the client's own settings) stay as they are.
+var launchFields = []string{"type", "command", "args", "env", "envFile", "cwd", "url", "serverUrl", "headers", "oauth", "auth"}
+
+// addFlags are add's flags.
+type addFlags struct {
+	scope, url, transport, envFile, cwd string
+	headers, env                        []string
+	oauthID, oauthSecret, oauthScopes   string
+	oauthPort                           int
+	replace, disabled                   bool
+	secrets                             secretFlags
+	reg                                 registryInstallFlags
+}
+
+func newAddCmd() *cobra.Command {
+	var f addFlags
+	cmd := &cobra.Command{
+		Use:   "add NAME (-- COMMAND [ARGS]... | --url URL | --from-registry SERVER[@VERSION])",
+		Short: "Add a server to a configuration file (comments and formatting kept)",
+		Long: `add writes one server into a configuration file: a local command
+(everything after --), a remote server (--url), or a server of the MCP
+Registry (--from-registry, see "mcpdeck registry").
+
+The file is the user's mcpdeck/mcp.json unless --scope (user, project or
+a FILE) or a single --config names another. It is patched in place:
+comments, order and formatting stay, a VS Code file keeps its "servers"
+format, and the write is validated, atomic, keeps the file's mode and is
+refused when the file changed meanwhile.
+
+A secret given on the command line (an --env value whose name or shape is
+a credential's, an Authorization or API-key --header) is not written as
+typed unless you choose so: --secret-as env (the default) writes an
+${env:NAME} reference and names the variable to set, input a VS Code
+${input:…} prompt, value the value with a warning. On a terminal you are
+asked when --secret-as is not given.
+
+Examples:
+  mcpdeck add everything -- npx -y @modelcontextprotocol/server-everything
+  mcpdeck add github --env GITHUB_TOKEN=ghp_… -- docker run -i --rm -e GITHUB_TOKEN ghcr.io/github/github-mcp-server
+  mcpdeck add sentry --url https://mcp.sentry.dev/mcp --header 'Authorization: Bearer sntrys_…'
+  mcpdeck add time --from-registry io.github.modelcontextprotocol/server-time`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runAdd(cmd, args, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.scope, "scope", "", scopeHelp)
+	fl.StringVar(&f.url, "url", "", "a remote server at `URL`")
+	fl.StringArrayVar(&f.headers, "header", nil, "a request header of the remote server, as 'Name: value' (repeatable)")
+	fl.StringVar(&f.transport, "transport", "", "http (Streamable HTTP) or sse for --url (default: http, falling back to sse); stdio for a command")
+	fl.StringArrayVarP(&f.env, "env", "e", nil, "an environment variable of the command, as `K=V` (repeatable)")
+	fl.StringVar(&f.envFile, "env-file", "", "a file of KEY=VALUE lines the command's environment is read from")
+	fl.StringVar(&f.cwd, "cwd", "", "the working directory of the command")
+	fl.StringVar(&f.oauthID, "oauth-client-id", "", "a pre-registered OAuth client id of the remote server")
+	fl.StringVar(&f.oauthSecret, "oauth-client-secret", "", "its client secret (stored as --secret-as says)")
+	fl.StringVar(&f.oauthScopes, "oauth-scopes", "", "OAuth scopes to ask for, space-separated")
+	fl.IntVar(&f.oauthPort, "oauth-redirect-port", 0, "a fixed port for the OAuth redirect listener")
+	fl.BoolVar(&f.replace, "replace", false, "change the definition of a server that is already there (its other settings stay)")
+	fl.BoolVar(&f.disabled, "disabled", false, `add it switched off ("disabled": true)`)
+	addSecretFlags(cmd, &f.secrets)
+	addRegistryInstallFlags(cmd, &f.reg)
+	return cmd
+}
+
+func runAdd(cmd *cobra.Command, args []string, f *addFlags) error {
+	name, command := args[0], args[1:]
+	sources := 0
+	for _, given := range []bool{len(command) > 0, f.url != "", f.reg.from != ""} {
+		if given {
+			sources++
+		}
+	}
+	switch {
+	case sources == 0:
+		return withCode(ExitUsage, fmt.Errorf("give %q a command after --, --url URL or --from-registry SERVER: mcpdeck add %s -- npx -y PACKAGE", name, name))
+	case sources > 1:
+		return withCode(ExitUsage, errors.New("give one of a command after --, --url and --from-registry"))
+	case f.url == "" && f.reg.from == "" && (len(f.headers) > 0 || f.oauthID != "" || f.oauthSecret != "" || f.oauthScopes != "" || f.oauthPort != 0):
+		return withCode(ExitUsage, errors.New("--header and the --oauth flags go with --url"))
+	case f.url != "" && (len(f.env) > 0 || f.envFile != "" || f.cwd != ""):
+		return withCode(ExitUsage, errors.New("--env, --env-file and --cwd go with a command; a remote server takes --header"))
+	}
+	t, err := addTarget(cmd, f.scope)
+	if err != nil {
+		return err
+	}
+	env, err := parsePairs(f.env, "=", "--env", "K=V")
+	if err != nil {
+		return err
+	}
+	headers, err := parsePairs(f.headers, ":", "--header", "'Name: value'")
+	if err != nil {
+		return err
+	}
+	var e config.Entry
+	var inputs []config.Input
+	var notes []config.Notice
+	switch {
+	case f.reg.from != "":
+		inst, err := f.reg.install(cmd, name, env, headers, f.secrets.as)
+		if err != nil {
+			return err
+		}
+		e, inputs, notes = inst.Entry, inst.Inputs, inst.Notices
+	case f.url != "":
+		tr, err := remoteTransport(f.transport)
+		if err != nil {
+			return err
+		}
+		e = config.RemoteEntry(tr, f.url, headers)
+		if err := f.addOAuth(cmd, name, &e, t.client, &inputs, &notes); err != nil {
+			return err
+		}
+	default:
+		if f.transport != "" && f.transport != "stdio" {
+			return withCode(ExitUsage, fmt.Errorf("--transport %q is for --url; a command runs over stdio", f.transport))
+		}
+		e = config.StdioEntry(command[0], command[1:], env, f.envFile, f.cwd)
+	}
+	if f.disabled {
+		e.Set("disabled", true)
+	}
+	return writeServer(cmd, t, name, e, &f.secrets, f.replace, inputs, notes)
+}
+
+// remoteTransport reads --transport for --url.
+func remoteTransport(s string) (config.Transport, error) {
+	switch s {
+	case "":
+		return "", nil
+	case "http", "streamable-http":
+		return config.TransportHTTP, nil
+	case "sse":
+		return config.TransportSSE, nil
+	}
+	return "", withCode(ExitUsage, fmt.Errorf("--transport %q: use http or sse with --url", s))
+}
+
+// addOAuth writes the --oauth flags as the "oauth" block.
+func (f *addFlags) addOAuth(cmd *cobra.Command, name string, e *config.Entry, target config.Client, inputs *[]config.Input, notes *[]config.Notice) error {
+	if f.oauthID == "" && f.oauthSecret == "" && f.oauthScopes == "" && f.oauthPort == 0 {
+		return nil
+	}
+	o := config.Entry{}
+	if f.oauthID != "" {
+		o.Set("clientId", f.oauthID)
+	}
+	if f.oauthSecret != "" {
+		how, err := f.secrets.storage(cmd, name, []string{"oauth.clientSecret"})
+		if err != nil {
+			return err
+		}
+		ref, in, n := config.SecretRef(name, "oauth.clientSecret", config.EnvName(name+"_CLIENT_SECRET"), f.oauthSecret, how, target)
+		if in != nil {
+			*inputs = append(*inputs, *in)
+		}
+		*notes = append(*notes, n...)
+		o.Set("clientSecret", ref)
+		f.secrets.as = string(how) // asked once
+	}
+	if f.oauthScopes != "" {
+		o.Set("scopes", f.oauthScopes)
+	}
+	if f.oauthPort != 0 {
+		o.Set("redirectPort", f.oauthPort)
+	}
+	e.Set("oauth", o)
+	return nil
+}
+
+// parsePairs reads repeated K=V or 'K: V' flags in order.
+func parsePairs(list []string, sep, flag, shape string) (config.Pairs, error) {
+	var out config.Pairs
+	for _, item := range list {
+		k, v, ok := strings.Cut(item, sep)
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return nil, withCode(ExitUsage, fmt.Errorf("%s %q: write it as %s", flag, item, shape))
+		}
+		out.Set(k, v)
+	}
+	return out, nil
+}
+
+func newAddJSONCmd() *cobra.Command {
+	var scope string
+	var replace bool
+	var sf secretFlags
+	cmd := &cobra.Command{
+		Use:   "add-json [NAME] JSON|-",
+		Short: "Add a server from its JSON definition, as another client's documentation prints it",
+		Long: `add-json adds a server from its JSON definition ("-" reads it from
+stdin): the entry itself ({"command": "npx", "args": [...]}, {"type":
+"http", "url": ...}, Windsurf's {"serverUrl": ...}), a whole snippet with
+one server ({"mcpServers": {"name": {...}}} or VS Code's {"servers":
+{...}}), or VS Code's --add-mcp form ({"name": "x", "command": ...}). NAME
+may be left out when the JSON names the server. The file, the format kept
+and the secrets are handled as by add.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, text := "", args[len(args)-1]
+			if len(args) == 2 {
+				name = args[0]
+			}
+			if text == "-" {
+				data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), 1<<20))
+				if err != nil {
+					return withCode(ExitUsage, err)
+				}
+				text = string(data)
+			}
+			n, e, err := entryFromJSON(name, []byte(text))
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			t, err := addTarget(cmd, scope)
+			if err != nil {
+				return err
+			}
+			return writeServer(cmd, t, n, e, &sf, replace, nil, nil)
+		},
+	}
+	cmd.Flags().StringVar(&scope, "scope", "", scopeHelp)
+	cmd.Flags().BoolVar(&replace, "replace", false, "change the definition of a server that is already there")
+	addSecretFlags(cmd, &sf)
+	return cmd
+}
+
+// entryFromJSON reads a server's definition in any client's shape (see
+// add-json) and returns its name and its entry in mcpdeck's spelling.
+func entryFromJSON(name string, data []byte) (string, config.Entry, error) {
+	e, err := config.ParseEntry(data)
+	if err != nil {
+		return "", nil, fmt.Errorf("reading the server's JSON: %w", err)
+	}
+	for _, key := range []string{"mcpServers", "servers"} {
+		raw, ok := e.Get(key)
+		if !ok {
+			continue
+		}
+		inner, err := config.ParseEntry(raw)
+		if err != nil || len(inner) != 1 {
+			return "", nil, fmt.Errorf("reading the server's JSON: %q must hold exactly one server (it holds %d); add them one by one, or import the file with mcpdeck import --from FILE", key, len(inner))
+		}
+		if name == "" {
+			name = inner[0].Name
+		}
+		if e, err = config.ParseEntry(inner[0].Value); err != nil {
+			return "", nil, fmt.Errorf("reading server %q: %w", inner[0].Name, err)
+		}
+	}
+	if n, ok := e.String("name"); ok {
+		if name == "" {
+			name = n
+		}
+		e.Delete("name")
+	}
+	if name == "" {
+		return "", nil, errors.New("the JSON does not name the server: give NAME before it")
+	}
+	_, hasCmd := e.Get("command")
+	_, hasURL := e.Get("url")
+	_, hasServerURL := e.Get("serverUrl")
+	if !hasCmd && !hasURL && !hasServerURL {
+		return "", nil, fmt.Errorf(`%w: %q has neither "command" nor "url"`, config.ErrNotAnEntry, name)
+	}
+	windsurf, _ := config.ClientByID("windsurf")
+	return name, windsurf.ToMcpdeck(e), nil
+}
+
+func newRemoveCmd() *cobra.Command {
+	var scope string
+	cmd := &cobra.Command{
+		Use:   "remove NAME...",
+		Short: "Remove servers from the configuration file that defines them",
+		Long: `remove deletes each named server from the file whose definition is in
+effect (or from the file --scope or --config names), with the comments
+that belong to it; the rest of the file stays as it was.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, name := range args {
+				t, err := serverTarget(cmd, scope, name)
+				if err != nil {
+					return err
+				}
+				d, err := openTarget(t)
+				if err != nil {
+					return err
+				}
+				if err := d.Remove(name); err != nil {
+					return withCode(ExitUsage, err)
+				}
+				if err := saveDoc(cmd, d, fmt.Sprintf("removed %q from", name)); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&scope, "scope", "", scopeHelp)
+	return cmd
+}
+
+func newEnableCmd(on bool) *cobra.Command {
+	var scope string
+	verb, field := "enable", `removes "disabled": true (or sets "enabled": true)`
+	if !on {
+		verb, field = "disable", `sets "disabled": true (or "enabled": false where the file uses that field)`
+	}
+	cmd := &cobra.Command{
+		Use:   verb + " NAME...",
+		Short: strings.ToUpper(verb[:1]) + verb[1:] + " servers in the configuration file that defines them",
+		Long: verb + ` switches servers with the configuration's own field: it ` + field + `.
+A disabled server is listed but not started until enabled (or switched
+on for one session with space in the TUI).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, name := range args {
+				t, err := serverTarget(cmd, scope, name)
+				if err != nil {
+					return err
+				}
+				d, err := openTarget(t)
+				if err != nil {
+					return err
+				}
+				if err := d.SetEnabled(name, on); err != nil {
+					return withCode(ExitUsage, err)
+				}
+				if !d.Changed() {
+					fmt.Fprintf(cmd.OutOrStdout(), "%q is already %sd in %s\n", name, verb, t.path)
+					continue
+				}
+				if err := saveDoc(cmd, d, fmt.Sprintf("%sd %q in", verb, name)); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&scope, "scope", "", scopeHelp)
+	return cmd
+}
+
+// quoteNames quotes names for a message.
+func quoteNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
