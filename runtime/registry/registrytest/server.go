@@ -135,7 +135,9 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 
 // lastKey is the cursor of the last entry of page.
 func (s *Server) lastKey(page []json.RawMessage) string {
-	var e struct{ Server struct{ Name, Version string } }
+	var e struct {
+		Server struct{ Name, Version string }
+	}
 	_ = json.Unmarshal(page[len(page)-1], &e)
 	return e.Server.Name + ":" + e.Server.Version
 }
