@@ -21,9 +21,15 @@ import (
 // Code ${input:id}) and a notice says what to set. A secret is never
 // written in plain text unless the person chose SecretAsValue.
 
-// ErrUnsupported: the server can only be run in a way mcpdeck cannot
-// configure (an MCP bundle, a package serving HTTP on a port).
-var ErrUnsupported = errors.New("cannot be installed by mcpdeck")
+// Sentinel errors of Install.
+var (
+	// ErrUnsupported: the server can only be run in a way mcpdeck cannot
+	// configure (an MCP bundle, a package serving HTTP on a port).
+	ErrUnsupported = errors.New("cannot be installed by mcpdeck")
+	// ErrNoSuchWay: the server is not published the way asked (no remote,
+	// no package of that type), or a value it needs was not given.
+	ErrNoSuchWay = errors.New("cannot be installed that way")
+)
 
 // Need is one value a server declares.
 type Need struct {
@@ -254,7 +260,7 @@ func (r *resolver) choosePackage(s ServerJSON) (Package, error) {
 			}
 			return p, nil
 		}
-		return Package{}, fmt.Errorf("%s has no %s package (it has: %s)", s.Name, r.o.Package, listOr(types, "no package"))
+		return Package{}, fmt.Errorf("%w: %s has no %s package (it has: %s)", ErrNoSuchWay, s.Name, r.o.Package, listOr(types, "no package"))
 	}
 	if ps := runnablePackages(s); len(ps) > 0 {
 		if len(s.Packages) > 1 || len(s.Remotes) > 0 {
@@ -298,7 +304,7 @@ func alternatives(s ServerJSON, chosen Package) string {
 // remote installs a remote.
 func (r *resolver) remote(s ServerJSON) error {
 	if len(s.Remotes) == 0 {
-		return fmt.Errorf("%s has no remote; install one of its packages (%s)", s.Name, listOr(packageTypes(s), "none"))
+		return fmt.Errorf("%w: %s has no remote; install one of its packages (%s)", ErrNoSuchWay, s.Name, listOr(packageTypes(s), "none"))
 	}
 	rem := s.Remotes[0]
 	var transport config.Transport
@@ -312,7 +318,7 @@ func (r *resolver) remote(s ServerJSON) error {
 	}
 	u, missing := r.substitute(rem.URL, rem.Variables, true)
 	if len(missing) > 0 {
-		return fmt.Errorf("%s's URL %s needs %s; give %s", s.Name, rem.URL, strings.Join(missing, ", "), inputFlags(missing))
+		return fmt.Errorf("%w: %s's URL %s needs %s; give %s", ErrNoSuchWay, s.Name, rem.URL, strings.Join(missing, ", "), inputFlags(missing))
 	}
 	headers := config.Pairs{}
 	for _, h := range rem.Headers {

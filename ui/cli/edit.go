@@ -199,7 +199,12 @@ func runEditor(cmd *cobra.Command, path string, line int) error {
 		args = append(args, path)
 	}
 	ed := exec.Command(words[0], args...)
-	ed.Stdin, ed.Stdout, ed.Stderr = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+	ed.Stdout, ed.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+	// The terminal, never a reader that holds the answers to mcpdeck's own
+	// questions.
+	if in, ok := cmd.InOrStdin().(*os.File); ok {
+		ed.Stdin = in
+	}
 	if err := ed.Run(); err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {

@@ -47,7 +47,7 @@ func registryError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, registry.ErrNotFound), errors.Is(err, registry.ErrUnsupported):
+	case errors.Is(err, registry.ErrNotFound), errors.Is(err, registry.ErrUnsupported), errors.Is(err, registry.ErrNoSuchWay):
 		return withCode(ExitUsage, err)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return withCode(ExitTimeout, fmt.Errorf("the registry did not answer in time: %w", err))
