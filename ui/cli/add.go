@@ -24,27 +24,16 @@ import (
 
 const scopeHelp = "the file to change: user ($XDG_CONFIG_HOME/mcpdeck/mcp.json), project (this directory's .mcp.json, or the first of mcp.json, .vscode/mcp.json, .cursor/mcp.json that exists), or a FILE path"
 
-// configTarget is a file an edit goes to.
+// configTarget is a file an edit goes to: its path, and for a client's
+// own file (import, export) where its servers are.
 type configTarget struct {
 	path   string
-	opts   config.DocOptions
-	client config.Client // whose spelling the file uses
+	client *config.Client    // set for a client's file; else the file's own
+	opts   config.DocOptions // with client
 }
 
-// targetOf is how to edit path: its client's format, and its key and
-// mode when it does not exist yet.
-func targetOf(path string) configTarget {
-	key := "mcpServers"
-	if filepath.Base(filepath.Dir(path)) == ".vscode" {
-		key = "servers"
-	}
-	c := config.ClientOfFile(path, key)
-	mode := os.FileMode(0o600)
-	if _, project := projectFile(path); project {
-		mode = 0o644 // shared with the project, as the other clients write it
-	}
-	return configTarget{path: path, client: c, opts: config.DocOptions{Key: c.Key, Mode: mode, Normalize: c.ToMcpdeck}}
-}
+// targetOf is a configuration file named by its path.
+func targetOf(path string) configTarget { return configTarget{path: path} }
 
 // projectFile reports whether path is one of this directory's project
 // files (config.ProjectFiles), whose servers need approval.
@@ -148,13 +137,15 @@ func serverTarget(cmd *cobra.Command, scope, name string) (configTarget, error) 
 	return targetOf(defs[0]), nil
 }
 
-// openTarget opens t for editing.
-func openTarget(t configTarget) (*config.Document, error) {
-	d, err := config.OpenDocument(t.path, t.opts)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
+// openTarget opens t for editing, and says whose format it is in.
+func openTarget(t configTarget) (*config.Document, config.Client, error) {
+	if t.client != nil {
+		d, err := config.OpenDocument(t.path, t.opts)
+		return d, *t.client, withCode(ExitUsage, err)
 	}
-	return d, nil
+	_, shared := projectFile(t.path)
+	d, c, err := config.OpenServerFile(t.path, shared)
+	return d, c, withCode(ExitUsage, err)
 }
 
 // saveDoc writes d and says what happened. A project file approved at the
@@ -253,44 +244,21 @@ func writeServer(cmd *cobra.Command, t configTarget, name string, e config.Entry
 	if err != nil {
 		return err
 	}
-	e, more, stored := config.StoreSecrets(name, e, how, t.client)
-	inputs = append(inputs, more...)
-	notes = append(notes, stored...)
-	out, conv, err := t.client.Export(name, e)
-	if err != nil {
-		return withCode(ExitUsage, err)
-	}
-	notes = append(notes, conv...)
-	d, err := openTarget(t)
+	d, c, err := openTarget(t)
 	if err != nil {
 		return err
 	}
-	if t.client.Inputs {
-		if err := d.AddInputs(inputs); err != nil {
-			return withCode(ExitUsage, err)
-		}
-	}
-	done := fmt.Sprintf("added %q to", name)
 	_, exists := d.Entry(name)
-	switch {
-	case exists && replace:
-		err = d.Update(name, out, launchFields)
-		done = fmt.Sprintf("replaced %q in", name)
-	case exists:
-		err = fmt.Errorf("%w: %q is already in %s; remove it first, or give --replace to change its definition", config.ErrExists, name, t.path)
-	default:
-		err = d.Add(name, out)
-	}
+	more, err := config.PutServer(d, c, name, e, how, replace, inputs)
 	if err != nil {
+		if errors.Is(err, config.ErrExists) {
+			err = fmt.Errorf("%w (give --replace to change its definition)", err)
+		}
 		return withCode(ExitUsage, err)
 	}
-	printNotices(cmd.ErrOrStderr(), notes)
-	return saveDoc(cmd, d, done)
+	printNotices(cmd.ErrOrStderr(), append(notes, more...))
+	return saveDoc(cmd, d, cond(exists, fmt.Sprintf("replaced %q in", name), fmt.Sprintf("added %q to", name)))
 }
-
-// launchFields are the fields an add --replace rewrites; the others (a
-// timeout, the client's own settings) stay as they are.
-var launchFields = []string{"type", "command", "args", "env", "envFile", "cwd", "url", "serverUrl", "headers", "oauth", "auth"}
 
 // addFlags are add's flags.
 type addFlags struct {
@@ -398,7 +366,7 @@ func runAdd(cmd *cobra.Command, args []string, f *addFlags) error {
 			return err
 		}
 		e = config.RemoteEntry(tr, f.url, headers)
-		if err := f.addOAuth(cmd, name, &e, t.client, &inputs, &notes); err != nil {
+		if err := f.addOAuth(cmd, name, &e, fileClient(t), &inputs, &notes); err != nil {
 			return err
 		}
 	default:
@@ -411,6 +379,18 @@ func runAdd(cmd *cobra.Command, args []string, f *addFlags) error {
 		e.Set("disabled", true)
 	}
 	return writeServer(cmd, t, name, e, &f.secrets, f.replace, inputs, notes)
+}
+
+// fileClient is the client whose format t's file is in.
+func fileClient(t configTarget) config.Client {
+	if t.client != nil {
+		return *t.client
+	}
+	key := "mcpServers"
+	if filepath.Base(filepath.Dir(t.path)) == ".vscode" {
+		key = "servers"
+	}
+	return config.ClientOfFile(t.path, key)
 }
 
 // remoteTransport reads --transport for --url.
@@ -499,7 +479,7 @@ and the secrets are handled as by add.`,
 				}
 				text = string(data)
 			}
-			n, e, err := entryFromJSON(name, []byte(text))
+			n, e, err := config.ParseServerJSON(name, []byte(text))
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
@@ -514,48 +494,6 @@ and the secrets are handled as by add.`,
 	cmd.Flags().BoolVar(&replace, "replace", false, "change the definition of a server that is already there")
 	addSecretFlags(cmd, &sf)
 	return cmd
-}
-
-// entryFromJSON reads a server's definition in any client's shape (see
-// add-json) and returns its name and its entry in mcpdeck's spelling.
-func entryFromJSON(name string, data []byte) (string, config.Entry, error) {
-	e, err := config.ParseEntry(data)
-	if err != nil {
-		return "", nil, fmt.Errorf("reading the server's JSON: %w", err)
-	}
-	for _, key := range []string{"mcpServers", "servers"} {
-		raw, ok := e.Get(key)
-		if !ok {
-			continue
-		}
-		inner, err := config.ParseEntry(raw)
-		if err != nil || len(inner) != 1 {
-			return "", nil, fmt.Errorf("reading the server's JSON: %q must hold exactly one server (it holds %d); add them one by one, or import the file with mcpdeck import --from FILE", key, len(inner))
-		}
-		if name == "" {
-			name = inner[0].Name
-		}
-		if e, err = config.ParseEntry(inner[0].Value); err != nil {
-			return "", nil, fmt.Errorf("reading server %q: %w", inner[0].Name, err)
-		}
-	}
-	if n, ok := e.String("name"); ok {
-		if name == "" {
-			name = n
-		}
-		e.Delete("name")
-	}
-	if name == "" {
-		return "", nil, errors.New("the JSON does not name the server: give NAME before it")
-	}
-	_, hasCmd := e.Get("command")
-	_, hasURL := e.Get("url")
-	_, hasServerURL := e.Get("serverUrl")
-	if !hasCmd && !hasURL && !hasServerURL {
-		return "", nil, fmt.Errorf(`%w: %q has neither "command" nor "url"`, config.ErrNotAnEntry, name)
-	}
-	windsurf, _ := config.ClientByID("windsurf")
-	return name, windsurf.ToMcpdeck(e), nil
 }
 
 func newRemoveCmd() *cobra.Command {
@@ -573,7 +511,7 @@ that belong to it; the rest of the file stays as it was.`,
 				if err != nil {
 					return err
 				}
-				d, err := openTarget(t)
+				d, _, err := openTarget(t)
 				if err != nil {
 					return err
 				}
@@ -610,7 +548,7 @@ on for one session with space in the TUI).`,
 				if err != nil {
 					return err
 				}
-				d, err := openTarget(t)
+				d, _, err := openTarget(t)
 				if err != nil {
 					return err
 				}

@@ -59,13 +59,13 @@ was, changes nothing.`,
 // editFile runs the editor on a copy of t's file until the copy is valid,
 // cancelled or abandoned.
 func editFile(cmd *cobra.Command, t configTarget, name string) error {
-	d, err := openTarget(t)
+	d, _, err := openTarget(t)
 	if err != nil {
 		return err
 	}
 	original := d.Content()
 	if original == nil {
-		original = fmt.Appendf(nil, "{\n  %q: {\n  }\n}\n", t.opts.Key)
+		original = fmt.Appendf(nil, "{\n  %q: {\n  }\n}\n", d.Key())
 	}
 	dir, err := os.MkdirTemp("", "mcpdeck-edit-")
 	if err != nil {

@@ -59,7 +59,7 @@ func clientFile(spec, scope string) (configTarget, error) {
 	if err != nil {
 		return configTarget{}, withCode(ExitUsage, err)
 	}
-	return configTarget{path: path, opts: opts, client: c}, nil
+	return configTarget{path: path, opts: opts, client: &c}, nil
 }
 
 // batch writes several servers into one file: secrets stored as chosen
@@ -68,23 +68,25 @@ type batch struct {
 	cmd     *cobra.Command
 	t       configTarget
 	d       *config.Document
+	c       config.Client
 	replace bool
 	sf      *secretFlags
 	added   []string
 	skipped []string
 	notes   []config.Notice
-	inputs  []config.Input
 }
 
 func newBatch(cmd *cobra.Command, t configTarget, replace bool, sf *secretFlags) (*batch, error) {
-	d, err := openTarget(t)
+	d, c, err := openTarget(t)
 	if err != nil {
 		return nil, err
 	}
-	return &batch{cmd: cmd, t: t, d: d, replace: replace, sf: sf}, nil
+	return &batch{cmd: cmd, t: t, d: d, c: c, replace: replace, sf: sf}, nil
 }
 
-// put writes the entries (mcpdeck's format), by name, in order.
+// put writes the entries (mcpdeck's format), by name, in order; a server
+// the file has already (without replace), or the client cannot take, is
+// skipped and named.
 func (b *batch) put(names []string, entries map[string]config.Entry) error {
 	var secrets []string
 	for _, n := range names {
@@ -97,30 +99,22 @@ func (b *batch) put(names []string, entries map[string]config.Entry) error {
 		return err
 	}
 	for _, n := range names {
-		e, in, notes := config.StoreSecrets(n, entries[n], how, b.t.client)
-		out, conv, err := b.t.client.Export(n, e)
+		if _, exists := b.d.Entry(n); exists && !b.replace {
+			b.skipped = append(b.skipped, n)
+			b.notes = append(b.notes, config.Notice{Server: n, Message: fmt.Sprintf("skipped: %s already defines it (give --replace to overwrite it, or remove it first)", b.t.path)})
+			continue
+		}
+		notes, err := config.PutServer(b.d, b.c, n, entries[n], how, b.replace, nil)
 		if err != nil {
+			if errors.Is(err, config.ErrInvalid) || errors.Is(err, config.ErrExists) {
+				return withCode(ExitUsage, err)
+			}
 			b.skipped = append(b.skipped, n)
 			b.notes = append(b.notes, config.Notice{Message: "skipped " + err.Error()})
 			continue
 		}
-		_, exists := b.d.Entry(n)
-		switch {
-		case exists && !b.replace:
-			b.skipped = append(b.skipped, n)
-			b.notes = append(b.notes, config.Notice{Server: n, Message: fmt.Sprintf("skipped: %s already defines it (give --replace to overwrite it, or remove it first)", b.t.path)})
-			continue
-		case exists:
-			err = b.d.Update(n, out, launchFields)
-		default:
-			err = b.d.Add(n, out)
-		}
-		if err != nil {
-			return withCode(ExitUsage, err)
-		}
 		b.added = append(b.added, n)
-		b.notes = append(append(b.notes, notes...), conv...)
-		b.inputs = append(b.inputs, in...)
+		b.notes = append(b.notes, notes...)
 	}
 	return nil
 }
@@ -128,11 +122,6 @@ func (b *batch) put(names []string, entries map[string]config.Entry) error {
 // save writes the file and reports; with nothing written because of
 // conflicts it is a usage error.
 func (b *batch) save(verb, from string) error {
-	if b.t.client.Inputs {
-		if err := b.d.AddInputs(b.inputs); err != nil {
-			return withCode(ExitUsage, err)
-		}
-	}
 	printNotices(b.cmd.ErrOrStderr(), b.notes)
 	if len(b.added) == 0 {
 		return withCode(ExitUsage, fmt.Errorf("nothing to %s: every server was skipped (%s)", verb, strings.Join(b.skipped, ", ")))
@@ -169,7 +158,7 @@ are those in the table of the README ("Managing servers").`,
 			if !fileExists(src.path) {
 				return withCode(ExitUsage, fmt.Errorf("%s has no configuration here: %s does not exist", from, src.path))
 			}
-			sd, err := openTarget(src)
+			sd, srcClient, err := openTarget(src)
 			if err != nil {
 				return err
 			}
@@ -185,7 +174,7 @@ are those in the table of the README ("Managing servers").`,
 					return withCode(ExitUsage, fmt.Errorf("%s defines no server %q%s", src.path, n, didYouMean(n, sd.Names())))
 				}
 				var more []config.Notice
-				entries[n], more = src.client.Import(n, e)
+				entries[n], more = srcClient.Import(n, e)
 				notes = append(notes, more...)
 			}
 			if len(names) == 0 {
@@ -304,8 +293,7 @@ func runExport(cmd *cobra.Command, args []string, f *exportFlags) error {
 		}
 		d, ok := docs[s.Source]
 		if !ok {
-			src := targetOf(s.Source)
-			if d, err = openTarget(src); err != nil {
+			if d, _, err = openTarget(targetOf(s.Source)); err != nil {
 				return err
 			}
 			docs[s.Source] = d
@@ -374,15 +362,16 @@ func exportGateway(cmd *cobra.Command, t configTarget, f *exportFlags) error {
 			g.Config = append(g.Config, abs)
 		}
 	}
-	e, inputs, err := t.client.GatewayEntry(g)
+	c := *t.client
+	e, inputs, err := c.GatewayEntry(g)
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	d, err := openTarget(t)
+	d, _, err := openTarget(t)
 	if err != nil {
 		return err
 	}
-	if t.client.Inputs {
+	if c.Inputs {
 		if err := d.AddInputs(inputs); err != nil {
 			return withCode(ExitUsage, err)
 		}
@@ -392,18 +381,18 @@ func exportGateway(cmd *cobra.Command, t configTarget, f *exportFlags) error {
 	case exists && !f.replace:
 		return withCode(ExitUsage, fmt.Errorf("%w: %s already has %q; give --replace to overwrite it, or --name to add another", config.ErrExists, t.path, f.name))
 	case exists:
-		err = d.Update(f.name, e, launchFields)
+		err = d.Update(f.name, e, config.LaunchFields)
 	default:
 		err = d.Add(f.name, e)
 	}
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	if err := saveDoc(cmd, d, fmt.Sprintf("%s runs mcpdeck's gateway as %q: written to", t.client.Name, f.name)); err != nil {
+	if err := saveDoc(cmd, d, fmt.Sprintf("%s runs mcpdeck's gateway as %q: written to", c.Name, f.name)); err != nil {
 		return err
 	}
-	if f.http != "" && !t.client.Inputs {
-		warnf(cmd.ErrOrStderr(), "%s sends the token from %s: set it to the token of mcpdeck gateway --http (%s=… mcpdeck gateway --http ADDR)", t.client.Name, f.tokenEnv, gateway.EnvToken)
+	if f.http != "" && !c.Inputs {
+		warnf(cmd.ErrOrStderr(), "%s sends the token from %s: set it to the token of mcpdeck gateway --http (%s=… mcpdeck gateway --http ADDR)", c.Name, f.tokenEnv, gateway.EnvToken)
 	}
 	return nil
 }

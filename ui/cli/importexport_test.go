@@ -306,4 +306,3 @@ func startHTTPGateway(t *testing.T, cfg, token string) (string, func()) {
 	}
 	return "", stop
 }
-
