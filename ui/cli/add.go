@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpdeck/config"
+	"mcpdeck/runtime"
+	"mcpdeck/ui"
 	"mcpdeck/ui/present"
 )
 
@@ -577,4 +580,50 @@ func quoteNames(names []string) string {
 		q[i] = strconv.Quote(n)
 	}
 	return strings.Join(q, ", ")
+}
+
+// manageFiles are the files the TUI's add form offers, the default
+// first: the --config files when given, else the user's file, then this
+// project's.
+func manageFiles(cmd *cobra.Command) []ui.ManageFile {
+	var out []ui.ManageFile
+	for _, f := range configFiles(cmd) {
+		if abs, err := filepath.Abs(f); err == nil {
+			_, shared := projectFile(abs)
+			out = append(out, ui.ManageFile{Label: "--config", Path: abs, Shared: shared})
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if user, err := config.UserFile(); err == nil {
+		out = append(out, ui.ManageFile{Label: "user", Path: user})
+	}
+	if project, err := scopeFile(cmd, "project"); err == nil {
+		out = append(out, ui.ManageFile{Label: "project", Path: project, Shared: true})
+	}
+	return out
+}
+
+// tryServer runs a copy of srv alone, as the session would (opts), until
+// it is ready or failed, says how it went, and stops it.
+func tryServer(ctx context.Context, srv config.Server, opts runtime.Options) (string, error) {
+	opts.Config = &config.Config{Servers: []config.Server{srv}}
+	opts.Telemetry = nil // a try is not the session's
+	rt := runtime.New(opts)
+	defer shutdownRuntime(rt)
+	if err := rt.SetEnabled(ctx, true); err != nil {
+		return "", err
+	}
+	snap := rt.Snapshot()
+	if err := serverFailure(snap, srv.Name); err != nil {
+		return "", err
+	}
+	v, _ := snap.Server(srv.Name)
+	info := v.ServerInfo.Name
+	if v.ServerInfo.Version != "" {
+		info += " " + v.ServerInfo.Version
+	}
+	return fmt.Sprintf("%s is %s: %s, %s, %s %s", srv.Name, v.State, info,
+		present.Count(len(v.Tools), "tool", "tools"), v.Era, v.ProtocolVersion), nil
 }
