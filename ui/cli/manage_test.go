@@ -5,15 +5,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tailscale/hujson"
 
 	"mcpdeck/config"
+	"mcpdeck/jsonrpc/jsonrpctest"
 )
 
 // clientFixture reads a real-shaped client file of config's testdata.
@@ -314,4 +317,46 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// The TUI takes an ad-hoc server as the headless commands do: --stdio
+// runs it alone, and the user's file is not read. (What a, e and D say
+// then is the ui package's test.)
+func TestTUIAdHocServer(t *testing.T) {
+	w := newConfigWorld(t)
+	w.write(t, w.userFile(), `{"mcpServers": {"other": {"command": "false"}}}`)
+	for k, v := range jsonrpctest.ServerEnv(jsonrpctest.Normal) {
+		t.Setenv(k, v) // an ad-hoc command inherits mcpdeck's environment
+	}
+	path, args, _ := jsonrpctest.Command(jsonrpctest.Normal)
+	line := config.ShellQuote(path) + " " + strings.Join(args, " ")
+	logFile := filepath.Join(w.root, "events.jsonl")
+	in, keys := io.Pipe()
+	var out, errOut lockedBuffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"--stdio", line, "--enable", "--log", logFile}, in, &out, &errOut) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, _ := os.ReadFile(logFile)
+		if bytes.Contains(data, []byte(`"Server":"adhoc"`)) && bytes.Contains(data, []byte(`"To":"ready"`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the ad-hoc server never became ready:\n%s\n%s", data, errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	keys.Write([]byte("q"))
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the TUI did not quit on q")
+	}
+	keys.Close()
+	if data, _ := os.ReadFile(logFile); bytes.Contains(data, []byte(`"Server":"other"`)) {
+		t.Errorf("the user's file was read although an ad-hoc server was given:\n%s", data)
+	}
 }
