@@ -165,7 +165,7 @@ func SecretRef(server, what, env, value string, how SecretStorage, target Client
 		return "${input:" + id + "}", in, notes
 	}
 	ref, _ := varRef{kind: "env", name: env}.in(target)
-	return ref, nil, []Notice{{server, fmt.Sprintf("%s is written as %s, not as typed: the server reads it from %s (--secret-as value would write the value)", what, ref, env)}}
+	return ref, nil, []Notice{{server, fmt.Sprintf("%s is written as %s, not as typed: the server reads it from %s", what, ref, env)}}
 }
 
 // GatewayTarget is how a client reaches mcpdeck's gateway (mcpdeck

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -253,20 +252,25 @@ func (m *Model) handleManage(msg tea.Msg) (tea.Cmd, bool) {
 }
 
 // changed says what was written and reads the configuration again, so
-// the runtime applies it.
+// the runtime applies it. What the person must do (a variable to set)
+// opens in a dialog: the reload's own status line would cover it.
 func (m *Model) changed(what string, notes []config.Notice, unset []string) tea.Cmd {
 	var more []string
 	for _, n := range notes {
 		more = append(more, n.Message)
 	}
-	if len(unset) > 0 {
-		more = append(more, "not set here: "+strings.Join(unset, ", "))
+	for _, v := range unset {
+		more = append(more, v+" is not set in mcpdeck's environment: the server does not start until it is")
 	}
 	cmd := m.reloadConfig()
-	kind, text := statusInfo, what
+	m.setStatus(statusInfo, present.OneLine(what, 300)+"; reloading…")
 	if len(more) > 0 {
-		kind, text = statusWarn, what+" — "+strings.Join(more, "; ")
+		d := &dialog{c: m.c, title: "Saved"}
+		d.wrapBody(present.Line(what) + ".")
+		for _, line := range more {
+			d.wrapBody("• " + present.Line(line))
+		}
+		m.openModal(d)
 	}
-	m.setStatus(kind, present.OneLine(text, 500)+"; reloading…")
 	return cmd
 }

@@ -169,13 +169,12 @@ func TestAddFormValidatesAndTakesAPaste(t *testing.T) {
 	hs.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Paste: true, Runes: []rune(`{"type": "http", "url": "https://mcp.sentry.dev/mcp", "headers": {"Authorization": "Bearer ` + token + `"}, "timeout": 9000}`)})
 	hs.waitText("filled from the pasted JSON", "http (Streamable HTTP)", "[https://mcp.sentry.dev/mcp", "secrets", "${env:NAME} reference", "also kept: timeout")
 	hs.keys("enter")
-	hs.waitText("added sentry in " + w.path)
+	hs.waitText("Saved", "added sentry in", "headers.Authorization is written as", "${env:SENTRY_AUTHORIZATION}", "SENTRY_AUTHORIZATION is not set")
 	hs.action("reload")
 	got := w.read(t)
 	if strings.Contains(got, token) || !strings.Contains(got, `"Authorization": "Bearer ${env:SENTRY_AUTHORIZATION}"`) || !strings.Contains(got, `"timeout": 9000`) {
 		t.Fatalf("the file:\n%s", got)
 	}
-	hs.waitText("added sentry in " + w.path)
 }
 
 // A file that cannot be written keeps the form open with the reason.
@@ -219,6 +218,8 @@ func TestRegistryBrowserInstalls(t *testing.T) {
 	// Back in the browser, then the reload's plan waiting its turn.
 	hs.waitText("MCP Registry › io.github.brave/brave-search-mcp-server")
 	hs.keys("esc", "esc")
+	hs.waitText("Saved", "BRAVE_API_KEY is not set")
+	hs.keys("esc")
 	hs.waitText("Configuration reloaded")
 	hs.keys("esc", "b", "enter")
 	hs.waitText("7 servers", "io.github.modelcontextprotocol/server-time")
