@@ -507,7 +507,8 @@ func newRemoveCmd() *cobra.Command {
 		Long: `remove deletes each named server from the file whose definition is in
 effect (or from the file --scope or --config names), with the comments
 that belong to it; the rest of the file stays as it was.`,
-		Args: cobra.MinimumNArgs(1),
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, name := range args {
 				t, err := serverTarget(cmd, scope, name)
@@ -544,7 +545,8 @@ func newEnableCmd(on bool) *cobra.Command {
 		Long: verb + ` switches servers with the configuration's own field: it ` + field + `.
 A disabled server is listed but not started until enabled (or switched
 on for one session with space in the TUI).`,
-		Args: cobra.MinimumNArgs(1),
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, name := range args {
 				t, err := serverTarget(cmd, scope, name)

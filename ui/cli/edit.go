@@ -35,7 +35,8 @@ opened again with the file:line:column messages written above it, and
 only a valid file replaces the original (atomically, keeping its mode,
 and not if it changed meanwhile). Emptying the copy, or leaving it as it
 was, changes nothing.`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeFirstServer(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var t configTarget
 			var err error
