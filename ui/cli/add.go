@@ -510,23 +510,9 @@ that belong to it; the rest of the file stays as it was.`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, name := range args {
-				t, err := serverTarget(cmd, scope, name)
-				if err != nil {
-					return err
-				}
-				d, _, err := openTarget(t)
-				if err != nil {
-					return err
-				}
-				if err := d.Remove(name); err != nil {
-					return withCode(ExitUsage, err)
-				}
-				if err := saveDoc(cmd, d, fmt.Sprintf("removed %q from", name)); err != nil {
-					return err
-				}
-			}
-			return nil
+			return eachServer(cmd, scope, args, func(d *config.Document, name string) (string, error) {
+				return fmt.Sprintf("removed %q from", name), d.Remove(name)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&scope, "scope", "", scopeHelp)
@@ -548,31 +534,40 @@ on for one session with space in the TUI).`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, name := range args {
-				t, err := serverTarget(cmd, scope, name)
-				if err != nil {
-					return err
-				}
-				d, _, err := openTarget(t)
-				if err != nil {
-					return err
-				}
-				if err := d.SetEnabled(name, on); err != nil {
-					return withCode(ExitUsage, err)
-				}
-				if !d.Changed() {
-					fmt.Fprintf(cmd.OutOrStdout(), "%q is already %sd in %s\n", name, verb, t.path)
-					continue
-				}
-				if err := saveDoc(cmd, d, fmt.Sprintf("%sd %q in", verb, name)); err != nil {
-					return err
-				}
-			}
-			return nil
+			return eachServer(cmd, scope, args, func(d *config.Document, name string) (string, error) {
+				return fmt.Sprintf("%sd %q in", verb, name), d.SetEnabled(name, on)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&scope, "scope", "", scopeHelp)
 	return cmd
+}
+
+// eachServer changes each named server in the file that defines it (or
+// the one --scope names) with change, which says what it did, and saves.
+func eachServer(cmd *cobra.Command, scope string, names []string, change func(*config.Document, string) (string, error)) error {
+	for _, name := range names {
+		t, err := serverTarget(cmd, scope, name)
+		if err != nil {
+			return err
+		}
+		d, _, err := openTarget(t)
+		if err != nil {
+			return err
+		}
+		done, err := change(d, name)
+		if err != nil {
+			return withCode(ExitUsage, err)
+		}
+		if !d.Changed() {
+			fmt.Fprintf(cmd.OutOrStdout(), "nothing to change: %q in %s is already so\n", name, t.path)
+			continue
+		}
+		if err := saveDoc(cmd, d, done); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // quoteNames quotes names for a message.

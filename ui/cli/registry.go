@@ -33,12 +33,15 @@ func registryURL(flag string) string {
 	return registry.DefaultURL
 }
 
-func newRegistryClient(flag string) (*registry.Client, error) {
-	c, err := registry.New(registryURL(flag), nil)
+// openRegistry is a client of the registry --registry names and a
+// context bounding the exchange; done releases both.
+func openRegistry(cmd *cobra.Command, flag string) (c *registry.Client, ctx context.Context, done func(), err error) {
+	c, err = registry.New(registryURL(flag), nil)
 	if err != nil {
-		return nil, withCode(ExitUsage, err)
+		return nil, nil, nil, withCode(ExitUsage, err)
 	}
-	return c, nil
+	ctx, cancel := context.WithTimeout(cmd.Context(), registryTimeout)
+	return c, ctx, func() { cancel(); c.CloseIdle() }, nil
 }
 
 // registryError maps a registry failure to an exit code: not found is a
@@ -85,13 +88,11 @@ when there are more, the last line gives the --cursor of the next page.
 --json prints {"servers": [the registry's entries], "nextCursor": "..."}.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := newRegistryClient(*url)
+			c, ctx, done, err := openRegistry(cmd, *url)
 			if err != nil {
 				return err
 			}
-			defer c.CloseIdle()
-			ctx, cancel := context.WithTimeout(cmd.Context(), registryTimeout)
-			defer cancel()
+			defer done()
 			q := ""
 			if len(args) > 0 {
 				q = args[0]
@@ -176,13 +177,11 @@ registry's answer as it came.`,
 			if version != "" {
 				v = version
 			}
-			c, err := newRegistryClient(*url)
+			c, ctx, done, err := openRegistry(cmd, *url)
 			if err != nil {
 				return err
 			}
-			defer c.CloseIdle()
-			ctx, cancel := context.WithTimeout(cmd.Context(), registryTimeout)
-			defer cancel()
+			defer done()
 			e, raw, err := c.Get(ctx, name, v)
 			if err != nil {
 				return registryError(err)
@@ -325,13 +324,11 @@ func addRegistryInstallFlags(cmd *cobra.Command, f *registryInstallFlags) {
 // declare them.
 func (f *registryInstallFlags) install(cmd *cobra.Command, name string, env, headers config.Pairs, secretAs string) (registry.Installation, error) {
 	server, version := splitVersion(f.from)
-	c, err := newRegistryClient(f.url)
+	c, ctx, done, err := openRegistry(cmd, f.url)
 	if err != nil {
 		return registry.Installation{}, err
 	}
-	defer c.CloseIdle()
-	ctx, cancel := context.WithTimeout(cmd.Context(), registryTimeout)
-	defer cancel()
+	defer done()
 	e, _, err := c.Get(ctx, server, version)
 	if err != nil {
 		return registry.Installation{}, registryError(err)
