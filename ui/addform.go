@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"net/url"
 	"regexp"
@@ -14,42 +13,8 @@ import (
 	"github.com/google/shlex"
 
 	"mcpdeck/config"
-	"mcpdeck/runtime/registry"
 	"mcpdeck/ui/present"
 )
-
-// Manage lets the servers pane change configuration files: a adds a
-// server with a form, e edits the selected one, D removes it, b browses
-// the MCP Registry. Every change is written to the file (patched in
-// place: comments and formatting stay) and then read back through the
-// normal reload, so a server added while MCP is on starts at once.
-type Manage struct {
-	// Files are where a new server may go, the default first.
-	Files []ManageFile
-	// Try runs a copy of a server the add form describes, on its own,
-	// until it is ready or fails, stops it, and says how it went
-	// ("ready: 12 tools, 2025-11-25"). It must end when ctx does.
-	Try func(ctx context.Context, s config.Server) (string, error)
-	// Registry reads the MCP Registry for b; nil leaves b unavailable.
-	Registry *registry.Client
-	// Trusted reports whether a project file's content is approved
-	// (TrustStore.Trusted): an approved file changed here stays approved,
-	// through Options.Trust.
-	Trusted func(config.File) bool
-}
-
-// ManageFile is a file a new server may go to.
-type ManageFile struct {
-	Label string // "user", "project", "--config"
-	Path  string
-	// Shared: a project file, shared with the project (created 0644) and
-	// approved before its servers start.
-	Shared bool
-}
-
-// ErrNoManage: a, e, D or b was pressed but the session cannot change
-// files (no Options.Manage: an ad-hoc server, a replay).
-var ErrNoManage = errors.New("servers cannot be changed in this session")
 
 // The add form's fields.
 const (
