@@ -171,26 +171,26 @@ func TestImport(t *testing.T) {
 // input, or the value with a warning. Ordinary values stay as typed.
 func TestStoreSecrets(t *testing.T) {
 	e := StdioEntry("npx", []string{"-y", "pkg"}, Pairs{{"GITHUB_TOKEN", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}, {"LOG_LEVEL", "debug"}}, "", "")
-	got, inputs, notes := StoreSecrets("gh", e, SecretAsEnv, Mcpdeck)
+	got, inputs, notes, _ := StoreSecrets("gh", e, SecretAsEnv, Mcpdeck)
 	if entryJSON(t, got) != `{"command":"npx","args":["-y","pkg"],"env":{"GITHUB_TOKEN":"${env:GITHUB_TOKEN}","LOG_LEVEL":"debug"}}` || len(inputs) != 0 {
 		t.Errorf("env: %s %v", entryJSON(t, got), inputs)
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0].Message, "reads it from GITHUB_TOKEN") || strings.Contains(notes[0].Message, "ghp_") {
 		t.Errorf("env notices: %v", notes)
 	}
-	got, _, _ = StoreSecrets("gh", e, SecretAsEnv, client(t, "claude-code"))
+	got, _, _, _ = StoreSecrets("gh", e, SecretAsEnv, client(t, "claude-code"))
 	if !strings.Contains(entryJSON(t, got), `"GITHUB_TOKEN":"${GITHUB_TOKEN}"`) {
 		t.Errorf("env in Claude Code's syntax: %s", entryJSON(t, got))
 	}
 	r := RemoteEntry(TransportHTTP, "https://mcp.sentry.dev/mcp", Pairs{{"Authorization", "Bearer sntrys_abcdefghijklmnop"}, {"X-Region", "eu"}})
-	got, inputs, notes = StoreSecrets("sentry", r, SecretAsInput, client(t, "vscode"))
+	got, inputs, notes, _ = StoreSecrets("sentry", r, SecretAsInput, client(t, "vscode"))
 	if entryJSON(t, got) != `{"type":"http","url":"https://mcp.sentry.dev/mcp","headers":{"Authorization":"Bearer ${input:sentry-authorization}","X-Region":"eu"}}` {
 		t.Errorf("input: %s", entryJSON(t, got))
 	}
 	if len(inputs) != 1 || inputs[0].ID != "sentry-authorization" || !inputs[0].Password || len(notes) != 0 {
 		t.Errorf("inputs %+v, notices %v", inputs, notes)
 	}
-	got, _, notes = StoreSecrets("gh", e, SecretAsValue, Mcpdeck)
+	got, _, notes, _ = StoreSecrets("gh", e, SecretAsValue, Mcpdeck)
 	if !strings.Contains(entryJSON(t, got), "ghp_abcdefghijklmnopqrstuvwxyz0123456789") || len(notes) != 1 || !strings.Contains(notes[0].Message, "plain text") {
 		t.Errorf("value: %s %v", entryJSON(t, got), notes)
 	}
@@ -233,5 +233,22 @@ func TestEnvName(t *testing.T) {
 	}
 	if !slices.Contains(Mcpdeck.Fields, "type") {
 		t.Error("mcpdeck's own fields lack type")
+	}
+}
+
+// A client that expands no variables (Claude Desktop) cannot take a
+// reference for a secret: the person is told to store the value or use
+// the gateway, and nothing empty or unexpandable is written.
+func TestStoreSecretsWhereNothingExpands(t *testing.T) {
+	e := StdioEntry("npx", []string{"-y", "pkg"}, Pairs{{"GITHUB_TOKEN", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}}, "", "")
+	desktop := client(t, "claude-desktop")
+	for _, how := range []SecretStorage{SecretAsEnv, SecretAsInput} {
+		if got, _, _, err := StoreSecrets("gh", e, how, desktop); err == nil || !strings.Contains(err.Error(), "--gateway") {
+			t.Errorf("%s: %s %v", how, entryJSON(t, got), err)
+		}
+	}
+	got, _, notes, err := StoreSecrets("gh", e, SecretAsValue, desktop)
+	if err != nil || !strings.Contains(entryJSON(t, got), "ghp_abcdefghijklmnopqrstuvwxyz0123456789") || len(notes) != 1 {
+		t.Errorf("as a value: %v %s %v", err, entryJSON(t, got), notes)
 	}
 }

@@ -121,16 +121,19 @@ func splitScheme(v string) (string, string) {
 // the VS Code inputs to declare (SecretAsInput) and what the person must
 // know: which variables to set, or that a value is stored in plain text.
 // target is the client whose file is written (its variable syntax).
-func StoreSecrets(server string, e Entry, how SecretStorage, target Client) (Entry, []Input, []Notice) {
+func StoreSecrets(server string, e Entry, how SecretStorage, target Client) (Entry, []Input, []Notice, error) {
 	secrets := e.Secrets(server)
 	if len(secrets) == 0 {
-		return e, nil, nil
+		return e, nil, nil, nil
 	}
 	out := e.Clone()
 	var inputs []Input
 	var notes []Notice
 	for _, s := range secrets {
-		ref, in, note := SecretRef(server, s.Field+"."+s.Name, s.Env, s.Value, how, target)
+		ref, in, note, err := SecretRef(server, s.Field+"."+s.Name, s.Env, s.Value, how, target)
+		if err != nil {
+			return nil, nil, nil, err
+		}
 		if in != nil {
 			inputs = append(inputs, *in)
 		}
@@ -144,28 +147,31 @@ func StoreSecrets(server string, e Entry, how SecretStorage, target Client) (Ent
 		m.Set(s.Name, scheme+ref)
 		out.Set(s.Field, m)
 	}
-	return out, inputs, notes
+	return out, inputs, notes, nil
 }
 
 // SecretRef is how one secret (what: "env.GITHUB_TOKEN") is written under
 // how: the reference that stands for it (or the value itself), the VS Code
 // input to declare, and what the person must know. env is the variable an
-// ${env:…} reference uses.
-func SecretRef(server, what, env, value string, how SecretStorage, target Client) (string, *Input, []Notice) {
-	switch how {
-	case SecretAsValue:
-		return value, nil, []Notice{{server, fmt.Sprintf("%s is a secret stored in plain text in the file; anyone who can read the file can use it", what)}}
-	case SecretAsInput:
+// ${env:…} reference uses. A client that expands no variables (Claude
+// Desktop) can take the value only.
+func SecretRef(server, what, env, value string, how SecretStorage, target Client) (string, *Input, []Notice, error) {
+	switch {
+	case how == SecretAsValue:
+		return value, nil, []Notice{{server, fmt.Sprintf("%s is a secret stored in plain text in the file; anyone who can read the file can use it", what)}}, nil
+	case target.Vars == VarsNone:
+		return "", nil, nil, fmt.Errorf("server %q: %s expands no variables, so the secret %s cannot be a reference there: store its value (--secret-as value; in plain text), or point %s at mcpdeck's gateway (export --to %s --gateway), which keeps the secret in mcpdeck's own file", server, target.Name, what, target.Name, target.ID)
+	case how == SecretAsInput:
 		id := strings.ToLower(strings.ReplaceAll(env, "_", "-"))
 		in := &Input{ID: id, Type: "promptString", Description: fmt.Sprintf("%s of %s", what, server), Password: true}
 		var notes []Notice
 		if !target.Inputs {
 			notes = append(notes, Notice{server, fmt.Sprintf("%s asks VS Code for ${input:%s}; %s cannot prompt for it, so the server will not start there", what, id, target.Name)})
 		}
-		return "${input:" + id + "}", in, notes
+		return "${input:" + id + "}", in, notes, nil
 	}
 	ref, _ := varRef{kind: "env", name: env}.in(target)
-	return ref, nil, []Notice{{server, fmt.Sprintf("%s is written as %s, not as typed: the server reads it from %s", what, ref, env)}}
+	return ref, nil, []Notice{{server, fmt.Sprintf("%s is written as %s, not as typed: the server reads it from %s", what, ref, env)}}, nil
 }
 
 // GatewayTarget is how a client reaches mcpdeck's gateway (mcpdeck

@@ -40,7 +40,10 @@ func OpenServerFile(path string, shared bool) (*Document, Client, error) {
 // inputs e refers to already. It returns what the person must know; Save
 // writes the file.
 func PutServer(d *Document, c Client, name string, e Entry, how SecretStorage, replace bool, inputs []Input) ([]Notice, error) {
-	e, more, notes := StoreSecrets(name, e, how, c)
+	e, more, notes, err := StoreSecrets(name, e, how, c)
+	if err != nil {
+		return nil, err
+	}
 	inputs = append(inputs, more...)
 	out, conv, err := c.Export(name, e)
 	if err != nil {

@@ -179,7 +179,10 @@ func (f *addFlags) addOAuth(cmd *cobra.Command, name string, e *config.Entry, ta
 		if err != nil {
 			return err
 		}
-		ref, in, n := config.SecretRef(name, "oauth.clientSecret", config.EnvName(name+"_CLIENT_SECRET"), f.oauthSecret, how, target)
+		ref, in, n, err := config.SecretRef(name, "oauth.clientSecret", config.EnvName(name+"_CLIENT_SECRET"), f.oauthSecret, how, target)
+		if err != nil {
+			return withCode(ExitUsage, err)
+		}
 		if in != nil {
 			*inputs = append(*inputs, *in)
 		}
