@@ -63,9 +63,11 @@ type serverForm struct {
 	status string
 	bad    bool // status is an error
 	busy   bool // saving or trying
-	save   func(serverIntent) tea.Cmd
-	try    func(*serverForm, config.Server) tea.Cmd
-	w, h   int
+	// stopTry ends a try in progress when the form closes.
+	stopTry func()
+	save    func(serverIntent) tea.Cmd
+	try     func(*serverForm, config.Server) tea.Cmd
+	w, h    int
 }
 
 // serverIntent is a form's server to write.
@@ -316,6 +318,9 @@ func (f *serverForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	case msg.Paste && f.pasteJSON(string(msg.Runes)):
 		return f, nil
 	case key.Matches(msg, k.Back):
+		if f.stopTry != nil {
+			f.stopTry()
+		}
 		return nil, nil
 	case f.busy:
 		return f, nil // saving or trying: the answer comes
@@ -412,7 +417,7 @@ func (f *serverForm) startTry() tea.Cmd {
 
 // tried shows how a try went.
 func (f *serverForm) tried(summary string, err error) {
-	f.busy = false
+	f.busy, f.stopTry = false, nil
 	if err != nil {
 		f.status, f.bad = "✗ "+present.OneLine(err.Error(), 300), true
 		return

@@ -223,8 +223,9 @@ func (m *Model) tryServer(f *serverForm, srv config.Server) tea.Cmd {
 		f.status, f.bad = "trying is not available in this session", true
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, srv.StartupTimeout+10*time.Second)
+	f.stopTry = cancel // esc ends the try, and the copy it started
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, srv.StartupTimeout+10*time.Second)
 		defer cancel()
 		summary, err := try(ctx, srv)
 		return serverTriedMsg{form: f, summary: summary, err: err}
@@ -243,6 +244,7 @@ func (m *Model) handleManage(msg tea.Msg) (tea.Cmd, bool) {
 	case serverSavedMsg:
 		if msg.err != nil {
 			msg.form.failed(msg.err)
+			m.setStatus(statusError, msg.name+" was not saved: "+errText(msg.err))
 			return nil, true
 		}
 		if m.modal == msg.form {

@@ -307,3 +307,32 @@ func TestReloadReadsStateOnTheUIGoroutine(t *testing.T) {
 		t.Fatalf("the reload: %+v", msg)
 	}
 }
+
+// esc during a try ends it: the copy of the server it started is not
+// left running until its startup timeout.
+func TestEscEndsATry(t *testing.T) {
+	w := newManageWorld(t, `{"mcpServers": {}}`)
+	started, ended := make(chan struct{}), make(chan error, 1)
+	try := func(ctx context.Context, s config.Server) (string, error) {
+		close(started)
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return "", ctx.Err()
+	}
+	rt := uitest.New(uitest.ReadySnapshot())
+	hs := start(t, rt, 120, 40, w.options(try, nil))
+	hs.keys("a", "slow", "tab", "tab", "sleep 100")
+	hs.waitText("[sleep 100")
+	hs.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlG})
+	hs.waitText("trying slow…")
+	<-started
+	hs.keys("esc")
+	select {
+	case err := <-ended:
+		if err != context.Canceled {
+			t.Errorf("the try ended with %v, not cancelled", err)
+		}
+	case <-time.After(waitWithin):
+		t.Fatal("esc did not end the try")
+	}
+}

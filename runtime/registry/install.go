@@ -97,6 +97,9 @@ func Install(s ServerJSON, o Options) (Installation, error) {
 	return r.out, nil
 }
 
+// nameChars are the characters a configuration name may not have.
+var nameChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
 // ShortName is the part of a registry name after its namespace, as a
 // configuration name: "io.github.brave/brave-search-mcp-server" →
 // "brave-search-mcp-server".
@@ -104,7 +107,7 @@ func ShortName(name string) string {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	name = regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(name, "-")
+	name = nameChars.ReplaceAllString(name, "-")
 	if len(name) > 64 {
 		name = name[:64]
 	}
