@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -32,17 +31,11 @@ func UpdateStateFile(path string, update func(old []byte) ([]byte, error)) error
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	fl := flock.New(path+".lock", flock.SetPermissions(0o600))
-	ctx, cancel := context.WithTimeout(context.Background(), lockTimeout)
-	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
-	if err == nil && !ok {
-		err = errors.New("another mcpdeck process holds the lock")
-	}
+	unlock, err := takeLock(path+".lock", "another mcpdeck process holds the lock")
 	if err != nil {
-		return fmt.Errorf("locking %s: %w (if no other mcpdeck is running, delete the lock file)", fl.Path(), err)
+		return err
 	}
-	defer func() { _ = fl.Unlock() }()
+	defer unlock()
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -51,27 +44,22 @@ func UpdateStateFile(path string, update func(old []byte) ([]byte, error)) error
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, data)
+	return writeAtomic(path, data, 0o600)
 }
 
-// writeAtomic replaces path with data through a temporary file in the same
-// directory and a rename.
-func writeAtomic(path string, data []byte) error {
-	base := filepath.Base(path)
-	ext := filepath.Ext(base)
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimSuffix(base, ext)+"-*"+ext) // .trust-123.json
+// takeLock takes the advisory lock held in file (flock on Unix, LockFileEx
+// on Windows), waiting at most lockTimeout; busy says who holds it when the
+// wait runs out. It returns the unlock.
+func takeLock(file, busy string) (func(), error) {
+	fl := flock.New(file, flock.SetPermissions(0o600))
+	ctx, cancel := context.WithTimeout(context.Background(), lockTimeout)
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
+	if err == nil && !ok {
+		err = errors.New(busy)
+	}
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("locking %s: %w (if no other mcpdeck is running, delete the lock file)", fl.Path(), err)
 	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return func() { _ = fl.Unlock() }, nil
 }
