@@ -218,12 +218,7 @@ func (m *Model) trusted(msg trustedMsg) tea.Cmd {
 		m.setStatus(statusError, "saving the approval of "+msg.file.Path+" failed: "+errText(msg.err)+"; MCP stays off")
 		return nil
 	}
-	for i, f := range m.untrusted {
-		if f.Path == msg.file.Path {
-			m.untrusted = append(m.untrusted[:i:i], m.untrusted[i+1:]...)
-			break
-		}
-	}
+	m.approvedFile(msg.file.Path)
 	if len(m.untrusted) > 0 {
 		m.openModal(m.newTrustDialog(m.untrusted[0]))
 		return nil

@@ -71,8 +71,13 @@ func (m *Model) reloadTrustAnswered(msg trustIntentMsg) tea.Cmd {
 	return m.trust(msg.file, true)
 }
 
-// reloadTrusted asks about the next changed file, or applies the reload
-// once every one is approved.
+// reloadTrusted asks about the next changed file, or, once every one is
+// approved, reads the configuration again and applies that: the copy read
+// before the approval was read for the prompt only (its envFile unread, its
+// servers marked Unapproved), and applying it would stop every server of
+// the file as "not approved" although the approval is saved. Read again, a
+// server whose definition did not change keeps its connection. A file that
+// changed once more meanwhile is asked about again.
 func (m *Model) reloadTrusted(msg trustedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.reloadCfg, m.reloadPending = nil, nil
@@ -81,13 +86,22 @@ func (m *Model) reloadTrusted(msg trustedMsg) tea.Cmd {
 		return nil
 	}
 	delete(m.declined, msg.file.Path)
+	m.approvedFile(msg.file.Path)
 	m.reloadPending = slices.DeleteFunc(m.reloadPending, func(f config.File) bool { return f.Path == msg.file.Path })
 	if len(m.reloadPending) > 0 {
 		m.openModal(m.newReloadTrustDialog(m.reloadPending[0]))
 		return nil
 	}
-	cfg := m.reloadCfg
 	m.reloadCfg = nil
-	m.setStatus(statusInfo, "approved "+msg.file.Path+"; reloading…")
-	return m.applyReload(cfg)
+	delete(m.busy, "reload")
+	cmd := m.reloadConfig()
+	m.setStatus(statusInfo, "approved "+msg.file.Path+"; reading it again in full and reloading…")
+	return cmd
+}
+
+// approvedFile forgets a file the person approved from the files still
+// waiting for approval before MCP may start: approved on a reload, it is
+// not asked about again by m.
+func (m *Model) approvedFile(path string) {
+	m.untrusted = slices.DeleteFunc(m.untrusted, func(f config.File) bool { return f.Path == path })
 }
