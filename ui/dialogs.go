@@ -20,6 +20,9 @@ type dialog struct {
 	body  []string
 	yes   func() tea.Msg // nil: any key closes
 	no    func() tea.Msg
+	// approvesStart marks the approval of a project file before MCP
+	// starts: m on it asks for MCP to switch on after y.
+	approvesStart bool
 	w, h  int
 	top   int // first body line shown
 }

@@ -19,7 +19,7 @@ import (
 func (m *Model) reloadConfig() tea.Cmd {
 	read, pending := m.opts.Reload, m.opts.Pending
 	m.setStatus(statusInfo, "reloading configuration…")
-	apply := m.applyReload
+	apply := m.applier()
 	return m.once("reload", func() tea.Msg {
 		cfg, err := read()
 		if err != nil {
@@ -30,16 +30,18 @@ func (m *Model) reloadConfig() tea.Cmd {
 				return reloadedMsg{cfg: cfg, pending: files}
 			}
 		}
-		return apply(cfg)()
+		return apply(cfg)
 	})
 }
 
-// applyReload hands cfg to the runtime: a reload of the running set while
-// MCP is on, else a new configuration for when it is switched on.
-func (m *Model) applyReload(cfg *config.Config) tea.Cmd {
+// applier hands a configuration to the runtime: a reload of the running
+// set while MCP is on, else a new configuration for when it is switched
+// on. What it needs of the model is taken now, on the model's goroutine;
+// the returned function runs on a command's.
+func (m *Model) applier() func(*config.Config) tea.Msg {
 	rt, ctx := m.rt, m.ctx()
 	on := m.c.snap != nil && m.c.snap.Enabled
-	return func() tea.Msg {
+	return func(cfg *config.Config) tea.Msg {
 		if !on {
 			plan, err := rt.Configure(ctx, cfg)
 			return reloadedMsg{plan: plan, err: err, cfg: cfg, configured: true}

@@ -88,22 +88,30 @@ func TestReloadApprovalKeepsTheUnchangedServers(t *testing.T) {
 	}
 	hs, rt := startReal(t, runtime.Options{Config: cfg}, 140, 40, p.options(cfg))
 	hs.waitText("Approve project configuration?")
-	hs.keys("y")
-	hs.waitText("approved; press m")
+	// m on the approval shown at start asks for MCP: y switches it on.
 	hs.keys("m")
+	hs.waitText("MCP switches on once you approve")
+	hs.keys("y")
 	hs.waitText("servers 2/2 ready")
 	before := pids(t, rt)
 
-	p.write(map[string]any{"one": demoDef(t, nil), "two": demoDef(t, map[string]string{"LOG_LEVEL": "debug"})})
+	// two's env gains a key and loses one, three is new, bad is invalid.
+	p.write(map[string]any{"one": demoDef(t, nil), "two": demoDef(t, map[string]string{"LOG_LEVEL": "debug"}),
+		"bad": map[string]any{"command": "x", "timeout": "5 s"}})
 	hs.keys("r")
-	hs.waitText("Approve the changed project configuration?")
+	v := hs.waitText("Approve the changed project configuration?", "new servers: bad",
+		"two (stdio) changed", "diff  env: added LOG_LEVEL",
+		"bad (invalid)", `server "bad": field "timeout": "5`, "is not a duration")
+	if strings.Contains(v, "debug") || strings.Contains(v, "bad ()") {
+		t.Fatalf("the dialog shows an env value or an invalid server without its reason:\n%s", v)
+	}
 	hs.keys("y")
-	v := hs.waitText("Configuration reloaded", "restarted two", "kept      one")
+	v = hs.waitText("Configuration reloaded", "restarted two", "kept      one")
 	if strings.Contains(v, "restarted one") {
 		t.Fatalf("the unchanged server was restarted:\n%s", v)
 	}
 	hs.keys("esc")
-	hs.waitText("servers 2/2 ready")
+	hs.waitText("servers 2/3 ready")
 	after := pids(t, rt)
 	if after["one"] != before["one"] {
 		t.Errorf("one's process changed from %d to %d: its live connection was not kept", before["one"], after["one"])
@@ -123,10 +131,38 @@ func pids(t *testing.T, rt *runtime.Controller) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	for _, s := range rt.Snapshot().Servers {
+		if s.State == runtime.StateInvalid {
+			continue
+		}
 		if s.PID == 0 {
 			t.Fatalf("%s has no process: %s %s", s.Name, s.State, s.Reason)
 		}
 		out[s.Name] = s.PID
 	}
 	return out
+}
+
+// A server the changed file no longer defines is named in the approval:
+// approving stops it.
+func TestReloadApprovalNamesRemovedServers(t *testing.T) {
+	p := newProject(t)
+	p.write(map[string]any{"one": demoDef(t, nil), "gone": demoDef(t, nil)})
+	cfg, err := p.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, _ := startReal(t, runtime.Options{Config: cfg}, 140, 40, p.options(cfg))
+	hs.waitText("Approve project configuration?")
+	hs.keys("n")
+	hs.waitText("MCP stays off")
+	hs.keys("m")
+	hs.waitText("Approve project configuration?")
+	hs.keys("y")
+	hs.waitText("servers 2/2 ready")
+
+	p.write(map[string]any{"one": demoDef(t, nil)})
+	hs.keys("r")
+	hs.waitText("Approve the changed project configuration?", "no longer defined, they stop: gone", "gone removed: it stops")
+	hs.keys("y")
+	hs.waitText("Configuration reloaded", "removed   gone", "kept      one")
 }

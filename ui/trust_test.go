@@ -163,7 +163,8 @@ func TestTrustDialogShowsWhatWouldRun(t *testing.T) {
 	v := hs.waitText("Approve project configuration?",
 		`run   ./bin/broken-server --title '\x1b]0;pwned\x07'`, `'rm -rf $HOME' --token ••••••`,
 		`cwd   '/home/dev/proj/tools dir'`,
-		`env   /home/dev/proj/.env (read once approved)`,
+		`env   API_TOKEN (values hidden)`,
+		`file  /home/dev/proj/.env (env file, read once approved)`,
 		`remote (http) · disabled in the file`,
 		`url   https://mcp.example.com/\x1b[2Jmcp`)
 	if strings.Contains(v, "tok-0123456789abcdef") {

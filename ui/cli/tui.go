@@ -138,6 +138,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 			srv, ok := current.Server(server)
 			return auth.TargetOf(srv), ok
 		},
+		Config:    cfg,
 		Untrusted: cfg.Untrusted(ts),
 		Trust:     ts.Trust,
 		Pending:   func(c *config.Config) []config.File { return c.Untrusted(ts) },
