@@ -23,8 +23,8 @@ type dialog struct {
 	// approvesStart marks the approval of a project file before MCP
 	// starts: m on it asks for MCP to switch on after y.
 	approvesStart bool
-	w, h  int
-	top   int // first body line shown
+	w, h          int
+	top           int // first body line shown
 }
 
 // dialogFooter is the rows under the body: a blank line and the answers.
