@@ -119,9 +119,7 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 		task: sess.legacyTasks() && (tool.TaskSupport == "required" || (tool.TaskSupport == "optional" && req.Task))}
 	raw, err := sess.call(ctx, o, map[string]any{"name": tool.ServerTool, "arguments": args})
 	if err != nil {
-		ce := callError(req.Server, "tools/call", err)
-		ce.Info.Message = sess.redact.str(ce.Info.Message)
-		return nil, ce
+		return nil, callError(req.Server, "tools/call", err)
 	}
 	res, err := decodeResult(raw.body, c.opts.ResultLimit, tool.OutputSchema)
 	if err != nil {
@@ -278,7 +276,7 @@ func (s *session) round(ctx context.Context, o callOpts, params any, cs *callSta
 		c.bus.publish(RequestCancelled{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Reason: ce.Reason, Round: n, FirstID: first})
 	case err != nil:
 		s.errs.Add(1)
-		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Duration: took, Err: s.redact.str(err.Error()), Round: n, FirstID: first})
+		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Duration: took, Err: err.Error(), Round: n, FirstID: first})
 	default:
 		ev := RequestFinished{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Duration: took, Round: n, FirstID: first}
 		ev.Continues, ev.Inputs = continuation(raw, s.modern(), o.task && n == 1)
@@ -372,9 +370,7 @@ func (s *session) request(ctx context.Context, c *Controller, method string, par
 	}
 	raw, err := s.call(ctx, callOpts{method: method, timeout: s.cfg.CallTimeout}, params)
 	if err != nil {
-		ce := callError(s.name, method, err)
-		ce.Info.Message = s.redact.str(ce.Info.Message)
-		return nil, ce
+		return nil, callError(s.name, method, err)
 	}
 	return raw.body, nil
 }
@@ -400,9 +396,7 @@ func (c *Controller) Ping(ctx context.Context, server string) (string, time.Dura
 	method := sess.healthMethod()
 	start := time.Now()
 	if err := sess.healthCheck(ctx); err != nil {
-		ce := callError(server, method, err)
-		ce.Info.Message = sess.redact.str(ce.Info.Message)
-		return method, time.Since(start), ce
+		return method, time.Since(start), callError(server, method, err)
 	}
 	return method, time.Since(start), nil
 }

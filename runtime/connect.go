@@ -56,7 +56,7 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 		_, _ = s.conn.Call(ctx, "logging/setLevel", map[string]string{"level": level})
 	}
 	info.init = s.init
-	info.lists, info.leaks = s.redact.lists(l)
+	info.lists, info.leaks = l, leaks(l)
 	s.fallbackMu.Lock()
 	info.fallback = s.fallback
 	s.fallbackMu.Unlock()
@@ -85,13 +85,14 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 			Dir:      cfg.Cwd,
 			Grace:    c.opts.StopGrace,
 			OnStderr: s.onStderr,
+			Scrub:    s.redact.str,
 		})
 		if err != nil {
 			s.cancel()
 			return nil, err
 		}
 		s.proc = p
-		stream = jsonrpc.NewStdioStream(p.Stdout(), p.Stdin(), p.Stdin(), jsonrpc.StdioOptions{
+		stream = jsonrpc.NewStdioStream(s.redact.reader(p.Stdout()), p.Stdin(), p.Stdin(), jsonrpc.StdioOptions{
 			MaxMessageSize: c.opts.MaxMessageSize,
 			OnEOF:          func() error { return s.exitCause() },
 		})

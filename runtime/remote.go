@@ -39,9 +39,10 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 		// Each exchange is an event while a recorder wants them, for
 		// recordings' HTTP Archives. The tracer sees requests before the
 		// authorization transport adds a token.
-		Client: mcphttp.TraceClient(transport, cfg.Headers, func() bool { return c.bus.http.Load() > 0 }, func(x mcphttp.Exchange) {
-			x.RequestBody, x.ResponseBody, x.Err = s.redact.str(x.RequestBody), s.redact.str(x.ResponseBody), s.redact.str(x.Err)
-			x.URL = s.redact.str(x.URL)
+		// Response bodies pass the session's intake below the tracer; what
+		// we sent (the url, arguments a person typed) is scrubbed here.
+		Client: mcphttp.TraceClient(s.redact.transport(transport), cfg.Headers, func() bool { return c.bus.http.Load() > 0 }, func(x mcphttp.Exchange) {
+			x.RequestBody, x.Err, x.URL = s.redact.str(x.RequestBody), s.redact.str(x.Err), s.redact.str(x.URL)
 			c.bus.publish(HTTPExchange{EventHeader: EventHeader{Time: x.Started, Server: cfg.Name}, Exchange: x})
 		}),
 	}
