@@ -42,4 +42,3 @@ func TestReflectedSecretScrubbedInTheViewer(t *testing.T) {
 		t.Fatalf("a frame showed the secret:\n%s", leak)
 	}
 }
-
