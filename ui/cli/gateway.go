@@ -105,9 +105,10 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	}
 	token, configured := gatewayToken(cfg)
 	if gf.http != "" {
-		if err := gateway.CheckBind(gf.http, gf.allowRemote, configured); err != nil {
+		if err := gateway.CheckBind(gf.http, gf.allowRemote, token, configured); err != nil {
 			return withCode(ExitUsage, err)
 		}
+		warnWeakToken(stderr, "mcpdeck gateway", token, configured)
 	}
 	// A headless gateway declines the elicitations it cannot pass to the
 	// client that caused them; declaring elicitation at all lets servers
@@ -201,9 +202,10 @@ type tuiGateway struct {
 // clients and calls.
 func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, addr string, tel *telemetry.Telemetry) (*tuiGateway, error) {
 	token, configured := gatewayToken(cfg)
-	if err := gateway.CheckBind(addr, false, configured); err != nil {
+	if err := gateway.CheckBind(addr, false, token, configured); err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
 	}
+	warnWeakToken(cmd.ErrOrStderr(), "mcpdeck", token, configured)
 	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version()})
 	srv, url, err := listenGateway(g, addr, token, cfg.Gateway)
 	if err != nil {
@@ -258,8 +260,21 @@ func gatewayToken(cfg *config.Config) (token string, configured bool) {
 	return gateway.NewToken(), false
 }
 
+// warnWeakToken says on stderr that a configured token is weak; on
+// loopback it is still accepted (other machines cannot reach it), but other
+// users of this machine can.
+func warnWeakToken(w io.Writer, who, token string, configured bool) {
+	if !configured {
+		return
+	}
+	if err := gateway.CheckToken(token); err != nil {
+		fmt.Fprintf(w, "%s: warning: %v\n", who, err)
+	}
+}
+
 // listenGateway serves g's Streamable HTTP endpoint at /mcp on addr and
-// returns the server and the endpoint URL.
+// returns the server and the endpoint URL. The server and listener are the
+// gateway's hardened ones: slow and unauthenticated clients are bounded.
 func listenGateway(g *gateway.Gateway, addr, token string, gw *config.Gateway) (*http.Server, string, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -271,8 +286,8 @@ func listenGateway(g *gateway.Gateway, addr, token string, gw *config.Gateway) (
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", g.Handler(opts))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(l) }()
+	srv := gateway.NewHTTPServer(mux)
+	go func() { _ = srv.Serve(gateway.Listener(l, 0)) }()
 	return srv, "http://" + l.Addr().String() + "/mcp", nil
 }
 
