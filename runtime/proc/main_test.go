@@ -101,6 +101,19 @@ func runChild(mode string) {
 		line, _ := bufio.NewReader(p.Stdout()).ReadString('\n')
 		fmt.Printf("%d %s", p.Pid(), line)
 		hang()
+	case "middle-wd": // middle-gc that also reports its watchdog's pid, and every watchdog started anew
+		watchdog.mu.Lock()
+		watchdog.restarted = func(pid int) { fmt.Printf("restarted %d\n", pid) }
+		watchdog.mu.Unlock()
+		p, err := Start(Spec{Path: self(), Env: childEnv("spawn-stay", afterEnv+"=stay")})
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		line, _ := bufio.NewReader(p.Stdout()).ReadString('\n')
+		fmt.Printf("%d %s", p.Pid(), line)
+		fmt.Printf("watchdog %d\n", WatchdogPid())
+		hang()
 	case "middle": // starts a child through Start, reports its pid, then waits to be killed
 		p, err := Start(Spec{Path: self(), Env: childEnv("hang")})
 		if err != nil {

@@ -161,3 +161,65 @@ func TestKilledParentTakesGrandchildren(t *testing.T) {
 		t.Fatalf("process group %d still has a live member", server)
 	}
 }
+
+// TestKilledWatchdogIsReplaced: the watchdog is killed first (SIGKILL, as
+// an OOM killer or a careless pkill would), then mcpdeck. mcpdeck notices
+// the watchdog's death, starts a new one with every group still
+// registered, and that one kills the server's group, grandchild included,
+// when mcpdeck is killed in turn. Without the replacement the grandchild
+// outlived both.
+func TestKilledWatchdogIsReplaced(t *testing.T) {
+	middle := exec.Command(self())
+	middle.Env = childEnv("middle-wd")
+	out, err := middle.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := middle.Start(); err != nil {
+		t.Fatalf("starting the middle process: %v", err)
+	}
+	reaped := false
+	t.Cleanup(func() {
+		if !reaped {
+			middle.Process.Kill()
+			middle.Wait()
+		}
+	})
+	r := bufio.NewReader(out)
+	var server, gc, wd int
+	if line := readLine(t, r); func() bool { _, err := fmt.Sscanf(line, "%d gc %d", &server, &gc); return err != nil }() {
+		t.Fatalf("middle process said %q, want the server's and the grandchild's pids", line)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-server, syscall.SIGKILL)
+		reapGroup(server)
+	})
+	if line := readLine(t, r); func() bool { _, err := fmt.Sscanf(line, "watchdog %d", &wd); return err != nil || wd == 0 }() {
+		t.Fatalf("middle process said %q, want its watchdog's pid", line)
+	}
+	if err := syscall.Kill(wd, syscall.SIGKILL); err != nil {
+		t.Fatalf("killing the watchdog %d: %v", wd, err)
+	}
+	var next int
+	if line := readLine(t, r); func() bool { _, err := fmt.Sscanf(line, "restarted %d", &next); return err != nil }() {
+		t.Fatalf("middle process said %q, want a new watchdog's pid", line)
+	}
+	if next == wd || !alive(next) {
+		t.Fatalf("the new watchdog %d (the old one was %d) is not running", next, wd)
+	}
+
+	if err := middle.Process.Kill(); err != nil {
+		t.Fatalf("killing the middle process: %v", err)
+	}
+	middle.Wait()
+	reaped = true
+	for _, pid := range []int{server, gc, next} {
+		gone, err := waitPidExit(pid, testDeadline)
+		if err != nil {
+			t.Fatalf("waiting for %d: %v", pid, err)
+		}
+		if !gone {
+			t.Fatalf("process %d outlived its SIGKILLed mcpdeck (whose first watchdog was killed) by %v", pid, testDeadline)
+		}
+	}
+}
