@@ -115,7 +115,7 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 	if timeout <= 0 {
 		timeout = sess.cfg.CallTimeout
 	}
-	o := callOpts{method: "tools/call", tool: tool.ServerTool, timeout: timeout, onStarted: req.OnStarted,
+	o := callOpts{method: "tools/call", tool: tool.ServerTool, timeout: timeout, total: req.Timeout, onStarted: req.OnStarted,
 		task: sess.legacyTasks() && (tool.TaskSupport == "required" || (tool.TaskSupport == "optional" && req.Task))}
 	raw, err := sess.call(ctx, o, map[string]any{"name": tool.ServerTool, "arguments": args})
 	if err != nil {
@@ -133,8 +133,11 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 type callOpts struct {
 	method, tool string
 	timeout      time.Duration // per round trip; progress extends it
-	onStarted    func(uint64)  // told each round's id
-	task         bool          // legacy: augment the request with a task (2025-11-25)
+	// total, when set (CallRequest.Timeout), bounds the whole call, a task
+	// it runs as included; see taskDeadline.
+	total     time.Duration
+	onStarted func(uint64) // told each round's id
+	task      bool         // legacy: augment the request with a task (2025-11-25)
 }
 
 // rawResult is a request's final result and how it got there.
@@ -191,12 +194,16 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 		var t mcp.ResultType
 		body, t, err = s.mrtr(ctx, o, s.wire(params, token, trace), cs, ac)
 		if err == nil && t == mcp.TaskResult {
-			body, task, err = s.modernTask(ctx, o, body, ac)
+			tctx, stop := taskDeadline(ctx, o, start)
+			body, task, err = s.modernTask(tctx, o, body, ac)
+			stop()
 		}
 	case o.task:
 		params["task"] = map[string]any{}
 		if body, err = s.round(ctx, o, s.wire(params, token, trace), cs, ac); err == nil {
-			body, task, err = s.legacyTask(ctx, o, body, ac)
+			tctx, stop := taskDeadline(ctx, o, start)
+			body, task, err = s.legacyTask(tctx, o, body, ac)
+			stop()
 		}
 	default:
 		body, err = s.round(ctx, o, s.wire(params, token, trace), cs, ac)
@@ -210,6 +217,20 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 	}
 	endSpan(span, body, err)
 	return rawResult{body: body, took: time.Since(start), id: ac.first.Load(), rounds: int(ac.rounds.Load()), task: task}, err
+}
+
+// taskDeadline bounds the task a call follows by the call's own timeout
+// when one was asked for (CallRequest.Timeout, call --timeout): it covers
+// the whole call, task included, counted from the call's start, and the
+// task is cancelled (tasks/cancel) when it passes. Without one, each of
+// the task's requests has the server's call timeout and the task as a
+// whole MaxCallTime: tasks are for work that takes long.
+func taskDeadline(ctx context.Context, o callOpts, start time.Time) (context.Context, context.CancelFunc) {
+	if o.total <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithDeadlineCause(ctx, start.Add(o.total),
+		fmt.Errorf("%w after %s (the call's timeout, which covers its task)", jsonrpc.ErrTimeout, o.total))
 }
 
 // endSpan ends a request's span with its outcome.
