@@ -82,7 +82,7 @@ or protocol failure; 4 timeout or cancellation.`,
 	}
 	addTargetFlags(cmd, &tf)
 	fl := cmd.Flags()
-	fl.DurationVar(&cf.timeout, "timeout", 0, "give up on the call after `D` without progress (default: the server's configured call timeout)")
+	fl.DurationVar(&cf.timeout, "timeout", 0, "give up on the call after `D` without progress, a task it runs as included, which is then cancelled (default: the server's configured call timeout; a task is then bounded by each of its requests' only)")
 	fl.BoolVar(&cf.asJSON, "json", false, "print the whole result as stable JSON (shape in --help)")
 	fl.StringVar(&cf.elicitation, "elicitation", "decline", "answer the server's elicitation requests: decline, or defaults (accept with the schema's defaults)")
 	fl.BoolVar(&cf.noValidate, "no-validate", false, "send arguments that fail the tool's input schema anyway")

@@ -108,7 +108,6 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		if err := gateway.CheckBind(gf.http, gf.allowRemote, token, configured); err != nil {
 			return withCode(ExitUsage, err)
 		}
-		warnWeakToken(stderr, "mcpdeck gateway", token, configured)
 	}
 	// A headless gateway declines the elicitations it cannot pass to the
 	// client that caused them; declaring elicitation at all lets servers
@@ -168,6 +167,7 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return withCode(ExitUsage, err)
 	}
 	announce(stderr, "mcpdeck gateway", url, token, configured)
+	warnWeakToken(stderr, "mcpdeck gateway", token, configured)
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "mcpdeck gateway: stopping")
 	// Streams end first, so the HTTP server has nothing left to wait for.
@@ -205,7 +205,6 @@ func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, 
 	if err := gateway.CheckBind(addr, false, token, configured); err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
 	}
-	warnWeakToken(cmd.ErrOrStderr(), "mcpdeck", token, configured)
 	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version()})
 	srv, url, err := listenGateway(g, addr, token, cfg.Gateway)
 	if err != nil {
@@ -214,6 +213,7 @@ func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, 
 	}
 	tel.SetGatewaySource(gatewayStats(g))
 	announce(cmd.ErrOrStderr(), "mcpdeck", url, token, configured)
+	warnWeakToken(cmd.ErrOrStderr(), "mcpdeck", token, configured)
 	return &tuiGateway{g: g, url: url, token: token, stop: func() {
 		closeGateway(g)
 		shutdownHTTP(srv)

@@ -59,8 +59,10 @@ server/discover on a modern server, which has no ping), VERSION
 hint). Tools a modern HTTP server listed with invalid x-mcp-header
 annotations are left out and named on stderr.
 
-Exit status: 0 when no server failed, 3 when any server failed, 2 for a
-usage or configuration error, 4 when interrupted.
+Exit status: 0 when every server is ready; 2 when one's configuration is
+invalid (or needs an input only VS Code gives) or for a usage error; else
+3 when one failed or needs a login; else 4 when one was not ready within
+its startup timeout, or when interrupted.
 
 --json prints one object (keys in this order, always present unless noted):
 
@@ -144,11 +146,8 @@ func runServers(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool
 	}
 
 	out := serversOutput{Servers: []serverStatusJSON{}}
-	failed := false
 	for _, v := range snap.Servers {
-		s := serverStatus(v, pings[v.Name])
-		failed = failed || v.State == runtime.StateFailed
-		out.Servers = append(out.Servers, s)
+		out.Servers = append(out.Servers, serverStatus(v, pings[v.Name]))
 	}
 	if asJSON {
 		if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
@@ -157,8 +156,9 @@ func runServers(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool
 	} else {
 		printServers(cmd, out.Servers)
 	}
-	if failed {
-		return silentExit(ExitConnection)
+	// Each failure is on stderr already, in full (printServers).
+	if _, code := failures(snap); code != ExitOK {
+		return silentExit(code)
 	}
 	return nil
 }

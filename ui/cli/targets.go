@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -274,6 +275,38 @@ func exitCodeOf(err error) int {
 	default:
 		return ExitConnection
 	}
+}
+
+// failures returns the error of every server in snap that is not ready,
+// and the exit code they make together: the first of ExitUsage (its
+// configuration must change: invalid, or an input only VS Code gives),
+// ExitConnection (it cannot start, or needs a login) and ExitTimeout (it
+// was not ready in time) that applies; ExitOK when every one is ready.
+func failures(snap *runtime.Snapshot) ([]error, int) {
+	var errs []error
+	seen := map[int]bool{}
+	for _, v := range snap.Servers {
+		if err := serverFailure(snap, v.Name); err != nil {
+			errs = append(errs, err)
+			seen[codeOf(err)] = true
+		}
+	}
+	for _, code := range []int{ExitUsage, ExitConnection, ExitTimeout} {
+		if seen[code] {
+			return errs, code
+		}
+	}
+	return errs, ExitOK
+}
+
+// reportFailures says on stderr why each server that is not ready is not,
+// and returns the exit code that makes (see failures).
+func reportFailures(w io.Writer, snap *runtime.Snapshot) int {
+	errs, code := failures(snap)
+	for _, err := range errs {
+		warnf(w, "%v", err)
+	}
+	return code
 }
 
 // serverFailure returns the error of a named server that did not become

@@ -190,15 +190,14 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	for _, v := range snap.Servers {
 		if v.State.Live() {
 			live++
-			continue
-		}
-		if err := serverFailure(snap, v.Name); err != nil {
-			warnf(cmd.ErrOrStderr(), "%v", err)
 		}
 	}
-	if live == 0 {
+	if code := reportFailures(cmd.ErrOrStderr(), snap); live == 0 {
 		finish()
-		return withCode(ExitConnection, fmt.Errorf("nothing to watch: no server could be connected; see the errors above, and mcpdeck servers"))
+		if code == ExitOK {
+			code = ExitConnection // no server at all
+		}
+		return withCode(code, fmt.Errorf("nothing to watch: no server could be connected; see the errors above, and mcpdeck servers"))
 	}
 
 	var deadline <-chan time.Time
