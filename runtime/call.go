@@ -194,14 +194,14 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 		var t mcp.ResultType
 		body, t, err = s.mrtr(ctx, o, s.wire(params, token, trace), cs, ac)
 		if err == nil && t == mcp.TaskResult {
-			tctx, stop := taskDeadline(ctx, o, start)
+			tctx, stop := s.taskDeadline(ctx, o, cs)
 			body, task, err = s.modernTask(tctx, o, body, ac)
 			stop()
 		}
 	case o.task:
 		params["task"] = map[string]any{}
 		if body, err = s.round(ctx, o, s.wire(params, token, trace), cs, ac); err == nil {
-			tctx, stop := taskDeadline(ctx, o, start)
+			tctx, stop := s.taskDeadline(ctx, o, cs)
 			body, task, err = s.legacyTask(tctx, o, body, ac)
 			stop()
 		}
@@ -220,17 +220,33 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 }
 
 // taskDeadline bounds the task a call follows by the call's own timeout
-// when one was asked for (CallRequest.Timeout, call --timeout): it covers
-// the whole call, task included, counted from the call's start, and the
-// task is cancelled (tasks/cancel) when it passes. Without one, each of
-// the task's requests has the server's call timeout and the task as a
-// whole MaxCallTime: tasks are for work that takes long.
-func taskDeadline(ctx context.Context, o callOpts, start time.Time) (context.Context, context.CancelFunc) {
+// when one was asked for (CallRequest.Timeout, call --timeout): as for any
+// call, the task is given up on (and cancelled with tasks/cancel) after
+// that long without progress; a progress notification starts the clock
+// again. Without one, each of the task's requests has the server's call
+// timeout and the task as a whole MaxCallTime: tasks are for work that
+// takes long.
+func (s *session) taskDeadline(ctx context.Context, o callOpts, cs *callState) (context.Context, func()) {
 	if o.total <= 0 {
 		return ctx, func() {}
 	}
-	return context.WithDeadlineCause(ctx, start.Add(o.total),
-		fmt.Errorf("%w after %s (the call's timeout, which covers its task)", jsonrpc.ErrTimeout, o.total))
+	ctx, cancel := context.WithCancelCause(ctx)
+	expired := fmt.Errorf("%w after %s without progress (the call's timeout, which covers its task)", jsonrpc.ErrTimeout, o.total)
+	var mu sync.Mutex
+	timer := time.AfterFunc(o.total, func() { cancel(expired) })
+	s.mu.Lock()
+	cs.extend = func() {
+		mu.Lock()
+		timer.Reset(o.total)
+		mu.Unlock()
+	}
+	s.mu.Unlock()
+	return ctx, func() {
+		mu.Lock()
+		timer.Stop()
+		mu.Unlock()
+		cancel(nil)
+	}
 }
 
 // endSpan ends a request's span with its outcome.
