@@ -209,6 +209,8 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		m.openModal(newElicitModal(m.c, msg))
 	case elicitGoneMsg:
 		m.dropElicitation(msg.id)
+	case openNoteMsg:
+		m.openNote(msg.n)
 	}
 	return nil
 }
