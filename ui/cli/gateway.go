@@ -19,6 +19,7 @@ import (
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/gateway"
 	"mcpdeck/runtime/telemetry"
+	"mcpdeck/ui/present"
 )
 
 // gatewayFlags are gateway's own flags.
@@ -322,7 +323,7 @@ func reportServers(w io.Writer, snap *runtime.Snapshot) {
 		if s.LastError != nil {
 			reason = s.LastError.Error()
 		}
-		fmt.Fprintf(w, "mcpdeck gateway: %s is %s: %s\n", s.Name, s.State, reason)
+		fmt.Fprintf(w, "mcpdeck gateway: %s %s: %s\n", s.Name, present.StateSentence(s.State), reason)
 	}
 }
 

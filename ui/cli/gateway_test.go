@@ -305,7 +305,7 @@ func TestGatewayListedInItsOwnConfig(t *testing.T) {
 		t.Fatalf("tools: %v %+v", err, tools)
 	}
 	cs.Close()
-	if !strings.Contains(stderr.String(), "self is failed") {
+	if !strings.Contains(stderr.String(), "self has failed") {
 		t.Errorf("stderr does not say the inner gateway failed:\n%s", stderr.String())
 	}
 	noProcessMarked(t, mark)

@@ -220,6 +220,15 @@ func serverStatus(v runtime.ServerSnapshot, ping *pingResult) serverStatusJSON {
 	return s
 }
 
+// stateSentence says a state column's word after a server's name.
+func stateSentence(word string) string {
+	var st runtime.State
+	if st.UnmarshalText([]byte(word)) != nil {
+		return "is " + word
+	}
+	return present.StateSentence(st)
+}
+
 // printServers prints the table, then each failure in full on stderr: the
 // table cell is cut to stay readable, the diagnostic must not be.
 func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
@@ -255,7 +264,7 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q: left out tool %q: %s\n", s.Name, d.Name, d.Reason)
 		}
 		if s.Error != "" {
-			warnf(cmd.ErrOrStderr(), "server %q is %s: %s", s.Name, s.State, s.Error)
+			warnf(cmd.ErrOrStderr(), "server %q %s: %s", s.Name, stateSentence(s.State), s.Error)
 		} else if s.PingError != "" {
 			warnf(cmd.ErrOrStderr(), "server %q did not answer %s: %s", s.Name, s.PingMethod, s.PingError)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // targetFlags are the ad-hoc server flags of every command that takes
@@ -325,7 +326,7 @@ func serverFailure(snap *runtime.Snapshot, name string) error {
 		return withCode(ExitUsage, fmt.Errorf("server %q cannot start: %s", name, v.Note))
 	}
 	if v.LastError != nil {
-		return withCode(exitCodeOf(v.LastError), fmt.Errorf("server %q is %s: %w", name, v.State, v.LastError))
+		return withCode(exitCodeOf(v.LastError), fmt.Errorf("server %q %s: %w", name, present.StateSentence(v.State), v.LastError))
 	}
-	return withCode(ExitConnection, fmt.Errorf("server %q is %s", name, v.State))
+	return withCode(ExitConnection, fmt.Errorf("server %q %s", name, present.StateSentence(v.State)))
 }
