@@ -211,7 +211,7 @@ func elicitorFor(mode string) (runtime.Elicitor, error) {
 	}
 }
 
-func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) error {
+func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) (err error) {
 	if _, _, err := tf.adHoc(); err != nil {
 		return err
 	}
@@ -244,7 +244,7 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	if err := rec.validate(); err != nil {
 		return err
 	}
-	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
+	defer func() { err = rec.finishInto(cmd.ErrOrStderr(), err) }() // after the shutdown below
 	rt, err := openTargets(ctx, cmd, tf, names, "call", runtime.Options{Elicitor: elicitor}, rec.withConfig)
 	if err != nil {
 		return err

@@ -91,6 +91,8 @@ func TestExitCodesFollowTheREADME(t *testing.T) {
 		{ExitUsage, []string{"config", "validate", "--config", brokenJSON}, "an mcp.json that is not JSON"},
 		{ExitUsage, []string{"replay", filepath.Join(h.dir, "missing.jsonl")}, "a recording that does not exist"},
 		{ExitUsage, []string{"gateway", "--http", "0.0.0.0:0"}, "a non-loopback gateway without --allow-remote"},
+		{ExitUsage, []string{"call", "ok", "echo", `{"text":"x"}`, "--record", "/dev/full"}, "a recording the disk is too full for"},
+		{ExitUsage, []string{"watch", "ok", "--for", "300ms", "--record", "/dev/full"}, "a recording the disk is too full for, watching"},
 
 		{ExitConnection, []string{"servers", "broken"}, "a server that cannot start"},
 		{ExitConnection, []string{"servers", "login"}, "a server that needs a login"},
@@ -113,6 +115,12 @@ func TestExitCodesFollowTheREADME(t *testing.T) {
 			r := h.run(t, "", tc.args...)
 			if r.code != tc.code {
 				t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tc.why, r.code, tc.code, r.stdout, r.stderr)
+			}
+			if slices.Contains(tc.args, "/dev/full") {
+				lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+				if last := lines[len(lines)-1]; !strings.Contains(last, "the recording /dev/full failed and is incomplete") {
+					t.Errorf("%s: the last line does not say the recording failed: %q", tc.why, last)
+				}
 			}
 		})
 	}

@@ -89,7 +89,7 @@ the same trace.`,
 // and refuses, rather than start itself over and over.
 const envGatewayParent = "MCPDECK_GATEWAY_PARENT"
 
-func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []string) error {
+func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []string) (err error) {
 	if os.Getenv(envGatewayParent) != "" {
 		return withCode(ExitUsage, errors.New("mcpdeck gateway was started as a server of another mcpdeck gateway: its configuration lists the gateway itself; remove that entry, or start the gateway with --config naming only the servers it should serve"))
 	}
@@ -135,7 +135,7 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return err
 	}
 	rt := runtime.New(opts)
-	defer rec.finish(stderr) // after the shutdown below, so the teardown is in the file
+	defer func() { err = rec.finishInto(stderr, err) }() // after the shutdown below, so the teardown is in the file
 	defer shutdownRuntime(rt)
 	// Recording starts before anything else, so the servers' start is in
 	// the file, and every frame the clients cause after it.

@@ -205,3 +205,23 @@ func TestCheckRecordsEachServer(t *testing.T) {
 		}
 	}
 }
+
+// A recording with lines that cannot be read is replayed as far as it
+// can be, and the command says which lines it skipped, and why.
+func TestReplayReportsSkippedLines(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "replay-demo.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	mangled := append([]string{lines[0], "{not json\n"}, lines[1:]...)
+	path := filepath.Join(t.TempDir(), "mangled.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(mangled, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, "", nil, "", "replay", path, "--text")
+	wantCode(t, r, ExitOK)
+	if !strings.Contains(r.stderr, "could not be read whole: 1 line skipped: line 2 (not JSON)") || !strings.Contains(r.stdout, "StateChanged") {
+		t.Fatalf("stderr %q, stdout %d bytes", r.stderr, len(r.stdout))
+	}
+}

@@ -24,12 +24,11 @@ import (
 // runTUI is the root command: the terminal UI on the discovered
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
-func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf *telemetryFlags) error {
+func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf *telemetryFlags) (err error) {
 	// --trust-project approves before the approvals are read below, and the
 	// configuration is read again: only an approved file's envFile is read.
 	trust, _ := cmd.Flags().GetBool("trust-project")
 	var cfg *config.Config
-	var err error
 	if trust {
 		cfg, err = loadApproved(cmd, true)
 	} else {
@@ -78,7 +77,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 		return err
 	}
 	rt := runtime.New(opts)
-	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
+	defer func() { err = rec.finishInto(cmd.ErrOrStderr(), err) }() // after the shutdown below
 	defer shutdownRuntime(rt)
 	if err := rec.start(rt); err != nil {
 		return err
