@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
@@ -40,7 +41,7 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	}
 	report(StateInitializing)
 	if s, err = c.handshake(ctx, s, pref); err != nil {
-		return s, info, err
+		return s, info, s.explainSilence(err)
 	}
 	if s.modern() {
 		s.startListen(ctx)
@@ -48,7 +49,7 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	report(StateListing)
 	l, err := s.listAll(ctx)
 	if err != nil {
-		return s, info, err
+		return s, info, s.explainSilence(err)
 	}
 	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.caps.Logging != nil && level != "" {
 		// A server that declares logging but rejects the level still
@@ -107,6 +108,46 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 	s.conn = jsonrpc.NewConn(stream, opts)
 	s.started = time.Now()
 	return s, nil
+}
+
+// explainSilence adds to a stdio server's startup timeout what it wrote
+// on stdout instead of answering, if that was anything: a server that
+// prints a banner or a web server's "listening on…" there never answers
+// JSON-RPC, and the line says so better than the timeout does. The line
+// is quoted (escapes shown, not acted on) and cut.
+func (s *session) explainSilence(err error) error {
+	if s == nil || s.proc == nil || !errors.Is(err, jsonrpc.ErrTimeout) {
+		return err
+	}
+	s.noise.mu.Lock()
+	n, last := s.noise.lines, s.noise.last
+	s.noise.mu.Unlock()
+	if n == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; instead it wrote %d %s that are not JSON-RPC on stdout, the last: %q: a stdio server must write only JSON-RPC messages to stdout (its logs go to stderr)",
+		err, n, plural(n, "line", "lines"), cutRunes(last, noiseQuote))
+}
+
+// noiseQuote bounds the line explainSilence quotes.
+const noiseQuote = 120
+
+// cutRunes cuts s to at most n bytes without splitting a rune, marked.
+func cutRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // exitCause waits briefly for the process behind a closed stdout and

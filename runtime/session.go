@@ -55,6 +55,14 @@ type session struct {
 	// tool name (modern HTTP only), read by the stream for every tools/call.
 	headers sync.Map // string → []mcphttp.ParamHeader
 
+	// noise is what the server wrote on stdout that is not JSON-RPC: how
+	// many lines, and the last (cut), for a startup that never answers.
+	noise struct {
+		mu    sync.Mutex
+		lines int
+		last  string
+	}
+
 	router mcp.Router // modern: notifications by subscriptionId
 	listen listenState
 	active activeCalls // calls in flight, for Cancel and the Requests view
@@ -311,6 +319,10 @@ func (s *session) onAnomaly(a jsonrpc.Anomaly) {
 	h := EventHeader{Time: a.Time, Server: s.name}
 	switch a.Kind {
 	case jsonrpc.AnomalyNoise, jsonrpc.AnomalyInvalid:
+		s.noise.mu.Lock()
+		s.noise.lines++
+		s.noise.last = cutRunes(string(a.Raw), 2*noiseQuote)
+		s.noise.mu.Unlock()
 		s.c.bus.publish(StdoutNoise{EventHeader: h, Line: string(a.Raw), Detail: a.Kind.String()})
 	default:
 		s.c.bus.publish(ProtocolAnomaly{EventHeader: h, Kind: a.Kind.String(), ID: a.ID, Detail: a.Detail})
