@@ -16,8 +16,8 @@ import (
 func TestStartupTimeoutNamesTheNoise(t *testing.T) {
 	long := strings.Repeat("x", 500)
 	srv := config.Server{Name: "noisy", Transport: config.TransportStdio, Command: "/bin/sh",
-		Args:    []string{"-c", `printf 'Server listening on http://localhost:3000\033[0m\n%s\n' "$LONG"; exec sleep 30`},
-		Env:     map[string]string{"LONG": "tail-" + long}, Enabled: true,
+		Args: []string{"-c", `printf 'Server listening on http://localhost:3000\033[0m\n%s\n' "$LONG"; exec sleep 30`},
+		Env:  map[string]string{"LONG": "tail-" + long}, Enabled: true,
 		StartupTimeout: 1500 * time.Millisecond, CallTimeout: time.Second}
 	c := newController(t, srv)
 	rec := record(t, c)
