@@ -3,7 +3,6 @@ package ui
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc/jsonrpctest"
@@ -14,10 +13,7 @@ import (
 // secret back show it scrubbed: the runtime took it in scrubbed.
 func TestReflectedSecretScrubbedInTheViewer(t *testing.T) {
 	const secret = "tok-reflected-tui-0123456789ab"
-	path, args, _ := jsonrpctest.Command(jsonrpctest.EchoSecret, jsonrpctest.WithSecret(secret))
-	srv := config.Server{Name: "echo", Transport: config.TransportStdio, Command: path, Args: args,
-		Env: jsonrpctest.ServerEnv(jsonrpctest.EchoSecret, jsonrpctest.WithSecret(secret)), Enabled: true,
-		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second, PingInterval: time.Minute}
+	srv := fakeProcess("echo", jsonrpctest.EchoSecret, config.Reconnect{}, jsonrpctest.WithSecret(secret))
 	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}}, 140, 40)
 	var leak string
 	hs.p.mu.Lock()

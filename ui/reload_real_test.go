@@ -63,6 +63,20 @@ func (p *project) options(cfg *config.Config) func(*Options) {
 	}
 }
 
+// start writes servers to the project file and runs the TUI on it, on
+// the real runtime, with the approval the file asks for on screen.
+func (p *project) start(servers map[string]any) (*harness, *runtime.Controller) {
+	p.t.Helper()
+	p.write(servers)
+	cfg, err := p.load()
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	hs, rt := startReal(p.t, runtime.Options{Config: cfg}, 140, 40, p.options(cfg))
+	hs.waitText("Approve project configuration?")
+	return hs, rt
+}
+
 // demoDef is a demo server's definition in a project file.
 func demoDef(t *testing.T, env map[string]string) map[string]any {
 	exe, err := os.Executable()
@@ -81,13 +95,7 @@ func demoDef(t *testing.T, env map[string]string) map[string]any {
 // same process), and none is left "not approved" waiting for a second r.
 func TestReloadApprovalKeepsTheUnchangedServers(t *testing.T) {
 	p := newProject(t)
-	p.write(map[string]any{"one": demoDef(t, nil), "two": demoDef(t, nil)})
-	cfg, err := p.load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs, rt := startReal(t, runtime.Options{Config: cfg}, 140, 40, p.options(cfg))
-	hs.waitText("Approve project configuration?")
+	hs, rt := p.start(map[string]any{"one": demoDef(t, nil), "two": demoDef(t, nil)})
 	// m on the approval shown at start asks for MCP: y switches it on.
 	hs.keys("m")
 	hs.waitText("MCP switches on once you approve")
@@ -146,13 +154,7 @@ func pids(t *testing.T, rt *runtime.Controller) map[string]int {
 // approving stops it.
 func TestReloadApprovalNamesRemovedServers(t *testing.T) {
 	p := newProject(t)
-	p.write(map[string]any{"one": demoDef(t, nil), "gone": demoDef(t, nil)})
-	cfg, err := p.load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs, _ := startReal(t, runtime.Options{Config: cfg}, 140, 40, p.options(cfg))
-	hs.waitText("Approve project configuration?")
+	hs, _ := p.start(map[string]any{"one": demoDef(t, nil), "gone": demoDef(t, nil)})
 	hs.keys("n")
 	hs.waitText("MCP stays off")
 	hs.keys("m")

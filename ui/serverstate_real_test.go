@@ -12,12 +12,12 @@ import (
 	"mcpdeck/runtime"
 )
 
-// fakeServer is a misbehaving fake server (this test binary) with an
+// fakeProcess is a misbehaving fake server (this test binary) with an
 // automatic reconnect policy.
-func fakeServer(name string, mode jsonrpctest.Mode, reconnect config.Reconnect) config.Server {
-	path, args, _ := jsonrpctest.Command(mode)
+func fakeProcess(name string, mode jsonrpctest.Mode, reconnect config.Reconnect, opts ...jsonrpctest.Option) config.Server {
+	path, args, _ := jsonrpctest.Command(mode, opts...)
 	return config.Server{Name: name, Transport: config.TransportStdio, Command: path, Args: args,
-		Env: jsonrpctest.ServerEnv(mode), Enabled: true, StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second,
+		Env: jsonrpctest.ServerEnv(mode, opts...), Enabled: true, StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second,
 		PingInterval: time.Minute, AutoReconnect: reconnect}
 }
 
@@ -25,7 +25,7 @@ func fakeServer(name string, mode jsonrpctest.Mode, reconnect config.Reconnect) 
 // shows the failure as its error with a hint to act on, only, faintly,
 // what it recovered from.
 func TestReadyServerDropsTheEarlierError(t *testing.T) {
-	srv := fakeServer("s", jsonrpctest.Normal, config.Reconnect{Enabled: true, MaxAttempts: 3, InitialBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
+	srv := fakeProcess("s", jsonrpctest.Normal, config.Reconnect{Enabled: true, MaxAttempts: 3, InitialBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
 	hs, rt := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}}, 140, 40)
 	hs.keys("m")
 	hs.waitText("servers 1/1 ready")
@@ -46,7 +46,7 @@ func TestReadyServerDropsTheEarlierError(t *testing.T) {
 // A server whose automatic reconnects all failed says that it gave up,
 // and how to try again.
 func TestReconnectThatGaveUpSaysSo(t *testing.T) {
-	srv := fakeServer("broken", jsonrpctest.ExitEarly, config.Reconnect{Enabled: true, MaxAttempts: 2, InitialBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond})
+	srv := fakeProcess("broken", jsonrpctest.ExitEarly, config.Reconnect{Enabled: true, MaxAttempts: 2, InitialBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond})
 	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}}, 140, 40)
 	hs.keys("m")
 	hs.waitText("gave up reconnecting after 2 attempts: press R to try again")
