@@ -164,7 +164,7 @@ func TestReloadApprovalNamesRemovedServers(t *testing.T) {
 
 	p.write(map[string]any{"one": demoDef(t, nil)})
 	hs.keys("r")
-	hs.waitText("Approve the changed project configuration?", "no longer defined, they stop: gone", "gone removed: it stops")
+	hs.waitText("Approve the changed project configuration?", "removed: gone", "gone removed: it stops")
 	hs.keys("y")
 	hs.waitText("Configuration reloaded", "removed   gone", "kept      one")
 }

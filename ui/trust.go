@@ -64,15 +64,18 @@ func (m *Model) newReloadTrustDialog(f config.File) *dialog {
 		d.wrapBody("\nnew servers: " + present.Line(strings.Join(added, ", ")))
 	}
 	if len(removed) > 0 {
-		d.wrapBody("\nno longer defined, they stop: " + present.Line(strings.Join(removed, ", ")))
+		d.wrapBody("\nremoved: " + present.Line(strings.Join(removed, ", ")))
 	}
 	d.body = append(d.body, "", "With it, these would run:")
 	d.body = append(d.body, m.runLines(f, m.reloadCfg, m.applied, m.c.snap)...)
 	for _, name := range removed {
-		d.body = append(d.body, "  "+m.c.st.Accent.Render(present.Line(name))+" "+m.c.st.Warning.Render("removed: it stops"))
-		if srv, ok := snapshotServer(m.c.snap, name); ok {
-			d.body = append(d.body, "    "+m.c.st.Label.Render("now ")+"  "+present.Line(srv.Target))
+		srv, ok := snapshotServer(m.c.snap, name)
+		if !ok || !srv.State.Live() {
+			d.body = append(d.body, "  "+m.c.st.Accent.Render(present.Line(name))+" "+m.c.st.Warning.Render("removed"))
+			continue
 		}
+		d.body = append(d.body, "  "+m.c.st.Accent.Render(present.Line(name))+" "+m.c.st.Warning.Render("removed: it stops"),
+			"    "+m.c.st.Label.Render("now ")+"  "+present.Line(srv.Target))
 	}
 	d.body = append(d.body, "")
 	d.wrapBody("Approve to reload with it (remembered until the file changes again), or keep what runs now and start nothing from it.")
