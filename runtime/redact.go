@@ -36,6 +36,7 @@ func (r *redactor) scrubber() *config.Scrubber {
 }
 
 func (r *redactor) bytes(b []byte) []byte { return r.scrubber().Bytes(b) }
+func (r *redactor) str(s string) string   { return r.scrubber().String(s) }
 
 // reader is the intake of a byte stream from the server.
 func (r *redactor) reader(rd io.Reader) io.Reader { return r.scrubber().Reader(rd) }
@@ -69,8 +70,6 @@ type scrubbedBody struct {
 	io.Reader
 	io.Closer
 }
-
-func (r *redactor) str(s string) string { return r.scrubber().String(s) }
 
 // leaks says where a listed capability carried a secret, which the intake
 // replaced with config.RedactedValue: a server that puts a credential into
