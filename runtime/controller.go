@@ -75,6 +75,10 @@ type Controller struct {
 	internal chan any      // reports from attempts, sessions and timers
 	loopExit chan struct{} // closed when the loop stops taking input
 	loopDone chan struct{} // closed when the loop and every goroutine it started have ended
+	// shutdown is closed (once, by shutdownOnce) to ask the loop for the
+	// teardown. A close cannot block or be lost, whatever the caller's
+	// ctx, so a Shutdown that gives up waiting has still asked.
+	shutdown chan struct{}
 
 	// pub is the latest publication; the loop stores it, readers load it.
 	pub atomic.Pointer[publication]
@@ -118,6 +122,7 @@ func New(opts Options) *Controller {
 		internal: make(chan any, 256),
 		loopExit: make(chan struct{}),
 		loopDone: make(chan struct{}),
+		shutdown: make(chan struct{}),
 	}
 	if opts.Elicitor != nil {
 		c.SetElicitor(opts.Elicitor)
@@ -260,15 +265,13 @@ func (c *Controller) Configure(ctx context.Context, cfg *config.Config) (Plan, e
 }
 
 // Shutdown performs the same teardown as disabling and stops the
-// controller. Later commands fail with ErrShutdown. Idempotent.
+// controller, and waits for it. Later commands fail with ErrShutdown.
+// ctx bounds only the wait: the teardown is asked for in every case, an
+// already-cancelled ctx included, and goes on without the caller; a later
+// Shutdown waits for the same teardown. Idempotent and safe to call
+// concurrently.
 func (c *Controller) Shutdown(ctx context.Context) error {
-	var err error
-	c.shutdownOnce.Do(func() {
-		_, err = c.do(ctx, command{kind: cmdShutdown})
-	})
-	if err != nil {
-		return err
-	}
+	c.shutdownOnce.Do(func() { close(c.shutdown) })
 	select {
 	case <-c.loopDone:
 		return nil

@@ -37,12 +37,16 @@ func newLoop(c *Controller, m *machine) *loop {
 }
 
 func (l *loop) run() {
+	shutdown := l.c.shutdown
 	for !l.exit {
 		select {
 		case cmd := <-l.c.cmds:
 			l.apply(l.collect(cmd))
 		case m := <-l.c.internal:
 			l.apply(m)
+		case <-shutdown:
+			shutdown = nil // asked once; the machine refuses what comes after
+			l.apply([]command{{kind: cmdShutdown, reply: make(chan reply, 1)}})
 		}
 	}
 	close(l.c.loopExit) // reporters still sending give up
