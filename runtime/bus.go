@@ -59,15 +59,15 @@ type subscriber struct {
 	out      chan Event
 	batches  chan []Event // instead of out, for a batched subscriber
 	lossless bool
-	limit    int            // the most events the queue holds
+	limit    int // the most events the queue holds
 	// high is how many events may queue behind a lossless subscriber's
 	// channel before the servers' intake waits (waitRoom); it goes on once
 	// the queue is down to half of it, so intake and pump do not take
 	// turns event by event.
-	high int
-	dropped  *atomic.Uint64 // this subscriber's drops, if asked for
-	done     chan struct{}  // closed by cancel
-	once     sync.Once
+	high    int
+	dropped *atomic.Uint64 // this subscriber's drops, if asked for
+	done    chan struct{}  // closed by cancel
+	once    sync.Once
 
 	// mu guards the queue and the flags below; publishers, the pump,
 	// intake waiters and cancel all touch them.
