@@ -143,11 +143,13 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 		shutdownRuntime(rt)
 		return err
 	}
-	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true})
+	// Lossless: a server that sends faster than stdout takes the lines is
+	// slowed down. Only past a bound (a stdout nobody reads for long) are
+	// events dropped, and then counted.
+	var dropped atomic.Uint64
+	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true, Dropped: &dropped})
 	w := &watchWriter{out: cmd.OutOrStdout(), asJSON: wf.asJSON, minLevel: levelRank(wf.level), stderr: wf.stderr}
-	// quiet stops the output once the watch is over; the stream is still
-	// drained, since a lossless subscriber that stops reading would stall
-	// the teardown that publishes into it.
+	// quiet stops the output once the watch is over.
 	var quiet atomic.Bool
 	drained := make(chan struct{})
 	// broken is closed when stdout's reader went away (watch | head -5):
@@ -167,13 +169,24 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	}()
 	finish := func() {
 		quiet.Store(true)
-		shutdownRuntime(rt)
-		// Only after Shutdown: nothing publishes any more, so closing the
-		// subscription cannot race a publisher.
+		// Unsubscribe before the teardown: the servers' streams then stop
+		// waiting for this watch, so they are stopped at their own pace
+		// even while a write to stdout is blocked (a paused pager).
 		unsubscribe()
-		<-drained
-		if w.replaced > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: replaced %s of invalid UTF-8 in what the servers sent with U+FFFD (see \"invalidUTF8\" in --json lines)\n", present.Count(w.replaced, "byte sequence", "byte sequences"))
+		shutdownRuntime(rt)
+		// The writer discards what is left in its channel and ends, unless
+		// it is stuck in a write to a stdout nobody reads: then it is left
+		// behind, and the process exits around it.
+		select {
+		case <-drained:
+			if w.replaced > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: replaced %s of invalid UTF-8 in what the servers sent with U+FFFD (see \"invalidUTF8\" in --json lines)\n", present.Count(w.replaced, "byte sequence", "byte sequences"))
+			}
+		case <-time.After(writerGrace):
+			warnf(cmd.ErrOrStderr(), "stdout is not being read: the watch ended without writing the lines still queued")
+		}
+		if n := dropped.Load(); n > 0 {
+			warnf(cmd.ErrOrStderr(), "%s dropped: stdout was not read while they kept coming", present.Count(int(n), "event was", "events were"))
 		}
 		rec.finish(cmd.ErrOrStderr())
 	}
@@ -215,6 +228,12 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	finish()
 	return nil
 }
+
+// writerGrace is how long the end of a watch waits for its writer after
+// the servers were stopped: long enough to discard what is queued, short
+// enough that a write blocked on a stdout nobody reads does not hold the
+// exit.
+const writerGrace = 100 * time.Millisecond
 
 // watchLine is one line of watch --json. Field order is the key order.
 type watchLine struct {
