@@ -355,8 +355,14 @@ func (c *Conn) sendCancelNotice(id uint64, reason string) {
 	if err != nil {
 		return
 	}
-	done := make(chan struct{})
+	c.mu.Lock()
+	if c.cause != nil {
+		c.mu.Unlock()
+		return // closing: nobody is left to tell, and Close may be waiting for notices already
+	}
 	c.notices.Add(1)
+	c.mu.Unlock()
+	done := make(chan struct{})
 	go func() {
 		defer c.notices.Done()
 		defer close(done)
