@@ -294,33 +294,34 @@ type watchWriter struct {
 // does not show (traffic, requests, publications, filtered logs).
 func (w *watchWriter) toLine(ev runtime.Event) (watchLine, bool) {
 	h := ev.Header()
-	l := watchLine{Time: h.Time.Format(time.RFC3339Nano), Server: h.Server}
+	k, _ := runtime.EventKindOf(ev)
+	l := watchLine{Time: h.Time.Format(time.RFC3339Nano), Server: h.Server, Kind: k.Alias}
 	switch e := ev.(type) {
 	case runtime.StateChanged:
-		l.Kind, l.From, l.To, l.Reason = "state", e.From.String(), e.To.String(), e.Reason
+		l.From, l.To, l.Reason = e.From.String(), e.To.String(), e.Reason
 	case runtime.LogMessage:
 		if levelRank(e.Level) < w.minLevel {
 			return l, false
 		}
-		l.Kind, l.Level, l.Logger, l.Data = "log", e.Level, e.Logger, e.Data
+		l.Level, l.Logger, l.Data = e.Level, e.Logger, e.Data
 	case runtime.Progress:
 		p := e.Progress
-		l.Kind, l.RequestID, l.Token, l.Progress, l.Total, l.Message = "progress", e.RequestID, e.Token, &p, e.Total, e.Message
+		l.RequestID, l.Token, l.Progress, l.Total, l.Message = e.RequestID, e.Token, &p, e.Total, e.Message
 	case runtime.ListChanged:
-		l.Kind, l.List = "list_changed", e.Kind
+		l.List = e.Kind
 	case runtime.ResourceUpdated:
-		l.Kind, l.URI = "resource_updated", e.URI
+		l.URI = e.URI
 	case runtime.NotificationReceived:
-		l.Kind, l.Method, l.Params = "notification", e.Method, e.Params
+		l.Method, l.Params = e.Method, e.Params
 	case runtime.StdoutNoise:
-		l.Kind, l.Line, l.Detail = "noise", e.Line, e.Detail
+		l.Line, l.Detail = e.Line, e.Detail
 	case runtime.ProtocolAnomaly:
-		l.Kind, l.Detail = "anomaly", strings.TrimSpace(e.Kind+" "+e.ID+" "+e.Detail)
+		l.Detail = strings.TrimSpace(e.Kind + " " + e.ID + " " + e.Detail)
 	case runtime.StderrLine:
 		if !w.stderr {
 			return l, false
 		}
-		l.Kind, l.Line = "stderr", e.Line
+		l.Line = e.Line
 	default:
 		return l, false
 	}
@@ -353,7 +354,7 @@ func (w *watchWriter) write(ev runtime.Event) error {
 	if d.Level != "" {
 		text = d.Level + " " + text
 	}
-	if d.Kind == "notification" {
+	if _, ok := ev.(runtime.NotificationReceived); ok {
 		text = d.Method + " " + text
 	}
 	_, err := fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), present.OrHyphen(present.Line(l.Server)), l.Kind, text)

@@ -2,6 +2,7 @@ package present
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -43,4 +44,43 @@ func TestEveryErrorKindIsWorded(t *testing.T) {
 			t.Errorf("hints words %s, which is not in the runtime's table", k)
 		}
 	}
+}
+
+// TestEveryEventKindIsWorded walks the runtime's table of event kinds:
+// each has an entry in eventWords (nil: not a stream line, by decision),
+// and a worded kind's line carries the kind's alias.
+func TestEveryEventKindIsWorded(t *testing.T) {
+	names := map[string]bool{}
+	for _, k := range runtime.EventKinds() {
+		names[k.Name] = true
+		w, ok := eventWords[k.Name]
+		if !ok {
+			t.Errorf("event kind %s has no entry in eventWords: word it, or give it nil", k.Name)
+			continue
+		}
+		e := sampleEvent(k)
+		l, shown := Describe(e)
+		switch {
+		case w == nil && shown:
+			t.Errorf("%s has no words but Describe shows it", k.Name)
+		case w != nil && !shown:
+			t.Errorf("%s has words but Describe shows nothing for %+v", k.Name, e)
+		case shown && l.Kind != k.Alias:
+			t.Errorf("a %s line is of kind %q, want its alias %q", k.Name, l.Kind, k.Alias)
+		}
+	}
+	for name := range eventWords {
+		if !names[name] {
+			t.Errorf("eventWords words %q, which is not in the runtime's table", name)
+		}
+	}
+}
+
+// sampleEvent is an event of kind k, filled in where an empty one would
+// not be a line (a listen change without its stream's state).
+func sampleEvent(k runtime.EventKind) runtime.Event {
+	if k.Name == "ListenChanged" {
+		return runtime.ListenChanged{Listen: &runtime.ListenInfo{State: runtime.ListenOpen}}
+	}
+	return reflect.New(k.Type).Elem().Interface().(runtime.Event)
 }

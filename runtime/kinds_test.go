@@ -3,6 +3,8 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -74,5 +76,29 @@ func TestErrorKindTable(t *testing.T) {
 	}
 	if k := KindOf(errors.New("something else")); k != KindUnknown {
 		t.Errorf("an unclassified error is %s", k)
+	}
+}
+
+// TestEventKindTable walks the table of event kinds: each row names a
+// runtime event type once, with a name and a short alias, and an event of
+// the type finds its row.
+func TestEventKindTable(t *testing.T) {
+	names := map[string]bool{}
+	for _, k := range EventKinds() {
+		if k.Name == "" || k.Alias == "" || names[k.Name] {
+			t.Errorf("kind %+v: a name and an alias are needed, and the name only once", k)
+		}
+		names[k.Name] = true
+		if k.Alias != strings.ToLower(k.Alias) || strings.ContainsAny(k.Alias, " -") {
+			t.Errorf("alias %q of %s: lower case words joined by _, as watch prints them", k.Alias, k.Name)
+		}
+		e, ok := reflect.New(k.Type).Elem().Interface().(Event)
+		if !ok {
+			t.Errorf("%s's type %s is not an Event", k.Name, k.Type)
+			continue
+		}
+		if got, ok := EventKindOf(e); !ok || got.Name != k.Name {
+			t.Errorf("EventKindOf(%T) = %+v, %v", e, got, ok)
+		}
 	}
 }
