@@ -59,6 +59,17 @@ type Options struct {
 	// session durations, and reads the servers' counters at collection
 	// time. Nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// NoAutoReconnect turns automatic reconnection off for every server,
+	// whatever its configuration: for one-shot commands, which report
+	// each server's first start and end before a retry could help.
+	NoAutoReconnect bool
+	// SpawnConcurrency bounds how many stdio servers are being spawned
+	// at once; the others wait their turn, their startup timeout not yet
+	// running (see spawn.go); default DefaultSpawnConcurrency.
+	SpawnConcurrency int
+	// SpawnQueueTimeout bounds a start's wait for its turn to spawn;
+	// default DefaultSpawnQueueTimeout.
+	SpawnQueueTimeout time.Duration
 }
 
 // Root is one roots/list entry.
@@ -115,6 +126,12 @@ func New(opts Options) *Controller {
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "dev"
 	}
+	if opts.SpawnConcurrency <= 0 {
+		opts.SpawnConcurrency = DefaultSpawnConcurrency
+	}
+	if opts.SpawnQueueTimeout <= 0 {
+		opts.SpawnQueueTimeout = DefaultSpawnQueueTimeout
+	}
 	c := &Controller{
 		opts:     opts,
 		bus:      newBus(),
@@ -129,6 +146,7 @@ func New(opts Options) *Controller {
 	}
 	opts.Telemetry.SetSource(c.TelemetryStats)
 	m := newMachine(opts.Config)
+	m.noRetry, m.spawnLimit, m.queueTimeout = opts.NoAutoReconnect, opts.SpawnConcurrency, opts.SpawnQueueTimeout
 	l := newLoop(c, m)
 	m.now = time.Now()
 	m.publish()
