@@ -53,7 +53,10 @@ func TestSpawnQueueStartsInTurn(t *testing.T) {
 	if reason := r.m.servers[queued].life.reason; !strings.Contains(reason, "waiting for its turn to spawn") {
 		t.Fatalf("a queued start says %q", reason)
 	}
-	if index(r.out, func(e effect) bool { q, ok := e.(effQueueTimeout); return ok && q.name == queued && q.after == time.Minute }) < 0 {
+	if index(r.out, func(e effect) bool {
+		q, ok := e.(effQueueTimeout)
+		return ok && q.name == queued && q.after == time.Minute
+	}) < 0 {
 		t.Fatalf("no bound set on the queued start: %s", kinds(r.out))
 	}
 
