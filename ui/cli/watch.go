@@ -49,7 +49,10 @@ func newWatchCmd() *cobra.Command {
 server given with --url or --stdio) and prints what they send, one line
 per event, until interrupted (ctrl+c) or until --for has passed; both end
 it cleanly with exit status 0. Nothing is dropped: a server that sends
-faster than the lines can be written is slowed down instead.
+faster than the lines can be written is slowed down instead. Only when
+stdout is not read at all (a paused pager) while mcpdeck's own events
+keep coming are they dropped past a bound, and counted on stderr;
+ctrl+c still ends the watch at once, lines not yet written left unwritten.
 
 Each line is TIME SERVER KIND SUMMARY. Kinds:
   state             the server changed state (ready, failed, ...)
