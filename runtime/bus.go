@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // SubscribeOptions choose how a subscriber receives events.
@@ -86,6 +87,7 @@ type subscriber struct {
 	// waits.
 	room  chan struct{}
 	ready chan struct{} // wakes the pump
+	moved chan struct{} // signalled by the pump after each handover (flush watches it)
 }
 
 func newBus() *bus {
@@ -123,7 +125,8 @@ func (b *bus) add(opts SubscribeOptions, batched bool) (*subscriber, func()) {
 	if opts.HTTP {
 		b.http.Add(1)
 	}
-	s := &subscriber{lossless: opts.Lossless, dropped: opts.Dropped, done: make(chan struct{}), ready: make(chan struct{}, 1)}
+	s := &subscriber{lossless: opts.Lossless, dropped: opts.Dropped, done: make(chan struct{}),
+		ready: make(chan struct{}, 1), moved: make(chan struct{}, 1)}
 	switch {
 	case opts.Lossless:
 		// The channel holds Buffer events, as a lossless subscriber's
@@ -159,13 +162,16 @@ func (b *bus) add(opts SubscribeOptions, batched bool) (*subscriber, func()) {
 			}
 			b.subs.Store(&subs)
 			b.mu.Unlock()
+			if s.lossless {
+				s.flush()
+			}
 			close(s.done)
 			<-pumpDone
 			s.mu.Lock()
 			s.closed = true
 			if s.out != nil {
 				// What is in the channel stays readable; what is still
-				// queued behind it is dropped with the subscription.
+				// queued behind it (a reader that stopped) is dropped.
 				close(s.out)
 			}
 			if s.room != nil {
@@ -309,6 +315,34 @@ func (s *subscriber) handed() {
 	}
 }
 
+// flushGrace bounds how long cancelling a lossless subscription waits for
+// its reader to take what is queued behind the channel, counted from the
+// last event the reader took: a reader that keeps reading gets everything
+// published before the cancel, as a lossless subscriber always did; one
+// that stopped (a stdout nobody reads) holds the cancel this long at most.
+const flushGrace = 100 * time.Millisecond
+
+// flush waits while the pump still moves queued events into the channel,
+// until the queue is empty or the reader has taken nothing for flushGrace.
+func (s *subscriber) flush() {
+	stalled := time.NewTimer(flushGrace)
+	defer stalled.Stop()
+	for {
+		s.mu.Lock()
+		empty := s.n == 0 && !s.held
+		s.mu.Unlock()
+		if empty {
+			return
+		}
+		select {
+		case <-s.moved:
+			stalled.Reset(flushGrace)
+		case <-stalled.C:
+			return
+		}
+	}
+}
+
 // pump moves queued events to the subscriber's channel, in order, until
 // cancel.
 func (s *subscriber) pump(done chan struct{}) {
@@ -341,6 +375,10 @@ func (s *subscriber) pump(done chan struct{}) {
 		s.held = false
 		s.handed()
 		s.mu.Unlock()
+		select {
+		case s.moved <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -207,3 +207,40 @@ func returnsWithin(f func()) bool {
 		return false
 	}
 }
+
+// TestLosslessCancelDeliversWhatWasPublished: cancelling a lossless
+// subscription whose reader keeps reading delivers everything published
+// before, also what had queued behind its channel (the check's observer
+// and call's progress printer rely on it); a reader that stopped holds
+// the cancel only briefly.
+func TestLosslessCancelDeliversWhatWasPublished(t *testing.T) {
+	b := newBus()
+	ch, cancel := b.subscribe(SubscribeOptions{Lossless: true, Buffer: 4})
+	const total = 500
+	for i := range total {
+		b.publish(Progress{Progress: float64(i)})
+	}
+	got := make(chan int, 1)
+	go func() {
+		n := 0
+		for e := range ch {
+			if p := e.(Progress).Progress; p != float64(n) {
+				t.Errorf("event %d is %v", n, p)
+			}
+			n++
+		}
+		got <- n
+	}()
+	cancel()
+	if n := <-got; n != total {
+		t.Errorf("the reader got %d of the %d events published before cancel", n, total)
+	}
+
+	_, stalled := b.subscribe(SubscribeOptions{Lossless: true, Buffer: 4})
+	for i := range total {
+		b.publish(Progress{Progress: float64(i)})
+	}
+	if !returnsWithin(stalled) {
+		t.Fatal("cancel waits for a reader that stopped")
+	}
+}
