@@ -82,8 +82,13 @@ type Conn struct {
 
 	// mu guards the request tables and the close cause; the read loop, the
 	// callers and Close all touch them.
-	mu          sync.Mutex
-	writeMu     sync.Mutex // serialises our own writes with the library's
+	mu sync.Mutex
+	// turn is the turn to write: one frame at a time goes to the stream.
+	// A channel rather than a mutex so that a writer can stop waiting for
+	// it (a cancellation notice after its bound, anyone once the
+	// connection is closing). Nothing is called while it is held but the
+	// stream's Write.
+	turn        chan struct{}
 	outstanding map[uint64]*outstandingCall
 	cancelled   map[uint64]struct{} // ids we cancelled, to recognise late responses
 	cancelOrder []uint64            // bounds cancelled (oldest forgotten first)
@@ -109,14 +114,11 @@ type Conn struct {
 	workers     sync.WaitGroup
 	idleWorkers atomic.Int32
 	handlers    sync.WaitGroup
+	notices     sync.WaitGroup // cancellation notices being sent (sendCancelNotice)
 
 	// lastRead is the frame the read loop just decoded, for the trace; only
 	// the read loop touches it.
 	lastRead []byte
-	// pendingSend is set by the library's OnSend hook and consumed by the
-	// following WriteObject; both run under the library's send lock.
-	pendingSend *jsonrpc2.Request
-	pendingResp *jsonrpc2.Response
 
 	framesIn, framesOut, delivered, late, unknown, noise, cancelSent atomic.Uint64
 }
@@ -166,15 +168,13 @@ func NewConn(stream Stream, opts Options) *Conn {
 		undecodable:  map[uint64]*UndecodableError{},
 		readDone:     make(chan struct{}),
 		closed:       make(chan struct{}),
+		turn:         make(chan struct{}, 1),
 		dispatchDone: make(chan struct{}),
 		idle:         make(chan func()),
 	}
 	connOpts := []jsonrpc2.ConnOpt{
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)),
 		jsonrpc2.OnRecv(c.onRecv),
-	}
-	if opts.Trace != nil {
-		connOpts = append(connOpts, jsonrpc2.OnSend(c.onSend))
 	}
 	go c.dispatch()
 	c.rpc = jsonrpc2.NewConn(context.Background(), (*objectStream)(c), (*rpcHandler)(c), connOpts...)
@@ -222,7 +222,7 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 	if err != nil {
 		return nil, fmt.Errorf("encoding the %s request: %w", method, err)
 	}
-	if err := c.write(frame, Frame{Kind: KindRequest, Method: method, ID: FormatID(id)}); err != nil {
+	if err := c.write(context.Background(), frame, Frame{Kind: KindRequest, Method: method, ID: FormatID(id)}); err != nil {
 		return nil, c.sendError(method, err)
 	}
 	select {
@@ -247,7 +247,18 @@ func requestFrame(id uint64, method string, params any) ([]byte, error) {
 	b := make([]byte, 0, 128)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendUint(b, id, 10)
-	b = append(b, `,"method":`...)
+	b = append(b, ',')
+	return appendMethod(b, method, params)
+}
+
+// notificationFrame encodes a notification the same way.
+func notificationFrame(method string, params any) ([]byte, error) {
+	return appendMethod(append(make([]byte, 0, 128), `{"jsonrpc":"2.0",`...), method, params)
+}
+
+// appendMethod ends a frame begun in b with its method and params.
+func appendMethod(b []byte, method string, params any) ([]byte, error) {
+	b = append(b, `"method":`...)
 	m, err := json.Marshal(method)
 	if err != nil {
 		return nil, err
@@ -269,21 +280,121 @@ func requestFrame(id uint64, method string, params any) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// write sends one frame we built, traced as f describes it.
-func (c *Conn) write(b []byte, f Frame) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	if c.opts.Trace != nil {
-		f.Dir, f.Time, f.Size = Out, time.Now(), len(b)
-		raw := b
-		if len(raw) > TraceRawLimit {
-			raw = raw[:TraceRawLimit]
-		}
-		f.Raw = append([]byte(nil), raw...)
-		c.opts.Trace(f)
+// errClosing is why a frame was not written: the connection is closing
+// (Call and Notify report the close cause instead).
+var errClosing = errors.New("the connection is closing")
+
+// write sends one frame we built, traced as f describes it. The trace
+// comes first, outside the turn to write, so a callback never runs while
+// other writers wait, and a request shows before its response.
+func (c *Conn) write(ctx context.Context, b []byte, f Frame) error {
+	c.trace(b, f)
+	if err := c.takeTurn(ctx, nil); err != nil {
+		return err
 	}
+	defer c.giveTurn()
 	c.framesOut.Add(1)
 	return c.stream.Write(b)
+}
+
+// trace hands an outgoing frame to the Trace callback, if any.
+func (c *Conn) trace(b []byte, f Frame) {
+	if c.opts.Trace == nil {
+		return
+	}
+	f.Dir, f.Time, f.Size = Out, time.Now(), len(b)
+	raw := b
+	if len(raw) > TraceRawLimit {
+		raw = raw[:TraceRawLimit]
+	}
+	f.Raw = append([]byte(nil), raw...)
+	c.opts.Trace(f)
+}
+
+// takeTurn waits for the turn to write, until ctx ends, give fires (nil:
+// never) or the connection is closing. giveTurn hands it back.
+func (c *Conn) takeTurn(ctx context.Context, give <-chan time.Time) error {
+	select {
+	case c.turn <- struct{}{}:
+		return nil
+	case <-c.closed:
+		return errClosing
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-give:
+		return errNoTurn
+	}
+}
+
+func (c *Conn) giveTurn() { <-c.turn }
+
+// errNoTurn: a cancellation notice waited cancelNoticeTimeout for its
+// turn to write and gave up.
+var errNoTurn = errors.New("no turn to write")
+
+// Bounds of the cancellation notice (sendCancelNotice). As go-sdk's
+// notifyCancellationTimeout: the notice is best effort, and a peer that
+// stopped reading must not hold the caller, nor a goroutine for ever.
+var (
+	// cancelNoticeTimeout bounds the notice's wait for its turn to write.
+	cancelNoticeTimeout = 5 * time.Second
+	// cancelNoticeWait bounds the caller's wait for its notice. On a
+	// healthy transport the notice is written long before, so it still
+	// reaches the peer before whatever the caller does next (closing the
+	// connection, say).
+	cancelNoticeWait = 100 * time.Millisecond
+)
+
+// sendCancelNotice tells the peer that request id is cancelled, from a
+// goroutine of its own that Close waits for: the notice waits for its
+// turn to write at most cancelNoticeTimeout, and the caller for the
+// notice at most cancelNoticeWait. A write already begun ends with the
+// stream (Close closes it).
+func (c *Conn) sendCancelNotice(id uint64, reason string) {
+	frame, err := notificationFrame("notifications/cancelled", cancelParams{RequestID: id, Reason: reason})
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	if c.cause != nil {
+		c.mu.Unlock()
+		return // closing: nobody is left to tell, and Close may be waiting for notices already
+	}
+	c.notices.Add(1)
+	c.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		defer c.notices.Done()
+		defer close(done)
+		give := time.NewTimer(cancelNoticeTimeout)
+		defer give.Stop()
+		if c.takeTurn(context.Background(), give.C) != nil {
+			return
+		}
+		c.framesOut.Add(1)
+		err := c.stream.Write(frame)
+		if err == nil {
+			c.cancelSent.Add(1) // before the turn is given back: a later frame never overtakes the count
+		}
+		c.giveTurn()
+		if err == nil {
+			// Traced once written, outside the turn: nothing answers a
+			// notice, so nothing can show before it.
+			c.trace(frame, Frame{Kind: KindNotification, Method: "notifications/cancelled"})
+		}
+	}()
+	wait := time.NewTimer(cancelNoticeWait)
+	defer wait.Stop()
+	select {
+	case <-done:
+	case <-wait.C:
+	}
+}
+
+// cancelParams are the params of notifications/cancelled.
+type cancelParams struct {
+	RequestID uint64 `json:"requestId"`
+	Reason    string `json:"reason"`
 }
 
 // cancelCall records id as cancelled, tells the peer, and builds the error.
@@ -306,9 +417,7 @@ func (c *Conn) cancelCall(ctx context.Context, id uint64, method string, quiet b
 	if !quiet {
 		// The spec's cancellation notice; a failure to send it means the
 		// transport is going away, which the caller learns elsewhere.
-		if c.rpc.Notify(context.Background(), "notifications/cancelled", map[string]any{"requestId": id, "reason": reason}) == nil {
-			c.cancelSent.Add(1)
-		}
+		c.sendCancelNotice(id, reason)
 	}
 	return &CancelledError{ID: id, Method: method, Reason: reason, Timeout: timeout, Cause: cause}
 }
@@ -330,9 +439,17 @@ func (c *Conn) sendError(method string, err error) error {
 	return &ClosedError{Method: method, Cause: c.Err()}
 }
 
-// Notify sends a notification.
+// Notify sends a notification. ctx bounds the wait for the turn to
+// write; a write begun is not interrupted.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	if err := c.rpc.Notify(ctx, method, params); err != nil {
+	frame, err := notificationFrame(method, params)
+	if err != nil {
+		return fmt.Errorf("encoding the %s notification: %w", method, err)
+	}
+	if err := c.write(ctx, frame, Frame{Kind: KindNotification, Method: method}); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
 		return c.sendError(method, err)
 	}
 	return nil
@@ -417,6 +534,7 @@ func (c *Conn) CloseWithCause(cause error) error {
 	<-c.dispatchDone
 	c.handlers.Wait()
 	c.workers.Wait()
+	c.notices.Wait() // the stream is closed: a notice's write has ended, its wait for a turn too
 	return err
 }
 
@@ -496,10 +614,6 @@ func (c *Conn) onRecv(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
 	if c.opts.Trace != nil {
 		c.opts.Trace(frameOf(In, c.lastRead, req, resp))
 	}
-}
-
-func (c *Conn) onSend(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
-	c.pendingSend, c.pendingResp = req, resp
 }
 
 func frameOf(dir Direction, raw []byte, req *jsonrpc2.Request, resp *jsonrpc2.Response) Frame {
@@ -800,20 +914,16 @@ func firstByte(b []byte) byte {
 	return 0
 }
 
+// WriteObject is the library's way out. Every frame we send is built
+// here by hand (requests, notifications, replies), so the library writes
+// only if it ever answers on its own; such a frame still takes its turn.
 func (s *objectStream) WriteObject(v any) error {
 	c := (*Conn)(s)
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	if c.opts.Trace != nil {
-		c.opts.Trace(frameOf(Out, b, c.pendingSend, c.pendingResp))
-		c.pendingSend, c.pendingResp = nil, nil
-	}
-	c.framesOut.Add(1)
-	return c.stream.Write(b)
+	return c.write(context.Background(), b, frameOf(Out, b, nil, nil))
 }
 
 func (s *objectStream) Close() error { return (*Conn)(s).stream.Close() }
@@ -903,7 +1013,7 @@ func (c *Conn) reply(id jsonrpc2.ID, method string, result any, err error) error
 		b = append(b, body...)
 	}
 	b = append(b, '}')
-	return c.write(b, Frame{Kind: kind, Method: method, ID: id.String()})
+	return c.write(context.Background(), b, Frame{Kind: kind, Method: method, ID: id.String()})
 }
 
 // maxIdleWorkers bounds the goroutines kept waiting for the peer's next

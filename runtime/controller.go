@@ -64,6 +64,17 @@ type Options struct {
 	// session durations, and reads the servers' counters at collection
 	// time. Nil records nothing.
 	Telemetry *telemetry.Telemetry
+	// NoAutoReconnect turns automatic reconnection off for every server,
+	// whatever its configuration: for one-shot commands, which report
+	// each server's first start and end before a retry could help.
+	NoAutoReconnect bool
+	// SpawnConcurrency bounds how many stdio servers are being spawned
+	// at once; the others wait their turn, their startup timeout not yet
+	// running (see spawn.go); default DefaultSpawnConcurrency.
+	SpawnConcurrency int
+	// SpawnQueueTimeout bounds a start's wait for its turn to spawn;
+	// default DefaultSpawnQueueTimeout.
+	SpawnQueueTimeout time.Duration
 }
 
 // Root is one roots/list entry.
@@ -80,6 +91,10 @@ type Controller struct {
 	internal chan any      // reports from attempts, sessions and timers
 	loopExit chan struct{} // closed when the loop stops taking input
 	loopDone chan struct{} // closed when the loop and every goroutine it started have ended
+	// shutdown is closed (once, by shutdownOnce) to ask the loop for the
+	// teardown. A close cannot block or be lost, whatever the caller's
+	// ctx, so a Shutdown that gives up waiting has still asked.
+	shutdown chan struct{}
 
 	// pub is the latest publication; the loop stores it, readers load it.
 	pub atomic.Pointer[publication]
@@ -121,6 +136,12 @@ func New(opts Options) *Controller {
 	if opts.Eras == nil {
 		opts.Eras = NewEraMemory()
 	}
+	if opts.SpawnConcurrency <= 0 {
+		opts.SpawnConcurrency = DefaultSpawnConcurrency
+	}
+	if opts.SpawnQueueTimeout <= 0 {
+		opts.SpawnQueueTimeout = DefaultSpawnQueueTimeout
+	}
 	c := &Controller{
 		opts:     opts,
 		bus:      newBus(),
@@ -129,12 +150,14 @@ func New(opts Options) *Controller {
 		loopExit: make(chan struct{}),
 		loopDone: make(chan struct{}),
 		eras:     opts.Eras,
+		shutdown: make(chan struct{}),
 	}
 	if opts.Elicitor != nil {
 		c.SetElicitor(opts.Elicitor)
 	}
 	opts.Telemetry.SetSource(c.TelemetryStats)
 	m := newMachine(opts.Config)
+	m.noRetry, m.spawnLimit, m.queueTimeout = opts.NoAutoReconnect, opts.SpawnConcurrency, opts.SpawnQueueTimeout
 	l := newLoop(c, m)
 	m.now = time.Now()
 	m.publish()
@@ -271,15 +294,13 @@ func (c *Controller) Configure(ctx context.Context, cfg *config.Config) (Plan, e
 }
 
 // Shutdown performs the same teardown as disabling and stops the
-// controller. Later commands fail with ErrShutdown. Idempotent.
+// controller, and waits for it. Later commands fail with ErrShutdown.
+// ctx bounds only the wait: the teardown is asked for in every case, an
+// already-cancelled ctx included, and goes on without the caller; a later
+// Shutdown waits for the same teardown. Idempotent and safe to call
+// concurrently.
 func (c *Controller) Shutdown(ctx context.Context) error {
-	var err error
-	c.shutdownOnce.Do(func() {
-		_, err = c.do(ctx, command{kind: cmdShutdown})
-	})
-	if err != nil {
-		return err
-	}
+	c.shutdownOnce.Do(func() { close(c.shutdown) })
 	select {
 	case <-c.loopDone:
 		return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"mcpdeck/jsonrpc"
@@ -50,7 +51,8 @@ const (
 )
 
 // ErrorKind says what kind of failure an error is, so the faces can branch
-// on it (exit codes, hints, icons) without matching text.
+// on it (exit codes, hints, icons) without matching text. Everything the
+// runtime says of a kind is in its row of errorKinds.
 type ErrorKind int
 
 // The kinds of runtime errors.
@@ -60,7 +62,7 @@ const (
 	KindCancelled                           // cancelled by the user or a context
 	KindClosed                              // the transport closed under the request
 	KindExited                              // the server process exited
-	KindProtocol                            // the server answered with a JSON-RPC error
+	KindProtocol                            // the server answered with a JSON-RPC error, or broke the protocol
 	KindTransport                           // an HTTP exchange failed
 	KindTooLarge                            // a message over the size limit
 	KindUnsupportedVersion                  // no protocol revision in common
@@ -76,33 +78,9 @@ const (
 	KindSuperseded                          // a later command replaced this one
 	KindRefused                             // the server's state does not allow the command
 	KindDeclined                            // the input the server needs was declined
+
+	numErrorKinds // not a kind: how many there are, for the table's check
 )
-
-var kindNames = [...]string{"unknown", "timeout", "cancelled", "closed", "exited", "protocol", "transport",
-	"too-large", "unsupported-version", "needs-login", "config", "invalid-arguments", "schema",
-	"not-enabled", "not-ready", "unknown-server", "unknown-tool", "shutdown", "superseded", "refused", "declined"}
-
-func (k ErrorKind) String() string {
-	if k < 0 || int(k) >= len(kindNames) {
-		return fmt.Sprintf("ErrorKind(%d)", int(k))
-	}
-	return kindNames[k]
-}
-
-// MarshalText writes the kind's name, so JSON output stays readable and stable.
-func (k ErrorKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
-// UnmarshalText reads a kind's name (recordings, JSON round trips).
-func (k *ErrorKind) UnmarshalText(b []byte) error {
-	for i, n := range kindNames {
-		if n == string(b) {
-			*k = ErrorKind(i)
-			return nil
-		}
-	}
-	*k = KindUnknown
-	return nil
-}
 
 // Sentinels of the runtime.
 var (
@@ -135,7 +113,8 @@ var (
 	// elicitation it cannot go on without); asking the person once more
 	// would only loop.
 	ErrDeclined = errors.New("the input the server needs was declined")
-	// ErrProtocol: the server answered with a JSON-RPC error.
+	// ErrProtocol: the server answered with a JSON-RPC error, or sent what
+	// the protocol does not allow (a result that cannot be decoded).
 	ErrProtocol = errors.New("protocol error")
 	// ErrRefused: the server's current state does not allow the command
 	// (a refused transition names the state).
@@ -146,49 +125,122 @@ var (
 // before it was applied (the latest request wins).
 var ErrSuperseded = errors.New("superseded by a later request")
 
-// sentinel is the error a kind matches with errors.Is.
-func (k ErrorKind) sentinel() []error {
-	switch k {
-	case KindTimeout:
-		return []error{ErrTimeout, ErrCancelled}
-	case KindCancelled:
-		return []error{ErrCancelled}
-	case KindClosed:
-		return []error{ErrClosed}
-	case KindExited:
-		return []error{ErrProcessExited, ErrClosed}
-	case KindProtocol:
-		return []error{ErrProtocol}
-	case KindTransport:
-		return []error{ErrTransport}
-	case KindTooLarge:
-		return []error{ErrMessageTooLarge}
-	case KindUnsupportedVersion:
-		return []error{ErrUnsupportedVersion}
-	case KindNeedsLogin:
-		return []error{ErrNeedsLogin}
-	case KindConfig:
-		return []error{ErrConfig}
-	case KindInvalidArguments:
-		return []error{ErrInvalidArguments}
-	case KindSchema:
-		return []error{ErrSchema}
-	case KindNotEnabled:
-		return []error{ErrNotEnabled}
-	case KindNotReady:
-		return []error{ErrNotReady}
-	case KindUnknownServer:
-		return []error{ErrUnknownServer}
-	case KindUnknownTool:
-		return []error{ErrUnknownTool}
-	case KindShutdown:
-		return []error{ErrShutdown}
-	case KindSuperseded:
-		return []error{ErrSuperseded}
-	case KindRefused:
-		return []error{ErrRefused}
+// ErrorKindInfo is everything the runtime says of one error kind, in one
+// place. The faces key their own wording (hints) by Kind.
+type ErrorKindInfo struct {
+	Kind ErrorKind
+	// Name is the kind's stable name: JSON output and recordings spell the
+	// kind so, and read it back.
+	Name string
+	// Sentinel is the error that stands for the kind: an *ErrorInfo of the
+	// kind matches it with errors.Is, and KindOf classifies an error that
+	// wraps it as the kind. Nil only for KindUnknown.
+	Sentinel error
+	// Also are the wider sentinels an *ErrorInfo of the kind matches too:
+	// a timed-out request was also cancelled; a server that exited also
+	// closed its transport.
+	Also []error
+	// Matches are further errors KindOf classifies as the kind (the
+	// context's, the process's, the protocol package's).
+	Matches []error
+	// match classifies errors no sentinel marks (error values, codes).
+	match func(error) bool
+}
+
+// errorKinds is the table of error kinds. Its order is KindOf's: the first
+// row an error matches is its kind (a timeout also wraps ErrCancelled; a
+// server whose exit closed the transport exited). A new kind is a constant
+// and a row here; TestErrorKindTable checks every row, and each face's
+// test that it words every kind.
+var errorKinds = []ErrorKindInfo{
+	{Kind: KindNeedsLogin, Name: "needs-login", Sentinel: ErrNeedsLogin},
+	{Kind: KindDeclined, Name: "declined", Sentinel: ErrDeclined},
+	{Kind: KindTimeout, Name: "timeout", Sentinel: ErrTimeout, Also: []error{ErrCancelled}, Matches: []error{context.DeadlineExceeded}},
+	{Kind: KindCancelled, Name: "cancelled", Sentinel: ErrCancelled, Matches: []error{context.Canceled}},
+	{Kind: KindTooLarge, Name: "too-large", Sentinel: ErrMessageTooLarge},
+	{Kind: KindUnsupportedVersion, Name: "unsupported-version", Sentinel: ErrUnsupportedVersion,
+		Matches: []error{mcp.ErrNoMutualVersion, mcp.ErrUnsupportedVersion}, match: rpcCode(mcp.CodeUnsupportedVersion)},
+	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport, match: rpcCode(mcphttp.CodeTransportError)},
+	{Kind: KindProtocol, Name: "protocol", Sentinel: ErrProtocol,
+		Matches: []error{mcp.ErrTooManyRounds, mcp.ErrBadInputRequired, mcp.ErrUnknownResultType, mcp.ErrBadResult,
+			mcp.ErrHeaderMismatch, mcp.ErrMissingCapability},
+		match: func(err error) bool { var e *jsonrpc.Error; return errors.As(err, &e) }},
+	{Kind: KindExited, Name: "exited", Sentinel: ErrProcessExited, Also: []error{ErrClosed},
+		match: func(err error) bool { var e *proc.ExitError; return errors.As(err, &e) }},
+	{Kind: KindConfig, Name: "config", Sentinel: ErrConfig,
+		Matches: []error{proc.ErrNotFound, proc.ErrNoCommand, proc.ErrNotExecutable, proc.ErrBadDir}},
+	{Kind: KindClosed, Name: "closed", Sentinel: ErrClosed},
+	{Kind: KindInvalidArguments, Name: "invalid-arguments", Sentinel: ErrInvalidArguments},
+	{Kind: KindSchema, Name: "schema", Sentinel: ErrSchema},
+	{Kind: KindNotEnabled, Name: "not-enabled", Sentinel: ErrNotEnabled},
+	{Kind: KindNotReady, Name: "not-ready", Sentinel: ErrNotReady},
+	{Kind: KindUnknownServer, Name: "unknown-server", Sentinel: ErrUnknownServer},
+	{Kind: KindUnknownTool, Name: "unknown-tool", Sentinel: ErrUnknownTool},
+	{Kind: KindShutdown, Name: "shutdown", Sentinel: ErrShutdown},
+	{Kind: KindSuperseded, Name: "superseded", Sentinel: ErrSuperseded},
+	{Kind: KindRefused, Name: "refused", Sentinel: ErrRefused},
+	{Kind: KindUnknown, Name: "unknown"},
+}
+
+// rpcCode matches a JSON-RPC error object with code.
+func rpcCode(code int64) func(error) bool {
+	return func(err error) bool {
+		var e *jsonrpc.Error
+		return errors.As(err, &e) && e.Code == code
+	}
+}
+
+// kindRows indexes errorKinds by kind.
+var kindRows = func() []*ErrorKindInfo {
+	if len(errorKinds) != int(numErrorKinds) {
+		panic(fmt.Sprintf("runtime: errorKinds has %d rows for %d error kinds: every kind needs its row", len(errorKinds), numErrorKinds))
+	}
+	rows := make([]*ErrorKindInfo, len(errorKinds))
+	for i := range errorKinds {
+		r := &errorKinds[i]
+		if r.Kind < 0 || int(r.Kind) >= len(rows) || rows[r.Kind] != nil {
+			panic(fmt.Sprintf("runtime: error kind %d (%s) is listed twice in errorKinds, or another is missing", r.Kind, r.Name))
+		}
+		rows[r.Kind] = r
+	}
+	return rows
+}()
+
+// ErrorKinds returns the table of error kinds, in KindOf's order.
+func ErrorKinds() []ErrorKindInfo { return slices.Clone(errorKinds) }
+
+// Info returns the kind's row of the table.
+func (k ErrorKind) Info() ErrorKindInfo {
+	if k < 0 || int(k) >= len(kindRows) {
+		return ErrorKindInfo{Kind: k, Name: fmt.Sprintf("ErrorKind(%d)", int(k))}
+	}
+	return *kindRows[k]
+}
+
+func (k ErrorKind) String() string { return k.Info().Name }
+
+// MarshalText writes the kind's name, so JSON output stays readable and stable.
+func (k ErrorKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name (recordings, JSON round trips); a
+// name this version does not know reads as KindUnknown.
+func (k *ErrorKind) UnmarshalText(b []byte) error {
+	*k = KindUnknown
+	for _, r := range errorKinds {
+		if r.Name == string(b) {
+			*k = r.Kind
+		}
 	}
 	return nil
+}
+
+// sentinels are the errors an *ErrorInfo of kind k matches with errors.Is.
+func (k ErrorKind) sentinels() []error {
+	if k < 0 || int(k) >= len(kindRows) || kindRows[k].Sentinel == nil {
+		return nil
+	}
+	r := kindRows[k]
+	return append([]error{r.Sentinel}, r.Also...)
 }
 
 // ErrorInfo is a runtime error as data: its kind, where it happened, and
@@ -218,7 +270,7 @@ func (e *ErrorInfo) Error() string {
 }
 
 // Unwrap lets errors.Is match the kind's sentinels.
-func (e *ErrorInfo) Unwrap() []error { return e.Kind.sentinel() }
+func (e *ErrorInfo) Unwrap() []error { return e.Kind.sentinels() }
 
 // CallError is a failed request: the error as data (Info), unwrapping to
 // the underlying error so errors.As finds a *RPCError, *ClosedError or
@@ -231,7 +283,7 @@ type CallError struct {
 func (e *CallError) Error() string { return e.Info.Error() }
 
 // Unwrap returns the cause and the kind's sentinels.
-func (e *CallError) Unwrap() []error { return append([]error{e.Err}, e.Info.Kind.sentinel()...) }
+func (e *CallError) Unwrap() []error { return append([]error{e.Err}, e.Info.Kind.sentinels()...) }
 
 // ArgumentsError lists the schema violations of a call's arguments.
 type ArgumentsError struct {
@@ -250,11 +302,10 @@ func (e *ArgumentsError) Error() string {
 // Unwrap matches ErrInvalidArguments.
 func (e *ArgumentsError) Unwrap() error { return ErrInvalidArguments }
 
-// KindOf classifies any error the runtime returns (or wraps).
+// KindOf classifies any error the runtime returns (or wraps): the kind an
+// *ErrorInfo carries, else the first row of errorKinds the error matches.
 func KindOf(err error) ErrorKind {
 	var info *ErrorInfo
-	var rpcErr *jsonrpc.Error
-	var exit *proc.ExitError
 	var cancelled *jsonrpc.CancelledError
 	switch {
 	case err == nil:
@@ -266,61 +317,26 @@ func KindOf(err error) ErrorKind {
 		// a notification instead of a response): the server's fault. A
 		// cancel by the user is only a cancel, whatever came meanwhile.
 		return KindProtocol
-	case errors.Is(err, ErrNeedsLogin):
-		return KindNeedsLogin
-	case errors.Is(err, ErrDeclined):
-		return KindDeclined
-	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		return KindTimeout
-	case errors.Is(err, ErrCancelled), errors.Is(err, context.Canceled):
-		return KindCancelled
-	case errors.Is(err, ErrMessageTooLarge):
-		return KindTooLarge
-	case errors.Is(err, mcp.ErrNoMutualVersion), errors.Is(err, mcp.ErrUnsupportedVersion):
-		return KindUnsupportedVersion
-	case errors.As(err, &rpcErr):
-		switch rpcErr.Code {
-		case mcphttp.CodeTransportError:
-			return KindTransport
-		case mcp.CodeUnsupportedVersion:
-			return KindUnsupportedVersion
+	}
+	for i := range errorKinds {
+		if errorKinds[i].matches(err) {
+			return errorKinds[i].Kind
 		}
-		return KindProtocol
-	case errors.Is(err, mcp.ErrTooManyRounds), errors.Is(err, mcp.ErrBadInputRequired),
-		errors.Is(err, mcp.ErrUnknownResultType), errors.Is(err, mcp.ErrBadResult),
-		errors.Is(err, mcp.ErrHeaderMismatch), errors.Is(err, mcp.ErrMissingCapability):
-		return KindProtocol
-	case errors.As(err, &exit), errors.Is(err, ErrProcessExited):
-		return KindExited
-	case errors.Is(err, proc.ErrNotFound), errors.Is(err, proc.ErrNoCommand),
-		errors.Is(err, proc.ErrNotExecutable), errors.Is(err, proc.ErrBadDir), errors.Is(err, ErrConfig):
-		return KindConfig
-	case errors.Is(err, ErrUnsupportedVersion):
-		return KindUnsupportedVersion
-	case errors.Is(err, ErrClosed):
-		return KindClosed
-	case errors.Is(err, ErrTransport):
-		return KindTransport
-	case errors.Is(err, ErrInvalidArguments):
-		return KindInvalidArguments
-	case errors.Is(err, ErrSchema):
-		return KindSchema
-	case errors.Is(err, ErrNotEnabled):
-		return KindNotEnabled
-	case errors.Is(err, ErrNotReady):
-		return KindNotReady
-	case errors.Is(err, ErrUnknownServer):
-		return KindUnknownServer
-	case errors.Is(err, ErrUnknownTool):
-		return KindUnknownTool
-	case errors.Is(err, ErrShutdown):
-		return KindShutdown
-	case errors.Is(err, ErrSuperseded):
-		return KindSuperseded
-	case errors.Is(err, ErrRefused):
-		return KindRefused
 	}
 	return KindUnknown
+}
+
+// matches reports whether err is of the row's kind.
+func (r *ErrorKindInfo) matches(err error) bool {
+	if r.Sentinel != nil && errors.Is(err, r.Sentinel) || r.match != nil && r.match(err) {
+		return true
+	}
+	for _, m := range r.Matches {
+		if errors.Is(err, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // errorInfo turns an error into data: its kind, where, and the facts.

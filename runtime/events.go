@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"encoding/json"
+	"reflect"
+	"slices"
 	"time"
 
 	"mcpdeck/jsonrpc"
@@ -24,6 +26,81 @@ type EventHeader struct {
 
 // Header returns the header; embedding it makes a type an Event.
 func (h EventHeader) Header() EventHeader { return h }
+
+// EventKind is what the runtime says of one event type, in one place. The
+// recorder, the filters and the faces key by it; each face keeps its own
+// words for a kind, keyed by Name.
+type EventKind struct {
+	// Name is the kind's stable name, a recording's "kind": old recordings
+	// hold it, so it never changes once released.
+	Name string
+	// Alias is the kind's short word in streams and filters: the KIND of a
+	// watch line and its --json "kind", and what replay --kind takes.
+	// Kinds that read as one share it (request).
+	Alias string
+	// Type is the event's Go type.
+	Type reflect.Type
+}
+
+// eventKinds is the table of event kinds: an event type is added to the
+// runtime with one row here. TestEventKindTable checks the table, the
+// recorder's test that it records and reads back every kind, and each
+// face's test that it words every kind (or says it shows none).
+var eventKinds = []EventKind{
+	kindOf[StateChanged]("StateChanged", "state"),
+	kindOf[Published]("Published", "publication"),
+	kindOf[NotificationReceived]("NotificationReceived", "notification"),
+	kindOf[LogMessage]("LogMessage", "log"),
+	kindOf[Progress]("Progress", "progress"),
+	kindOf[ListChanged]("ListChanged", "list_changed"),
+	kindOf[ResourceUpdated]("ResourceUpdated", "resource_updated"),
+	kindOf[RequestStarted]("RequestStarted", "request"),
+	kindOf[RequestFinished]("RequestFinished", "request"),
+	kindOf[RequestCancelled]("RequestCancelled", "request"),
+	kindOf[StderrLine]("StderrLine", "stderr"),
+	kindOf[StdoutNoise]("StdoutNoise", "noise"),
+	kindOf[TrafficFrame]("TrafficFrame", "frame"),
+	kindOf[ProtocolAnomaly]("ProtocolAnomaly", "anomaly"),
+	kindOf[HTTPExchange]("HTTPExchange", "http"),
+	kindOf[HealthChecked]("HealthChecked", "health"),
+	kindOf[RuntimeFault]("RuntimeFault", "fault"),
+	kindOf[LogLevelSet]("LogLevelSet", "log_level"),
+	kindOf[SubscriptionChanged]("SubscriptionChanged", "subscription"),
+	kindOf[RootsChanged]("RootsChanged", "roots"),
+	kindOf[TaskUpdated]("TaskUpdated", "task"),
+	kindOf[ListenChanged]("ListenChanged", "listen"),
+	kindOf[ReloadPlanned]("ReloadPlanned", "reload"),
+}
+
+func kindOf[E Event](name, alias string) EventKind {
+	return EventKind{Name: name, Alias: alias, Type: reflect.TypeFor[E]()}
+}
+
+// eventKindIndex finds a row of eventKinds by type.
+var eventKindIndex = func() map[reflect.Type]int {
+	index := map[reflect.Type]int{}
+	names := map[string]bool{}
+	for i, k := range eventKinds {
+		if _, dup := index[k.Type]; dup || names[k.Name] {
+			panic("runtime: event kind " + k.Name + " is in eventKinds twice")
+		}
+		index[k.Type], names[k.Name] = i, true
+	}
+	return index
+}()
+
+// EventKinds returns the table of event kinds.
+func EventKinds() []EventKind { return slices.Clone(eventKinds) }
+
+// EventKindOf returns e's row of the table; false for a type that is not
+// the runtime's (another package's event, such as the recorder's Gap).
+func EventKindOf(e Event) (EventKind, bool) {
+	i, ok := eventKindIndex[reflect.TypeOf(e)]
+	if !ok {
+		return EventKind{}, false
+	}
+	return eventKinds[i], true
+}
 
 // StateChanged: a server moved between states.
 type StateChanged struct {

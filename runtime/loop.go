@@ -20,8 +20,11 @@ type loop struct {
 	conns map[uint64]*attempt
 	// timers are the scheduled automatic reconnects, by server.
 	timers map[string]*time.Timer
-	wg     sync.WaitGroup
-	exit   bool
+	// queueTimers bound the starts waiting for their turn to spawn, by
+	// connection generation.
+	queueTimers map[uint64]*time.Timer
+	wg          sync.WaitGroup
+	exit        bool
 }
 
 // attempt is one connection attempt running on its own goroutine, and the
@@ -33,20 +36,27 @@ type attempt struct {
 }
 
 func newLoop(c *Controller, m *machine) *loop {
-	return &loop{c: c, m: m, conns: map[uint64]*attempt{}, timers: map[string]*time.Timer{}}
+	return &loop{c: c, m: m, conns: map[uint64]*attempt{}, timers: map[string]*time.Timer{}, queueTimers: map[uint64]*time.Timer{}}
 }
 
 func (l *loop) run() {
+	shutdown := l.c.shutdown
 	for !l.exit {
 		select {
 		case cmd := <-l.c.cmds:
 			l.apply(l.collect(cmd))
 		case m := <-l.c.internal:
-			l.apply(m)
+			l.applyReports(m)
+		case <-shutdown:
+			shutdown = nil // asked once; the machine refuses what comes after
+			l.apply([]command{{kind: cmdShutdown, reply: make(chan reply, 1)}})
 		}
 	}
 	close(l.c.loopExit) // reporters still sending give up
 	for _, t := range l.timers {
+		t.Stop()
+	}
+	for _, t := range l.queueTimers {
 		t.Stop()
 	}
 	l.wg.Wait()
@@ -67,10 +77,36 @@ func (l *loop) collect(first command) []command {
 	}
 }
 
+// maxReports bounds a burst of reports stepped before one publication.
+const maxReports = 256
+
+// applyReports steps the machine with first and the reports queued behind
+// it, then publishes once what they changed.
+func (l *loop) applyReports(first any) {
+	l.m.hold = true
+	l.apply(first)
+burst:
+	for n := 1; n < maxReports && !l.exit; n++ {
+		select {
+		case m := <-l.c.internal:
+			l.apply(m)
+		default:
+			break burst
+		}
+	}
+	l.m.hold = false
+	for _, e := range l.m.flush(time.Now()) {
+		l.run1(e)
+	}
+}
+
 // apply steps the machine with one input and runs the effects.
 func (l *loop) apply(in any) {
-	if m, ok := in.(msgStopped); ok {
+	switch m := in.(type) {
+	case msgStopped:
 		delete(l.conns, m.gen) // its live data now lives in the leftovers
+	case msgQueueTimeout:
+		delete(l.queueTimers, m.gen)
 	}
 	effects, err := l.m.step(time.Now(), in)
 	if err != nil {
@@ -106,6 +142,14 @@ func (l *loop) run1(e effect) {
 		}
 		name, gen := e.name, e.gen
 		l.timers[e.name] = time.AfterFunc(e.after, func() { l.c.send(context.Background(), msgRetry{name: name, gen: gen}) })
+	case effQueueTimeout:
+		name, gen := e.name, e.gen
+		l.queueTimers[gen] = time.AfterFunc(e.after, func() { l.c.send(context.Background(), msgQueueTimeout{name: name, gen: gen}) })
+	case effCancelQueueTimeout:
+		if t := l.queueTimers[e.gen]; t != nil {
+			t.Stop()
+			delete(l.queueTimers, e.gen)
+		}
 	case effCancelRetry:
 		if t := l.timers[e.name]; t != nil {
 			t.Stop()

@@ -32,6 +32,23 @@ type machine struct {
 	// shutdown is set once shutdown began: it is replied, and the loop
 	// exits, when every connection is gone.
 	shutdown chan reply
+	// noRetry turns automatic reconnection off (Options.NoAutoReconnect).
+	noRetry bool
+
+	// The spawn queue (spawn.go): at most spawnLimit stdio attempts are
+	// spawning (0: no bound); the rest wait in queue, each at most
+	// queueTimeout.
+	spawnLimit   int
+	spawning     int
+	queue        []queuedStart
+	queueTimeout time.Duration
+
+	// hold is set by the loop while it steps through a burst of reports:
+	// a step then leaves its publication to flush, unless it replies to
+	// someone (who must find the result published). One publication per
+	// burst instead of one per report: with a thousand servers starting,
+	// building every snapshot was most of the loop's time.
+	hold bool
 
 	// Per step.
 	now     time.Time
@@ -95,6 +112,8 @@ type connState struct {
 	// had finished), so the loop may read its live data meanwhile.
 	closingLive bool
 	published   bool // its capabilities are in the current publication
+	queued      bool // gen waits for its turn to spawn: no attempt runs yet (spawn.go)
+	spawning    bool // gen's attempt holds a turn to spawn
 	startedAt   time.Time
 	info        connInfo
 }
@@ -154,9 +173,15 @@ type (
 		gen   uint64
 		after time.Duration
 	}
-	effCancelRetry struct{ name string }
-	effPublish     struct{ view view }
-	effReply       struct {
+	effCancelRetry  struct{ name string }
+	effQueueTimeout struct { // report msgQueueTimeout unless cancelled first
+		name  string
+		gen   uint64
+		after time.Duration
+	}
+	effCancelQueueTimeout struct{ gen uint64 }
+	effPublish            struct{ view view }
+	effReply              struct {
 		ch chan reply
 		r  reply
 	}
@@ -208,6 +233,10 @@ type (
 		name string
 		gen  uint64 // the retry generation
 	}
+	msgQueueTimeout struct {
+		name string
+		gen  uint64
+	}
 )
 
 func newMachine(cfg *config.Config) *machine {
@@ -251,18 +280,30 @@ func (m *machine) step(now time.Time, in any) ([]effect, error) {
 		m.pinged(in)
 	case msgRetry:
 		m.retry(in)
+	case msgQueueTimeout:
+		m.queueTimedOut(in)
 	default:
 		m.faults = append(m.faults, fmt.Errorf("machine: unknown input %T", in))
 	}
-	if m.dirty {
+	exiting := m.shutdown != nil && m.quiet()
+	if m.dirty && (!m.hold || len(m.replies) > 0 || exiting) {
 		m.publish()
 	}
 	out := append(m.out, m.replies...)
-	if m.shutdown != nil && m.quiet() {
+	if exiting {
 		out = append(out, effReply{ch: m.shutdown, r: reply{}}, effExit{})
 		m.shutdown = nil
 	}
 	return out, errors.Join(m.faults...)
+}
+
+// flush publishes what steps taken with hold changed.
+func (m *machine) flush(now time.Time) []effect {
+	m.now, m.out = now, nil
+	if m.dirty {
+		m.publish()
+	}
+	return m.out
 }
 
 func (m *machine) emit(e effect) { m.out = append(m.out, e) }
@@ -445,7 +486,7 @@ func (m *machine) start(s *srv) {
 	}
 	m.nextGen++
 	s.conn = connState{gen: m.nextGen}
-	m.emit(effStart{name: s.cfg.Name, gen: m.nextGen, cfg: s.cfg})
+	m.launch(s)
 }
 
 func (m *machine) cancelRetry(s *srv) {
@@ -480,6 +521,7 @@ func (m *machine) stopServers(names []string, final State, r chan reply) {
 		switch {
 		case s.conn.gen != 0:
 			gen, live := s.conn.gen, s.conn.live
+			m.release(s)
 			s.conn = connState{closing: gen, closingLive: live}
 			_ = m.setState(s, StateStopping, "")
 			m.emit(effStop{name: name, gen: gen})
@@ -697,6 +739,9 @@ func (m *machine) reconfigured(s *srv, start []string) []string {
 
 func (m *machine) attemptState(in msgAttemptState) {
 	if s := m.servers[in.name]; s != nil && s.conn.gen == in.gen && !s.conn.live {
+		if in.state != StateStarting {
+			m.release(s) // spawned (or connected): its turn to spawn is over
+		}
 		_ = m.setState(s, in.state, "")
 	}
 }
@@ -706,19 +751,14 @@ func (m *machine) attemptDone(in msgAttemptDone) {
 	if s == nil || s.conn.gen != in.gen || s.conn.live {
 		return // a stop took this attempt over; its effect closes what the attempt opened
 	}
+	if in.err != nil {
+		m.attemptFailed(s, in.gen, in.err)
+		return
+	}
+	m.release(s)
 	inBatch := m.batch != nil && m.batch.pending[in.name]
 	if inBatch {
 		delete(m.batch.pending, in.name)
-	}
-	if in.err != nil {
-		// What the attempt opened is closed in the background; the
-		// failure shows now.
-		s.conn = connState{closing: in.gen}
-		m.emit(effStop{name: in.name, gen: in.gen})
-		m.fail(s, in.err)
-		m.replyWaiters(s, s.life.lastErr)
-		m.maybeFinishBatch()
-		return
 	}
 	s.conn.live, s.conn.info, s.conn.startedAt = true, in.info, m.now
 	s.life.readySince = m.now
@@ -727,6 +767,20 @@ func (m *machine) attemptDone(in msgAttemptDone) {
 	m.emit(effActivate{name: in.name, gen: in.gen, ping: s.cfg.PingInterval})
 	s.conn.published = !inBatch // a batch publishes its servers together
 	m.replyWaiters(s, nil)
+	m.maybeFinishBatch()
+}
+
+// attemptFailed ends the connection attempt gen of s with err. What the
+// attempt opened is closed in the background; the failure shows now.
+func (m *machine) attemptFailed(s *srv, gen uint64, err error) {
+	m.release(s)
+	if m.batch != nil {
+		delete(m.batch.pending, s.cfg.Name)
+	}
+	s.conn = connState{closing: gen}
+	m.emit(effStop{name: s.cfg.Name, gen: gen})
+	m.fail(s, err)
+	m.replyWaiters(s, s.life.lastErr)
 	m.maybeFinishBatch()
 }
 
@@ -748,7 +802,7 @@ func (m *machine) fail(s *srv, err error) {
 	}
 	_ = m.setState(s, to, info.Message)
 	policy := s.cfg.AutoReconnect
-	if !m.enabled || !s.life.reconnectable || !policy.Enabled || s.life.attempts >= policy.MaxAttempts {
+	if m.noRetry || !m.enabled || !s.life.reconnectable || !policy.Enabled || s.life.attempts >= policy.MaxAttempts {
 		return
 	}
 	backoff := policy.InitialBackoff << s.life.attempts

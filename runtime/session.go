@@ -244,8 +244,10 @@ func (s *session) watch() {
 }
 
 // onNotification routes one notification; it runs on the connection's
-// dispatcher goroutine, in arrival order.
+// dispatcher goroutine, in arrival order. It first waits for a lagging
+// lossless subscriber (watch): that wait is what slows the server's stream.
 func (s *session) onNotification(n jsonrpc.Notification) {
+	s.c.bus.waitRoom(s.ctx)
 	s.notifications.Add(1)
 	if s.modern() && s.router.Route(n) {
 		return // a listen stream's: deliverListen has it
@@ -349,6 +351,7 @@ func (s *session) onTrace(f jsonrpc.Frame) {
 }
 
 func (s *session) onStderr(line string) {
+	s.c.bus.waitRoom(s.ctx) // as for notifications: a lossless subscriber slows the server's stderr
 	s.c.bus.publish(StderrLine{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Line: line})
 }
 

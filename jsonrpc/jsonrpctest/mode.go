@@ -54,6 +54,10 @@ const (
 	// AnswerCancelled stops a cancelled call but still answers it, with an
 	// error, as some SDK servers do.
 	AnswerCancelled Mode = "answer-cancelled"
+	// StopReading stops reading stdin for good at the first tools/call,
+	// answering nothing more, as a server wedged in a long synchronous
+	// task does; it logs "stopped reading" on stderr first.
+	StopReading Mode = "stop-reading"
 )
 
 // The environment variables a fake server reads.
@@ -87,7 +91,7 @@ var (
 var allModes = []Mode{
 	Normal, CrashOnCall, Noise, Oversized, Hang, IgnoreTerm, IgnoreEOF, Grandchild,
 	Sleeper, WrongID, NotifyInstead, SecretLeak, RenameTools, InvalidSchema, VersionBad,
-	SlowInit, ExitEarly, Flood, AnswerCancelled,
+	SlowInit, ExitEarly, Flood, AnswerCancelled, StopReading,
 	// The modern era (modern.go) and the go-sdk peer (gosdk.go).
 	Modern, ModernNoResultType, ModernChangedState, ModernEndlessInput, ModernNoCommonVersion,
 	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, DualLateDiscover, GoSDKModern, GoSDKModernHTTP,

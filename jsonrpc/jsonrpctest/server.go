@@ -174,6 +174,9 @@ func (s *server) dispatch(line []byte) {
 		s.notification(m)
 	case string(m.ID) == "null":
 		s.out.send(response{JSONRPC: "2.0", ID: nullID, Error: &rpcError{codeInvalidRequest, "invalid request: id must be a string or an integer"}})
+	case s.mode == StopReading && m.Method == "tools/call":
+		s.logf("stopped reading")
+		blockForever() // on the read loop: stdin is never read again
 	default:
 		c := s.track(m)
 		s.wg.Add(1)

@@ -37,34 +37,11 @@ func levelRank(l string) int {
 	return len(logLevels)
 }
 
-// kindAliases are watch's names for kinds, accepted by Filter.Kinds.
-var kindAliases = map[string][]string{
-	"state": {"StateChanged"}, "log": {"LogMessage"}, "progress": {"Progress"}, "list_changed": {"ListChanged"},
-	"resource_updated": {"ResourceUpdated"}, "notification": {"NotificationReceived"}, "noise": {"StdoutNoise"},
-	"anomaly": {"ProtocolAnomaly"}, "stderr": {"StderrLine"}, "frame": {"TrafficFrame"}, "traffic": {"TrafficFrame"},
-	"request": {"RequestStarted", "RequestFinished", "RequestCancelled"}, "publication": {"Published"},
-	"reload": {"ReloadPlanned"}, "gap": {"Gap"}, "live": {"Live"},
-}
-
 // CheckKinds reports a kind the filter cannot match, naming the valid ones.
 func CheckKinds(kinds []string) error {
 	for _, k := range kinds {
-		if len(expandKind(k)) == 0 {
-			names := append(Kinds(), "state", "log", "progress", "list_changed", "resource_updated", "notification",
-				"noise", "anomaly", "stderr", "frame", "request", "publication", "reload")
-			return fmt.Errorf("unknown kind %q: use one of %s", k, strings.Join(names, ", "))
-		}
-	}
-	return nil
-}
-
-func expandKind(k string) []string {
-	if a, ok := kindAliases[strings.ToLower(k)]; ok {
-		return a
-	}
-	for _, name := range Kinds() {
-		if strings.EqualFold(name, k) {
-			return []string{name}
+		if len(registry.expand(k)) == 0 {
+			return fmt.Errorf("unknown kind %q: use one of %s", k, strings.Join(append(Kinds(), KindAliases()...), ", "))
 		}
 	}
 	return nil
@@ -78,7 +55,7 @@ func (f Filter) Match(e Entry) bool {
 	if len(f.Kinds) > 0 {
 		ok := false
 		for _, k := range f.Kinds {
-			for _, name := range expandKind(k) {
+			for _, name := range registry.expand(k) {
 				ok = ok || name == e.Kind
 			}
 		}

@@ -210,6 +210,9 @@ func startRuntime(ctx context.Context, cfg *config.Config, opts runtime.Options,
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = version()
 	}
+	// A one-shot command reports each server's first start: a retry would
+	// leave a server undecided (starting again) when the report is made.
+	opts.NoAutoReconnect = true
 	rt := runtime.New(opts)
 	for _, f := range before {
 		if err := f(rt, cfg); err != nil {

@@ -49,7 +49,10 @@ func newWatchCmd() *cobra.Command {
 server given with --url or --stdio) and prints what they send, one line
 per event, until interrupted (ctrl+c) or until --for has passed; both end
 it cleanly with exit status 0. Nothing is dropped: a server that sends
-faster than the lines can be written is slowed down instead.
+faster than the lines can be written is slowed down instead. Only when
+stdout is not read at all (a paused pager) while mcpdeck's own events
+keep coming are they dropped past a bound, and counted on stderr;
+ctrl+c still ends the watch at once, lines not yet written left unwritten.
 
 Each line is TIME SERVER KIND SUMMARY. Kinds:
   state             the server changed state (ready, failed, ...)
@@ -149,11 +152,13 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 		shutdownRuntime(rt)
 		return err
 	}
-	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true})
+	// Lossless: a server that sends faster than stdout takes the lines is
+	// slowed down. Only past a bound (a stdout nobody reads for long) are
+	// events dropped, and then counted.
+	var dropped atomic.Uint64
+	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true, Dropped: &dropped})
 	w := &watchWriter{out: cmd.OutOrStdout(), asJSON: wf.asJSON, minLevel: levelRank(wf.level), stderr: wf.stderr}
-	// quiet stops the output once the watch is over; the stream is still
-	// drained, since a lossless subscriber that stops reading would stall
-	// the teardown that publishes into it.
+	// quiet stops the output once the watch is over.
 	var quiet atomic.Bool
 	drained := make(chan struct{})
 	// broken is closed when stdout's reader went away (watch | head -5):
@@ -173,13 +178,24 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	}()
 	finish := func() {
 		quiet.Store(true)
-		shutdownRuntime(rt)
-		// Only after Shutdown: nothing publishes any more, so closing the
-		// subscription cannot race a publisher.
+		// Unsubscribe before the teardown: the servers' streams then stop
+		// waiting for this watch, so they are stopped at their own pace
+		// even while a write to stdout is blocked (a paused pager).
 		unsubscribe()
-		<-drained
-		if w.replaced > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: replaced %s of invalid UTF-8 in what the servers sent with U+FFFD (see \"invalidUTF8\" in --json lines)\n", present.Count(w.replaced, "byte sequence", "byte sequences"))
+		shutdownRuntime(rt)
+		// The writer discards what is left in its channel and ends, unless
+		// it is stuck in a write to a stdout nobody reads: then it is left
+		// behind, and the process exits around it.
+		select {
+		case <-drained:
+			if w.replaced > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: replaced %s of invalid UTF-8 in what the servers sent with U+FFFD (see \"invalidUTF8\" in --json lines)\n", present.Count(w.replaced, "byte sequence", "byte sequences"))
+			}
+		case <-time.After(writerGrace):
+			warnf(cmd.ErrOrStderr(), "stdout is not being read: the watch ended without writing the lines still queued")
+		}
+		if n := dropped.Load(); n > 0 {
+			warnf(cmd.ErrOrStderr(), "%s dropped: stdout was not read while they kept coming", present.Count(int(n), "event was", "events were"))
 		}
 		recFailed = rec.finish(cmd.ErrOrStderr())
 	}
@@ -220,6 +236,12 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	finish()
 	return nil
 }
+
+// writerGrace is how long the end of a watch waits for its writer after
+// the servers were stopped: long enough to discard what is queued, short
+// enough that a write blocked on a stdout nobody reads does not hold the
+// exit.
+const writerGrace = 100 * time.Millisecond
 
 // watchLine is one line of watch --json. Field order is the key order.
 type watchLine struct {
@@ -280,33 +302,34 @@ type watchWriter struct {
 // does not show (traffic, requests, publications, filtered logs).
 func (w *watchWriter) toLine(ev runtime.Event) (watchLine, bool) {
 	h := ev.Header()
-	l := watchLine{Time: h.Time.Format(time.RFC3339Nano), Server: h.Server}
+	k, _ := runtime.EventKindOf(ev)
+	l := watchLine{Time: h.Time.Format(time.RFC3339Nano), Server: h.Server, Kind: k.Alias}
 	switch e := ev.(type) {
 	case runtime.StateChanged:
-		l.Kind, l.From, l.To, l.Reason = "state", e.From.String(), e.To.String(), e.Reason
+		l.From, l.To, l.Reason = e.From.String(), e.To.String(), e.Reason
 	case runtime.LogMessage:
 		if levelRank(e.Level) < w.minLevel {
 			return l, false
 		}
-		l.Kind, l.Level, l.Logger, l.Data = "log", e.Level, e.Logger, e.Data
+		l.Level, l.Logger, l.Data = e.Level, e.Logger, e.Data
 	case runtime.Progress:
 		p := e.Progress
-		l.Kind, l.RequestID, l.Token, l.Progress, l.Total, l.Message = "progress", e.RequestID, e.Token, &p, e.Total, e.Message
+		l.RequestID, l.Token, l.Progress, l.Total, l.Message = e.RequestID, e.Token, &p, e.Total, e.Message
 	case runtime.ListChanged:
-		l.Kind, l.List = "list_changed", e.Kind
+		l.List = e.Kind
 	case runtime.ResourceUpdated:
-		l.Kind, l.URI = "resource_updated", e.URI
+		l.URI = e.URI
 	case runtime.NotificationReceived:
-		l.Kind, l.Method, l.Params = "notification", e.Method, e.Params
+		l.Method, l.Params = e.Method, e.Params
 	case runtime.StdoutNoise:
-		l.Kind, l.Line, l.Detail = "noise", e.Line, e.Detail
+		l.Line, l.Detail = e.Line, e.Detail
 	case runtime.ProtocolAnomaly:
-		l.Kind, l.Detail = "anomaly", strings.TrimSpace(e.Kind+" "+e.ID+" "+e.Detail)
+		l.Detail = strings.TrimSpace(e.Kind + " " + e.ID + " " + e.Detail)
 	case runtime.StderrLine:
 		if !w.stderr {
 			return l, false
 		}
-		l.Kind, l.Line = "stderr", e.Line
+		l.Line = e.Line
 	default:
 		return l, false
 	}
@@ -339,7 +362,7 @@ func (w *watchWriter) write(ev runtime.Event) error {
 	if d.Level != "" {
 		text = d.Level + " " + text
 	}
-	if d.Kind == "notification" {
+	if _, ok := ev.(runtime.NotificationReceived); ok {
 		text = d.Method + " " + text
 	}
 	_, err := fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), present.OrHyphen(present.Line(l.Server)), l.Kind, text)

@@ -13,10 +13,11 @@ import (
 // the terminal UI's Notifications and Logs tabs and the line of
 // `mcpdeck watch`. Every field is clean and on one line.
 type EventLine struct {
-	// Kind names what happened: state, log, progress, list_changed,
-	// resource_updated, notification, noise, anomaly, stderr, task (a task
-	// a request follows changed state) or listen (a subscriptions/listen
-	// stream opened or is being opened again).
+	// Kind is the event kind's alias (runtime.EventKind): state, log,
+	// progress, list_changed, resource_updated, notification, noise,
+	// anomaly, stderr, task (a task a request follows changed state) or
+	// listen (a subscriptions/listen stream opened or is being opened
+	// again).
 	Kind string
 	// Method is the notification's method, for the notification kinds.
 	Method string
@@ -36,59 +37,103 @@ const summaryLimit = 400
 // Describe words ev, or reports false for events that are not lines of a
 // stream (traffic, requests, publications, health checks).
 func Describe(ev runtime.Event) (EventLine, bool) {
-	var l EventLine
-	switch e := ev.(type) {
-	case runtime.StateChanged:
-		l.Kind, l.Text = "state", e.From.String()+" → "+e.To.String()
+	k, ok := runtime.EventKindOf(ev)
+	words := eventWords[k.Name]
+	if !ok || words == nil {
+		return EventLine{}, false
+	}
+	l := EventLine{Kind: k.Alias}
+	if !words(ev, &l) {
+		return EventLine{}, false
+	}
+	l.Method = Line(l.Method)
+	l.Text = OneLine(l.Text, summaryLimit)
+	return l, true
+}
+
+// eventWords words each kind of event as a stream line, keyed by the
+// runtime's table of event kinds (runtime.EventKinds): every kind has an
+// entry, nil for the kinds that are not lines of a stream. A kind added to
+// the runtime fails TestEveryEventKindIsWorded until it has its entry.
+var eventWords = map[string]func(runtime.Event, *EventLine) bool{
+	"StateChanged": words(func(e runtime.StateChanged, l *EventLine) {
+		l.Text = e.From.String() + " → " + e.To.String()
 		if e.Reason != "" {
 			l.Text += ": " + e.Reason
 		}
-	case runtime.LogMessage:
-		l.Kind, l.Method, l.Level, l.Text = "log", "notifications/message", Line(e.Level), JSONText(e.Data)
+	}),
+	"LogMessage": words(func(e runtime.LogMessage, l *EventLine) {
+		l.Method, l.Level, l.Text = "notifications/message", Line(e.Level), JSONText(e.Data)
 		if e.Logger != "" {
 			l.Text = "[" + e.Logger + "] " + l.Text
 		}
-	case runtime.Progress:
-		l.Kind, l.Method, l.Text = "progress", "notifications/progress", ProgressText(e.Progress, e.Total, e.Message)
+	}),
+	"Progress": words(func(e runtime.Progress, l *EventLine) {
+		l.Method, l.Text = "notifications/progress", ProgressText(e.Progress, e.Total, e.Message)
 		if e.RequestID != 0 {
 			l.Text += " (request " + strconv.FormatUint(e.RequestID, 10) + ")"
 		} else {
 			l.Text += " (token " + e.Token + ")"
 		}
-	case runtime.ListChanged:
-		l.Kind, l.Method, l.Text = "list_changed", "notifications/"+e.Kind+"/list_changed", e.Kind+" list changed"
-	case runtime.ResourceUpdated:
-		l.Kind, l.Method, l.Text = "resource_updated", "notifications/resources/updated", e.URI
-	case runtime.NotificationReceived:
-		l.Kind, l.Method, l.Text = "notification", e.Method, CompactJSON(e.Params)
-	case runtime.StdoutNoise:
-		l.Kind, l.Text = "noise", e.Line
+	}),
+	"ListChanged": words(func(e runtime.ListChanged, l *EventLine) {
+		l.Method, l.Text = "notifications/"+e.Kind+"/list_changed", e.Kind+" list changed"
+	}),
+	"ResourceUpdated": words(func(e runtime.ResourceUpdated, l *EventLine) {
+		l.Method, l.Text = "notifications/resources/updated", e.URI
+	}),
+	"NotificationReceived": words(func(e runtime.NotificationReceived, l *EventLine) {
+		l.Method, l.Text = e.Method, CompactJSON(e.Params)
+	}),
+	"StdoutNoise": words(func(e runtime.StdoutNoise, l *EventLine) {
+		l.Text = e.Line
 		if e.Detail != "" {
 			l.Text += " (" + e.Detail + ")"
 		}
-	case runtime.ProtocolAnomaly:
-		l.Kind, l.Text = "anomaly", strings.TrimSpace(e.Kind+" id="+e.ID+" "+e.Detail)
-	case runtime.StderrLine:
-		l.Kind, l.Text = "stderr", e.Line
-	case runtime.TaskUpdated:
-		l.Kind, l.Text = "task", "task "+e.Task.TaskID+" ("+e.Tool+", request "+strconv.FormatUint(e.RequestID, 10)+"): "+e.Task.Status
+	}),
+	"ProtocolAnomaly": words(func(e runtime.ProtocolAnomaly, l *EventLine) {
+		l.Text = strings.TrimSpace(e.Kind + " id=" + e.ID + " " + e.Detail)
+	}),
+	"StderrLine": words(func(e runtime.StderrLine, l *EventLine) { l.Text = e.Line }),
+	"TaskUpdated": words(func(e runtime.TaskUpdated, l *EventLine) {
+		l.Text = "task " + e.Task.TaskID + " (" + e.Tool + ", request " + strconv.FormatUint(e.RequestID, 10) + "): " + e.Task.Status
 		if e.Task.Message != "" {
 			l.Text += ": " + e.Task.Message
 		}
-	case runtime.ListenChanged:
+	}),
+	"ListenChanged": func(ev runtime.Event, l *EventLine) bool {
+		e := ev.(runtime.ListenChanged)
 		if e.Listen == nil {
-			return l, false
+			return false
 		}
-		l.Kind, l.Text = "listen", "subscriptions/listen "+e.Listen.State+": "+runtime.FilterString(e.Listen.Granted)
+		l.Text = "subscriptions/listen " + e.Listen.State + ": " + runtime.FilterString(e.Listen.Granted)
 		if e.Listen.Err != "" {
 			l.Text += " (" + e.Listen.Err + ")"
 		}
-	default:
-		return l, false
+		return true
+	},
+	// Not lines of a stream: what they change shows elsewhere (the server
+	// list, the request history, the traffic view) or nowhere.
+	"Published":           nil,
+	"RequestStarted":      nil,
+	"RequestFinished":     nil,
+	"RequestCancelled":    nil,
+	"TrafficFrame":        nil,
+	"HTTPExchange":        nil,
+	"HealthChecked":       nil,
+	"RuntimeFault":        nil,
+	"LogLevelSet":         nil,
+	"SubscriptionChanged": nil,
+	"RootsChanged":        nil,
+	"ReloadPlanned":       nil,
+}
+
+// words adapts a wording of one event type to eventWords.
+func words[E runtime.Event](f func(E, *EventLine)) func(runtime.Event, *EventLine) bool {
+	return func(ev runtime.Event, l *EventLine) bool {
+		f(ev.(E), l)
+		return true
 	}
-	l.Method = Line(l.Method)
-	l.Text = OneLine(l.Text, summaryLimit)
-	return l, true
 }
 
 // ProgressText is "1.5/3 (50%) message", or "1.5 message" without a total.

@@ -38,80 +38,92 @@ func Hint(info *runtime.ErrorInfo, face Face) string {
 	if info == nil {
 		return ""
 	}
-	switch info.Kind {
-	case runtime.KindProtocol:
-		if h := methodHint(info, face); h != "" {
-			return h
-		}
-		switch info.Code {
-		case runtime.CodeMethodNotFound:
-			return fmt.Sprintf("the server does not implement %s; check the capabilities it declared", info.Method)
-		case runtime.CodeInvalidParams:
-			return face.pick("the server rejected the parameters: check the name and arguments against its schema (mcpdeck tools --json)",
-				"the server rejected the parameters: check the name and arguments against its schema (Tools tab)")
-		case runtime.CodeInternalError:
-			return face.pick("the server failed internally: its stderr may say why", "the server failed internally: its stderr (Logs tab) may say why")
-		case mcp.CodeHeaderMismatch:
-			return "the server found the request's HTTP headers (Mcp-Method, Mcp-Name, Mcp-Param-*) and its body disagreeing; mcpdeck listed the tools again and retried once: if it persists, the tool's x-mcp-header annotations and the server disagree, which is the server's to fix"
-		case mcp.CodeMissingCapability:
-			need := "a client capability"
-			if err := mcp.FromCode(info.Code, info.Message, info.Data); err != nil {
-				if mc, ok := err.(*mcp.MissingCapabilityError); ok && len(mc.Names()) > 0 {
-					need = strings.Join(mc.Names(), ", ")
-				}
-			}
-			return face.pick("the server needs "+need+", which mcpdeck did not declare: elicitation needs --elicitation defaults (or the TUI), roots need --root",
-				"the server needs "+need+", which mcpdeck did not declare: roots need a root directory (--root, or roots in mcp.json)")
-		case runtime.CodeParseError, runtime.CodeInvalidRequest:
-			return face.pick("the server could not read the request: a bug in the server or in mcpdeck; mcpdeck watch --json shows the frames",
-				"the server could not read the request: a bug in the server or in mcpdeck; the Traffic tab shows the frames")
-		}
-		return face.pick("the server reported an error; its stderr may say more", "the server reported an error; its stderr (Logs tab) may say more")
-	case runtime.KindTransport:
-		return "the HTTP exchange failed: check the url, and that the server is up and answers MCP there"
-	case runtime.KindTimeout:
-		return face.pick("the server did not answer in time: raise the timeout (--timeout, or callTimeout/startupTimeout in mcp.json) or check the server's stderr",
-			"the server did not answer in time: raise callTimeout/startupTimeout in mcp.json, or check its stderr (Logs tab)")
-	case runtime.KindCancelled:
-		return "the request was cancelled; the server was told with notifications/cancelled"
-	case runtime.KindDeclined:
-		return face.pick("answer it: --elicitation defaults accepts with the schema's defaults, or call it from the TUI, which asks with a form",
-			"call it again and accept the server's form instead of declining it")
-	case runtime.KindTooLarge:
-		return "the server sent a message over the size limit; make the tool return less, or raise maxMessageSize"
-	case runtime.KindExited:
-		return face.pick("the server process exited; its last stderr lines say why",
-			"the server process exited; its last stderr lines are in the Logs tab")
-	case runtime.KindClosed:
-		return face.pick("the connection closed; run the command again",
-			"the connection closed; mcpdeck reconnects automatically where configured, or press R")
-	case runtime.KindConfig:
-		return "fix the server's command, cwd or inputs in its configuration"
-	case runtime.KindUnsupportedVersion:
-		if err := mcp.FromCode(info.Code, info.Message, info.Data); err != nil {
-			if uv, ok := err.(*mcp.UnsupportedVersionError); ok && len(uv.Supported) > 0 {
-				return face.pick("the server speaks "+strings.Join(uv.Supported, ", ")+": choose one mcpdeck speaks with --protocol (auto tries them all)",
-					"the server speaks "+strings.Join(uv.Supported, ", ")+": set protocol in mcp.json to one mcpdeck speaks, or auto")
-			}
-		}
-		return face.pick("choose a revision both speak with --protocol (auto tries them all), or upgrade one of them",
-			"set protocol in mcp.json to a revision both speak (auto tries them all), or upgrade one of them")
-	case runtime.KindNeedsLogin:
-		return face.pick("or add --login to log in now, in a browser", "press i to log in, in a browser")
-	case runtime.KindInvalidArguments:
-		return face.pick("fix the arguments, or send anyway with --no-validate", "fix the fields, or switch validation off in the form")
-	case runtime.KindSchema:
-		return "the tool's schema is the server's to fix"
-	case runtime.KindNotEnabled:
-		return face.pick("MCP is off: pass --enable", "MCP is off: press m to turn it on")
-	case runtime.KindNotReady:
-		return face.pick("wait for the server to be ready, or reconnect it", "wait for the server to be ready, or press R to reconnect it")
-	case runtime.KindUnknownServer:
-		return face.pick("list the configured servers with: mcpdeck servers", "")
-	case runtime.KindUnknownTool:
-		return face.pick(fmt.Sprintf("list the server's tools with: mcpdeck tools %s", info.Server), "")
+	if h := hints[info.Kind]; h != nil {
+		return h(info, face)
 	}
 	return ""
+}
+
+// hints words what to do about each kind of error, keyed by the runtime's
+// table of kinds (runtime.ErrorKinds): every kind has an entry, nil where
+// the error's own message says all there is to say.
+var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
+	runtime.KindUnknown:            nil,
+	runtime.KindShutdown:           nil, // only seen while mcpdeck itself ends
+	runtime.KindSuperseded:         nil, // a later request of the person's own replaced it
+	runtime.KindRefused:            nil, // the message names the state that refused
+	runtime.KindProtocol:           protocolHint,
+	runtime.KindTransport:          fixed("the HTTP exchange failed: check the url, and that the server is up and answers MCP there"),
+	runtime.KindTimeout:            byFace("the server did not answer in time: raise the timeout (--timeout, or callTimeout/startupTimeout in mcp.json) or check the server's stderr", "the server did not answer in time: raise callTimeout/startupTimeout in mcp.json, or check its stderr (Logs tab)"),
+	runtime.KindCancelled:          fixed("the request was cancelled; the server was told with notifications/cancelled"),
+	runtime.KindDeclined:           byFace("answer it: --elicitation defaults accepts with the schema's defaults, or call it from the TUI, which asks with a form", "call it again and accept the server's form instead of declining it"),
+	runtime.KindTooLarge:           fixed("the server sent a message over the size limit; make the tool return less, or raise maxMessageSize"),
+	runtime.KindExited:             byFace("the server process exited; its last stderr lines say why", "the server process exited; its last stderr lines are in the Logs tab"),
+	runtime.KindClosed:             byFace("the connection closed; run the command again", "the connection closed; mcpdeck reconnects automatically where configured, or press R"),
+	runtime.KindConfig:             fixed("fix the server's command, cwd or inputs in its configuration"),
+	runtime.KindUnsupportedVersion: versionHint,
+	runtime.KindNeedsLogin:         byFace("or add --login to log in now, in a browser", "press i to log in, in a browser"),
+	runtime.KindInvalidArguments:   byFace("fix the arguments, or send anyway with --no-validate", "fix the fields, or switch validation off in the form"),
+	runtime.KindSchema:             fixed("the tool's schema is the server's to fix"),
+	runtime.KindNotEnabled:         byFace("MCP is off: pass --enable", "MCP is off: press m to turn it on"),
+	runtime.KindNotReady:           byFace("wait for the server to be ready, or reconnect it", "wait for the server to be ready, or press R to reconnect it"),
+	runtime.KindUnknownServer:      byFace("list the configured servers with: mcpdeck servers", ""),
+	runtime.KindUnknownTool: func(info *runtime.ErrorInfo, face Face) string {
+		return face.pick(fmt.Sprintf("list the server's tools with: mcpdeck tools %s", info.Server), "")
+	},
+}
+
+// fixed is a hint worded the same for every face.
+func fixed(h string) func(*runtime.ErrorInfo, Face) string {
+	return func(*runtime.ErrorInfo, Face) string { return h }
+}
+
+// byFace is a hint worded for the CLI and for the TUI.
+func byFace(cli, tui string) func(*runtime.ErrorInfo, Face) string {
+	return func(_ *runtime.ErrorInfo, face Face) string { return face.pick(cli, tui) }
+}
+
+// protocolHint reads a JSON-RPC error's code, with the method it answered.
+func protocolHint(info *runtime.ErrorInfo, face Face) string {
+	if h := methodHint(info, face); h != "" {
+		return h
+	}
+	switch info.Code {
+	case runtime.CodeMethodNotFound:
+		return fmt.Sprintf("the server does not implement %s; check the capabilities it declared", info.Method)
+	case runtime.CodeInvalidParams:
+		return face.pick("the server rejected the parameters: check the name and arguments against its schema (mcpdeck tools --json)",
+			"the server rejected the parameters: check the name and arguments against its schema (Tools tab)")
+	case runtime.CodeInternalError:
+		return face.pick("the server failed internally: its stderr may say why", "the server failed internally: its stderr (Logs tab) may say why")
+	case mcp.CodeHeaderMismatch:
+		return "the server found the request's HTTP headers (Mcp-Method, Mcp-Name, Mcp-Param-*) and its body disagreeing; mcpdeck listed the tools again and retried once: if it persists, the tool's x-mcp-header annotations and the server disagree, which is the server's to fix"
+	case mcp.CodeMissingCapability:
+		need := "a client capability"
+		if err := mcp.FromCode(info.Code, info.Message, info.Data); err != nil {
+			if mc, ok := err.(*mcp.MissingCapabilityError); ok && len(mc.Names()) > 0 {
+				need = strings.Join(mc.Names(), ", ")
+			}
+		}
+		return face.pick("the server needs "+need+", which mcpdeck did not declare: elicitation needs --elicitation defaults (or the TUI), roots need --root",
+			"the server needs "+need+", which mcpdeck did not declare: roots need a root directory (--root, or roots in mcp.json)")
+	case runtime.CodeParseError, runtime.CodeInvalidRequest:
+		return face.pick("the server could not read the request: a bug in the server or in mcpdeck; mcpdeck watch --json shows the frames",
+			"the server could not read the request: a bug in the server or in mcpdeck; the Traffic tab shows the frames")
+	}
+	return face.pick("the server reported an error; its stderr may say more", "the server reported an error; its stderr (Logs tab) may say more")
+}
+
+// versionHint names the revisions the server speaks, when it said.
+func versionHint(info *runtime.ErrorInfo, face Face) string {
+	if err := mcp.FromCode(info.Code, info.Message, info.Data); err != nil {
+		if uv, ok := err.(*mcp.UnsupportedVersionError); ok && len(uv.Supported) > 0 {
+			return face.pick("the server speaks "+strings.Join(uv.Supported, ", ")+": choose one mcpdeck speaks with --protocol (auto tries them all)",
+				"the server speaks "+strings.Join(uv.Supported, ", ")+": set protocol in mcp.json to one mcpdeck speaks, or auto")
+		}
+	}
+	return face.pick("choose a revision both speak with --protocol (auto tries them all), or upgrade one of them",
+		"set protocol in mcp.json to a revision both speak (auto tries them all), or upgrade one of them")
 }
 
 // methodHint is the hint for a protocol error whose code means something
