@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"mcpdeck/runtime/mcp"
 )
 
 // maxToolName bounds normalized tool names; many clients reject longer ones.
@@ -72,29 +74,17 @@ func bridgeTools(perServer map[string][]Tool) []Tool {
 	return all
 }
 
-// wireTool is a tool as tools/list returns it.
-type wireTool struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
-	Annotations  json.RawMessage `json:"annotations"`
-	Execution    struct {
-		TaskSupport string `json:"taskSupport"`
-	} `json:"execution"`
-}
-
 // DefaultResultLimit bounds the text of one result.
 const DefaultResultLimit = 256 << 10
 
 // decodeResult parses a tools/call result, bounds its size and checks
 // structuredContent against the output schema.
 func decodeResult(raw json.RawMessage, limit int, outputSchema json.RawMessage) (*Result, error) {
-	var r Result
-	if err := json.Unmarshal(raw, &r); err != nil {
+	var w mcp.CallToolResult
+	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, fmt.Errorf("decoding the tools/call result: %w: %w", ErrProtocol, err)
 	}
+	r := Result{Content: w.Content, StructuredContent: w.StructuredContent, IsError: w.IsError, Meta: w.Meta}
 	truncate(&r, limit)
 	if len(outputSchema) > 0 && len(r.StructuredContent) > 0 && !r.IsError {
 		if errs, err := ValidateArguments(outputSchema, r.StructuredContent); err != nil {

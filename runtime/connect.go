@@ -50,10 +50,10 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	if err != nil {
 		return s, info, err
 	}
-	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.caps.Logging != nil && level != "" {
+	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.Capabilities.Logging != nil && level != "" {
 		// A server that declares logging but rejects the level still
 		// works. (A modern server gets the level in every request's _meta.)
-		_, _ = s.conn.Call(ctx, "logging/setLevel", map[string]string{"level": level})
+		_, _ = s.conn.Call(ctx, mcp.MethodSetLevel, mcp.SetLevelParams{Level: mcp.LogLevel(level)})
 	}
 	info.init = s.init
 	info.lists, info.leaks = s.redact.lists(l)
@@ -124,15 +124,20 @@ func (s *session) exitCause() error {
 
 // clientCapabilities declares what is plugged in, and nothing else: roots
 // only when the server is offered some.
-func (c *Controller) clientCapabilities(server string, configured []string) map[string]any {
-	caps := map[string]any{}
+func (c *Controller) clientCapabilities(server string, configured []string) mcp.ClientCapabilities {
+	var caps mcp.ClientCapabilities
 	if len(c.rootsFor(server, configured)) > 0 {
-		caps["roots"] = map[string]any{"listChanged": true}
+		caps.Roots = &mcp.RootsCapability{ListChanged: true}
 	}
 	if c.elicitor() != nil {
-		caps["elicitation"] = map[string]any{"form": map[string]any{}}
+		caps.Elicitation = &mcp.ElicitationCapability{Form: &mcp.Empty{}}
 	}
 	return caps
+}
+
+// clientInfo is who mcpdeck says it is.
+func (c *Controller) clientInfo() mcp.Implementation {
+	return mcp.Implementation{Name: "mcpdeck", Title: "mcpdeck", Version: c.opts.ClientVersion}
 }
 
 // initialize performs the legacy handshake and negotiates the protocol
@@ -144,12 +149,9 @@ func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
 		return fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
 	}
 	caps := c.clientCapabilities(s.name, s.cfg.Roots)
-	_, s.rootsDeclared = caps["roots"]
-	raw, err := s.conn.Call(ctx, "initialize", map[string]any{
-		"protocolVersion": versions[0],
-		"capabilities":    caps,
-		"clientInfo":      map[string]string{"name": "mcpdeck", "title": "mcpdeck", "version": c.opts.ClientVersion},
-	}, jsonrpc.WithoutCancelNotification())
+	s.rootsDeclared = caps.Roots != nil
+	raw, err := s.conn.Call(ctx, mcp.MethodInitialize, mcp.InitializeParams{ProtocolVersion: versions[0], Capabilities: caps, ClientInfo: c.clientInfo()},
+		jsonrpc.WithoutCancelNotification())
 	var closed *jsonrpc.ClosedError
 	var cancelled *jsonrpc.CancelledError
 	switch {
@@ -161,18 +163,15 @@ func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
 		}
 		return fmt.Errorf("initialize: %w", err)
 	}
-	if err := json.Unmarshal(raw, &s.init); err != nil {
-		return fmt.Errorf("initialize: decoding the result: %w", err)
+	if err := json.Unmarshal(raw, &s.init.InitializeResult); err != nil {
+		return fmt.Errorf("initialize: decoding the result: %w: %w", ErrProtocol, err)
 	}
 	if !slices.Contains(versions, s.init.ProtocolVersion) {
 		return fmt.Errorf("initialize: %w: the server answered %q, mcpdeck speaks %s here (upgrade the server, or mcpdeck, or change the protocol setting)",
 			ErrUnsupportedVersion, s.init.ProtocolVersion, strings.Join(versions, ", "))
 	}
 	s.era, s.init.era, s.init.eraReason = mcp.Legacy, mcp.Legacy, s.eraReason
-	if len(s.init.Capabilities) > 0 {
-		_ = json.Unmarshal(s.init.Capabilities, &s.init.caps)
-	}
-	if err := s.conn.Notify(ctx, "notifications/initialized", nil); err != nil {
+	if err := s.conn.Notify(ctx, mcp.NotificationInitialized, nil); err != nil {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return nil

@@ -83,7 +83,7 @@ func (c *Controller) SetLogLevel(ctx context.Context, server, level string) erro
 	if err != nil {
 		return callError(server, "logging/setLevel", err)
 	}
-	if sess.init.caps.Logging == nil {
+	if sess.init.Capabilities.Logging == nil {
 		return callError(server, "logging/setLevel", fmt.Errorf("%q does not declare logging: %w", server, ErrUnsupported))
 	}
 	if !sess.modern() {
@@ -126,7 +126,7 @@ func (c *Controller) subscription(ctx context.Context, server, uri string, on bo
 	if err != nil {
 		return callError(server, method, err)
 	}
-	if r := sess.init.caps.Resources; r == nil || !r.Subscribe {
+	if r := sess.init.Capabilities.Resources; r == nil || !r.Subscribe {
 		return callError(server, method, fmt.Errorf("%q does not offer resource subscriptions: %w", server, ErrUnsupported))
 	}
 	if sess.modern() {
@@ -153,7 +153,7 @@ func (c *Controller) subscription(ctx context.Context, server, uri string, on bo
 // server before: its subscriptions. (The log level goes with the
 // connection attempt.)
 func (s *session) restoreWishes() {
-	if r := s.init.caps.Resources; r == nil || !r.Subscribe || s.modern() {
+	if r := s.init.Capabilities.Resources; r == nil || !r.Subscribe || s.modern() {
 		return // a modern session's listen stream carries them from the start
 	}
 	for _, uri := range s.c.wish.subscribed(s.name) {
@@ -202,7 +202,7 @@ func (c *Controller) Complete(ctx context.Context, req CompleteRequest) (*Comple
 	if err != nil {
 		return nil, callError(req.Server, method, err)
 	}
-	if sess.init.caps.Completions == nil {
+	if sess.init.Capabilities.Completions == nil {
 		return nil, callError(req.Server, method, fmt.Errorf("%q does not declare completions: %w", req.Server, ErrUnsupported))
 	}
 	raw, err := sess.request(ctx, c, method, params)

@@ -89,41 +89,12 @@ type session struct {
 	taskWake map[string]chan struct{}
 }
 
-// initResult is what initialize (or, for a modern server, discovery) told us.
+// initResult is what initialize (or, for a modern server, discovery) told
+// us, and which era that was.
 type initResult struct {
-	ProtocolVersion string          `json:"protocolVersion"`
-	Capabilities    json.RawMessage `json:"capabilities"`
-	ServerInfo      Implementation  `json:"serverInfo"`
-	Instructions    string          `json:"instructions"`
-	caps            serverCaps
-	era             mcp.Era
-	eraReason       string
-}
-
-// serverCaps are the capabilities the runtime acts on.
-type serverCaps struct {
-	Tools *struct {
-		ListChanged bool `json:"listChanged"`
-	} `json:"tools"`
-	Prompts *struct {
-		ListChanged bool `json:"listChanged"`
-	} `json:"prompts"`
-	Resources *struct {
-		Subscribe   bool `json:"subscribe"`
-		ListChanged bool `json:"listChanged"`
-	} `json:"resources"`
-	Logging     *struct{} `json:"logging"`
-	Completions *struct{} `json:"completions"`
-	// Tasks is the 2025-11-25 tasks capability: which requests may be
-	// task-augmented.
-	Tasks *struct {
-		Cancel   *struct{} `json:"cancel"`
-		Requests struct {
-			Tools struct {
-				Call *struct{} `json:"call"`
-			} `json:"tools"`
-		} `json:"requests"`
-	} `json:"tasks"`
+	mcp.InitializeResult
+	era       mcp.Era
+	eraReason string
 }
 
 // callState tracks one request for progress routing and its timeout.

@@ -26,8 +26,7 @@ type TaskInfo struct {
 // legacyTasks reports whether the server accepts task-augmented tools/call
 // (the 2025-11-25 tasks capability); the modern extension needs no opt-in.
 func (s *session) legacyTasks() bool {
-	t := s.init.caps.Tasks
-	return !s.modern() && t != nil && t.Requests.Tools.Call != nil
+	return !s.modern() && s.init.Capabilities.LegacyTasks.ToolCalls()
 }
 
 // taskRequest sends one of a task's own requests (tasks/get and the like)

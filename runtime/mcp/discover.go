@@ -18,25 +18,6 @@ const MethodDiscover = "server/discover"
 // silence for that long means a legacy server.
 const DefaultProbeTimeout = 2 * time.Second
 
-// ServerCapabilities are what a server offers, as the runtime needs them;
-// Raw keeps everything it sent.
-type ServerCapabilities struct {
-	Tools *struct {
-		ListChanged bool `json:"listChanged,omitempty"`
-	} `json:"tools,omitempty"`
-	Prompts *struct {
-		ListChanged bool `json:"listChanged,omitempty"`
-	} `json:"prompts,omitempty"`
-	Resources *struct {
-		Subscribe   bool `json:"subscribe,omitempty"`
-		ListChanged bool `json:"listChanged,omitempty"`
-	} `json:"resources,omitempty"`
-	Logging     *Empty                     `json:"logging,omitempty"`
-	Completions *Empty                     `json:"completions,omitempty"`
-	Extensions  map[string]json.RawMessage `json:"extensions,omitempty"`
-	Raw         json.RawMessage            `json:"-"`
-}
-
 // Tasks reports whether the server offers the tasks extension.
 func (c ServerCapabilities) Tasks() bool {
 	_, ok := c.Extensions[ExtensionTasks]

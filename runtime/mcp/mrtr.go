@@ -223,14 +223,6 @@ func (f Flow) checkDeclared(ir InputRequiredResult) error {
 	return nil
 }
 
-// ElicitRequest is the params of an elicitation/create input request.
-type ElicitRequest struct {
-	Mode            string          `json:"mode,omitempty"` // "form" (default) or "url"
-	Message         string          `json:"message"`
-	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
-	URL             string          `json:"url,omitempty"`
-}
-
 // Elicitation decodes the params of an elicitation/create input request.
 func (r InputRequest) Elicitation() (ElicitRequest, error) {
 	var e ElicitRequest
@@ -244,38 +236,6 @@ func (r InputRequest) Elicitation() (ElicitRequest, error) {
 		e.Mode = "form"
 	}
 	return e, nil
-}
-
-// ElicitAccept is the response accepting an elicitation with content (a
-// form's values; nil for URL mode, where accept means consent only).
-func ElicitAccept(content map[string]any) json.RawMessage {
-	m := map[string]any{"action": "accept"}
-	if content != nil {
-		m["content"] = content
-	}
-	b, _ := json.Marshal(m)
-	return b
-}
-
-// ElicitDecline is the response declining an elicitation.
-func ElicitDecline() json.RawMessage { return json.RawMessage(`{"action":"decline"}`) }
-
-// ElicitCancel is the response dismissing an elicitation.
-func ElicitCancel() json.RawMessage { return json.RawMessage(`{"action":"cancel"}`) }
-
-// Root is one entry of a roots/list answer.
-type Root struct {
-	URI  string `json:"uri"`
-	Name string `json:"name,omitempty"`
-}
-
-// RootsResult is the response to a roots/list input request.
-func RootsResult(roots []Root) json.RawMessage {
-	if roots == nil {
-		roots = []Root{}
-	}
-	b, _ := json.Marshal(map[string]any{"roots": roots})
-	return b
 }
 
 func excerpt(b []byte) string {
