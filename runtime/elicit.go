@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+
+	"mcpdeck/runtime/mcp"
 )
 
 // ElicitRequest is a server's elicitation/create request.
@@ -15,11 +17,9 @@ type ElicitRequest struct {
 	ElicitationID   string          // url mode
 }
 
-// ElicitResponse answers an elicitation.
-type ElicitResponse struct {
-	Action  string         `json:"action"` // accept, decline or cancel
-	Content map[string]any `json:"content,omitempty"`
-}
+// ElicitResponse answers an elicitation: accept (with content), decline
+// or cancel.
+type ElicitResponse = mcp.ElicitResult
 
 // Elicitor answers elicitation requests. It may block until a person
 // answers; ctx ends when the server cancels or the connection closes.

@@ -18,7 +18,7 @@ import (
 var ErrUnsupported = errors.New("not offered by the server")
 
 // LogLevels are MCP's logging levels, least severe first.
-var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+var LogLevels = mcp.LevelNames()
 
 // wishes are what a person asked of a server that outlive its connections:
 // resource subscriptions and a log level. A reconnect restores them.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"mcpdeck/runtime/mcp"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -24,23 +25,17 @@ const (
 	levelEmergency
 )
 
-var levelNames = [...]string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
 // String returns the level's wire name.
 func (l level) String() string {
-	if l < 0 || int(l) >= len(levelNames) {
+	if l < 0 || int(l) >= len(mcp.LogLevels) {
 		return fmt.Sprintf("level(%d)", int(l))
 	}
-	return levelNames[l]
+	return string(mcp.LogLevels[l])
 }
 
 func parseLevel(name string) (level, bool) {
-	for i, n := range levelNames {
-		if n == name {
-			return level(i), true
-		}
-	}
-	return 0, false
+	l := mcp.LogLevel(name)
+	return level(l.Rank()), l.Known()
 }
 
 // logger is the notifications/message logger name the demo server uses.

@@ -86,15 +86,6 @@ type legacyCaps struct {
 // logging/setLevel: the runtime's own default, info.
 const defaultLevel = 1
 
-// levelRank orders a log level; an unknown level ranks above the known
-// ones, so nothing is hidden for being unfamiliar.
-func levelRank(level string) int {
-	if i := slices.Index(mcp.LogLevels, mcp.LogLevel(level)); i >= 0 {
-		return i
-	}
-	return len(mcp.LogLevels)
-}
-
 // newClient builds a client; the transport sets conn and closeTransport,
 // then calls g.attach.
 func (g *Gateway) newClient(transport Transport, session, remote string) *client {

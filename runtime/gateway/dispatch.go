@@ -247,7 +247,7 @@ func (g *Gateway) setLevel(c *call) error {
 		return invalidParams("logging/setLevel: %v", err)
 	}
 	c.cl.mu.Lock()
-	c.cl.level = levelRank(p.Level)
+	c.cl.level = mcp.LevelRank(p.Level)
 	c.cl.mu.Unlock()
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // fwdKey names one of the runtime's requests: its server and id.
@@ -322,7 +323,7 @@ func (g *Gateway) progress(e runtime.Progress) {
 // that server that asked for logs at or below it. Clients that may not
 // reach the server get nothing.
 func (g *Gateway) logMessage(e runtime.LogMessage) {
-	rank := levelRank(e.Level)
+	rank := mcp.LevelRank(e.Level)
 	logger := e.Server
 	if e.Logger != "" {
 		logger += "/" + e.Logger
@@ -340,7 +341,7 @@ func (g *Gateway) logMessage(e runtime.LogMessage) {
 			cl.notify("notifications/message", params)
 		}
 		for _, c := range cl.inflightOn(e.Server) {
-			if c.env != nil && c.env.logLevel != "" && rank >= levelRank(c.env.logLevel) {
+			if c.env != nil && c.env.logLevel != "" && rank >= mcp.LevelRank(c.env.logLevel) {
 				c.relate("notifications/message", params)
 			}
 		}

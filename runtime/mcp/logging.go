@@ -36,6 +36,15 @@ func (l LogLevel) Rank() int {
 // Known reports whether l is one of LogLevels.
 func (l LogLevel) Known() bool { return l.Rank() < len(LogLevels) }
 
+// LevelNames returns LogLevels as strings.
+func LevelNames() []string {
+	out := make([]string, len(LogLevels))
+	for i, l := range LogLevels {
+		out[i] = string(l)
+	}
+	return out
+}
+
 // LevelRank is LogLevel(level).Rank(), for callers holding a string.
 func LevelRank(level string) int { return LogLevel(level).Rank() }
 

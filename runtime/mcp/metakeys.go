@@ -62,13 +62,32 @@ func SetMeta(raw json.RawMessage, key string, value json.RawMessage) json.RawMes
 	return out
 }
 
+// paramsHead is what every request's and notification's params may
+// carry, whatever the method.
+type paramsHead struct {
+	Meta json.RawMessage `json:"_meta"`
+}
+
+// MetaOf returns the _meta member of params (a request's, a
+// notification's or a result), nil when there is none.
+func MetaOf(params json.RawMessage) json.RawMessage {
+	if !bytes.Contains(params, []byte(`"_meta"`)) {
+		return nil // the common case, without a decode
+	}
+	var p paramsHead
+	if json.Unmarshal(params, &p) != nil || isNull(p.Meta) {
+		return nil
+	}
+	return p.Meta
+}
+
 // MetaValue returns the member key of a _meta object, nil when absent.
 func MetaValue(raw json.RawMessage, key string) json.RawMessage {
 	if !isObject(raw) || !bytes.Contains(raw, []byte(key)) {
 		return nil
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	if json.Unmarshal(raw, &m) != nil || isNull(m[key]) {
 		return nil
 	}
 	return m[key]
@@ -79,3 +98,5 @@ func HasMeta(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return isObject(t) && !bytes.Equal(bytes.Join(bytes.Fields(t), nil), []byte("{}"))
 }
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }

@@ -1,6 +1,10 @@
 package mcp
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"mcpdeck/jsonrpc"
+)
 
 // The notifications both eras share that carry params worth a type.
 const (
@@ -28,9 +32,6 @@ func (p ProgressParams) TokenString() string {
 	return string(p.ProgressToken)
 }
 
-// CancelledParams are the params of notifications/cancelled.
-type CancelledParams struct {
-	RequestID json.RawMessage `json:"requestId,omitempty"`
-	Reason    string          `json:"reason,omitempty"`
-	Meta      json.RawMessage `json:"_meta,omitempty"`
-}
+// CancelledParams are the params of notifications/cancelled (the
+// connection handles cancellation itself, so the type is jsonrpc's).
+type CancelledParams = jsonrpc.CancelledParams

@@ -9,6 +9,7 @@ import (
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // Filter selects entries for `mcpdeck replay --json/--text`, with the
@@ -23,18 +24,6 @@ type Filter struct {
 	// Since and Until bound the offset from the recording's start; a zero
 	// Until means no bound.
 	Since, Until time.Duration
-}
-
-// logLevels are MCP's (syslog) levels, least severe first.
-var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-func levelRank(l string) int {
-	for i, v := range logLevels {
-		if v == l {
-			return i
-		}
-	}
-	return len(logLevels)
 }
 
 // kindAliases are watch's names for kinds, accepted by Filter.Kinds.
@@ -106,7 +95,7 @@ func (f Filter) Match(e Entry) bool {
 			return false
 		}
 	}
-	if lm, ok := e.Event.(runtime.LogMessage); ok && f.MinLevel != "" && levelRank(lm.Level) < levelRank(f.MinLevel) {
+	if lm, ok := e.Event.(runtime.LogMessage); ok && f.MinLevel != "" && mcp.LevelRank(lm.Level) < mcp.LevelRank(f.MinLevel) {
 		return false
 	}
 	return true
