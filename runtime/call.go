@@ -165,9 +165,11 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 		target, _ = params["name"].(string)
 	}
 	// The span covers the whole request, every round and poll; its trace
-	// context goes into each request's _meta.
+	// context goes into each request's _meta, with the keys a caller asked
+	// to pass on (WithRequestMeta).
 	trace := map[string]any{}
 	ctx, span := s.startSpan(ctx, o.method, target, trace)
+	addRequestMeta(ctx, trace)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ac := s.active.add(o, cancel)

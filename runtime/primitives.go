@@ -87,7 +87,7 @@ func (c *Controller) SetLogLevel(ctx context.Context, server, level string) erro
 		return callError(server, "logging/setLevel", fmt.Errorf("%q does not declare logging: %w", server, ErrUnsupported))
 	}
 	if !sess.modern() {
-		if _, err := sess.request(ctx, c, "logging/setLevel", map[string]any{"level": level}); err != nil {
+		if _, err := sess.request(ctx, c, mcp.MethodSetLevel, map[string]any{"level": level}); err != nil {
 			return err
 		}
 	}
@@ -181,22 +181,18 @@ type CompleteRequest struct {
 }
 
 // Completion is what completion/complete answered.
-type Completion struct {
-	Values  []string `json:"values"`
-	Total   int      `json:"total,omitempty"`
-	HasMore bool     `json:"hasMore,omitempty"`
-}
+type Completion = mcp.Completion
 
 // Complete asks the server for completions (completion/complete).
 func (c *Controller) Complete(ctx context.Context, req CompleteRequest) (*Completion, error) {
-	const method = "completion/complete"
-	ref := map[string]any{"type": "ref/prompt", "name": req.Ref.Prompt}
+	const method = mcp.MethodComplete
+	ref := mcp.CompletionReference{Type: mcp.RefPrompt, Name: req.Ref.Prompt}
 	if req.Ref.Template != "" {
-		ref = map[string]any{"type": "ref/resource", "uri": req.Ref.Template}
+		ref = mcp.CompletionReference{Type: mcp.RefResource, URI: req.Ref.Template}
 	}
-	params := map[string]any{"ref": ref, "argument": map[string]string{"name": req.Argument, "value": req.Value}}
+	params := map[string]any{"ref": ref, "argument": mcp.CompleteArgument{Name: req.Argument, Value: req.Value}}
 	if len(req.Context) > 0 {
-		params["context"] = map[string]any{"arguments": req.Context}
+		params["context"] = mcp.CompleteContext{Arguments: req.Context}
 	}
 	sess, _, err := c.resolve(req.Server)
 	if err != nil {
@@ -209,9 +205,7 @@ func (c *Controller) Complete(ctx context.Context, req CompleteRequest) (*Comple
 	if err != nil {
 		return nil, err
 	}
-	var r struct {
-		Completion Completion `json:"completion"`
-	}
+	var r mcp.CompleteResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, callError(req.Server, method, fmt.Errorf("decoding the result: %w: %w", ErrProtocol, err))
 	}

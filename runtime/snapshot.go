@@ -187,14 +187,13 @@ func toolOf(server string, t mcp.Tool) Tool {
 }
 
 // Wire is the tool as tools/list describes it, under name: what the
-// gateway offers its clients, the server's _meta and annotations intact.
+// gateway offers its clients, the server's _meta, annotations and icons
+// intact. Its execution.taskSupport is left out: the runtime follows a
+// task itself, so for whoever calls through it every tool answers as an
+// ordinary one.
 func (t Tool) Wire(name string) mcp.Tool {
-	w := mcp.Tool{Name: name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema,
+	return mcp.Tool{Name: name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema,
 		OutputSchema: t.OutputSchema, Annotations: t.Annotations, Icons: t.Icons, Meta: t.Meta}
-	if t.TaskSupport != "" {
-		w.Execution = &mcp.ToolExecution{TaskSupport: t.TaskSupport}
-	}
-	return w
 }
 
 // Prompt is a server's prompt, as the server described it.

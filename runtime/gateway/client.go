@@ -50,10 +50,10 @@ type client struct {
 	version     string
 	era         mcp.Era
 	protocol    string
-	initialized bool       // legacy: notifications/initialized arrived
-	caps        legacyCaps // legacy: declared in initialize
-	level       int        // legacy: index in mcp.LogLevels of the lowest level sent
-	pol         *policy    // from the client's name
+	initialized bool                   // legacy: notifications/initialized arrived
+	caps        mcp.ClientCapabilities // legacy: declared in initialize
+	level       int                    // legacy: index in mcp.LogLevels of the lowest level sent
+	pol         *policy                // from the client's name
 	lastSeen    time.Time
 	calls       []*call           // in flight, oldest first
 	listens     []*listen         // modern subscriptions/listen streams
@@ -74,12 +74,6 @@ type client struct {
 	// lastEnv caches the envelope of the client's last modern request:
 	// a client sends the same one every time.
 	lastEnv atomic.Pointer[cachedEnvelope]
-}
-
-// legacyCaps are the capabilities a legacy client declared in initialize.
-type legacyCaps struct {
-	Roots       *struct{} `json:"roots"`
-	Elicitation *struct{} `json:"elicitation"`
 }
 
 // defaultLevel is where a legacy client's logs start until it calls

@@ -69,7 +69,7 @@ type inputRequired struct {
 func (g *Gateway) startJob(ctx context.Context, c *call, t *target, release func()) (any, error) {
 	j := &job{g: g, cl: c.cl, method: c.method, server: t.server, name: t.name, started: c.started,
 		result: make(chan jobResult, 1), asks: make(chan *ask), fwd: &forward{}, current: c, lastID: c.id}
-	j.ctx, j.cancel = context.WithCancel(traced(c.cl.ctx, c.p.Meta))
+	j.ctx, j.cancel = context.WithCancel(upstreamCtx(c.cl.ctx, c))
 	j.fwd.target.Store(c)
 	c.setJob(j)
 	g.wg.Go(func() {
