@@ -143,10 +143,11 @@ func (g *Gateway) implementation() mcp.Implementation {
 func (g *Gateway) modernResult(v any, cacheable bool) (any, error) {
 	switch r := v.(type) {
 	case callResult:
-		r.ResultType, r.Meta = string(mcp.Complete), g.withInfo(r.Meta)
+		r.ResultType, r.Meta = mcp.Complete, g.withInfo(r.Meta)
 		return r, nil
 	case mcp.CompleteResult:
-		return map[string]any{"completion": r.Completion, "resultType": mcp.Complete, "_meta": g.withInfo(r.Meta)}, nil
+		r.ResultType, r.Meta = mcp.Complete, g.withInfo(r.Meta)
+		return r, nil
 	case inputRequired:
 		r.Meta = g.infoMeta
 		return r, nil

@@ -253,12 +253,9 @@ func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout 
 	}}, nil
 }
 
-// callResult is a tools/call result as the wire carries it; resultType is
-// set for a modern client.
-type callResult struct {
-	mcp.CallToolResult
-	ResultType string `json:"resultType,omitempty"`
-}
+// callResult is a tools/call result as the gateway answers it; resultType
+// is set for a modern client.
+type callResult struct{ mcp.CallToolResult }
 
 // toolResult turns the runtime's answer into the client's: a result
 // (isError, content annotations and _meta included), a tool-level error

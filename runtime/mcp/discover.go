@@ -41,8 +41,11 @@ type DiscoverResult struct {
 	SupportedVersions []string           `json:"supportedVersions"`
 	Capabilities      ServerCapabilities `json:"capabilities"`
 	Instructions      string             `json:"instructions,omitempty"`
-	ServerInfo        *Implementation    `json:"-"` // from _meta; self-reported, for display only
-	Cache             CacheHint          `json:"-"`
+	ResultType        ResultType         `json:"resultType,omitempty"`
+	Cacheable
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+	ServerInfo *Implementation `json:"-"` // from _meta; self-reported, for display only
+	Cache      CacheHint       `json:"-"`
 }
 
 // DecodeDiscover reads a server/discover result. It must list
@@ -57,7 +60,7 @@ func DecodeDiscover(result json.RawMessage, received time.Time) (DiscoverResult,
 	if len(d.SupportedVersions) == 0 || !isObject(d.Capabilities.Raw) {
 		return DiscoverResult{}, fmt.Errorf("%w: server/discover: the result has no supportedVersions or no capabilities object", ErrBadResult)
 	}
-	d.ServerInfo, d.Cache = ServerInfo(result), ParseCacheHint(result, received)
+	d.ServerInfo, d.Cache = ServerInfo(result), d.Hint(received)
 	return d, nil
 }
 

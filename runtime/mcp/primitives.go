@@ -20,18 +20,26 @@ const (
 	NotificationResourceUpdated  = "notifications/resources/updated"
 )
 
+// Cacheable is the modern era's cache hint of a cacheable result (lists,
+// resources/read, server/discover).
+type Cacheable struct {
+	TTLMs      *float64   `json:"ttlMs,omitempty"`
+	CacheScope CacheScope `json:"cacheScope,omitempty"`
+}
+
+// Hint is the result's freshness, received at received.
+func (c Cacheable) Hint(received time.Time) CacheHint {
+	return cacheHint(c.TTLMs, c.CacheScope, received)
+}
+
 // Page is what every list result carries besides its items: the cursor
 // of the next page, the modern era's resultType and cache hint, and _meta.
 type Page struct {
-	NextCursor string          `json:"nextCursor,omitempty"`
-	ResultType ResultType      `json:"resultType,omitempty"`
-	TTLMs      *float64        `json:"ttlMs,omitempty"`
-	CacheScope CacheScope      `json:"cacheScope,omitempty"`
-	Meta       json.RawMessage `json:"_meta,omitempty"`
+	NextCursor string     `json:"nextCursor,omitempty"`
+	ResultType ResultType `json:"resultType,omitempty"`
+	Cacheable
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
-
-// Hint is the page's freshness, received at received.
-func (p Page) Hint(received time.Time) CacheHint { return cacheHint(p.TTLMs, p.CacheScope, received) }
 
 // ListParams are the params of a list request: the cursor of the page
 // wanted ("" for the first) and _meta.
@@ -90,6 +98,7 @@ type PromptMessage struct {
 type GetPromptResult struct {
 	Description string          `json:"description,omitempty"`
 	Messages    []PromptMessage `json:"messages"`
+	ResultType  ResultType      `json:"resultType,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -140,8 +149,10 @@ type URIParams struct {
 
 // ReadResourceResult is a complete resources/read result.
 type ReadResourceResult struct {
-	Contents []ResourceContents `json:"contents"`
-	Meta     json.RawMessage    `json:"_meta,omitempty"`
+	Contents   []ResourceContents `json:"contents"`
+	ResultType ResultType         `json:"resultType,omitempty"`
+	Cacheable
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // CompletionReference names what an argument belongs to: a prompt
@@ -188,5 +199,6 @@ type Completion struct {
 // CompleteResult is a completion/complete result.
 type CompleteResult struct {
 	Completion Completion      `json:"completion"`
+	ResultType ResultType      `json:"resultType,omitempty"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
 }

@@ -63,5 +63,6 @@ type CallToolResult struct {
 	Content           []Content       `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
+	ResultType        ResultType      `json:"resultType,omitempty"`
 	Meta              json.RawMessage `json:"_meta,omitempty"`
 }

@@ -20,6 +20,13 @@
 //                                   writes "cancelled <id>" to stderr when cancelled
 //   log {message}                   logs message at debug, info, warning and error
 //                                   (the request's logLevel filters), answers "logged"
+//   app {}                          an MCP App: _meta.ui {resourceUri ui://peer/app.html,
+//                                   visibility}; answers one text block with annotations and
+//                                   _meta, whose text is the JSON of the com.example/ keys of
+//                                   the request's _meta, and a result _meta with viewUUID
+//
+// Resources: ui://peer/app.html (the app's view; _meta.ui.prefersBorder).
+// Prompts: review {code} (_meta com.example/owner).
 import http from 'node:http';
 import { args, sdk } from './sdk.mjs';
 
@@ -104,6 +111,30 @@ function factory() {
             for (const level of ['debug', 'info', 'warning', 'error']) await ctx.mcpReq.log(level, `${level}: ${message}`, 'peer');
             return text('logged');
         });
+    server.registerTool('app', {
+        title: 'Peer app',
+        description: 'An MCP App: its view is ui://peer/app.html.',
+        inputSchema: schema({}),
+        annotations: { readOnlyHint: true },
+        _meta: { ui: { resourceUri: 'ui://peer/app.html', visibility: ['model', 'app'] }, 'com.example/owner': 'peer' }
+    }, async (_args, ctx) => {
+        const meta = ctx.mcpReq._meta ?? {};
+        const mine = Object.fromEntries(Object.entries(meta).filter(([k]) => k.startsWith('com.example/')));
+        return {
+            content: [{ type: 'text', text: JSON.stringify(mine), annotations: { audience: ['user'], priority: 0.5 }, _meta: { 'com.example/block': 1 } }],
+            _meta: { viewUUID: 'view-0001', 'com.example/trace': 'peer-trace' }
+        };
+    });
+    server.registerResource('app-view', 'ui://peer/app.html', {
+        mimeType: 'text/html;profile=mcp-app',
+        description: 'The view of the app tool.',
+        _meta: { ui: { prefersBorder: true } }
+    }, async uri => ({ contents: [{ uri: uri.href, mimeType: 'text/html;profile=mcp-app', text: '<p>peer app</p>', _meta: { ui: { prefersBorder: true } } }] }));
+    server.registerPrompt('review', {
+        description: 'Review code.',
+        argsSchema: schema({ code: { type: 'string' } }, ['code']),
+        _meta: { 'com.example/owner': 'peer' }
+    }, async ({ code }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Review: ${code}`, annotations: { audience: ['assistant'] } } }] }));
     for (const name of extraTools) registerExtra(server, name);
     return server;
 }
