@@ -41,6 +41,10 @@ func WeatherTools() []runtime.Tool {
 		Name: "weather__get_forecast", Server: "weather", ServerTool: "get_forecast",
 		Description: "Forecast for a city.",
 		InputSchema: raw(`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1,"maximum":7},"units":{"type":"string","enum":["metric","imperial"]}},"required":["city"]}`),
+		// An MCP App: the forecast has a view, and the server says so in
+		// _meta as it sent it.
+		Annotations: raw(`{"readOnlyHint":true,"openWorldHint":true}`),
+		Meta:        raw(`{"ui":{"resourceUri":"ui://weather/forecast.html","visibility":["model","app"]},"com.example/owner":"weather-team"}`),
 	}}
 }
 
