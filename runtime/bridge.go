@@ -84,7 +84,7 @@ func decodeResult(raw json.RawMessage, limit int, outputSchema json.RawMessage) 
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, fmt.Errorf("decoding the tools/call result: %w: %w", ErrProtocol, err)
 	}
-	r := Result{Content: w.Content, StructuredContent: w.StructuredContent, IsError: w.IsError, Meta: w.Meta}
+	r := ResultOf(w)
 	truncate(&r, limit)
 	if len(outputSchema) > 0 && len(r.StructuredContent) > 0 && !r.IsError {
 		if errs, err := ValidateArguments(outputSchema, r.StructuredContent); err != nil {

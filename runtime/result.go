@@ -40,6 +40,12 @@ type Content = mcp.Content
 // EmbeddedContent is the resource of a "resource" content block.
 type EmbeddedContent = mcp.ResourceContents
 
+// ResultOf is the Result of a server's tools/call result as it came, before
+// the runtime's own fields (the size bound, the request id) are set.
+func ResultOf(r mcp.CallToolResult) Result {
+	return Result{Content: r.Content, StructuredContent: r.StructuredContent, IsError: r.IsError, Meta: r.Meta}
+}
+
 // CallRequest asks for one tool call.
 type CallRequest struct {
 	Server    string
