@@ -48,7 +48,9 @@ func (e Envelope) NullID() bool { return isNull(bytes.TrimSpace(e.ID)) }
 func (e Envelope) hasError() bool { return e.Error != nil && !isNull(e.Error) }
 
 // IsRequest reports a request: a method and an id.
-func (e Envelope) IsRequest() bool { return e.Method != nil && e.ID != nil && e.Result == nil && e.Error == nil }
+func (e Envelope) IsRequest() bool {
+	return e.Method != nil && e.ID != nil && e.Result == nil && e.Error == nil
+}
 
 // IsNotification reports a notification: a method and no id.
 func (e Envelope) IsNotification() bool {
