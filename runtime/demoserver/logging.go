@@ -55,11 +55,11 @@ func (s *server) log(conn *jsonrpc2.Conn, lvl level, data any) {
 }
 
 func (s *server) setLevel(params *json.RawMessage) (any, *jsonrpc2.Error) {
-	var p setLevelParams
+	var p mcp.SetLevelParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	lvl, ok := parseLevel(p.Level)
+	lvl, ok := parseLevel(string(p.Level))
 	if !ok {
 		return nil, invalidParams("logging/setLevel: unknown level %q; use one of debug, info, notice, warning, error, critical, alert, emergency", p.Level)
 	}

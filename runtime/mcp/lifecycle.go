@@ -84,13 +84,18 @@ type ServerCapabilities struct {
 // codec below.
 type serverCapabilities ServerCapabilities
 
-// UnmarshalJSON decodes the capabilities and keeps the raw object.
+// UnmarshalJSON decodes the capabilities and keeps the raw value. It is
+// lenient, as a client must be: a capability of a shape the schema does
+// not give (servers write "tools": true) leaves the typed fields it could
+// not read empty instead of failing the whole initialize or discover
+// result; Raw still holds what was sent, for check to judge.
 func (c *ServerCapabilities) UnmarshalJSON(b []byte) error {
 	var v serverCapabilities
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
+	if json.Unmarshal(b, &v) != nil {
+		v = serverCapabilities{}
 	}
 	*c = ServerCapabilities(v)
+	c.Raw = nil
 	if t := bytes.TrimSpace(b); !bytes.Equal(t, []byte("null")) {
 		c.Raw = bytes.Clone(t)
 	}

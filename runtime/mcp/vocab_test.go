@@ -154,6 +154,15 @@ func TestServerCapabilitiesKeepWhatWasSent(t *testing.T) {
 	if !sameJSON(t, raw, out) || !sameJSON(t, raw, c.JSON()) {
 		t.Fatalf("capabilities changed: %s", out)
 	}
+	// A shape the schema does not give fails neither the capabilities nor
+	// the initialize result around them: a client is lenient.
+	var init2 InitializeResult
+	if err := json.Unmarshal([]byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":true,"logging":{}},"serverInfo":{"name":"s","version":"1"}}`), &init2); err != nil {
+		t.Fatalf("a boolean capability failed the result: %v", err)
+	}
+	if string(init2.Capabilities.Raw) != `{"tools":true,"logging":{}}` || init2.ServerInfo.Name != "s" {
+		t.Fatalf("lenient capabilities: %+v", init2)
+	}
 	built, _ := json.Marshal(ServerCapabilities{Tools: &ListChangedCapability{ListChanged: true}, Logging: &Empty{}})
 	if string(built) != `{"tools":{"listChanged":true},"logging":{}}` {
 		t.Fatalf("built capabilities: %s", built)
