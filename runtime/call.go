@@ -301,9 +301,7 @@ func isErrorResult(raw json.RawMessage) bool {
 	if !bytes.Contains(raw, []byte(`"isError"`)) {
 		return false
 	}
-	var r struct {
-		IsError bool `json:"isError"`
-	}
+	var r mcp.CallToolResult
 	_ = json.Unmarshal(raw, &r)
 	return r.IsError
 }
@@ -312,10 +310,7 @@ func isErrorResult(raw json.RawMessage) bool {
 // or a task to follow) and, for input_required, what it asks for.
 func continuation(raw json.RawMessage, modern, legacyTask bool) (string, []string) {
 	if legacyTask {
-		var r struct {
-			Task *struct{} `json:"task"`
-		}
-		if json.Unmarshal(raw, &r) == nil && r.Task != nil {
+		if _, ok := legacyTaskOf(raw); ok {
 			return string(mcp.TaskResult), nil
 		}
 		return "", nil

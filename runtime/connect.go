@@ -186,9 +186,7 @@ func supportedVersions(err error) []string {
 	if !errors.As(err, &rpc) || (rpc.Code != mcp.CodeUnsupportedVersion && rpc.Code != jsonrpc.CodeInvalidParams) {
 		return nil
 	}
-	var d struct {
-		Supported []string `json:"supported"`
-	}
+	var d mcp.UnsupportedVersionData
 	if json.Unmarshal(rpc.Data, &d) != nil || len(d.Supported) == 0 {
 		return nil
 	}

@@ -32,8 +32,8 @@ type SubscriptionFilter struct {
 // ListenParamsWire are the params of subscriptions/listen and of its
 // acknowledgement as the wire carries them.
 type ListenParamsWire struct {
-	Notifications SubscriptionFilter `json:"notifications"`
-	Meta          json.RawMessage    `json:"_meta,omitempty"`
+	Notifications *SubscriptionFilter `json:"notifications"` // required
+	Meta          json.RawMessage     `json:"_meta,omitempty"`
 }
 
 // ListenParams are the params of subscriptions/listen, envelope included.
@@ -76,7 +76,10 @@ func Acknowledged(params json.RawMessage) (id string, granted SubscriptionFilter
 	if err := json.Unmarshal(params, &p); err != nil {
 		return id, granted, fmt.Errorf("%w: %s: %v", ErrBadResult, NotificationAcknowledged, err)
 	}
-	return id, p.Notifications, nil
+	if p.Notifications != nil {
+		granted = *p.Notifications
+	}
+	return id, granted, nil
 }
 
 // CancelledRequest returns the requestId a notifications/cancelled names, as

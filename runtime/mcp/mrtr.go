@@ -23,6 +23,16 @@ type InputRequest struct {
 	Params json.RawMessage `json:"params,omitempty"`
 }
 
+// InputRequiredWire is an input_required result as the wire carries it:
+// the input requests by key (kept raw, in the server's order) and the
+// requestState, byte for byte. DecodeInputRequired checks it.
+type InputRequiredWire struct {
+	ResultType    ResultType      `json:"resultType"`
+	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
+	RequestState  json.RawMessage `json:"requestState,omitempty"`
+	Meta          json.RawMessage `json:"_meta,omitempty"`
+}
+
 // InputRequiredResult is a decoded input_required result.
 type InputRequiredResult struct {
 	// Requests are the input requests by key; Keys lists the keys in the
@@ -50,10 +60,7 @@ func (r InputRequiredResult) StateString() (string, bool) {
 // requestState, requestState a string, every input request a method mcpdeck
 // knows with object params.
 func DecodeInputRequired(result json.RawMessage) (InputRequiredResult, error) {
-	var r struct {
-		InputRequests json.RawMessage `json:"inputRequests"`
-		RequestState  json.RawMessage `json:"requestState"`
-	}
+	var r InputRequiredWire
 	if err := json.Unmarshal(result, &r); err != nil {
 		return InputRequiredResult{}, fmt.Errorf("%w: %v", ErrBadInputRequired, err)
 	}
