@@ -134,28 +134,34 @@ func (s *session) addPage(method string, raw json.RawMessage, l *lists) (mcp.Pag
 		}
 		return r.Page, nil
 	case mcp.MethodListPrompts:
-		var r mcp.ListPromptsResult
-		err := json.Unmarshal(raw, &r)
-		for _, p := range r.Prompts {
-			l.Prompts = append(l.Prompts, Prompt{Server: s.name, Prompt: p})
-		}
-		return r.Page, err
+		return addItems(raw, func(r *mcp.ListPromptsResult) (mcp.Page, []mcp.Prompt) { return r.Page, r.Prompts },
+			func(p mcp.Prompt) { l.Prompts = append(l.Prompts, Prompt{Server: s.name, Prompt: p}) })
 	case mcp.MethodListResources:
-		var r mcp.ListResourcesResult
-		err := json.Unmarshal(raw, &r)
-		for _, res := range r.Resources {
-			l.Resources = append(l.Resources, Resource{Server: s.name, Resource: res})
-		}
-		return r.Page, err
+		return addItems(raw, func(r *mcp.ListResourcesResult) (mcp.Page, []mcp.Resource) { return r.Page, r.Resources },
+			func(res mcp.Resource) { l.Resources = append(l.Resources, Resource{Server: s.name, Resource: res}) })
 	case mcp.MethodListResourceTemplates:
-		var r mcp.ListResourceTemplatesResult
-		err := json.Unmarshal(raw, &r)
-		for _, t := range r.ResourceTemplates {
-			l.Templates = append(l.Templates, ResourceTemplate{Server: s.name, ResourceTemplate: t})
-		}
-		return r.Page, err
+		return addItems(raw, func(r *mcp.ListResourceTemplatesResult) (mcp.Page, []mcp.ResourceTemplate) {
+			return r.Page, r.ResourceTemplates
+		},
+			func(t mcp.ResourceTemplate) {
+				l.Templates = append(l.Templates, ResourceTemplate{Server: s.name, ResourceTemplate: t})
+			})
 	}
 	return mcp.Page{}, fmt.Errorf("%s is not a list", method)
+}
+
+// addItems decodes one page of result type R and hands each of its items
+// to add.
+func addItems[R, T any](raw json.RawMessage, page func(*R) (mcp.Page, []T), add func(T)) (mcp.Page, error) {
+	var r R
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return mcp.Page{}, err
+	}
+	pg, items := page(&r)
+	for _, it := range items {
+		add(it)
+	}
+	return pg, nil
 }
 
 // maxPages bounds pagination: a server whose cursors never end must not
