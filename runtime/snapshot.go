@@ -175,7 +175,7 @@ type Tool struct {
 	// "required" tools are always called as tasks, "optional" ones when
 	// CallRequest.Task asks.
 	TaskSupport string          `json:"taskSupport,omitempty"`
-	Icons       []mcp.Icon      `json:"icons,omitempty"`
+	Icons       json.RawMessage `json:"icons,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 

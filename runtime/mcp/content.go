@@ -22,12 +22,12 @@ type Content struct {
 	Data     string `json:"data,omitempty"`     // base64, image and audio
 	MIMEType string `json:"mimeType,omitempty"` // image, audio, resource_link
 	// resource_link: a Resource with a type.
-	URI         string `json:"uri,omitempty"`
-	Name        string `json:"name,omitempty"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	Size        *int64 `json:"size,omitempty"`
-	Icons       []Icon `json:"icons,omitempty"`
+	URI         string          `json:"uri,omitempty"`
+	Name        string          `json:"name,omitempty"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Size        json.RawMessage `json:"size,omitempty"`
+	Icons       json.RawMessage `json:"icons,omitempty"`
 	// resource: the embedded contents.
 	Resource    *ResourceContents `json:"resource,omitempty"`
 	Annotations json.RawMessage   `json:"annotations,omitempty"`

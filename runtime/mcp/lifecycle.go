@@ -13,24 +13,20 @@ const (
 	MethodPing              = "ping"
 )
 
-// Icon is one icon of an implementation, a tool, a prompt or a resource
-// (2025-11-25 and later).
-type Icon struct {
-	Src      string   `json:"src"`
-	MIMEType string   `json:"mimeType,omitempty"`
-	Sizes    []string `json:"sizes,omitempty"`
-	Theme    string   `json:"theme,omitempty"` // light or dark
-}
-
 // Implementation names a client or a server: clientInfo, serverInfo, and
 // the modern era's _meta identity. Self-reported: for display only.
+//
+// Icons (2025-11-25: [{src, mimeType?, sizes?, theme?}]), here and on
+// tools, prompts, resources and resource links, are kept raw like _meta:
+// mcpdeck shows none of them, and a malformed icon must not fail a whole
+// initialize or list.
 type Implementation struct {
-	Name        string `json:"name"`
-	Title       string `json:"title,omitempty"`
-	Version     string `json:"version"`
-	Description string `json:"description,omitempty"`
-	WebsiteURL  string `json:"websiteUrl,omitempty"`
-	Icons       []Icon `json:"icons,omitempty"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Version     string          `json:"version"`
+	Description string          `json:"description,omitempty"`
+	WebsiteURL  string          `json:"websiteUrl,omitempty"`
+	Icons       json.RawMessage `json:"icons,omitempty"`
 }
 
 // ListChangedCapability is a capability whose only setting is listChanged.

@@ -62,7 +62,7 @@ type Prompt struct {
 	Title       string           `json:"title,omitempty"`
 	Description string           `json:"description,omitempty"`
 	Arguments   []PromptArgument `json:"arguments,omitempty"`
-	Icons       []Icon           `json:"icons,omitempty"`
+	Icons       json.RawMessage  `json:"icons,omitempty"`
 	Meta        json.RawMessage  `json:"_meta,omitempty"`
 }
 
@@ -109,9 +109,9 @@ type Resource struct {
 	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description,omitempty"`
 	MIMEType    string          `json:"mimeType,omitempty"`
-	Size        *int64          `json:"size,omitempty"`
+	Size        json.RawMessage `json:"size,omitempty"`
 	Annotations json.RawMessage `json:"annotations,omitempty"`
-	Icons       []Icon          `json:"icons,omitempty"`
+	Icons       json.RawMessage `json:"icons,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -123,7 +123,7 @@ type ResourceTemplate struct {
 	Description string          `json:"description,omitempty"`
 	MIMEType    string          `json:"mimeType,omitempty"`
 	Annotations json.RawMessage `json:"annotations,omitempty"`
-	Icons       []Icon          `json:"icons,omitempty"`
+	Icons       json.RawMessage `json:"icons,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 

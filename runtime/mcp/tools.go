@@ -21,7 +21,7 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Execution    *ToolExecution  `json:"execution,omitempty"`
-	Icons        []Icon          `json:"icons,omitempty"`
+	Icons        json.RawMessage `json:"icons,omitempty"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
 

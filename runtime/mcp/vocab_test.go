@@ -163,6 +163,17 @@ func TestServerCapabilitiesKeepWhatWasSent(t *testing.T) {
 	if string(init2.Capabilities.Raw) != `{"tools":true,"logging":{}}` || init2.ServerInfo.Name != "s" {
 		t.Fatalf("lenient capabilities: %+v", init2)
 	}
+	// Members mcpdeck only passes on are kept raw: a malformed one (icons
+	// of the wrong shape, a size that is not an integer) fails nothing.
+	var page ListToolsResult
+	if err := json.Unmarshal([]byte(`{"tools":[{"name":"t","inputSchema":{"type":"object"},"icons":"not-an-array","_meta":[1]}]}`), &page); err != nil ||
+		string(page.Tools[0].Icons) != `"not-an-array"` || string(page.Tools[0].Meta) != `[1]` {
+		t.Fatalf("a tool with odd icons: %v %+v", err, page)
+	}
+	var res ListResourcesResult
+	if err := json.Unmarshal([]byte(`{"resources":[{"uri":"a:b","name":"b","size":12.5}]}`), &res); err != nil || string(res.Resources[0].Size) != `12.5` {
+		t.Fatalf("a resource with a fractional size: %v %+v", err, res)
+	}
 	built, _ := json.Marshal(ServerCapabilities{Tools: &ListChangedCapability{ListChanged: true}, Logging: &Empty{}})
 	if string(built) != `{"tools":{"listChanged":true},"logging":{}}` {
 		t.Fatalf("built capabilities: %s", built)
