@@ -100,13 +100,14 @@ func metaLines(st styles.Styles, raw json.RawMessage, w int) []string {
 	if members == nil {
 		return []string{present.Truncate(present.CompactJSON(raw), w)}
 	}
+	keyMax := min(max(w/3, 12), 40) // io.modelcontextprotocol/serverInfo fits a wide view
 	width := 0
 	for _, m := range members {
-		width = max(width, min(len([]rune(m.Key)), 24))
+		width = max(width, min(len([]rune(m.Key)), keyMax))
 	}
 	out := make([]string, 0, len(members))
 	for _, m := range members {
-		key := present.Truncate(m.Key, 24)
+		key := present.Truncate(m.Key, keyMax)
 		out = append(out, st.Label.Render(padRight(key, width+2))+present.Truncate(m.Value, max(w-width-2, 8)))
 	}
 	return out
