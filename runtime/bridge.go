@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"mcpdeck/runtime/mcp"
 )
 
 // maxToolName bounds normalized tool names; many clients reject longer ones.
@@ -80,11 +78,15 @@ const DefaultResultLimit = 256 << 10
 // decodeResult parses a tools/call result, bounds its size and checks
 // structuredContent against the output schema.
 func decodeResult(raw json.RawMessage, limit int, outputSchema json.RawMessage) (*Result, error) {
-	var w mcp.CallToolResult
-	if err := json.Unmarshal(raw, &w); err != nil {
+	// Result's wire members are mcp.CallToolResult's (TestResultDecodesTheVocabulary
+	// holds them together): decoding straight into it spares the hot path
+	// a second allocation. The runtime's own members are its to set.
+	var r Result
+	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("decoding the tools/call result: %w: %w", ErrProtocol, err)
 	}
-	r := ResultOf(w)
+	r.Truncated, r.OriginalSize, r.StructuredError = false, 0, ""
+	r.RequestID, r.Duration, r.Rounds, r.TaskID = 0, 0, 0, ""
 	truncate(&r, limit)
 	if len(outputSchema) > 0 && len(r.StructuredContent) > 0 && !r.IsError {
 		if errs, err := ValidateArguments(outputSchema, r.StructuredContent); err != nil {
