@@ -3,11 +3,13 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/styles"
 	"mcpdeck/ui/uitest"
 )
 
@@ -47,4 +49,17 @@ func TestGoldenResultMeta(t *testing.T) {
 		v := hs.waitText("Result of everything › echo", "── _meta", "viewUUID", "priority=0.9")
 		golden.RequireEqual(t, []byte(v))
 	})
+}
+
+// A server's _meta is data: what would drive a terminal (a C1 control, a
+// bidi override) reaches the screen escaped, in keys and values alike.
+func TestMetaLinesSanitised(t *testing.T) {
+	raw := json.RawMessage("{\"a\u009b31m\":\"x\u202ey\",\"ok\":[1,\"\u009d]0;title\u0007\"]}")
+	for _, l := range append(metaLines(styles.Styles{}, raw, 80), blockMeta(raw)) {
+		for _, r := range []rune{'\u009b', '\u202e', '\u009d', '\u0007', '\x1b'} {
+			if strings.ContainsRune(l, r) {
+				t.Fatalf("%q reached the screen in %q", r, l)
+			}
+		}
+	}
 }
