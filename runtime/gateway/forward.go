@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -287,28 +288,23 @@ func toolResult(server, what string, timeout time.Duration, res *runtime.Result,
 // the server (its serverInfo, a task mcpdeck followed). A modern answer
 // gets the gateway's own serverInfo instead (modernResult).
 func hopMeta(meta json.RawMessage) json.RawMessage {
-	if !mcp.HasMeta(meta) {
+	var m map[string]json.RawMessage
+	if !mcp.HasMeta(meta) || json.Unmarshal(meta, &m) != nil {
 		return nil
 	}
-	foreign := mcp.ForeignMeta(meta)
-	if foreign == nil {
+	n := len(m)
+	maps.DeleteFunc(m, func(k string, _ json.RawMessage) bool { return mcp.ReservedMetaKey(k) })
+	switch len(m) {
+	case 0:
 		return nil
-	}
-	if len(foreign) == metaLen(meta) {
+	case n:
 		return meta // nothing reserved: as the server sent it
 	}
-	out, err := json.Marshal(foreign)
+	out, err := json.Marshal(m)
 	if err != nil {
 		return nil
 	}
 	return out
-}
-
-// metaLen counts the members of a _meta object.
-func metaLen(meta json.RawMessage) int {
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(meta, &m)
-	return len(m)
 }
 
 // hopResult is a server's raw result (prompts/get, resources/read) with
