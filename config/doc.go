@@ -51,8 +51,10 @@
 //	                back to initialize), "legacy" (initialize only), "modern"
 //	                (2026-07-28 only) or one revision such as "2025-06-18";
 //	                mcpdeck's --protocol flag, when given, overrides it
-//	discoverTimeout stdio: how long the server/discover probe waits before
-//	                deciding the server is a legacy one (default 2s)
+//	discoverTimeout stdio: how long the server/discover probe is waited for
+//	                alone before initialize is sent alongside it (default 2s);
+//	                whichever answer settles the era wins, and a discovery
+//	                result that comes later still makes the server modern
 //
 // # Roots
 //
@@ -129,6 +131,28 @@
 //	                supports such documents
 //	authServerMetadataUrl  fetch the authorization server's metadata from here
 //	                instead of discovering it
+//	privateKeyFile  PEM private key of the pre-registered client, which then
+//	                authenticates with a signed JWT (private_key_jwt, RFC 7523)
+//	                instead of clientSecret; read at every token request
+//	signingAlgorithm  its JWS algorithm (ES256, RS256, PS256, EdDSA, ...);
+//	                default: the one the key's type implies
+//	idp             enterprise-managed authorization (SEP-990), no browser:
+//	                {"issuer": "https://idp.example.com", "clientId": "…",
+//	                "idToken": "${env:IDP_ID_TOKEN}"} and optionally
+//	                "tokenEndpoint" (else discovered from issuer) and
+//	                "clientSecret"; the ID token is exchanged at the identity
+//	                provider, the grant it returns at the server's
+//	                authorization server, as clientId (with clientSecret or
+//	                privateKeyFile)
+//	assertionFile   workload identity (SEP-1933), no browser: a file holding
+//	                the JWT the platform issues this workload (a Kubernetes
+//	                service account token, a CI job's OIDC token), traded for
+//	                a token with the JWT bearer grant; read at every request
+//
+// clientSecret, idp.clientSecret and idp.idToken are secrets: write them as
+// "${env:NAME}" (they are scrubbed from all output, and redacted by config
+// show). One grant per block: grantType "client_credentials", "idp" and
+// "assertionFile" exclude each other.
 //
 // The other clients' spellings are read too: Claude Code's "callbackPort"
 // and one-string "scopes", VS Code's {"clientId"}, and Cursor's "auth" block

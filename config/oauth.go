@@ -49,7 +49,44 @@ type OAuth struct {
 	// AuthServerMetadataURL skips authorization server discovery: the
 	// metadata document is fetched from here (Claude Code's field).
 	AuthServerMetadataURL string
+	// PrivateKeyFile holds the PEM private key of a pre-registered client
+	// that authenticates with a signed JWT (private_key_jwt, RFC 7523)
+	// instead of a secret; "~" and variables expand. SigningAlgorithm is
+	// the JWS algorithm (ES256, RS256, ...); "" means the one the key's
+	// type implies.
+	PrivateKeyFile   string
+	SigningAlgorithm string
+	// IdP, when set, makes the login enterprise-managed (SEP-990): an ID
+	// token from the organisation's identity provider is exchanged there
+	// for an identity assertion grant, which the server's authorization
+	// server trades for an access token. No browser is involved.
+	IdP *OAuthIdP
+	// AssertionFile holds a JWT the platform issues to this workload
+	// (workload identity federation, SEP-1933: a Kubernetes service
+	// account token, a CI job's OIDC token), traded for an access token
+	// with the JWT bearer grant (RFC 7523). It is read afresh for every
+	// token request, since platforms rotate it. No browser is involved.
+	AssertionFile string
 }
+
+// OAuthIdP is the "idp" block of an "oauth" block: the enterprise identity
+// provider of enterprise-managed authorization (SEP-990).
+type OAuthIdP struct {
+	// Issuer is the identity provider's issuer URL; its token endpoint is
+	// discovered from it unless TokenEndpoint is set.
+	Issuer        string
+	TokenEndpoint string
+	// ClientID (and ClientSecret, for a confidential client) identify
+	// mcpdeck at the identity provider.
+	ClientID     string
+	ClientSecret string
+	// IDToken is the user's OpenID Connect ID token from the identity
+	// provider: a secret, so write it as "${env:NAME}".
+	IDToken string
+}
+
+// SigningAlgorithms are the JWS algorithms a "signingAlgorithm" may name.
+var SigningAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
 
 // oauthFields are the "oauth" block's fields, with the other clients'
 // spellings: Claude Code's callbackPort and VS Code's clientId are the same
@@ -62,10 +99,18 @@ var oauthFields = map[string]string{
 	"grantType":             "grantType",
 	"clientMetadataUrl":     "clientMetadataUrl",
 	"authServerMetadataUrl": "authServerMetadataUrl",
+	"privateKeyFile":        "privateKeyFile",
+	"signingAlgorithm":      "signingAlgorithm",
+	"idp":                   "idp",
+	"assertionFile":         "assertionFile",
 }
 
 // oauthKnown are the canonical names of oauthFields, for warnings.
-var oauthKnown = []string{"clientId", "clientSecret", "scopes", "redirectPort", "grantType", "clientMetadataUrl", "authServerMetadataUrl"}
+var oauthKnown = []string{"clientId", "clientSecret", "scopes", "redirectPort", "grantType", "clientMetadataUrl", "authServerMetadataUrl",
+	"privateKeyFile", "signingAlgorithm", "idp", "assertionFile"}
+
+// idpKnown are the fields of the "idp" block.
+var idpKnown = []string{"issuer", "tokenEndpoint", "clientId", "clientSecret", "idToken"}
 
 // parseOAuth reads a remote server's "oauth" block (or Cursor's "auth"),
 // expanding variables in its strings. It returns nil when there is none.
@@ -114,6 +159,23 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 			p.checkOAuthURL(r, m.value, f, o.AuthServerMetadataURL, false)
 		case "scopes":
 			o.Scopes = p.oauthScopes(r, m.value, f)
+		case "privateKeyFile":
+			if s, ok := p.str(m.value, r.name, f); ok {
+				o.PrivateKeyFile = p.expandField(r, m.value.StartOffset, f, s, true)
+			}
+		case "signingAlgorithm":
+			s, ok := p.str(m.value, r.name, f)
+			if ok && !slices.Contains(SigningAlgorithms, s) {
+				p.errorf(m.value.StartOffset, r.name, f, "unknown signing algorithm %q; use one of %s (or leave it out to take the key's own)", s, strings.Join(SigningAlgorithms, ", "))
+				continue
+			}
+			o.SigningAlgorithm = s
+		case "idp":
+			o.IdP = p.parseIdP(r, m.value, f)
+		case "assertionFile":
+			if s, ok := p.str(m.value, r.name, f); ok {
+				o.AssertionFile = p.expandField(r, m.value.StartOffset, f, s, true)
+			}
 		case "redirectPort":
 			n, ok := number(m.value)
 			if !ok || n != math.Trunc(n) || n < 1 || n > 65535 {
@@ -132,13 +194,61 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 			}
 		}
 	}
-	if o.GrantType == GrantClientCredentials && (o.ClientID == "" || o.ClientSecret == "") {
-		p.errorf(v.StartOffset, r.name, field, "grantType %q needs a pre-registered clientId and clientSecret", GrantClientCredentials)
-	}
-	if o.ClientSecret != "" && o.ClientID == "" {
-		p.errorf(v.StartOffset, r.name, field, "clientSecret without clientId; add the client id it belongs to")
+	switch {
+	case o.GrantType == GrantClientCredentials && (o.ClientID == "" || (o.ClientSecret == "" && o.PrivateKeyFile == "")):
+		p.errorf(v.StartOffset, r.name, field, "grantType %q needs a pre-registered clientId with a clientSecret or a privateKeyFile", GrantClientCredentials)
+	case (o.ClientSecret != "" || o.PrivateKeyFile != "") && o.ClientID == "":
+		p.errorf(v.StartOffset, r.name, field, "a client secret or private key without clientId; add the client id it belongs to")
+	case o.ClientSecret != "" && o.PrivateKeyFile != "":
+		p.errorf(v.StartOffset, r.name, field, "sets both clientSecret and privateKeyFile; a client authenticates one way, keep one")
+	case o.SigningAlgorithm != "" && o.PrivateKeyFile == "":
+		p.errorf(v.StartOffset, r.name, field, "signingAlgorithm without privateKeyFile; add the key it signs with")
+	case o.IdP != nil && o.GrantType == GrantClientCredentials:
+		p.errorf(v.StartOffset, r.name, field, "sets both \"idp\" (enterprise-managed authorization) and grantType %q; keep one", GrantClientCredentials)
+	case o.AssertionFile != "" && (o.IdP != nil || o.GrantType == GrantClientCredentials):
+		p.errorf(v.StartOffset, r.name, field, "sets \"assertionFile\" (workload identity) with another grant (\"idp\" or grantType %q); keep one", GrantClientCredentials)
+	case o.IdP != nil && o.ClientID == "":
+		p.errorf(v.StartOffset, r.name, field, "\"idp\" needs clientId (and clientSecret or privateKeyFile): the client the server's authorization server knows")
 	}
 	return o
+}
+
+// parseIdP reads the "idp" block of enterprise-managed authorization.
+func (p *parser) parseIdP(r *rawServer, v *hujson.Value, field string) *OAuthIdP {
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		p.errorf(v.StartOffset, r.name, field, "must be an object such as {\"issuer\": \"https://idp.example.com\", \"clientId\": \"…\", \"idToken\": \"${env:IDP_ID_TOKEN}\"}, not %s", kindName(v.Value.Kind()))
+		return nil
+	}
+	idp := &OAuthIdP{}
+	for _, m := range p.members(obj, r.name, field) {
+		f := field + "." + m.name
+		switch m.name {
+		case "issuer":
+			idp.Issuer = p.oauthString(r, m.value, f)
+			p.checkOAuthURL(r, m.value, f, idp.Issuer, false)
+		case "tokenEndpoint":
+			idp.TokenEndpoint = p.oauthString(r, m.value, f)
+			p.checkOAuthURL(r, m.value, f, idp.TokenEndpoint, false)
+		case "clientId":
+			idp.ClientID = p.oauthString(r, m.value, f)
+		case "clientSecret":
+			idp.ClientSecret = p.oauthString(r, m.value, f)
+		case "idToken":
+			idp.IDToken = p.oauthString(r, m.value, f)
+		default:
+			p.warnf(m.keyOff, r.name, f, "%s", unknownField(m.name, idpKnown, "known: "+strings.Join(idpKnown, ", ")))
+		}
+	}
+	switch {
+	case idp.Issuer == "" && idp.TokenEndpoint == "":
+		p.errorf(v.StartOffset, r.name, field, "needs \"issuer\" (or \"tokenEndpoint\"): where the ID token is exchanged")
+	case idp.ClientID == "":
+		p.errorf(v.StartOffset, r.name, field, "needs \"clientId\": mcpdeck's client id at the identity provider")
+	case idp.IDToken == "":
+		p.errorf(v.StartOffset, r.name, field, "needs \"idToken\": the ID token to exchange, written as \"${env:NAME}\"")
+	}
+	return idp
 }
 
 func (p *parser) oauthString(r *rawServer, v *hujson.Value, field string) string {
@@ -200,5 +310,41 @@ func equalOAuth(a, b *OAuth) bool {
 	return a.ClientID == b.ClientID && a.ClientSecret == b.ClientSecret &&
 		slices.Equal(a.Scopes, b.Scopes) && a.RedirectPort == b.RedirectPort &&
 		a.GrantType == b.GrantType && a.ClientMetadataURL == b.ClientMetadataURL &&
-		a.AuthServerMetadataURL == b.AuthServerMetadataURL
+		a.AuthServerMetadataURL == b.AuthServerMetadataURL &&
+		a.PrivateKeyFile == b.PrivateKeyFile && a.SigningAlgorithm == b.SigningAlgorithm && a.AssertionFile == b.AssertionFile &&
+		(a.IdP == nil) == (b.IdP == nil) && (a.IdP == nil || *a.IdP == *b.IdP)
+}
+
+// secrets are the block's secret values: the client secret, and the
+// identity provider's client secret and ID token.
+func (o *OAuth) secrets() []string {
+	if o == nil {
+		return nil
+	}
+	out := []string{o.ClientSecret}
+	if o.IdP != nil {
+		out = append(out, o.IdP.ClientSecret, o.IdP.IDToken)
+	}
+	return out
+}
+
+// redacted is a copy of the block with its secrets replaced, for display.
+func (o *OAuth) redacted() *OAuth {
+	if o == nil {
+		return nil
+	}
+	r := *o
+	hide := func(s *string) {
+		if *s != "" {
+			*s = RedactedValue
+		}
+	}
+	hide(&r.ClientSecret)
+	if o.IdP != nil {
+		idp := *o.IdP
+		hide(&idp.ClientSecret)
+		hide(&idp.IDToken)
+		r.IdP = &idp
+	}
+	return &r
 }

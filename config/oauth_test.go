@@ -20,7 +20,7 @@ func parseOne(t *testing.T, src string, env map[string]string) Server {
 }
 
 func TestParseOAuthShapes(t *testing.T) {
-	env := map[string]string{"SECRET": "s3cr3t-value-123"}
+	env := map[string]string{"SECRET": "s3cr3t-value-123", "IDTOK": "eyJ-id-token-value", "HOME": "/home/u"}
 	tests := []struct {
 		name, src string
 		want      OAuth
@@ -37,6 +37,15 @@ func TestParseOAuthShapes(t *testing.T) {
 			"grantType": "client_credentials", "redirectPort": 9000, "clientMetadataUrl": "https://me.example/mcpdeck.json"}}}}`,
 			OAuth{ClientID: "cid", ClientSecret: "s3cr3t-value-123", GrantType: GrantClientCredentials, RedirectPort: 9000,
 				ClientMetadataURL: "https://me.example/mcpdeck.json"}},
+		{"private key jwt", `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"clientId": "svc", "privateKeyFile": "~/keys/svc.pem",
+			"signingAlgorithm": "ES256", "grantType": "client_credentials"}}}}`,
+			OAuth{ClientID: "svc", PrivateKeyFile: "/home/u/keys/svc.pem", SigningAlgorithm: "ES256", GrantType: GrantClientCredentials}},
+		{"enterprise", `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"clientId": "cid", "clientSecret": "${SECRET}",
+			"idp": {"issuer": "https://idp.example", "clientId": "mcpdeck", "idToken": "${env:IDTOK}"}}}}}`,
+			OAuth{ClientID: "cid", ClientSecret: "s3cr3t-value-123", GrantType: GrantAuthorizationCode,
+				IdP: &OAuthIdP{Issuer: "https://idp.example", ClientID: "mcpdeck", IDToken: "eyJ-id-token-value"}}},
+		{"workload identity", `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"clientId": "wl", "assertionFile": "~/run/token.jwt"}}}}`,
+			OAuth{ClientID: "wl", AssertionFile: "/home/u/run/token.jwt", GrantType: GrantAuthorizationCode}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,6 +63,15 @@ func TestParseOAuthShapes(t *testing.T) {
 func TestOAuthClientSecretIsASecret(t *testing.T) {
 	s := parseOne(t, `{"mcpServers": {"a": {"url": "https://h/mcp?k=s3cr3t-value-123", "oauth": {"clientId": "cid", "clientSecret": "${env:SECRET}"}}}}`,
 		map[string]string{"SECRET": "s3cr3t-value-123"})
+	idp := parseOne(t, `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"clientId": "cid",
+		"idp": {"issuer": "https://idp.example", "clientId": "i", "clientSecret": "${env:IDPSEC}", "idToken": "${env:IDTOK}"}}}}}`,
+		map[string]string{"IDPSEC": "idp-secret-98765", "IDTOK": "eyJ-id-token-value"})
+	if sec := idp.Secrets(); !slices.Contains(sec, "idp-secret-98765") || !slices.Contains(sec, "eyJ-id-token-value") {
+		t.Fatalf("Secrets() = %q, want the identity provider's secret and ID token", sec)
+	}
+	if r := idp.Redacted(); r.OAuth.IdP.IDToken != RedactedValue || r.OAuth.IdP.ClientSecret != RedactedValue || idp.OAuth.IdP.IDToken != "eyJ-id-token-value" {
+		t.Fatalf("Redacted idp = %+v (original %+v)", r.OAuth.IdP, idp.OAuth.IdP)
+	}
 	if !slices.Contains(s.Secrets(), "s3cr3t-value-123") {
 		t.Fatalf("Secrets() = %q, want the client secret", s.Secrets())
 	}
@@ -81,8 +99,20 @@ func TestParseOAuthDiagnostics(t *testing.T) {
 	}{
 		{"bad port", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"redirectPort": 70000}}}}`, `field "oauth.redirectPort": must be a port number`, false},
 		{"bad grant", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"grantType": "password"}}}}`, `unknown grant type "password"`, false},
-		{"client credentials without secret", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "grantType": "client_credentials"}}}}`, `needs a pre-registered clientId and clientSecret`, false},
-		{"secret without id", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientSecret": "xxxxxx"}}}}`, `clientSecret without clientId`, false},
+		{"client credentials without secret", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "grantType": "client_credentials"}}}}`, `needs a pre-registered clientId with a clientSecret or a privateKeyFile`, false},
+		{"secret without id", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientSecret": "xxxxxx"}}}}`, `a client secret or private key without clientId`, false},
+		{"key without id", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"privateKeyFile": "/k.pem"}}}}`, `a client secret or private key without clientId`, false},
+		{"secret and key", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "clientSecret": "xxxxxx", "privateKeyFile": "/k.pem"}}}}`, `sets both clientSecret and privateKeyFile`, false},
+		{"bad algorithm", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "privateKeyFile": "/k.pem", "signingAlgorithm": "HS256"}}}}`, `field "oauth.signingAlgorithm": unknown signing algorithm "HS256"`, false},
+		{"algorithm without key", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "signingAlgorithm": "ES256"}}}}`, `signingAlgorithm without privateKeyFile`, false},
+		{"idp not an object", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "idp": []}}}}`, `field "oauth.idp": must be an object`, false},
+		{"idp without token", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "idp": {"issuer": "https://idp", "clientId": "i"}}}}}`, `needs "idToken"`, false},
+		{"idp without issuer", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "idp": {"clientId": "i", "idToken": "t"}}}}}`, `needs "issuer"`, false},
+		{"idp over http", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "idp": {"issuer": "http://idp.example", "clientId": "i", "idToken": "t"}}}}}`, `field "oauth.idp.issuer": "http://idp.example" must be an https:// URL`, false},
+		{"idp without client", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"idp": {"issuer": "https://idp", "clientId": "i", "idToken": "t"}}}}}`, `"idp" needs clientId`, false},
+		{"idp and client credentials", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "clientSecret": "xxxxxx", "grantType": "client_credentials", "idp": {"issuer": "https://idp", "clientId": "i", "idToken": "t"}}}}}`, `sets both "idp"`, false},
+		{"assertion and idp", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "assertionFile": "/t.jwt", "idp": {"issuer": "https://idp", "clientId": "i", "idToken": "t"}}}}}`, `sets "assertionFile" (workload identity) with another grant`, false},
+		{"unknown idp field", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientId": "c", "idp": {"issuer": "https://idp", "clientId": "i", "idToken": "t", "audience": "x"}}}}}`, `field "oauth.idp.audience": unknown field is ignored`, true},
 		{"cimd over http", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientMetadataUrl": "http://me.example/c.json"}}}}`, `must be an https:// URL`, false},
 		{"cimd at root", `{"mcpServers": {"a": {"url": "https://h", "oauth": {"clientMetadataUrl": "https://me.example/"}}}}`, `needs a path`, false},
 		{"both spellings", `{"mcpServers": {"a": {"url": "https://h", "oauth": {}, "auth": {}}}}`, `is Cursor's spelling of "oauth"`, false},

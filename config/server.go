@@ -100,8 +100,9 @@ type Server struct {
 	// revision ("2025-06-18"). A --protocol flag given on the command line
 	// overrides it.
 	Protocol string
-	// DiscoverTimeout bounds the server/discover probe of a stdio server:
-	// no answer within it means a legacy server; 0 means the default (2s).
+	// DiscoverTimeout is how long the server/discover probe of a stdio
+	// server is waited for alone before initialize is sent alongside it (the
+	// answers, not the wait, decide the era); 0 means the default (2s).
 	DiscoverTimeout time.Duration
 	AutoReconnect   Reconnect
 	// NeedsInput, when non-empty, says why the server cannot start: it uses
@@ -150,9 +151,7 @@ func (s Server) Secrets() []string {
 			out = append(out, strings.TrimSpace(cred))
 		}
 	}
-	if s.OAuth != nil {
-		out = append(out, s.OAuth.ClientSecret)
-	}
+	out = append(out, s.OAuth.secrets()...)
 	out = append(out, urlPassword(s.URL))
 	out = append(out, s.inheritedSecrets()...)
 	out = slices.DeleteFunc(out, func(v string) bool { return v == "" })
@@ -215,13 +214,7 @@ func (s Server) Redacted() Server {
 	r.URL = redactURL(s.URL, scrub)
 	r.Env = s.redactEnv()
 	r.Headers = redactMap(s.Headers)
-	if s.OAuth != nil {
-		o := *s.OAuth
-		if o.ClientSecret != "" {
-			o.ClientSecret = RedactedValue
-		}
-		r.OAuth = &o
-	}
+	r.OAuth = s.OAuth.redacted()
 	return r
 }
 

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
-
-	"github.com/gofrs/flock"
 )
 
 // trustFileName is the approvals file inside the state directory.
@@ -81,11 +78,16 @@ func (t *TrustStore) Path() string { return t.path }
 
 func (t *TrustStore) read() (map[string]approval, error) {
 	data, err := os.ReadFile(t.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]approval{}, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading approvals %s: %w: %w", t.path, ErrTrustStore, err)
+	}
+	return t.decode(data)
+}
+
+// decode reads trust.json's content; nil is an empty store.
+func (t *TrustStore) decode(data []byte) (map[string]approval, error) {
+	if data == nil {
+		return map[string]approval{}, nil
 	}
 	var f trustFile
 	if err := json.Unmarshal(data, &f); err != nil {
@@ -110,11 +112,6 @@ func (t *TrustStore) Trusted(f File) bool {
 	return ok && f.Hash != "" && a.SHA256 == f.Hash
 }
 
-// lockTimeout bounds the wait for another process's lock on the trust
-// file. Holders keep it for one read and one rename, so a wait this long
-// means a stuck process, not a busy one.
-const lockTimeout = 10 * time.Second
-
 // Trust records the approval of f's current content.
 func (t *TrustStore) Trust(f File) error {
 	if f.Scope != ScopeProject {
@@ -122,72 +119,25 @@ func (t *TrustStore) Trust(f File) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	unlock, err := t.lock()
-	if err != nil {
+	var approved map[string]approval
+	err := UpdateStateFile(t.path, func(old []byte) ([]byte, error) {
+		// Merged with what is on disk under the lock, so an approval another
+		// process just wrote is not lost.
+		var err error
+		if approved, err = t.decode(old); err != nil {
+			return nil, err
+		}
+		approved[f.Path] = approval{SHA256: f.Hash, ApprovedAt: time.Now().UTC().Truncate(time.Second)}
+		data, err := json.MarshalIndent(trustFile{Approved: approved}, "", "  ")
+		return append(data, '\n'), err
+	})
+	switch {
+	case errors.Is(err, ErrTrustStore):
 		return err
-	}
-	defer unlock()
-	// Re-read under the lock so an approval another process just wrote is
-	// not lost.
-	approved, err := t.read()
-	if err != nil {
-		return err
-	}
-	approved[f.Path] = approval{SHA256: f.Hash, ApprovedAt: time.Now().UTC().Truncate(time.Second)}
-	if err := t.write(approved); err != nil {
-		return err
+	case err != nil:
+		return fmt.Errorf("saving approval to %s: %w: %w", t.path, ErrTrustStore, err)
 	}
 	t.approved = approved
-	return nil
-}
-
-// lock takes the cross-process lock that serialises read-merge-write
-// cycles on the trust file. The lock lives in its own file because the
-// trust file itself is replaced by rename, which would orphan a lock held
-// on it.
-func (t *TrustStore) lock() (func(), error) {
-	dir := filepath.Dir(t.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("saving approval: %w: %w", ErrTrustStore, err)
-	}
-	fl := flock.New(t.path+".lock", flock.SetPermissions(0o600))
-	ctx, cancel := context.WithTimeout(context.Background(), lockTimeout)
-	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
-	if err == nil && !ok {
-		err = errors.New("another mcpdeck process holds the lock")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("saving approval: locking %s: %w: %w (if no other mcpdeck is running, delete the lock file)", fl.Path(), ErrTrustStore, err)
-	}
-	return func() { _ = fl.Unlock() }, nil
-}
-
-// write replaces the file atomically: a crash mid-write must not leave a
-// corrupt file that forgets every approval.
-func (t *TrustStore) write(approved map[string]approval) error {
-	dir := filepath.Dir(t.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("saving approval: %w: %w", ErrTrustStore, err)
-	}
-	data, err := json.MarshalIndent(trustFile{Approved: approved}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("saving approval: %w: %w", ErrTrustStore, err)
-	}
-	tmp, err := os.CreateTemp(dir, ".trust-*.json")
-	if err != nil {
-		return fmt.Errorf("saving approval: %w: %w", ErrTrustStore, err)
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("saving approval to %s: %w: %w", t.path, ErrTrustStore, err)
-	}
-	if err := os.Rename(tmp.Name(), t.path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("saving approval to %s: %w: %w", t.path, ErrTrustStore, err)
-	}
 	return nil
 }
 

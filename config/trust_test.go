@@ -220,7 +220,7 @@ func TestTrustStoreParallelProcesses(t *testing.T) {
 	if lost > 0 {
 		t.Fatalf("%d of %d approvals written by %d parallel processes were lost", lost, len(want), procs)
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(dir, ".trust-*"))
+	leftovers, _ := filepath.Glob(filepath.Join(dir, ".trust.json.mcpdeck-*"))
 	if len(leftovers) > 0 {
 		t.Errorf("temporary files left behind: %v", leftovers)
 	}

@@ -112,7 +112,7 @@ func (s *session) cacheKey(method, cursor string) string {
 }
 
 func (s *session) cachePrefix() string {
-	return s.name + "\x00" + eraKey(s.cfg) + "\x00" + s.era.String() + "\x00"
+	return s.name + "\x00" + eraIdentity(s.cfg) + "\x00" + s.era.String() + "\x00"
 }
 
 // invalidate forgets the cached pages of one list kind of this server.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/mcp"
-	"mcpdeck/runtime/proc"
 )
 
 // connect makes one connection attempt: start the transport, initialize,
@@ -34,22 +32,50 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	}
 	warmSchemas() // while the server starts, so the first call validates at once
 	report(StateStarting)
-	s, err := c.openTransport(ctx, gen, cfg)
+	s, err := c.openTransport(ctx, gen, cfg, false)
 	if err != nil {
 		return nil, info, err
 	}
 	report(StateInitializing)
-	if s, err = c.handshake(ctx, s, pref); err != nil {
+	s, err = c.handshake(ctx, s, pref)
+	if err != nil && s != nil && s.fromMemory && ctx.Err() == nil && refusedEra(err) {
+		// The server refused the remembered era (it changed): forget it
+		// and probe afresh, once.
+		c.forgetEra(cfg)
+		s.close()
+		if s, err = c.openTransport(ctx, gen, cfg, true); err != nil {
+			return nil, info, err
+		}
+		s, err = c.handshake(ctx, s, pref)
+	}
+	if err != nil {
+		if r, ok := c.eras.recall(cfg); ok && s != nil && s.fromMemory {
+			c.forgetEra(cfg)
+			err = fmt.Errorf("%w; it was %s: forgotten, the next attempt probes it afresh", err, rememberedReason(r))
+		}
 		return s, info, err
 	}
-	if s.modern() {
-		s.startListen(ctx)
-	}
 	report(StateListing)
-	l, err := s.listAll(ctx)
+	l, err := c.listFresh(ctx, s)
 	if err != nil {
 		return s, info, err
 	}
+	if v := s.lateSwitch(pref); v != nil {
+		// server/discover answered as a modern server after initialize, before
+		// ready: the modern answer wins. The process took the initialize, so
+		// it starts again, and is spoken to in the modern era.
+		if s, err = c.restart(ctx, s); err != nil {
+			return nil, info, err
+		}
+		why := "server/discover answered after initialize did, before the server was ready; started it again for the modern era"
+		if s, err = c.negotiateStdio(ctx, s, pref, probePlan{decision: EraSwitched, why: why, version: v.Version}); err != nil {
+			return s, info, err
+		}
+		if l, err = c.listFresh(ctx, s); err != nil {
+			return s, info, err
+		}
+	}
+	c.rememberEra(s, pref)
 	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.Capabilities.Logging != nil && level != "" {
 		// A server that declares logging but rejects the level still
 		// works. (A modern server gets the level in every request's _meta.)
@@ -63,10 +89,44 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	return s, info, nil
 }
 
+// listFresh opens a modern session's listen stream, then lists what the
+// server declared.
+func (c *Controller) listFresh(ctx context.Context, s *session) (lists, error) {
+	if s.modern() {
+		s.startListen(ctx)
+	}
+	return s.listAll(ctx)
+}
+
+// refusedEra reports whether a handshake failed because the server
+// answered in a way that rules the era out (an error response, a version
+// refusal, a 2026-07-28 error), as opposed to a crash or a timeout.
+func refusedEra(err error) bool {
+	var rpc *jsonrpc.Error
+	return errors.As(err, &rpc) || errors.Is(err, ErrUnsupportedVersion) || mcp.AsModern(err) != nil
+}
+
+// rememberEra records the era the session negotiated in the era memory,
+// unless the protocol setting pinned it to legacy: a dual-era server would
+// then be remembered wrongly. A failure to save it is said in the reason.
+func (c *Controller) rememberEra(s *session, pref mcp.Preference) {
+	if s.era == mcp.Legacy && (!pref.Probes() || s.eraDecision == EraPinned) {
+		return
+	}
+	if err := c.eras.remember(s.cfg, s.init.ProtocolVersion); err != nil {
+		s.init.eraReason += " (not remembered: " + err.Error() + ")"
+	}
+}
+
+// forgetEra drops the remembered era of a server whose remembered era
+// failed; a failure to save that is left for the next remember to meet.
+func (c *Controller) forgetEra(cfg config.Server) { _ = c.eras.forget(cfg) }
+
 // openTransport starts the server process (stdio) or connects (remote),
-// and builds the JSON-RPC connection over it.
-func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.Server) (*session, error) {
-	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}, changed: map[string]bool{}}
+// and builds the JSON-RPC connection over it. fresh leaves the era memory
+// out of the era negotiation (a remembered era just failed).
+func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.Server, fresh bool) (*session, error) {
+	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}, changed: map[string]bool{}, fresh: fresh}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	opts := jsonrpc.Options{
 		Handler:        s.handle,
@@ -78,23 +138,12 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 	var stream jsonrpc.Stream
 	switch cfg.Transport {
 	case config.TransportStdio:
-		p, err := proc.Start(proc.Spec{
-			Path:     cfg.Command,
-			Args:     cfg.Args,
-			Env:      cfg.ProcessEnv(os.Environ()),
-			Dir:      cfg.Cwd,
-			Grace:    c.opts.StopGrace,
-			OnStderr: s.onStderr,
-		})
+		p, st, err := c.startStdio(cfg, s.onStderr)
 		if err != nil {
 			s.cancel()
 			return nil, err
 		}
-		s.proc = p
-		stream = jsonrpc.NewStdioStream(p.Stdout(), p.Stdin(), p.Stdin(), jsonrpc.StdioOptions{
-			MaxMessageSize: c.opts.MaxMessageSize,
-			OnEOF:          func() error { return s.exitCause() },
-		})
+		s.proc, stream = p, st
 	default:
 		st, err := c.dialRemote(ctx, s, cfg)
 		if err != nil {
@@ -106,20 +155,6 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 	s.conn = jsonrpc.NewConn(stream, opts)
 	s.started = time.Now()
 	return s, nil
-}
-
-// exitCause waits briefly for the process behind a closed stdout and
-// returns its exit as the connection's close cause.
-func (s *session) exitCause() error {
-	select {
-	case <-s.proc.Done():
-		if err := s.proc.Exit(); err != nil {
-			return fmt.Errorf("server process %w", err)
-		}
-		return errors.New("server process exited with status 0")
-	case <-time.After(2 * time.Second):
-		return errors.New("server closed its stdout but its process is still running")
-	}
 }
 
 // clientCapabilities declares what is plugged in, and nothing else: roots
@@ -143,15 +178,31 @@ func (c *Controller) clientInfo() mcp.Implementation {
 // initialize performs the legacy handshake and negotiates the protocol
 // version among those the preference offers.
 func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
+	params, versions, err := s.initializeRequest(pref)
+	if err != nil {
+		return err
+	}
+	raw, err := s.conn.Call(ctx, mcp.MethodInitialize, params, jsonrpc.WithoutCancelNotification())
+	return s.finishInitialize(ctx, raw, err, versions, pref)
+}
+
+// initializeRequest builds the initialize request of the preference: its
+// params, and the revisions an answer may name.
+func (s *session) initializeRequest(pref mcp.Preference) (mcp.InitializeParams, []string, error) {
 	c := s.c
 	versions := pref.Offer(mcp.Legacy)
 	if len(versions) == 0 {
-		return fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
+		return mcp.InitializeParams{}, nil, fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
 	}
 	caps := c.clientCapabilities(s.name, s.cfg.Roots)
 	s.rootsDeclared = caps.Roots != nil
-	raw, err := s.conn.Call(ctx, mcp.MethodInitialize, mcp.InitializeParams{ProtocolVersion: versions[0], Capabilities: caps, ClientInfo: c.clientInfo()},
-		jsonrpc.WithoutCancelNotification())
+	return mcp.InitializeParams{ProtocolVersion: versions[0], Capabilities: caps, ClientInfo: c.clientInfo()}, versions, nil
+}
+
+// finishInitialize takes initialize's answer (raw, or err): it checks the
+// revision against versions, makes the session a legacy one and sends
+// notifications/initialized.
+func (s *session) finishInitialize(ctx context.Context, raw json.RawMessage, err error, versions []string, pref mcp.Preference) error {
 	var closed *jsonrpc.ClosedError
 	var cancelled *jsonrpc.CancelledError
 	switch {
@@ -170,7 +221,7 @@ func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
 		return fmt.Errorf("initialize: %w: the server answered %q, mcpdeck speaks %s here (upgrade the server, or mcpdeck, or change the protocol setting)",
 			ErrUnsupportedVersion, s.init.ProtocolVersion, strings.Join(versions, ", "))
 	}
-	s.era, s.init.era, s.init.eraReason = mcp.Legacy, mcp.Legacy, s.eraReason
+	s.era, s.init.era, s.init.eraReason, s.init.eraDecision = mcp.Legacy, mcp.Legacy, s.eraReason, s.eraDecision
 	if err := s.conn.Notify(ctx, mcp.NotificationInitialized, nil); err != nil {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}

@@ -55,6 +55,11 @@ type Options struct {
 	// auto, legacy, modern or a revision (the --protocol flag, when given
 	// explicitly). Empty leaves each server's setting, whose default is auto.
 	Protocol string
+	// Eras is the era memory: which protocol era each server spoke, used
+	// first on its next connection. Nil keeps it for this controller only
+	// (NewEraMemory); the CLI and TUI share one file in the state directory
+	// (OpenEraMemory).
+	Eras *EraMemory
 	// Telemetry, when set, gets a span per request, ping latencies,
 	// session durations, and reads the servers' counters at collection
 	// time. Nil records nothing.
@@ -83,8 +88,10 @@ type Controller struct {
 	progressID atomic.Uint64
 	hist       history   // the tool calls of the session
 	wish       wishes    // subscriptions and log levels, kept across reconnects
-	eras       eraCache  // the era each server turned out to speak
 	lists      listCache // list pages still fresh by the servers' ttlMs
+
+	// eras is the era each server turned out to speak (Options.Eras).
+	eras *EraMemory
 
 	shutdownOnce sync.Once
 }
@@ -111,6 +118,9 @@ func New(opts Options) *Controller {
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "dev"
 	}
+	if opts.Eras == nil {
+		opts.Eras = NewEraMemory()
+	}
 	c := &Controller{
 		opts:     opts,
 		bus:      newBus(),
@@ -118,6 +128,7 @@ func New(opts Options) *Controller {
 		internal: make(chan any, 256),
 		loopExit: make(chan struct{}),
 		loopDone: make(chan struct{}),
+		eras:     opts.Eras,
 	}
 	if opts.Elicitor != nil {
 		c.SetElicitor(opts.Elicitor)

@@ -5,13 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
-	"sync"
-	"time"
 
 	"mcpdeck/config"
-	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/mcp"
 )
 
@@ -49,40 +44,54 @@ func (c *Controller) preference(cfg config.Server) (mcp.Preference, error) {
 	return p, nil
 }
 
-// eraCache remembers which era a server turned out to speak, per process
-// (stdio: its launch line) or origin (HTTP), so a reconnect to a legacy
-// server does not pay for the probe again. Only legacy answers are used to
-// skip a probe: a modern server is discovered every time anyway.
-type eraCache struct {
-	mu   sync.Mutex
-	eras map[string]mcp.Era
+// EraDecision says how a server's protocol era was decided, for the
+// overview, servers and recordings: the era alone does not tell a server
+// that answered the probe from one remembered, or one whose late answer
+// switched it.
+type EraDecision int
+
+// The ways an era is decided. EraUndecided is a server not negotiated yet.
+const (
+	EraUndecided EraDecision = iota
+	// EraDiscoverAnswered: probed, and server/discover answered (a
+	// discovery result, or a 2026-07-28 error) before initialize was sent.
+	EraDiscoverAnswered
+	// EraLegacyError: probed, and the answer was a legacy one: an error of
+	// the session revisions (-32601, -32602, …), something that is not a
+	// discovery result, a 4xx over HTTP, or a closed connection.
+	EraLegacyError
+	// EraTimedOut: probed, server/discover went unanswered, and the
+	// initialize sent after the fallback wait (discoverTimeout) answered.
+	EraTimedOut
+	// EraRemembered: remembered from an earlier connection (this run or an
+	// earlier one, see EraMemory) and confirmed by the handshake.
+	EraRemembered
+	// EraPinned: the protocol setting (--protocol, or "protocol" in
+	// mcp.json; "type": "sse") allows only one era.
+	EraPinned
+	// EraSwitched: server/discover answered after the fallback had sent
+	// initialize: the late answer won and the server is spoken to in the
+	// modern era (started again when it had taken the initialize).
+	EraSwitched
+)
+
+// eraDecisionNames are the stable names (JSON, recordings) of the
+// decisions, indexed by EraDecision.
+var eraDecisionNames = [...]string{"", "probed-discover", "probed-legacy-error", "probed-timeout", "remembered", "pinned", "switched"}
+
+// String is the decision's stable name: "probed-discover",
+// "probed-legacy-error", "probed-timeout", "remembered", "pinned",
+// "switched"; "" when undecided.
+func (d EraDecision) String() string {
+	if d < 0 || int(d) >= len(eraDecisionNames) {
+		return ""
+	}
+	return eraDecisionNames[d]
 }
 
-func (e *eraCache) get(key string) mcp.Era {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.eras[key]
-}
-
-func (e *eraCache) set(key string, era mcp.Era) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.eras == nil {
-		e.eras = map[string]mcp.Era{}
-	}
-	e.eras[key] = era
-}
-
-// eraKey is what a server's era is remembered by: the process it runs
-// (command, arguments, directory) or, for a remote server, the origin.
-func eraKey(cfg config.Server) string {
-	if cfg.Transport == config.TransportStdio {
-		return "stdio\x00" + cfg.Command + "\x00" + strings.Join(cfg.Args, "\x00") + "\x00" + cfg.Cwd
-	}
-	if u, err := url.Parse(cfg.URL); err == nil {
-		return "http\x00" + u.Scheme + "://" + u.Host
-	}
-	return "http\x00" + cfg.URL
+// EraDecisions are the decisions, in order, for faces that word each one.
+func EraDecisions() []EraDecision {
+	return []EraDecision{EraDiscoverAnswered, EraLegacyError, EraTimedOut, EraRemembered, EraPinned, EraSwitched}
 }
 
 // negotiated is what the era negotiation decided, before the session
@@ -92,100 +101,62 @@ type negotiated struct {
 	version  string
 	discover *mcp.DiscoverResult
 	reason   string
+	decision EraDecision
 }
 
-// handshake decides the era of a stdio session and opens it: the
-// server/discover probe, then initialize where the server turns out to be
-// a legacy one. Remote sessions decided their era while dialing (the HTTP
-// probe); for them only initialize is left, in the legacy era. It returns
-// the session to keep, which differs from s when the probe cost the
-// server its process and it had to be started again.
+// handshake decides the era of a session and opens it. Remote sessions
+// decided their era while dialing (the HTTP probe, see dialRemote); for
+// them only initialize is left, in the legacy era. A stdio session starts
+// from what the preference and the era memory say:
+//   - a preference without modern revisions: initialize (pinned);
+//   - without legacy ones: server/discover, waited for as long as the
+//     startup timeout allows (pinned);
+//   - auto, remembered legacy: initialize, no probe;
+//   - auto, remembered modern: server/discover with no fallback wait (a
+//     legacy answer still falls back at once);
+//   - auto otherwise: the probe, with initialize sent alongside after the
+//     fallback wait, and the first answer that settles the era wins (see
+//     probeState.next).
+//
+// It returns the session to keep, which differs from s when the server had
+// to be started again.
 func (c *Controller) handshake(ctx context.Context, s *session, pref mcp.Preference) (*session, error) {
 	if s.decided != nil {
 		if s.decided.era == mcp.Modern {
 			return s, s.useModern(*s.decided)
 		}
-		s.eraReason = s.decided.reason
+		s.eraReason, s.eraDecision = s.decided.reason, s.decided.decision
 		return s, s.initialize(ctx, pref)
 	}
-	key := eraKey(s.cfg)
-	// A server remembered as legacy is not probed again, unless the
-	// setting has no legacy revision to offer it.
-	if pref.Probes() && (c.eras.get(key) != mcp.Legacy || !pref.FallsBack()) {
-		v, err := s.probe(ctx, pref)
-		if err != nil {
-			return s, err
-		}
-		if v.era == mcp.Modern {
-			return s, s.useModern(v.negotiated)
-		}
-		if !pref.FallsBack() {
-			return s, fmt.Errorf("%w: %s, but the protocol setting is %s: this server speaks only the legacy revisions (set protocol to auto or legacy)", ErrUnsupportedVersion, v.reason, pref)
-		}
-		c.eras.set(key, mcp.Legacy)
-		if v.restart {
-			s.close()
-			if s, err = c.openTransport(ctx, s.gen, s.cfg); err != nil {
-				return nil, err
-			}
-		}
-		s.eraReason = v.reason
-	} else if pref.FallsBack() {
-		s.eraReason = "initialize (the protocol setting is " + pref.String() + ")"
-		if pref.Probes() {
-			s.eraReason = "initialize (it answered as a legacy server before)"
-		}
+	remembered, known := s.recall()
+	switch {
+	case !pref.Probes():
+		s.eraReason, s.eraDecision = "initialize (the protocol setting is "+pref.String()+")", EraPinned
+		return s, s.initialize(ctx, pref)
+	case !pref.FallsBack():
+		return c.negotiateStdio(ctx, s, pref, probePlan{decision: EraPinned, why: "the protocol setting is " + pref.String()})
+	case known && remembered.Era == mcp.Legacy:
+		s.eraReason, s.eraDecision = rememberedReason(remembered)+"; initialize without a probe", EraRemembered
+		s.fromMemory = true
+		return s, s.initialize(ctx, pref)
+	case known && remembered.Era == mcp.Modern:
+		s.fromMemory = true
+		return c.negotiateStdio(ctx, s, pref, probePlan{decision: EraRemembered, why: rememberedReason(remembered)})
 	}
-	err := s.initialize(ctx, pref)
-	if modern := mcp.AsModern(err); modern != nil && pref.Probes() {
-		// Remembered as legacy, but it answers as a modern server now (an
-		// upgrade): forget that and discover it on the same process.
-		c.eras.set(key, mcp.Unknown)
-		v, perr := s.probe(ctx, pref)
-		if perr != nil {
-			return s, perr
-		}
-		if v.era == mcp.Modern {
-			return s, s.useModern(v.negotiated)
-		}
+	fallback := s.cfg.DiscoverTimeout
+	if fallback <= 0 {
+		fallback = mcp.DefaultProbeTimeout
 	}
-	return s, err
+	return c.negotiateStdio(ctx, s, pref, probePlan{decision: EraDiscoverAnswered, fallback: fallback})
 }
 
-// stdioProbe is the result of the stdio probe.
-type stdioProbe struct {
-	negotiated
-	restart bool
-}
-
-// probe sends server/discover and decides the era from the answer (see
-// mcp.Decide), retrying with a mutual version after -32022.
-func (s *session) probe(ctx context.Context, pref mcp.Preference) (stdioProbe, error) {
-	timeout := s.cfg.DiscoverTimeout
-	if timeout <= 0 {
-		timeout = mcp.DefaultProbeTimeout
+// rememberedReason words a remembered era.
+func rememberedReason(r RememberedEra) string {
+	when := "earlier"
+	if !r.Seen.IsZero() {
+		when = "last seen " + r.Seen.Local().Format("2006-01-02 15:04")
 	}
-	version := pref.Offer(mcp.Modern)[0]
-	for attempt := 0; ; attempt++ {
-		env := s.envelope(version)
-		pctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w: no answer to server/discover within %s", jsonrpc.ErrTimeout, timeout))
-		raw, err := s.conn.Call(pctx, mcp.MethodDiscover, env.Apply(nil), jsonrpc.WithoutCancelNotification())
-		cancel()
-		if ctx.Err() != nil {
-			return stdioProbe{}, context.Cause(ctx)
-		}
-		v := mcp.Decide(pref, raw, err, time.Now())
-		switch {
-		case v.Retry && attempt < maxVersionRetries:
-			version = v.Version
-			continue
-		case v.Retry:
-			return stdioProbe{}, fmt.Errorf("%w: server/discover kept answering -32022, last naming %s", ErrUnsupportedVersion, v.Version)
-		case v.Err != nil:
-			return stdioProbe{}, negotiationError(v.Err)
-		}
-		return stdioProbe{negotiated: negotiated{era: v.Era, version: v.Version, discover: v.Discover, reason: v.Reason}, restart: v.Restart}, nil
-	}
+	return fmt.Sprintf("remembered as %s %s (%s)", r.Era, r.Version, when)
 }
 
 // negotiationError words a failed negotiation so its kind is right: no
@@ -229,13 +200,13 @@ func (s *session) useModern(n negotiated) error {
 	if d == nil {
 		return fmt.Errorf("%w: the server is modern but sent no discovery result", ErrProtocol)
 	}
-	s.era, s.eraReason = mcp.Modern, n.reason
+	s.era, s.eraReason, s.eraDecision = mcp.Modern, n.reason, n.decision
 	s.discovered = d
 	s.init = initResult{InitializeResult: mcp.InitializeResult{ProtocolVersion: n.version, Capabilities: d.Capabilities, Instructions: d.Instructions}}
 	if d.ServerInfo != nil {
 		s.init.ServerInfo = *d.ServerInfo
 	}
-	s.init.era, s.init.eraReason = mcp.Modern, n.reason
+	s.init.era, s.init.eraReason, s.init.eraDecision = mcp.Modern, n.reason, n.decision
 	s.rootsDeclared = len(s.c.rootsFor(s.name, s.cfg.Roots)) > 0
 	return s.reencode()
 }

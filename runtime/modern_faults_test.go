@@ -99,8 +99,8 @@ func TestLegacySilentDiscoverFallsBackAfterTheTimeout(t *testing.T) {
 	start := time.Now()
 	enable(t, c)
 	v := serverOf(t, c, "l")
-	if v.Era != EraLegacy || v.ProtocolVersion != mcp.LatestLegacy || !strings.Contains(v.EraReason, "no answer to server/discover") {
-		t.Fatalf("a silent legacy server: era %s %q (%s)", v.Era, v.ProtocolVersion, v.EraReason)
+	if v.Era != EraLegacy || v.ProtocolVersion != mcp.LatestLegacy || v.EraDecision != EraTimedOut || !strings.Contains(v.EraReason, "no answer to server/discover") {
+		t.Fatalf("a silent legacy server: era %s %q, %s (%s)", v.Era, v.ProtocolVersion, v.EraDecision, v.EraReason)
 	}
 	if took := time.Since(start); took < 300*time.Millisecond {
 		t.Fatalf("ready in %s, before the probe's timeout", took)
@@ -115,8 +115,8 @@ func TestLegacySilentDiscoverFallsBackAfterTheTimeout(t *testing.T) {
 			t.Fatal("the reconnect probed a server known to be legacy")
 		}
 	}
-	if v := serverOf(t, c, "l"); !strings.Contains(v.EraReason, "legacy server before") {
-		t.Fatalf("after reconnect: %s", v.EraReason)
+	if v := serverOf(t, c, "l"); v.EraDecision != EraRemembered || !strings.Contains(v.EraReason, "remembered as legacy") {
+		t.Fatalf("after reconnect: %s (%s)", v.EraDecision, v.EraReason)
 	}
 }
 
@@ -125,8 +125,8 @@ func TestLegacyDiscoverErrorsMeanLegacy(t *testing.T) {
 	enable(t, c)
 	for name, code := range map[string]string{"n": "-32601", "i": "-32602"} {
 		v := serverOf(t, c, name)
-		if v.State != StateReady || v.Era != EraLegacy || !strings.Contains(v.EraReason, code) {
-			t.Errorf("%s: %s era %s (%s); want legacy, decided on %s", name, v.State, v.Era, v.EraReason, code)
+		if v.State != StateReady || v.Era != EraLegacy || v.EraDecision != EraLegacyError || !strings.Contains(v.EraReason, code) {
+			t.Errorf("%s: %s era %s, %s (%s); want legacy, decided on %s", name, v.State, v.Era, v.EraDecision, v.EraReason, code)
 		}
 	}
 }

@@ -116,7 +116,7 @@ func (s *srv) snapshot() ServerSnapshot {
 	if s.conn.published && s.conn.live {
 		in := s.conn.info
 		v.ServerInfo, v.ProtocolVersion = in.init.ServerInfo, in.init.ProtocolVersion
-		v.Era, v.EraReason = in.init.era, in.init.eraReason
+		v.Era, v.EraReason, v.EraDecision = in.init.era, in.init.eraReason, in.init.eraDecision
 		v.DroppedTools, v.ListedAt = in.lists.Dropped, listingsOf(in.lists.Listed)
 		v.Capabilities, v.Instructions = in.init.Capabilities.JSON(), in.init.Instructions
 		v.Tools, v.Prompts, v.Resources, v.Templates = in.lists.Tools, in.lists.Prompts, in.lists.Resources, in.lists.Templates
@@ -162,7 +162,7 @@ func stopInfo(r proc.StopResult) StopInfo {
 	if r.Step == 0 {
 		return StopInfo{}
 	}
-	info := StopInfo{Step: r.Step, Took: r.Elapsed}
+	info := StopInfo{Step: r.Step, Took: r.Elapsed, Leftovers: r.Leftovers}
 	if r.Exit != nil {
 		info.Exit = r.Exit.Error()
 	}

@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/mcphttp"
-	"mcpdeck/runtime/auth"
 	"mcpdeck/runtime/mcp"
 )
 
@@ -28,35 +26,29 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 	if err != nil {
 		return nil, err
 	}
-	var transport http.RoundTripper
-	if c.opts.Auth != nil {
-		transport = &auth.Transport{Manager: c.opts.Auth, Target: auth.TargetOf(cfg), Interactive: c.opts.InteractiveLogin}
-	}
-	opts := mcphttp.Options{
-		URL:            cfg.URL,
-		Headers:        cfg.Headers,
-		MaxMessageSize: c.opts.MaxMessageSize,
-		// Each exchange is an event while a recorder wants them, for
-		// recordings' HTTP Archives. The tracer sees requests before the
-		// authorization transport adds a token.
-		Client: mcphttp.TraceClient(transport, cfg.Headers, func() bool { return c.bus.http.Load() > 0 }, func(x mcphttp.Exchange) {
-			x.RequestBody, x.ResponseBody, x.Err = s.redact.str(x.RequestBody), s.redact.str(x.ResponseBody), s.redact.str(x.Err)
-			x.URL = s.redact.str(x.URL)
-			c.bus.publish(HTTPExchange{EventHeader: EventHeader{Time: x.Started, Server: cfg.Name}, Exchange: x})
-		}),
-	}
+	opts := c.httpOptions(cfg, s.redact)
 	s.remote = true
-	key := eraKey(cfg)
+	remembered, known := s.recall()
+	auto := pref.Probes() && pref.FallsBack() // only auto consults the era memory
+	rememberedLegacy := auto && known && remembered.Era == mcp.Legacy
 	switch {
 	case cfg.Transport == config.TransportSSE && !pref.FallsBack():
 		return nil, fmt.Errorf("%w: the server is configured as legacy HTTP+SSE (\"type\": \"sse\"), which speaks no 2026-07-28, but the protocol setting is %s", ErrUnsupportedVersion, pref)
-	case cfg.Transport != config.TransportSSE && pref.Probes() && (c.eras.get(key) != mcp.Legacy || !pref.FallsBack()):
+	case cfg.Transport != config.TransportSSE && pref.Probes() && !rememberedLegacy:
 		n, err := s.probeHTTP(ctx, opts, pref)
 		if err != nil {
 			return nil, err
 		}
+		n.decision = EraLegacyError
 		if n.era == mcp.Modern {
-			c.eras.set(key, mcp.Modern)
+			n.decision = EraDiscoverAnswered
+			switch {
+			case !pref.FallsBack():
+				n.decision, n.reason = EraPinned, joinReason("the protocol setting is "+pref.String(), n.reason)
+			case known && remembered.Era == mcp.Modern:
+				n.decision, n.reason = EraRemembered, joinReason(rememberedReason(remembered), n.reason)
+				s.fromMemory = true
+			}
 			s.decided = &n
 			opts.Modern = &mcphttp.ModernOptions{ParamHeaders: s.paramHeaders}
 			return mcphttp.Dial(ctx, opts)
@@ -64,17 +56,16 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 		if !pref.FallsBack() {
 			return nil, fmt.Errorf("%w: %s, but the protocol setting is %s: this server speaks only the legacy revisions (set protocol to auto or legacy)", ErrUnsupportedVersion, n.reason, pref)
 		}
-		c.eras.set(key, mcp.Legacy)
 		s.decided = &n
+	case rememberedLegacy && cfg.Transport != config.TransportSSE:
+		s.decided = &negotiated{era: mcp.Legacy, reason: rememberedReason(remembered) + "; initialize without a probe", decision: EraRemembered}
+		s.fromMemory = true
 	default:
 		reason := "initialize (the protocol setting is " + pref.String() + ")"
-		switch {
-		case cfg.Transport == config.TransportSSE:
+		if cfg.Transport == config.TransportSSE {
 			reason = "initialize (configured as legacy HTTP+SSE, \"type\": \"sse\")"
-		case pref.Probes():
-			reason = "initialize (it answered as a legacy server before)"
 		}
-		s.decided = &negotiated{era: mcp.Legacy, reason: reason}
+		s.decided = &negotiated{era: mcp.Legacy, reason: reason, decision: EraPinned}
 	}
 	opts.Legacy = cfg.Transport == config.TransportSSE
 	opts.AutoFallback = cfg.TransportInferred && cfg.Transport == config.TransportHTTP

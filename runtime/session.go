@@ -45,6 +45,14 @@ type session struct {
 	discovered    *mcp.DiscoverResult // modern: what server/discover said
 	remote        bool                // Streamable HTTP or SSE, not stdio
 
+	eraDecision EraDecision // how the era was decided
+	fromMemory  bool        // the handshake started from a remembered era
+	fresh       bool        // the era memory is left out: a remembered era just failed
+	// lateProbe is the server/discover probe of a session that is legacy
+	// for now (initialize answered first); a modern answer to it before
+	// the session is ready still wins. Only the connection attempt uses it.
+	lateProbe *pendingCall
+
 	// The modern era's request envelope: env as built, enc as encoded for
 	// the hot path. Both change when the log level or the roots do.
 	envMu sync.Mutex
@@ -93,8 +101,9 @@ type session struct {
 // us, and which era that was.
 type initResult struct {
 	mcp.InitializeResult
-	era       mcp.Era
-	eraReason string
+	era         mcp.Era
+	eraReason   string
+	eraDecision EraDecision
 }
 
 // callState tracks one request for progress routing and its timeout.
@@ -126,6 +135,9 @@ func (s *session) close() proc.StopResult {
 		}()
 		if s.proc != nil {
 			s.stopped = s.proc.Stop()
+			for i, l := range s.stopped.Leftovers { // a child's arguments may carry a configured secret
+				s.stopped.Leftovers[i].Command = s.redact.str(l.Command)
+			}
 		}
 		<-closed
 		s.routines.Wait()

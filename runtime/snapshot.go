@@ -86,10 +86,13 @@ type ServerSnapshot struct {
 
 	ServerInfo Implementation
 	// Era is the protocol era negotiated with the server, ProtocolVersion
-	// the revision, and EraReason how the era was decided ("server/discover
-	// answered", "no answer to server/discover in time; using initialize").
+	// the revision, EraDecision how the era was decided (probed, and how;
+	// remembered; pinned; switched after a late answer) and EraReason the
+	// same in words, with the detail ("server/discover answered; speaking
+	// 2026-07-28").
 	Era             Era
 	ProtocolVersion string
+	EraDecision     EraDecision
 	EraReason       string
 	Capabilities    json.RawMessage // as the server declared them (initialize, or server/discover)
 	Instructions    string
@@ -246,10 +249,16 @@ type ProgressInfo struct {
 }
 
 // StopInfo says how a server process was stopped: which step ended it
-// (exited, stdin-close, SIGTERM, SIGKILL) and whether its group was cleared.
+// (exited, stdin-close, SIGTERM, SIGKILL), whether its group was cleared,
+// and what the server left running when it exited (Leftovers, observed
+// before mcpdeck cleared the group; command lines scrubbed of secrets).
 type StopInfo struct {
-	Step StopStep      `json:"step,omitempty"`
-	Exit string        `json:"exit,omitempty"`
-	Err  string        `json:"error,omitempty"`
-	Took time.Duration `json:"took,omitempty"`
+	Step      StopStep          `json:"step,omitempty"`
+	Exit      string            `json:"exit,omitempty"`
+	Err       string            `json:"error,omitempty"`
+	Took      time.Duration     `json:"took,omitempty"`
+	Leftovers []LeftoverProcess `json:"leftovers,omitempty"`
 }
+
+// LeftoverProcess is a process a server left running when it exited.
+type LeftoverProcess = proc.Leftover

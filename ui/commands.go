@@ -112,6 +112,9 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.handleGateway(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.handleManage(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case enabledMsg:
 		delete(m.busy, "mcp")

@@ -26,7 +26,7 @@ type elicitModal struct {
 func newElicitModal(c *common, msg elicitMsg) *elicitModal {
 	e := &elicitModal{c: c, id: msg.id, req: msg.req, reply: msg.reply}
 	if msg.req.Mode != "url" {
-		e.f = newForm(c, msg.req.RequestedSchema, nil)
+		e.f = newElicitForm(c, msg.req.RequestedSchema)
 	}
 	return e
 }

@@ -3,21 +3,26 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"mcpdeck/runtime"
+	"mcpdeck/runtime/schema"
 	"mcpdeck/ui/present"
 )
 
 // form edits a JSON object described by a JSON Schema: one field per
-// property, or a raw JSON editor for what the fields cannot express. It
-// validates on every edit with the runtime's validator, so the errors the
-// person sees are the ones the runtime would refuse the call with.
+// property, or a raw JSON editor for what the fields cannot express. The
+// fields come from runtime/schema's model of the schema: references
+// followed, Optional (nullable) fields that can be left null, enums
+// (through $ref too) as choosers, unions of shapes as a selector over the
+// chosen shape's fields. It validates on every edit with the runtime's
+// validator, so the errors the person sees are the ones the runtime would
+// refuse the call with.
 type form struct {
 	c       *common
 	schema  json.RawMessage
@@ -28,6 +33,13 @@ type form struct {
 	raw     bool
 	editor  textarea.Model
 	rawErr  string
+	// tooComplex says why the schema is edited as raw JSON only: the
+	// model refused it (too large or deep), shown above the editor.
+	tooComplex string
+	// elicit: the form answers an elicitation, written for people:
+	// fields are labelled by their titles and formats (email, uri, date,
+	// date-time) are checked as typed.
+	elicit bool
 
 	// Set by setSize: the body's width, the rows the raw editor may take
 	// at most, and the label and input columns of the fields.
@@ -36,35 +48,40 @@ type form struct {
 }
 
 // newForm builds the fields and fills them from prefill (the arguments
-// last used) or else from the schema's defaults.
-func newForm(c *common, schema json.RawMessage, prefill json.RawMessage) *form {
-	f := &form{c: c, schema: schema, editor: newEditor(c.st)}
-	var root schemaNode
-	if len(schema) > 0 && json.Unmarshal(schema, &root) == nil {
-		f.roots = objectChildren(&root, nil, 0)
+// last used) or else with their initial values (schema.Node.Initial).
+func newForm(c *common, raw json.RawMessage, prefill json.RawMessage) *form {
+	return buildForm(&form{c: c, schema: raw, editor: newEditor(c.st)}, prefill)
+}
+
+// newElicitForm is the form of an elicitation's requested schema.
+func newElicitForm(c *common, raw json.RawMessage) *form {
+	return buildForm(&form{c: c, schema: raw, editor: newEditor(c.st), elicit: true}, nil)
+}
+
+func buildForm(f *form, prefill json.RawMessage) *form {
+	root, err := schema.Parse(f.schema)
+	if err != nil {
+		f.tooComplex = err.Error()
+	} else {
+		f.roots = objectChildren(root, nil, 0)
 	}
 	f.reflow()
 	var args map[string]any
 	if len(prefill) > 0 && json.Unmarshal(prefill, &args) == nil {
 		f.fill(args)
 	} else {
-		for _, fl := range f.fields {
-			var d any
-			if len(fl.def) > 0 && json.Unmarshal(fl.def, &d) == nil {
-				fl.set(d, f.newInput)
-			}
-		}
+		initial(f.roots, f.give)
 		f.reflow()
 	}
 	f.setFocus(f.nextFocusable(-1, 1))
 	if len(f.fields) == 0 || f.focus < 0 {
 		// Nothing the form can show: start in the raw editor.
 		f.focus = 0
-		if len(f.fields) == 0 && !emptyObjectSchema(schema) {
+		if len(f.fields) == 0 && (root == nil || !emptyObject(root)) {
 			f.raw = true
 			start := prefill
 			if len(start) == 0 {
-				start = present.Skeleton(schema)
+				start = schema.Example(f.schema)
 			}
 			setEditorText(&f.editor, present.PrettyJSON(start))
 		}
@@ -92,7 +109,7 @@ func (f *form) setSize(w, maxRows int) {
 	f.w, f.maxRows = w, maxRows
 	f.labelW = 4
 	for _, fl := range f.fields {
-		f.labelW = max(f.labelW, 2*fl.depth+len(fl.name())+1)
+		f.labelW = max(f.labelW, 2*fl.depth+len([]rune(fl.label(f.elicit)))+1)
 	}
 	f.labelW = min(f.labelW, w/3)
 	const typeW = 9
@@ -111,9 +128,10 @@ func (f *form) sizeEditor() {
 	f.editor.SetHeight(min(max(editorRows(f.editor.Value(), f.editor.Width())+1, 3), room))
 }
 
-func emptyObjectSchema(schema json.RawMessage) bool {
-	var n schemaNode
-	return json.Unmarshal(schema, &n) == nil && n.typeName() == "object" && len(orderedProperties(n.Properties)) == 0
+// emptyObject: a schema that takes no arguments (an object without
+// properties); the form says so instead of opening the raw editor.
+func emptyObject(n *schema.Node) bool {
+	return (n.Type == "object" || n.Type == "") && len(n.Properties) == 0 && len(n.Choices) == 0 && n.Opaque == ""
 }
 
 func orEmpty(raw json.RawMessage) json.RawMessage {
@@ -125,13 +143,19 @@ func orEmpty(raw json.RawMessage) json.RawMessage {
 
 func (f *form) fill(args map[string]any) {
 	for _, fl := range f.roots {
-		fl.set(args[fl.key], f.newInput)
+		fl.set(args[fl.key], f.give)
 	}
 	f.reflow()
 }
 
-// newInput is a field's text input.
-func (f *form) newInput() textinput.Model { return newLineInput(f.c.st) }
+// give makes a field's text input; one that is null when left empty says
+// so.
+func (f *form) give(fl *field) {
+	fl.in, fl.hasInput = newLineInput(f.c.st), true
+	if fl.required && fl.node.Nullable {
+		fl.in.Placeholder = "null"
+	}
+}
 
 // reflow lists the fields again after items came or went, giving new
 // fields their inputs and keeping the focus on the same field.
@@ -143,7 +167,7 @@ func (f *form) reflow() {
 	f.fields = flatten(f.roots)
 	for _, fl := range f.fields {
 		if !fl.hasInput {
-			fl.in, fl.hasInput = f.newInput(), true
+			f.give(fl)
 		}
 	}
 	f.focus = -1
@@ -208,20 +232,45 @@ func (f *form) validate() (ok bool) {
 		f.rawErr = "not valid JSON yet"
 		return false
 	}
-	errs, err := runtime.ValidateArguments(f.schema, args)
+	if f.tooComplex != "" {
+		f.rootErr = append(f.rootErr, "this schema is too large or deep for a form ("+f.tooComplex+"): edit the arguments as raw JSON")
+	}
+	errs, err := schema.Validate(f.schema, args, schema.Options{AssertFormats: f.elicit})
 	if err != nil {
-		f.rootErr = append(f.rootErr, "the tool's schema is invalid, arguments are not checked: "+err.Error())
+		if f.tooComplex == "" {
+			f.rootErr = append(f.rootErr, "the schema is invalid, arguments are not checked: "+err.Error())
+		}
 		return !local
 	}
 	for _, fe := range errs {
-		f.attach(fe)
+		if f.raw || f.chosen(fe) {
+			f.attach(fe)
+		}
 	}
 	return !local && len(errs) == 0
 }
 
+// chosen reports whether a violation belongs to the shapes the person
+// chose: one from a union's other branches says only that the value is
+// not that other shape, which the person knows.
+func (f *form) chosen(fe schema.FieldError) bool {
+	for _, alt := range fe.Alternatives {
+		for _, fl := range f.fields {
+			if fl.kind != kindChoice || fl.choice < 0 || !slices.Contains(fl.node.ChoiceAt, alt) {
+				continue
+			}
+			ptr := fl.pointer()
+			if (fe.Path == ptr || strings.HasPrefix(fe.Path, ptr+"/")) && fl.node.ChoiceAt[fl.choice] != alt {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // attach shows a schema violation on its field: at the pointer's field,
 // at the named missing property, or above the form.
-func (f *form) attach(fe runtime.FieldError) {
+func (f *form) attach(fe schema.FieldError) {
 	if f.raw {
 		f.rootErr = append(f.rootErr, fe.String())
 		return
@@ -278,6 +327,10 @@ func (f *form) anyValue() bool {
 func (f *form) addItem(fl *field) *field {
 	it := fl.addItem()
 	if it != nil {
+		for _, d := range flatten([]*field{it}) {
+			f.give(d)
+		}
+		initial([]*field{it}, f.give)
 		f.reflow()
 	}
 	return it
@@ -299,10 +352,11 @@ func (f *form) help() []key.Binding {
 	if f.raw || f.focus < 0 || f.focus >= len(f.fields) {
 		return nil
 	}
-	switch f.fields[f.focus].kind {
-	case kindArray, kindObjArray:
+	fl := f.fields[f.focus]
+	switch {
+	case fl.kind == kindArray || fl.kind == kindObjArray:
 		return []key.Binding{k.AddItem, keysRelabel(k.RemoveItem, "remove the last item")}
-	case kindItem:
+	case fl.parent != nil && fl.parent.kind == kindObjArray:
 		return []key.Binding{k.RemoveItem}
 	}
 	return nil
@@ -329,7 +383,7 @@ func (f *form) toggleRaw() {
 		args, _ := f.args()
 		if !f.anyValue() {
 			// Nothing typed yet: start from what the schema asks for.
-			args = present.Skeleton(f.schema)
+			args = schema.Example(f.schema)
 		}
 		setEditorText(&f.editor, present.PrettyJSON(args))
 		f.sizeEditor()
@@ -397,14 +451,6 @@ func (f *form) update(msg tea.KeyMsg) bool {
 			f.reflow()
 			changed = true
 		}
-	case kindItem:
-		if key.Matches(msg, k.RemoveItem) {
-			parent := fl.parent
-			parent.removeItem(fl)
-			f.reflow()
-			f.setFocus(f.indexOf(parent))
-			changed = true
-		}
 	case kindBool:
 		switch {
 		case key.Matches(msg, k.Toggle):
@@ -414,18 +460,35 @@ func (f *form) update(msg tea.KeyMsg) bool {
 			fl.cycleBool(-1)
 			changed = true
 		}
-	case kindEnum:
-		n := len(fl.enum)
+	case kindEnum, kindChoice:
+		dir := 0
 		switch {
 		case key.Matches(msg, k.Toggle):
-			fl.choice = (fl.choice+2)%(n+1) - 1
-			changed = true
+			dir = 1
 		case key.Matches(msg, k.PrevChoice):
-			fl.choice = (fl.choice+n+1)%(n+1) - 1
+			dir = -1
+		}
+		if dir != 0 {
+			if fl.kind == kindEnum {
+				fl.choice = fl.cycle(len(fl.enum), dir)
+			} else {
+				fl.choose(fl.cycle(len(fl.node.Choices), dir), f.give)
+				f.reflow()
+			}
 			changed = true
 		}
 	default:
-		changed = editLine(&fl.in, msg)
+		if fl.kind != kindItem {
+			changed = editLine(&fl.in, msg)
+		}
+	}
+	// An item of an array of objects or of shapes: - removes it.
+	if item := fl.parent != nil && fl.parent.kind == kindObjArray; item && !changed && key.Matches(msg, k.RemoveItem) {
+		parent := fl.parent
+		parent.removeItem(fl)
+		f.reflow()
+		f.setFocus(f.indexOf(parent))
+		changed = true
 	}
 	if changed {
 		f.validate()
@@ -456,7 +519,11 @@ func (f *form) lines() (lines []string, focusLine int) {
 		lines = append(lines, st.Error.Render("✗ "+present.Line(e)))
 	}
 	if len(f.fields) == 0 {
-		lines = append(lines, st.Dim.Render("This tool takes no arguments."))
+		if f.elicit {
+			lines = append(lines, st.Dim.Render("Nothing to fill in."))
+		} else {
+			lines = append(lines, st.Dim.Render("This tool takes no arguments."))
+		}
 	}
 	labelW := f.labelW
 	for i, fl := range f.fields {
@@ -465,7 +532,7 @@ func (f *form) lines() (lines []string, focusLine int) {
 		if focused {
 			marker = "› "
 		}
-		label := strings.Repeat("  ", fl.depth) + present.Line(fl.name())
+		label := strings.Repeat("  ", fl.depth) + present.Line(fl.label(f.elicit))
 		req := " "
 		if fl.required {
 			req = "*"
@@ -480,6 +547,13 @@ func (f *form) lines() (lines []string, focusLine int) {
 		switch fl.kind {
 		case kindObject:
 			widget = st.Dim.Render("{")
+			if fl.node.Nullable {
+				widget += st.Faint.Render("  left empty: " + map[bool]string{true: "null", false: "left out"}[fl.required])
+			}
+		case kindConst:
+			widget = st.Dim.Render("= " + present.CompactJSON(fl.node.Const))
+		case kindNull:
+			widget = st.Dim.Render("null")
 		case kindArray, kindObjArray:
 			widget = st.Dim.Render("[" + present.Count(len(fl.children), "item", "items") + "]")
 			if focused {
@@ -498,30 +572,27 @@ func (f *form) lines() (lines []string, focusLine int) {
 			case fl.boolVal < 0:
 				widget = st.Dim.Render(widget)
 			}
-		case kindEnum:
+		case kindEnum, kindChoice:
 			val := "not set"
-			if fl.choice >= 0 {
-				val = present.Line(scalarText(decodeAny(fl.enum[fl.choice])))
+			switch {
+			case fl.choice >= 0 && fl.kind == kindEnum:
+				val = present.Line(enumText(fl.node, fl.choice))
+			case fl.choice >= 0:
+				val = present.Line(fl.node.ChoiceLabels()[fl.choice])
+			case fl.required && fl.node.Nullable:
+				val = "null"
 			}
 			widget = fmt.Sprintf("‹ %s ›", val)
 			if focused {
 				widget = st.Accent.Render(widget)
+				if fl.parent != nil && fl.parent.kind == kindObjArray {
+					widget += st.Faint.Render("  - removes this item")
+				}
 			}
 		default:
 			widget = "[" + lineView(&fl.in, f.inputW) + "]"
 		}
-		typ := fl.kind.String()
-		switch fl.kind {
-		case kindArray:
-			typ = fl.item.String() + "[]"
-		case kindObjArray:
-			typ = "object[]"
-		case kindItem, kindObject:
-			typ = ""
-		}
-		if fl.kind == kindEnum {
-			typ = present.Count(len(fl.enum), "choice", "choices")
-		}
+		typ := fieldType(fl)
 		lines = append(lines, head+widget+" "+st.Faint.Render(typ))
 		indent := strings.Repeat(" ", labelW+3)
 		if focused {
@@ -536,25 +607,82 @@ func (f *form) lines() (lines []string, focusLine int) {
 	return lines, focusLine
 }
 
-// describe is the help under a focused field: description, default, and
-// how to type lists.
+// fieldType is the type column of a field: its kind, ? when it accepts
+// null, the format of a string.
+func fieldType(fl *field) string {
+	typ := fl.kind.String()
+	switch fl.kind {
+	case kindArray:
+		typ = fl.item.String() + "[]"
+	case kindObjArray:
+		typ = "object[]"
+		if fl.node.Items != nil && len(fl.node.Items.Choices) > 0 {
+			typ = "choice[]"
+		}
+	case kindItem, kindObject, kindConst, kindNull:
+		return ""
+	case kindEnum:
+		typ = present.Count(len(fl.enum), "choice", "choices")
+	case kindChoice:
+		typ = "one of " + strconv.Itoa(len(fl.node.Choices))
+	case kindString:
+		if fl.node.Format != "" {
+			typ = present.Line(fl.node.Format)
+		}
+	}
+	if fl.node.Nullable && fl.kind != kindChoice && fl.kind != kindEnum {
+		typ += "?"
+	}
+	return typ
+}
+
+// enumText is an enum's value i as shown: its title when it has one.
+func enumText(n *schema.Node, i int) string {
+	if i < len(n.EnumTitles) && n.EnumTitles[i] != "" {
+		return n.EnumTitles[i]
+	}
+	return schema.Text(n.Enum[i])
+}
+
+// describe is the help under a focused field: description, constraints,
+// default, what an empty field sends, and how to type lists.
 func describe(fl *field) string {
 	var parts []string
 	if fl.desc != "" {
 		parts = append(parts, present.OneLine(fl.desc, 200))
 	}
-	if len(fl.def) > 0 {
-		parts = append(parts, "default "+present.CompactJSON(fl.def))
+	if d := fl.node.Describe(); d != "" {
+		parts = append(parts, present.Line(d))
+	}
+	if fl.node.Default != nil {
+		parts = append(parts, "default "+present.CompactJSON(fl.node.Default))
 	}
 	switch fl.kind {
 	case kindJSON:
-		parts = append(parts, "any JSON value")
+		if fl.node.Opaque != "" {
+			parts = append(parts, "JSON: "+present.Line(fl.node.Opaque))
+		} else {
+			parts = append(parts, "any JSON value")
+		}
 	case kindEnum:
 		var names []string
-		for _, e := range fl.enum {
-			names = append(names, present.Line(scalarText(decodeAny(e))))
+		for i := range fl.enum {
+			names = append(names, present.Line(enumText(fl.node, i)))
 		}
 		parts = append(parts, "one of "+strings.Join(names, ", "))
+	case kindChoice:
+		parts = append(parts, "one of "+strings.Join(fl.node.ChoiceLabels(), ", ")+" (space picks)")
+	}
+	if fl.node.Nullable && !fl.container() {
+		empty := "empty"
+		if fl.kind == kindEnum || fl.kind == kindBool {
+			empty = "not set"
+		}
+		if fl.required {
+			parts = append(parts, empty+": null")
+		} else {
+			parts = append(parts, empty+": left out")
+		}
 	}
 	return strings.Join(parts, " · ")
 }

@@ -109,8 +109,8 @@ func TestOpenLinkReturnsToTheResult(t *testing.T) {
 func TestBooleanFieldOnTheRealRuntime(t *testing.T) {
 	hs := startEverything(t)
 	hs.openTool("get-annotated-message")
-	hs.waitText("‹ not set ›")
-	hs.keys("space", "space", "tab") // messageType: error, success
+	hs.waitText("‹ error ›") // a required enum starts at its first value
+	hs.keys("space", "tab")  // messageType: success
 	hs.waitText("‹ success ›", "[ ] false")
 	hs.keys("space")
 	hs.waitText("[-] unset (left out)")

@@ -164,6 +164,11 @@ type Options struct {
 	// says ErrNoCheck.
 	Check func(ctx context.Context, server string, progress func(check.Item)) (check.Report, error)
 
+	// Manage lets the servers pane add (a), edit (e) and remove (D)
+	// servers and install them from the MCP Registry (b); nil leaves the
+	// keys unavailable. See Manage.
+	Manage *Manage
+
 	// Replay, when set, makes the UI show a recording: Runtime must be
 	// this same Replay; the timeline keys move through it and the header
 	// shows the position. Now defaults to the replay's clock.

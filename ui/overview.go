@@ -92,7 +92,17 @@ func (t *overviewTab) lines() []string {
 		kv("server", present.Line(info))
 	}
 	if srv.ProtocolVersion != "" {
-		kv("protocol", present.Line(strings.TrimPrefix(srv.Era.String()+" ", "unknown ")+srv.ProtocolVersion)+st.Faint.Render(present.Line(suffixIf(" · ", srv.EraReason))))
+		// The era, how it was decided, and why in the server's own terms,
+		// wrapped: a switched or remembered era's reason runs long.
+		proto := strings.TrimPrefix(srv.Era.String()+" ", "unknown ") + srv.ProtocolVersion + suffixIf(" · ", present.EraDecision(srv.EraDecision))
+		kv("protocol", present.Line(proto))
+		if srv.EraReason != "" {
+			label := "era reason"
+			for _, l := range wrap(present.Line(srv.EraReason), t.w-15) {
+				kv(label, st.Faint.Render(l))
+				label = ""
+			}
+		}
 	}
 	if l := srv.Listen; l != nil {
 		kv("listen", l.State+" · "+runtime.FilterString(l.Granted)+st.Faint.Render(present.Line(suffixIf(" · ", l.Err))))

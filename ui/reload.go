@@ -19,7 +19,7 @@ import (
 func (m *Model) reloadConfig() tea.Cmd {
 	read, pending := m.opts.Reload, m.opts.Pending
 	m.setStatus(statusInfo, "reloading configuration…")
-	apply := m.applyReload
+	apply := m.reloadApplier() // the session's state is read here, not in the command
 	return m.once("reload", func() tea.Msg {
 		cfg, err := read()
 		if err != nil {
@@ -36,16 +36,22 @@ func (m *Model) reloadConfig() tea.Cmd {
 
 // applyReload hands cfg to the runtime: a reload of the running set while
 // MCP is on, else a new configuration for when it is switched on.
-func (m *Model) applyReload(cfg *config.Config) tea.Cmd {
+func (m *Model) applyReload(cfg *config.Config) tea.Cmd { return m.reloadApplier()(cfg) }
+
+// reloadApplier reads what applying a configuration needs (whether MCP is
+// on) now, on the UI's goroutine, for a command to apply one later.
+func (m *Model) reloadApplier() func(*config.Config) tea.Cmd {
 	rt, ctx := m.rt, m.ctx()
 	on := m.c.snap != nil && m.c.snap.Enabled
-	return func() tea.Msg {
-		if !on {
-			plan, err := rt.Configure(ctx, cfg)
-			return reloadedMsg{plan: plan, err: err, cfg: cfg, configured: true}
+	return func(cfg *config.Config) tea.Cmd {
+		return func() tea.Msg {
+			if !on {
+				plan, err := rt.Configure(ctx, cfg)
+				return reloadedMsg{plan: plan, err: err, cfg: cfg, configured: true}
+			}
+			plan, err := rt.Reload(ctx, cfg)
+			return reloadedMsg{plan: plan, err: err, cfg: cfg}
 		}
-		plan, err := rt.Reload(ctx, cfg)
-		return reloadedMsg{plan: plan, err: err, cfg: cfg}
 	}
 }
 

@@ -1,15 +1,16 @@
 package ui
 
 import (
-	"bytes"
 	"encoding/json"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/charmbracelet/bubbles/textinput"
 
+	"mcpdeck/runtime/schema"
 	"mcpdeck/ui/present"
 )
 
@@ -25,97 +26,70 @@ const (
 	kindArray    // an array of scalars: a heading over one row per item
 	kindObject   // a nested object: a heading over its own fields
 	kindJSON     // anything the form cannot express: typed as raw JSON
-	kindObjArray // an array of objects: a heading over one sub-form per item
+	kindObjArray // an array of objects or choices: a heading over one sub-form per item
 	kindItem     // one object of an array of objects: a heading over its fields
+	kindChoice   // one of several shapes (oneOf/anyOf): a selector over the chosen shape
+	kindConst    // a constant (a union's tag): shown, not edited
+	kindNull     // a value that can only be null: shown, not edited
 )
 
 func (k fieldKind) String() string {
-	return [...]string{"string", "number", "integer", "boolean", "enum", "array", "object", "json", "objects", "item"}[k]
+	return [...]string{"string", "number", "integer", "boolean", "enum", "array", "object", "json", "objects", "item", "choice", "const", "null"}[k]
 }
 
 // maxFormDepth bounds nesting; deeper objects are edited as raw JSON.
-const maxFormDepth = 4
+const maxFormDepth = 5
 
 // maxItems bounds the items of one array the form holds.
 const maxItems = 200
 
-// schemaNode is the part of JSON Schema the form understands.
-type schemaNode struct {
-	Type        json.RawMessage   `json:"type"`
-	Properties  json.RawMessage   `json:"properties"`
-	Required    []string          `json:"required"`
-	Items       *schemaNode       `json:"items"`
-	Enum        []json.RawMessage `json:"enum"`
-	Default     json.RawMessage   `json:"default"`
-	Description string            `json:"description"`
-	Title       string            `json:"title"`
-	Minimum     *float64          `json:"minimum"`
-	Maximum     *float64          `json:"maximum"`
-}
-
-// typeName is the node's type, the first non-null one of a type list.
-func (n *schemaNode) typeName() string { return present.SchemaType(n.Type, len(n.Properties) > 0) }
-
-// property is one named subschema, in the order the schema lists it.
-type property struct {
-	name string
-	node *schemaNode
-}
-
-// orderedProperties decodes "properties" keeping the schema's key order:
-// authors order fields on purpose, and a map would shuffle them.
-func orderedProperties(raw json.RawMessage) []property {
-	if len(raw) == 0 {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var out []property
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return out
-		}
-		name, _ := t.(string)
-		var n schemaNode
-		if err := dec.Decode(&n); err != nil {
-			return out
-		}
-		out = append(out, property{name: name, node: &n})
-	}
-	return out
-}
-
 // field is one editable value of the form, a node of its tree: objects,
-// arrays and array items have children; the form draws the tree
-// flattened, one row per field.
+// arrays, array items and choices have children; the form draws the tree
+// flattened, one row per field. Its schema is runtime/schema's model, the
+// one the tool detail, the example arguments and the checker read.
 type field struct {
-	key      string // property name; "" for array items (their index is their place)
+	key      string // property name; "" for array items (their index is their place) and choice branches
 	parent   *field
 	children []*field
-	node     *schemaNode // the field's schema (array fields: the array's)
+	node     *schema.Node // the field's schema (array fields: the array's)
 	depth    int
 	kind     fieldKind
 	item     fieldKind // arrays of scalars: the items' kind
 	required bool
-	desc     string
-	def      json.RawMessage
-	enum     []json.RawMessage
-	choice   int             // enum: index into enum, -1 when not set
-	boolVal  int             // -1 not set, 0 false, 1 true
-	in       textinput.Model // text, numbers and JSON
-	hasInput bool            // in was made (newLineInput); a field's zero input is not usable
+	// branch marks the chosen shape of a choice, its only child: it
+	// stands in the choice's place in the arguments, and an object
+	// branch has no row of its own, only its fields.
+	branch  bool
+	desc    string
+	enum    []json.RawMessage
+	choice  int             // enum: index into enum; choice: index into node.Choices; -1 when not set
+	boolVal int             // -1 not set, 0 false, 1 true
+	in      textinput.Model // text, numbers and JSON
+	// hasInput: in was made (form.giveInput); a field's zero input is not
+	// usable.
+	hasInput bool
 	errs     []string
 }
 
-// name is the property name, or the item's index in brackets.
+// name is the property name, the item's index in brackets, or a branch's
+// choice label.
 func (f *field) name() string {
-	if f.parent != nil && f.key == "" {
+	switch {
+	case f.branch:
+		return f.parent.node.ChoiceLabels()[f.parent.choice]
+	case f.parent != nil && f.key == "":
 		return "[" + strconv.Itoa(f.index()) + "]"
 	}
 	return f.key
+}
+
+// label is what the form shows for the field: its name, or with titles
+// (an elicitation form, written for people) its schema's title.
+func (f *field) label(titles bool) string {
+	if titles && f.node.Title != "" && !f.branch {
+		return f.node.Title
+	}
+	return f.name()
 }
 
 // index is an array item's place among its siblings.
@@ -132,64 +106,69 @@ func (f *field) index() int {
 func (f *field) pointer() string {
 	var parts []string
 	for n := f; n != nil; n = n.parent {
-		if n.key != "" {
+		switch {
+		case n.branch: // the choice's own place
+		case n.key != "":
 			parts = append(parts, n.key)
-		} else {
+		default:
 			parts = append(parts, strconv.Itoa(n.index()))
 		}
 	}
-	var b strings.Builder
-	for i := len(parts) - 1; i >= 0; i-- {
-		b.WriteString("/" + parts[i])
-	}
-	return b.String()
+	slices.Reverse(parts)
+	return schema.Pointer(parts...)
 }
 
-// focusable: object headings are not edited themselves; an array's
-// heading takes + and -, an item's heading takes -.
-func (f *field) focusable() bool { return f.kind != kindObject }
+// focusable: object headings, constants and nulls are not edited
+// themselves; an array's heading takes + and -, an item's heading takes -,
+// a choice's heading picks the shape.
+func (f *field) focusable() bool {
+	return f.kind != kindObject && f.kind != kindConst && f.kind != kindNull
+}
 
 // container reports a field whose value comes from its children.
 func (f *field) container() bool {
-	return f.kind == kindObject || f.kind == kindArray || f.kind == kindObjArray || f.kind == kindItem
+	switch f.kind {
+	case kindObject, kindArray, kindObjArray, kindItem, kindChoice:
+		return true
+	}
+	return false
 }
+
+// hidden: an object branch has no row; its fields stand under the choice.
+func (f *field) hidden() bool { return f.branch && (f.kind == kindObject || f.kind == kindItem) }
 
 // schemaFields flattens an object schema into form fields; nested objects
 // become a heading followed by their fields, indented.
-func schemaFields(schema json.RawMessage) []*field {
-	var root schemaNode
-	if len(schema) == 0 || json.Unmarshal(schema, &root) != nil {
+func schemaFields(raw json.RawMessage) []*field {
+	root, err := schema.Parse(raw)
+	if err != nil {
 		return nil
 	}
-	return flatten(objectChildren(&root, nil, 0))
+	return flatten(objectChildren(root, nil, 0))
 }
 
 // objectChildren are the fields of an object schema's properties.
-func objectChildren(n *schemaNode, parent *field, depth int) []*field {
-	req := map[string]bool{}
-	for _, r := range n.Required {
-		req[r] = true
-	}
+func objectChildren(n *schema.Node, parent *field, depth int) []*field {
 	var out []*field
-	for _, p := range orderedProperties(n.Properties) {
-		out = append(out, newField(p.node, parent, p.name, depth, req[p.name]))
+	for _, p := range n.Properties {
+		out = append(out, newField(p.Node, parent, p.Name, depth, p.Required))
 	}
 	return out
 }
 
 // newField builds the field for a schema node; an object gets its
-// children now, an array gets them as items are added.
-func newField(n *schemaNode, parent *field, key string, depth int, required bool) *field {
+// children now, an array as items are added, a choice as a shape is
+// chosen.
+func newField(n *schema.Node, parent *field, key string, depth int, required bool) *field {
 	f := &field{key: key, parent: parent, node: n, depth: depth, required: required,
-		desc: n.Description, def: n.Default, choice: -1, boolVal: -1}
-	if f.desc == "" {
+		desc: n.Description, choice: -1, boolVal: -1}
+	if f.desc == "" && !sameWords(n.Title, key) {
 		f.desc = n.Title
 	}
 	f.kind, f.item = kindOf(n, depth)
-	if f.kind == kindBool {
-		f.boolVal = f.unsetBool()
-	}
 	switch f.kind {
+	case kindBool:
+		f.boolVal = f.unsetBool()
 	case kindEnum:
 		f.enum = n.Enum
 	case kindObject, kindItem:
@@ -198,18 +177,30 @@ func newField(n *schemaNode, parent *field, key string, depth int, required bool
 	return f
 }
 
+// sameWords: a title that only spells the key out ("How Many Shrimp" for
+// how_many_shrimp, as Pydantic titles every field) says nothing more.
+func sameWords(title, key string) bool {
+	norm := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '_' || r == '-' || r == ' ' {
+				return -1
+			}
+			return unicode.ToLower(r)
+		}, s)
+	}
+	return norm(title) == norm(key)
+}
+
 // addItem appends an empty item to an array field.
 func (f *field) addItem() *field {
 	if len(f.children) >= maxItems || f.node.Items == nil {
 		return nil
 	}
-	var it *field
-	if f.kind == kindObjArray {
-		it = newField(f.node.Items, f, "", f.depth+1, false)
+	it := newField(f.node.Items, f, "", f.depth+1, f.kind == kindObjArray)
+	switch {
+	case f.kind == kindObjArray && it.kind == kindObject:
 		it.kind = kindItem
-		it.children = objectChildren(f.node.Items, it, f.depth+2)
-	} else {
-		it = newField(f.node.Items, f, "", f.depth+1, false)
+	case f.kind == kindArray:
 		it.kind = f.item
 		if it.kind == kindEnum {
 			it.enum = f.node.Items.Enum
@@ -229,21 +220,88 @@ func (f *field) removeItem(it *field) {
 	}
 }
 
-// flatten lists fields in tree order, each followed by its descendants.
+// choose makes shape i (-1: none) the choice's branch, a fresh one whose
+// fields start from their initial values.
+func (f *field) choose(i int, give func(*field)) {
+	f.choice, f.children = i, nil
+	if i < 0 || i >= len(f.node.Choices) {
+		f.choice = -1
+		return
+	}
+	b := newField(f.node.Choices[i], f, "", f.depth, true)
+	b.branch = true
+	if !b.hidden() {
+		b.depth = f.depth + 1
+	}
+	f.children = []*field{b}
+	for _, d := range flatten(f.children) {
+		give(d)
+	}
+	initial(f.children, give)
+}
+
+// initial sets fields to their initial values (schema.Node.Initial: the
+// default, the constant, a required enum's first value, false for a
+// required boolean, null where null is accepted); a required choice
+// without one starts at its first shape, a required object typed as JSON
+// at {}.
+func initial(fs []*field, give func(*field)) {
+	for _, fl := range fs {
+		if fl.kind == kindObject || fl.kind == kindItem {
+			// Each field its own initial value, then what the object's
+			// default says of it.
+			initial(fl.children, give)
+			def, _ := decodeAny(fl.node.Default).(map[string]any)
+			for _, c := range fl.children {
+				if v, ok := def[c.key]; ok {
+					c.set(v, give)
+				}
+			}
+			continue
+		}
+		if v, ok := fl.node.Initial(fl.required); ok && fl.kind != kindConst && fl.kind != kindNull {
+			fl.set(decodeAny(v), give)
+			continue
+		}
+		switch {
+		case fl.kind == kindChoice && fl.required:
+			fl.choose(0, give)
+		case fl.kind == kindJSON && fl.required && fl.node.Type == "object":
+			// An object the form cannot break into fields (a model
+			// without properties, a map): {} is where typing starts.
+			fl.set(map[string]any{}, give)
+		}
+	}
+}
+
+// flatten lists fields in tree order, each followed by its descendants;
+// object branches are left out, their fields are not.
 func flatten(fs []*field) []*field {
 	var out []*field
 	for _, f := range fs {
-		out = append(out, f)
+		if !f.hidden() {
+			out = append(out, f)
+		}
 		out = append(out, flatten(f.children)...)
 	}
 	return out
 }
 
-func kindOf(n *schemaNode, depth int) (kind, item fieldKind) {
-	if len(n.Enum) > 0 {
+func kindOf(n *schema.Node, depth int) (kind, item fieldKind) {
+	switch {
+	case n.Opaque != "":
+		return kindJSON, 0
+	case n.Const != nil:
+		return kindConst, 0
+	case len(n.Enum) > 0:
 		return kindEnum, 0
+	case len(n.Choices) > 0:
+		if depth < maxFormDepth {
+			return kindChoice, 0
+		}
+		return kindJSON, 0
 	}
-	switch n.typeName() {
+	switch n.Type {
 	case "string":
 		return kindString, 0
 	case "number":
@@ -252,6 +310,8 @@ func kindOf(n *schemaNode, depth int) (kind, item fieldKind) {
 		return kindInteger, 0
 	case "boolean":
 		return kindBool, 0
+	case "null":
+		return kindNull, 0
 	case "object":
 		if len(n.Properties) > 0 && depth < maxFormDepth {
 			return kindObject, 0
@@ -262,7 +322,7 @@ func kindOf(n *schemaNode, depth int) (kind, item fieldKind) {
 			switch {
 			case it <= kindEnum:
 				return kindArray, it
-			case it == kindObject:
+			case it == kindObject || it == kindChoice:
 				return kindObjArray, 0
 			}
 		}
@@ -271,16 +331,31 @@ func kindOf(n *schemaNode, depth int) (kind, item fieldKind) {
 }
 
 // value is the field's JSON value; set is false when the person left it
-// empty, and problem explains text that cannot be converted.
+// out, and problem explains text that cannot be converted. A required
+// field that accepts null and was left empty is null.
 func (f *field) value() (v any, set bool, problem string) {
 	switch f.kind {
+	case kindNull:
+		return nil, f.required, ""
+	case kindConst:
+		// A union's tag is sent with its shape, required or not: that
+		// is how the server tells the shapes apart.
+		return json.RawMessage(f.node.Const), f.required || f.parent != nil && f.parent.branch, ""
 	case kindBool:
-		return f.boolVal == 1, f.boolVal >= 0, ""
+		if f.boolVal < 0 {
+			return f.unset()
+		}
+		return f.boolVal == 1, true, ""
 	case kindEnum:
 		if f.choice < 0 || f.choice >= len(f.enum) {
-			return nil, false, ""
+			return f.unset()
 		}
 		return f.enum[f.choice], true, ""
+	case kindChoice:
+		if len(f.children) == 0 {
+			return f.unset()
+		}
+		return f.children[0].value()
 	case kindObject, kindItem:
 		obj := map[string]any{}
 		for _, c := range f.children {
@@ -292,7 +367,12 @@ func (f *field) value() (v any, set bool, problem string) {
 				obj[c.key] = v
 			}
 		}
-		return obj, len(obj) > 0 || f.required || f.kind == kindItem, problem
+		if len(obj) == 0 && f.kind == kindObject && !f.branch {
+			if v, set, _ := f.unset(); !f.required || set {
+				return v, set, problem
+			}
+		}
+		return obj, true, problem
 	case kindArray, kindObjArray:
 		items := []any{}
 		for _, c := range f.children {
@@ -304,11 +384,16 @@ func (f *field) value() (v any, set bool, problem string) {
 				items = append(items, v)
 			}
 		}
-		return items, len(items) > 0 || f.required, problem
+		if len(items) == 0 {
+			if v, set, _ := f.unset(); !f.required || set {
+				return v, set, problem
+			}
+		}
+		return items, true, problem
 	}
 	text := strings.TrimSpace(f.in.Value())
 	if text == "" {
-		return nil, false, ""
+		return f.unset()
 	}
 	if f.kind == kindJSON {
 		if !json.Valid([]byte(text)) {
@@ -318,6 +403,12 @@ func (f *field) value() (v any, set bool, problem string) {
 	}
 	v, p := scalar(f.kind, f.in.Value())
 	return v, p == "", p
+}
+
+// unset is the value of a field left empty: left out, or null when it is
+// required and accepts null (Pydantic's `x: int | None` without a default).
+func (f *field) unset() (any, bool, string) {
+	return nil, f.required && f.node.Nullable, ""
 }
 
 func scalar(k fieldKind, text string) (any, string) {
@@ -344,10 +435,11 @@ func scalar(k fieldKind, text string) (any, string) {
 	return text, ""
 }
 
-// set fills the field from a decoded JSON value (prefill, defaults, or
-// the raw editor's text going back to the form); arrays get one item per
-// element. newInput makes the text inputs of new items.
-func (f *field) set(v any, newInput func() textinput.Model) {
+// set fills the field from a decoded JSON value (prefill, initial values,
+// or the raw editor's text going back to the form); arrays get one item
+// per element, a choice the shape the value has. give gives new fields
+// their text inputs.
+func (f *field) set(v any, give func(*field)) {
 	switch f.kind {
 	case kindBool:
 		f.boolVal = f.unsetBool()
@@ -365,10 +457,15 @@ func (f *field) set(v any, newInput func() textinput.Model) {
 				f.choice = i
 			}
 		}
+	case kindChoice:
+		f.choose(f.pick(v), give)
+		if len(f.children) > 0 {
+			f.children[0].set(v, give)
+		}
 	case kindObject, kindItem:
 		obj, _ := v.(map[string]any)
 		for _, c := range f.children {
-			c.set(obj[c.key], newInput)
+			c.set(obj[c.key], give)
 		}
 	case kindArray, kindObjArray:
 		items, _ := v.([]any)
@@ -379,10 +476,11 @@ func (f *field) set(v any, newInput func() textinput.Model) {
 				break
 			}
 			for _, d := range flatten([]*field{c}) {
-				d.in, d.hasInput = newInput(), true
+				give(d)
 			}
-			c.set(it, newInput)
+			c.set(it, give)
 		}
+	case kindConst, kindNull:
 	case kindJSON:
 		if v == nil {
 			f.in.SetValue("")
@@ -393,6 +491,61 @@ func (f *field) set(v any, newInput func() textinput.Model) {
 	default:
 		f.in.SetValue(scalarText(v))
 	}
+}
+
+// pick is the shape of a choice that value v has: the one its
+// discriminator names, else the first of v's JSON type (for objects, the
+// one that knows most of v's keys); -1 for null or no match.
+func (f *field) pick(v any) int {
+	if v == nil {
+		return -1
+	}
+	cs := f.node.Choices
+	if obj, ok := v.(map[string]any); ok && f.node.Discriminator != "" {
+		tag, _ := json.Marshal(obj[f.node.Discriminator])
+		for i, c := range cs {
+			if p := c.Property(f.node.Discriminator); p != nil {
+				if want, ok := p.Constant(); ok && present.CompactJSON(want) == string(tag) {
+					return i
+				}
+			}
+		}
+	}
+	best, bestScore := -1, -1
+	for i, c := range cs {
+		if !hasType(c, v) {
+			continue
+		}
+		score := 0
+		if obj, ok := v.(map[string]any); ok {
+			for k := range obj {
+				if c.Property(k) != nil {
+					score++
+				}
+			}
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return best
+}
+
+// hasType: v is of n's JSON type (any type for a node without one).
+func hasType(n *schema.Node, v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		return n.Type == "object" || n.Type == ""
+	case []any:
+		return n.Type == "array" || n.Type == ""
+	case string:
+		return n.Type == "string" || n.Type == "" || len(n.Enum) > 0
+	case bool:
+		return n.Type == "boolean" || n.Type == ""
+	case float64:
+		return n.Type == "number" || n.Type == "" || n.Type == "integer" && v == float64(int64(v))
+	}
+	return false
 }
 
 func scalarText(v any) string {
@@ -448,6 +601,21 @@ func (f *field) cycleBool(dir int) {
 		return
 	}
 	f.boolVal = states[(i+dir+len(states))%len(states)]
+}
+
+// cycle moves an enum or a choice to its next option (dir 1) or the
+// previous one (dir -1); "not set" is an option unless the field is
+// required and cannot be null.
+func (f *field) cycle(n, dir int) int {
+	lo := -1
+	if f.required && !f.node.Nullable {
+		lo = 0
+	}
+	span := n - lo
+	if span <= 0 {
+		return f.choice
+	}
+	return lo + ((f.choice-lo+dir)%span+span)%span
 }
 
 // boolWidget draws a boolean field's state: unset is drawn as such, so it

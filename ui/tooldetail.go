@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/schema"
 	"mcpdeck/ui/present"
 	"mcpdeck/ui/styles"
 )
@@ -17,8 +18,9 @@ type openDetailMsg struct{ tool runtime.Tool }
 
 // ToolDetailLines renders a tool's details: its names, the whole
 // description wrapped, its annotations (hints the server gives, not
-// promises), the input and output schemas, and an example of arguments
-// built from the input schema. The CLI's `tools SERVER TOOL` prints the
+// promises), its arguments as the form reads them, the input and output
+// schemas (a schema too large to print is named, not printed), and an
+// example of arguments built from the input schema. The CLI's `tools SERVER TOOL` prints the
 // same text.
 func toolDetailLines(st styles.Styles, t runtime.Tool, w int) []string {
 	var out []string
@@ -49,17 +51,28 @@ func toolDetailLines(st styles.Styles, t runtime.Tool, w int) []string {
 		section("_meta")
 		out = append(out, metaLines(st, t.Meta, w)...)
 	}
+	section("arguments")
+	out = append(out, argumentLines(st, t.InputSchema, w)...)
 	section("input schema")
-	out = append(out, strings.Split(present.PrettyJSON(orEmpty(t.InputSchema)), "\n")...)
+	out = append(out, schemaLines(st, orEmpty(t.InputSchema))...)
 	section("example arguments (required fields, defaults, first choices)")
-	out = append(out, strings.Split(present.PrettyJSON(present.Skeleton(t.InputSchema)), "\n")...)
+	out = append(out, strings.Split(present.PrettyJSON(schema.Example(t.InputSchema)), "\n")...)
 	section("output schema")
 	if len(t.OutputSchema) == 0 {
 		out = append(out, st.Dim.Render("(none: results are not checked)"))
 	} else {
-		out = append(out, strings.Split(present.PrettyJSON(t.OutputSchema), "\n")...)
+		out = append(out, schemaLines(st, t.OutputSchema)...)
 	}
 	return out
+}
+
+// schemaLines is a schema indented, or why it is not shown: a hostile
+// schema would indent to hundreds of megabytes (schema.Omitted).
+func schemaLines(st styles.Styles, raw json.RawMessage) []string {
+	if why := schema.Omitted(raw); why != "" {
+		return []string{st.Warning.Render("(not shown: " + present.Size(len(raw)) + ", " + why + "; `mcpdeck tools --json` prints a marker in its place)")}
+	}
+	return strings.Split(present.PrettyJSON(raw), "\n")
 }
 
 // annotationText is a tool's annotations on one line: the hints set to

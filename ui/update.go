@@ -115,7 +115,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.focus = focusDetail
 		m.activeTab().Filter().Focus()
 	case m.focus == focusServers:
-		m.handleServersKey(msg)
+		return m.handleServersKey(msg)
 	default:
 		return m.activeTab().Update(msg)
 	}
@@ -128,9 +128,17 @@ func (m *Model) filterApplied() bool {
 	return in != nil && in.Value() != ""
 }
 
-func (m *Model) handleServersKey(msg tea.KeyMsg) {
+func (m *Model) handleServersKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.c.keys
 	switch {
+	case key.Matches(msg, k.AddServer):
+		return m.addServer()
+	case key.Matches(msg, k.EditServer):
+		return m.editServer()
+	case key.Matches(msg, k.RemoveServer):
+		return m.removeServer()
+	case key.Matches(msg, k.Registry):
+		return m.browseRegistry()
 	case key.Matches(msg, k.Up):
 		m.selectServer(m.servers.sel - 1)
 	case key.Matches(msg, k.Down):
@@ -142,6 +150,7 @@ func (m *Model) handleServersKey(msg tea.KeyMsg) {
 	case key.Matches(msg, k.Select):
 		m.focus = focusDetail
 	}
+	return nil
 }
 
 // handleFilterKey edits the active tab's filter: enter keeps it, esc

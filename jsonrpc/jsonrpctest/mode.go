@@ -90,9 +90,10 @@ var allModes = []Mode{
 	SlowInit, ExitEarly, Flood, AnswerCancelled,
 	// The modern era (modern.go) and the go-sdk peer (gosdk.go).
 	Modern, ModernNoResultType, ModernChangedState, ModernEndlessInput, ModernNoCommonVersion,
-	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, GoSDKModern, GoSDKModernHTTP,
+	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, DualLateDiscover, GoSDKModern, GoSDKModernHTTP,
 	HostileEscapes,
 	NullIDError, DeepResponse, DeepSchema, BadUTF8, // hostile.go
+	SteadyProgress, ErrorText, // checkfakes.go
 }
 
 // Modes returns every mode a fake server understands, Normal first.

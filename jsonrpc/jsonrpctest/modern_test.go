@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"mcpdeck/jsonrpc/jsonrpctest"
 )
@@ -133,6 +134,27 @@ func TestModernFakeDefects(t *testing.T) {
 		m, skipped := callSkipping(f, 2, "initialize", `{"protocolVersion":"2025-11-25"}`)
 		if m.Error != nil || len(skipped) != 0 {
 			t.Errorf("initialize after a silent probe: %+v, %d before it", m.Error, len(skipped))
+		}
+	})
+	t.Run("dual-era, discover answered late", func(t *testing.T) {
+		f := start(t, jsonrpctest.DualLateDiscover)
+		f.request(1, "server/discover", `{`+modernMeta+`}`)
+		m, skipped := callSkipping(f, 2, "initialize", `{"protocolVersion":"2025-11-25"}`)
+		if m.Error != nil || len(skipped) != 0 {
+			t.Fatalf("initialize: %+v, %d before it; want it answered first", m.Error, len(skipped))
+		}
+		m, skipped = callSkipping(f, 3, "tools/list", `{}`)
+		if m.Error != nil || len(skipped) != 1 || string(skipped[0].ID) != "1" || !strings.Contains(string(skipped[0].Result), "supportedVersions") {
+			t.Fatalf("tools/list: %+v, after %v; want the discovery result (id 1) just before it", m.Error, methods(skipped))
+		}
+	})
+	t.Run("dual-era, discover alone", func(t *testing.T) {
+		f := start(t, jsonrpctest.DualLateDiscover, jsonrpctest.WithDelay(10*time.Millisecond))
+		if m := f.call(1, "server/discover", `{`+modernMeta+`}`); m.Error != nil || !strings.Contains(string(m.Result), "supportedVersions") {
+			t.Fatalf("discover: %+v %s", m.Error, m.Result)
+		}
+		if m := f.call(2, "tools/list", `{`+modernMeta+`}`); m.Error != nil || !strings.Contains(string(m.Result), `"resultType"`) {
+			t.Fatalf("a modern tools/list: %+v %s", m.Error, m.Result)
 		}
 	})
 	t.Run("legacy -32601 on discover", func(t *testing.T) {

@@ -79,11 +79,12 @@ func mustGetwd() string {
 
 // TSServerStdio returns the command for a TypeScript SDK v2 peer server on
 // stdio (peers/ts-server.mjs), for the caller to start: path, arguments and
-// the environment (the current one plus MCPDECK_NODE_MODULES).
-func TSServerStdio(t testing.TB, era Era) (path string, args []string, env []string) {
+// the environment (the current one plus MCPDECK_NODE_MODULES). extra is
+// appended to the script's arguments (e.g. "--delay-ms", "3000").
+func TSServerStdio(t testing.TB, era Era, extra ...string) (path string, args []string, env []string) {
 	t.Helper()
 	node, modules, peers := Node(t)
-	return node, []string{filepath.Join(peers, "ts-server.mjs"), "--transport", "stdio", "--era", string(era)}, peerEnv(modules)
+	return node, append([]string{filepath.Join(peers, "ts-server.mjs"), "--transport", "stdio", "--era", string(era)}, extra...), peerEnv(modules)
 }
 
 // TSServerHTTP starts a TypeScript SDK v2 peer server on Streamable HTTP

@@ -40,6 +40,7 @@ type server struct {
 	flooded bool // Flood mode floods once, on the first notifications/initialized; read loop only
 
 	modern      modernState // the modern modes' memory; guarded by mu
+	dual        dualState   // DualLateDiscover's memory
 	initialized atomic.Bool // an initialize request arrived
 }
 
@@ -236,6 +237,9 @@ func (s *server) notification(m message) {
 func (s *server) handle(c *call) {
 	if s.mode.modern() {
 		s.handleModern(c)
+		return
+	}
+	if s.mode == DualLateDiscover && s.dualRoute(c) {
 		return
 	}
 	switch c.method {

@@ -61,6 +61,7 @@ func newCatalogue(mode Mode, cfg settings, pid int) *catalogue {
 		tools = escapeTools(tools)
 	}
 	tools = append(tools, hostileTools(mode)...)
+	tools = checkTools(mode, cfg, tools)
 	if mode == RenameTools {
 		for _, t := range tools {
 			t.name += "_" + strconv.Itoa(pid)
@@ -106,10 +107,12 @@ func (s *server) listTools(c *call) {
 	result := map[string]any{}
 	switch p.Cursor {
 	case "":
-		tools = tools[:pageSize]
-		result["nextCursor"] = "page2"
+		if len(tools) > pageSize {
+			tools = tools[:pageSize]
+			result["nextCursor"] = "page2"
+		}
 	case "page2":
-		tools = tools[pageSize:]
+		tools = tools[min(pageSize, len(tools)):]
 	default:
 		s.fail(c, codeInvalidParams, fmt.Sprintf("invalid cursor %q: pass the nextCursor of the previous page", p.Cursor))
 		return

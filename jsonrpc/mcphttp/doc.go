@@ -46,4 +46,10 @@
 // mcp.json). Same-origin redirects that keep the method (307, 308, or any
 // for GET) are followed, up to five; see checkRedirect. A server's SSE
 // retry: is clamped to [100 ms, 60 s].
+//
+// Requests a client would never send (the compatibility check's probes: an
+// unknown revision, a missing _meta, a mismatched Mcp-Method, a forged
+// token) go through Stream.SendRaw, so they keep every rule above: the same
+// client and redirect policy, the caller's Transport (MCP authorization),
+// the headers, the size limit and the SSE parser. Probe is one of them.
 package mcphttp

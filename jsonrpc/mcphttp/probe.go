@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"mcpdeck/jsonrpc"
@@ -69,34 +67,22 @@ func Probe(ctx context.Context, opts Options, frame []byte) (ProbeResult, error)
 	}
 	defer s.Close()
 	m := classify(frame)
-	if !m.isRequest() {
-		return ProbeResult{}, fmt.Errorf("%w: the probe must be a request", ErrBadOptions)
-	}
 	what := "probing with POST " + m.method + " to"
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(s.ctx, cancel) // Close ends the exchange
-	defer stop()
-	resp, err := s.postModern(ctx, frame)
-	if err != nil {
-		return ProbeResult{}, describeNetError(what, s.url, err)
+	x, err := s.exchange(ctx, RawRequest{Frame: frame}, what)
+	if x.resp == nil {
+		return ProbeResult{}, err
 	}
-	defer resp.Body.Close()
+	resp := x.resp
 	res := ProbeResult{Status: resp.StatusCode}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden || resp.StatusCode >= 500 {
-		return res, s.statusError(what, s.url, resp, errorBody(resp))
-	}
-	var answer []byte
-	switch {
-	case resp.StatusCode/100 != 2:
-		answer = errorBody(resp)
-	case mediaType(resp) == "text/event-stream":
-		answer, err = s.probeEvents(resp.Body, m.key())
-	default:
-		answer, err = io.ReadAll(io.LimitReader(resp.Body, int64(s.opts.MaxMessageSize)+1))
+		return res, s.statusError(what, s.url, resp, x.body)
 	}
 	if err != nil {
-		return res, fmt.Errorf("%s %s: reading the answer: %w", what, safeURL(s.url), err)
+		return res, err
+	}
+	answer := x.response
+	if answer == nil {
+		answer = x.body
 	}
 	var body jsonrpc.Response[json.RawMessage]
 	decoded := json.Unmarshal(bytes.TrimSpace(answer), &body) == nil
@@ -118,24 +104,4 @@ func Probe(ctx context.Context, opts Options, frame []byte) (ProbeResult, error)
 		return res, fmt.Errorf("%s %s: %w: answered %s with %q, neither a result nor an error", what, safeURL(s.url), ErrBadResponse, resp.Status, s.redact.excerpt(answer))
 	}
 	return res, nil
-}
-
-// probeEvents reads an SSE answer to the probe until the response with
-// key, skipping notifications.
-func (s *Stream) probeEvents(body io.Reader, key string) ([]byte, error) {
-	r := newSSEReader(body, s.opts.MaxMessageSize)
-	for {
-		ev, err := r.next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("%w: the event stream ended before the response", ErrBadResponse)
-			}
-			return nil, err
-		}
-		if (ev.name == "" || ev.name == "message") && len(ev.data) > 0 {
-			if m := classify(ev.data); m.method == "" && m.key() == key {
-				return ev.data, nil
-			}
-		}
-	}
 }

@@ -42,10 +42,7 @@ func BenchmarkTransport(b *testing.B) {
 		}
 		m := NewManager(Options{Store: store})
 		tgt := Target{Name: "bench", URL: srv.URL + "/mcp"}
-		st := m.state(tgt)
-		st.mu.Lock()
-		_ = m.save(tgt, st, &tokenRecord{AccessToken: "tok", Expiry: time.Now().Add(time.Hour)})
-		st.mu.Unlock()
+		_ = m.save(tgt, &tokenRecord{AccessToken: "tok", Expiry: time.Now().Add(time.Hour)})
 		run(b, &Transport{Base: base, Manager: m, Target: tgt})
 	})
 }

@@ -12,8 +12,13 @@ import (
 type Challenge struct {
 	// Status is the HTTP status that carried the challenge.
 	Status int
-	// Bearer is set when a Bearer challenge was present at all.
+	// Bearer is set when a Bearer challenge was present at all; DPoP when
+	// a DPoP challenge was (RFC 9449 §7.1: the server wants tokens bound
+	// to a key, presented with a proof), whose parameters are then read
+	// when there is no Bearer challenge. Nonce is the DPoP-Nonce header.
 	Bearer bool
+	DPoP   bool
+	Nonce  string
 	// ResourceMetadata is the protected resource metadata URL
 	// (resource_metadata), "" when the server did not name one.
 	ResourceMetadata string
@@ -25,6 +30,12 @@ type Challenge struct {
 	// only through a sanitiser.
 	Error       string
 	Description string
+}
+
+// UseNonce reports a DPoP challenge asking for the proof to be sent again
+// with the server's nonce (RFC 9449 §9).
+func (c *Challenge) UseNonce() bool {
+	return c != nil && c.DPoP && c.Error == "use_dpop_nonce" && c.Nonce != ""
 }
 
 // InsufficientScope reports a 403 step-up challenge.
@@ -42,16 +53,25 @@ func ParseChallenge(status int, h http.Header) *Challenge {
 	if err != nil {
 		return c
 	}
-	for _, ch := range cs {
-		if ch.Scheme != "bearer" {
-			continue
+	c.Nonce = h.Get("DPoP-Nonce")
+	var chosen *oauthex.Challenge
+	for i, ch := range cs {
+		switch ch.Scheme {
+		case "bearer":
+			c.Bearer = true
+			chosen = &cs[i]
+		case "dpop":
+			c.DPoP = true
+			if chosen == nil {
+				chosen = &cs[i]
+			}
 		}
-		c.Bearer = true
-		c.ResourceMetadata = ch.Params["resource_metadata"]
-		c.Scopes = strings.Fields(ch.Params["scope"])
-		c.Error = ch.Params["error"]
-		c.Description = ch.Params["error_description"]
-		break
+	}
+	if chosen != nil {
+		c.ResourceMetadata = chosen.Params["resource_metadata"]
+		c.Scopes = strings.Fields(chosen.Params["scope"])
+		c.Error = chosen.Params["error"]
+		c.Description = chosen.Params["error_description"]
 	}
 	return c
 }

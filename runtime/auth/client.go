@@ -63,6 +63,9 @@ type identity struct {
 	id, secret string
 	source     string
 	style      oauth2.AuthStyle
+	// fresh: a dynamic registration made for this login, not remembered
+	// from an earlier one (only a remembered one can be stale).
+	fresh bool
 }
 
 // identify picks the client identity in the specification's order:
@@ -74,7 +77,7 @@ func (m *Manager) identify(ctx context.Context, t Target, md *Metadata, redirect
 	asm := md.AuthServer
 	if s.ClientID != "" {
 		m.secret(s.ClientSecret)
-		style := oauth2.AuthStyleInParams // a public client sends only its id
+		style := oauth2.AuthStyleInParams // a public client, or a private key's assertion
 		if s.ClientSecret != "" {
 			style = authStyle(asm.TokenEndpointAuthMethodsSupported)
 		}
@@ -96,17 +99,33 @@ func (m *Manager) identify(ctx context.Context, t Target, md *Metadata, redirect
 		return identity{}, err
 	}
 	now := m.opts.Now()
+	fresh := false
 	if reg == nil || reg.RedirectURI != redirectURI || (!reg.SecretExpiresAt.IsZero() && now.After(reg.SecretExpiresAt)) {
 		reg, err = m.register(ctx, t, md, redirectURI)
 		if err != nil {
 			return identity{}, err
 		}
+		fresh = true
 	}
 	style := oauth2.AuthStyleInParams
 	if reg.ClientSecret != "" {
 		style = authMethodStyle(reg.AuthMethod)
 	}
-	return identity{id: reg.ClientID, secret: reg.ClientSecret, source: clientDynamic, style: style}, nil
+	return identity{id: reg.ClientID, secret: reg.ClientSecret, source: clientDynamic, style: style, fresh: fresh}, nil
+}
+
+// forgetRegistration drops the remembered registration with issuer when
+// it is still clientID (a concurrent login may have replaced it).
+func (m *Manager) forgetRegistration(issuer, clientID string) error {
+	reg, err := m.registration(issuer)
+	if err != nil || reg == nil || reg.ClientID != clientID {
+		return err
+	}
+	store, err := m.Store()
+	if err != nil {
+		return err
+	}
+	return store.delete(registrationKey(issuer))
 }
 
 // register runs dynamic client registration with go-sdk's oauthex and
@@ -120,7 +139,7 @@ func (m *Manager) register(ctx context.Context, t Target, md *Metadata, redirect
 		ClientName:              m.opts.ClientName,
 		ApplicationType:         "native",
 	}
-	resp, err := oauthex.RegisterClient(ctx, md.AuthServer.RegistrationEndpoint, meta, m.client)
+	resp, err := oauthex.RegisterClient(ctx, md.AuthServer.RegistrationEndpoint, meta, m.post)
 	if err != nil {
 		var re *oauthex.ClientRegistrationError
 		why := rootCause(errors.Unwrap(err))

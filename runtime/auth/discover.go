@@ -36,6 +36,10 @@ type Metadata struct {
 	// metadata and its origin was taken as the authorization server, as
 	// the 2025-03-26 revision allowed.
 	Legacy bool `json:"legacy,omitempty"`
+	// Guessed is set when the origin publishes no authorization server
+	// metadata either, and the 2025-03-26 revision's default endpoints
+	// (/authorize, /token, /register at the origin) stand in for it.
+	Guessed bool `json:"guessed,omitempty"`
 }
 
 // maxMetadata bounds a metadata document.
@@ -71,21 +75,7 @@ func Discover(ctx context.Context, client *http.Client, serverURL string, ch *Ch
 		break
 	}
 	if md.MetadataURL == "" {
-		// 2025-03-26: no resource metadata, the server's origin is the
-		// authorization server.
-		origin := (&url.URL{Scheme: su.Scheme, Host: su.Host}).String()
-		asm, err := sdkauth.GetAuthServerMetadata(ctx, origin, client)
-		if err != nil || asm == nil {
-			why := "none answered"
-			if lastErr != nil {
-				why = lastErr.Error()
-			}
-			return nil, fmt.Errorf("discovering authorization for %s: %w: no protected resource metadata at %s (%s); the server must publish it (RFC 9728) for mcpdeck to log in",
-				safeURL(serverURL), ErrDiscovery, strings.Join(tried, ", "), why)
-		}
-		md.Resource, md.Issuer, md.AuthServer, md.Legacy = canonical(su), asm.Issuer, asm, true
-		md.AuthorizationServers = []string{asm.Issuer}
-		return md, checkPKCE(md, serverURL)
+		return legacyDiscover(ctx, client, su, serverURL, fmt.Sprintf("no protected resource metadata at %s (%v)", strings.Join(tried, ", "), lastErr))
 	}
 	if len(md.AuthorizationServers) == 0 {
 		return nil, fmt.Errorf("discovering authorization for %s: %w: the protected resource metadata at %s names no authorization server", safeURL(serverURL), ErrDiscovery, md.MetadataURL)
@@ -105,6 +95,64 @@ func Discover(ctx context.Context, client *http.Client, serverURL string, ch *Ch
 	}
 	md.AuthServer = asm
 	return md, checkPKCE(md, serverURL)
+}
+
+// legacyDiscover is the 2025-03-26 revision's discovery, for a server that
+// publishes no protected resource metadata: the server's origin is the
+// authorization server; its metadata is at the origin's RFC 8414
+// well-known URL (the issuer it names is not checked against the origin,
+// which was only ever a guess: servers of that revision put their issuer
+// under a path), and without metadata the default endpoints /authorize,
+// /token and /register at the origin are used. PKCE is assumed where the
+// metadata is missing: that revision required it of every server.
+func legacyDiscover(ctx context.Context, client *http.Client, su *url.URL, serverURL, noPRM string) (*Metadata, error) {
+	origin := (&url.URL{Scheme: su.Scheme, Host: su.Host}).String()
+	md := &Metadata{Resource: canonical(su), Legacy: true}
+	raw := origin + "/.well-known/oauth-authorization-server"
+	asm, err := fetchLegacyMetadata(ctx, client, raw)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("discovering authorization for %s: %w: %s, and the authorization server metadata at %s is unusable: %v", safeURL(serverURL), ErrDiscovery, noPRM, raw, err)
+	case asm == nil:
+		md.Guessed = true
+		asm = &oauthex.AuthServerMeta{
+			Issuer: origin, AuthorizationEndpoint: origin + "/authorize", TokenEndpoint: origin + "/token",
+			RegistrationEndpoint: origin + "/register", CodeChallengeMethodsSupported: []string{"S256"},
+			TokenEndpointAuthMethodsSupported: []string{"client_secret_post", "client_secret_basic", "none"},
+		}
+	}
+	md.Issuer, md.AuthServer, md.AuthorizationServers = asm.Issuer, asm, []string{asm.Issuer}
+	return md, checkPKCE(md, serverURL)
+}
+
+// fetchLegacyMetadata GETs authorization server metadata at raw: nil, nil
+// when there is none (an error status or a document that is not JSON
+// metadata), an error when what is there is unsafe to use.
+func fetchLegacyMetadata(ctx context.Context, client *http.Client, raw string) (*oauthex.AuthServerMeta, error) {
+	resp, err := getMetadata(ctx, client, raw)
+	if err != nil {
+		return nil, err
+	}
+	defer discard(resp)
+	if resp.StatusCode != http.StatusOK {
+		return nil, nil
+	}
+	var asm oauthex.AuthServerMeta
+	if json.NewDecoder(io.LimitReader(resp.Body, maxMetadata)).Decode(&asm) != nil || asm.AuthorizationEndpoint == "" || asm.TokenEndpoint == "" {
+		return nil, nil
+	}
+	for _, u := range []string{asm.AuthorizationEndpoint, asm.TokenEndpoint, asm.RegistrationEndpoint} {
+		if u == "" {
+			continue
+		}
+		if err := httpsOrLoopback(u); err != nil {
+			return nil, err
+		}
+	}
+	if asm.Issuer == "" {
+		asm.Issuer = originOf(resp.Request.URL)
+	}
+	return &asm, nil
 }
 
 // checkPKCE refuses an authorization server without S256 PKCE, as the
@@ -141,14 +189,9 @@ func fetchResourceMetadata(ctx context.Context, client *http.Client, raw string,
 	if err := httpsOrLoopback(raw); err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	resp, err := getMetadata(ctx, client, raw)
 	if err != nil {
 		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %v", raw, rootCause(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -170,6 +213,20 @@ func fetchResourceMetadata(ctx context.Context, client *http.Client, raw string,
 		}
 	}
 	return &prm, nil
+}
+
+// getMetadata GETs a metadata document.
+func getMetadata(ctx context.Context, client *http.Client, raw string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %v", raw, rootCause(err))
+	}
+	return resp, nil
 }
 
 // pathPrefix reports whether path p is a segment-wise prefix of full.

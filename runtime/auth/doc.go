@@ -17,8 +17,20 @@
 //     and the iss check (RFC 9207), through a loopback redirect listener on
 //     127.0.0.1 that takes one response and closes; the browser is opened
 //     with $BROWSER or xdg-open/open and the URL is always reported too;
+//   - a remembered dynamic registration the authorization server forgot
+//     (invalid_client) dropped and registered again, once;
 //   - refresh before expiry and on 401, step-up on 403 insufficient_scope
-//     (once per request), and the client credentials grant;
+//     (once per request), re-registration when the server names a new
+//     authorization server (SEP-2352);
+//   - grants without a person: client credentials (with a secret or a
+//     private_key_jwt assertion, RFC 7523), enterprise-managed
+//     authorization (SEP-990: RFC 8693 token exchange at the identity
+//     provider, then the JWT bearer grant) and workload identity
+//     (SEP-1933);
+//   - DPoP-bound tokens (RFC 9449) when the server's challenge asks;
+//   - the 2025-03-26 revision's discovery for servers without protected
+//     resource metadata (the origin's metadata, else /authorize, /token,
+//     /register);
 //   - token storage in the OS keyring, or a private file where none is
 //     reachable (Store);
 //   - the HTTP integration point, Transport, an http.RoundTripper for
@@ -31,7 +43,10 @@
 // grant (x/oauth2/clientcredentials), which are easy to get subtly wrong by
 // hand. go-sdk's oauthex parses WWW-Authenticate, fetches and validates
 // authorization server metadata (issuer match, URL schemes) and registers
-// clients; its auth package supplies the RFC 8414 / OpenID discovery order.
+// clients, and performs the RFC 8693 token exchange of enterprise-managed
+// authorization; its auth package supplies the RFC 8414 / OpenID
+// discovery order. github.com/go-jose/go-jose/v4 signs client assertions
+// (private_key_jwt) and DPoP proofs.
 // go-sdk's AuthorizationCodeHandler is not used: it tries a client id
 // metadata document before a pre-registered client (the specification
 // says the reverse), keeps tokens only in memory, rejects a matching iss
@@ -40,6 +55,12 @@
 // (real servers often publish their origin; the TypeScript SDK accepts
 // that too, as this package does). Tokens live in the OS keyring through
 // github.com/zalando/go-keyring, pure Go on every platform.
+//
+// Concurrency: no lock is held across I/O. Refreshes, discoveries and
+// logins are flights (flight.go), one per server however many requests
+// need them, each waiter leaving on its own context; Status reads only
+// memory and the store. Token and registration requests follow redirects
+// only within their origin (sameOriginRedirects).
 //
 // Nothing here writes to the terminal, and no token, code or client secret
 // appears in an error: every such value goes to Options.OnSecret as it is

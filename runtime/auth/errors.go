@@ -36,6 +36,9 @@ var (
 	ErrInsufficientScope = errors.New("insufficient scope")
 	// ErrStorage: the token store could not be read or written.
 	ErrStorage = errors.New("token storage failed")
+	// ErrRedirected: a token or registration endpoint redirected to
+	// another origin, and mcpdeck did not follow.
+	ErrRedirected = errors.New("redirected to another origin")
 	// ErrNoAuthorization: the server does not ask for authorization, so
 	// there is nothing to log in to.
 	ErrNoAuthorization = errors.New("server does not use MCP authorization")

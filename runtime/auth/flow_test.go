@@ -3,6 +3,7 @@ package auth
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -343,10 +345,7 @@ func TestTokenForAnotherResourceRejected(t *testing.T) {
 	tgt := target(rs, preregistered("pre"))
 	// A token issued for another resource sits in the store.
 	foreign := as.Issue("pre", "https://other.example/mcp", nil)
-	st := h.m.state(tgt)
-	st.mu.Lock()
-	err := h.m.save(tgt, st, &tokenRecord{AccessToken: foreign, Resource: "https://other.example/mcp", Issuer: as.Issuer, ClientID: "pre"})
-	st.mu.Unlock()
+	err := h.m.save(tgt, &tokenRecord{AccessToken: foreign, Resource: "https://other.example/mcp", Issuer: as.Issuer, ClientID: "pre"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,10 +403,7 @@ func TestRedirectToAnotherOriginCarriesNoToken(t *testing.T) {
 	tgt := target(good, preregistered("pre"))
 	tok := h.m.state(tgt).tok
 	tgt2 := target(rs, preregistered("pre"))
-	st := h.m.state(tgt2)
-	st.mu.Lock()
-	_ = h.m.save(tgt2, st, tok)
-	st.mu.Unlock()
+	_ = h.m.save(tgt2, tok)
 
 	// Through mcpdeck's HTTP transport the redirect is not followed at all
 	// (its redirect policy refuses another origin).
@@ -521,4 +517,71 @@ func TestStaticTokenServerGetsItsOwn401(t *testing.T) {
 	if hits.Load() == 0 {
 		t.Fatal("the server was never asked")
 	}
+	// check's posture names what is missing.
+	p, err := Probe(ctxT(t), srv.URL+"/mcp", ProbeOptions{})
+	if err != nil || !p.Required || !slices.ContainsFunc(p.Problems, func(s string) bool {
+		return strings.Contains(s, "no authorization server metadata at its origin")
+	}) {
+		t.Fatalf("posture = %+v, %v", p, err)
+	}
+}
+
+// TestTokenEndpointRedirects: a token or registration endpoint that
+// answers 307 to another origin is not followed: the code, the PKCE
+// verifier and the client's credentials never reach that origin, and no
+// token it would issue is stored. A 307 within the origin is followed.
+func TestTokenEndpointRedirects(t *testing.T) {
+	var evilHits atomic.Int32
+	var evilBodies []string
+	var mu sync.Mutex
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		evilHits.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		evilBodies = append(evilBodies, string(body)+r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"access_token":"evil-token-0123456789","token_type":"Bearer","expires_in":3600,"client_id":"evil-client"}`)
+	}))
+	defer evil.Close()
+
+	t.Run("token endpoint to another origin", func(t *testing.T) {
+		as := authtest.NewAuthServer(t, authtest.AuthServerOptions{Clients: map[string]string{"pre": "pre-secret-abcdef"}, TokenRedirect: evil.URL + "/token"})
+		rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+		h := newHarness(t, nil)
+		tgt := target(rs, &config.OAuth{ClientID: "pre", ClientSecret: "pre-secret-abcdef", GrantType: config.GrantAuthorizationCode})
+		_, err := h.login(tgt)
+		if !errors.Is(err, ErrRedirected) || !strings.Contains(err.Error(), evil.URL) {
+			t.Fatalf("login = %v, want ErrRedirected naming %s", err, evil.URL)
+		}
+		if st, _ := h.m.Status(tgt); st.TokenPresent {
+			t.Fatal("a token was stored")
+		}
+		// Client credentials go the same way.
+		cc := target(rs, &config.OAuth{ClientID: "pre", ClientSecret: "pre-secret-abcdef", GrantType: config.GrantClientCredentials})
+		if _, err := h.login(cc); !errors.Is(err, ErrRedirected) {
+			t.Fatalf("client credentials login = %v, want ErrRedirected", err)
+		}
+	})
+	t.Run("registration endpoint to another origin", func(t *testing.T) {
+		as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true, RegisterRedirect: evil.URL + "/register"})
+		rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+		h := newHarness(t, nil)
+		if _, err := h.login(target(rs, nil)); !errors.Is(err, ErrRegistration) || !strings.Contains(err.Error(), "another origin") {
+			t.Fatalf("login = %v, want a refused registration redirect", err)
+		}
+	})
+	if n := evilHits.Load(); n != 0 {
+		t.Fatalf("the other origin received %d requests: %q", n, evilBodies)
+	}
+	t.Run("within the origin", func(t *testing.T) {
+		as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true, TokenRedirect: "/token-moved", RegisterRedirect: "/register-moved"})
+		rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+		h := newHarness(t, nil)
+		st, err := h.login(target(rs, nil))
+		if err != nil || !st.TokenPresent {
+			t.Fatalf("login through same-origin 307s = %+v, %v", st, err)
+		}
+		h.echo(target(rs, nil))
+	})
 }

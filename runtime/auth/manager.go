@@ -3,6 +3,7 @@ package auth
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -64,6 +65,14 @@ func (t Target) settings() config.OAuth {
 	return o
 }
 
+// automatic reports whether t's grant needs no person: client
+// credentials, enterprise-managed authorization, or a workload's
+// assertion.
+func (t Target) automatic() bool {
+	s := t.settings()
+	return s.GrantType == config.GrantClientCredentials || s.IdP != nil || s.AssertionFile != ""
+}
+
 func (t Target) loginCommand() string {
 	if t.LoginCommand != "" {
 		return t.LoginCommand
@@ -110,28 +119,46 @@ type Options struct {
 // servers. One Manager serves the whole process: the runtime's transports,
 // the CLI's auth commands and the TUI's login key share its cache, so a
 // login in one place is seen everywhere. It is safe for concurrent use.
+//
+// Concurrency: no lock is ever held across network I/O or the browser. A
+// refresh, a login and a discovery each run once per server however many
+// requests need them (flights): the first starts it, the others join, and
+// each waiter returns when its own context ends. Status reads only memory
+// and the token store, so it answers at once even while a login waits for
+// the browser.
 type Manager struct {
 	opts   Options
-	client *http.Client
+	client *http.Client // discovery: follows redirects as go-sdk's discovery allows
+	post   *http.Client // token and registration requests: same-origin redirects only
 
 	storeOnce sync.Once
 	store     *Store
 	storeErr  error
 
-	mu      sync.Mutex // guards servers (the map, not the states)
+	flights flights
+
+	mu      sync.Mutex // guards servers (the map, not the states) and nonces
 	servers map[string]*serverState
+	nonces  map[string]string // origin → the DPoP nonce it gave last
 }
 
-// serverState is one target's cached view. Its mutex serialises discovery,
-// refresh and login for the target, so concurrent requests meeting one 401
-// run one refresh or one browser login, not one each.
+// serverState is one target's cached view. Its mutex guards the fields
+// only for the moment of reading or replacing them; the I/O that produces
+// new values runs in flights, outside it.
 type serverState struct {
 	mu         sync.Mutex
 	loaded     bool         // tok was read from the store
 	tok        *tokenRecord // nil: no token
-	md         *Metadata    // discovery result, nil until needed
+	md         *Metadata    // the latest discovery result, nil until needed
 	challenge  *Challenge   // the last challenge the server sent
 	wantScopes []string     // scopes a step-up challenge asked for
+}
+
+// snapshot returns the fields under the lock.
+func (st *serverState) snapshot() (tok *tokenRecord, md *Metadata, ch *Challenge, want []string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.tok, st.md, st.challenge, slices.Clone(st.wantScopes)
 }
 
 // NewManager returns a Manager with opts.
@@ -155,7 +182,9 @@ func NewManager(opts Options) *Manager {
 	if client == nil {
 		client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
-	return &Manager{opts: opts, client: client, store: opts.Store, servers: map[string]*serverState{}}
+	post := *client
+	post.CheckRedirect = sameOriginRedirects
+	return &Manager{opts: opts, client: client, post: &post, store: opts.Store, servers: map[string]*serverState{}}
 }
 
 // Store returns the manager's token store, opening it on first use.
@@ -192,34 +221,50 @@ func (m *Manager) secret(vs ...string) {
 	}
 }
 
-// load reads t's token from the store once (st.mu held).
-func (m *Manager) load(t Target, st *serverState) error {
-	if st.loaded {
-		return nil
+// token returns t's token, reading the store the first time. The store
+// is read without st.mu, so a slow keyring never blocks another reader of
+// the cached state; the first load to finish wins.
+func (m *Manager) token(t Target) (*serverState, *tokenRecord, error) {
+	st := m.state(t)
+	st.mu.Lock()
+	loaded, tok := st.loaded, st.tok
+	st.mu.Unlock()
+	if loaded {
+		return st, tok, nil
 	}
 	s := t.settings()
 	m.secret(s.ClientSecret)
+	if s.IdP != nil {
+		m.secret(s.IdP.ClientSecret, s.IdP.IDToken)
+	}
 	store, err := m.Store()
 	if err != nil {
-		return err
+		return st, nil, err
 	}
 	var rec tokenRecord
 	found, err := store.get(t.key(), &rec)
 	if err != nil {
-		return err
+		return st, nil, err
 	}
-	st.loaded = true
-	if found && rec.AccessToken != "" {
-		m.secret(rec.AccessToken, rec.RefreshToken)
-		st.tok = &rec
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.loaded {
+		st.loaded = true
+		if found && rec.AccessToken != "" {
+			m.secret(rec.AccessToken, rec.RefreshToken)
+			st.tok = &rec
+		}
 	}
-	return nil
+	return st, st.tok, nil
 }
 
-// save stores rec as t's token (st.mu held).
-func (m *Manager) save(t Target, st *serverState, rec *tokenRecord) error {
+// save stores rec as t's token.
+func (m *Manager) save(t Target, rec *tokenRecord) error {
 	m.secret(rec.AccessToken, rec.RefreshToken)
-	st.tok, st.loaded = rec, true
+	st := m.state(t)
+	st.mu.Lock()
+	st.tok, st.loaded, st.wantScopes = rec, true, nil
+	st.mu.Unlock()
 	store, err := m.Store()
 	if err != nil {
 		return err
@@ -227,9 +272,17 @@ func (m *Manager) save(t Target, st *serverState, rec *tokenRecord) error {
 	return store.put(t.key(), rec)
 }
 
-// drop forgets t's token in memory and in the store (st.mu held).
-func (m *Manager) drop(t Target, st *serverState) error {
+// drop forgets t's token in memory and in the store; with only set, only
+// if the token is still that one (a refresh may have replaced it).
+func (m *Manager) drop(t Target, only *tokenRecord) error {
+	st := m.state(t)
+	st.mu.Lock()
+	if only != nil && st.tok != only {
+		st.mu.Unlock()
+		return nil
+	}
 	st.tok, st.loaded = nil, true
+	st.mu.Unlock()
 	store, err := m.Store()
 	if err != nil {
 		return err

@@ -64,8 +64,8 @@ func Probe(ctx context.Context, serverURL string, opts ProbeOptions) (*Posture, 
 	}
 	p.Required, p.Challenge = true, ch
 	p.ResourceMetadataInHeader = ch.ResourceMetadata != ""
-	if !ch.Bearer {
-		p.Problems = append(p.Problems, "the 401 has no Bearer challenge in WWW-Authenticate")
+	if !ch.Bearer && !ch.DPoP {
+		p.Problems = append(p.Problems, "the 401 has no Bearer (or DPoP) challenge in WWW-Authenticate")
 	} else if !p.ResourceMetadataInHeader {
 		p.Problems = append(p.Problems, "the 401's WWW-Authenticate challenge has no resource_metadata; clients must guess the well-known URLs")
 	}
@@ -76,7 +76,10 @@ func Probe(ctx context.Context, serverURL string, opts ProbeOptions) (*Posture, 
 	} else {
 		p.Metadata = md
 		p.NamesAuthorizationServer = len(md.AuthorizationServers) > 0 && !md.Legacy
-		if md.Legacy {
+		switch {
+		case md.Guessed:
+			p.Problems = append(p.Problems, "no protected resource metadata (RFC 9728) and no authorization server metadata at its origin (RFC 8414); clients can only guess the 2025-03-26 default endpoints /authorize, /token, /register")
+		case md.Legacy:
 			p.Problems = append(p.Problems, "no protected resource metadata (RFC 9728); the server relies on the 2025-03-26 fallback")
 		}
 	}

@@ -79,7 +79,7 @@ func (l *redirectListener) wait(ctx context.Context, timeout time.Duration) (url
 	case q := <-l.result:
 		return q, nil
 	case <-t.C:
-		return nil, fmt.Errorf("waiting for the browser on %s: %w: no authorization response within %s; run the login again and finish it in the browser", l.uri, ErrAuthorization, timeout)
+		return nil, &loginTimeoutError{msg: fmt.Sprintf("waiting for the browser on %s: %v: no authorization response within %s; run the login again and finish it in the browser", l.uri, ErrAuthorization, timeout)}
 	case <-ctx.Done():
 		return nil, fmt.Errorf("waiting for the browser on %s: %w", l.uri, ctx.Err())
 	}
@@ -93,4 +93,14 @@ func (l *redirectListener) close() {
 		_ = l.srv.Close()
 	}
 	<-l.done
+}
+
+// loginTimeoutError is a login nobody finished in time. It matches
+// context.DeadlineExceeded as well as ErrAuthorization: a timed-out login
+// is a timeout to every face (the command line's exit 4).
+type loginTimeoutError struct{ msg string }
+
+func (e *loginTimeoutError) Error() string { return e.msg }
+func (e *loginTimeoutError) Unwrap() []error {
+	return []error{ErrAuthorization, context.DeadlineExceeded}
 }

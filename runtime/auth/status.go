@@ -23,23 +23,22 @@ type Status struct {
 	ClientID     string `json:"clientId,omitempty"`
 	ClientSource string `json:"clientSource,omitempty"`
 	GrantType    string `json:"grantType,omitempty"`
+	// LoginRunning: a login (or another grant) for this server is in
+	// progress in this process.
+	LoginRunning bool `json:"loginRunning,omitempty"`
 	// Storage is StorageKeyring or StorageFile; StoragePath the file.
 	Storage     StorageKind `json:"storage"`
 	StoragePath string      `json:"storagePath,omitempty"`
 }
 
-// Status reports t's login without any network traffic.
+// Status reports t's login without any network traffic. It reads only
+// memory and the token store, never waiting for a login or a refresh in
+// progress (LoginRunning tells about those).
 func (m *Manager) Status(t Target) (*Status, error) {
-	st := m.state(t)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := m.load(t, st); err != nil {
+	_, rec, err := m.token(t)
+	if err != nil {
 		return nil, err
 	}
-	return m.statusLocked(t, st)
-}
-
-func (m *Manager) statusLocked(t Target, st *serverState) (*Status, error) {
 	store, err := m.Store()
 	if err != nil {
 		return nil, err
@@ -48,7 +47,7 @@ func (m *Manager) statusLocked(t Target, st *serverState) (*Status, error) {
 	if store.Kind() == StorageFile {
 		s.StoragePath = store.Where()
 	}
-	rec := st.tok
+	s.LoginRunning = m.flights.running("obtain " + t.key())
 	if rec == nil {
 		return s, nil
 	}
@@ -58,7 +57,7 @@ func (m *Manager) statusLocked(t Target, st *serverState) (*Status, error) {
 		s.Expiry = &e
 		s.Expired = m.opts.Now().After(e)
 	}
-	s.Refreshable = rec.RefreshToken != "" || rec.GrantType == "client_credentials"
+	s.Refreshable = rec.refreshable()
 	s.Scopes = rec.Scopes
 	s.AuthorizationServer = rec.Issuer
 	s.ClientID, s.ClientSource, s.GrantType = rec.ClientID, rec.ClientSource, rec.GrantType

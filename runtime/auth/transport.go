@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strings"
 
-	"mcpdeck/config"
 	"mcpdeck/jsonrpc/mcphttp"
 )
 
@@ -54,11 +53,11 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	resp, err := send(base, req, tok)
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	resp, err := tr.sendNonce(base, req, tok, false, replayable)
 	if err != nil {
 		return nil, err
 	}
-	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:
 		ch := ParseChallenge(resp.StatusCode, resp.Header)
@@ -75,9 +74,9 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		if !replayable {
-			return nil, m.needsLoginNow(t, "the request cannot be resent with the new token; retry it")
+			return nil, m.needsLogin(t, "the request cannot be resent with the new token; retry it")
 		}
-		if resp, err = resend(base, req, next); err != nil {
+		if resp, err = tr.sendNonce(base, req, next, true, true); err != nil {
 			return nil, err
 		}
 		if resp.StatusCode == http.StatusUnauthorized {
@@ -95,7 +94,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if resp, err = resend(base, req, next); err != nil {
+		if resp, err = tr.sendNonce(base, req, next, true, true); err != nil {
 			return nil, err
 		}
 		if ch2 := ParseChallenge(resp.StatusCode, resp.Header); ch2.InsufficientScope() {
@@ -108,27 +107,58 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// send sends req (or a clone with the bearer token). tok nil sends it as is.
-func send(base http.RoundTripper, req *http.Request, tok *tokenRecord) (*http.Response, error) {
-	if tok == nil {
+// sendNonce is send that remembers the DPoP nonce the server answers
+// with and, when the server refuses a DPoP proof for want of its nonce
+// (RFC 9449 §9), sends the request once more with a proof carrying it.
+func (tr *Transport) sendNonce(base http.RoundTripper, req *http.Request, tok *tokenRecord, again, replayable bool) (*http.Response, error) {
+	resp, err := tr.send(base, req, tok, again)
+	if err != nil {
+		return nil, err
+	}
+	tr.Manager.setNonce(req.URL, resp.Header)
+	if resp.StatusCode != http.StatusUnauthorized || tok == nil || tok.DPoPKey == "" || !replayable ||
+		!ParseChallenge(resp.StatusCode, resp.Header).UseNonce() {
+		return resp, nil
+	}
+	discard(resp)
+	if resp, err = tr.send(base, req, tok, true); err != nil {
+		return nil, err
+	}
+	tr.Manager.setNonce(req.URL, resp.Header)
+	return resp, nil
+}
+
+// send sends req, or a clone with tok: "Authorization: Bearer", or for a
+// DPoP-bound token "Authorization: DPoP" with a fresh proof. again sends
+// it a second time, with a fresh body.
+func (tr *Transport) send(base http.RoundTripper, req *http.Request, tok *tokenRecord, again bool) (*http.Response, error) {
+	if tok == nil && !again {
 		return base.RoundTrip(req)
 	}
 	r := req.Clone(req.Context())
-	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-	return base.RoundTrip(r)
-}
-
-// resend sends req again with a fresh body.
-func resend(base http.RoundTripper, req *http.Request, tok *tokenRecord) (*http.Response, error) {
-	r := req.Clone(req.Context())
-	if req.GetBody != nil {
+	if again && req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
 			return nil, err
 		}
 		r.Body = body
 	}
-	if tok != nil {
+	switch {
+	case tok == nil:
+	case tok.DPoPKey != "":
+		key, err := decodeDPoPKey(tok.DPoPKey)
+		if err != nil {
+			closeBody(r)
+			return nil, fmt.Errorf("request to %q: %w: the token's DPoP key is unreadable (%v); log in again", tr.Target.Name, ErrStorage, err)
+		}
+		proof, err := dpopProof(key, req.Method, req.URL, tr.Manager.nonce(req.URL), tok.AccessToken, tr.Manager.opts.Now())
+		if err != nil {
+			closeBody(r)
+			return nil, fmt.Errorf("request to %q: signing a DPoP proof: %w", tr.Target.Name, err)
+		}
+		r.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+		r.Header.Set("DPoP", proof)
+	default:
 		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
 	return base.RoundTrip(r)
@@ -179,109 +209,121 @@ func hostPort(u *url.URL) string {
 // 401 tells whether the server needs one). A refresh the authorization
 // server refuses drops the token.
 func (m *Manager) current(ctx context.Context, t Target) (*tokenRecord, error) {
-	st := m.state(t)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := m.load(t, st); err != nil {
-		return nil, err
+	_, rec, err := m.token(t)
+	if err != nil || rec == nil || !rec.expiring(m.opts.Now(), m.opts.RefreshSkew) {
+		return rec, err
 	}
-	rec := st.tok
-	if rec == nil || !rec.expiring(m.opts.Now(), m.opts.RefreshSkew) {
-		return rec, nil
-	}
-	if rec.RefreshToken == "" && rec.GrantType != string(config.GrantClientCredentials) {
+	if !rec.refreshable() {
 		return rec, nil // let the server judge; a 401 leads to a login
 	}
-	next, err := m.refresh(ctx, t, rec)
-	if err != nil {
-		if refused(err) {
-			_ = m.drop(t, st)
-			return nil, nil
+	next, err := m.refreshOnce(ctx, t, rec)
+	if err != nil && refused(err) {
+		return nil, nil
+	}
+	return next, err
+}
+
+// refreshOnce refreshes rec, once however many requests found it expiring
+// or rejected at the same time: they share one token request. A refusal
+// drops rec.
+func (m *Manager) refreshOnce(ctx context.Context, t Target, rec *tokenRecord) (*tokenRecord, error) {
+	v, err := m.flights.do(ctx, "refresh "+t.key(), func(ctx context.Context) (any, error) {
+		st := m.state(t)
+		st.mu.Lock()
+		cur := st.tok
+		st.mu.Unlock()
+		if cur != nil && cur != rec && !cur.expiring(m.opts.Now(), m.opts.RefreshSkew) {
+			return cur, nil // a request before us already refreshed it
 		}
+		next, err := m.refresh(ctx, t, rec)
+		if err != nil {
+			if refused(err) {
+				_ = m.drop(t, rec)
+				if invalidClient(err) {
+					_ = m.forgetRegistration(rec.Issuer, rec.ClientID)
+				}
+			}
+			return nil, err
+		}
+		return next, m.save(t, next)
+	})
+	if err != nil {
 		return nil, err
 	}
-	return next, m.save(t, st, next)
+	return v.(*tokenRecord), nil
 }
 
 // afterRejection handles a 401: a token the server rejected is refreshed
-// (unless another request already replaced it); with none left, client
-// credentials or (interactive) a browser login get a new one, else the
-// answer is a NeedsLoginError.
+// (unless another request already replaced it, or the server now names
+// another authorization server); with none left, an automatic grant
+// (client credentials, enterprise-managed) or, interactive, a browser
+// login gets a new one; else the answer is a NeedsLoginError.
 func (m *Manager) afterRejection(ctx context.Context, t Target, sent *tokenRecord, ch *Challenge, interactive bool) (*tokenRecord, error) {
 	st := m.state(t)
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	st.challenge = ch
+	cur := st.tok
+	st.mu.Unlock()
+	if cur != nil && cur != sent {
+		return cur, nil // someone refreshed or logged in while this request was out
+	}
 	reason := "no token is stored"
 	if sent != nil {
-		if st.tok != nil && st.tok != sent {
-			return st.tok, nil // someone refreshed or logged in meanwhile
-		}
 		reason = "the server rejected the stored token"
-		if st.tok != nil && (st.tok.RefreshToken != "" || st.tok.GrantType == string(config.GrantClientCredentials)) {
-			next, err := m.refresh(ctx, t, st.tok)
-			if err == nil {
-				return next, m.save(t, st, next)
-			}
-			if !refused(err) {
-				return nil, err
-			}
-			reason = "the server rejected the stored token and refreshing it failed: " + err.Error()
-		}
-		_ = m.drop(t, st)
-	} else if st.tok != nil {
-		return st.tok, nil // a login happened while this request was out
 	}
-	md, err := m.discover(ctx, t, st, ch)
+	// Discover afresh: a rejected token may mean the server moved to
+	// another authorization server (SEP-2352), whose metadata says so.
+	md, err := m.discoverOnce(ctx, t, ch)
 	if err != nil {
 		return nil, err
 	}
-	s := t.settings()
-	if !interactive && s.GrantType != config.GrantClientCredentials {
-		return nil, m.needsLogin(t, st, md, reason)
+	if md.Guessed && sent == nil && !interactive {
+		// Nothing published, only the 2025-03-26 defaults guessed: as
+		// likely a server that wants a static credential. Only a login
+		// someone asked for tries the guess.
+		return nil, fmt.Errorf("%w: %s publishes no authorization metadata; `%s` tries the 2025-03-26 default endpoints", ErrDiscovery, safeURL(t.URL), t.loginCommand())
 	}
-	if err := m.obtainLocked(ctx, t, st, md, interactive); err != nil {
-		return nil, err
+	if sent != nil && sent.refreshable() && sent.Issuer == md.Issuer {
+		next, err := m.refreshOnce(ctx, t, sent)
+		if err == nil {
+			return next, nil
+		}
+		if !refused(err) {
+			return nil, err
+		}
+		reason = "the server rejected the stored token and refreshing it failed: " + err.Error()
+	} else if sent != nil && sent.Issuer != md.Issuer {
+		reason = fmt.Sprintf("the server now names authorization server %s, not %s, which issued the stored token", md.Issuer, sent.Issuer)
 	}
-	return st.tok, nil
+	if sent != nil {
+		_ = m.drop(t, sent)
+	}
+	if !interactive && !t.automatic() {
+		return nil, m.needsLogin(t, reason)
+	}
+	return m.obtainOnce(ctx, t, md, interactive)
 }
 
 // stepUp handles a 403 insufficient_scope: re-authorize with the union of
-// the granted scopes and the challenge's, by client credentials or
+// the granted scopes and the challenge's, by an automatic grant or
 // (interactive) the browser; else a NeedsLoginError naming the scopes.
 func (m *Manager) stepUp(ctx context.Context, t Target, ch *Challenge, interactive bool) (*tokenRecord, error) {
 	st := m.state(t)
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	st.wantScopes = union(st.wantScopes, ch.Scopes)
-	md, err := m.discover(ctx, t, st, ch)
+	st.mu.Unlock()
+	md, err := m.discoverOnce(ctx, t, ch)
 	if err != nil {
 		return nil, err
 	}
-	if !interactive && t.settings().GrantType != config.GrantClientCredentials {
-		return nil, m.needsLogin(t, st, md, "the server needs more scopes than the token has")
+	if !interactive && !t.automatic() {
+		return nil, m.needsLogin(t, "the server needs more scopes than the token has")
 	}
-	if err := m.obtainLocked(ctx, t, st, md, interactive); err != nil {
-		return nil, err
-	}
-	return st.tok, nil
-}
-
-// needsLoginNow builds a NeedsLoginError from the cached state.
-func (m *Manager) needsLoginNow(t Target, reason string) error {
-	st := m.state(t)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return m.needsLogin(t, st, st.md, reason)
+	return m.obtainOnce(ctx, t, md, interactive)
 }
 
 // forget drops a token the server rejected right after it was issued.
 func (m *Manager) forget(t Target, rec *tokenRecord, reason string) error {
-	st := m.state(t)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.tok == rec {
-		_ = m.drop(t, st)
-	}
-	return m.needsLogin(t, st, st.md, reason)
+	_ = m.drop(t, rec)
+	return m.needsLogin(t, reason)
 }

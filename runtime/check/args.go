@@ -4,150 +4,66 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/schema"
 )
 
-// maxDepth bounds schema recursion: a self-referencing schema must not
-// send the generator round in circles.
+// maxDepth bounds findID's walk through a notification's params
+// (disrupt.go).
 const maxDepth = 8
 
-// schemaDoc is a parsed input schema with its root, for local $refs.
-type schemaDoc struct{ root map[string]any }
-
-func parseSchema(raw json.RawMessage) (schemaDoc, bool) {
-	var root map[string]any
-	if err := json.Unmarshal(raw, &root); err != nil || root == nil {
-		return schemaDoc{}, false
-	}
-	return schemaDoc{root: root}, true
-}
-
-// resolve follows local "#/..." references.
-func (d schemaDoc) resolve(n map[string]any) map[string]any {
-	for i := 0; i < maxDepth; i++ {
-		ref, ok := n["$ref"].(string)
-		if !ok || !strings.HasPrefix(ref, "#") {
-			return n
-		}
-		var cur any = d.root
-		for _, tok := range strings.Split(strings.TrimPrefix(ref, "#"), "/") {
-			if tok == "" {
-				continue
-			}
-			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return n
-			}
-			cur = m[tok]
-		}
-		next, ok := cur.(map[string]any)
-		if !ok {
-			return n
-		}
-		n = next
-	}
-	return n
-}
-
-// types lists the node's JSON types; an untyped node is inferred from its
-// keywords.
-func types(n map[string]any) []string {
-	switch t := n["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, v := range t {
-			if s, ok := v.(string); ok && s != "null" {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	switch {
-	case n["properties"] != nil || n["required"] != nil:
-		return []string{"object"}
-	case n["items"] != nil:
-		return []string{"array"}
-	}
-	return nil
-}
+// The checker's arguments come from runtime/schema's model of the tool's
+// input schema, the one the TUI's form and the example arguments read:
+// references followed, allOf merged, Optional collapsed, unions as
+// choices. Whatever it generates is validated against the schema itself
+// before it is sent.
 
 // minimal generates the smallest value the node accepts: const, enum[0] or
-// default where given; else required properties only, "test" for strings,
-// numbers within their bounds, false, and empty arrays. The caller
-// validates the whole against the schema, so a guess that misses a pattern
-// is caught there.
-func (d schemaDoc) minimal(n map[string]any, depth int) (any, bool) {
-	if depth > maxDepth {
+// default where given; else the first choice that works; else required
+// properties only, "test" for strings, numbers within their bounds, false,
+// and empty arrays. The caller validates the whole against the schema, so
+// a guess that misses a pattern is caught there.
+func minimal(n *schema.Node) (any, bool) {
+	switch {
+	case n.Const != nil:
+		return n.Const, true
+	case len(n.Enum) > 0:
+		return n.Enum[0], true
+	case n.Default != nil:
+		return n.Default, true
+	}
+	if len(n.Choices) > 0 {
+		for _, c := range n.Choices {
+			if v, ok := minimal(c); ok {
+				return v, true
+			}
+		}
 		return nil, false
 	}
-	n = d.resolve(n)
-	if v, ok := n["const"]; ok {
-		return v, true
-	}
-	if e, ok := n["enum"].([]any); ok && len(e) > 0 {
-		return e[0], true
-	}
-	if v, ok := n["default"]; ok {
-		return v, true
-	}
-	for _, key := range []string{"anyOf", "oneOf"} {
-		if alts, ok := n[key].([]any); ok {
-			for _, a := range alts {
-				if m, ok := a.(map[string]any); ok {
-					if v, ok := d.minimal(m, depth+1); ok {
-						return v, true
-					}
-				}
-			}
-			return nil, false
-		}
-	}
-	if all, ok := n["allOf"].([]any); ok {
-		merged := map[string]any{}
-		for k, v := range n {
-			if k != "allOf" {
-				merged[k] = v
-			}
-		}
-		for _, a := range all {
-			if m, ok := a.(map[string]any); ok {
-				mergeSchema(merged, d.resolve(m))
-			}
-		}
-		return d.minimal(merged, depth+1)
-	}
-	ts := types(n)
-	if len(ts) == 0 {
-		return "test", true
-	}
-	switch ts[0] {
+	switch n.Type {
 	case "object":
-		return d.minimalObject(n, depth)
+		return minimalObject(n)
 	case "string":
 		return minimalString(n), true
 	case "number", "integer":
-		return minimalNumber(n, ts[0] == "integer"), true
+		return minimalNumber(n, n.Type == "integer"), true
 	case "boolean":
 		return false, true
 	case "array":
-		min := number(n["minItems"])
 		out := []any{}
-		if min > 0 {
-			items, _ := n["items"].(map[string]any)
+		if n.MinItems != nil && *n.MinItems > 0 {
+			items := n.Items
 			if items == nil {
-				items = map[string]any{}
+				items = &schema.Node{}
 			}
-			v, ok := d.minimal(items, depth+1)
+			v, ok := minimal(items)
 			if !ok {
 				return nil, false
 			}
-			for i := 0; i < int(min); i++ {
+			for range *n.MinItems {
 				out = append(out, v)
 			}
 		}
@@ -155,71 +71,28 @@ func (d schemaDoc) minimal(n map[string]any, depth int) (any, bool) {
 	case "null":
 		return nil, true
 	}
-	return nil, false
+	return "test", true
 }
 
-func (d schemaDoc) minimalObject(n map[string]any, depth int) (any, bool) {
-	props, _ := n["properties"].(map[string]any)
+// minimalObject is an object with the required properties only.
+func minimalObject(n *schema.Node) (map[string]any, bool) {
 	out := map[string]any{}
-	for _, r := range required(n) {
-		p, _ := props[r].(map[string]any)
-		if p == nil {
-			p, _ = n["additionalProperties"].(map[string]any)
+	for _, p := range n.Properties {
+		if !p.Required {
+			continue
 		}
-		if p == nil {
-			p = map[string]any{}
-		}
-		v, ok := d.minimal(p, depth+1)
+		v, ok := minimal(p.Node)
 		if !ok {
 			return nil, false
 		}
-		out[r] = v
+		out[p.Name] = v
 	}
 	return out, true
 }
 
-func mergeSchema(into, from map[string]any) {
-	for k, v := range from {
-		switch k {
-		case "properties":
-			props, _ := into["properties"].(map[string]any)
-			if props == nil {
-				props = map[string]any{}
-			}
-			if m, ok := v.(map[string]any); ok {
-				for pk, pv := range m {
-					props[pk] = pv
-				}
-			}
-			into["properties"] = props
-		case "required":
-			have, _ := into["required"].([]any)
-			if r, ok := v.([]any); ok {
-				into["required"] = append(have, r...)
-			}
-		default:
-			if _, exists := into[k]; !exists {
-				into[k] = v
-			}
-		}
-	}
-}
-
-func required(n map[string]any) []string {
-	var out []string
-	if r, ok := n["required"].([]any); ok {
-		for _, v := range r {
-			if s, ok := v.(string); ok {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
-func minimalString(n map[string]any) string {
+func minimalString(n *schema.Node) string {
 	s := "test"
-	switch n["format"] {
+	switch n.Format {
 	case "uri", "url", "iri":
 		s = "https://example.com/"
 	case "email":
@@ -233,35 +106,35 @@ func minimalString(n map[string]any) string {
 	case "uuid":
 		s = "00000000-0000-4000-8000-000000000000"
 	}
-	if min := int(number(n["minLength"])); len(s) < min {
-		s += strings.Repeat("x", min-len(s))
+	if n.MinLength != nil && len(s) < *n.MinLength {
+		s += strings.Repeat("x", *n.MinLength-len(s))
 	}
-	if max, ok := n["maxLength"].(float64); ok && len(s) > int(max) {
-		s = s[:int(max)]
+	if n.MaxLength != nil && len(s) > *n.MaxLength {
+		s = s[:*n.MaxLength]
 	}
 	return s
 }
 
 // minimalNumber picks 1 (a harmless count, size or operand; 0 divides
 // badly), moved inside the bounds.
-func minimalNumber(n map[string]any, integer bool) float64 {
+func minimalNumber(n *schema.Node, integer bool) float64 {
 	v := 1.0
-	if lo, ok := n["minimum"].(float64); ok && v < lo {
-		v = lo
+	if n.Minimum != nil && v < *n.Minimum {
+		v = *n.Minimum
 	}
-	if lo, ok := n["exclusiveMinimum"].(float64); ok && v <= lo {
-		v = lo + 1
+	if lo := n.ExclusiveMinimum; lo != nil && v <= *lo {
+		v = *lo + 1
 		if !integer {
-			v = lo + 0.5
+			v = *lo + 0.5
 		}
 	}
-	if hi, ok := n["maximum"].(float64); ok && v > hi {
-		v = hi
+	if n.Maximum != nil && v > *n.Maximum {
+		v = *n.Maximum
 	}
-	if hi, ok := n["exclusiveMaximum"].(float64); ok && v >= hi {
-		v = hi - 1
+	if hi := n.ExclusiveMaximum; hi != nil && v >= *hi {
+		v = *hi - 1
 		if !integer {
-			v = hi - 0.5
+			v = *hi - 0.5
 		}
 	}
 	if integer {
@@ -270,9 +143,17 @@ func minimalNumber(n map[string]any, integer bool) float64 {
 	return v
 }
 
-func number(v any) float64 {
-	f, _ := v.(float64)
-	return f
+// rootObject is the model of a tool's input schema, or why the checker
+// cannot read it.
+func rootObject(raw json.RawMessage) (*schema.Node, string) {
+	n, err := schema.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, "its inputSchema is " + err.Error()
+	case n.Opaque != "":
+		return nil, "its inputSchema is not a JSON object (" + n.Opaque + ")"
+	}
+	return n, ""
 }
 
 // MinimalArguments generates arguments that satisfy schema: required
@@ -280,16 +161,16 @@ func number(v any) float64 {
 // "test", a number within its bounds, false, [] or a nested minimal
 // object. It reports false, with the reason, when it cannot produce
 // arguments the schema accepts.
-func MinimalArguments(schema json.RawMessage) (json.RawMessage, string, bool) {
-	d, ok := parseSchema(schema)
-	if !ok {
-		return nil, "its inputSchema is not a JSON object", false
+func MinimalArguments(raw json.RawMessage) (json.RawMessage, string, bool) {
+	root, why := rootObject(raw)
+	if root == nil {
+		return nil, why, false
 	}
-	v, ok := d.minimalObject(d.resolve(d.root), 0)
+	v, ok := minimalObject(root)
 	if !ok {
 		return nil, "its inputSchema has a required property the checker cannot fill", false
 	}
-	return validated(schema, v)
+	return validated(raw, v)
 }
 
 func validated(schema json.RawMessage, v any) (json.RawMessage, string, bool) {
@@ -312,62 +193,54 @@ func validated(schema json.RawMessage, v any) (json.RawMessage, string, bool) {
 // property of the wrong type, else with an unexpected property where
 // additionalProperties is false. It reports false when the schema accepts
 // anything.
-func InvalidArguments(schema json.RawMessage) (json.RawMessage, string, bool) {
-	d, ok := parseSchema(schema)
+func InvalidArguments(raw json.RawMessage) (json.RawMessage, string, bool) {
+	root, _ := rootObject(raw)
+	if root == nil {
+		return nil, "", false
+	}
+	valid, ok := minimalObject(root)
 	if !ok {
 		return nil, "", false
 	}
-	root := d.resolve(d.root)
-	base, ok := d.minimalObject(root, 0)
-	if !ok {
-		return nil, "", false
-	}
-	valid := base.(map[string]any)
 	try := func(args map[string]any, how string) (json.RawMessage, string, bool) {
-		raw, err := json.Marshal(args)
+		enc, err := json.Marshal(args)
 		if err != nil {
 			return nil, "", false
 		}
-		fields, err := runtime.ValidateArguments(schema, raw)
+		fields, err := runtime.ValidateArguments(raw, enc)
 		if err != nil || len(fields) == 0 {
 			return nil, "", false
 		}
-		return raw, how, true
+		return enc, how, true
 	}
-	for _, r := range required(root) {
-		args := clone(valid)
-		delete(args, r)
-		if raw, how, ok := try(args, fmt.Sprintf("without the required %q", r)); ok {
-			return raw, how, true
-		}
-	}
-	props, _ := root["properties"].(map[string]any)
-	names := make([]string, 0, len(props))
-	for k := range props {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		p, _ := props[name].(map[string]any)
-		if p == nil {
+	for _, p := range root.Properties {
+		if !p.Required {
 			continue
 		}
-		ts := types(d.resolve(p))
-		if len(ts) == 0 {
-			continue
-		}
-		wrong, label := wrongValue(ts[0])
 		args := clone(valid)
-		args[name] = wrong
-		if raw, how, ok := try(args, fmt.Sprintf("with %q given as %s", name, label)); ok {
-			return raw, how, true
+		delete(args, p.Name)
+		if enc, how, ok := try(args, fmt.Sprintf("without the required %q", p.Name)); ok {
+			return enc, how, true
 		}
 	}
-	if ap, ok := root["additionalProperties"].(bool); ok && !ap {
+	props := slices.Clone(root.Properties)
+	slices.SortFunc(props, func(a, b *schema.Property) int { return strings.Compare(a.Name, b.Name) })
+	for _, p := range props {
+		if p.Type == "" {
+			continue
+		}
+		wrong, label := wrongValue(p.Type)
+		args := clone(valid)
+		args[p.Name] = wrong
+		if enc, how, ok := try(args, fmt.Sprintf("with %q given as %s", p.Name, label)); ok {
+			return enc, how, true
+		}
+	}
+	if root.NoAdditional {
 		args := clone(valid)
 		args["mcpdeck_unexpected"] = "test"
-		if raw, how, ok := try(args, `with an unexpected property "mcpdeck_unexpected"`); ok {
-			return raw, how, true
+		if enc, how, ok := try(args, `with an unexpected property "mcpdeck_unexpected"`); ok {
+			return enc, how, true
 		}
 	}
 	return nil, "", false

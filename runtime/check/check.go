@@ -8,7 +8,10 @@
 // The checker builds its own runtime.Controller for the one server, with
 // automatic reconnect and health pings off, so that it controls every step
 // and can run beside a live session (the TUI runs it on the selected server
-// while its own connection stays up). It never prints anything.
+// while its own connection stays up). Its probes, requests a client would
+// never send, go on connections that controller dials the way it dials its
+// sessions (runtime's DialHTTP and StartStdio, mcphttp's SendRaw): the same
+// headers, token, size limits and redirect policy. It never prints anything.
 package check
 
 import (
@@ -179,6 +182,7 @@ func (r Report) Counts() map[Status]int {
 // Defaults of Options.
 const (
 	DefaultCallTimeout = 10 * time.Second
+	DefaultMaxCallTime = 2 * time.Minute
 	DefaultResultMax   = 4 << 20
 	DefaultStopGrace   = 2 * time.Second
 	// ResultWarn is the result size over which bounded-results warns: a
@@ -198,6 +202,10 @@ type Options struct {
 	// for an answer that should come but may not (a response sent with the
 	// wrong id, or as a notification); default 10 s.
 	CallTimeout time.Duration
+	// MaxCallTime bounds how far progress extends a call: a tool that
+	// keeps reporting progress is waited for up to this long (each
+	// notification restarts CallTimeout); default 2 min.
+	MaxCallTime time.Duration
 	// ResultMax is the largest acceptable tool result in bytes; larger
 	// fails bounded-results; default 4 MiB.
 	ResultMax int
@@ -212,6 +220,15 @@ type Options struct {
 	// OnController, if set, is handed the check's own controller before
 	// it starts anything (a session recorder subscribes to it there).
 	OnController func(*runtime.Controller)
+	// Elicitor answers the server's elicitation requests; nil declines
+	// them. Either way the check declares elicitation, as every mcpdeck
+	// client does, so the server lists the tools it lists to them (some
+	// offer a tool only to a client that can answer it).
+	Elicitor runtime.Elicitor
+	// Roots and LogLevel are what a session offers the server (--root,
+	// --log-level); empty keeps the defaults.
+	Roots    []string
+	LogLevel string
 	// Auth authorizes a remote server that requires MCP authorization
 	// with the tokens it stores; nil checks without (such a server then
 	// fails initialization with "needs login").
@@ -236,6 +253,12 @@ func (o Options) Validate() error {
 func (o Options) withDefaults() Options {
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.Elicitor == nil {
+		o.Elicitor = runtime.DeclineElicitor{}
+	}
+	if o.MaxCallTime <= 0 {
+		o.MaxCallTime = DefaultMaxCallTime
 	}
 	if o.ResultMax <= 0 {
 		o.ResultMax = DefaultResultMax

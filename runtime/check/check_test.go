@@ -272,3 +272,18 @@ func noChildren(t *testing.T) {
 		}
 	}
 }
+
+// A server that exits when stdin closes but leaves its child running fails
+// shutdown, naming the child: mcpdeck's own group kill cleans up after it,
+// but the check is there to tell the server's author. The child is gone
+// once the check returns.
+func TestShutdownNamesTheChildAServerLeaves(t *testing.T) {
+	rep := runCheck(t, fake(jsonrpctest.Grandchild), testOptions)
+	it, _ := rep.Item(IDShutdown)
+	path, _, _ := jsonrpctest.Command(jsonrpctest.Sleeper)
+	if it.Status != Fail || !strings.Contains(it.Reason, "left 1 process of its process group running: pid ") ||
+		!strings.Contains(it.Reason, path) || !strings.Contains(it.Reason, "stop every process you start") {
+		t.Errorf("shutdown = %s %q, want FAIL naming the sleeper's pid and command line, and what to fix", it.Status, it.Reason)
+	}
+	noChildren(t)
+}

@@ -28,16 +28,19 @@ type checker struct {
 	report   Report
 
 	// What the steps learned, for the steps and rules after them.
-	initFailed  string         // why initialization failed, "" if it did not
-	listFailed  string         // why listing failed after a good initialize
-	tools       []runtime.Tool // as first listed
-	toolsAfter  []runtime.Tool // as listed after the reconnect; nil if it failed
-	leaks       []string       // where configured secrets appeared, every listing
-	calledTool  string         // the tool the call step called successfully
+	initFailed  string                // why initialization failed, "" if it did not
+	listFailed  string                // why listing failed after a good initialize
+	tools       []runtime.Tool        // as first listed
+	dropped     []runtime.DroppedTool // listed, but left out as every client must
+	toolsAfter  []runtime.Tool        // as listed after the reconnect; nil if it failed
+	leaks       []string              // where configured secrets appeared, every listing
+	calledTool  string                // the tool the call step called successfully
 	calledArgs  json.RawMessage
-	noAnswer    []pending // requests that got no response in time
-	tooLarge    bool      // a result went over the maximum message size
-	errorProbe  Item      // actionable-errors, probed while the server was up
+	calledTook  time.Duration // how long that call took
+	seenSlow    *candidate    // a call the call step saw take its time or report progress
+	noAnswer    []pending     // requests that got no response in time
+	tooLarge    bool          // a result went over the maximum message size
+	errorProbe  Item          // actionable-errors, probed while the server was up
 	probedError bool
 }
 
@@ -61,15 +64,17 @@ func newChecker(ctx context.Context, srv config.Server, opts Options, progress f
 		report: Report{Server: srv.Name, Transport: string(srv.Transport)},
 	}
 	c.rt = runtime.New(runtime.Options{
-		Config:        &config.Config{Servers: []config.Server{srv}},
-		ResultLimit:   opts.ResultMax,
-		StopGrace:     opts.StopGrace,
-		ClientVersion: opts.ClientVersion,
-		Protocol:      opts.Protocol,
-		// A message well over the result maximum is refused by the
-		// transport rather than buffered whole; bounded-results reports it.
-		MaxMessageSize: opts.ResultMax + 1<<20,
+		Config:         &config.Config{Servers: []config.Server{srv}},
+		ResultLimit:    opts.ResultMax,
+		MaxCallTime:    opts.MaxCallTime,
+		StopGrace:      opts.StopGrace,
+		ClientVersion:  opts.ClientVersion,
+		Protocol:       opts.Protocol,
+		MaxMessageSize: maxMessage(opts),
 		Auth:           opts.Auth,
+		Elicitor:       opts.Elicitor,
+		Roots:          opts.Roots,
+		LogLevel:       opts.LogLevel,
 	})
 	if opts.OnController != nil {
 		opts.OnController(c.rt)
@@ -77,6 +82,13 @@ func newChecker(ctx context.Context, srv config.Server, opts Options, progress f
 	c.obs = observe(c.rt)
 	return c
 }
+
+// maxMessage bounds every message the check reads: well over the result
+// maximum, so a larger one is refused by the transport rather than
+// buffered whole; bounded-results reports it.
+func maxMessage(opts Options) int { return opts.ResultMax + 1<<20 }
+
+func (c *checker) maxMessage() int { return maxMessage(c.opts) }
 
 // close tears the controller down and stops the observer; after it, the
 // observer holds every event the controller published.
@@ -220,6 +232,9 @@ func appendNew(list []string, more ...string) []string {
 
 // ms renders a duration for a reason.
 func ms(d time.Duration) string {
+	if d >= time.Minute {
+		return d.Round(time.Second).String()
+	}
 	if d >= time.Second {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,12 +39,20 @@ type outcome struct {
 	err error
 }
 
+// slowCall is how long the call step's call must have taken (or it sent
+// progress) for the disruptive steps to count its tool as one that takes
+// its time: long enough to act on it mid-flight.
+const slowCall = 4 * midFlight
+
 // outstandingCall picks the call to keep outstanding: a slow tool with a
-// long duration, else the call step's tool, else any tool the checker can
-// call.
+// long duration, else a call the call step saw take its time or report
+// progress, else the call step's tool, else any tool the checker can call.
 func (c *checker) outstandingCall() (candidate, bool, bool) {
 	if cand, ok := slowTool(c.tools); ok {
 		return cand, true, true
+	}
+	if c.seenSlow != nil {
+		return *c.seenSlow, true, true
 	}
 	if c.calledTool != "" {
 		if t, ok := c.tool(c.calledTool); ok {
@@ -99,7 +108,11 @@ func (c *checker) cancellation() (Status, string) {
 		// An instant tool answers before notifications/cancelled arrives,
 		// which the specification allows: cancelling it proves nothing and
 		// must not count against the server.
-		return Skip, fmt.Sprintf("no tool that takes its time (sleep, wait, long-running, with progress), so no call can be cancelled mid-flight; %s answers at once, and a response that crosses a cancellation is allowed", cand.tool.ServerTool)
+		seen := "was not seen taking its time"
+		if cand.tool.ServerTool == c.calledTool {
+			seen = "answered in " + ms(c.calledTook) + " without progress"
+		}
+		return Skip, fmt.Sprintf("no tool that takes its time (sleep, wait, long-running, or one that took its time or reported progress in the call step), so no call can be cancelled mid-flight; %s %s, and a response that crosses a cancellation is allowed", cand.tool.ServerTool, seen)
 	}
 	from := c.obs.mark()
 	f := c.start(cand, slow)
@@ -195,7 +208,7 @@ func (c *checker) reconnect() (Status, string) {
 	if !slices.Equal(sortedNames(before.Tools), sortedNames(after.Tools)) {
 		return Warn, strings.Join(notes, "; ") + ", but listed different tool names (see stable tool names)"
 	}
-	return Pass, strings.Join(notes, "; ") + fmt.Sprintf(" and listed the same %d tool names", len(after.Tools))
+	return Pass, strings.Join(notes, "; ") + " and listed the same " + count(len(after.Tools), "tool name", "tool names")
 }
 
 // shutdown stops the server the way mcpdeck always does and reports which
@@ -217,17 +230,55 @@ func (c *checker) shutdown() (Status, string) {
 		return Fail, "stopping left processes behind: " + stop.Err
 	}
 	grace := ms(c.opts.StopGrace)
+	var st Status
+	var how string
 	switch stop.Step {
 	case runtime.StopStdinClose:
-		return Pass, fmt.Sprintf("exited %s after stdin closed; no process of its group remains", ms(stop.Took))
+		st, how = Pass, fmt.Sprintf("exited %s after stdin closed", ms(stop.Took))
 	case runtime.StopSIGTERM:
-		return Warn, fmt.Sprintf("kept running %s after stdin closed; SIGTERM stopped it: exit when stdin closes, as the stdio transport asks", grace)
+		st, how = Warn, fmt.Sprintf("kept running %s after stdin closed; SIGTERM stopped it: exit when stdin closes, as the stdio transport asks", grace)
 	case runtime.StopSIGKILL:
 		return Fail, fmt.Sprintf("ignored stdin close and SIGTERM (%s grace each); only SIGKILL stopped it: exit on stdin EOF, or at least on SIGTERM", grace)
 	case runtime.StopExited:
-		return Warn, "the server had already exited before it was asked to stop (" + stop.Exit + ")"
+		st, how = Warn, "the server had already exited before it was asked to stop ("+stop.Exit+")"
+	default:
+		st, how = Pass, "the server stopped"
 	}
-	return Pass, "the server stopped; no process of its group remains"
+	if len(stop.Leftovers) > 0 {
+		if stop.Step == runtime.StopStdinClose {
+			how = "exited when stdin closed" // Took counts the clearing of what it left, too
+		}
+		return Fail, how + ", " + leftoverReason(stop.Leftovers)
+	}
+	// Descendants that left the group are seen only on Linux, and only
+	// while the server still ran when it was asked to stop.
+	if stop.Step == runtime.StopExited || goruntime.GOOS != "linux" {
+		return st, how + "; no process of its group was left running"
+	}
+	return st, how + "; no process it started was left running"
+}
+
+// leftoverReason words what a server left running: the processes, with
+// pid and command line, and what to fix.
+func leftoverReason(left []runtime.LeftoverProcess) string {
+	var inGroup, outside []string
+	for _, l := range left {
+		if l.LeftGroup {
+			outside = append(outside, l.String())
+		} else {
+			inGroup = append(inGroup, l.String())
+		}
+	}
+	var parts []string
+	if len(inGroup) > 0 {
+		parts = append(parts, fmt.Sprintf("but left %s of its process group running: %s (mcpdeck stopped %s with the group; a client that only waits for the server leaves %s running)",
+			count(len(inGroup), "process", "processes"), listOrNone(inGroup, 3), plural(len(inGroup), "it", "them"), plural(len(inGroup), "it", "them")))
+	}
+	if len(outside) > 0 {
+		parts = append(parts, fmt.Sprintf("but left %s that moved out of its process group (setsid, a daemonising fork), which nothing stops: %s, still running",
+			count(len(outside), "process", "processes"), listOrNone(outside, 3)))
+	}
+	return strings.Join(parts, "; ") + ": stop every process you start before you exit (kill or wait for your children when stdin closes)"
 }
 
 // groupAlive reports whether any process of the group still exists.

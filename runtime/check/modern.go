@@ -6,14 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/mcphttp"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/proc"
@@ -75,13 +75,23 @@ type exchanger interface {
 	close()
 }
 
-// connect opens a fresh connection to the server: a new process on
-// stdio, a client without connection reuse over HTTP.
+// connect opens a fresh connection to the server, dialed as the runtime
+// dials its sessions (the same constructors, headers, limits, MCP
+// authorization, redirect policy): a new process on stdio, a new modern
+// HTTP stream.
 func (c *checker) connect() (exchanger, error) {
 	if c.srv.Transport == config.TransportStdio {
-		return c.stdioExchanger()
+		p, stream, err := c.rt.StartStdio(c.srv)
+		if err != nil {
+			return nil, err
+		}
+		return &stdioExchanger{p: p, conn: jsonrpc.NewConn(stream, jsonrpc.Options{}), timeout: c.opts.CallTimeout}, nil
 	}
-	return &httpExchanger{c: c, client: &http.Client{Transport: &http.Transport{DisableKeepAlives: true, Proxy: http.ProxyFromEnvironment}}}, nil
+	s, err := c.rt.DialHTTP(c.ctx, c.srv, true)
+	if err != nil {
+		return nil, err
+	}
+	return &httpExchanger{s: s, timeout: c.opts.CallTimeout}, nil
 }
 
 // discoverItem: server/discover answers with supportedVersions (holding
@@ -249,21 +259,13 @@ func orEmpty(b []byte) string {
 
 // stdioExchanger is a fresh server process and a connection over its pipes.
 type stdioExchanger struct {
-	p    *proc.Process
-	conn *jsonrpc.Conn
-}
-
-func (c *checker) stdioExchanger() (*stdioExchanger, error) {
-	p, err := proc.Start(proc.Spec{Path: c.srv.Command, Args: c.srv.Args, Env: c.srv.ProcessEnv(os.Environ()), Dir: c.srv.Cwd, Grace: c.opts.StopGrace})
-	if err != nil {
-		return nil, err
-	}
-	conn := jsonrpc.NewConn(jsonrpc.NewStdioStream(p.Stdout(), p.Stdin(), p.Stdin(), jsonrpc.StdioOptions{}), jsonrpc.Options{})
-	return &stdioExchanger{p: p, conn: conn}, nil
+	p       *proc.Process
+	conn    *jsonrpc.Conn
+	timeout time.Duration
 }
 
 func (x *stdioExchanger) send(ctx context.Context, method string, params map[string]any, _ map[string]string) answer {
-	ctx, cancel := context.WithTimeout(ctx, DefaultCallTimeout)
+	ctx, cancel := context.WithTimeout(ctx, x.timeout)
 	defer cancel()
 	raw, err := x.conn.Call(ctx, method, params)
 	var rpc *jsonrpc.Error
@@ -287,50 +289,25 @@ func (x *stdioExchanger) close() {
 	<-closed
 }
 
-// httpExchanger POSTs hand-built requests with the 2026-07-28 headers.
+// httpExchanger sends hand-built requests on a modern HTTP stream of its
+// own (mcphttp's SendRaw), each with the 2026-07-28 headers.
 type httpExchanger struct {
-	c      *checker
-	client *http.Client
-	id     int
+	s       *mcphttp.Stream
+	timeout time.Duration
+	id      int
 }
 
 func (x *httpExchanger) send(ctx context.Context, method string, params map[string]any, headers map[string]string) answer {
-	ctx, cancel := context.WithTimeout(ctx, DefaultCallTimeout)
+	ctx, cancel := context.WithTimeout(ctx, x.timeout)
 	defer cancel()
 	x.id++
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": x.id, "method": method, "params": params})
+	frame, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": x.id, "method": method, "params": params})
 	if err != nil {
 		return answer{fail: err}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, x.c.srv.URL, bytes.NewReader(body))
+	a, err := x.s.SendRaw(ctx, mcphttp.RawRequest{Frame: frame, Header: headers})
 	if err != nil {
 		return answer{fail: err}
-	}
-	for k, v := range x.c.srv.Headers {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Method", method)
-	if meta, ok := params["_meta"].(map[string]any); ok {
-		if v, ok := meta[mcp.MetaProtocolVersion].(string); ok {
-			req.Header.Set("Mcp-Protocol-Version", v)
-		}
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := x.client.Do(req)
-	if err != nil {
-		return answer{fail: err}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return answer{status: resp.StatusCode, fail: err}
-	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		data = lastEvent(data)
 	}
 	var m struct {
 		Result json.RawMessage `json:"result"`
@@ -340,26 +317,14 @@ func (x *httpExchanger) send(ctx context.Context, method string, params map[stri
 			Data    json.RawMessage `json:"data"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(bytes.TrimSpace(data), &m) != nil || (m.Result == nil && m.Error == nil) {
-		return answer{status: resp.StatusCode, fail: fmt.Errorf("HTTP %d with no JSON-RPC answer: %q", resp.StatusCode, oneLine(string(data), 80))}
+	if a.Response == nil || json.Unmarshal(a.Response, &m) != nil || (m.Result == nil && m.Error == nil) {
+		return answer{status: a.Status, fail: fmt.Errorf("HTTP %d with no JSON-RPC answer: %q", a.Status, oneLine(a.Body, 80))}
 	}
-	a := answer{status: resp.StatusCode, result: m.Result}
+	ans := answer{status: a.Status, result: m.Result}
 	if m.Error != nil {
-		a.err = &jsonrpc.Error{Code: m.Error.Code, Message: m.Error.Message, Data: m.Error.Data}
+		ans.err = &jsonrpc.Error{Code: m.Error.Code, Message: m.Error.Message, Data: m.Error.Data}
 	}
-	return a
+	return ans
 }
 
-func (x *httpExchanger) close() { x.client.CloseIdleConnections() }
-
-// lastEvent returns the data of the last SSE event of a stream that ends
-// with the response.
-func lastEvent(stream []byte) []byte {
-	var last []byte
-	for _, line := range bytes.Split(stream, []byte("\n")) {
-		if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok && len(bytes.TrimSpace(d)) > 0 {
-			last = bytes.TrimSpace(d)
-		}
-	}
-	return last
-}
+func (x *httpExchanger) close() { x.s.Close() }

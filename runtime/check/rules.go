@@ -121,7 +121,7 @@ func (c *checker) stableNames() (Status, string) {
 	}
 	before, after := sortedNames(c.tools), sortedNames(c.toolsAfter)
 	if slices.Equal(before, after) {
-		return Pass, fmt.Sprintf("the same %d tool names after a reconnect", len(before))
+		return Pass, "the same " + count(len(before), "tool name", "tool names") + " after a reconnect"
 	}
 	var gone, added []string
 	for _, n := range before {
@@ -154,7 +154,7 @@ func (c *checker) boundedResults() (Status, string) {
 		return Skip, skip
 	}
 	if c.tooLarge {
-		return Fail, fmt.Sprintf("a tools/call response was over %d bytes and was refused: return less, or return a resource link", c.opts.ResultMax+1<<20)
+		return Fail, fmt.Sprintf("a tools/call response was over %d bytes and was refused: return less, or return a resource link", c.maxMessage())
 	}
 	largest, n := 0, 0
 	for _, e := range c.obs.all() {

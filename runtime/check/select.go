@@ -130,46 +130,39 @@ func slowTool(tools []runtime.Tool) (candidate, bool) {
 // lengthen sets every duration-like numeric property to 30 seconds (30000
 // for milliseconds), within its bounds, and keeps the change only if the
 // schema still accepts it.
-func lengthen(schema, args json.RawMessage) (json.RawMessage, bool) {
-	d, ok := parseSchema(schema)
-	if !ok {
+func lengthen(raw, args json.RawMessage) (json.RawMessage, bool) {
+	root, _ := rootObject(raw)
+	if root == nil {
 		return nil, false
 	}
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {
 		return nil, false
 	}
-	props, _ := d.resolve(d.root)["properties"].(map[string]any)
 	changed := false
-	for name, p := range props {
-		pm, _ := p.(map[string]any)
-		if pm == nil || !durationParam.MatchString(name) {
-			continue
-		}
-		pm = d.resolve(pm)
-		ts := types(pm)
-		if len(ts) == 0 || (ts[0] != "number" && ts[0] != "integer") {
+	for _, p := range root.Properties {
+		if !durationParam.MatchString(p.Name) || p.Type != "number" && p.Type != "integer" {
 			continue
 		}
 		v := 30.0
-		lower := strings.ToLower(name)
+		lower := strings.ToLower(p.Name)
 		if strings.Contains(lower, "ms") || strings.Contains(lower, "milli") {
 			v = 30000
 		}
-		if hi, ok := pm["maximum"].(float64); ok && v > hi {
-			v = hi
+		if p.Maximum != nil && v > *p.Maximum {
+			v = *p.Maximum
 		}
-		if ts[0] == "integer" {
+		if p.Type == "integer" {
 			v = math.Floor(v)
 		}
-		m[name] = v
+		m[p.Name] = v
 		changed = true
 	}
 	if !changed {
 		return nil, false
 	}
-	raw, _, ok := validated(schema, m)
-	return raw, ok
+	long, _, ok := validated(raw, m)
+	return long, ok
 }
 
 // invalidCandidate finds a tool and arguments that break its schema,

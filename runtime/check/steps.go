@@ -60,7 +60,7 @@ func (c *checker) initialize() (Status, string) {
 	if init != nil {
 		res = init.Result
 	}
-	c.tools = v.Tools
+	c.tools, c.dropped = v.Tools, v.DroppedTools
 	c.leaks = appendNew(c.leaks, v.SecretLeaks...)
 	var warns []string
 	if res.ServerInfo.Name == "" || res.ServerInfo.Version == "" {
@@ -153,6 +153,10 @@ func (c *checker) toolsList() (Status, string) {
 			problems = append(problems, fmt.Sprintf("tool %q: %s", name, p))
 		}
 	}
+	for _, d := range c.dropped {
+		// The tool count is the one tools shows: what a client can call.
+		problems = append(problems, fmt.Sprintf("tool %q was listed but left out, as every HTTP client must leave it out: %s", d.Name, d.Reason))
+	}
 	if len(problems) > 0 {
 		return Fail, strings.Join(problems, "; ")
 	}
@@ -214,28 +218,116 @@ func (c *checker) call() (Status, string) {
 			return Skip, "no tool to call: " + why
 		}
 	}
-	const attempts = 3 // an isError may be the tool's environment: try another
+	// An isError may be the tool's environment, and a tool still working
+	// at the check's limit is just slow: either way, try another.
+	const attempts = 3
 	var lastErr string
+	var errorLike []string // answers that read like an error, without isError
+	var firstErrorLike *candidate
+	outcome := Fail
 	for i, cand := range cands {
 		if i == attempts {
 			break
 		}
+		start := time.Now()
 		res, err := c.callTool(cand.tool.ServerTool, cand.args, false)
 		if err != nil {
+			if n, ok := c.pastLimit(err, start); ok {
+				c.seenSlow = &cand
+				lastErr, outcome = fmt.Sprintf("%s %s kept reporting progress (%s) but had not answered when the check's limit of %s passed: the check waits that long for a tool that reports progress; name a quicker call with --tool and --args",
+					cand.tool.ServerTool, cand.args, count(n, "notification", "notifications"), ms(c.opts.MaxCallTime)), Warn
+				continue
+			}
 			return Fail, c.callFailure(cand.tool.ServerTool, cand.args, err)
 		}
 		if res.IsError {
-			lastErr = fmt.Sprintf("%s %s returned isError: %s", cand.tool.ServerTool, cand.args, firstText(res))
+			lastErr, outcome = fmt.Sprintf("%s %s returned isError: %s", cand.tool.ServerTool, cand.args, firstText(res)), Fail
 			continue
 		}
-		c.calledTool, c.calledArgs = cand.tool.ServerTool, cand.args
+		if quote, ok := readsLikeError(res); ok {
+			// It answered, but what it says is a failure: another tool
+			// may show a call that works.
+			errorLike = append(errorLike, fmt.Sprintf("%s %s answered %q without isError", cand.tool.ServerTool, cand.args, quote))
+			if firstErrorLike == nil {
+				firstErrorLike = &cand
+			}
+			continue
+		}
+		c.calledTool, c.calledArgs, c.calledTook = cand.tool.ServerTool, cand.args, res.Duration
+		notes := c.progressOf(res.RequestID)
+		if notes > 0 || res.Duration >= slowCall {
+			c.seenSlow = &cand
+		}
 		reason := fmt.Sprintf("%s %s answered in %s", cand.tool.ServerTool, cand.args, ms(res.Duration))
+		if notes > 0 {
+			reason += fmt.Sprintf(", after %s (each restarts the %s wait, up to %s)", count(notes, "progress notification", "progress notifications"), ms(c.opts.CallTimeout), ms(c.opts.MaxCallTime))
+		}
 		if res.StructuredError != "" {
 			return Warn, reason + ", but " + res.StructuredError
 		}
+		if len(errorLike) > 0 {
+			return Warn, reason + "; but " + strings.Join(errorLike, "; ") + ": " + errorLikeFix
+		}
 		return Pass, reason
 	}
-	return Fail, lastErr + " (pick a call that should succeed with --tool and --args)"
+	if len(errorLike) > 0 {
+		c.calledTool, c.calledArgs = firstErrorLike.tool.ServerTool, firstErrorLike.args
+		return Warn, strings.Join(errorLike, "; ") + ": " + errorLikeFix + "; no call succeeded plainly (pick one that should with --tool and --args)"
+	}
+	if outcome == Fail {
+		lastErr += " (pick a call that should succeed with --tool and --args)"
+	}
+	return outcome, lastErr
+}
+
+// errorLikeFix is what to do about an answer that reads like an error.
+const errorLikeFix = "set isError: true on a tool's failure, so clients and models can tell it from a result"
+
+// errorStart and errorMark are text that says a tool failed: a message
+// that starts like an error (Error: …, TypeError: …, Traceback …), or
+// carries a failure no result does (fetch failed, ECONNREFUSED).
+var (
+	errorStart = regexp.MustCompile(`^(?i:error\b|exception\b|fatal\b|failed to\b|failure\b|panic:|traceback \(most recent call last\))|^[\w.$]*(Error|Exception)\s*:`)
+	errorMark  = regexp.MustCompile(`(?i)\bfetch failed\b|\bE(CONNREFUSED|NOTFOUND|TIMEDOUT|CONNRESET)\b|\binternal server error\b|\bunhandled exception\b`)
+)
+
+// readsLikeError reports a result without isError whose first text reads
+// like an error, and quotes it.
+func readsLikeError(r *runtime.Result) (string, bool) {
+	for _, c := range r.Content {
+		if c.Type != "text" || strings.TrimSpace(c.Text) == "" {
+			continue
+		}
+		text := strings.TrimSpace(c.Text)
+		head := text[:min(len(text), 300)]
+		if errorStart.MatchString(head) || errorMark.MatchString(head) {
+			return oneLine(text, 80), true
+		}
+		return "", false
+	}
+	return "", false
+}
+
+// progressOf counts the progress notifications request id got.
+func (c *checker) progressOf(id uint64) int {
+	n := 0
+	for _, e := range c.obs.all() {
+		if p, ok := e.(runtime.Progress); ok && id != 0 && p.RequestID == id {
+			n++
+		}
+	}
+	return n
+}
+
+// pastLimit reports a call that timed out while it kept reporting progress
+// until the check's limit (MaxCallTime), and how many notifications came:
+// a slow tool, not a silent one.
+func (c *checker) pastLimit(err error, start time.Time) (int, bool) {
+	if time.Since(start) < c.opts.MaxCallTime {
+		return 0, false
+	}
+	n := c.timedOutProgress(err)
+	return n, n > 0
 }
 
 // callTool calls a tool, recording a request that got no response.
@@ -263,6 +355,9 @@ func (c *checker) callFailure(tool string, args json.RawMessage, err error) stri
 	var rpcErr *runtime.RPCError
 	switch {
 	case errors.Is(err, runtime.ErrTimeout):
+		if n := c.timedOutProgress(err); n > 0 {
+			return fmt.Sprintf("%s %s sent %s, then neither progress nor a response for %s: keep reporting progress while you work, and answer with a response carrying the request's id", tool, args, count(n, "progress notification", "progress notifications"), ms(c.opts.CallTimeout))
+		}
 		return fmt.Sprintf("%s %s got no response within %s (a response with the wrong id or a notification does not count): answer every request with a response carrying its id", tool, args, ms(c.opts.CallTimeout))
 	case errors.Is(err, runtime.ErrMessageTooLarge):
 		return fmt.Sprintf("%s %s answered with a message over %d bytes: return less", tool, args, c.opts.ResultMax)
@@ -272,6 +367,16 @@ func (c *checker) callFailure(tool string, args json.RawMessage, err error) stri
 		return fmt.Sprintf("%s %s answered error %d %q: a call with valid arguments should succeed", tool, args, rpcErr.Code, rpcErr.Message)
 	}
 	return fmt.Sprintf("%s %s failed: %s", tool, args, errText(err))
+}
+
+// timedOutProgress counts the progress notifications of a request that
+// timed out; 0 for any other error.
+func (c *checker) timedOutProgress(err error) int {
+	var ce *runtime.CancelledError
+	if !errors.As(err, &ce) || !ce.Timeout {
+		return 0
+	}
+	return c.progressOf(ce.ID)
 }
 
 // closeCause is why a transport closed, without the wrapping.
@@ -347,6 +452,9 @@ func (c *checker) invalidInput() (Status, string) {
 	case err == nil && res.IsError:
 		return Pass, what + " answered isError: " + firstText(res)
 	case err == nil:
+		if quote, ok := readsLikeError(res); ok {
+			return Warn, fmt.Sprintf("%s answered %q, a refusal, but without isError: %s", what, quote, errorLikeFix)
+		}
 		return Fail, what + " succeeded: validate arguments against the inputSchema and answer an isError result naming the field"
 	case errors.As(err, &rpcErr) && rpcErr.Code == runtime.CodeInvalidParams:
 		if strings.TrimSpace(rpcErr.Message) == "" {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	jsonschema "mcpdeck/runtime/internal/jsonschema"
 )
 
 type listedTool struct {

@@ -14,8 +14,8 @@ import (
 // probe (2026-07-28 has no ping).
 const MethodDiscover = "server/discover"
 
-// DefaultProbeTimeout bounds the wait for a stdio server/discover probe:
-// silence for that long means a legacy server.
+// DefaultProbeTimeout is how long a stdio server/discover probe is waited
+// for alone before the client sends initialize alongside it.
 const DefaultProbeTimeout = 2 * time.Second
 
 // Tasks reports whether the server offers the tasks extension.

@@ -75,6 +75,20 @@ func runChild(mode string) {
 			fmt.Fprintf(w, "line %d\n", i)
 		}
 		w.Flush()
+	case "spawn-setsid": // like spawn, but the grandchild leaves the group (setsid) first
+		spawn()
+	case "trail": // a grandchild reading the same stdin, which exits a moment after its parent
+		gc := exec.Command(self())
+		gc.Env = childEnv("trailer")
+		gc.Stdin = os.Stdin
+		if err := gc.Start(); err != nil {
+			os.Exit(1)
+		}
+		fmt.Printf("gc %d\n", gc.Process.Pid)
+		io.Copy(io.Discard, os.Stdin)
+	case "trailer":
+		io.Copy(io.Discard, os.Stdin)
+		time.Sleep(100 * time.Millisecond) // it trails, on purpose: the test is about that moment
 	case "spawn-exit-gc": // a middle child that exits at once leaves an orphan that exits after its report is read
 		spawnOrphan()
 		io.Copy(io.Discard, os.Stdin)
@@ -123,6 +137,9 @@ func spawn() {
 	gc := exec.Command(self())
 	gc.Env = childEnv("hang")
 	gc.Stderr = os.Stderr // holds the supervised stderr pipe open, like real grandchildren do
+	if os.Getenv(modeEnv) == "spawn-setsid" {
+		gc.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	out, err := gc.StdoutPipe()
 	if err != nil {
 		os.Exit(1)

@@ -22,6 +22,13 @@
 // What none of these reach is a descendant that leaves its process group
 // (setsid, a daemonising double fork) on Unix, or that is created in the
 // instant before a Windows process is assigned to its job.
+//
+// Stop also tells what a server left running when it exited (Leftover): the
+// members of its group (Windows: its job) still alive once the server was
+// reaped, and on Linux the descendants that had left the group, found in a
+// snapshot of its process tree taken before it was asked to stop. They are
+// observed before the group is cleared, so `mcpdeck check` can blame the
+// server for them rather than credit mcpdeck's own cleanup.
 package proc
 
 import (

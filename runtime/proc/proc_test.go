@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -357,11 +358,11 @@ func TestStopConcurrentAndRepeated(t *testing.T) {
 		t.Fatalf("Stop = %+v, want step %v", first, StepSIGTERM)
 	}
 	for range callers - 1 {
-		if r := <-results; r != first {
+		if r := <-results; !reflect.DeepEqual(r, first) {
 			t.Fatalf("concurrent Stop = %+v, want the same result %+v", r, first)
 		}
 	}
-	if r := p.Stop(); r != first {
+	if r := p.Stop(); !reflect.DeepEqual(r, first) {
 		t.Fatalf("repeated Stop = %+v, want %+v", r, first)
 	}
 }

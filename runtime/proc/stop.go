@@ -63,6 +63,12 @@ type StopResult struct {
 	// Err is nil when the process and its whole group are gone; it wraps
 	// ErrUnresponsive when something survived SIGKILL past the kill deadline.
 	Err error
+	// Leftovers are the processes still running once the server itself had
+	// exited (after stdin closed, after SIGTERM, or before Stop), observed
+	// before Stop cleared the group: what the server left behind, which a
+	// client without mcpdeck's group kill would leave running. Empty when
+	// only SIGKILL ended the server, which takes its group with it.
+	Leftovers []Leftover
 }
 
 // groupPoll is how often Stop checks whether a process group is empty. There
@@ -71,11 +77,13 @@ type StopResult struct {
 const groupPoll = 10 * time.Millisecond
 
 // Stop ends the process and every member of its process group: close stdin →
-// Grace → SIGTERM to the group → Grace → SIGKILL to the group → reap. If the
-// process already exited, leftover group members still get SIGTERM, then
-// SIGKILL after Grace. Stop blocks until the process is reaped and its group
-// is empty, then releases the pipes. It is idempotent and safe to call
-// concurrently: every call returns the result of the first.
+// Grace → SIGTERM to the group → Grace → SIGKILL to the group → reap. Once the
+// process itself is gone (and unless SIGKILL was needed) Stop observes what it
+// left running, as StopResult.Leftovers, before it clears the group: leftover
+// group members get SIGTERM, then SIGKILL after Grace. Stop blocks until the
+// process is reaped and its group is empty, then releases the pipes. It is
+// idempotent and safe to call concurrently: every call returns the result of
+// the first.
 func (p *Process) Stop() StopResult {
 	p.stopOnce.Do(func() { p.stopResult = p.stop() })
 	return p.stopResult
@@ -87,9 +95,13 @@ func (p *Process) stop() StopResult {
 	res := StopResult{Step: StepExited}
 	termSent, killSent := false, false
 
+	var tree []procEntry
 	select {
 	case <-p.reaped:
 	default:
+		// The tree below the server, while it still leads it: once the
+		// server exits, a descendant that left its group is just an orphan.
+		tree = descendants(p.pid)
 		res.Step = StepStdinClose
 		p.stdin.Close()
 		if !p.waitReaped(grace) {
@@ -107,6 +119,9 @@ func (p *Process) stop() StopResult {
 	}
 	p.stdin.Close() // releases the fd when the process exited by itself
 
+	if res.Err == nil && !killSent {
+		res.Leftovers = p.leftovers(tree, min(grace, leftoverSettle))
+	}
 	if res.Err == nil {
 		res.Err = p.clearGroup(grace, termSent, killSent)
 		<-p.done // bounded by drainWait after reaped

@@ -168,6 +168,7 @@ func groupHasLiveMember(pgid int) bool {
 type procStat struct {
 	state      byte
 	ppid, pgrp int
+	start      uint64 // starttime: clock ticks after boot; tells a reused pid apart
 }
 
 // readProcStat reads /proc/<pid>/stat. ok is false when the process
@@ -178,19 +179,21 @@ func readProcStat(pid int) (procStat, bool) {
 		return procStat{}, false
 	}
 	// "pid (comm) state ppid pgrp ...": comm may contain spaces and
-	// parentheses, so parse from the last ')'.
+	// parentheses, so parse from the last ')'. starttime is field 22 of the
+	// line, the 20th after comm.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return procStat{}, false
 	}
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 3 || len(f[0]) != 1 {
+	if len(f) < 20 || len(f[0]) != 1 {
 		return procStat{}, false
 	}
 	ppid, err1 := strconv.Atoi(string(f[1]))
 	pgrp, err2 := strconv.Atoi(string(f[2]))
-	if err1 != nil || err2 != nil {
+	start, err3 := strconv.ParseUint(string(f[19]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
 		return procStat{}, false
 	}
-	return procStat{state: f[0][0], ppid: ppid, pgrp: pgrp}, true
+	return procStat{state: f[0][0], ppid: ppid, pgrp: pgrp, start: start}, true
 }

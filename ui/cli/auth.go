@@ -31,7 +31,8 @@ func newAuthCmd() *cobra.Command {
 
   mcpdeck auth login  SERVER|--url URL    log in through the browser (or with
                                           client credentials) and store the token
-  mcpdeck auth logout SERVER|--url URL    forget the stored token
+  mcpdeck auth logout SERVER|--url URL    forget the stored token (--forget-client:
+                                          and mcpdeck's client registration)
   mcpdeck auth status [SERVER|--url URL]  what is stored, never the token itself
 
 Tokens live in the OS keyring, or where none is reachable in
@@ -123,8 +124,11 @@ func newAuthLoginCmd() *cobra.Command {
 authorization server, identifies mcpdeck (a configured client id, a client
 id metadata document, or dynamic registration), prints the authorization URL
 to stderr, opens the browser ($BROWSER, else xdg-open or open) and waits for
-the redirect on 127.0.0.1. With "grantType": "client_credentials" in the
-server's "oauth" block no browser is needed.
+the redirect on 127.0.0.1. With "grantType": "client_credentials", an
+"idp" block (enterprise-managed authorization) or an "assertionFile"
+(workload identity) in the server's "oauth" block no browser is needed.
+A client mcpdeck registered earlier that the authorization server has
+forgotten is registered again, once.
 
 Exit status: 0 logged in, 2 usage error or a server that needs no login,
 3 discovery, registration, authorization or token failure, 4 interrupted or
@@ -156,24 +160,49 @@ timed out.`,
 
 func newAuthLogoutCmd() *cobra.Command {
 	var f authFlags
+	var forgetClient bool
 	cmd := &cobra.Command{
 		Use:   "logout SERVER|--url URL",
-		Short: "Forget a server's stored token",
-		Args:  cobra.MaximumNArgs(1),
+		Short: "Forget a server's stored token (and, with --forget-client, mcpdeck's registration)",
+		Long: `logout forgets the server's stored token. The client mcpdeck registered
+with the server's authorization server (dynamic client registration) is
+kept for the next login, unless --forget-client is given: then it is
+forgotten too, and the next login registers anew. A login notices by
+itself when an authorization server forgot the client (it answers
+invalid_client) and registers again once; --forget-client is for the
+rest (a registration with the wrong redirect port or grant types, or
+one you revoked at the authorization server). With nothing stored,
+--forget-client asks the server which authorization server it uses.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			targets, err := authTargets(cmd, &f, args, false)
 			if err != nil {
 				return err
 			}
 			m := newAuthManager(cmd, 0)
-			if err := m.Logout(targets[0]); err != nil {
-				return withCode(ExitConnection, err)
+			if !forgetClient {
+				if err := m.Logout(targets[0]); err != nil {
+					return withCode(ExitConnection, err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "logged out of %s\n", targets[0].Name)
+				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "logged out of %s\n", targets[0].Name)
+			ctx, stop := signalContext(cmd)
+			defer stop()
+			issuer, err := m.ForgetClient(ctx, targets[0])
+			if err != nil {
+				return withCode(authExitCode(ctx, err), err)
+			}
+			msg := "logged out of %s; no client registration was stored\n"
+			if issuer != "" {
+				msg = "logged out of %s and forgot mcpdeck's registration with " + issuer + "; the next login registers anew\n"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), msg, targets[0].Name)
 			return nil
 		},
 	}
 	addAuthURLFlag(cmd, &f)
+	cmd.Flags().BoolVar(&forgetClient, "forget-client", false, "also forget the client mcpdeck registered with the authorization server")
 	return cmd
 }
 
@@ -187,8 +216,8 @@ stored, when it expires, whether it can be refreshed, its scopes, the
 authorization server that issued it, and where tokens are kept. It makes no
 network request. --json prints an array of objects with the fields
 server, resource, tokenPresent, expiry, expired, refreshable, scopes,
-authorizationServer, clientId, clientSource, grantType, storage and
-storagePath.`,
+authorizationServer, clientId, clientSource, grantType, loginRunning
+(a login in progress in this process), storage and storagePath.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			targets, err := authTargets(cmd, &f, args, true)

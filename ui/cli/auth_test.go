@@ -203,3 +203,47 @@ func TestHeadlessCommandsLogInWhenAsked(t *testing.T) {
 	}
 	assertNoTokens(t, as, r.stdout, r.stderr, r2.stdout, r2.stderr)
 }
+
+// TestAuthLoginTimeoutExits4: a login nobody finishes in the browser ends
+// after --timeout with exit 4 (timeout or cancellation), as its --help
+// says, names the timeout, and stores nothing.
+func TestAuthLoginTimeoutExits4(t *testing.T) {
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
+	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+	env, _ := authEnv(t)
+	env = append(env, "BROWSER=true") // a browser nobody uses
+	r := runBin(t, "", env, "", "auth", "login", "--url", rs.URL, "--timeout", "1s")
+	if r.code != ExitTimeout || !strings.Contains(r.stderr, "no authorization response within 1s") {
+		t.Fatalf("exit %d, want %d\nstderr %s", r.code, ExitTimeout, r.stderr)
+	}
+	help := runBin(t, "", nil, "", "auth", "login", "--help")
+	if !strings.Contains(help.stdout, "4 interrupted or\ntimed out") {
+		t.Fatalf("--help no longer says exit 4 means a timeout:\n%s", help.stdout)
+	}
+	st := runBin(t, "", env, "", "auth", "status", "--url", rs.URL, "--json")
+	if !strings.Contains(st.stdout, `"tokenPresent": false`) {
+		t.Fatalf("a token was stored: %s", st.stdout)
+	}
+}
+
+// TestAuthLogoutForgetClient: --forget-client drops the registration as
+// well as the token, and the next login registers anew.
+func TestAuthLogoutForgetClient(t *testing.T) {
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
+	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+	env, state := authEnv(t)
+	if r := runBin(t, "", env, "", "auth", "login", "--url", rs.URL); r.code != 0 {
+		t.Fatalf("login: %d %s", r.code, r.stderr)
+	}
+	r := runBin(t, "", env, "", "auth", "logout", "--forget-client", "--url", rs.URL)
+	if r.code != 0 || !strings.Contains(r.stdout, "forgot mcpdeck's registration with "+as.Issuer) {
+		t.Fatalf("logout --forget-client: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(state, "mcpdeck", "oauth.json"))
+	if strings.Contains(string(data), "dcr-client-1") {
+		t.Fatalf("the registration is still stored:\n%s", data)
+	}
+	if r := runBin(t, "", env, "", "auth", "login", "--url", rs.URL); r.code != 0 || as.Registrations() != 2 {
+		t.Fatalf("login after --forget-client: %d, %d registrations\n%s", r.code, as.Registrations(), r.stderr)
+	}
+}

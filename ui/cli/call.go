@@ -86,7 +86,7 @@ or protocol failure; 4 timeout or cancellation.`,
 	fl := cmd.Flags()
 	fl.DurationVar(&cf.timeout, "timeout", 0, "give up on the call after `D` without progress (default: the server's configured call timeout)")
 	fl.BoolVar(&cf.asJSON, "json", false, "print the whole result as stable JSON (shape in --help)")
-	fl.StringVar(&cf.elicitation, "elicitation", "decline", "answer the server's elicitation requests: decline, or defaults (accept with the schema's defaults)")
+	fl.StringVar(&cf.elicitation, "elicitation", "decline", "answer the server's elicitation requests: decline, or defaults (accept with what the TUI's form starts with: defaults, first choices; declined, saying why, when a required field has none)")
 	fl.BoolVar(&cf.noValidate, "no-validate", false, "send arguments that fail the tool's input schema anyway")
 	fl.BoolVar(&cf.task, "task", false, "call a tool whose taskSupport is \"optional\" as a task (2025-11-25 servers)")
 	addRecordFlags(cmd, &cf.record)
@@ -201,16 +201,32 @@ func jsonKind(v any) string {
 	}
 }
 
-// elicitorFor maps --elicitation to the runtime's headless elicitors.
-func elicitorFor(mode string) (runtime.Elicitor, error) {
+// elicitorFor maps --elicitation to the runtime's headless elicitors;
+// a decline that has a reason is reported on stderr.
+func elicitorFor(mode string, stderr io.Writer) (runtime.Elicitor, error) {
 	switch mode {
 	case "decline", "":
 		return runtime.DeclineElicitor{}, nil
 	case "defaults":
-		return runtime.DefaultsElicitor{}, nil
+		return reportDeclines{runtime.DefaultsElicitor{}, stderr}, nil
 	default:
 		return nil, withCode(ExitUsage, fmt.Errorf("--elicitation %q: use decline or defaults", mode))
 	}
+}
+
+// reportDeclines tells the person why an elicitation was declined: the
+// server only learns "decline".
+type reportDeclines struct {
+	runtime.Elicitor
+	w io.Writer
+}
+
+func (r reportDeclines) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
+	resp, err := r.Elicitor.Elicit(ctx, req)
+	if err == nil && resp.Action == "decline" && resp.Reason != "" {
+		warnf(r.w, "declined %s's elicitation %q: %s; answer it in the TUI (mcpdeck) instead", req.Server, req.Message, resp.Reason)
+	}
+	return resp, err
 }
 
 func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) error {
@@ -225,7 +241,7 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	if cf.timeout < 0 {
 		return withCode(ExitUsage, fmt.Errorf("--timeout %s: give a positive duration such as 30s", cf.timeout))
 	}
-	elicitor, err := elicitorFor(cf.elicitation)
+	elicitor, err := elicitorFor(cf.elicitation, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

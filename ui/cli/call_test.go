@@ -144,16 +144,18 @@ func TestCallEverything(t *testing.T) {
 	// server-everything ignores stdin EOF, so each stop waits out a grace
 	// period; the calls are independent runs and go in parallel.
 	for _, tc := range []struct {
-		name string
-		args []string
-		want string
+		name          string
+		args          []string
+		want, wantErr string
 	}{
-		{"echo", []string{"echo", `{"message":"hi"}`}, "Echo: hi\n"},
-		{"image", []string{"get-tiny-image"}, "[image image/png, "},
-		// Elicitation: declined by default, accepted with the schema's
-		// defaults on request.
-		{"decline", []string{"trigger-elicitation-request"}, `"action": "decline"`},
-		{"defaults", []string{"trigger-elicitation-request", "--elicitation", "defaults"}, `"action": "accept"`},
+		{"echo", []string{"echo", `{"message":"hi"}`}, "Echo: hi\n", ""},
+		{"image", []string{"get-tiny-image"}, "[image image/png, ", ""},
+		// Elicitation: declined by default. With defaults, its form
+		// requires a name nothing can pick: it is declined, saying why
+		// (it used to be accepted without the name).
+		{"decline", []string{"trigger-elicitation-request"}, `"action": "decline"`, ""},
+		{"defaults", []string{"trigger-elicitation-request", "--elicitation", "defaults"}, `"action": "decline"`,
+			`declined everything's elicitation "Please provide inputs for the following fields:": the required field "name" (String) has no default`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -161,6 +163,9 @@ func TestCallEverything(t *testing.T) {
 			wantCode(t, r, ExitOK)
 			if !strings.Contains(r.stdout, tc.want) {
 				t.Errorf("stdout does not contain %q:\n%s", tc.want, r.stdout)
+			}
+			if !strings.Contains(r.stderr, tc.wantErr) {
+				t.Errorf("stderr does not contain %q:\n%s", tc.wantErr, r.stderr)
 			}
 		})
 	}

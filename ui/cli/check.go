@@ -37,15 +37,23 @@ WARN, FAIL or SKIP, with what to fix:
   tools-list        every page; valid names; every inputSchema a valid
                     JSON Schema of "type": "object"
   call              one successful call: --tool (with --args), else a tool
-                    whose schema the checker can satisfy
+                    whose schema the checker can satisfy; progress extends
+                    the wait (each notification restarts --timeout) up to
+                    2 min; an answer that reads like an error without
+                    isError warns
   invalid-input     arguments that break the schema get isError or -32602
   cancellation      a call cancelled mid-flight gets no response; ping works
   reconnect         the transport is dropped with a request outstanding: it is
                     rejected, and a fresh connection lists the same tools
-  shutdown          which stop step was needed (stdin close, SIGTERM, SIGKILL)
+  shutdown          which stop step was needed (stdin close, SIGTERM, SIGKILL),
+                    and every process the server left running when it
+                    exited (pid, command line)
   stable-names, bounded-results, actionable-errors, no-secrets,
   response-ids, no-notification-for-response, stdout-clean
                     the authoring rules
+  authorization     HTTP: the authorization it asks for; a token it never
+                    issued must get 401
+  environment       stdio: the variable names the server received
 
 The check speaks the era it negotiates (--protocol chooses: auto, legacy,
 modern or a revision) and says which. On a 2026-07-28 server it adds:
@@ -59,7 +67,10 @@ modern or a revision) and says which. On a 2026-07-28 server it adds:
                        body gets 400 -32020
   stateless            two requests on fresh connections both succeed
 
-Each server runs in its own session, started and stopped by the check.
+Each server runs in its own session, started and stopped by the check;
+every request, the probes included, is dialed as a session's (headers,
+token, limits, redirect policy: a redirect to another origin is reported,
+never followed).
 Exit status: 0 when nothing FAILed (WARN and SKIP do not fail), 1 when any
 item FAILed, including a server that could not even be initialized (its
 initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
@@ -88,8 +99,12 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 	if err != nil {
 		return err
 	}
+	session, err := sessionOptions(cmd, runtime.Options{})
+	if err != nil {
+		return err
+	}
 	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), Protocol: protocol}
+		Auth: newAuthManager(cmd, 0), Protocol: protocol, Roots: session.Roots, LogLevel: session.LogLevel}
 	if cf.args != "" {
 		opts.Args = json.RawMessage(cf.args)
 	}

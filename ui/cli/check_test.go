@@ -131,6 +131,18 @@ func TestCheckServerEverythingPasses(t *testing.T) {
 			t.Errorf("%s = %s, want PASS on the reference server", id, st[id])
 		}
 	}
+
+	// check lists the tools a client sees, as tools does: server-everything
+	// offers trigger-elicitation-request only to a client that declares
+	// elicitation, which every other command does.
+	r = runBin(t, t.TempDir(), nil, "", "tools", "--json", "--stdio", node+" "+script)
+	var tools toolsOutput
+	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil || r.code != ExitOK {
+		t.Fatalf("tools --json: exit %d, %v\n%s", r.code, err, r.stderr)
+	}
+	if want := "PASS: " + strconv.Itoa(len(tools.Tools)) + " tools "; !strings.HasPrefix(st[check.IDToolsList], want) {
+		t.Errorf("tools-list = %s; tools lists %d tools: want %q", st[check.IDToolsList], len(tools.Tools), want)
+	}
 }
 
 // fakeConfig writes an mcp.json of fake servers, each marked so the test

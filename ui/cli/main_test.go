@@ -22,8 +22,19 @@ func TestMain(m *testing.M) {
 	// Fake servers named in the tests' mcp.json files are this test binary,
 	// re-executed; MaybeServe runs them and exits.
 	jsonrpctest.MaybeServe()
-	authtest.MaybeBrowse() // tests set $BROWSER to this binary
+	maybeConformanceClient() // the conformance suite runs this binary as its client
+	authtest.MaybeBrowse()   // tests set $BROWSER to this binary
+	// The binaries the tests run keep their state (the era memory, approvals)
+	// here unless a test gives them its own directory, never in the home of
+	// whoever runs the tests.
+	state, err := os.MkdirTemp("", "mcpdeck-cli-state-")
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		os.Exit(1)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
+	os.RemoveAll(state)
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

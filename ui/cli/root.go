@@ -109,12 +109,14 @@ MCP stays off until you enable it (the m key, or --enable).`,
 	var logFile string
 	var rf recordFlags
 	var tel telemetryFlags
+	var tf targetFlags
 	root.Flags().BoolVar(&enable, "enable", false, "turn MCP on at start (otherwise press m)")
 	root.Flags().StringVar(&logFile, "log", "", "append the session's events to `FILE` as JSON lines")
 	root.Flags().String("serve", "", "also serve the session's servers to MCP clients over Streamable HTTP at `ADDR` (see mcpdeck gateway)")
 	addRecordFlags(root, &rf)
 	addTelemetryFlags(root.Flags(), &tel)
-	root.RunE = func(cmd *cobra.Command, _ []string) error { return runTUI(cmd, enable, logFile, &rf, &tel) }
+	addTargetFlags(root, &tf)
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return runTUI(cmd, enable, logFile, &rf, &tel, &tf) }
 	root.PersistentFlags().StringSlice(configFlag, nil, "read only this mcp.json (repeatable; disables discovery)")
 	root.PersistentFlags().Bool("trust-project", false, "approve this project's mcp.json files so their servers may start")
 	addSessionFlags(root)
@@ -137,6 +139,15 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newMonitorCmd(),
 		newReplayCmd(),
 		newGatewayCmd(),
+		newAddCmd(),
+		newAddJSONCmd(),
+		newRemoveCmd(),
+		newEditCmd(),
+		newEnableCmd(true),
+		newEnableCmd(false),
+		newImportCmd(),
+		newExportCmd(),
+		newRegistryCmd(),
 	)
 	return root
 }

@@ -53,11 +53,16 @@ pings the ready ones once, prints one row per server and stops them all.
 
 Columns: NAME, STATE (ready, failed, ...), TRANSPORT, PROTOCOL (the era
 and revision negotiated: "modern 2026-07-28" or "legacy 2025-11-25"),
-TOOLS (how many), PING (the round trip of one health probe: ping, or
-server/discover on a modern server, which has no ping), VERSION
-(serverInfo name and version) and ERROR (why a server failed, with a
-hint). Tools a modern HTTP server listed with invalid x-mcp-header
-annotations are left out and named on stderr.
+DECIDED (how the era was decided: "probed: discover answered", "probed:
+legacy error", "probed: timed out" (initialize answered, server/discover
+did not), "remembered" (from an earlier run, in the state directory's
+eras.json), "pinned by config" (--protocol or "protocol" allows one
+era), "switched: late answer" (server/discover answered after the
+fallback had sent initialize)), TOOLS (how many), PING (the round trip
+of one health probe: ping, or server/discover on a modern server, which
+has no ping), VERSION (serverInfo name and version) and ERROR (why a
+server failed, with a hint). Tools a modern HTTP server listed with
+invalid x-mcp-header annotations are left out and named on stderr.
 
 Exit status: 0 when no server failed, 3 when any server failed, 2 for a
 usage or configuration error, 4 when interrupted.
@@ -75,7 +80,9 @@ usage or configuration error, 4 when interrupted.
      "serverInfo": {"name": "...", "title": "...", "version": "..."},
      "era": "legacy",                  // "modern", "legacy"; "unknown" when not connected
      "protocolVersion": "2025-11-25",
-     "eraReason": "...",               // how the era was decided; only when connected
+     "eraDecision": "probed-discover", // how the era was decided: probed-discover, probed-legacy-error,
+                                       // probed-timeout, remembered, pinned, switched; only when connected
+     "eraReason": "...",               // the same in words, with the detail; only when connected
      "droppedTools": [{"name": "...", "reason": "..."}],  // only when some were dropped
      "fallback": "...",                // only when HTTP fell back to SSE
      "reason": "...", "error": "..."   // only when the server failed
@@ -110,11 +117,14 @@ type serverStatusJSON struct {
 	ServerInfo      runtime.Implementation `json:"serverInfo"`
 	Era             string                 `json:"era"`
 	ProtocolVersion string                 `json:"protocolVersion"`
+	EraDecision     string                 `json:"eraDecision,omitempty"`
 	EraReason       string                 `json:"eraReason,omitempty"`
 	DroppedTools    []runtime.DroppedTool  `json:"droppedTools,omitempty"`
 	Fallback        string                 `json:"fallback,omitempty"`
 	Reason          string                 `json:"reason,omitempty"`
 	Error           string                 `json:"error,omitempty"`
+
+	decision runtime.EraDecision // EraDecision, for the table's words
 }
 
 // serversOutput is the whole of servers --json.
@@ -193,8 +203,8 @@ func serverStatus(v runtime.ServerSnapshot, ping *pingResult) serverStatusJSON {
 	s := serverStatusJSON{
 		Name: v.Name, State: v.State.String(), Transport: v.Transport.String(), Target: v.Target, Source: v.Source,
 		PID: v.PID, Tools: len(v.Tools), Prompts: len(v.Prompts), Resources: len(v.Resources),
-		ServerInfo: v.ServerInfo, Era: v.Era.String(), ProtocolVersion: v.ProtocolVersion, EraReason: v.EraReason,
-		DroppedTools: v.DroppedTools, Fallback: v.Fallback,
+		ServerInfo: v.ServerInfo, Era: v.Era.String(), ProtocolVersion: v.ProtocolVersion, EraDecision: v.EraDecision.String(), EraReason: v.EraReason,
+		DroppedTools: v.DroppedTools, Fallback: v.Fallback, decision: v.EraDecision,
 	}
 	if ping != nil {
 		s.PingMethod = ping.method
@@ -247,9 +257,9 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 		if errText == "" {
 			errText = s.PingError
 		}
-		rows = append(rows, []string{s.Name, s.State, s.Transport, proto, tools, ping, ver, present.TruncateWords(present.Line(errText), 60)})
+		rows = append(rows, []string{s.Name, s.State, s.Transport, proto, present.OrDash(present.EraDecision(s.decision)), tools, ping, ver, present.TruncateWords(present.Line(errText), 60)})
 	}
-	printTable(cmd.OutOrStdout(), []string{"NAME", "STATE", "TRANSPORT", "PROTOCOL", "TOOLS", "PING", "VERSION", "ERROR"}, rows)
+	printTable(cmd.OutOrStdout(), []string{"NAME", "STATE", "TRANSPORT", "PROTOCOL", "DECIDED", "TOOLS", "PING", "VERSION", "ERROR"}, rows)
 	for _, s := range servers {
 		for _, d := range s.DroppedTools {
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q: left out tool %q: %s\n", s.Name, d.Name, d.Reason)

@@ -27,8 +27,17 @@ func addSessionFlags(root *cobra.Command) {
 }
 
 // sessionOptions applies the global session flags to opts: --root
-// directories made absolute, and --log-level checked.
+// directories made absolute, and --log-level checked. It also gives the
+// session the user's era memory (eras.json in the state directory); one
+// that cannot be read is said on stderr and the servers are probed afresh.
 func sessionOptions(cmd *cobra.Command, opts runtime.Options) (runtime.Options, error) {
+	if opts.Eras == nil {
+		mem, err := runtime.OpenEraMemory("")
+		if err != nil {
+			warnf(cmd.ErrOrStderr(), "%v", err)
+		}
+		opts.Eras = mem
+	}
 	dirs, _ := cmd.Flags().GetStringArray(rootFlag)
 	for _, d := range dirs {
 		if strings.TrimSpace(d) == "" {

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/schema"
 	"mcpdeck/ui"
 	"mcpdeck/ui/present"
 )
@@ -45,7 +46,11 @@ configuration error, 4 when interrupted.
      "outputSchema": {...}, "annotations": {...},  // omitted when absent
      "taskSupport": "...", "icons": [...],         // omitted when absent
      "_meta": {...}          // the server's, as sent (MCP Apps: ui.resourceUri)
-  }]}`,
+  }]}
+
+A schema too large to print (over 1 MiB, nested over 128 levels, or over
+4 MiB once indented) is replaced by a marker with its size:
+{"x-mcpdeck-omitted": {"bytes": N, "nesting": D, "reason": "..."}}.`,
 		Example: `  mcpdeck tools
   mcpdeck tools demo --json
   mcpdeck tools --url http://localhost:3001/mcp --header 'Authorization: Bearer $TOKEN'`,
@@ -79,7 +84,9 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) 
 	rememberNames(snap)
 
 	out := toolsOutput{Tools: []runtime.Tool{}}
-	out.Tools = append(out.Tools, snap.Tools...)
+	for _, t := range snap.Tools {
+		out.Tools = append(out.Tools, printable(t))
+	}
 	if asJSON {
 		if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
 			return err
@@ -111,6 +118,19 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) 
 		return silentExit(code)
 	}
 	return nil
+}
+
+// printable is a tool as --json prints it: a schema too large to print
+// stands as schema.ForOutput's marker, so a hostile server cannot make
+// mcpdeck print (and hold) hundreds of megabytes of indentation.
+func printable(t runtime.Tool) runtime.Tool {
+	if len(t.InputSchema) > 0 {
+		t.InputSchema = schema.ForOutput(t.InputSchema)
+	}
+	if len(t.OutputSchema) > 0 {
+		t.OutputSchema = schema.ForOutput(t.OutputSchema)
+	}
+	return t
 }
 
 // toolSummary is a tool's title and description as one line.
@@ -168,7 +188,7 @@ func runToolDetail(cmd *cobra.Command, tf *targetFlags, server, tool string, asJ
 	for _, t := range v.Tools {
 		if t.ServerTool == tool || t.Name == tool {
 			if asJSON {
-				return present.WriteJSON(cmd.OutOrStdout(), t)
+				return present.WriteJSON(cmd.OutOrStdout(), printable(t))
 			}
 			_, err := io.WriteString(cmd.OutOrStdout(), ui.ToolDetail(t, toolDetailWidth))
 			return err

@@ -18,21 +18,29 @@ import (
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/auth"
 	"mcpdeck/runtime/check"
+	"mcpdeck/runtime/registry"
 	"mcpdeck/ui"
 )
 
 // runTUI is the root command: the terminal UI on the discovered
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
-func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf *telemetryFlags) error {
+func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf *telemetryFlags, target *targetFlags) error {
 	// --trust-project approves before the approvals are read below, and the
 	// configuration is read again: only an approved file's envFile is read.
 	trust, _ := cmd.Flags().GetBool("trust-project")
 	var cfg *config.Config
-	var err error
-	if trust {
+	adHoc, isAdHoc, err := target.adHoc()
+	switch {
+	case err != nil:
+		return err
+	case isAdHoc:
+		// An ad-hoc server (--stdio, --url) is the whole configuration:
+		// nothing is discovered, reloaded or written.
+		cfg = &config.Config{Servers: []config.Server{adHoc}}
+	case trust:
 		cfg, err = loadApproved(cmd, true)
-	} else {
+	default:
 		cfg, err = loadRunnable(configFiles(cmd))
 	}
 	if err != nil {
@@ -73,7 +81,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 	// to the terminal.
 	urls := &ui.LoginURLs{}
 	mgr := auth.NewManager(auth.Options{OnSecret: config.AddSecret, OnURL: urls.Report})
-	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, ClientVersion: version(), Auth: mgr, Protocol: protocol, Telemetry: tel})
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, ClientVersion: version(), Auth: mgr, Protocol: protocol, Telemetry: tel, InteractiveLogin: target.login})
 	if err != nil {
 		return err
 	}
@@ -104,6 +112,27 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 	// with the settings r reloaded.
 	var mu sync.Mutex
 	current := cfg
+	reload := func() (*config.Config, error) {
+		c, err := load(files, true)
+		if err == nil {
+			mu.Lock()
+			current = c
+			mu.Unlock()
+		}
+		return c, err
+	}
+	var manage *ui.Manage
+	if isAdHoc {
+		reload = nil
+	} else {
+		reg, _ := registry.New(registryURL(""), nil)
+		manage = &ui.Manage{
+			Files:    manageFiles(cmd),
+			Try:      func(ctx context.Context, s config.Server) (string, error) { return tryServer(ctx, s, opts) },
+			Registry: reg,
+			Trusted:  ts.Trusted,
+		}
+	}
 	// The terminal, unless the command was given other streams (tests).
 	var in io.Reader
 	var out io.Writer
@@ -121,17 +150,10 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 		Serving:       serving,
 		Sources:       sources,
 		EnableOnStart: enable,
-		Reload: func() (*config.Config, error) {
-			c, err := load(files, true)
-			if err == nil {
-				mu.Lock()
-				current = c
-				mu.Unlock()
-			}
-			return c, err
-		},
-		Auth:      mgr,
-		LoginURLs: urls,
+		Reload:        reload,
+		Manage:        manage,
+		Auth:          mgr,
+		LoginURLs:     urls,
 		AuthTarget: func(server string) (auth.Target, bool) {
 			mu.Lock()
 			defer mu.Unlock()

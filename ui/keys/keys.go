@@ -65,6 +65,12 @@ type KeyMap struct {
 	Add         key.Binding
 	Remove      key.Binding
 
+	// The servers pane: change the configuration files.
+	AddServer    key.Binding
+	EditServer   key.Binding
+	RemoveServer key.Binding
+	Registry     key.Binding
+
 	// Replay timeline (mcpdeck replay FILE).
 	ReplayBack        key.Binding
 	ReplayForward     key.Binding
@@ -92,6 +98,7 @@ type KeyMap struct {
 	Yes              key.Binding
 	No               key.Binding
 	Decline          key.Binding // a server's question (elicitation)
+	TryServer        key.Binding // the add form: connect before saving
 }
 
 // DefaultKeyMap returns the bindings the UI ships with.
@@ -150,6 +157,11 @@ func DefaultKeyMap() KeyMap {
 		Add:         b("+", "add", "+", "a"),
 		Remove:      b("-", "remove", "-", "d", "delete"),
 
+		AddServer:    b("a", "add a server", "a"),
+		EditServer:   b("e", "edit the server", "e"),
+		RemoveServer: b("D", "remove the server", "D"),
+		Registry:     b("b", "browse the MCP Registry", "b"),
+
 		ReplayBack:        b(",", "step back", ","),
 		ReplayForward:     b(".", "step on", "."),
 		ReplayJumpBack:    b("<", "10 s back", "<"),
@@ -175,6 +187,7 @@ func DefaultKeyMap() KeyMap {
 		Yes:              b("y", "yes", "y", "Y"),
 		No:               b("n/esc", "no", "n", "N", "esc"),
 		Decline:          b("ctrl+x", "decline (a server's question)", "ctrl+x"),
+		TryServer:        b("ctrl+g", "try it: connect before saving", "ctrl+g"),
 	}
 }
 
@@ -258,6 +271,7 @@ func (k KeyMap) helpLayout() []helpSection {
 	return []helpSection{
 		{"Session", append(ones(k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Record, k.LogLevel, k.Roots,
 			k.Login, k.Logout, k.Help), merge("quit (ctrl+c twice: force)", k.Quit, k.ForceQuit))},
+		{"Servers pane", ones(k.AddServer, k.EditServer, k.RemoveServer, k.Registry)},
 		{"Moving", ones(k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.PrevTab, k.NextTab, k.JumpTab)},
 		{"Lists", []helpEntry{one(k.Filter), merge("open; apply the filter being typed", k.Select, k.ApplyFilter), one(k.ClearFilter),
 			one(k.Details), one(k.Subscribe), merge("cancel the request; stop the check (Check tab)", k.Cancel, k.StopCheck),
@@ -265,7 +279,7 @@ func (k KeyMap) helpLayout() []helpSection {
 		{"Viewers", ones(k.Search, k.NextMatch, k.PrevMatch, k.Save, k.Copy, k.OpenLink, k.Close)},
 		{"Forms", []helpEntry{merge("send (ctrl+s in the raw JSON editor)", k.Send, k.Submit), one(k.NextField), one(k.PrevField),
 			one(k.Toggle), one(k.PrevChoice), one(k.RawJSON), one(k.Validate), merge("add a root, or an item to an array", k.AddItem, k.Add),
-			merge("remove a root, or an array's item", k.RemoveItem, k.Remove), one(k.Back)}},
+			merge("remove a root, or an array's item", k.RemoveItem, k.Remove), one(k.TryServer), one(k.Back)}},
 		{"Suggestions", ones(k.NextSuggestion, k.PrevSuggestion, k.AcceptSuggestion)},
 		{"Dialogs", ones(k.Yes, k.No, k.Decline)},
 		{"Replay", ones(k.ReplayHelp()...)},

@@ -92,6 +92,8 @@ func ReadySnapshot() *runtime.Snapshot {
 			srv.StartedAt = Clock.Add(-83 * time.Minute)
 			srv.ServerInfo = runtime.Implementation{Name: "example-servers/everything", Version: "1.0.0"}
 			srv.ProtocolVersion = "2025-06-18"
+			srv.Era, srv.EraDecision = runtime.EraLegacy, runtime.EraLegacyError
+			srv.EraReason = "server/discover answered error -32601 (Method not found); using initialize"
 			srv.Capabilities = raw(`{"logging":{},"completions":{},"tools":{"listChanged":true},"prompts":{},"resources":{"subscribe":true}}`)
 			srv.Resources = EverythingResources()
 			srv.Templates = EverythingTemplates()

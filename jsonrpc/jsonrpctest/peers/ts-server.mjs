@@ -1,12 +1,16 @@
 // ts-server.mjs: an MCP server on the TypeScript SDK v2 (@modelcontextprotocol/server,
 // pinned in .ci/npm), for mcpdeck's interop tests.
 //
-//   node ts-server.mjs [--transport stdio|http] [--era dual|modern] [--port N]
+//   node ts-server.mjs [--transport stdio|http] [--era dual|modern] [--port N] [--delay-ms N]
 //
 // --era dual (the default) serves 2026-07-28 and, on an `initialize` opening,
 // the legacy revisions; --era modern rejects `initialize` (modern-only). Over
 // HTTP it listens on 127.0.0.1 (port 0 picks a free one) at /mcp and prints
-// one line to stdout: `listening http://127.0.0.1:PORT/mcp`.
+// one line to stdout: `listening http://127.0.0.1:PORT/mcp`. --delay-ms N
+// (stdio) waits N ms before it reads stdin, as an `npx` start or a cold
+// runtime does: what the client wrote meanwhile waits in the pipe. With
+// --read-early it reads stdin at once but handles nothing for N ms, as a
+// server that reads its input on one thread while it starts on another.
 //
 // Tools:
 //   echo {text}                     one text block: text
@@ -20,6 +24,8 @@
 //                                   writes "cancelled <id>" to stderr when cancelled
 //   log {message}                   logs message at debug, info, warning and error
 //                                   (the request's logLevel filters), answers "logged"
+//   served_era {}                   the era of the instance that answers: "modern" or
+//                                   "legacy" (stdio: the era the connection was pinned to)
 //   app {}                          an MCP App: _meta.ui {resourceUri ui://peer/app.html,
 //                                   visibility}; answers one text block with annotations and
 //                                   _meta, whose text is the JSON of the com.example/ keys of
@@ -48,7 +54,7 @@ function registerExtra(server, name) {
         async ({ text: t }) => text(t ?? name));
 }
 
-function factory() {
+function factory({ era: served } = {}) {
     const server = new McpServer(
         { name: `ts2-peer-${era}`, version: '0.1.0' },
         {
@@ -111,6 +117,8 @@ function factory() {
             for (const level of ['debug', 'info', 'warning', 'error']) await ctx.mcpReq.log(level, `${level}: ${message}`, 'peer');
             return text('logged');
         });
+    server.registerTool('served_era', { description: 'Names the era of the instance that answers.', inputSchema: schema({}) },
+        async () => text(served ?? 'unknown'));
     server.registerTool('app', {
         title: 'Peer app',
         description: 'An MCP App: its view is ui://peer/app.html.',
@@ -140,8 +148,20 @@ function factory() {
 }
 
 if (transport === 'stdio') {
-    const { serveStdio } = await sdk('@modelcontextprotocol/server', './stdio');
-    serveStdio(factory, { legacy: era === 'modern' ? 'reject' : 'serve', onerror: e => process.stderr.write(`peer error: ${e.message}\n`) });
+    const delay = Number(opts['delay-ms'] ?? 0);
+    let input; // --read-early: stdin, read now, handed to the SDK after the delay
+    if (opts['read-early']) {
+        const { PassThrough } = await import('node:stream');
+        input = new PassThrough();
+        process.stdin.pipe(input);
+    }
+    if (delay > 0) await new Promise(resolve => setTimeout(resolve, delay));
+    const { serveStdio, StdioServerTransport } = await sdk('@modelcontextprotocol/server', './stdio');
+    serveStdio(factory, {
+        legacy: era === 'modern' ? 'reject' : 'serve',
+        onerror: e => process.stderr.write(`peer error: ${e.message}\n`),
+        ...(input && { transport: new StdioServerTransport(input, process.stdout) })
+    });
 } else {
     const handler = createMcpHandler(factory, { legacy: era === 'modern' ? 'reject' : 'stateless' });
     notifyToolsChanged = () => handler.notify.toolsChanged();

@@ -55,6 +55,20 @@ type AuthServerOptions struct {
 	NoPKCE bool
 	// DenyScopes are never granted, whatever is asked.
 	DenyScopes []string
+	// RedirectInvalidClient sends an unknown client back to its redirect
+	// URI with error=invalid_client, as some servers do, instead of
+	// answering 400 itself.
+	RedirectInvalidClient bool
+	// TokenRedirect and RegisterRedirect, when set, answer every token or
+	// registration request with a 307 to that URL. The server also serves
+	// its token endpoint at /token-moved and registration at
+	// /register-moved, for a redirect within its own origin.
+	TokenRedirect    string
+	RegisterRedirect string
+	// AfterAuthorize, when set, runs after each authorization response is
+	// sent (a test forgets the clients there, as a restart would between
+	// the browser and the code exchange).
+	AfterAuthorize func()
 }
 
 // Grant is what an issued token stands for.
@@ -117,9 +131,19 @@ func NewAuthServer(t testing.TB, opts AuthServerOptions) *AuthServer {
 	}
 	mux.HandleFunc("GET "+meta, a.metadata)
 	mux.HandleFunc("GET "+opts.IssuerPath+"/authorize", a.authorize)
-	mux.HandleFunc("POST "+opts.IssuerPath+"/token", a.token)
-	mux.HandleFunc("POST "+opts.IssuerPath+"/register", a.register)
+	mux.HandleFunc("POST "+opts.IssuerPath+"/token", redirectOr(opts.TokenRedirect, a.token))
+	mux.HandleFunc("POST "+opts.IssuerPath+"/register", redirectOr(opts.RegisterRedirect, a.register))
+	mux.HandleFunc("POST "+opts.IssuerPath+"/token-moved", a.token)
+	mux.HandleFunc("POST "+opts.IssuerPath+"/register-moved", a.register)
 	return a
+}
+
+// redirectOr answers with a 307 to to when it is set, else with h.
+func redirectOr(to string, h http.HandlerFunc) http.HandlerFunc {
+	if to == "" {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, to, http.StatusTemporaryRedirect) }
 }
 
 func (a *AuthServer) metadata(w http.ResponseWriter, _ *http.Request) {
@@ -210,8 +234,17 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	a.authzReqs = append(a.authzReqs, q)
 	a.mu.Unlock()
 	c, err := a.lookupClient(q.Get("client_id"))
+	if err != nil && a.opts.RedirectInvalidClient {
+		back, perr := url.Parse(q.Get("redirect_uri"))
+		if perr == nil {
+			back.RawQuery = url.Values{"error": {"invalid_client"}, "error_description": {err.Error()}, "state": {q.Get("state")}}.Encode()
+			http.Redirect(w, r, back.String(), http.StatusFound)
+			return
+		}
+	}
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		// As the TypeScript SDK's server answers an unknown client.
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client", "error_description": err.Error()})
 		return
 	}
 	redirect := q.Get("redirect_uri")
@@ -246,6 +279,9 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	back.RawQuery = v.Encode()
 	http.Redirect(w, r, back.String(), http.StatusFound)
+	if a.opts.AfterAuthorize != nil {
+		a.opts.AfterAuthorize()
+	}
 }
 
 // authClient checks client authentication at the token endpoint.
@@ -410,6 +446,18 @@ func (a *AuthServer) IssuedTokens() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return slices.Clone(a.issued)
+}
+
+// ForgetClients forgets every dynamically registered client, as an
+// authorization server that keeps them in memory does when it restarts.
+func (a *AuthServer) ForgetClients() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id := range a.clients {
+		if _, pre := a.opts.Clients[id]; !pre {
+			delete(a.clients, id)
+		}
+	}
 }
 
 // Registrations counts dynamic client registrations.

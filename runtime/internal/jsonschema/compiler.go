@@ -1,3 +1,9 @@
+// mcpdeck: CHANGED FILE. This file is a modified copy of compiler.go from
+// github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 (Apache-2.0, see LICENSE).
+// Changed by the mcpdeck authors: AddResource and Compile call ensureMeta,
+// and compileMeta compiles the metaschemas without waiting for itself (see
+// "mcpdeck:" below).
+
 package jsonschema
 
 import (
@@ -119,7 +125,7 @@ func (c *Compiler) AssertVocabs() {
 // The argument url can be file path or url. Any fragment in url is ignored.
 // The argument doc must be valid json value.
 func (c *Compiler) AddResource(url string, doc any) error {
-	ensureMeta()
+	ensureMeta() // mcpdeck: the metaschemas, on first use
 	uf, err := absolute(url)
 	if err != nil {
 		return err
@@ -177,11 +183,12 @@ func (c *Compiler) MustCompile(loc string) *Schema {
 
 // Compile compiles json-schema at given loc.
 func (c *Compiler) Compile(loc string) (*Schema, error) {
-	ensureMeta()
+	ensureMeta() // mcpdeck: the metaschemas, on first use
 	return c.compile(loc)
 }
 
-// compileMeta compiles a metaschema while ensureMeta runs.
+// mcpdeck: compileMeta compiles a metaschema while ensureMeta runs; Compile
+// would wait for ensureMeta itself.
 func (c *Compiler) compileMeta(loc string) *Schema {
 	sch, err := c.compile(loc)
 	if err != nil {

@@ -1,3 +1,8 @@
+// mcpdeck: CHANGED FILE. This file is a modified copy of draft.go from
+// github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 (Apache-2.0, see LICENSE).
+// Changed by the mcpdeck authors: the metaschemas are compiled on first use
+// (ensureMeta) instead of in init (see "mcpdeck:" below).
+
 package jsonschema
 
 import (

@@ -1,3 +1,7 @@
+// mcpdeck: CHANGED FILE. This file is a modified copy of output.go from
+// github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 (Apache-2.0, see LICENSE).
+// Changed by the mcpdeck authors: the import path of the kind package points at this copy.
+
 package jsonschema
 
 import (
@@ -7,7 +11,7 @@ import (
 
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
-	"mcpdeck/runtime/internal/jsonschema/kind"
+	"mcpdeck/runtime/internal/jsonschema/kind" // mcpdeck: this copy's kind
 )
 
 var defaultPrinter = message.NewPrinter(language.English)

@@ -1,3 +1,7 @@
+// mcpdeck: CHANGED FILE. This file is a modified copy of validator.go from
+// github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 (Apache-2.0, see LICENSE).
+// Changed by the mcpdeck authors: the import path of the kind package points at this copy.
+
 package jsonschema
 
 import (
@@ -9,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/message"
-	"mcpdeck/runtime/internal/jsonschema/kind"
+	"mcpdeck/runtime/internal/jsonschema/kind" // mcpdeck: this copy's kind
 )
 
 func (sch *Schema) Validate(v any) error {

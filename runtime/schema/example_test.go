@@ -1,8 +1,8 @@
-package present
+package schema
 
 import "testing"
 
-func TestSkeleton(t *testing.T) {
+func TestExampleOfRequiredAndDefaulted(t *testing.T) {
 	schema := []byte(`{"type":"object","properties":{
 		"name":{"type":"string"},
 		"mode":{"type":"string","enum":["fast","safe"]},
@@ -22,10 +22,10 @@ func TestSkeleton(t *testing.T) {
   "tags": [],
   "flag": false
 }`
-	if got := string(Skeleton(schema)); got != want {
-		t.Errorf("Skeleton =\n%s\nwant\n%s", got, want)
+	if got := string(Example(schema)); got != want {
+		t.Errorf("Example =\n%s\nwant\n%s", got, want)
 	}
-	if got := string(Skeleton([]byte(`{"type":"string"}`))); got != "{}" {
+	if got := string(Example([]byte(`{"type":"string"}`))); got != "{}" {
 		t.Errorf("a non-object schema gives %s, want {}", got)
 	}
 	deep := `{"type":"object","required":["a"],"properties":{"a":`
@@ -37,7 +37,7 @@ func TestSkeleton(t *testing.T) {
 	for range 50 {
 		s += "}}"
 	}
-	if got := Skeleton([]byte(s)); len(got) == 0 || len(got) > 2000 {
-		t.Errorf("a deep schema's skeleton is %d bytes", len(got))
+	if got := Example([]byte(s)); len(got) == 0 || len(got) > 4000 {
+		t.Errorf("a deep schema's example is %d bytes", len(got))
 	}
 }

