@@ -75,16 +75,32 @@ func TestUnapprovedProjectEnvFileNotStatted(t *testing.T) {
 	}
 }
 
-// Before approval a diagnostic quotes what the file says, never what one
-// of its variables expanded to: "url": "${AWS_SECRET}" must not print the
-// secret to whoever runs mcpdeck in a cloned repository.
+// Before approval nothing of the environment is expanded, so neither a
+// diagnostic nor the definition shown for approval can carry it: "url":
+// "${AWS_SECRET}" must not print the secret to whoever runs mcpdeck in a
+// cloned repository. The url is checked once approved and expanded.
 func TestUnapprovedDiagnosticsDoNotQuoteExpandedValues(t *testing.T) {
 	w := newWorld(t)
 	w.env["AWS_SECRET"] = "wJalrXUtnFEMI-K7MDENG"
 	layout(t, w.project, map[string]string{".mcp.json": `{"mcpServers": {"p": {"url": "${AWS_SECRET}"}}}`})
-	_, err := Load(w.opts())
-	if err == nil || strings.Contains(err.Error(), "wJalrXUtnFEMI") || !strings.Contains(err.Error(), "${AWS_SECRET}") {
-		t.Fatalf("error = %v, want the url as written and not the secret", err)
+	cfg, err := Load(w.opts())
+	if err != nil {
+		t.Fatalf("before approval: %v, want the url kept as written, unchecked", err)
+	}
+	if s, _ := cfg.Server("p"); s.URL != "${AWS_SECRET}" {
+		t.Fatalf("before approval the url is %q, want it as written", s.URL)
+	}
+	ts, err := OpenTrustStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Trust(cfg.Unapproved()[0]); err != nil {
+		t.Fatal(err)
+	}
+	opts := w.opts()
+	opts.Approved = ts.Trusted
+	if _, err = Load(opts); err == nil || !strings.Contains(err.Error(), "is not an http:// or https:// URL") {
+		t.Fatalf("after approval: error = %v, want the expanded url refused", err)
 	}
 }
 

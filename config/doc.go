@@ -97,9 +97,12 @@
 // A project file runs commands someone else may have written. Until its
 // current content is approved (LoadOptions.Approved, usually
 // TrustStore.Trusted), it is read only far enough to show what it would
-// do: its envFile is not read, diagnostics quote what it says rather than
-// what its variables expanded to, and its servers are marked Unapproved and
-// must not start. Callers load, ask for approval of Config.Unapproved(),
+// do: its envFile is not read, its environment variables (${VAR},
+// ${env:VAR}, with or without a default) are kept as written rather than
+// expanded, so nothing of the user's environment reaches what it shows
+// (config show, validate, the approval dialog), and its servers are marked
+// Unapproved and must not start. Predefined variables (${workspaceFolder},
+// ${userHome}) and ~ still expand: they are paths, not secrets. Callers load, ask for approval of Config.Unapproved(),
 // record it with TrustStore.Trust, and load again.
 //
 // Durations are numbers of milliseconds (as Claude Code's "timeout") or Go

@@ -17,6 +17,13 @@ type expander struct {
 	lookupEnv func(string) (string, bool)
 	home      string            // "" when unknown; then "~" is an error
 	inputs    map[string]string // VS Code input id → description
+	// literalEnv keeps every environment variable as written: an
+	// unapproved project file is read to be shown for approval, and what
+	// it shows must be what it says, not values of the user's environment
+	// (a hostile "${AWS_SECRET_ACCESS_KEY}" would be printed by config
+	// show, or land in a CI log). Predefined variables, ~ and inputs
+	// still expand: they are paths, not secrets.
+	literalEnv bool
 }
 
 // expansion is the outcome of expanding one string.
@@ -124,8 +131,7 @@ func (e *expander) resolve(name, raw string, x *expansion) (val string, set bool
 		if !envName.MatchString(n) {
 			return "", false, fmt.Sprintf("invalid environment variable name %q in %q", n, raw)
 		}
-		val, set = e.lookupEnv(n)
-		return val, set, ""
+		return e.env(n, raw)
 	}
 	if v, ok := e.vars[name]; ok {
 		return v, true, ""
@@ -135,6 +141,16 @@ func (e *expander) resolve(name, raw string, x *expansion) (val string, set bool
 	}
 	if !envName.MatchString(name) {
 		return "", false, fmt.Sprintf("invalid variable name %q in %q: use letters, digits and underscores", name, raw)
+	}
+	return e.env(name, raw)
+}
+
+// env looks an environment variable up, or, with literalEnv, resolves it
+// to its own text (raw, the whole reference with any default), so nothing
+// of the environment is read.
+func (e *expander) env(name, raw string) (val string, set bool, problem string) {
+	if e.literalEnv {
+		return raw, true, ""
 	}
 	val, set = e.lookupEnv(name)
 	return val, set, ""

@@ -39,6 +39,7 @@ func parseFile(path string, data []byte, scope Scope, opts LoadOptions) ([]Serve
 	}
 	p := newParser(path, data, scope, opts)
 	p.unapproved = !opts.approved(File{Path: path, Scope: scope, Hash: contentHash(data)})
+	p.exp.literalEnv = p.unapproved
 	servers := p.parseFile()
 	sortDiagnostics(p.warns, nil)
 	if len(p.errs) > 0 {

@@ -276,7 +276,9 @@ func (p *parser) expandServer(r *rawServer, s *Server) {
 	}
 	problems, inputs := r.problems, len(r.inputs)
 	s.URL = p.expandField(r, r.fields["url"].StartOffset, "url", r.url, false)
-	if r.problems == problems && len(r.inputs) == inputs && !strings.Contains(s.URL, "${input:") {
+	// A URL that keeps a variable (an input, or in an unapproved file any
+	// environment variable) is checked once it is expanded.
+	if r.problems == problems && len(r.inputs) == inputs && !strings.Contains(s.URL, "${") {
 		p.checkURL(r, s.URL)
 	}
 	if !r.badType["headers"] {

@@ -115,13 +115,11 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 	if timeout <= 0 {
 		timeout = sess.cfg.CallTimeout
 	}
-	o := callOpts{method: "tools/call", tool: tool.ServerTool, timeout: timeout, onStarted: req.OnStarted,
+	o := callOpts{method: "tools/call", tool: tool.ServerTool, timeout: timeout, total: req.Timeout, onStarted: req.OnStarted,
 		task: sess.legacyTasks() && (tool.TaskSupport == "required" || (tool.TaskSupport == "optional" && req.Task))}
 	raw, err := sess.call(ctx, o, map[string]any{"name": tool.ServerTool, "arguments": args})
 	if err != nil {
-		ce := callError(req.Server, "tools/call", err)
-		ce.Info.Message = sess.redact.str(ce.Info.Message)
-		return nil, ce
+		return nil, callError(req.Server, "tools/call", err)
 	}
 	res, err := decodeResult(raw.body, c.opts.ResultLimit, tool.OutputSchema)
 	if err != nil {
@@ -135,8 +133,11 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 type callOpts struct {
 	method, tool string
 	timeout      time.Duration // per round trip; progress extends it
-	onStarted    func(uint64)  // told each round's id
-	task         bool          // legacy: augment the request with a task (2025-11-25)
+	// total, when set (CallRequest.Timeout), bounds the whole call, a task
+	// it runs as included; see taskDeadline.
+	total     time.Duration
+	onStarted func(uint64) // told each round's id
+	task      bool         // legacy: augment the request with a task (2025-11-25)
 }
 
 // rawResult is a request's final result and how it got there.
@@ -195,12 +196,16 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 		var t mcp.ResultType
 		body, t, err = s.mrtr(ctx, o, s.wire(params, token, trace), cs, ac)
 		if err == nil && t == mcp.TaskResult {
-			body, task, err = s.modernTask(ctx, o, body, ac)
+			tctx, stop := s.taskDeadline(ctx, o, cs)
+			body, task, err = s.modernTask(tctx, o, body, ac)
+			stop()
 		}
 	case o.task:
 		params["task"] = map[string]any{}
 		if body, err = s.round(ctx, o, s.wire(params, token, trace), cs, ac); err == nil {
-			body, task, err = s.legacyTask(ctx, o, body, ac)
+			tctx, stop := s.taskDeadline(ctx, o, cs)
+			body, task, err = s.legacyTask(tctx, o, body, ac)
+			stop()
 		}
 	default:
 		body, err = s.round(ctx, o, s.wire(params, token, trace), cs, ac)
@@ -214,6 +219,36 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 	}
 	endSpan(span, body, err)
 	return rawResult{body: body, took: time.Since(start), id: ac.first.Load(), rounds: int(ac.rounds.Load()), task: task}, err
+}
+
+// taskDeadline bounds the task a call follows by the call's own timeout
+// when one was asked for (CallRequest.Timeout, call --timeout): as for any
+// call, the task is given up on (and cancelled with tasks/cancel) after
+// that long without progress; a progress notification starts the clock
+// again. Without one, each of the task's requests has the server's call
+// timeout and the task as a whole MaxCallTime: tasks are for work that
+// takes long.
+func (s *session) taskDeadline(ctx context.Context, o callOpts, cs *callState) (context.Context, func()) {
+	if o.total <= 0 {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	expired := fmt.Errorf("%w after %s without progress (the call's timeout, which covers its task)", jsonrpc.ErrTimeout, o.total)
+	var mu sync.Mutex
+	timer := time.AfterFunc(o.total, func() { cancel(expired) })
+	s.mu.Lock()
+	cs.extend = func() {
+		mu.Lock()
+		timer.Reset(o.total)
+		mu.Unlock()
+	}
+	s.mu.Unlock()
+	return ctx, func() {
+		mu.Lock()
+		timer.Stop()
+		mu.Unlock()
+		cancel(nil)
+	}
 }
 
 // endSpan ends a request's span with its outcome.
@@ -281,7 +316,7 @@ func (s *session) round(ctx context.Context, o callOpts, params any, cs *callSta
 		c.bus.publish(RequestCancelled{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Reason: ce.Reason, Round: n, FirstID: first})
 	case err != nil:
 		s.errs.Add(1)
-		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Duration: took, Err: s.redact.str(err.Error()), Round: n, FirstID: first})
+		c.bus.publish(RequestFinished{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Duration: took, Err: err.Error(), Round: n, FirstID: first})
 	default:
 		ev := RequestFinished{EventHeader: h(), ID: id, Method: o.method, Tool: o.tool, Duration: took, Round: n, FirstID: first}
 		ev.Continues, ev.Inputs = continuation(raw, s.modern(), o.task && n == 1)
@@ -370,9 +405,7 @@ func (s *session) request(ctx context.Context, c *Controller, method string, par
 	}
 	raw, err := s.call(ctx, callOpts{method: method, timeout: s.cfg.CallTimeout}, params)
 	if err != nil {
-		ce := callError(s.name, method, err)
-		ce.Info.Message = s.redact.str(ce.Info.Message)
-		return nil, ce
+		return nil, callError(s.name, method, err)
 	}
 	return raw.body, nil
 }
@@ -398,9 +431,7 @@ func (c *Controller) Ping(ctx context.Context, server string) (string, time.Dura
 	method := sess.healthMethod()
 	start := time.Now()
 	if err := sess.healthCheck(ctx); err != nil {
-		ce := callError(server, method, err)
-		ce.Info.Message = sess.redact.str(ce.Info.Message)
-		return method, time.Since(start), ce
+		return method, time.Since(start), callError(server, method, err)
 	}
 	return method, time.Since(start), nil
 }

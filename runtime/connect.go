@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
@@ -53,12 +54,12 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 			c.forgetEra(cfg)
 			err = fmt.Errorf("%w; it was %s: forgotten, the next attempt probes it afresh", err, rememberedReason(r))
 		}
-		return s, info, err
+		return s, info, s.explainSilence(err)
 	}
 	report(StateListing)
 	l, err := c.listFresh(ctx, s)
 	if err != nil {
-		return s, info, err
+		return s, info, s.explainSilence(err)
 	}
 	if v := s.lateSwitch(pref); v != nil {
 		// server/discover answered as a modern server after initialize, before
@@ -82,7 +83,7 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 		_, _ = s.conn.Call(ctx, mcp.MethodSetLevel, mcp.SetLevelParams{Level: mcp.LogLevel(level)})
 	}
 	info.init = s.init
-	info.lists, info.leaks = s.redact.lists(l)
+	info.lists, info.leaks = l, leaks(l)
 	s.fallbackMu.Lock()
 	info.fallback = s.fallback
 	s.fallbackMu.Unlock()
@@ -138,7 +139,7 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 	var stream jsonrpc.Stream
 	switch cfg.Transport {
 	case config.TransportStdio:
-		p, st, err := c.startStdio(cfg, s.onStderr)
+		p, st, err := c.startStdio(cfg, s.redact, s.onStderr)
 		if err != nil {
 			s.cancel()
 			return nil, err
@@ -155,6 +156,46 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 	s.conn = jsonrpc.NewConn(stream, opts)
 	s.started = time.Now()
 	return s, nil
+}
+
+// explainSilence adds to a stdio server's startup timeout what it wrote
+// on stdout instead of answering, if that was anything: a server that
+// prints a banner or a web server's "listening on…" there never answers
+// JSON-RPC, and the line says so better than the timeout does. The line
+// is quoted (escapes shown, not acted on) and cut.
+func (s *session) explainSilence(err error) error {
+	if s == nil || s.proc == nil || !errors.Is(err, jsonrpc.ErrTimeout) {
+		return err
+	}
+	s.noise.mu.Lock()
+	n, last := s.noise.lines, s.noise.last
+	s.noise.mu.Unlock()
+	if n == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; instead it wrote %d %s that are not JSON-RPC on stdout, the last: %q: a stdio server must write only JSON-RPC messages to stdout (its logs go to stderr)",
+		err, n, plural(n, "line", "lines"), cutRunes(last, noiseQuote))
+}
+
+// noiseQuote bounds the line explainSilence quotes.
+const noiseQuote = 120
+
+// cutRunes cuts s to at most n bytes without splitting a rune, marked.
+func cutRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // clientCapabilities declares what is plugged in, and nothing else: roots

@@ -35,10 +35,11 @@ func (c *Controller) httpOptions(cfg config.Server, redact *redactor) mcphttp.Op
 		MaxMessageSize: c.opts.MaxMessageSize,
 		// Each exchange is an event while a recorder wants them, for
 		// recordings' HTTP Archives. The tracer sees requests before the
-		// authorization transport adds a token.
-		Client: mcphttp.TraceClient(transport, cfg.Headers, func() bool { return c.bus.http.Load() > 0 }, func(x mcphttp.Exchange) {
-			x.RequestBody, x.ResponseBody, x.Err = redact.str(x.RequestBody), redact.str(x.ResponseBody), redact.str(x.Err)
-			x.URL = redact.str(x.URL)
+		// authorization transport adds a token. Response bodies pass the
+		// session's intake (redact.transport) below the tracer; what we
+		// sent (the url, arguments a person typed) is scrubbed here.
+		Client: mcphttp.TraceClient(redact.transport(transport), cfg.Headers, func() bool { return c.bus.http.Load() > 0 }, func(x mcphttp.Exchange) {
+			x.RequestBody, x.Err, x.URL = redact.str(x.RequestBody), redact.str(x.Err), redact.str(x.URL)
 			c.bus.publish(HTTPExchange{EventHeader: EventHeader{Time: x.Started, Server: cfg.Name}, Exchange: x})
 		}),
 	}
@@ -46,7 +47,8 @@ func (c *Controller) httpOptions(cfg config.Server, redact *redactor) mcphttp.Op
 
 // startStdio starts cfg's server process and the stdio stream over its
 // pipes; a stdout that ends gives the process's exit as the close cause.
-func (c *Controller) startStdio(cfg config.Server, onStderr func(string)) (*proc.Process, jsonrpc.Stream, error) {
+// Its stdout and stderr pass redact, the session's intake.
+func (c *Controller) startStdio(cfg config.Server, redact *redactor, onStderr func(string)) (*proc.Process, jsonrpc.Stream, error) {
 	p, err := proc.Start(proc.Spec{
 		Path:     cfg.Command,
 		Args:     cfg.Args,
@@ -54,11 +56,12 @@ func (c *Controller) startStdio(cfg config.Server, onStderr func(string)) (*proc
 		Dir:      cfg.Cwd,
 		Grace:    c.opts.StopGrace,
 		OnStderr: onStderr,
+		Scrub:    redact.str,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return p, jsonrpc.NewStdioStream(p.Stdout(), p.Stdin(), p.Stdin(), jsonrpc.StdioOptions{
+	return p, jsonrpc.NewStdioStream(redact.reader(p.Stdout()), p.Stdin(), p.Stdin(), jsonrpc.StdioOptions{
 		MaxMessageSize: c.opts.MaxMessageSize,
 		OnEOF:          func() error { return exitCause(p) },
 	}), nil
@@ -106,5 +109,5 @@ func (c *Controller) StartStdio(cfg config.Server) (*proc.Process, jsonrpc.Strea
 	if cfg.Transport != config.TransportStdio {
 		return nil, nil, fmt.Errorf("starting %q: %w: it is a remote server", cfg.Name, ErrConfig)
 	}
-	return c.startStdio(cfg, nil)
+	return c.startStdio(cfg, newRedactor(cfg), nil)
 }

@@ -135,7 +135,7 @@ func (s *session) listenLoop(first chan struct{}) {
 		s.setListen(func(i *ListenInfo) {
 			i.State = ListenRetry
 			if err != nil {
-				i.Err = s.redact.str(err.Error())
+				i.Err = err.Error()
 			}
 		})
 		s.c.bus.publish(ListenChanged{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Listen: s.listenInfo()})

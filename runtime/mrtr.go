@@ -43,8 +43,7 @@ func (s *session) mrtr(ctx context.Context, o callOpts, params any, cs *callStat
 			case isHeaderMismatch(err) && o.method == "tools/call" && s.remote && !relisted:
 				relisted = true
 				if ls, lerr := s.refetch("tools"); lerr == nil {
-					ls, leaks := s.redact.lists(ls)
-					s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: "tools", lists: ls, leaks: leaks})
+					s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: "tools", lists: ls, leaks: leaks(ls)})
 				}
 				continue
 			}

@@ -98,6 +98,8 @@ func (s *srv) snapshot() ServerSnapshot {
 		Note:  s.cfg.NeedsInput,
 		State: s.life.state, Reason: s.life.reason, Reconnectable: s.life.reconnectable, LastError: s.life.lastErr,
 		Restarts: s.life.restarts, Attempts: s.life.attempts, NextRetry: s.life.nextRetry,
+		GaveUp: s.life.state == StateFailed && s.life.reconnectable && s.cfg.AutoReconnect.Enabled &&
+			s.life.attempts > 0 && s.life.attempts >= s.cfg.AutoReconnect.MaxAttempts,
 		Counters: s.life.left.counters, LastStop: s.life.left.stop,
 		LogLevel: s.cfg.LogLevel, // the configured level; Snapshot overlays the one in force
 	}

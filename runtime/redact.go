@@ -3,13 +3,26 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
 
 	"mcpdeck/config"
 )
 
-// redactor scrubs a server's configured secrets out of everything the
-// runtime publishes: stderr, noise, logs, frames, errors, listed
-// capabilities. The rule for what is a secret is config's.
+// redactor is a session's scrubber of its server's secrets: the configured
+// ones and those obtained at run time (config.AddSecret, the tokens of
+// MCP authorization). The rule for what is a secret is config's.
+//
+// Text from a server is scrubbed once, on its way in, by construction: the
+// session reads the server's stdout (stdio) and every HTTP response body
+// (remote) through the scrubber (reader, transport), and its stderr lines
+// likewise (proc.Spec.Scrub). Everything the runtime holds of a server
+// (results, instructions, the era reason, errors, logs, notifications,
+// frames, noise) is made from those bytes, so no field needs a scrub call
+// of its own, and one added later is covered too. What is scrubbed here
+// besides is the runtime's own text: frames we send (a person may type a
+// secret into arguments) and the HTTP exchanges of recordings.
 // A nil *redactor scrubs nothing.
 type redactor struct{ sc *config.Scrubber }
 
@@ -25,64 +38,74 @@ func (r *redactor) scrubber() *config.Scrubber {
 func (r *redactor) bytes(b []byte) []byte { return r.scrubber().Bytes(b) }
 func (r *redactor) str(s string) string   { return r.scrubber().String(s) }
 
-func (r *redactor) strs(ss []string) []string {
-	for i, s := range ss {
-		ss[i] = r.str(s)
+// reader is the intake of a byte stream from the server.
+func (r *redactor) reader(rd io.Reader) io.Reader { return r.scrubber().Reader(rd) }
+
+// transport is the intake of a remote server: every response body base
+// returns is read through the scrubber before anything parses it (the
+// era probe, the message stream, SSE, the body an error quotes).
+func (r *redactor) transport(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	return ss
+	return &scrubTransport{base: base, r: r}
 }
 
-// raw scrubs a JSON value; the result stays valid JSON because the
-// replacement contains no quote or backslash.
-func (r *redactor) raw(m json.RawMessage) json.RawMessage {
-	return json.RawMessage(r.bytes(m))
+type scrubTransport struct {
+	base http.RoundTripper
+	r    *redactor
 }
 
-// lists scrubs secrets out of listed capabilities and reports where it
-// found any: a server that puts a credential into a tool description leaks
-// it to every model that reads the description.
-func (r *redactor) lists(in lists) (out lists, leaks []string) {
-	if r.scrubber().Empty() {
-		return in, nil
+// RoundTrip implements http.RoundTripper.
+func (t *scrubTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
 	}
-	scrub := func(where, s string) string {
-		if t := r.str(s); t != s {
-			leaks = append(leaks, where)
-			return t
+	resp.Body = scrubbedBody{Reader: t.r.reader(resp.Body), Closer: resp.Body}
+	return resp, nil
+}
+
+type scrubbedBody struct {
+	io.Reader
+	io.Closer
+}
+
+// leaks says where a listed capability carried a secret, which the intake
+// replaced with config.RedactedValue: a server that puts a credential into
+// a tool description leaks it to every model that reads the description.
+// (A server that writes the mark itself is reported too; none does.)
+func leaks(in lists) []string {
+	var out []string
+	mark := func(where, s string) {
+		if strings.Contains(s, config.RedactedValue) {
+			out = append(out, where)
 		}
-		return s
 	}
-	scrubRaw := func(where string, m json.RawMessage) json.RawMessage {
-		if t := r.bytes(append([]byte(nil), m...)); !bytes.Equal(t, m) {
-			leaks = append(leaks, where)
-			return t
+	markRaw := func(where string, m json.RawMessage) {
+		if bytes.Contains(m, []byte(config.RedactedValue)) {
+			out = append(out, where)
 		}
-		return m
 	}
-	out.Listed, out.headers = in.Listed, in.headers
 	for _, d := range in.Dropped {
-		out.Dropped = append(out.Dropped, DroppedTool{Name: scrub("dropped tool name", d.Name), Reason: r.str(d.Reason)})
+		mark("dropped tool name", d.Name)
 	}
 	for _, t := range in.Tools {
 		where := "tool " + t.ServerTool
-		t.ServerTool = scrub(where+" name", t.ServerTool)
-		t.Title = scrub(where+" title", t.Title)
-		t.Description = scrub(where+" description", t.Description)
-		t.InputSchema = scrubRaw(where+" inputSchema", t.InputSchema)
-		t.OutputSchema = scrubRaw(where+" outputSchema", t.OutputSchema)
-		out.Tools = append(out.Tools, t)
+		mark(where+" name", t.ServerTool)
+		mark(where+" title", t.Title)
+		mark(where+" description", t.Description)
+		markRaw(where+" inputSchema", t.InputSchema)
+		markRaw(where+" outputSchema", t.OutputSchema)
 	}
 	for _, p := range in.Prompts {
-		p.Description = scrub("prompt "+p.Name+" description", p.Description)
-		out.Prompts = append(out.Prompts, p)
+		mark("prompt "+p.Name+" description", p.Description)
 	}
 	for _, res := range in.Resources {
-		res.Description = scrub("resource "+res.URI+" description", res.Description)
-		out.Resources = append(out.Resources, res)
+		mark("resource "+res.URI+" description", res.Description)
 	}
 	for _, tpl := range in.Templates {
-		tpl.Description = scrub("resource template "+tpl.URITemplate+" description", tpl.Description)
-		out.Templates = append(out.Templates, tpl)
+		mark("resource template "+tpl.URITemplate+" description", tpl.Description)
 	}
-	return out, leaks
+	return out
 }

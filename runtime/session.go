@@ -63,6 +63,14 @@ type session struct {
 	// tool name (modern HTTP only), read by the stream for every tools/call.
 	headers sync.Map // string → []mcphttp.ParamHeader
 
+	// noise is what the server wrote on stdout that is not JSON-RPC: how
+	// many lines, and the last (cut), for a startup that never answers.
+	noise struct {
+		mu    sync.Mutex
+		lines int
+		last  string
+	}
+
 	router mcp.Router // modern: notifications by subscriptionId
 	listen listenState
 	active activeCalls // calls in flight, for Cancel and the Requests view
@@ -179,8 +187,7 @@ func (s *session) refetchChanged() {
 			if err != nil {
 				return // the session is closing, or the server failed to list: keep the old list
 			}
-			ls, leaks := s.redact.lists(ls)
-			s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: kind, lists: ls, leaks: leaks})
+			s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: kind, lists: ls, leaks: leaks(ls)})
 		})
 	}
 }
@@ -228,7 +235,7 @@ func (s *session) dispatch(n jsonrpc.Notification) {
 	case mcp.NotificationMessage:
 		var p mcp.LoggingMessageParams
 		_ = json.Unmarshal(n.Params, &p)
-		s.c.bus.publish(LogMessage{EventHeader: h, Level: string(p.Level), Logger: p.Logger, Data: s.redact.raw(p.Data)})
+		s.c.bus.publish(LogMessage{EventHeader: h, Level: string(p.Level), Logger: p.Logger, Data: p.Data})
 	case mcp.NotificationProgress:
 		s.c.bus.publish(s.routeProgress(h, n.Params))
 	case mcp.NotificationToolsChanged, mcp.NotificationPromptsChanged, mcp.NotificationResourcesChanged:
@@ -246,12 +253,12 @@ func (s *session) dispatch(n jsonrpc.Notification) {
 		if id, ok := mcp.CancelledRequest(n.Params); ok && s.modern() {
 			s.serverEndedListen(id)
 		}
-		s.c.bus.publish(NotificationReceived{EventHeader: h, Method: n.Method, Params: s.redact.raw(n.Params)})
+		s.c.bus.publish(NotificationReceived{EventHeader: h, Method: n.Method, Params: n.Params})
 	case mcp.NotificationTasksStatus:
 		s.taskStatus(n.Params)
-		s.c.bus.publish(NotificationReceived{EventHeader: h, Method: n.Method, Params: s.redact.raw(n.Params)})
+		s.c.bus.publish(NotificationReceived{EventHeader: h, Method: n.Method, Params: n.Params})
 	default:
-		s.c.bus.publish(NotificationReceived{EventHeader: h, Method: n.Method, Params: s.redact.raw(n.Params)})
+		s.c.bus.publish(NotificationReceived{EventHeader: h, Method: n.Method, Params: n.Params})
 	}
 }
 
@@ -284,19 +291,25 @@ func (s *session) onAnomaly(a jsonrpc.Anomaly) {
 	h := EventHeader{Time: a.Time, Server: s.name}
 	switch a.Kind {
 	case jsonrpc.AnomalyNoise, jsonrpc.AnomalyInvalid:
-		s.c.bus.publish(StdoutNoise{EventHeader: h, Line: s.redact.str(string(a.Raw)), Detail: a.Kind.String()})
+		s.noise.mu.Lock()
+		s.noise.lines++
+		s.noise.last = cutRunes(string(a.Raw), 2*noiseQuote)
+		s.noise.mu.Unlock()
+		s.c.bus.publish(StdoutNoise{EventHeader: h, Line: string(a.Raw), Detail: a.Kind.String()})
 	default:
 		s.c.bus.publish(ProtocolAnomaly{EventHeader: h, Kind: a.Kind.String(), ID: a.ID, Detail: a.Detail})
 	}
 }
 
 func (s *session) onTrace(f jsonrpc.Frame) {
-	f.Raw = s.redact.bytes(f.Raw)
+	if f.Dir == jsonrpc.Out { // what comes in passed the intake
+		f.Raw = s.redact.bytes(f.Raw)
+	}
 	s.c.bus.publish(TrafficFrame{EventHeader: EventHeader{Time: f.Time, Server: s.name}, Frame: f})
 }
 
 func (s *session) onStderr(line string) {
-	s.c.bus.publish(StderrLine{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Line: s.redact.str(line)})
+	s.c.bus.publish(StderrLine{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Line: line})
 }
 
 // handle answers the server's requests to us.
@@ -392,7 +405,7 @@ func (s *session) pingLoop(interval time.Duration) {
 		s.mu.Unlock()
 		ev := HealthChecked{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Method: s.healthMethod(), Latency: took, OK: err == nil, Missed: missed}
 		if err != nil {
-			ev.Err = s.redact.str(err.Error())
+			ev.Err = err.Error()
 		}
 		s.c.bus.publish(ev)
 		s.c.send(s.ctx, msgPing{name: s.name, gen: s.gen, missed: missed})
@@ -498,7 +511,7 @@ func (s *session) live(v *ServerSnapshot) {
 	v.Counters.NoiseLines += st.NoiseLines
 	if s.proc != nil {
 		v.PID = s.proc.Pid()
-		v.Stderr = s.redact.strs(s.proc.StderrTail())
+		v.Stderr = s.proc.StderrTail()
 	}
 }
 

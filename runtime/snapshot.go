@@ -81,6 +81,10 @@ type ServerSnapshot struct {
 	Restarts  int
 	Attempts  int       // consecutive reconnect attempts
 	NextRetry time.Time // when the next automatic reconnect fires, if scheduled
+	// GaveUp is set when automatic reconnecting stopped: the server failed
+	// again after every attempt its policy allows (Attempts of them), and
+	// only a manual reconnect (or a reload) starts it again.
+	GaveUp bool
 
 	Ping PingStats
 

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -76,11 +77,12 @@ func (s *session) cancelTask(ctx context.Context, ac *activeCall, taskID string)
 		next.Status, next.Message = string(mcp.TaskCancelled), reason
 		s.publishTask(ac, next)
 	}
-	ce := &jsonrpc.CancelledError{ID: ac.first.Load(), Method: ac.method, Reason: reason, Cause: context.Cause(ctx)}
+	cause := context.Cause(ctx)
+	ce := &jsonrpc.CancelledError{ID: ac.first.Load(), Method: ac.method, Reason: reason, Cause: cause, Timeout: errors.Is(cause, jsonrpc.ErrTimeout)}
 	if err != nil {
 		return fmt.Errorf("%w (tasks/cancel failed: %v)", ce, err)
 	}
-	return ce
+	return fmt.Errorf("%w; task %s was cancelled (tasks/cancel)", ce, taskID)
 }
 
 // modernTask follows a task of the tasks extension to its terminal state:

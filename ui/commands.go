@@ -145,6 +145,9 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		if len(msg.pending) > 0 {
 			return m.askReloadApproval(msg)
 		}
+		if msg.err == nil && msg.cfg != nil {
+			m.applied = msg.cfg
+		}
 		switch {
 		case errors.Is(msg.err, runtime.ErrNotEnabled), errors.Is(msg.err, runtime.ErrRefused):
 			m.setStatus(statusWarn, "MCP was switched on or off meanwhile: press r again")
@@ -209,6 +212,8 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		m.openModal(newElicitModal(m.c, msg))
 	case elicitGoneMsg:
 		m.dropElicitation(msg.id)
+	case openNoteMsg:
+		m.openNote(msg.n)
 	}
 	return nil
 }
@@ -221,12 +226,7 @@ func (m *Model) trusted(msg trustedMsg) tea.Cmd {
 		m.setStatus(statusError, "saving the approval of "+msg.file.Path+" failed: "+errText(msg.err)+"; MCP stays off")
 		return nil
 	}
-	for i, f := range m.untrusted {
-		if f.Path == msg.file.Path {
-			m.untrusted = append(m.untrusted[:i:i], m.untrusted[i+1:]...)
-			break
-		}
-	}
+	m.approvedFile(msg.file.Path)
 	if len(m.untrusted) > 0 {
 		m.openModal(m.newTrustDialog(m.untrusted[0]))
 		return nil
@@ -237,7 +237,10 @@ func (m *Model) trusted(msg trustedMsg) tea.Cmd {
 
 // configuredMsg: the configuration was read again after an approval and
 // handed to the runtime (or why not).
-type configuredMsg struct{ err error }
+type configuredMsg struct {
+	cfg *config.Config
+	err error
+}
 
 // configureApproved reads the configuration again now that its project
 // files are approved (an unapproved file was read only for the prompt:
@@ -256,13 +259,16 @@ func (m *Model) configureApproved() tea.Cmd {
 		if _, err := rt.Configure(ctx, cfg); err != nil {
 			return configuredMsg{err: fmt.Errorf("applying the approved configuration: %w", err)}
 		}
-		return configuredMsg{}
+		return configuredMsg{cfg: cfg}
 	})
 }
 
 // configured switches MCP on after an approval when that was asked for.
 func (m *Model) configured(msg configuredMsg) tea.Cmd {
 	delete(m.busy, "configure")
+	if msg.cfg != nil {
+		m.applied = msg.cfg
+	}
 	if msg.err != nil {
 		m.enableAfter = false
 		m.setStatus(statusError, errText(msg.err)+"; MCP stays off: fix it and press m")

@@ -29,7 +29,15 @@ type note struct {
 	text     string
 	hay      string // lowercase server, method, level and text, for filtering
 	progress *progressNote
+	// ev is the event, kept for its params (enter shows them) unless they
+	// are larger than maxKeptParams: the store holds tens of thousands of
+	// notes, and a row is a summary. rawSize is their size then.
+	ev      runtime.Event
+	rawSize int
 }
+
+// maxKeptParams bounds the params a note keeps for the viewer.
+const maxKeptParams = 4 << 10
 
 type progressNote struct {
 	token           string
@@ -60,6 +68,9 @@ func newNote(e runtime.Event, l present.EventLine) note {
 	n := note{at: h.Time, server: h.Server, method: l.Method, level: l.Level, text: l.Text}
 	if p, ok := e.(runtime.Progress); ok {
 		n.progress = &progressNote{token: present.Line(p.Token), progress: p.Progress, total: p.Total}
+	}
+	if n.rawSize = paramsSize(e); n.rawSize <= maxKeptParams {
+		n.ev = e
 	}
 	n.hay = strings.ToLower(n.server + " " + n.method + " " + n.level + " " + n.text)
 	return n

@@ -20,8 +20,11 @@ type dialog struct {
 	body  []string
 	yes   func() tea.Msg // nil: any key closes
 	no    func() tea.Msg
-	w, h  int
-	top   int // first body line shown
+	// approvesStart marks the approval of a project file before MCP
+	// starts: m on it asks for MCP to switch on after y.
+	approvesStart bool
+	w, h          int
+	top           int // first body line shown
 }
 
 // dialogFooter is the rows under the body: a blank line and the answers.

@@ -22,6 +22,14 @@ import (
 func TestMain(m *testing.M) {
 	// Hostile fake servers are this test binary, re-executed.
 	jsonrpctest.MaybeServe()
+	// The copy test runs the clipboard as this test binary, inside tmux.
+	if text, ok := os.LookupEnv(envCopy); ok {
+		if err := terminalClipboard(os.Stdout)(text); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	// The end-to-end test runs the demo server as this test binary.
 	if os.Getenv(envDemo) == "1" {
 		if err := demoserver.Run(context.Background(), os.Stdin, os.Stdout, demoserver.Options{LogInterval: 200 * time.Millisecond}); err != nil {

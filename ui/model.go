@@ -129,6 +129,10 @@ type Model struct {
 	reloadCfg     *config.Config
 	reloadPending []config.File
 	declined      map[string]bool
+	// applied is the configuration the runtime holds, as far as the UI
+	// handed it over (Options.Config, then every reload and approval): a
+	// reload's approval compares against it to say what changes.
+	applied *config.Config
 
 	lastArgs   map[string]json.RawMessage   // per normalized tool name
 	lastPrompt map[string]map[string]string // per server and prompt name
@@ -192,6 +196,7 @@ func newModel(opts Options) *Model {
 		help:        h,
 		untrusted:   append([]config.File(nil), opts.Untrusted...),
 		enableAfter: opts.EnableOnStart,
+		applied:     opts.Config,
 		lastArgs:    map[string]json.RawMessage{},
 		lastPrompt:  map[string]map[string]string{},
 		busy:        map[string]bool{},

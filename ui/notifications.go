@@ -1,11 +1,15 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
-	"mcpdeck/ui/present"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // notesTab is the merged notification stream, newest at the bottom, of
@@ -23,17 +27,90 @@ func (t *notesTab) Title() string { return "Notifications" }
 
 func (t *notesTab) ShortHelp() []key.Binding {
 	k := t.c.keys
-	return []key.Binding{k.Up, k.Down, k.Pause, k.Scope, k.Filter}
+	return []key.Binding{k.Up, k.Down, keysRelabel(k.Select, "params"), k.Pause, k.Scope, k.Filter}
 }
 
 func (t *notesTab) Update(msg tea.KeyMsg) tea.Cmd {
-	if key.Matches(msg, t.c.keys.Scope) {
+	switch k := t.c.keys; {
+	case key.Matches(msg, k.Scope):
 		t.all = !t.all
 		t.rematch()
+		return nil
+	case key.Matches(msg, k.Select):
+		if n := t.selectedItem(t.h - 1); n != nil {
+			shown := *n
+			return func() tea.Msg { return openNoteMsg{n: shown} }
+		}
 		return nil
 	}
 	t.nav(msg, t.h-1)
 	return nil
+}
+
+// openNoteMsg asks the root model to show a notification's params: the
+// row is a one-line summary, and a person debugging a server wants what
+// it sent.
+type openNoteMsg struct{ n note }
+
+// openNote shows n's params, pretty-printed, in a viewer (y copies, s
+// saves them).
+func (m *Model) openNote(n note) {
+	title := "Notification " + present.Line(n.method) + " from " + present.Line(n.server)
+	m.openModal(newTextViewer(m.c, title, "notification", n.server, func(w int) []string {
+		st := m.c.st
+		out := []string{st.Dim.Render(m.c.clock(n.at) + " · params as the server sent them"), ""}
+		raw := noteParams(n.ev)
+		switch {
+		case n.ev == nil:
+			return append(out, st.Warning.Render(fmt.Sprintf("its params (%s) were too large to keep here; the Traffic tab, or a recording (ctrl+r), has them whole", present.Size(n.rawSize))))
+		case len(raw) == 0:
+			return append(out, st.Dim.Render("(no params)"))
+		}
+		for _, l := range strings.Split(present.PrettyJSON(raw), "\n") {
+			out = append(out, wrap(l, w)...)
+		}
+		return out
+	}))
+}
+
+// noteParams is a notification's params as the server sent them, from the
+// event the runtime made of it.
+func noteParams(e runtime.Event) json.RawMessage {
+	var v any
+	switch e := e.(type) {
+	case runtime.NotificationReceived:
+		return e.Params
+	case runtime.LogMessage:
+		v = struct {
+			Level  string          `json:"level"`
+			Logger string          `json:"logger,omitempty"`
+			Data   json.RawMessage `json:"data,omitempty"`
+		}{e.Level, e.Logger, e.Data}
+	case runtime.Progress:
+		v = struct {
+			Token    string  `json:"progressToken"`
+			Progress float64 `json:"progress"`
+			Total    float64 `json:"total,omitempty"`
+			Message  string  `json:"message,omitempty"`
+		}{e.Token, e.Progress, e.Total, e.Message}
+	case runtime.ResourceUpdated:
+		v = map[string]string{"uri": e.URI}
+	default:
+		return nil // list_changed carries none
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// paramsSize is the size of what a notification event carries.
+func paramsSize(e runtime.Event) int {
+	switch e := e.(type) {
+	case runtime.NotificationReceived:
+		return len(e.Params)
+	case runtime.LogMessage:
+		return len(e.Data) + len(e.Logger)
+	}
+	return 0
 }
 
 func (t *notesTab) FilterChanged() { t.rematch() }

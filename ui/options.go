@@ -180,10 +180,13 @@ type Options struct {
 	// the Clients tab (0) appears. Run attaches it (AttachGateway).
 	Serving *Serving
 
-	// Clipboard copies text for the copy key (y); Run sets it to OSC 52
-	// on the terminal when nil. Nil in a model built by NewModel means
-	// copying is not available.
+	// Clipboard copies text for the copy key (y); Run sets it to the
+	// terminal's (OSC 52, or tmux's buffer inside tmux) when nil. Nil in a
+	// model built by NewModel means copying is not available.
 	Clipboard func(text string) error
+	// defaultClipboard is set when Run chose the clipboard (the terminal's,
+	// or tmux's), so the status can say where a copy went.
+	defaultClipboard bool
 	// Auth logs in to and out of servers that need MCP authorization (i,
 	// I) and tells the overview where tokens are kept; nil leaves the keys
 	// unavailable. AuthTarget names a server's target for it; LoginURLs

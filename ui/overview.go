@@ -2,15 +2,16 @@ package ui
 
 import (
 	"fmt"
-	"mcpdeck/ui/present"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // overviewTab is everything known about the selected server: identity,
@@ -72,7 +73,12 @@ func (t *overviewTab) lines() []string {
 			kv("login", st.Warning.Render(l))
 		}
 	}
-	if srv.LastError != nil || srv.State == runtime.StateFailed {
+	switch {
+	case srv.State.Live() && srv.LastError != nil:
+		// An earlier failure it recovered from: history, not a state,
+		// and no hint to act on.
+		kv("recovered", st.Faint.Render(present.Line(srv.LastError.Message)+t.ago(srv.LastError.At)))
+	case !srv.State.Live() && (srv.LastError != nil || srv.State == runtime.StateFailed):
 		out = append(out, t.errorLines(srv)...)
 	}
 	if note := t.c.note(srv); note != "" {
@@ -182,9 +188,7 @@ func (t *overviewTab) errorLines(srv runtime.ServerSnapshot) []string {
 		if e.Code != 0 {
 			where += fmt.Sprintf(" (code %d)", e.Code)
 		}
-		if !e.At.IsZero() {
-			where += ", " + present.Age(t.c.now().Sub(e.At)) + " ago"
-		}
+		where += t.ago(e.At)
 		hint = present.Hint(e, present.TUI)
 	}
 	for i, l := range wrap(present.Line("✗ "+msg+where), t.w-15) {
@@ -203,10 +207,22 @@ func (t *overviewTab) errorLines(srv runtime.ServerSnapshot) []string {
 			out = append(out, lead+st.Warning.Render(l))
 		}
 	}
-	if srv.Reconnectable {
+	switch {
+	case srv.GaveUp:
+		out = append(out, strings.Repeat(" ", 13)+st.Warning.Render(fmt.Sprintf("gave up reconnecting after %s: press R to try again",
+			present.Count(srv.Attempts, "attempt", "attempts"))))
+	case srv.Reconnectable:
 		out = append(out, strings.Repeat(" ", 13)+st.Dim.Render("press R to reconnect"))
 	}
 	return out
+}
+
+// ago is ", 3m ago" for a moment, "" when unknown.
+func (t *overviewTab) ago(at time.Time) string {
+	if at.IsZero() {
+		return ""
+	}
+	return ", " + present.Age(t.c.now().Sub(at)) + " ago"
 }
 
 func (t *overviewTab) View() string {

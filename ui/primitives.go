@@ -228,7 +228,7 @@ func (m *Model) chooseLogLevel() tea.Cmd {
 	}
 	switch {
 	case !srv.State.Live():
-		m.setStatus(statusWarn, srv.Name+" is "+m.c.statePhrase(srv)+": its log level is set once it is ready (configure logLevel to have it from the start)")
+		m.setStatus(statusWarn, srv.Name+" "+m.c.stateSentence(srv)+": its log level is set once it is ready (configure logLevel to have it from the start)")
 		return nil
 	case !strings.Contains(string(srv.Capabilities), `"logging"`):
 		m.setStatus(statusWarn, srv.Name+" does not declare logging: it has no log level to set")

@@ -135,7 +135,7 @@ func TestLogLevelKey(t *testing.T) {
 	hs.action("logging/setLevel everything debug")
 	hs.waitText("log level    debug", "everything now logs at debug")
 	hs.keys("k", "L")
-	hs.waitText("broken is failed")
+	hs.waitText("broken has failed")
 }
 
 func TestRootsEditor(t *testing.T) {

@@ -163,7 +163,7 @@ func TestApprovalReadsTheProjectFileAgain(t *testing.T) {
 		o.Config = cfg
 	})
 	// The dialog shows what would run: the command and its env file.
-	hs.waitText("Approve project configuration?", "leak (stdio)", "run   ", "fake.env (read once approved)")
+	hs.waitText("Approve project configuration?", "leak (stdio)", "run   ", "fake.env (env file, read once approved)")
 	hs.keys("n")
 	hs.waitText("MCP stays off")
 	if v, _ := rt.Snapshot().Server("leak"); v.State != runtime.StateDisabled || v.PID != 0 {

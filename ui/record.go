@@ -115,6 +115,10 @@ func (m *Model) handleRecord(msg tea.Msg) (tea.Cmd, bool) {
 		m.setStatus(statusInfo, "recording to "+msg.r.Path()+" (press "+m.c.keys.Record.Help().Key+" to stop)")
 	case savedMsg:
 		m.handleSaved(msg)
+	case chooseSaveMsg:
+		m.chooseSave(msg)
+	case saveChosenMsg:
+		return msg.save, true
 	case recordStoppedMsg:
 		m.rec.busy = false
 		m.rec.active = nil

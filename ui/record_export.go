@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -15,6 +16,8 @@ import (
 	"github.com/gabriel-vasile/mimetype"
 
 	"mcpdeck/config"
+	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // The save key (s) writes what the traffic tab or the result viewer
@@ -125,6 +128,101 @@ func saveResult(d callDoneMsg) tea.Cmd {
 		return func() tea.Msg { return savedMsg{what: "result", err: err} }
 	}
 	return saveCmd("result", d.tool.Server, append(b, '\n'))
+}
+
+// A result with image or audio blocks, or embedded resources, offers each
+// of them as a file of its own (with the extension of its MIME type,
+// decoded from base64), besides the whole result as JSON: an image is to
+// be looked at, not read as base64.
+
+// savable is one thing of a result that can be saved.
+type savable struct {
+	label string
+	save  tea.Cmd
+}
+
+// chooseSaveMsg asks the root model which part of a result to save, in a
+// chooser over the viewer that showed it.
+type chooseSaveMsg struct {
+	items []savable
+	from  modal
+}
+
+// saveResultOrBlock saves the result at once when it is all text, else
+// asks which part to save.
+func saveResultOrBlock(from modal, d callDoneMsg) tea.Cmd {
+	items := []savable{{label: "the whole result, as JSON", save: saveResult(d)}}
+	if d.res != nil {
+		for i, c := range d.res.Content {
+			if it, ok := blockSavable(d.tool.Server, i, c); ok {
+				items = append(items, it)
+			}
+		}
+	}
+	if len(items) == 1 {
+		return items[0].save
+	}
+	return func() tea.Msg { return chooseSaveMsg{items: items, from: from} }
+}
+
+// blockSavable is content block i as a file of its own: an image or audio
+// block, or an embedded resource; ok is false for any other block.
+func blockSavable(server string, i int, c runtime.Content) (savable, bool) {
+	what := fmt.Sprintf("content-%d", i+1)
+	label := fmt.Sprintf("content %d: %s", i+1, c.Type)
+	var data, mimeType string
+	var text []byte
+	switch {
+	case c.Type == "image" || c.Type == "audio":
+		data, mimeType = c.Data, c.MIMEType
+	case c.Type == "resource" && c.Resource != nil && c.Resource.Blob != "":
+		data, mimeType = c.Resource.Blob, c.Resource.MIMEType
+		label += " " + c.Resource.URI
+	case c.Type == "resource" && c.Resource != nil:
+		text, mimeType = []byte(c.Resource.Text), c.Resource.MIMEType
+		label += " " + c.Resource.URI
+		if mimeType == "" {
+			mimeType = "text/plain"
+		}
+	default:
+		return savable{}, false
+	}
+	ext := extension(mimeType)
+	if text != nil {
+		return savable{label: fmt.Sprintf("%s (%s, %s) as %s", label, present.OrDash(mimeType), present.Size(len(text)), ext),
+			save: saveBytes(what, server, ext, text)}, true
+	}
+	label = fmt.Sprintf("%s (%s, %s) as %s", label, present.OrDash(mimeType), present.Size(decodedSize(data)), ext)
+	decoded, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return savable{label: label, save: func() tea.Msg {
+			return savedMsg{what: what, err: fmt.Errorf("content %d is not valid base64: %w", i+1, err)}
+		}}, true
+	}
+	return savable{label: label, save: saveBytes(what, server, ext, decoded)}, true
+}
+
+// chooseSave shows the parts of a result to save.
+func (m *Model) chooseSave(msg chooseSaveMsg) {
+	labels := make([]string, len(msg.items))
+	for i, it := range msg.items {
+		labels[i] = it.label
+	}
+	items := msg.items
+	m.openOver(msg.from, newChooser(m.c, "Save what?", "to "+exportPlace(), labels, 0, func(i int) tea.Msg {
+		return saveChosenMsg{save: items[i].save}
+	}))
+}
+
+// saveChosenMsg: the person picked what to save.
+type saveChosenMsg struct{ save tea.Cmd }
+
+// exportPlace names the exports directory for the chooser's note.
+func exportPlace() string {
+	if dir, err := exportDir(); err == nil {
+		return dir
+	}
+	return "the exports directory"
 }
 
 // handleSaved reports an export in the status line.

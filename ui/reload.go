@@ -19,7 +19,7 @@ import (
 func (m *Model) reloadConfig() tea.Cmd {
 	read, pending := m.opts.Reload, m.opts.Pending
 	m.setStatus(statusInfo, "reloading configuration…")
-	apply := m.reloadApplier() // the session's state is read here, not in the command
+	apply := m.applier()
 	return m.once("reload", func() tea.Msg {
 		cfg, err := read()
 		if err != nil {
@@ -30,28 +30,24 @@ func (m *Model) reloadConfig() tea.Cmd {
 				return reloadedMsg{cfg: cfg, pending: files}
 			}
 		}
-		return apply(cfg)()
+		return apply(cfg)
 	})
 }
 
-// applyReload hands cfg to the runtime: a reload of the running set while
-// MCP is on, else a new configuration for when it is switched on.
-func (m *Model) applyReload(cfg *config.Config) tea.Cmd { return m.reloadApplier()(cfg) }
-
-// reloadApplier reads what applying a configuration needs (whether MCP is
-// on) now, on the UI's goroutine, for a command to apply one later.
-func (m *Model) reloadApplier() func(*config.Config) tea.Cmd {
+// applier hands a configuration to the runtime: a reload of the running
+// set while MCP is on, else a new configuration for when it is switched
+// on. What it needs of the model is taken now, on the model's goroutine;
+// the returned function runs on a command's.
+func (m *Model) applier() func(*config.Config) tea.Msg {
 	rt, ctx := m.rt, m.ctx()
 	on := m.c.snap != nil && m.c.snap.Enabled
-	return func(cfg *config.Config) tea.Cmd {
-		return func() tea.Msg {
-			if !on {
-				plan, err := rt.Configure(ctx, cfg)
-				return reloadedMsg{plan: plan, err: err, cfg: cfg, configured: true}
-			}
-			plan, err := rt.Reload(ctx, cfg)
-			return reloadedMsg{plan: plan, err: err, cfg: cfg}
+	return func(cfg *config.Config) tea.Msg {
+		if !on {
+			plan, err := rt.Configure(ctx, cfg)
+			return reloadedMsg{plan: plan, err: err, cfg: cfg, configured: true}
 		}
+		plan, err := rt.Reload(ctx, cfg)
+		return reloadedMsg{plan: plan, err: err, cfg: cfg}
 	}
 }
 
@@ -77,8 +73,13 @@ func (m *Model) reloadTrustAnswered(msg trustIntentMsg) tea.Cmd {
 	return m.trust(msg.file, true)
 }
 
-// reloadTrusted asks about the next changed file, or applies the reload
-// once every one is approved.
+// reloadTrusted asks about the next changed file, or, once every one is
+// approved, reads the configuration again and applies that: the copy read
+// before the approval was read for the prompt only (its envFile unread, its
+// servers marked Unapproved), and applying it would stop every server of
+// the file as "not approved" although the approval is saved. Read again, a
+// server whose definition did not change keeps its connection. A file that
+// changed once more meanwhile is asked about again.
 func (m *Model) reloadTrusted(msg trustedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.reloadCfg, m.reloadPending = nil, nil
@@ -87,13 +88,22 @@ func (m *Model) reloadTrusted(msg trustedMsg) tea.Cmd {
 		return nil
 	}
 	delete(m.declined, msg.file.Path)
+	m.approvedFile(msg.file.Path)
 	m.reloadPending = slices.DeleteFunc(m.reloadPending, func(f config.File) bool { return f.Path == msg.file.Path })
 	if len(m.reloadPending) > 0 {
 		m.openModal(m.newReloadTrustDialog(m.reloadPending[0]))
 		return nil
 	}
-	cfg := m.reloadCfg
 	m.reloadCfg = nil
-	m.setStatus(statusInfo, "approved "+msg.file.Path+"; reloading…")
-	return m.applyReload(cfg)
+	delete(m.busy, "reload")
+	cmd := m.reloadConfig()
+	m.setStatus(statusInfo, "approved "+msg.file.Path+"; reading it again in full and reloading…")
+	return cmd
+}
+
+// approvedFile forgets a file the person approved from the files still
+// waiting for approval before MCP may start: approved on a reload, it is
+// not asked about again by m.
+func (m *Model) approvedFile(path string) {
+	m.untrusted = slices.DeleteFunc(m.untrusted, func(f config.File) bool { return f.Path == path })
 }

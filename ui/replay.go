@@ -216,4 +216,7 @@ func (m *Model) initRecordAndReplay() {
 	m.replayTo(m.opts.Replay.Pos())
 	m.setStatus(statusInfo, "replaying "+present.Count(len(m.opts.Replay.rec.Entries), "event", "events")+
 		": , . step  < > 10 s  { } milestones  ^ $ ends")
+	if p := m.opts.Replay.rec.Problems(); p != "" {
+		m.setStatus(statusWarn, "replaying what could be read: "+present.Line(p))
+	}
 }

@@ -119,3 +119,55 @@ func TestReplayHistoryFollowsThePosition(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayShowsRequestsInFlight: between a request's start and its end
+// the replayed Requests tab lists it, at every position, going forward and
+// back; before its start and after its end it does not. (A publication or
+// the position's own snapshot used to drop it at once.)
+func TestReplayShowsRequestsInFlight(t *testing.T) {
+	rec, err := record.ReadFile(replayFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type span struct{ from, to int }
+	spans := map[uint64]*span{} // by the request's row id
+	for i, e := range rec.Entries {
+		switch ev := e.Event.(type) {
+		case runtime.RequestStarted:
+			if id := rowID(ev.FirstID, ev.ID); spans[id] == nil {
+				spans[id] = &span{from: i, to: len(rec.Entries)}
+			}
+		case runtime.RequestFinished:
+			if s := spans[rowID(ev.FirstID, ev.ID)]; s != nil && ev.Continues == "" {
+				s.to = i
+			}
+		case runtime.RequestCancelled:
+			if s := spans[rowID(ev.FirstID, ev.ID)]; s != nil {
+				s.to = i
+			}
+		}
+	}
+	var long *span // the sleep the fixture cancels: in flight over many entries
+	for _, s := range spans {
+		if long == nil || s.to-s.from > long.to-long.from {
+			long = s
+		}
+	}
+	if long == nil || long.to-long.from < 5 {
+		t.Fatalf("the fixture has no request in flight over several entries: %+v", long)
+	}
+	rp := NewReplay(rec)
+	m := modelAt(Options{Runtime: rp, Replay: rp}, 140, 40)
+	for _, i := range []int{long.to - 1, long.from, (long.from + long.to) / 2, long.from - 1, long.to, long.from + 1, len(rec.Entries) - 1, long.to - 2} {
+		m.replayTo(i)
+		want := 0
+		for _, s := range spans {
+			if s.from <= i && i < s.to {
+				want++
+			}
+		}
+		if got := len(m.c.reqs); got != want {
+			t.Errorf("at entry %d (%s) the Requests tab lists %d requests in flight, want %d", i, rec.Entries[i].Kind, got, want)
+		}
+	}
+}

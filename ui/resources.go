@@ -223,7 +223,7 @@ func (t *resourcesTab) emptyText(servers []runtime.ServerSnapshot) string {
 	if !t.all {
 		srv := servers[0]
 		if !srv.State.Live() {
-			return "No resources: " + srv.Name + " is " + t.c.statePhrase(srv) + "; they are listed once it is ready."
+			return "No resources: " + srv.Name + " " + t.c.stateSentence(srv) + "; they are listed once it is ready."
 		}
 		if !strings.Contains(string(srv.Capabilities), `"resources"`) {
 			return srv.Name + " does not offer resources."
@@ -326,7 +326,7 @@ func (t *promptsTab) View() string {
 		case t.filter.Value() != "":
 			msg = "Nothing matches the filter."
 		case !t.all && !srv.State.Live():
-			msg = "No prompts: " + srv.Name + " is " + t.c.statePhrase(srv) + "; they are listed once it is ready."
+			msg = "No prompts: " + srv.Name + " " + t.c.stateSentence(srv) + "; they are listed once it is ready."
 		case !t.all && !strings.Contains(string(srv.Capabilities), `"prompts"`):
 			msg = srv.Name + " does not offer prompts."
 		}

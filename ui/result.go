@@ -80,7 +80,7 @@ func (r *resultViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	case key.Matches(msg, k.Close):
 		return nil, nil
 	case key.Matches(msg, k.Save):
-		return r, saveResult(r.done) // record_export.go
+		return r, saveResultOrBlock(r, r.done) // record_export.go
 	case key.Matches(msg, k.Copy):
 		text := r.p.text()
 		return r, func() tea.Msg { return copyTextMsg{what: "result", text: text} }

@@ -29,7 +29,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	opts = opts.withDefaults()
 	if opts.Clipboard == nil {
-		opts.Clipboard = osc52Clipboard(opts.Output)
+		opts.Clipboard, opts.defaultClipboard = terminalClipboard(opts.Output), true
 	}
 	m := newModel(opts)
 	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(framesPerSecond)}

@@ -58,16 +58,19 @@ func (c *common) stateWord(srv runtime.ServerSnapshot) string {
 	return srv.State.String()
 }
 
-// statePhrase is the state for a sentence ("No tools: demo is …"): the
-// word, said in full where the word alone would be terse.
-func (c *common) statePhrase(srv runtime.ServerSnapshot) string {
+// stateSentence is the state said after the server's name in a sentence
+// ("No tools: demo has failed."): the column's word, said in full, in
+// English ("needs a login", never "is needs login").
+func (c *common) stateSentence(srv runtime.ServerSnapshot) string {
 	switch w := c.stateWord(srv); w {
 	case wordDisabled:
-		return "disabled in its configuration"
+		return "is disabled in its configuration"
 	case wordMCPOff:
-		return "not running (MCP is off)"
+		return "is not running (MCP is off)"
+	case wordSwitchedOff, wordNotStarted:
+		return "is " + w
 	default:
-		return w
+		return present.StateSentence(srv.State)
 	}
 }
 

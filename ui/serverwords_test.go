@@ -22,17 +22,19 @@ func TestStateWordsAreDistinct(t *testing.T) {
 		word   string
 		phrase string
 	}{
-		{"enabled, MCP off", false, srv(true, true, runtime.StateDisabled), "MCP off", "not running (MCP is off)"},
-		{"enabled, MCP switched off again", false, srv(true, true, runtime.StateStopped), "MCP off", "not running (MCP is off)"},
-		{"switched on for the session, MCP off", false, srv(true, false, runtime.StateDisabled), "MCP off", "not running (MCP is off)"},
-		{"disabled in configuration, MCP off", false, srv(false, false, runtime.StateDisabled), "disabled", "disabled in its configuration"},
-		{"disabled in configuration, MCP on", true, srv(false, false, runtime.StateDisabled), "disabled", "disabled in its configuration"},
-		{"switched off, MCP on", true, srv(false, true, runtime.StateDisabled), "switched off", "switched off"},
-		{"switched off, MCP off", false, srv(false, true, runtime.StateStopped), "switched off", "switched off"},
-		{"switched off, still stopping", true, srv(false, true, runtime.StateStopping), "stopping", "stopping"},
-		{"enabled, MCP on, not started (unapproved)", true, srv(true, true, runtime.StateDisabled), "not started", "not started"},
-		{"ready", true, srv(true, true, runtime.StateReady), "ready", "ready"},
-		{"invalid", false, srv(true, true, runtime.StateInvalid), "invalid", "invalid"},
+		{"enabled, MCP off", false, srv(true, true, runtime.StateDisabled), "MCP off", "is not running (MCP is off)"},
+		{"enabled, MCP switched off again", false, srv(true, true, runtime.StateStopped), "MCP off", "is not running (MCP is off)"},
+		{"switched on for the session, MCP off", false, srv(true, false, runtime.StateDisabled), "MCP off", "is not running (MCP is off)"},
+		{"disabled in configuration, MCP off", false, srv(false, false, runtime.StateDisabled), "disabled", "is disabled in its configuration"},
+		{"disabled in configuration, MCP on", true, srv(false, false, runtime.StateDisabled), "disabled", "is disabled in its configuration"},
+		{"switched off, MCP on", true, srv(false, true, runtime.StateDisabled), "switched off", "is switched off"},
+		{"switched off, MCP off", false, srv(false, true, runtime.StateStopped), "switched off", "is switched off"},
+		{"switched off, still stopping", true, srv(false, true, runtime.StateStopping), "stopping", "is stopping"},
+		{"enabled, MCP on, not started (unapproved)", true, srv(true, true, runtime.StateDisabled), "not started", "is not started"},
+		{"ready", true, srv(true, true, runtime.StateReady), "ready", "is ready"},
+		{"invalid", false, srv(true, true, runtime.StateInvalid), "invalid", "has an invalid configuration"},
+		{"failed", true, srv(true, true, runtime.StateFailed), "failed", "has failed"},
+		{"needs login", true, srv(true, true, runtime.StateNeedsLogin), "needs login", "needs a login"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			snap := uitest.OffSnapshot()
@@ -41,8 +43,8 @@ func TestStateWordsAreDistinct(t *testing.T) {
 			if got := c.stateWord(tc.srv); got != tc.word {
 				t.Errorf("stateWord = %q, want %q", got, tc.word)
 			}
-			if got := c.statePhrase(tc.srv); got != tc.phrase {
-				t.Errorf("statePhrase = %q, want %q", got, tc.phrase)
+			if got := c.stateSentence(tc.srv); got != tc.phrase {
+				t.Errorf("stateSentence = %q, want %q", got, tc.phrase)
 			}
 			if len(tc.word) > colState {
 				t.Errorf("%q is wider than the STATE column (%d)", tc.word, colState)

@@ -80,7 +80,7 @@ func (t *toolsTab) View() string {
 	info := fmt.Sprintf("%d of %s", len(tools), present.Count(len(srv.Tools), "tool", "tools"))
 	rows := []string{padRight(st.Dim.Render(info)+filterNote(st, &t.filter), t.w)}
 	if len(srv.Tools) == 0 {
-		msg := "No tools: " + srv.Name + " is " + t.c.statePhrase(srv) + "." + t.noToolsHint(srv)
+		msg := "No tools: " + srv.Name + " " + t.c.stateSentence(srv) + "." + t.noToolsHint(srv)
 		rows = append(rows, padRight(st.Faint.Render(msg), t.w))
 		return t.fill(rows)
 	}

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -24,7 +26,7 @@ const trustDialogWidth = 66
 // newTrustDialog asks to approve a project configuration file before any
 // of its commands run.
 func (m *Model) newTrustDialog(f config.File) *dialog {
-	d := &dialog{c: m.c, title: "Approve project configuration?",
+	d := &dialog{c: m.c, title: "Approve project configuration?", approvesStart: true,
 		yes: func() tea.Msg { return trustIntentMsg{file: f, approve: true} },
 		no:  func() tea.Msg { return trustIntentMsg{file: f, approve: false} },
 	}
@@ -34,7 +36,7 @@ func (m *Model) newTrustDialog(f config.File) *dialog {
 		d.body = append(d.body, "It defines no servers.")
 	} else {
 		d.body = append(d.body, "It would run:")
-		d.body = append(d.body, m.runLines(f, m.opts.Config, nil)...)
+		d.body = append(d.body, m.runLines(f, m.applied, nil, nil)...)
 	}
 	d.body = append(d.body, "")
 	d.wrapBody("These servers came with this project. Approve to let MCP start them (remembered until the file changes), or keep MCP off.")
@@ -42,8 +44,9 @@ func (m *Model) newTrustDialog(f config.File) *dialog {
 }
 
 // newReloadTrustDialog asks to approve a project file that changed, showing
-// what each of its servers would run now and which of them are new or run
-// something else than what runs now.
+// what each of its servers would run now, which of them are new, which
+// the file no longer defines (they stop), and for a server that changed,
+// what changed in it (env and header names, never values).
 func (m *Model) newReloadTrustDialog(f config.File) *dialog {
 	d := &dialog{c: m.c, title: "Approve the changed project configuration?",
 		yes: func() tea.Msg { return trustIntentMsg{file: f, approve: true, reload: true} },
@@ -55,23 +58,61 @@ func (m *Model) newReloadTrustDialog(f config.File) *dialog {
 			added = append(added, name)
 		}
 	}
+	removed := m.removedFrom(f)
 	d.wrapBody(present.Line(f.Path) + "\n\nchanged since you approved it.")
 	if len(added) > 0 {
 		d.wrapBody("\nnew servers: " + present.Line(strings.Join(added, ", ")))
 	}
+	if len(removed) > 0 {
+		d.wrapBody("\nremoved: " + present.Line(strings.Join(removed, ", ")))
+	}
 	d.body = append(d.body, "", "With it, these would run:")
-	d.body = append(d.body, m.runLines(f, m.reloadCfg, m.c.snap)...)
+	d.body = append(d.body, m.runLines(f, m.reloadCfg, m.applied, m.c.snap)...)
+	for _, name := range removed {
+		srv, ok := snapshotServer(m.c.snap, name)
+		if !ok || !srv.State.Live() {
+			d.body = append(d.body, "  "+m.c.st.Accent.Render(present.Line(name))+" "+m.c.st.Warning.Render("removed"))
+			continue
+		}
+		d.body = append(d.body, "  "+m.c.st.Accent.Render(present.Line(name))+" "+m.c.st.Warning.Render("removed: it stops"),
+			"    "+m.c.st.Label.Render("now ")+"  "+present.Line(srv.Target))
+	}
 	d.body = append(d.body, "")
 	d.wrapBody("Approve to reload with it (remembered until the file changes again), or keep what runs now and start nothing from it.")
 	return d
 }
 
+// removedFrom is the servers that came from f as it was applied (or as
+// they run) and that f no longer defines.
+func (m *Model) removedFrom(f config.File) []string {
+	var out []string
+	gone := func(name, source string) {
+		if source == f.Path && !slices.Contains(f.Servers, name) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	if m.c.snap != nil {
+		for _, s := range m.c.snap.Servers {
+			gone(s.Name, s.Source)
+		}
+	}
+	if m.applied != nil {
+		for _, s := range m.applied.Servers {
+			gone(s.Name, s.Source)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // runLines shows, for each server f defines, what it would run: from the
 // file's own definitions in cfg (a shadowed one included) when cfg is
 // known, else from the snapshot (the command line or URL; the working
-// directory is not in it). With running, a server of f's that runs
-// something else now is marked changed, with what runs now.
-func (m *Model) runLines(f config.File, cfg *config.Config, running *runtime.Snapshot) []string {
+// directory is not in it), and the names of the env keys it sets. An
+// invalid server shows why it is invalid. With old (the definitions
+// applied now) or running, a server of f's that changed is marked so,
+// with what runs now and what changed.
+func (m *Model) runLines(f config.File, cfg, old *config.Config, running *runtime.Snapshot) []string {
 	st := m.c.st
 	var out []string
 	// words is one labelled value, wrapped under itself between words: a
@@ -95,28 +136,40 @@ func (m *Model) runLines(f config.File, cfg *config.Config, running *runtime.Sna
 		def, ok := definition(cfg, f.Path, name)
 		if !ok {
 			srv, known := snapshotServer(m.c.snap, name)
-			if !known || srv.Source != f.Path {
+			switch {
+			case !known || srv.Source != f.Path:
 				out = append(out, head(name, "(its definition was not read)"))
-				continue
-			}
-			out = append(out, head(name, "("+srv.Transport.String()+")"))
-			if srv.Transport == config.TransportStdio {
+			case srv.State == runtime.StateInvalid:
+				out = append(out, head(name, "(invalid)"))
+				value("err", present.Line(srv.Note))
+			case srv.Transport == config.TransportStdio:
+				out = append(out, head(name, "("+srv.Transport.String()+")"))
 				value("run", present.Line(srv.Target))
-			} else {
+			default:
+				out = append(out, head(name, "("+srv.Transport.String()+")"))
 				value("url", present.Line(srv.Target))
 			}
 			continue
 		}
 		red := def.Redacted()
-		line := head(name, "("+red.Transport.String()+")")
+		kind := "(" + red.Transport.String() + ")"
+		if red.Invalid != nil {
+			kind = "(invalid)"
+		}
+		line := head(name, kind)
 		if !red.Enabled {
 			line += st.Dim.Render(" · disabled in the file")
 		}
-		now, changed := "", false
+		now, changes := "", []string(nil)
 		if srv, ok := snapshotServer(running, name); ok && srv.Source == f.Path {
-			now, changed = srv.Target, srv.Target != targetOf(red)
+			now = srv.Target
+			if was, ok := definition(old, f.Path, name); ok {
+				changes = def.Changes(was)
+			} else if srv.Target != targetOf(red) {
+				changes = []string{"command line"}
+			}
 		}
-		if changed {
+		if len(changes) > 0 {
 			line += " " + st.Warning.Render("changed")
 		}
 		out = append(out, line)
@@ -129,14 +182,23 @@ func (m *Model) runLines(f config.File, cfg *config.Config, running *runtime.Sna
 			if red.Cwd != "" {
 				value("cwd", config.ShellQuote(present.Line(red.Cwd)))
 			}
+			if len(red.Env) > 0 {
+				value("env", present.Line(strings.Join(slices.Sorted(maps.Keys(red.Env)), " "))+" (values hidden)")
+			}
 			if red.EnvFile != "" {
-				value("env", config.ShellQuote(present.Line(red.EnvFile))+" (read once approved)")
+				value("file", config.ShellQuote(present.Line(red.EnvFile))+" (env file, read once approved)")
 			}
 		default:
 			value("url", present.Line(red.URL))
+			if len(red.Headers) > 0 {
+				value("hdrs", present.Line(strings.Join(slices.Sorted(maps.Keys(red.Headers)), " "))+" (values hidden)")
+			}
 		}
-		if changed {
-			value("now", present.Line(now))
+		if len(changes) > 0 {
+			if slices.Contains(changes, "command line") || slices.Contains(changes, "url") {
+				value("now", present.Line(now))
+			}
+			value("diff", present.Line(strings.Join(changes, "; ")))
 		}
 	}
 	return out

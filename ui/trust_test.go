@@ -34,16 +34,22 @@ func (a *approvals) list() []string {
 // approval; on yes it saves the new approval and then reloads.
 func TestReloadAsksAgainForAChangedProjectFile(t *testing.T) {
 	changed := config.File{Path: "/home/dev/proj/.mcp.json", Scope: config.ScopeProject, Hash: "new", Servers: []string{"broken", "filesystem"}}
-	pending := []config.File{changed}
-	var mu sync.Mutex
 	var ap approvals
 	rt := uitest.New(uitest.ReadySnapshot())
+	reads := 0
+	var mu sync.Mutex
 	hs := start(t, rt, 120, 35, func(o *Options) {
-		o.Reload = func() (*config.Config, error) { return &config.Config{Files: []config.File{changed}}, nil }
-		o.Pending = func(*config.Config) []config.File {
+		o.Reload = func() (*config.Config, error) {
 			mu.Lock()
-			defer mu.Unlock()
-			return pending
+			reads++
+			mu.Unlock()
+			return &config.Config{Files: []config.File{changed}}, nil
+		}
+		o.Pending = func(*config.Config) []config.File {
+			if len(ap.list()) > 0 {
+				return nil // approved: as the trust store would say
+			}
+			return []config.File{changed}
 		}
 		o.Trust = ap.trust
 	})
@@ -67,6 +73,11 @@ func TestReloadAsksAgainForAChangedProjectFile(t *testing.T) {
 		t.Fatalf("approvals %v, want %s", got, changed.Path)
 	}
 	hs.waitText("Configuration reloaded")
+	mu.Lock()
+	defer mu.Unlock()
+	if reads != 3 {
+		t.Errorf("the configuration was read %d times, want 3: the approved file must be read again before the reload", reads)
+	}
 }
 
 // After the person answered no to a project file, c does not run the
@@ -152,7 +163,8 @@ func TestTrustDialogShowsWhatWouldRun(t *testing.T) {
 	v := hs.waitText("Approve project configuration?",
 		`run   ./bin/broken-server --title '\x1b]0;pwned\x07'`, `'rm -rf $HOME' --token ••••••`,
 		`cwd   '/home/dev/proj/tools dir'`,
-		`env   /home/dev/proj/.env (read once approved)`,
+		`env   API_TOKEN (values hidden)`,
+		`file  /home/dev/proj/.env (env file, read once approved)`,
 		`remote (http) · disabled in the file`,
 		`url   https://mcp.example.com/\x1b[2Jmcp`)
 	if strings.Contains(v, "tok-0123456789abcdef") {

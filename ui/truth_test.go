@@ -161,7 +161,7 @@ func TestStatusMessagesExpireAndWrapAtWords(t *testing.T) {
 func TestNoToolsHintFitsTheState(t *testing.T) {
 	hs := start(t, uitest.New(uitest.ReadySnapshot()), 140, 40)
 	hs.keys("2") // broken is selected and failed
-	v := hs.waitText("No tools: broken is failed.")
+	v := hs.waitText("No tools: broken has failed.")
 	if strings.Contains(v, "m switches MCP on") {
 		t.Errorf("the hint says to switch MCP on while it is on:\n%s", v)
 	}

@@ -39,6 +39,13 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if m.quitting {
 		return nil
 	}
+	if d, ok := m.modal.(*dialog); ok && d.approvesStart && key.Matches(msg, k.ToggleMCP) {
+		// m on the approval that shows at start asks for MCP: y then
+		// switches it on, as when m opened the approval.
+		m.trustDeclined, m.enableAfter = false, true
+		m.setStatus(statusInfo, "MCP switches on once you approve (y)")
+		return nil
+	}
 	if m.modal != nil {
 		next, cmd := m.modal.Update(msg)
 		if next == nil {

@@ -91,7 +91,7 @@ var allModes = []Mode{
 	// The modern era (modern.go) and the go-sdk peer (gosdk.go).
 	Modern, ModernNoResultType, ModernChangedState, ModernEndlessInput, ModernNoCommonVersion,
 	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, DualLateDiscover, GoSDKModern, GoSDKModernHTTP,
-	HostileEscapes,
+	HostileEscapes, EchoSecret,
 	NullIDError, DeepResponse, DeepSchema, BadUTF8, // hostile.go
 	SteadyProgress, ErrorText, // checkfakes.go
 }

@@ -126,6 +126,7 @@ func (s *server) run(stdin io.Reader) int {
 	if s.mode == Noise {
 		s.out.raw(noiseLines[0]) // the banner; the writer's cycle starts after it
 	}
+	s.echoSecretStart()
 	r := bufio.NewReaderSize(stdin, 64<<10)
 	for {
 		line, err := readLine(r, maxLine)
@@ -261,7 +262,7 @@ func (s *server) handle(c *call) {
 		if s.legacyProbeDefect(c) {
 			return
 		}
-		s.fail(c, codeMethodNotFound, "method not found: "+c.method)
+		s.fail(c, codeMethodNotFound, s.echoSecretMessage("method not found: "+c.method))
 	}
 }
 
@@ -300,6 +301,7 @@ func (s *server) initialize(c *call) {
 	if s.mode == HostileEscapes {
 		hostileInit(res)
 	}
+	s.echoSecretInit(res)
 	s.reply(c, res)
 }
 

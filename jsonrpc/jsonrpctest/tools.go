@@ -169,6 +169,9 @@ func (s *server) callTool(c *call) {
 		s.answerCall(c, toolError(err.Error()), nil)
 		return
 	}
+	if s.echoSecretCall(c, p.Name, args) {
+		return
+	}
 	if len(p.Meta.ProgressToken) > 0 && string(p.Meta.ProgressToken) != "null" {
 		c.progressToken = p.Meta.ProgressToken
 	}

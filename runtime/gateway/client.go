@@ -232,6 +232,11 @@ func (cl *client) armIdle() {
 		return
 	}
 	d := cl.g.opts.IdleTimeout
+	if cl.totals.Requests < 2 {
+		// Only its first request so far (a session that only initialized):
+		// a real client goes on at once, one that does not costs a slot.
+		d = cl.g.opts.HandshakeTimeout
+	}
 	if cl.idle == nil {
 		cl.idle = time.AfterFunc(d, func() { cl.g.detachIfIdle(cl) })
 		return

@@ -19,6 +19,12 @@ var (
 	ErrNoToken = errors.New("no configured token")
 	// ErrNotLoopback: binding a non-loopback address needs an explicit opt-in.
 	ErrNotLoopback = errors.New("address is not a loopback address")
+	// ErrWeakToken: a configured token too short or too plain to guard a
+	// gateway other machines can reach.
+	ErrWeakToken = errors.New("the gateway token is too weak")
+	// ErrTooManyClients: the HTTP endpoint keeps Options.MaxHTTPClients
+	// sessions and stateless clients at most.
+	ErrTooManyClients = errors.New("too many HTTP clients")
 )
 
 // The JSON-RPC error codes the gateway answers with besides the standard

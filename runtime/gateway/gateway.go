@@ -61,14 +61,29 @@ type Options struct {
 	// for this long (a legacy session that was never DELETEd, a stateless
 	// client that went quiet); default 30 minutes, negative never.
 	IdleTimeout time.Duration
+	// HandshakeTimeout is the idle timeout of an HTTP client that has
+	// made no request but its first (a session that only initialized):
+	// default 1 minute (or IdleTimeout, if shorter).
+	HandshakeTimeout time.Duration
+	// MaxHTTPClients bounds the HTTP sessions and stateless clients kept
+	// at once (default 256; negative: no bound). One more is refused with
+	// 503 and the reason, until one ends or idles out.
+	MaxHTTPClients int
 	// InputTimeout bounds how long a modern client may take to retry after
 	// an input_required answer before the server's question is cancelled;
 	// default: the client's callTimeout.
 	InputTimeout time.Duration
 }
 
-// DefaultIdleTimeout is Options.IdleTimeout's default.
-const DefaultIdleTimeout = 30 * time.Minute
+// Defaults of Options.
+const (
+	// DefaultIdleTimeout is Options.IdleTimeout's default.
+	DefaultIdleTimeout = 30 * time.Minute
+	// DefaultHandshakeTimeout is Options.HandshakeTimeout's default.
+	DefaultHandshakeTimeout = time.Minute
+	// DefaultMaxHTTPClients is Options.MaxHTTPClients's default.
+	DefaultMaxHTTPClients = 256
+)
 
 // Gateway serves a controller's capabilities to clients. Its methods are
 // safe for concurrent use.
@@ -108,6 +123,15 @@ type Gateway struct {
 func New(rt *runtime.Controller, opts Options) *Gateway {
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.HandshakeTimeout <= 0 {
+		opts.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if opts.IdleTimeout > 0 {
+		opts.HandshakeTimeout = min(opts.HandshakeTimeout, opts.IdleTimeout)
+	}
+	if opts.MaxHTTPClients == 0 {
+		opts.MaxHTTPClients = DefaultMaxHTTPClients
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
@@ -194,6 +218,18 @@ func (g *Gateway) attach(cl *client) error {
 	if g.closed {
 		g.mu.Unlock()
 		return ErrClosed
+	}
+	if max := g.opts.MaxHTTPClients; cl.transport == TransportHTTP && max > 0 {
+		n := 0
+		for _, c := range g.clients {
+			if c.transport == TransportHTTP {
+				n++
+			}
+		}
+		if n >= max {
+			g.mu.Unlock()
+			return fmt.Errorf("%w: mcpdeck's gateway keeps %d HTTP sessions and clients at most and has them all; end sessions you no longer use (DELETE), or wait: an idle one ends after %s, one that only initialized after %s", ErrTooManyClients, max, g.opts.IdleTimeout, g.opts.HandshakeTimeout)
+		}
 	}
 	g.clients[cl.id] = cl
 	if cl.key != "" {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/mcphttp"
@@ -32,6 +33,10 @@ type HTTPOptions struct {
 	LoopbackOnly bool
 	// MaxBodySize bounds one POST; 0 means jsonrpc.DefaultMaxMessageSize.
 	MaxBodySize int64
+	// BodyTimeout bounds how long a POST's body may take to arrive once
+	// its headers did; 0 means DefaultBodyTimeout. A body that trickles
+	// slower is answered 408 and its connection closed.
+	BodyTimeout time.Duration
 }
 
 // Handler returns the Streamable HTTP endpoint: POST for every message,
@@ -41,6 +46,9 @@ type HTTPOptions struct {
 func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 	if opts.MaxBodySize <= 0 {
 		opts.MaxBodySize = jsonrpc.DefaultMaxMessageSize
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
 	}
 	return &httpHandler{g: g, opts: opts}
 }
@@ -58,21 +66,26 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate")
 		w.Header().Add("Vary", "Origin")
 	}
+	refused := func() { dropConnection(w) }
 	switch {
 	case h.opts.LoopbackOnly && !loopbackName(r.Host):
+		refused()
 		writeError(w, http.StatusForbidden, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Host %q is not a loopback name; mcpdeck's gateway answers only http://127.0.0.1 or http://localhost", r.Host))
 		return
 	case !originOK(r, h.opts.AllowedOrigins):
+		refused()
 		writeError(w, http.StatusForbidden, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Forbidden: Origin %q is not allowed; add it to gateway.allowedOrigins in your mcp.json if it should be", r.Header.Get("Origin")))
 		return
 	case r.Header.Get("Origin") != "" && r.Method == http.MethodOptions:
 		preflight(w, r)
 		return
 	case h.opts.Token != "" && !tokenOK(r, h.opts.Token):
+		refused()
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpdeck gateway"`)
 		writeError(w, http.StatusUnauthorized, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Unauthorized: send Authorization: Bearer TOKEN with the token mcpdeck printed when it started (or the one in %s, or gateway.token)", EnvToken))
 		return
 	}
+	markAuthenticated(r)
 	select {
 	case <-h.g.closing:
 		writeError(w, http.StatusServiceUnavailable, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "mcpdeck's gateway is shutting down"))
@@ -104,9 +117,14 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, sid string) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodySize))
+	body, err := h.readBody(w, r)
 	var tooBig *http.MaxBytesError
+	var netErr net.Error
 	switch {
+	case errors.As(err, &netErr) && netErr.Timeout():
+		dropConnection(w)
+		writeError(w, http.StatusRequestTimeout, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body did not arrive within %s; send it whole", h.opts.BodyTimeout))
+		return
 	case errors.As(err, &tooBig):
 		writeError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the message is larger than %d bytes", h.opts.MaxBodySize))
 		return
@@ -152,6 +170,28 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, sid string) {
 		writeError(w, http.StatusBadRequest, f.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Bad Request: no valid session: send initialize first (protocol 2025-11-25 and earlier), or a 2026-07-28 request with the MCP-Protocol-Version header and _meta"))
 	}
+}
+
+// dropConnection makes the answer being written the connection's last,
+// without reading what is left of the request's body: net/http would
+// otherwise read up to 256 KiB of it first (to reuse the connection),
+// and a body that trickles in, or never comes, would hold the connection
+// and its goroutine. A refusal (401, 403) is answered before the body is
+// read, so it costs nothing to send a large one.
+func dropConnection(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
+// readBody reads a POST's body within BodyTimeout and MaxBodySize. The
+// deadline is lifted once the body is in: the answer may stream for long
+// after, and the server reads on to notice a client that goes away.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodySize))
+	_ = rc.SetReadDeadline(time.Time{})
+	return body, err
 }
 
 // modern serves a stateless 2026-07-28 POST.

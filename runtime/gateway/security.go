@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // EnvToken names the environment variable a token can come from.
@@ -82,18 +83,45 @@ func originOK(r *http.Request, allowed []string) bool {
 }
 
 // CheckBind refuses an address that is not loopback unless remote is set,
-// and a remote bind without a configured token: the generated one is
-// printed on a terminal, which is fine for a local client and not for a
-// network.
-func CheckBind(addr string, remote, tokenConfigured bool) error {
+// and a remote bind without a configured token, or with a weak one
+// (CheckToken): the generated one is printed on a terminal, which is fine
+// for a local client and not for a network, and a network can try many
+// tokens.
+func CheckBind(addr string, remote bool, token string, configured bool) error {
 	if IsLoopback(addr) {
 		return nil
 	}
 	if !remote {
 		return fmt.Errorf("%w: %q would accept connections from other machines; bind 127.0.0.1, or pass --allow-remote with a configured token", ErrNotLoopback, addr)
 	}
-	if !tokenConfigured {
+	if !configured {
 		return fmt.Errorf("%w: serving %q to other machines needs a token you chose: set gateway.token in your mcp.json or %s", ErrNoToken, addr, EnvToken)
 	}
+	if err := CheckToken(token); err != nil {
+		return fmt.Errorf("serving %q to other machines: %w", addr, err)
+	}
 	return nil
+}
+
+// Token strength: MinTokenLength characters, at least minTokenVariety of
+// them different. A random token of 32 characters from any of the usual
+// alphabets (hex, base64) passes; a word, a date or "aaaa…" does not.
+const (
+	MinTokenLength  = 32
+	minTokenVariety = 8
+)
+
+// CheckToken refuses a token too short or too plain to stand up to
+// guessing, and says what a good one is.
+func CheckToken(token string) error {
+	n := utf8.RuneCountInString(token)
+	distinct := map[rune]bool{}
+	for _, r := range token {
+		distinct[r] = true
+	}
+	if n >= MinTokenLength && len(distinct) >= minTokenVariety {
+		return nil
+	}
+	return fmt.Errorf("%w: it has %d characters, %d of them different; use at least %d characters, at least %d different, such as the output of `openssl rand -base64 32`, in %s or gateway.token",
+		ErrWeakToken, n, len(distinct), MinTokenLength, minTokenVariety, EnvToken)
 }

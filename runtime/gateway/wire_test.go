@@ -246,7 +246,11 @@ func TestBindRules(t *testing.T) {
 		{"0.0.0.0:8080", true, true, true, false},
 		{"192.168.1.5:8080", false, true, false, false},
 	} {
-		err := CheckBind(tc.addr, tc.remote, tc.token)
+		token := ""
+		if tc.token {
+			token = NewToken()
+		}
+		err := CheckBind(tc.addr, tc.remote, token, tc.token)
 		if (err == nil) != tc.ok || IsLoopback(tc.addr) != tc.loopback {
 			t.Errorf("%s remote=%v token=%v: %v (loopback %v)", tc.addr, tc.remote, tc.token, err, IsLoopback(tc.addr))
 		}

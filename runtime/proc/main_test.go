@@ -106,7 +106,12 @@ func runChild(mode string) {
 	case "spawn-stay": // starts a "hang" grandchild in its own group, reports it, and stays
 		signal.Ignore(syscall.SIGTERM)
 		spawn()
-	case "middle-gc": // starts "spawn-stay" through Start, reports both pids, then waits to be killed
+	case "middle-gc", "middle-wd": // starts "spawn-stay" through Start, reports both pids (middle-wd: its watchdog's too, and every watchdog started anew), then waits to be killed
+		if mode == "middle-wd" {
+			watchdog.mu.Lock()
+			watchdog.restarted = func(pid int) { fmt.Printf("restarted %d\n", pid) }
+			watchdog.mu.Unlock()
+		}
 		p, err := Start(Spec{Path: self(), Env: childEnv("spawn-stay", afterEnv+"=stay")})
 		if err != nil {
 			fmt.Println("error", err)
@@ -114,6 +119,9 @@ func runChild(mode string) {
 		}
 		line, _ := bufio.NewReader(p.Stdout()).ReadString('\n')
 		fmt.Printf("%d %s", p.Pid(), line)
+		if mode == "middle-wd" {
+			fmt.Printf("watchdog %d\n", WatchdogPid())
+		}
 		hang()
 	case "middle": // starts a child through Start, reports its pid, then waits to be killed
 		p, err := Start(Spec{Path: self(), Env: childEnv("hang")})

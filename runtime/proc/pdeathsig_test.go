@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -59,30 +57,75 @@ func waitPidExit(pid int, d time.Duration) (bool, error) {
 	}
 }
 
-// TestParentDeathKillsChild kills a middle process with SIGKILL, so it runs
-// no cleanup at all; the child it started through Start must die anyway.
-func TestParentDeathKillsChild(t *testing.T) {
-	middle := exec.Command(self())
-	middle.Env = childEnv("middle")
-	out, err := middle.StdoutPipe()
+// middleProcess is the test binary standing in for mcpdeck: it starts
+// children through Start, reports them on stdout, and is then killed with
+// SIGKILL, so it runs no cleanup at all.
+type middleProcess struct {
+	cmd    *exec.Cmd
+	out    *bufio.Reader
+	killed bool
+}
+
+func startMiddle(t *testing.T, mode string) *middleProcess {
+	t.Helper()
+	m := &middleProcess{cmd: exec.Command(self())}
+	m.cmd.Env = childEnv(mode)
+	out, err := m.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := middle.Start(); err != nil {
+	if err := m.cmd.Start(); err != nil {
 		t.Fatalf("starting the middle process: %v", err)
 	}
-	reaped := false
 	t.Cleanup(func() {
-		if !reaped {
-			middle.Process.Kill()
-			middle.Wait()
+		if !m.killed {
+			m.cmd.Process.Kill()
+			m.cmd.Wait()
 		}
 	})
-	line := readLine(t, bufio.NewReader(out))
-	child, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		t.Fatalf("middle process said %q, want the child's pid", line)
+	m.out = bufio.NewReader(out)
+	return m
+}
+
+// scan reads the middle process's next line as format says.
+func (m *middleProcess) scan(t *testing.T, what, format string, args ...any) {
+	t.Helper()
+	line := readLine(t, m.out)
+	if _, err := fmt.Sscanf(line, format, args...); err != nil {
+		t.Fatalf("middle process said %q, want %s", line, what)
 	}
+}
+
+// kill SIGKILLs the middle process and reaps it.
+func (m *middleProcess) kill(t *testing.T) {
+	t.Helper()
+	if err := m.cmd.Process.Kill(); err != nil {
+		t.Fatalf("killing the middle process: %v", err)
+	}
+	m.cmd.Wait()
+	m.killed = true
+}
+
+// waitGone waits for each of pids to exit after the middle process died.
+func waitGone(t *testing.T, why string, pids ...int) {
+	t.Helper()
+	for _, pid := range pids {
+		gone, err := waitPidExit(pid, testDeadline)
+		if err != nil {
+			t.Fatalf("waiting for %d: %v", pid, err)
+		}
+		if !gone {
+			t.Fatalf("process %d outlived its SIGKILLed parent by %v: %s", pid, testDeadline, why)
+		}
+	}
+}
+
+// TestParentDeathKillsChild kills a middle process with SIGKILL, so it runs
+// no cleanup at all; the child it started through Start must die anyway.
+func TestParentDeathKillsChild(t *testing.T) {
+	m := startMiddle(t, "middle")
+	var child int
+	m.scan(t, "the child's pid", "%d", &child)
 	t.Cleanup(func() {
 		if alive(child) {
 			syscall.Kill(child, syscall.SIGKILL)
@@ -91,20 +134,23 @@ func TestParentDeathKillsChild(t *testing.T) {
 	if !alive(child) {
 		t.Fatalf("child %d is not running before its parent dies", child)
 	}
+	m.kill(t)
+	waitGone(t, "no parent-death signal", child)
+}
 
-	if err := middle.Process.Kill(); err != nil {
-		t.Fatalf("killing the middle process: %v", err)
+// startServerWithGrandchild has the middle process start a server whose
+// own child (same process group) ignores SIGTERM, and returns both pids.
+func startServerWithGrandchild(t *testing.T, m *middleProcess) (server, gc int) {
+	t.Helper()
+	m.scan(t, "the server's and the grandchild's pids", "%d gc %d", &server, &gc)
+	t.Cleanup(func() {
+		syscall.Kill(-server, syscall.SIGKILL)
+		reapGroup(server)
+	})
+	if st, ok := readProcStat(gc); !ok || st.pgrp != server {
+		t.Fatalf("grandchild %d is not in the server's group %d: %+v", gc, server, st)
 	}
-	middle.Wait()
-	reaped = true
-
-	gone, err := waitPidExit(child, testDeadline)
-	if err != nil {
-		t.Fatalf("waiting for child %d: %v", child, err)
-	}
-	if !gone {
-		t.Fatalf("child %d outlived its SIGKILLed parent by %v: no parent-death signal", child, testDeadline)
-	}
+	return server, gc
 }
 
 // TestKilledParentTakesGrandchildren is the case the parent-death signal
@@ -113,51 +159,33 @@ func TestParentDeathKillsChild(t *testing.T) {
 // Start and is then SIGKILLed, running no cleanup; the watchdog must kill
 // the server's whole group, grandchild included.
 func TestKilledParentTakesGrandchildren(t *testing.T) {
-	middle := exec.Command(self())
-	middle.Env = childEnv("middle-gc")
-	out, err := middle.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := middle.Start(); err != nil {
-		t.Fatalf("starting the middle process: %v", err)
-	}
-	reaped := false
-	t.Cleanup(func() {
-		if !reaped {
-			middle.Process.Kill()
-			middle.Wait()
-		}
-	})
-	line := readLine(t, bufio.NewReader(out))
-	var server, gc int
-	if _, err := fmt.Sscanf(line, "%d gc %d", &server, &gc); err != nil {
-		t.Fatalf("middle process said %q, want the server's and the grandchild's pids", line)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-server, syscall.SIGKILL)
-		reapGroup(server)
-	})
-	if st, ok := readProcStat(gc); !ok || st.pgrp != server {
-		t.Fatalf("grandchild %d is not in the server's group %d: %+v", gc, server, st)
-	}
-
-	if err := middle.Process.Kill(); err != nil {
-		t.Fatalf("killing the middle process: %v", err)
-	}
-	middle.Wait()
-	reaped = true
-
-	for _, pid := range []int{server, gc} {
-		gone, err := waitPidExit(pid, testDeadline)
-		if err != nil {
-			t.Fatalf("waiting for %d: %v", pid, err)
-		}
-		if !gone {
-			t.Fatalf("process %d of the server's group outlived its SIGKILLed mcpdeck by %v", pid, testDeadline)
-		}
-	}
+	m := startMiddle(t, "middle-gc")
+	server, gc := startServerWithGrandchild(t, m)
+	m.kill(t)
+	waitGone(t, "the watchdog did not kill the server's group", server, gc)
 	if groupHasLiveMember(server) {
 		t.Fatalf("process group %d still has a live member", server)
 	}
+}
+
+// TestKilledWatchdogIsReplaced: the watchdog is killed first (SIGKILL, as
+// an OOM killer or a careless pkill would), then mcpdeck. mcpdeck notices
+// the watchdog's death, starts a new one with every group still
+// registered, and that one kills the server's group, grandchild included,
+// when mcpdeck is killed in turn. Without the replacement the grandchild
+// outlived both.
+func TestKilledWatchdogIsReplaced(t *testing.T) {
+	m := startMiddle(t, "middle-wd")
+	server, gc := startServerWithGrandchild(t, m)
+	var wd, next int
+	m.scan(t, "its watchdog's pid", "watchdog %d", &wd)
+	if err := syscall.Kill(wd, syscall.SIGKILL); err != nil {
+		t.Fatalf("killing the watchdog %d: %v", wd, err)
+	}
+	m.scan(t, "a new watchdog's pid", "restarted %d", &next)
+	if next == wd || !alive(next) {
+		t.Fatalf("the new watchdog %d (the old one was %d) is not running", next, wd)
+	}
+	m.kill(t)
+	waitGone(t, "its first watchdog was killed and not replaced", server, gc, next)
 }

@@ -88,6 +88,10 @@ type Spec struct {
 	// marker. It must not block: while it runs the server's stderr is not
 	// read, and a server blocked on a full stderr pipe stops answering.
 	OnStderr func(line string)
+	// Scrub, when set, is applied to each stderr line before anything
+	// else sees it (the tail, OnStderr): the caller's secrets scrubber, so
+	// a server's stderr enters mcpdeck scrubbed in one place.
+	Scrub func(line string) string
 }
 
 // Process is a started child process. All methods are safe for concurrent use.

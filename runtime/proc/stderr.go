@@ -22,6 +22,9 @@ func (p *Process) drain() {
 		if dropped > 0 {
 			s = cutUTF8(s, len(s)) + fmt.Sprintf("… [line truncated: %d more bytes dropped]", dropped)
 		}
+		if p.spec.Scrub != nil {
+			s = p.spec.Scrub(s)
+		}
 		p.tail.add(s)
 		if p.spec.OnStderr != nil {
 			p.spec.OnStderr(s)

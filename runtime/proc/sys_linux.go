@@ -65,6 +65,7 @@ func adopt(pgid int) {
 				groups := maps.Clone(adopted.groups)
 				adopted.mu.Unlock()
 				reapGroups(groups)
+				checkWatchdog() // a dead watchdog is a SIGCHLD too
 			case <-stop:
 				return
 			}

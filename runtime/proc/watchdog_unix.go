@@ -32,6 +32,14 @@ import (
 // The watchdog ignores the terminal's signals: only the pipe ends it.
 // Nothing in it needs Linux, so macOS gets the same guarantee, a few
 // milliseconds after mcpdeck's death rather than at once.
+//
+// The watchdog can still be killed (SIGKILL, an OOM killer). mcpdeck
+// notices and starts a new one, handing it every group still registered:
+// on Linux at once (its death is a SIGCHLD, which the reaper of adopted
+// orphans hears while any server runs), elsewhere at the next server start
+// or stop (the write to the dead watchdog's pipe fails). An mcpdeck killed
+// in between has no watchdog: its servers still die of the parent-death
+// signal on Linux, their grandchildren do not. SECURITY.md says so.
 const watchdogScript = `trap '' INT TERM HUP QUIT PIPE TSTP
 g=' '
 while IFS= read -r l; do
@@ -66,6 +74,10 @@ var watchdog struct {
 	w     *os.File // write end of the pipe; nil when the watchdog is unavailable
 	pid   int      // the watchdog's process id, a child of this process
 	err   error    // why it is unavailable
+	// groups are the groups registered, for a watchdog started anew.
+	groups map[int]bool
+	// restarted, when set (tests), hears of each watchdog started anew.
+	restarted func(pid int)
 }
 
 // WatchdogPid is the process id of this process's watchdog, 0 when none
@@ -91,14 +103,83 @@ func unwatch(pgid int) { sendWatchdog('-', pgid) }
 func sendWatchdog(op byte, pgid int) {
 	watchdog.mu.Lock()
 	defer watchdog.mu.Unlock()
+	if watchdog.groups == nil {
+		watchdog.groups = map[int]bool{}
+	}
+	if op == '+' {
+		watchdog.groups[pgid] = true
+	} else {
+		delete(watchdog.groups, pgid)
+	}
 	if watchdog.w == nil {
 		return
 	}
-	// One short write: atomic on a pipe, and the pipe buffer holds
-	// thousands of these even if the watchdog is slow to read.
-	if _, err := watchdog.w.WriteString(string(op) + strconv.Itoa(pgid) + "\n"); err != nil {
+	if err := writeWatchdog(op, pgid); err != nil {
+		// Its read end is closed: the watchdog died (its shell holds that
+		// end until it exits). Start another with every group.
+		restartWatchdogLocked(fmt.Sprintf("writing to it failed: %v", err))
+	}
+}
+
+// writeWatchdog sends one line; watchdog.mu is held. One short write:
+// atomic on a pipe, and the pipe buffer holds thousands of these even if
+// the watchdog is slow to read.
+func writeWatchdog(op byte, pgid int) error {
+	_, err := watchdog.w.WriteString(string(op) + strconv.Itoa(pgid) + "\n")
+	return err
+}
+
+// checkWatchdog starts a new watchdog if the running one died; the Linux
+// reaper calls it on SIGCHLD. The watchdog is a child never waited for,
+// so its death leaves a zombie that only this wait takes.
+func checkWatchdog() {
+	watchdog.mu.Lock()
+	defer watchdog.mu.Unlock()
+	if watchdog.pid == 0 {
+		return
+	}
+	var ws syscall.WaitStatus
+	if pid, err := syscall.Wait4(watchdog.pid, &ws, syscall.WNOHANG, nil); err != nil || pid != watchdog.pid {
+		return // still running
+	}
+	watchdog.pid = 0 // reaped: the number may be anyone's now
+	restartWatchdogLocked(describeWait(ws))
+}
+
+// describeWait words how a watchdog ended.
+func describeWait(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return "it was killed by " + ws.Signal().String()
+	}
+	return "it exited with status " + strconv.Itoa(ws.ExitStatus())
+}
+
+// restartWatchdogLocked replaces a dead watchdog and registers every group
+// with the new one; watchdog.mu is held.
+func restartWatchdogLocked(why string) {
+	if watchdog.w != nil {
 		watchdog.w.Close()
-		watchdog.w, watchdog.err = nil, fmt.Errorf("the process watchdog is gone: %w", err)
+	}
+	if old := watchdog.pid; old != 0 {
+		// Its pipe is closed: it has exited, and is reaped here at once.
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(old, &ws, 0, nil)
+	}
+	watchdog.w, watchdog.pid = nil, 0
+	w, pid, err := spawnWatchdog()
+	if err != nil {
+		watchdog.err = fmt.Errorf("the process watchdog died (%s) and could not be started again: %w", why, err)
+		return
+	}
+	watchdog.w, watchdog.pid, watchdog.err = w, pid, nil
+	for g := range watchdog.groups {
+		if err := writeWatchdog('+', g); err != nil {
+			watchdog.err = fmt.Errorf("the process watchdog died (%s) and its successor did not take the groups: %w", why, err)
+			return
+		}
+	}
+	if watchdog.restarted != nil {
+		watchdog.restarted(pid)
 	}
 }
 
@@ -111,24 +192,30 @@ func WatchdogErr() error {
 	return watchdog.err
 }
 
-// startWatchdog starts the intermediate and returns; a goroutine waits for
-// it (a few milliseconds), records a failure, and runs after.
+// startWatchdog starts the watchdog, records a failure, and runs after.
 func startWatchdog(after func()) {
-	fail := func(err error) {
-		watchdog.mu.Lock()
+	w, pid, err := spawnWatchdog()
+	watchdog.mu.Lock()
+	if err != nil {
 		watchdog.err = fmt.Errorf("starting the process watchdog: %w", err)
-		watchdog.mu.Unlock()
-		after()
-		close(watchdog.ready)
+	} else {
+		watchdog.w, watchdog.pid = w, pid
 	}
+	watchdog.mu.Unlock()
+	after()
+	close(watchdog.ready)
+}
+
+// spawnWatchdog starts a watchdog process and returns the write end of its
+// pipe and its pid.
+func spawnWatchdog() (*os.File, int, error) {
 	const sh = "/bin/sh"
 	r, w, err := os.Pipe()
 	if err != nil {
-		fail(err)
-		return
+		return nil, 0, err
 	}
 	// Started directly, in a process group of its own, and never waited
-	// for: it ends when this process is gone.
+	// for but by checkWatchdog: it ends when this process is gone.
 	cmd := exec.Command(sh, "-c", watchdogScript, "mcpdeck-watchdog")
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	cmd.Stdin = r
@@ -137,14 +224,9 @@ func startWatchdog(after func()) {
 	r.Close()
 	if err != nil {
 		w.Close()
-		fail(fmt.Errorf("%s: %w", sh, err))
-		return
+		return nil, 0, fmt.Errorf("%s: %w", sh, err)
 	}
-	watchdog.mu.Lock()
-	watchdog.w = w
-	watchdog.pid = cmd.Process.Pid
-	watchdog.mu.Unlock()
+	pid := cmd.Process.Pid
 	_ = cmd.Process.Release()
-	after()
-	close(watchdog.ready)
+	return w, pid, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -25,9 +26,37 @@ type Reader struct {
 	// Undecodable counts lines of a known kind that did not decode; they
 	// are returned as Unknown.
 	Undecodable int
+	// Skipped counts lines that were not read at all: not JSON, or nested
+	// deeper than the decoder goes. Skips holds the first few, with why.
+	Skipped int
+	Skips   []Skip
 
 	br   *bufio.Reader
 	line int
+}
+
+// Skip is one line of a recording that could not be read.
+type Skip struct {
+	Line int    // 1-based, the header being line 1
+	Why  string // "not JSON", "nested too deeply"
+}
+
+// String is "line 12 (not JSON)".
+func (s Skip) String() string { return fmt.Sprintf("line %d (%s)", s.Line, s.Why) }
+
+// maxSkips bounds Reader.Skips: enough to find the lines in a file.
+const maxSkips = 5
+
+// skip records an unreadable line.
+func (r *Reader) skip(err error) {
+	r.Skipped++
+	if len(r.Skips) < maxSkips {
+		why := "not JSON"
+		if strings.Contains(err.Error(), "max depth") {
+			why = "nested too deeply"
+		}
+		r.Skips = append(r.Skips, Skip{Line: r.line, Why: why})
+	}
 }
 
 // envelope is an event line as read.
@@ -99,7 +128,7 @@ func (r *Reader) Next() (Entry, error) {
 		}
 		var env envelope
 		if err := json.Unmarshal(b, &env); err != nil {
-			r.Undecodable++
+			r.skip(err)
 			continue
 		}
 		if env.Kind == "header" {
@@ -119,6 +148,11 @@ type Recording struct {
 	Header    Header
 	Entries   []Entry
 	Truncated bool
+	// Skipped, Skips and Undecodable are the Reader's: lines not read at
+	// all, and lines of a known kind read as Unknown.
+	Skipped     int
+	Skips       []Skip
+	Undecodable int
 	// pub[i] is the index of the latest Published at or before entry i
 	// (-1 if none); live[i] likewise for Live samples.
 	pub, live []int
@@ -129,6 +163,9 @@ type Recording struct {
 	// calls is the call history rebuilt from the entries, in the order
 	// the calls finished (calls.go).
 	calls []placedCall
+	// requests are the requests and the entries they were in flight over,
+	// in the order they started (outstanding.go).
+	requests []*inFlight
 }
 
 // Read reads a whole recording.
@@ -149,8 +186,41 @@ func Read(r io.Reader) (*Recording, error) {
 		rec.Entries = append(rec.Entries, e)
 	}
 	rec.Truncated = rd.Truncated
+	rec.Skipped, rec.Skips, rec.Undecodable = rd.Skipped, rd.Skips, rd.Undecodable
 	rec.index()
 	return rec, nil
+}
+
+// Problems says, in one sentence, what of the recording could not be
+// read, "" when everything could: the lines skipped, the events read as
+// unknown, and a last line cut short.
+func (rec *Recording) Problems() string {
+	var parts []string
+	if rec.Skipped > 0 {
+		where := make([]string, len(rec.Skips))
+		for i, s := range rec.Skips {
+			where[i] = s.String()
+		}
+		more := ""
+		if rec.Skipped > len(rec.Skips) {
+			more = ", …"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s skipped: %s%s", rec.Skipped, plural(rec.Skipped, "line", "lines"), strings.Join(where, ", "), more))
+	}
+	if rec.Undecodable > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s of a known kind did not decode and show as unknown", rec.Undecodable, plural(rec.Undecodable, "event", "events")))
+	}
+	if rec.Truncated {
+		parts = append(parts, "the last line is incomplete (the recording process was killed)")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // ReadFile reads the recording at path.
@@ -187,6 +257,7 @@ func (rec *Recording) index() {
 		rec.pub[i], rec.live[i] = p, l
 	}
 	rec.indexCalls()
+	rec.indexRequests()
 }
 
 // SnapshotAt is the session as it stood after entry i: the latest
@@ -206,6 +277,11 @@ func (rec *Recording) SnapshotAt(i int) *runtime.Snapshot {
 	snap.Servers = append([]runtime.ServerSnapshot(nil), pub.Servers...)
 	if l := rec.live[i]; l > p {
 		rec.Entries[l].Event.(Live).apply(&snap)
+	}
+	// The requests in flight are those the events say, not a sample's.
+	out := rec.OutstandingAt(i)
+	for k := range snap.Servers {
+		snap.Servers[k].Outstanding = out[snap.Servers[k].Name]
 	}
 	snap.At = rec.Entries[i].Event.Header().Time
 	return &snap

@@ -40,3 +40,40 @@ func TestTrustProjectReloadsEnvFile(t *testing.T) {
 		t.Fatalf("the server did not receive the envFile's FAKE_SECRET (want it scrubbed in the description):\n%s", stdout)
 	}
 }
+
+// An unapproved project file shows what it says: config validate and
+// config show print its ${VAR} references as written, never a value of
+// the user's environment (a CI log would keep it), and that holds for
+// envFile, command, args, cwd and url alike. Approved, it is expanded.
+func TestUnapprovedFileExpandsNothingFromTheEnvironment(t *testing.T) {
+	w := newConfigWorld(t)
+	const token = "ghp_fromTheEnvironment0123456789"
+	t.Setenv("GITHUB_TOKEN", token)
+	t.Setenv("SOME_HOST", "internal.example.com")
+	w.write(t, filepath.Join(w.project, ".mcp.json"), `{"mcpServers": {
+		"gh": {"command": "/bin/${GITHUB_TOKEN}", "args": ["--key=${env:GITHUB_TOKEN}"], "cwd": "/w/${GITHUB_TOKEN}",
+		       "envFile": "/x/${GITHUB_TOKEN}", "env": {"A": "${GITHUB_TOKEN:-none}"}},
+		"web": {"url": "https://${SOME_HOST}/mcp"}
+	}}`)
+	for _, args := range [][]string{
+		{"config", "validate"}, {"config", "validate", "--json"},
+		{"config", "show"}, {"config", "show", "--json"}, {"config", "show", "--reveal"},
+	} {
+		code, stdout, stderr := w.run(t, args...)
+		out := stdout + stderr
+		if strings.Contains(out, token) || strings.Contains(out, "internal.example.com") {
+			t.Errorf("%v (exit %d) shows a value of the environment:\n%s", args, code, out)
+		}
+		if args[1] == "show" && !strings.Contains(out, "/x/${GITHUB_TOKEN}") {
+			t.Errorf("%v does not show the envFile as written:\n%s", args, out)
+		}
+	}
+	if code, stdout, stderr := w.run(t, "config", "validate"); code != ExitOK {
+		t.Errorf("validate of the unapproved file: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// Approved, the file is read in full: its envFile is missing now.
+	code, stdout, stderr := w.run(t, "config", "show", "--trust-project")
+	if !strings.Contains(stdout+stderr, "cannot read /x/"+token) {
+		t.Errorf("approved: exit %d, want the envFile expanded and reported missing:\n%s%s", code, stdout, stderr)
+	}
+}

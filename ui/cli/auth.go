@@ -64,14 +64,16 @@ func authTargets(cmd *cobra.Command, f *authFlags, args []string, all bool) ([]a
 	if len(args) == 0 && !all {
 		return nil, withCode(ExitUsage, errors.New("name a SERVER or give --url"))
 	}
-	cfg, err := loadConfig(cmd, configFiles(cmd))
+	// A server whose definition is broken does not stop the others (as
+	// for the commands that start servers); naming it is an error.
+	cfg, err := loadRunnable(configFiles(cmd))
 	if err != nil {
 		return nil, err
 	}
 	var out []auth.Target
 	if len(args) == 0 {
 		for _, s := range cfg.Servers {
-			if s.Transport != config.TransportStdio {
+			if s.Transport != config.TransportStdio && s.Invalid == nil {
 				out = append(out, auth.TargetOf(s))
 			}
 		}
@@ -81,6 +83,9 @@ func authTargets(cmd *cobra.Command, f *authFlags, args []string, all bool) ([]a
 		s, ok := cfg.Server(name)
 		if !ok {
 			return nil, withCode(ExitUsage, fmt.Errorf("no server %q in %s (configured: %s)", name, sourcesOf(cfg), namesOf(cfg)))
+		}
+		if s.Invalid != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("server %q has an invalid configuration: %w", name, s.Invalid))
 		}
 		if s.Transport == config.TransportStdio {
 			return nil, withCode(ExitUsage, fmt.Errorf("server %q runs on stdio: MCP authorization is for remote (http, sse) servers; give a stdio server its credentials in \"env\"", name))

@@ -84,7 +84,7 @@ or protocol failure; 4 timeout or cancellation.`,
 	}
 	addTargetFlags(cmd, &tf)
 	fl := cmd.Flags()
-	fl.DurationVar(&cf.timeout, "timeout", 0, "give up on the call after `D` without progress (default: the server's configured call timeout)")
+	fl.DurationVar(&cf.timeout, "timeout", 0, "give up on the call after `D` without progress, a task it runs as included, which is then cancelled (default: the server's configured call timeout; a task is then bounded by each of its requests' only)")
 	fl.BoolVar(&cf.asJSON, "json", false, "print the whole result as stable JSON (shape in --help)")
 	fl.StringVar(&cf.elicitation, "elicitation", "decline", "answer the server's elicitation requests: decline, or defaults (accept with what the TUI's form starts with: defaults, first choices; declined, saying why, when a required field has none)")
 	fl.BoolVar(&cf.noValidate, "no-validate", false, "send arguments that fail the tool's input schema anyway")
@@ -229,7 +229,7 @@ func (r reportDeclines) Elicit(ctx context.Context, req runtime.ElicitRequest) (
 	return resp, err
 }
 
-func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) error {
+func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) (err error) {
 	if _, _, err := tf.adHoc(); err != nil {
 		return err
 	}
@@ -262,7 +262,7 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	if err := rec.validate(); err != nil {
 		return err
 	}
-	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
+	defer func() { err = rec.finishInto(cmd.ErrOrStderr(), err) }() // after the shutdown below
 	rt, err := openTargets(ctx, cmd, tf, names, "call", runtime.Options{Elicitor: elicitor}, rec.withConfig)
 	if err != nil {
 		return err

@@ -94,7 +94,13 @@ initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
 	return cmd
 }
 
-func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []string) error {
+func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []string) (err error) {
+	var recFailed error // a recording that could not be written
+	defer func() {
+		if err == nil {
+			err = recFailed
+		}
+	}()
 	protocol, err := protocolSetting(cmd)
 	if err != nil {
 		return err
@@ -144,7 +150,9 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 		sopts := opts
 		sopts.OnController = func(rt *runtime.Controller) { recErr = rec.start(rt) }
 		rep := check.Run(ctx, srv, sopts, progress)
-		rec.finish(cmd.ErrOrStderr())
+		if ferr := rec.finish(cmd.ErrOrStderr()); ferr != nil {
+			recFailed = ferr
+		}
 		if recErr != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: not recording the check of %s: %v\n", srv.Name, recErr)
 		}

@@ -186,10 +186,15 @@ func TestConfigShowReveal(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, secret := range []string{projectSecret, headerSecret} {
+	for _, secret := range []string{projectSecret, "${MCPDECK_TEST_TOKEN}"} {
 		if !strings.Contains(stdout, secret) {
 			t.Errorf("--reveal did not print %q", secret)
 		}
+	}
+	// The header's variable is not expanded from the environment: its file
+	// is not approved, so --reveal shows what the file says.
+	if strings.Contains(stdout, headerSecret) {
+		t.Errorf("--reveal expanded a variable of an unapproved file:\n%s", stdout)
 	}
 }
 

@@ -66,8 +66,10 @@ func TestOneInvalidServerDoesNotBlockTheRest(t *testing.T) {
 		t.Errorf("call demo echo printed %q", r.stdout)
 	}
 
+	// servers lists every server, and exits 2: one configuration is
+	// invalid (the README's exit code table).
 	r = h.run(t, "", "servers")
-	wantCode(t, r, ExitOK)
+	wantCode(t, r, ExitUsage)
 	var brokenRow string
 	for _, l := range strings.Split(r.stdout, "\n") {
 		if strings.HasPrefix(l, "broken ") {

@@ -19,6 +19,7 @@ import (
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/gateway"
 	"mcpdeck/runtime/telemetry"
+	"mcpdeck/ui/present"
 )
 
 // gatewayFlags are gateway's own flags.
@@ -88,7 +89,7 @@ the same trace.`,
 // and refuses, rather than start itself over and over.
 const envGatewayParent = "MCPDECK_GATEWAY_PARENT"
 
-func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []string) error {
+func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []string) (err error) {
 	if os.Getenv(envGatewayParent) != "" {
 		return withCode(ExitUsage, errors.New("mcpdeck gateway was started as a server of another mcpdeck gateway: its configuration lists the gateway itself; remove that entry, or start the gateway with --config naming only the servers it should serve"))
 	}
@@ -105,7 +106,7 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	}
 	token, configured := gatewayToken(cfg)
 	if gf.http != "" {
-		if err := gateway.CheckBind(gf.http, gf.allowRemote, configured); err != nil {
+		if err := gateway.CheckBind(gf.http, gf.allowRemote, token, configured); err != nil {
 			return withCode(ExitUsage, err)
 		}
 	}
@@ -134,7 +135,7 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return err
 	}
 	rt := runtime.New(opts)
-	defer rec.finish(stderr) // after the shutdown below, so the teardown is in the file
+	defer func() { err = rec.finishInto(stderr, err) }() // after the shutdown below, so the teardown is in the file
 	defer shutdownRuntime(rt)
 	// Recording starts before anything else, so the servers' start is in
 	// the file, and every frame the clients cause after it.
@@ -167,6 +168,7 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return withCode(ExitUsage, err)
 	}
 	announce(stderr, "mcpdeck gateway", url, token, configured)
+	warnWeakToken(stderr, "mcpdeck gateway", token, configured)
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "mcpdeck gateway: stopping")
 	// Streams end first, so the HTTP server has nothing left to wait for.
@@ -201,7 +203,7 @@ type tuiGateway struct {
 // clients and calls.
 func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, addr string, tel *telemetry.Telemetry) (*tuiGateway, error) {
 	token, configured := gatewayToken(cfg)
-	if err := gateway.CheckBind(addr, false, configured); err != nil {
+	if err := gateway.CheckBind(addr, false, token, configured); err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
 	}
 	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version()})
@@ -212,6 +214,7 @@ func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, 
 	}
 	tel.SetGatewaySource(gatewayStats(g))
 	announce(cmd.ErrOrStderr(), "mcpdeck", url, token, configured)
+	warnWeakToken(cmd.ErrOrStderr(), "mcpdeck", token, configured)
 	return &tuiGateway{g: g, url: url, token: token, stop: func() {
 		closeGateway(g)
 		shutdownHTTP(srv)
@@ -258,8 +261,21 @@ func gatewayToken(cfg *config.Config) (token string, configured bool) {
 	return gateway.NewToken(), false
 }
 
+// warnWeakToken says on stderr that a configured token is weak; on
+// loopback it is still accepted (other machines cannot reach it), but other
+// users of this machine can.
+func warnWeakToken(w io.Writer, who, token string, configured bool) {
+	if !configured {
+		return
+	}
+	if err := gateway.CheckToken(token); err != nil {
+		fmt.Fprintf(w, "%s: warning: %v\n", who, err)
+	}
+}
+
 // listenGateway serves g's Streamable HTTP endpoint at /mcp on addr and
-// returns the server and the endpoint URL.
+// returns the server and the endpoint URL. The server and listener are the
+// gateway's hardened ones: slow and unauthenticated clients are bounded.
 func listenGateway(g *gateway.Gateway, addr, token string, gw *config.Gateway) (*http.Server, string, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -271,8 +287,8 @@ func listenGateway(g *gateway.Gateway, addr, token string, gw *config.Gateway) (
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", g.Handler(opts))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(l) }()
+	srv := gateway.NewHTTPServer(mux)
+	go func() { _ = srv.Serve(gateway.Listener(l, 0)) }()
 	return srv, "http://" + l.Addr().String() + "/mcp", nil
 }
 
@@ -307,7 +323,7 @@ func reportServers(w io.Writer, snap *runtime.Snapshot) {
 		if s.LastError != nil {
 			reason = s.LastError.Error()
 		}
-		fmt.Fprintf(w, "mcpdeck gateway: %s is %s: %s\n", s.Name, s.State, reason)
+		fmt.Fprintf(w, "mcpdeck gateway: %s %s: %s\n", s.Name, present.StateSentence(s.State), reason)
 	}
 }
 

@@ -191,6 +191,11 @@ func TestGatewayBindRefusals(t *testing.T) {
 	if r.code != ExitUsage || !strings.Contains(r.stderr, "MCPDECK_GATEWAY_TOKEN") {
 		t.Fatalf("remote without a token: exit %d\n%s", r.code, r.stderr)
 	}
+	// A 3-character token used to be accepted for other machines.
+	r = runBin(t, "", []string{"MCPDECK_GATEWAY_TOKEN=abc"}, "", "--config", cfg, "gateway", "--http", "0.0.0.0:0", "--allow-remote")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "too weak: it has 3 characters") || !strings.Contains(r.stderr, "at least 32 characters") {
+		t.Fatalf("remote with a weak token: exit %d\n%s", r.code, r.stderr)
+	}
 }
 
 // The TypeScript SDK v2 client script starts `mcpdeck gateway` as its
@@ -300,7 +305,7 @@ func TestGatewayListedInItsOwnConfig(t *testing.T) {
 		t.Fatalf("tools: %v %+v", err, tools)
 	}
 	cs.Close()
-	if !strings.Contains(stderr.String(), "self is failed") {
+	if !strings.Contains(stderr.String(), "self has failed") {
 		t.Errorf("stderr does not say the inner gateway failed:\n%s", stderr.String())
 	}
 	noProcessMarked(t, mark)

@@ -159,18 +159,7 @@ func runList(cmd *cobra.Command, tf *targetFlags, names []string, what string, l
 	} else {
 		printTable(cmd.OutOrStdout(), header, rows)
 	}
-	code := ExitOK
-	for _, v := range snap.Servers {
-		if !v.State.Live() && v.Note != "" {
-			warnf(cmd.ErrOrStderr(), "server %q was not started: %s", v.Name, v.Note)
-			continue
-		}
-		if err := serverFailure(snap, v.Name); err != nil {
-			warnf(cmd.ErrOrStderr(), "%v", err)
-			code = max(code, codeOf(err))
-		}
-	}
-	if code != ExitOK {
+	if code := reportFailures(cmd.ErrOrStderr(), snap); code != ExitOK {
 		return silentExit(code)
 	}
 	return nil

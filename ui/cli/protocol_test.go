@@ -164,3 +164,29 @@ func TestCallEverythingLegacyTask(t *testing.T) {
 		t.Errorf("the task's states are not on stderr:\n%s", r.stderr)
 	}
 }
+
+// call --timeout covers a call that runs as a task: when it passes, the
+// task is cancelled (tasks/cancel) and the command exits 4, instead of
+// following the task to its end (5 s of research) and exiting 0.
+func TestCallTimeoutCoversTheTask(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
+	r := h.run(t, "", "call", "everything", "simulate-research-query", `{"topic":"go"}`, "--timeout", "1s")
+	wantCode(t, r, ExitTimeout)
+	if !strings.Contains(r.stderr, "timed out after 1s") || !strings.Contains(r.stderr, "tasks/cancel") {
+		t.Errorf("stderr does not say the timeout passed and the task was cancelled:\n%s", r.stderr)
+	}
+	if strings.Contains(r.stdout, "Research Report") {
+		t.Errorf("the task ran to its end:\n%s", r.stdout)
+	}
+
+	// The same for a task of the 2026-07-28 tasks extension.
+	evidence := filepath.Join(t.TempDir(), "evidence")
+	task := srvFake(jsonrpctest.Modern)
+	task["env"].(map[string]string)[jsonrpctest.EnvEvidence] = evidence
+	m := newHeadless(t, map[string]map[string]any{"m": task})
+	r = m.run(t, "", "call", "m", "task", `{"seconds":60}`, "--timeout", "1s")
+	wantCode(t, r, ExitTimeout)
+	if b, _ := os.ReadFile(evidence); !strings.Contains(string(b), "task cancelled task-1") {
+		t.Fatalf("the server never got tasks/cancel; it logged: %q\nstderr: %s", b, r.stderr)
+	}
+}

@@ -95,20 +95,35 @@ func (rc *recording) recorder() *record.Recorder {
 }
 
 // finish closes the recorder (after the runtime's shutdown, so the
-// teardown is in the file) and reports a write error or lost events.
-func (rc *recording) finish(stderr io.Writer) {
+// teardown is in the file) and reports a write error or lost events. A
+// recording that could not be written (a full disk) is a failure of the
+// command: it returns ExitUsage, as for a --record file that cannot be
+// created (the README's exit code table), once it has said so.
+func (rc *recording) finish(stderr io.Writer) error {
 	r := rc.recorder()
 	if r == nil {
-		return
+		return nil
 	}
 	err := r.Close()
 	st := r.Stats()
 	switch {
 	case err != nil:
-		fmt.Fprintf(stderr, "mcpdeck: the recording %s is incomplete: %v\n", r.Path(), err)
+		fmt.Fprintf(stderr, "mcpdeck: the recording %s failed and is incomplete (%d events written): %v\n", r.Path(), st.Events, err)
+		return silentExit(ExitUsage)
 	case st.Dropped > 0:
 		fmt.Fprintf(stderr, "mcpdeck: the recording %s misses %d events the disk could not keep up with (marked as gaps)\n", r.Path(), st.Dropped)
 	}
+	return nil
+}
+
+// finishInto is finish for a command that returns err: a failed
+// recording makes a command that otherwise succeeded fail; a command
+// that failed keeps its own code.
+func (rc *recording) finishInto(stderr io.Writer, err error) error {
+	if ferr := rc.finish(stderr); ferr != nil && err == nil {
+		return ferr
+	}
+	return err
 }
 
 // checkRecording is the recording of one server's check: with several

@@ -107,8 +107,8 @@ func runReplay(cmd *cobra.Command, tf *targetFlags, rf *replayFlags, path string
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	if rec.Truncated {
-		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %s ends in an incomplete line (the recording process was killed); replaying up to it\n", path)
+	if p := rec.Problems(); p != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %s could not be read whole: %s; replaying the rest\n", path, p)
 	}
 	adHoc := tf.url != "" || tf.stdio != ""
 	against := rf.against != "" || adHoc

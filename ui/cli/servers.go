@@ -64,8 +64,10 @@ has no ping), VERSION (serverInfo name and version) and ERROR (why a
 server failed, with a hint). Tools a modern HTTP server listed with
 invalid x-mcp-header annotations are left out and named on stderr.
 
-Exit status: 0 when no server failed, 3 when any server failed, 2 for a
-usage or configuration error, 4 when interrupted.
+Exit status: 0 when every server is ready; 2 when one's configuration is
+invalid (or needs an input only VS Code gives) or for a usage error; else
+3 when one failed or needs a login; else 4 when one was not ready within
+its startup timeout, or when interrupted.
 
 --json prints one object (keys in this order, always present unless noted):
 
@@ -154,11 +156,8 @@ func runServers(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool
 	}
 
 	out := serversOutput{Servers: []serverStatusJSON{}}
-	failed := false
 	for _, v := range snap.Servers {
-		s := serverStatus(v, pings[v.Name])
-		failed = failed || v.State == runtime.StateFailed
-		out.Servers = append(out.Servers, s)
+		out.Servers = append(out.Servers, serverStatus(v, pings[v.Name]))
 	}
 	if asJSON {
 		if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
@@ -167,8 +166,9 @@ func runServers(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool
 	} else {
 		printServers(cmd, out.Servers)
 	}
-	if failed {
-		return silentExit(ExitConnection)
+	// Each failure is on stderr already, in full (printServers).
+	if _, code := failures(snap); code != ExitOK {
+		return silentExit(code)
 	}
 	return nil
 }
@@ -230,6 +230,15 @@ func serverStatus(v runtime.ServerSnapshot, ping *pingResult) serverStatusJSON {
 	return s
 }
 
+// stateSentence says a state column's word after a server's name.
+func stateSentence(word string) string {
+	var st runtime.State
+	if st.UnmarshalText([]byte(word)) != nil {
+		return "is " + word
+	}
+	return present.StateSentence(st)
+}
+
 // printServers prints the table, then each failure in full on stderr: the
 // table cell is cut to stay readable, the diagnostic must not be.
 func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
@@ -265,7 +274,7 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q: left out tool %q: %s\n", s.Name, d.Name, d.Reason)
 		}
 		if s.Error != "" {
-			warnf(cmd.ErrOrStderr(), "server %q is %s: %s", s.Name, s.State, s.Error)
+			warnf(cmd.ErrOrStderr(), "server %q %s: %s", s.Name, stateSentence(s.State), s.Error)
 		} else if s.PingError != "" {
 			warnf(cmd.ErrOrStderr(), "server %q did not answer %s: %s", s.Name, s.PingMethod, s.PingError)
 		}

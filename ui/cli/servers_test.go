@@ -294,7 +294,7 @@ func TestServersTableReportsFailures(t *testing.T) {
 			t.Errorf("no row %s %s in:\n%s", want.name, want.state, r.stdout)
 		}
 	}
-	if !strings.Contains(r.stderr, `server "broken" is failed`) || !strings.Contains(r.stderr, `server "old" is failed`) {
+	if !strings.Contains(r.stderr, `server "broken" has failed`) || !strings.Contains(r.stderr, `server "old" has failed`) {
 		t.Errorf("stderr does not explain both failures:\n%s", r.stderr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // targetFlags are the ad-hoc server flags of every command that takes
@@ -276,6 +278,38 @@ func exitCodeOf(err error) int {
 	}
 }
 
+// failures returns the error of every server in snap that is not ready,
+// and the exit code they make together: the first of ExitUsage (its
+// configuration must change: invalid, or an input only VS Code gives),
+// ExitConnection (it cannot start, or needs a login) and ExitTimeout (it
+// was not ready in time) that applies; ExitOK when every one is ready.
+func failures(snap *runtime.Snapshot) ([]error, int) {
+	var errs []error
+	seen := map[int]bool{}
+	for _, v := range snap.Servers {
+		if err := serverFailure(snap, v.Name); err != nil {
+			errs = append(errs, err)
+			seen[codeOf(err)] = true
+		}
+	}
+	for _, code := range []int{ExitUsage, ExitConnection, ExitTimeout} {
+		if seen[code] {
+			return errs, code
+		}
+	}
+	return errs, ExitOK
+}
+
+// reportFailures says on stderr why each server that is not ready is not,
+// and returns the exit code that makes (see failures).
+func reportFailures(w io.Writer, snap *runtime.Snapshot) int {
+	errs, code := failures(snap)
+	for _, err := range errs {
+		warnf(w, "%v", err)
+	}
+	return code
+}
+
 // serverFailure returns the error of a named server that did not become
 // ready, from the snapshot, with its hint; nil if it is ready.
 func serverFailure(snap *runtime.Snapshot, name string) error {
@@ -292,7 +326,7 @@ func serverFailure(snap *runtime.Snapshot, name string) error {
 		return withCode(ExitUsage, fmt.Errorf("server %q cannot start: %s", name, v.Note))
 	}
 	if v.LastError != nil {
-		return withCode(exitCodeOf(v.LastError), fmt.Errorf("server %q is %s: %w", name, v.State, v.LastError))
+		return withCode(exitCodeOf(v.LastError), fmt.Errorf("server %q %s: %w", name, present.StateSentence(v.State), v.LastError))
 	}
-	return withCode(ExitConnection, fmt.Errorf("server %q is %s", name, v.State))
+	return withCode(ExitConnection, fmt.Errorf("server %q %s", name, present.StateSentence(v.State)))
 }

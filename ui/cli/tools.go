@@ -101,20 +101,7 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) 
 
 	// Report every failed server, not just the first: a user fixing their
 	// configuration wants the whole list in one run.
-	code := ExitOK
-	for _, v := range snap.Servers {
-		if !v.State.Live() && v.Note != "" {
-			warnf(cmd.ErrOrStderr(), "server %q was not started: %s", v.Name, v.Note)
-			continue
-		}
-		if err := serverFailure(snap, v.Name); err != nil {
-			warnf(cmd.ErrOrStderr(), "%v", err)
-			if c := codeOf(err); c > code {
-				code = c
-			}
-		}
-	}
-	if code != ExitOK {
+	if code := reportFailures(cmd.ErrOrStderr(), snap); code != ExitOK {
 		return silentExit(code)
 	}
 	return nil

@@ -25,7 +25,7 @@ import (
 // runTUI is the root command: the terminal UI on the discovered
 // configuration. MCP stays off until the user turns it on (m) or --enable
 // says so. SIGTERM and SIGHUP end the UI with the same teardown as q.
-func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf *telemetryFlags, target *targetFlags) error {
+func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf *telemetryFlags, target *targetFlags) (err error) {
 	// --trust-project approves before the approvals are read below, and the
 	// configuration is read again: only an approved file's envFile is read.
 	trust, _ := cmd.Flags().GetBool("trust-project")
@@ -86,7 +86,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 		return err
 	}
 	rt := runtime.New(opts)
-	defer rec.finish(cmd.ErrOrStderr()) // after the shutdown below
+	defer func() { err = rec.finishInto(cmd.ErrOrStderr(), err) }() // after the shutdown below
 	defer shutdownRuntime(rt)
 	if err := rec.start(rt); err != nil {
 		return err
@@ -160,6 +160,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 			srv, ok := current.Server(server)
 			return auth.TargetOf(srv), ok
 		},
+		Config:    cfg,
 		Untrusted: cfg.Untrusted(ts),
 		Trust:     ts.Trust,
 		Pending:   func(c *config.Config) []config.File { return c.Untrusted(ts) },

@@ -85,7 +85,13 @@ connected; 2 for a usage or configuration error.`,
 	return cmd
 }
 
-func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []string) error {
+func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []string) (err error) {
+	var recFailed error // a recording that could not be written
+	defer func() {
+		if err == nil {
+			err = recFailed
+		}
+	}()
 	if !mcp.LogLevel(wf.level).Known() {
 		return withCode(ExitUsage, fmt.Errorf("--level %q: use one of %s", wf.level, strings.Join(mcp.LevelNames(), ", ")))
 	}
@@ -162,7 +168,7 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 		if w.replaced > 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: replaced %s of invalid UTF-8 in what the servers sent with U+FFFD (see \"invalidUTF8\" in --json lines)\n", present.Count(w.replaced, "byte sequence", "byte sequences"))
 		}
-		rec.finish(cmd.ErrOrStderr())
+		recFailed = rec.finish(cmd.ErrOrStderr())
 	}
 
 	if err := rt.SetEnabled(ctx, true); err != nil {
@@ -177,15 +183,14 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	for _, v := range snap.Servers {
 		if v.State.Live() {
 			live++
-			continue
-		}
-		if err := serverFailure(snap, v.Name); err != nil {
-			warnf(cmd.ErrOrStderr(), "%v", err)
 		}
 	}
-	if live == 0 {
+	if code := reportFailures(cmd.ErrOrStderr(), snap); live == 0 {
 		finish()
-		return withCode(ExitConnection, fmt.Errorf("nothing to watch: no server could be connected; see the errors above, and mcpdeck servers"))
+		if code == ExitOK {
+			code = ExitConnection // no server at all
+		}
+		return withCode(code, fmt.Errorf("nothing to watch: no server could be connected; see the errors above, and mcpdeck servers"))
 	}
 
 	var deadline <-chan time.Time

@@ -145,7 +145,7 @@ func DefaultKeyMap() KeyMap {
 		Back:        b("esc", "back", "esc"),
 		Close:       b("esc/q/enter", "close", "esc", "q", "enter"),
 		Save:        b("s", "save to a file", "s"),
-		Copy:        b("y", "copy (OSC 52)", "y"),
+		Copy:        b("y", "copy", "y"),
 		Search:      b("/", "search", "/"),
 		NextMatch:   b("n", "next match", "n"),
 		PrevMatch:   b("N", "previous match", "N"),

@@ -97,7 +97,7 @@ func Hint(info *runtime.ErrorInfo, face Face) string {
 		return face.pick("choose a revision both speak with --protocol (auto tries them all), or upgrade one of them",
 			"set protocol in mcp.json to a revision both speak (auto tries them all), or upgrade one of them")
 	case runtime.KindNeedsLogin:
-		return face.pick("or add --login to log in now, in a browser", "press L to log in, in a browser")
+		return face.pick("or add --login to log in now, in a browser", "press i to log in, in a browser")
 	case runtime.KindInvalidArguments:
 		return face.pick("fix the arguments, or send anyway with --no-validate", "fix the fields, or switch validation off in the form")
 	case runtime.KindSchema:
