@@ -45,6 +45,12 @@ func toolDetailLines(st styles.Styles, t runtime.Tool, w int) []string {
 	for _, l := range strings.Split(present.Block(t.Description), "\n") {
 		out = append(out, wrap(l, w)...)
 	}
+	if len(t.Meta) > 0 {
+		// What the server attached for hosts (an MCP App's ui.resourceUri
+		// and visibility): one line a key, as sent.
+		section("_meta")
+		out = append(out, metaLines(st, t.Meta, w)...)
+	}
 	section("arguments")
 	out = append(out, argumentLines(st, t.InputSchema, w)...)
 	section("input schema")
@@ -96,6 +102,28 @@ func annotationText(raw json.RawMessage) string {
 		}
 	}
 	return present.Line(strings.Join(parts, ", "))
+}
+
+// metaLines shows a _meta (or annotations) object compactly: one line a
+// member, its key then its value as compact JSON, cut to w columns;
+// anything but an object on one line. Every byte is sanitised: it is the
+// server's text.
+func metaLines(st styles.Styles, raw json.RawMessage, w int) []string {
+	members := present.Members(raw)
+	if members == nil {
+		return []string{present.Truncate(present.CompactJSON(raw), w)}
+	}
+	keyMax := min(max(w/3, 12), 40) // io.modelcontextprotocol/serverInfo fits a wide view
+	width := 0
+	for _, m := range members {
+		width = max(width, min(len([]rune(m.Key)), keyMax))
+	}
+	out := make([]string, 0, len(members))
+	for _, m := range members {
+		key := present.Truncate(m.Key, keyMax)
+		out = append(out, st.Label.Render(padRight(key, width+2))+present.Truncate(m.Value, max(w-width-2, 8)))
+	}
+	return out
 }
 
 // openToolDetail shows a tool's details.

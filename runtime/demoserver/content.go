@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"mcpdeck/runtime/mcp"
 )
 
 type promptArgument struct {
@@ -89,7 +91,7 @@ var statusResource = resource{
 }
 
 func (s *server) readResource(params *json.RawMessage) (any, *jsonrpc2.Error) {
-	var p uriParams
+	var p mcp.URIParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -128,7 +130,7 @@ func (s *server) statusText() string {
 }
 
 func (s *server) subscribe(params *json.RawMessage, on bool) (any, *jsonrpc2.Error) {
-	var p uriParams
+	var p mcp.URIParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -148,7 +150,7 @@ func (s *server) statusChanged(conn *jsonrpc2.Conn) {
 	on := s.subscribed[StatusURI]
 	s.mu.Unlock()
 	if on {
-		_ = conn.Notify(context.Background(), "notifications/resources/updated", uriParams{URI: StatusURI})
+		_ = conn.Notify(context.Background(), "notifications/resources/updated", mcp.URIParams{URI: StatusURI})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"mcpdeck/runtime/mcp"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -24,23 +25,17 @@ const (
 	levelEmergency
 )
 
-var levelNames = [...]string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
 // String returns the level's wire name.
 func (l level) String() string {
-	if l < 0 || int(l) >= len(levelNames) {
+	if l < 0 || int(l) >= len(mcp.LogLevels) {
 		return fmt.Sprintf("level(%d)", int(l))
 	}
-	return levelNames[l]
+	return string(mcp.LogLevels[l])
 }
 
 func parseLevel(name string) (level, bool) {
-	for i, n := range levelNames {
-		if n == name {
-			return level(i), true
-		}
-	}
-	return 0, false
+	l := mcp.LogLevel(name)
+	return level(l.Rank()), l.Known()
 }
 
 // logger is the notifications/message logger name the demo server uses.
@@ -60,11 +55,11 @@ func (s *server) log(conn *jsonrpc2.Conn, lvl level, data any) {
 }
 
 func (s *server) setLevel(params *json.RawMessage) (any, *jsonrpc2.Error) {
-	var p setLevelParams
+	var p mcp.SetLevelParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	lvl, ok := parseLevel(p.Level)
+	lvl, ok := parseLevel(string(p.Level))
 	if !ok {
 		return nil, invalidParams("logging/setLevel: unknown level %q; use one of debug, info, notice, warning, error, critical, alert, emergency", p.Level)
 	}

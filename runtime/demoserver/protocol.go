@@ -35,81 +35,21 @@ func negotiate(requested string) string {
 // codeResourceNotFound is MCP's error code for an unknown resource URI.
 const codeResourceNotFound = -32002
 
-type implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
-	Version string `json:"version"`
-}
-
-type initializeParams struct {
-	ProtocolVersion string         `json:"protocolVersion"`
-	ClientInfo      implementation `json:"clientInfo"`
-}
-
-type listChangedCap struct {
-	ListChanged bool `json:"listChanged"`
-}
-
-type resourcesCap struct {
-	Subscribe   bool `json:"subscribe"`
-	ListChanged bool `json:"listChanged"`
-}
-
-type serverCapabilities struct {
-	Tools     listChangedCap `json:"tools"`
-	Prompts   listChangedCap `json:"prompts"`
-	Resources resourcesCap   `json:"resources"`
-	Logging   struct{}       `json:"logging"`
-	// Completions is declared: the greet prompt and the greeting template
-	// complete their name argument.
-	Completions *struct{} `json:"completions,omitempty"`
-}
-
-type initializeResult struct {
-	ProtocolVersion string             `json:"protocolVersion"`
-	Capabilities    serverCapabilities `json:"capabilities"`
-	ServerInfo      implementation     `json:"serverInfo"`
-	Instructions    string             `json:"instructions,omitempty"`
-}
-
-type requestMeta struct {
-	// ProgressToken is kept raw: it may be a string or a number and must be
-	// echoed back exactly.
-	ProgressToken json.RawMessage `json:"progressToken,omitempty"`
-}
-
-type callToolParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Meta      requestMeta     `json:"_meta"`
-}
-
-type content struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-type callToolResult struct {
-	Content           []content `json:"content"`
-	StructuredContent any       `json:"structuredContent,omitempty"`
-	IsError           bool      `json:"isError,omitempty"`
-}
+// The demo server speaks the vocabulary's types (runtime/mcp) where they
+// fit; the few below are its own.
+type (
+	content        = mcp.Content
+	callToolResult = mcp.CallToolResult
+)
 
 func textResult(text string) callToolResult {
-	return callToolResult{Content: []content{{Type: "text", Text: text}}}
+	return callToolResult{Content: []content{{Type: mcp.ContentText, Text: text}}}
 }
 
 func errorResult(text string) callToolResult {
 	r := textResult(text)
 	r.IsError = true
 	return r
-}
-
-type progressParams struct {
-	ProgressToken json.RawMessage `json:"progressToken"`
-	Progress      float64         `json:"progress"`
-	Total         float64         `json:"total,omitempty"`
-	Message       string          `json:"message,omitempty"`
 }
 
 type cancelledParams struct {
@@ -121,14 +61,6 @@ type logMessageParams struct {
 	Level  string `json:"level"`
 	Logger string `json:"logger,omitempty"`
 	Data   any    `json:"data"`
-}
-
-type setLevelParams struct {
-	Level string `json:"level"`
-}
-
-type uriParams struct {
-	URI string `json:"uri"`
 }
 
 // decodeParams fills v from a request's params; absent or null params leave

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"mcpdeck/runtime/mcp"
 )
 
 const instructions = "mcpdeck's built-in demo server. Tools: echo (returns your text), " +
@@ -165,7 +167,7 @@ func (s *server) notification(conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 }
 
 func (s *server) initialize(params *json.RawMessage) (any, *jsonrpc2.Error) {
-	var p initializeParams
+	var p mcp.InitializeParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -173,15 +175,18 @@ func (s *server) initialize(params *json.RawMessage) (any, *jsonrpc2.Error) {
 	s.mu.Lock()
 	s.version = version
 	s.mu.Unlock()
-	return initializeResult{
+	return mcp.InitializeResult{
 		ProtocolVersion: version,
-		Capabilities: serverCapabilities{
-			Tools:       listChangedCap{ListChanged: true},
-			Prompts:     listChangedCap{ListChanged: false},
-			Resources:   resourcesCap{Subscribe: true, ListChanged: false},
-			Completions: &struct{}{},
+		Capabilities: mcp.ServerCapabilities{
+			Tools:     &mcp.ListChangedCapability{ListChanged: true},
+			Prompts:   &mcp.ListChangedCapability{},
+			Resources: &mcp.ResourcesCapability{Subscribe: true},
+			Logging:   &mcp.Empty{},
+			// The greet prompt and the greeting template complete their
+			// name argument.
+			Completions: &mcp.Empty{},
 		},
-		ServerInfo:   implementation{Name: s.opts.Name, Title: "mcpdeck demo server", Version: s.opts.Version},
+		ServerInfo:   mcp.Implementation{Name: s.opts.Name, Title: "mcpdeck demo server", Version: s.opts.Version},
 		Instructions: instructions,
 	}, nil
 }
@@ -230,7 +235,7 @@ func (s *server) cancelRequest(id jsonrpc2.ID) {
 // startToolCall answers malformed calls at once and runs valid ones in
 // their own goroutine.
 func (s *server) startToolCall(conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	var p callToolParams
+	var p mcp.CallToolParams
 	if rerr := decodeParams(req.Params, &p); rerr != nil {
 		s.respond(conn, req.ID, nil, rerr)
 		return
@@ -255,14 +260,14 @@ func (s *server) startToolCall(conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	s.statusChanged(conn)
 
 	call := &toolCall{args: args}
-	if len(p.Meta.ProgressToken) > 0 {
-		token := p.Meta.ProgressToken
+	// The token is kept raw: a string or a number, echoed back exactly.
+	if token := mcp.MetaValue(p.Meta, mcp.MetaProgressToken); len(token) > 0 {
 		call.progress = func(progress, total float64, message string) {
 			if ctx.Err() != nil {
 				return
 			}
 			_ = conn.Notify(context.Background(), "notifications/progress",
-				progressParams{ProgressToken: token, Progress: progress, Total: total, Message: message})
+				mcp.ProgressParams{ProgressToken: token, Progress: progress, Total: total, Message: message})
 		}
 	}
 	id := req.ID

@@ -116,7 +116,7 @@ func runAdd(_ context.Context, c *toolCall) callToolResult {
 		return errorResult(fmt.Sprintf("add: %s + %s overflows a 64-bit float; use smaller numbers", formatNumber(a), formatNumber(b)))
 	}
 	r := textResult(formatNumber(sum))
-	r.StructuredContent = map[string]float64{"sum": sum}
+	r.StructuredContent, _ = json.Marshal(map[string]float64{"sum": sum})
 	return r
 }
 

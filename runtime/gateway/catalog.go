@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // catalog is everything the gateway offers, built from one runtime
@@ -58,12 +59,7 @@ func newCatalog(snap *runtime.Snapshot) *catalog {
 		if !v.State.Live() {
 			continue
 		}
-		var caps struct {
-			Resources *struct {
-				Subscribe bool `json:"subscribe"`
-			} `json:"resources"`
-			Completions *struct{} `json:"completions"`
-		}
+		var caps mcp.ServerCapabilities
 		_ = json.Unmarshal(v.Capabilities, &caps)
 		c.servers = append(c.servers, serverInfo{name: v.Name, implName: v.ServerInfo.Name, instructions: v.Instructions,
 			subscribe: caps.Resources != nil && caps.Resources.Subscribe, completions: caps.Completions != nil})

@@ -50,10 +50,10 @@ type client struct {
 	version     string
 	era         mcp.Era
 	protocol    string
-	initialized bool       // legacy: notifications/initialized arrived
-	caps        legacyCaps // legacy: declared in initialize
-	level       int        // legacy: index in mcp.LogLevels of the lowest level sent
-	pol         *policy    // from the client's name
+	initialized bool                   // legacy: notifications/initialized arrived
+	caps        mcp.ClientCapabilities // legacy: declared in initialize
+	level       int                    // legacy: index in mcp.LogLevels of the lowest level sent
+	pol         *policy                // from the client's name
 	lastSeen    time.Time
 	calls       []*call           // in flight, oldest first
 	listens     []*listen         // modern subscriptions/listen streams
@@ -76,24 +76,9 @@ type client struct {
 	lastEnv atomic.Pointer[cachedEnvelope]
 }
 
-// legacyCaps are the capabilities a legacy client declared in initialize.
-type legacyCaps struct {
-	Roots       *struct{} `json:"roots"`
-	Elicitation *struct{} `json:"elicitation"`
-}
-
 // defaultLevel is where a legacy client's logs start until it calls
 // logging/setLevel: the runtime's own default, info.
 const defaultLevel = 1
-
-// levelRank orders a log level; an unknown level ranks above the known
-// ones, so nothing is hidden for being unfamiliar.
-func levelRank(level string) int {
-	if i := slices.Index(mcp.LogLevels, mcp.LogLevel(level)); i >= 0 {
-		return i
-	}
-	return len(mcp.LogLevels)
-}
 
 // newClient builds a client; the transport sets conn and closeTransport,
 // then calls g.attach.

@@ -47,13 +47,15 @@ func (r *responder) Roots(ctx context.Context, server string) ([]runtime.Root, e
 	if err != nil {
 		return nil, err
 	}
-	var res struct {
-		Roots []runtime.Root `json:"roots"`
-	}
+	var res mcp.ListRootsResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, fmt.Errorf("the client's roots/list answer: %w", err)
 	}
-	return res.Roots, nil
+	roots := make([]runtime.Root, len(res.Roots))
+	for i, r := range res.Roots {
+		roots[i] = runtime.Root{URI: r.URI, Name: r.Name}
+	}
+	return roots, nil
 }
 
 // ask puts a server's question (elicitation/create, roots/list) to the

@@ -49,9 +49,11 @@ one line each; structuredContent pretty-printed when there is no text
 block. A result cut to the size bound ends with a visible marker. With
 --json the whole result is printed instead:
 
-  {"content": [{"type": "text", "text": "..."}, ...],
+  {"content": [{"type": "text", "text": "...",
+                "annotations": {...}, "_meta": {...}}, ...],  // as sent
    "structuredContent": {...},        // omitted when absent
    "isError": true,                   // omitted when false
+   "_meta": {...},                    // the server's, as sent (MCP Apps: viewUUID)
    "truncated": true, "originalSize": 123,   // omitted unless cut
    "structuredError": "...",          // omitted unless it breaks outputSchema
    "requestId": 3, "duration": 1234567}      // duration in nanoseconds

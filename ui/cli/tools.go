@@ -43,7 +43,9 @@ configuration error, 4 when interrupted.
      "server": "demo", "tool": "echo",
      "title": "...", "description": "...",   // omitted when empty
      "inputSchema": {...},
-     "outputSchema": {...}, "annotations": {...}   // omitted when absent
+     "outputSchema": {...}, "annotations": {...},  // omitted when absent
+     "taskSupport": "...", "icons": [...],         // omitted when absent
+     "_meta": {...}          // the server's, as sent (MCP Apps: ui.resourceUri)
   }]}
 
 A schema too large to print (over 1 MiB, nested over 128 levels, or over

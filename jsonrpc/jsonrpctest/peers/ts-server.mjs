@@ -26,6 +26,13 @@
 //                                   (the request's logLevel filters), answers "logged"
 //   served_era {}                   the era of the instance that answers: "modern" or
 //                                   "legacy" (stdio: the era the connection was pinned to)
+//   app {}                          an MCP App: _meta.ui {resourceUri ui://peer/app.html,
+//                                   visibility}; answers one text block with annotations and
+//                                   _meta, whose text is the JSON of the com.example/ keys of
+//                                   the request's _meta, and a result _meta with viewUUID
+//
+// Resources: ui://peer/app.html (the app's view; _meta.ui.prefersBorder).
+// Prompts: review {code} (_meta com.example/owner).
 import http from 'node:http';
 import { args, sdk } from './sdk.mjs';
 
@@ -112,6 +119,30 @@ function factory({ era: served } = {}) {
         });
     server.registerTool('served_era', { description: 'Names the era of the instance that answers.', inputSchema: schema({}) },
         async () => text(served ?? 'unknown'));
+    server.registerTool('app', {
+        title: 'Peer app',
+        description: 'An MCP App: its view is ui://peer/app.html.',
+        inputSchema: schema({}),
+        annotations: { readOnlyHint: true },
+        _meta: { ui: { resourceUri: 'ui://peer/app.html', visibility: ['model', 'app'] }, 'com.example/owner': 'peer' }
+    }, async (_args, ctx) => {
+        const meta = ctx.mcpReq._meta ?? {};
+        const mine = Object.fromEntries(Object.entries(meta).filter(([k]) => k.startsWith('com.example/')));
+        return {
+            content: [{ type: 'text', text: JSON.stringify(mine), annotations: { audience: ['user'], priority: 0.5 }, _meta: { 'com.example/block': 1 } }],
+            _meta: { viewUUID: 'view-0001', 'com.example/trace': 'peer-trace' }
+        };
+    });
+    server.registerResource('app-view', 'ui://peer/app.html', {
+        mimeType: 'text/html;profile=mcp-app',
+        description: 'The view of the app tool.',
+        _meta: { ui: { prefersBorder: true } }
+    }, async uri => ({ contents: [{ uri: uri.href, mimeType: 'text/html;profile=mcp-app', text: '<p>peer app</p>', _meta: { ui: { prefersBorder: true } } }] }));
+    server.registerPrompt('review', {
+        description: 'Review code.',
+        argsSchema: schema({ code: { type: 'string' } }, ['code']),
+        _meta: { 'com.example/owner': 'peer' }
+    }, async ({ code }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Review: ${code}`, annotations: { audience: ['assistant'] } } }] }));
     for (const name of extraTools) registerExtra(server, name);
     return server;
 }
