@@ -200,7 +200,8 @@ func logEvents(rt *runtime.Controller, f *os.File) func() {
 		defer close(done)
 		enc := json.NewEncoder(f)
 		for e := range events {
-			if _, ok := e.(runtime.TrafficFrame); ok {
+			switch e.(type) {
+			case runtime.TrafficFrame, runtime.AppMessage:
 				continue // the Traffic tab shows frames; the log keeps what happened
 			}
 			if p, ok := e.(runtime.Published); ok {

@@ -1,0 +1,67 @@
+package jsonrpctest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// AppsPinned is the version of @modelcontextprotocol/server-basic-vanillajs,
+// the MCP Apps example server (one tool, get-time, whose app calls it
+// again from its page), the apps tests run.
+const AppsPinned = "2.0.3"
+
+// EnvChromium names the environment variable that points the browser
+// tests at a Chromium other than the one on PATH.
+const EnvChromium = "MCPDECK_CHROMIUM"
+
+// AppsServer returns node and the entry point of the pinned MCP Apps
+// example server, from $MCPDECK_NODE_MODULES or .deps/node_modules. Run it
+// with --stdio. Missing, the test is skipped, or fails under CI=true.
+func AppsServer(t testing.TB) (node, script string) {
+	t.Helper()
+	node, modules, _ := Node(t)
+	script = filepath.Join(modules, "@modelcontextprotocol", "server-basic-vanillajs", "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		msg := "@modelcontextprotocol/server-basic-vanillajs@" + AppsPinned + " is not installed in " + modules +
+			": run `mkdir -p .deps && cp .ci/npm/package*.json .deps/ && npm ci --prefix .deps` (as .ci/run does)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return node, script
+}
+
+// Chromium returns a Chromium (or Chrome) executable for the browser
+// tests: $MCPDECK_CHROMIUM, else chromium, chromium-browser or
+// google-chrome on PATH. Where there is none the test is skipped, saying
+// so, except under CI=true, where .ci/run installs Debian's chromium: a
+// missing browser there is a failure, not a skip.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv(EnvChromium); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "no Chromium to run the MCP Apps browser test: install one (Debian: apt-get install -y chromium, as .ci/run does) or set " + EnvChromium
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// ChromiumFlags are the flags a test starts Chromium with on this kind of
+// machine: headless, as root without the setuid sandbox, and without the
+// background connections a closed network refuses.
+var ChromiumFlags = []string{
+	"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	"--disable-background-networking", "--disable-component-update", "--disable-sync",
+	"--disable-default-apps", "--disable-extensions", "--mute-audio",
+}
