@@ -1,6 +1,7 @@
 package jsonrpctest
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,4 +65,47 @@ var ChromiumFlags = []string{
 	"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 	"--disable-background-networking", "--disable-component-update", "--disable-sync",
 	"--disable-default-apps", "--disable-extensions", "--mute-audio",
+}
+
+// AppsBroken is the Normal server plus MCP Apps tools with the mistakes
+// check must name: "show" links a ui:// resource the server cannot read
+// (a dangling resourceUri), "chart"'s resource declares a CSP origin that
+// would inject a directive, and "chart"'s description tells the model to
+// call "refresh", a tool only apps may call.
+const AppsBroken Mode = "apps-broken"
+
+// appHTML is the document of the fake app resources.
+const appHTML = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>chart</title></head><body><p>chart</p></body></html>`
+
+// appTools adds the apps tools of mode.
+func appTools(mode Mode, tools []*tool) []*tool {
+	if mode != AppsBroken {
+		return tools
+	}
+	return append(tools,
+		&tool{name: "show", description: "Shows the data in an interactive view.", meta: json.RawMessage(`{"ui":{"resourceUri":"ui://fake/missing.html"}}`), run: runOK},
+		&tool{name: "chart", description: "Draws a chart of the data; call refresh to update it.", meta: json.RawMessage(`{"ui":{"resourceUri":"ui://fake/chart.html"}}`), run: runOK},
+		&tool{name: "refresh", description: "Reloads the chart's data.", meta: json.RawMessage(`{"ui":{"resourceUri":"ui://fake/chart.html","visibility":["app"]}}`), run: runOK},
+	)
+}
+
+// readAppResource answers resources/read of the apps modes; false when
+// the mode has none.
+func (s *server) readAppResource(c *call) bool {
+	if s.mode != AppsBroken {
+		return false
+	}
+	var p struct {
+		URI string `json:"uri"`
+	}
+	_ = unmarshalParams(c.params, &p)
+	if p.URI != "ui://fake/chart.html" {
+		s.fail(c, -32002, "resource not found: "+p.URI)
+		return true
+	}
+	s.reply(c, map[string]any{"contents": []any{map[string]any{
+		"uri": p.URI, "mimeType": "text/html;profile=mcp-app", "text": appHTML,
+		"_meta": map[string]any{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{"https://api.example.com; script-src *"}}}},
+	}}})
+	return true
 }

@@ -82,8 +82,11 @@ type ToolUI struct {
 	// Visibility is _meta.ui.visibility as declared; nil when absent,
 	// which means both "model" and "app".
 	Visibility []string `json:"visibility,omitempty"`
-	// Problems are what is malformed, each naming the field.
+	// Problems are what is malformed, each naming the field: a host
+	// cannot use it as declared.
 	Problems []string `json:"problems,omitempty"`
+	// Notes are what is misplaced or inconsistent but still usable.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // toolUIMeta is the wire shape of a tool's _meta.ui, read leniently.
@@ -130,7 +133,7 @@ func ToolUIOf(meta json.RawMessage) (ui ToolUI, ok bool) {
 	if len(u.ResourceURI) > 0 && len(flat) > 0 && !isNull(flat) {
 		var f string
 		if json.Unmarshal(flat, &f) == nil && f != ui.ResourceURI {
-			ui.Problems = append(ui.Problems, fmt.Sprintf(`_meta.ui.resourceUri %q and the deprecated _meta["ui/resourceUri"] %q differ`, ui.ResourceURI, f))
+			ui.Notes = append(ui.Notes, fmt.Sprintf(`_meta.ui.resourceUri %q and the deprecated _meta["ui/resourceUri"] %q differ`, ui.ResourceURI, f))
 		}
 	}
 	if len(u.Visibility) > 0 && !isNull(u.Visibility) {
@@ -152,7 +155,7 @@ func ToolUIOf(meta json.RawMessage) (ui ToolUI, ok bool) {
 		}
 	}
 	if len(u.CSP) > 0 || len(u.Permissions) > 0 {
-		ui.Problems = append(ui.Problems, "_meta.ui.csp and permissions belong on the ui:// resource (its resources/read contents), not the tool: hosts ignore them here")
+		ui.Notes = append(ui.Notes, "_meta.ui.csp and permissions belong on the ui:// resource (its resources/read contents), not the tool: hosts ignore them here")
 	}
 	return ui, true
 }
@@ -222,6 +225,9 @@ type ResourceUI struct {
 	// Problems are what is malformed, each naming the field; a malformed
 	// CSP source is left out of CSP (a host never widens a policy for it).
 	Problems []string `json:"problems,omitempty"`
+	// Notes are what hosts ignore: lists and permissions the extension
+	// does not define.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // resourceUIMeta is the wire shape of a resource's _meta.ui.
@@ -257,7 +263,7 @@ func ResourceUIOf(meta json.RawMessage) ResourceUI {
 		return ui
 	}
 	if len(m.CSP) > 0 && !isNull(m.CSP) {
-		ui.CSP = readCSP(m.CSP, &ui.Problems)
+		ui.CSP = readCSP(m.CSP, &ui.Problems, &ui.Notes)
 	}
 	if len(m.Permissions) > 0 && !isNull(m.Permissions) {
 		var perms map[string]json.RawMessage
@@ -283,7 +289,7 @@ func ResourceUIOf(meta json.RawMessage) ResourceUI {
 			}
 			slices.Sort(unknown)
 			for _, k := range unknown {
-				ui.Problems = append(ui.Problems, fmt.Sprintf("_meta.ui.permissions.%s is not a permission the extension defines (camera, microphone, geolocation, clipboardWrite)", k))
+				ui.Notes = append(ui.Notes, fmt.Sprintf("_meta.ui.permissions.%s is not a permission the extension defines (camera, microphone, geolocation, clipboardWrite)", k))
 			}
 		}
 	}
@@ -302,7 +308,7 @@ func ResourceUIOf(meta json.RawMessage) ResourceUI {
 }
 
 // readCSP reads _meta.ui.csp, keeping the well-formed sources.
-func readCSP(raw json.RawMessage, problems *[]string) AppCSP {
+func readCSP(raw json.RawMessage, problems, notes *[]string) AppCSP {
 	var lists map[string]json.RawMessage
 	if !isObject(raw) || json.Unmarshal(raw, &lists) != nil {
 		*problems = append(*problems, "_meta.ui.csp is not an object")
@@ -339,10 +345,10 @@ func readCSP(raw json.RawMessage, problems *[]string) AppCSP {
 		switch k {
 		case "connectDomains", "resourceDomains", "frameDomains", "baseUriDomains":
 		default:
-			*problems = append(*problems, fmt.Sprintf("_meta.ui.csp.%s is not a list the extension defines (connectDomains, resourceDomains, frameDomains, baseUriDomains): hosts ignore it", k))
+			*notes = append(*notes, fmt.Sprintf("_meta.ui.csp.%s is not a list the extension defines (connectDomains, resourceDomains, frameDomains, baseUriDomains): hosts ignore it", k))
 		}
 	}
-	slices.Sort(*problems)
+	slices.Sort(*notes)
 	return c
 }
 

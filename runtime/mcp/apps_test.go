@@ -45,8 +45,8 @@ func TestToolUIOf(t *testing.T) {
 			if ui.ResourceURI != c.uri || ui.ModelVisible() != c.model || ui.AppCallable() != c.app || ui.AppOnly() != c.appOnly {
 				t.Errorf("got uri %q model %v app %v appOnly %v, want %q %v %v %v", ui.ResourceURI, ui.ModelVisible(), ui.AppCallable(), ui.AppOnly(), c.uri, c.model, c.app, c.appOnly)
 			}
-			if (len(ui.Problems) > 0) != c.problem {
-				t.Errorf("problems %q, want some: %v", ui.Problems, c.problem)
+			if (len(ui.Problems)+len(ui.Notes) > 0) != c.problem {
+				t.Errorf("problems %q notes %q, want some: %v", ui.Problems, ui.Notes, c.problem)
 			}
 		})
 	}
@@ -78,8 +78,8 @@ func TestResourceUIOf(t *testing.T) {
 		t.Errorf("csp kept %+v", bad.CSP)
 	}
 	for _, want := range []string{`"https://x; script-src *"`, `"'unsafe-eval'"`, "holds 7", "scriptDomains", "resourceDomains is not an array", "permissions.camera is not an object", "permissions.usb", "prefersBorder is not a boolean"} {
-		if !slices.ContainsFunc(bad.Problems, func(p string) bool { return strings.Contains(p, want) }) {
-			t.Errorf("no problem names %s: %q", want, bad.Problems)
+		if !slices.ContainsFunc(append(bad.Problems, bad.Notes...), func(p string) bool { return strings.Contains(p, want) }) {
+			t.Errorf("no problem names %s: %q %q", want, bad.Problems, bad.Notes)
 		}
 	}
 	if len(bad.Permissions) != 0 {
