@@ -144,12 +144,12 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 	case "initialize":
 		res, err = g.initialize(c, cat, pol)
 	case mcp.MethodDiscover:
-		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: gatewayCapabilities, Instructions: cat.instructions(pol)}
+		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: cat.capabilities(), Instructions: cat.instructions(pol)}
 		cacheable = true
 	case "ping":
 		res = struct{}{}
 	case "tools/list":
-		res, err = listResult(c, "tools", cat.toolsFor(pol))
+		res, err = listResult(c, "tools", offeredTools(c, cat.toolsFor(pol)))
 		cacheable = true
 	case "prompts/list":
 		res, err = listResult(c, "prompts", cat.promptsFor(pol))
@@ -208,7 +208,7 @@ func (g *Gateway) initialize(c *call, cat *catalog, pol *policy) (any, error) {
 	cl.identify(&p.ClientInfo, mcp.Legacy, version)
 	return mcp.InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    gatewayCapabilities,
+		Capabilities:    cat.capabilities(),
 		ServerInfo:      g.implementation(),
 		Instructions:    cat.instructions(cl.policy()),
 	}, nil
