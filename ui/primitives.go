@@ -105,6 +105,8 @@ func (m *Model) handlePrimitive(msg tea.Msg) (tea.Cmd, bool) {
 		}))
 	case openDetailMsg:
 		return m.openToolDetail(msg.tool), true
+	case appDetailMsg:
+		m.showAppDetail(msg)
 	case copyTextMsg:
 		return m.copyCmd(msg.what, msg.text), true
 	case copyURLMsg:

@@ -91,3 +91,38 @@ func TestAppOpenNoApp(t *testing.T) {
 		t.Errorf("stdout %q", res.stdout)
 	}
 }
+
+// TestToolsMarksApps: tools has an APP column when a server has apps, and
+// a tool's detail shows its resource, visibility, CSP and permissions (a
+// malformed origin named), or why the resource cannot be read.
+func TestToolsMarksApps(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"fake": srvFake(jsonrpctest.AppsBroken)})
+	res := h.run(t, "", "tools", "fake")
+	if res.code != 0 {
+		t.Fatalf("tools: code %d\n%s", res.code, res.stderr)
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(res.stdout, "\n") {
+		if f := strings.Fields(l); len(f) >= 3 {
+			rows[f[1]] = f[2]
+		}
+	}
+	if rows["TOOL"] != "APP" || rows["refresh"] != "app-only" || rows["chart"] != "app" || rows["echo"] != "-" {
+		t.Errorf("APP column: %v\n%s", rows, res.stdout)
+	}
+	chart := h.run(t, "", "tools", "fake", "chart")
+	for _, want := range []string{"── MCP App", "resource     ui://fake/chart.html", `visibility   ["model","app"] (default)`,
+		"document     text/html;profile=mcp-app", `connectDomains holds "https://api.example.com; script-src *"`, "permissions  none asked for"} {
+		if !strings.Contains(chart.stdout, want) {
+			t.Errorf("chart's detail lacks %q:\n%s", want, chart.stdout)
+		}
+	}
+	refresh := h.run(t, "", "tools", "fake", "refresh")
+	if !strings.Contains(refresh.stdout, `visibility   ["app"]: app-only: models never see it`) {
+		t.Errorf("refresh's detail:\n%s", refresh.stdout)
+	}
+	show := h.run(t, "", "tools", "fake", "show")
+	if !strings.Contains(show.stdout, "not readable:") || !strings.Contains(show.stdout, "resource not found: ui://fake/missing.html") {
+		t.Errorf("show's detail:\n%s", show.stdout)
+	}
+}
