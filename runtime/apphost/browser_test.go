@@ -263,6 +263,12 @@ func TestAppInChromium(t *testing.T) {
 	if want := fmt.Sprintf("%dpx", int(reported)); err != nil || height != want {
 		t.Errorf("iframe height %q, want %s (the view's last size-changed)", height, want)
 	}
+	// The size is the view's viewport, not the box around it: else the
+	// view, which reports its viewport, shrinks by the border each round.
+	inner, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.getElementById("view").clientHeight`))
+	if err != nil || inner != reported {
+		t.Errorf("the iframe's viewport is %v high, not the %v the view asked for", inner, reported)
+	}
 	// The view asks to open a link: the operator is told, the page asks,
 	// and a dismissal reaches the view as an error. (Never Open: the
 	// test machine has no network to send a browser to.)
