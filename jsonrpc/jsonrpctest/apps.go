@@ -71,7 +71,8 @@ var ChromiumFlags = []string{
 // check must name: "show" links a ui:// resource the server cannot read
 // (a dangling resourceUri), "chart"'s resource declares a CSP origin that
 // would inject a directive, and "chart"'s description tells the model to
-// call "refresh", a tool only apps may call.
+// call "refresh", a tool only apps may call. "summary" is for models only:
+// its app may not call it.
 const AppsBroken Mode = "apps-broken"
 
 // appHTML is the document of the fake app resources.
@@ -86,6 +87,7 @@ func appTools(mode Mode, tools []*tool) []*tool {
 		&tool{name: "show", description: "Shows the data in an interactive view.", meta: json.RawMessage(`{"ui":{"resourceUri":"ui://fake/missing.html"}}`), run: runOK},
 		&tool{name: "chart", description: "Draws a chart of the data; call refresh to update it.", meta: json.RawMessage(`{"ui":{"resourceUri":"ui://fake/chart.html"}}`), run: runOK},
 		&tool{name: "refresh", description: "Reloads the chart's data.", meta: json.RawMessage(`{"ui":{"resourceUri":"ui://fake/chart.html","visibility":["app"]}}`), run: runOK},
+		&tool{name: "summary", description: "Summarises the data for the model.", meta: json.RawMessage(`{"ui":{"resourceUri":"ui://fake/chart.html","visibility":["model"]}}`), run: runOK},
 	)
 }
 
