@@ -70,7 +70,9 @@ func (h *host) stats() []telemetry.ServerStats {
 }
 
 // addr is host:port of its /metrics.
-func (h *host) addr() string { return strings.TrimSuffix(strings.TrimPrefix(h.ms.URL(), "http://"), "/metrics") }
+func (h *host) addr() string {
+	return strings.TrimSuffix(strings.TrimPrefix(h.ms.URL(), "http://"), "/metrics")
+}
 
 // close stops serving: the host goes down for Prometheus. Idempotent.
 func (h *host) close() {
