@@ -70,6 +70,9 @@ var (
 	ErrUnreachable = errors.New("prometheus is unreachable")
 	// ErrRejected: Prometheus answered, with an error.
 	ErrRejected = errors.New("prometheus rejected the query")
+	// ErrBadQuery: Prometheus could not parse or run a query: the selector
+	// or the host label is wrong. It is also an ErrRejected.
+	ErrBadQuery = errors.New("bad query")
 	// ErrBadOptions: the options cannot work.
 	ErrBadOptions = errors.New("invalid fleet options")
 )
@@ -163,7 +166,7 @@ func (f *Fleet) explain(what, query string, err error) error {
 		case strings.Contains(perr.Msg, "401") || strings.Contains(perr.Msg, "403"):
 			return fmt.Errorf("%w: %s at %s: %s: send credentials with --header 'Authorization: Bearer TOKEN' (or the tenant header your store needs)", ErrRejected, what, f.opts.URL, perr.Msg)
 		case perr.Type == v1.ErrBadData:
-			return fmt.Errorf("%w: %s: Prometheus at %s says: %s (query %s); check --selector and --host-label", ErrRejected, what, f.opts.URL, perr.Msg, query)
+			return fmt.Errorf("%w (%w): %s: Prometheus at %s says: %s (query %s); check --selector and --host-label", ErrRejected, ErrBadQuery, what, f.opts.URL, perr.Msg, query)
 		}
 		detail := perr.Msg
 		if d := strings.TrimSpace(perr.Detail); d != "" && len(d) < 300 {
