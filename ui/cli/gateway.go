@@ -25,6 +25,8 @@ import (
 type gatewayFlags struct {
 	http        string
 	allowRemote bool
+	legacySSE   bool
+	audit       string
 	record      recordFlags
 	telemetry   telemetryFlags
 }
@@ -162,11 +164,11 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	if gf.http == "" {
 		return serveStdio(ctx, g, cmd)
 	}
-	srv, url, err := listenGateway(g, gf.http, token, cfg.Gateway)
+	srv, url, err := listenGateway(g, httpServing{addr: gf.http, token: token, gw: cfg.Gateway, legacySSE: gf.legacySSE})
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	announce(stderr, "mcpdeck gateway", url, token, configured)
+	announce(stderr, "mcpdeck gateway", url, token, configured, cfg.Gateway)
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "mcpdeck gateway: stopping")
 	// Streams end first, so the HTTP server has nothing left to wait for.
@@ -176,8 +178,12 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 }
 
 // announce says on stderr where the gateway is and, once, a generated token.
-func announce(w io.Writer, who, url, token string, configured bool) {
+func announce(w io.Writer, who, url, token string, configured bool, gw *config.Gateway) {
 	fmt.Fprintf(w, "%s: serving MCP (Streamable HTTP) at %s\n", who, url)
+	if gw != nil && gw.Auth != nil {
+		fmt.Fprintf(w, "%s: clients log in at %s (OAuth; resource metadata at %s)\n", who, gw.Auth.Issuer, metadataURL(gw.Auth, url))
+		return
+	}
 	if configured {
 		fmt.Fprintf(w, "%s: clients must send the configured token (%s or gateway.token)\n", who, gateway.EnvToken)
 		return
@@ -205,13 +211,13 @@ func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, 
 		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
 	}
 	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version()})
-	srv, url, err := listenGateway(g, addr, token, cfg.Gateway)
+	srv, url, err := listenGateway(g, httpServing{addr: addr, token: token, gw: cfg.Gateway})
 	if err != nil {
 		closeGateway(g)
 		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
 	}
 	tel.SetGatewaySource(gatewayStats(g))
-	announce(cmd.ErrOrStderr(), "mcpdeck", url, token, configured)
+	announce(cmd.ErrOrStderr(), "mcpdeck", url, token, configured, cfg.Gateway)
 	return &tuiGateway{g: g, url: url, token: token, stop: func() {
 		closeGateway(g)
 		shutdownHTTP(srv)
@@ -248,6 +254,9 @@ func markChildren(cfg *config.Config) {
 // The token is a secret: it is scrubbed from everything mcpdeck shows and
 // records.
 func gatewayToken(cfg *config.Config) (token string, configured bool) {
+	if cfg.Gateway != nil && cfg.Gateway.Auth != nil {
+		return "", true // OAuth instead: access tokens of gateway.auth.issuer
+	}
 	defer func() { config.AddSecret(token) }()
 	if t := os.Getenv(gateway.EnvToken); t != "" {
 		return t, true
@@ -258,22 +267,28 @@ func gatewayToken(cfg *config.Config) (token string, configured bool) {
 	return gateway.NewToken(), false
 }
 
-// listenGateway serves g's Streamable HTTP endpoint at /mcp on addr and
-// returns the server and the endpoint URL.
-func listenGateway(g *gateway.Gateway, addr, token string, gw *config.Gateway) (*http.Server, string, error) {
-	l, err := net.Listen("tcp", addr)
+// listenGateway serves g's Streamable HTTP endpoint at /mcp on hs.addr
+// (with the team settings: OAuth's metadata, the legacy HTTP+SSE
+// endpoints; gateway_team.go) and returns the server and the endpoint URL.
+func listenGateway(g *gateway.Gateway, hs httpServing) (*http.Server, string, error) {
+	l, err := net.Listen("tcp", hs.addr)
 	if err != nil {
-		return nil, "", fmt.Errorf("serving the gateway on %s: %w", addr, err)
+		return nil, "", fmt.Errorf("serving the gateway on %s: %w", hs.addr, err)
 	}
-	opts := gateway.HTTPOptions{Token: token, LoopbackOnly: gateway.IsLoopback(addr)}
-	if gw != nil {
-		opts.AllowedOrigins = gw.AllowedOrigins
+	url := "http://" + l.Addr().String() + "/mcp"
+	opts := gateway.HTTPOptions{Token: hs.token, LoopbackOnly: gateway.IsLoopback(hs.addr)}
+	if hs.gw != nil {
+		opts.AllowedOrigins = hs.gw.AllowedOrigins
 	}
 	mux := http.NewServeMux()
+	if err := hs.mountTeam(mux, g, &opts, url); err != nil {
+		l.Close()
+		return nil, "", err
+	}
 	mux.Handle("/mcp", g.Handler(opts))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(l) }()
-	return srv, "http://" + l.Addr().String() + "/mcp", nil
+	return srv, url, nil
 }
 
 // serveStdio serves the one client on stdin and stdout until it closes
