@@ -30,7 +30,9 @@ type oauthGateway struct {
 // resource URL (the audience) is known only once it listens.
 type lateHandler struct{ h atomic.Pointer[http.Handler] }
 
-func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { (*l.h.Load()).ServeHTTP(w, r) }
+func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*l.h.Load()).ServeHTTP(w, r)
+}
 
 func startOAuthGateway(t *testing.T, gw *config.Gateway, scopes ...string) *oauthGateway {
 	t.Helper()
