@@ -208,7 +208,7 @@ func (cl *client) end(c *call, err error) {
 	var rpc *jsonrpc.Error
 	if err != nil && !cancelled {
 		fin.Err = err.Error()
-		if errors.As(err, &rpc) && (rpc.Code == CodeRefused || rpc.Code == CodeBusy) {
+		if errors.As(err, &rpc) && (rpc.Code == CodeRefused || rpc.Code == CodeBusy || rpc.Code == CodeRateLimited) {
 			fin.Refused = true
 		}
 	}

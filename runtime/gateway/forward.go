@@ -65,6 +65,9 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 		return nil, err
 	}
 	c.resolved(t.server, t.name)
+	if l := g.take(c.cl, pol, c.method, t.name, time.Now()); l != nil {
+		return nil, rateLimited(l)
+	}
 	c.cl.mu.Lock()
 	slots := c.cl.slots
 	c.cl.mu.Unlock()

@@ -82,7 +82,9 @@ type Gateway struct {
 
 	clientSeq atomic.Uint64
 	// calls counts the tools/call requests answered, for telemetry.
-	calls     atomic.Uint64
+	calls atomic.Uint64
+	// lim holds the clients' rate-limit buckets (ratelimit.go).
+	lim       limits
 	closing   chan struct{} // closed when Close begins
 	pumpDone  chan struct{}
 	stopPump  func()
