@@ -90,7 +90,7 @@ func TestRateLimitBucketsBounded(t *testing.T) {
 	pol := &policy{rules: config.GatewayPolicy{RateLimit: &config.GatewayRate{PerSecond: 100, Burst: 1, Field: "gateway.rateLimit"}}}
 	now := time.Now()
 	for i := range maxBuckets + 500 {
-		cl := &client{g: g, name: "c", remote: string(rune('a' + i%26)) + strings.Repeat("x", i/26)}
+		cl := &client{g: g, name: "c", remote: string(rune('a'+i%26)) + strings.Repeat("x", i/26)}
 		if l := g.take(cl, pol, "tools/call", "x__y", now.Add(time.Duration(i)*time.Second)); l != nil {
 			t.Fatalf("client %d limited at once: %+v", i, l)
 		}
