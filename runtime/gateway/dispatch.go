@@ -75,6 +75,7 @@ func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, 
 		res, err = g.dispatch(ctx, c)
 	}
 	cl.end(c, err)
+	g.opts.Audit.record(c, res, err, time.Now())
 	if err != nil {
 		return nil, err
 	}

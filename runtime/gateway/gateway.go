@@ -65,6 +65,9 @@ type Options struct {
 	// an input_required answer before the server's question is cancelled;
 	// default: the client's callTimeout.
 	InputTimeout time.Duration
+	// Audit, when set, logs every forwarded request (audit.go). The
+	// caller closes it after the gateway.
+	Audit *Audit
 }
 
 // DefaultIdleTimeout is Options.IdleTimeout's default.

@@ -78,7 +78,9 @@ the same trace.`,
 	addTargetFlags(cmd, &tf)
 	fl := cmd.Flags()
 	fl.StringVar(&gf.http, "http", "", "serve Streamable HTTP on `ADDR` (host:port; port 0 picks a free one) instead of stdio")
-	fl.BoolVar(&gf.allowRemote, "allow-remote", false, "allow --http on a non-loopback address (needs a configured token)")
+	fl.BoolVar(&gf.allowRemote, "allow-remote", false, "allow --http on a non-loopback address (needs a configured token, or gateway.auth)")
+	fl.StringVar(&gf.audit, "audit", "", "append a JSON line per call to `FILE` (rotated by size; see gateway.audit)")
+	fl.BoolVar(&gf.legacySSE, "legacy-sse", false, "also serve the deprecated HTTP+SSE transport (GET /sse, POST /message) to old clients")
 	addRecordFlags(cmd, &gf.record)
 	addTelemetryFlags(fl, &gf.telemetry)
 	return cmd
@@ -153,7 +155,12 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 			reportServers(stderr, rt.Snapshot())
 		}
 	}()
-	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version(), Ready: ready})
+	audit, err := openAudit(cfg, gf.audit, stderr)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	defer audit.Close() // after the gateway closed: its last calls are in
+	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version(), Ready: ready, Audit: audit})
 	tel.SetGatewaySource(gatewayStats(g))
 	defer func() {
 		stop() // an enable still under way gives up

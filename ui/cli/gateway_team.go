@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 
@@ -62,4 +63,32 @@ func (hs httpServing) mountTeam(mux *http.ServeMux, _ *gateway.Gateway, opts *ga
 		mux.Handle(root, auth.MetadataHandler())
 	}
 	return nil
+}
+
+// openAudit opens the audit log that --audit FILE or gateway.audit asks
+// for (the flag's file wins; the block's other settings stay); nil when
+// neither does. Each server's configured secrets are scrubbed from the
+// arguments it is given, in "scrubbed" mode.
+func openAudit(cfg *config.Config, file string, stderr io.Writer) (*gateway.Audit, error) {
+	var ac config.GatewayAudit
+	if cfg.Gateway != nil && cfg.Gateway.Audit != nil {
+		ac = *cfg.Gateway.Audit
+	}
+	if file != "" {
+		ac.File = file
+	}
+	if ac.File == "" {
+		return nil, nil
+	}
+	scrubbers := map[string]*config.Scrubber{}
+	for _, s := range cfg.Servers {
+		scrubbers[s.Name] = s.Scrubber()
+	}
+	a, err := gateway.NewAudit(gateway.AuditOptions{File: ac.File, Arguments: ac.Arguments, MaxSize: int64(ac.MaxSizeMB) << 20, MaxFiles: ac.MaxFiles,
+		Scrub: func(server string, b []byte) []byte { return scrubbers[server].Bytes(b) },
+		OnError: func(err error) { fmt.Fprintf(stderr, "mcpdeck gateway: %v (calls go on unaudited until a write succeeds)\n", err) }})
+	if err != nil {
+		return nil, fmt.Errorf("--audit %s: %w", ac.File, err)
+	}
+	return a, nil
 }

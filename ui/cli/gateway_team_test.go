@@ -63,7 +63,8 @@ func TestGatewayOAuthLoginWithMcpdeck(t *testing.T) {
 		"auth":    map[string]any{"issuer": as.Issuer},
 		"clients": []any{map[string]any{"match": "alice", "tools": map[string]any{"deny": []string{"demo__fail"}}}},
 	})
-	gw, url := startGatewayBin(t, h)
+	auditFile := filepath.Join(t.TempDir(), "audit", "calls.jsonl")
+	gw, url := startGatewayBin(t, h, "--audit", auditFile)
 	gw.waitLine(t, true, "where clients log in", func(l string) bool {
 		return strings.Contains(l, "clients log in at "+as.Issuer+" (OAuth; resource metadata at ") && strings.Contains(l, "/.well-known/oauth-protected-resource/mcp")
 	})
@@ -88,5 +89,21 @@ func TestGatewayOAuthLoginWithMcpdeck(t *testing.T) {
 		t.Fatalf("alice's tools: exit %d\nstdout %s\nstderr %s", r2.code, r2.stdout, r2.stderr)
 	}
 	stopGateway(t, gw)
-	assertNoTokens(t, as, r.stdout, r.stderr, r2.stdout, r2.stderr, strings.Join(gw.seenErr, "\n"))
+	// The audit log names alice, from her token, for the call she made.
+	audit, err := os.ReadFile(auditFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Client struct {
+			Identity string `json:"identity"`
+		} `json:"client"`
+		Tool, Outcome, ArgumentsSHA256 string
+	}
+	lines := strings.Split(strings.TrimSpace(string(audit)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rec); err != nil || rec.Client.Identity != "alice" || rec.Tool != "demo__echo" ||
+		rec.Outcome != "ok" || rec.ArgumentsSHA256 == "" || strings.Contains(string(audit), "hi from alice") {
+		t.Errorf("audit log (%v):\n%s", err, audit)
+	}
+	assertNoTokens(t, as, r.stdout, r.stderr, r2.stdout, r2.stderr, strings.Join(gw.seenErr, "\n"), string(audit))
 }
