@@ -43,7 +43,9 @@ func TestAuditLog(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "logs", "audit.jsonl")
 	audit, err := NewAudit(AuditOptions{File: path, Arguments: config.AuditScrubbed,
-		Scrub: func(server string, b []byte) []byte { return []byte(strings.ReplaceAll(string(b), "hunter2", config.RedactedValue)) }})
+		Scrub: func(server string, b []byte) []byte {
+			return []byte(strings.ReplaceAll(string(b), "hunter2", config.RedactedValue))
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}

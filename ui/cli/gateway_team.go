@@ -86,7 +86,9 @@ func openAudit(cfg *config.Config, file string, stderr io.Writer) (*gateway.Audi
 	}
 	a, err := gateway.NewAudit(gateway.AuditOptions{File: ac.File, Arguments: ac.Arguments, MaxSize: int64(ac.MaxSizeMB) << 20, MaxFiles: ac.MaxFiles,
 		Scrub: func(server string, b []byte) []byte { return scrubbers[server].Bytes(b) },
-		OnError: func(err error) { fmt.Fprintf(stderr, "mcpdeck gateway: %v (calls go on unaudited until a write succeeds)\n", err) }})
+		OnError: func(err error) {
+			fmt.Fprintf(stderr, "mcpdeck gateway: %v (calls go on unaudited until a write succeeds)\n", err)
+		}})
 	if err != nil {
 		return nil, fmt.Errorf("--audit %s: %w", ac.File, err)
 	}
