@@ -52,6 +52,9 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 type httpHandler struct {
 	g    *Gateway
 	opts HTTPOptions
+	// legacy, when set, makes this the HTTP+SSE transport's endpoints
+	// (legacysse.go), behind the same checks.
+	legacy *legacySSE
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -84,6 +87,10 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "mcpdeck's gateway is shutting down"))
 		return
 	default:
+	}
+	if h.legacy != nil {
+		h.legacy.serve(h, w, r)
+		return
 	}
 	sid := r.Header.Get("Mcp-Session-Id")
 	switch r.Method {

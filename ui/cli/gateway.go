@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -107,6 +108,9 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	if len(cfg.Servers) == 0 {
 		fmt.Fprintf(stderr, "mcpdeck gateway: no enabled server in %s; clients will see nothing until one is configured\n", sourcesOf(cfg))
 	}
+	if gf.legacySSE && gf.http == "" {
+		return withCode(ExitUsage, errors.New("--legacy-sse serves HTTP+SSE next to Streamable HTTP: give --http ADDR too"))
+	}
 	token, configured := gatewayToken(cfg)
 	if gf.http != "" {
 		if err := gateway.CheckBind(gf.http, gf.allowRemote, configured); err != nil {
@@ -176,6 +180,9 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return withCode(ExitUsage, err)
 	}
 	announce(stderr, "mcpdeck gateway", url, token, configured, cfg.Gateway)
+	if gf.legacySSE {
+		fmt.Fprintf(stderr, "mcpdeck gateway: serving the deprecated HTTP+SSE transport at %s (old clients)\n", strings.TrimSuffix(url, "/mcp")+"/sse")
+	}
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "mcpdeck gateway: stopping")
 	// Streams end first, so the HTTP server has nothing left to wait for.

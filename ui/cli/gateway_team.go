@@ -38,29 +38,34 @@ func metadataURL(a *config.GatewayAuth, served string) string {
 // mountTeam adds the team gateway's endpoints to mux and its settings to
 // opts: with gateway.auth, the OAuth verifier and its resource metadata
 // (at the path-aware and the root well-known URL, the two places clients
-// look).
-func (hs httpServing) mountTeam(mux *http.ServeMux, _ *gateway.Gateway, opts *gateway.HTTPOptions, served string) error {
-	if hs.gw == nil || hs.gw.Auth == nil {
-		return nil
+// look); with --legacy-sse, the HTTP+SSE transport at /sse and /message,
+// behind the same checks.
+func (hs httpServing) mountTeam(mux *http.ServeMux, g *gateway.Gateway, opts *gateway.HTTPOptions, served string) error {
+	if hs.gw != nil && hs.gw.Auth != nil {
+		a := hs.gw.Auth
+		resource := a.Resource
+		if resource == "" {
+			resource = served
+		} else if u, err := url.Parse(resource); err == nil && !gateway.IsLoopback(u.Hostname()) {
+			// Clients reach the gateway under this name (a proxy in front):
+			// their Host header is not a loopback name.
+			opts.LoopbackOnly = false
+		}
+		auth, err := gateway.NewJWTAuth(gateway.JWTOptions{Issuer: a.Issuer, Resource: resource, JWKSURL: a.JWKSURL,
+			IdentityClaim: a.IdentityClaim, Scopes: a.Scopes})
+		if err != nil {
+			return fmt.Errorf("gateway.auth at %s: %w", a.Pos, err)
+		}
+		opts.Auth = auth
+		mux.Handle(gateway.MetadataPath(resource), auth.MetadataHandler())
+		if root := "/.well-known/oauth-protected-resource"; gateway.MetadataPath(resource) != root {
+			mux.Handle(root, auth.MetadataHandler())
+		}
 	}
-	a := hs.gw.Auth
-	resource := a.Resource
-	if resource == "" {
-		resource = served
-	} else if u, err := url.Parse(resource); err == nil && !gateway.IsLoopback(u.Hostname()) {
-		// Clients reach the gateway under this name (a proxy in front):
-		// their Host header is not a loopback name.
-		opts.LoopbackOnly = false
-	}
-	auth, err := gateway.NewJWTAuth(gateway.JWTOptions{Issuer: a.Issuer, Resource: resource, JWKSURL: a.JWKSURL,
-		IdentityClaim: a.IdentityClaim, Scopes: a.Scopes})
-	if err != nil {
-		return fmt.Errorf("gateway.auth at %s: %w", a.Pos, err)
-	}
-	opts.Auth = auth
-	mux.Handle(gateway.MetadataPath(resource), auth.MetadataHandler())
-	if root := "/.well-known/oauth-protected-resource"; gateway.MetadataPath(resource) != root {
-		mux.Handle(root, auth.MetadataHandler())
+	if hs.legacySSE {
+		legacy := g.LegacySSEHandler(*opts, "/message")
+		mux.Handle("/sse", legacy)
+		mux.Handle("/message", legacy)
 	}
 	return nil
 }

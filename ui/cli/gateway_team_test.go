@@ -107,3 +107,27 @@ func TestGatewayOAuthLoginWithMcpdeck(t *testing.T) {
 	}
 	assertNoTokens(t, as, r.stdout, r.stderr, r2.stdout, r2.stderr, strings.Join(gw.seenErr, "\n"), string(audit))
 }
+
+// TestGatewayLegacySSE: --legacy-sse serves old clients the HTTP+SSE
+// transport next to Streamable HTTP, with the same token; mcpdeck's own
+// client (--transport sse) calls a tool through it.
+func TestGatewayLegacySSE(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
+	const token = "legacy-sse-token-0123456789"
+	h.env = append(h.env, "MCPDECK_GATEWAY_TOKEN="+token)
+	gw, url := startGatewayBin(t, h, "--legacy-sse")
+	sse := strings.TrimSuffix(url, "/mcp") + "/sse"
+	gw.waitLine(t, true, "the HTTP+SSE URL", func(l string) bool { return strings.Contains(l, "HTTP+SSE transport at "+sse) })
+	r := runBin(t, "", nil, "", "call", "--url", sse, "--transport", "sse", "--header", "Authorization: Bearer "+token, "demo__echo", `{"text":"old but gold"}`)
+	if r.code != ExitOK || !strings.Contains(r.stdout, "old but gold") {
+		t.Fatalf("call over HTTP+SSE: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBin(t, "", nil, "", "call", "--url", sse, "--transport", "sse", "demo__echo", `{"text":"x"}`)
+	if r.code == ExitOK {
+		t.Fatalf("without the token: exit 0\n%s", r.stdout)
+	}
+	stopGateway(t, gw)
+
+	r = h.run(t, "", "gateway", "--legacy-sse")
+	wantCode(t, r, ExitUsage)
+}
