@@ -67,7 +67,8 @@ type AuditRecord struct {
 	Arguments       json.RawMessage `json:"arguments,omitempty"`
 	ArgumentsSHA256 string          `json:"argumentsSha256,omitempty"`
 	// Outcome: ok, tool_error (isError), input_required (a 2026-07-28
-	// round that asked the client something), refused, busy,
+	// round that asked the client something), task (answered with a task;
+	// a second line with the same requestId has its end), refused, busy,
 	// rate_limited, timeout, cancelled, unavailable, invalid (bad params)
 	// or error; Code and Error say more for the failures.
 	Outcome    string  `json:"outcome"`
@@ -258,6 +259,8 @@ func outcome(res any, err error, c *call) (string, int64, string) {
 		}
 	case inputRequired:
 		return "input_required", 0, ""
+	case createTaskResult:
+		return "task", 0, "" // its end is a line of its own (tasks.go)
 	}
 	return "ok", 0, ""
 }

@@ -15,9 +15,13 @@ import (
 // fill later.
 var gatewayCapabilities = json.RawMessage(`{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"logging":{},"completions":{}}`)
 
+// modernCapabilities are what server/discover says: the same, and the
+// tasks extension (tasks.go), which 2026-07-28 clients may declare.
+var modernCapabilities = json.RawMessage(`{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"logging":{},"completions":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`)
+
 // modernOnly and legacyOnly are the methods of one era.
 var (
-	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen}
+	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen, mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel}
 	legacyOnly = []string{"initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 	// forwarded methods go to a server: they wait for Ready, count against
 	// the concurrency limit and answer on a stream (HTTP).
@@ -139,7 +143,7 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 	case "initialize":
 		res, err = g.initialize(c, cat, pol)
 	case mcp.MethodDiscover:
-		res = map[string]any{"supportedVersions": mcp.Versions(), "capabilities": gatewayCapabilities, "instructions": cat.instructions(pol)}
+		res = map[string]any{"supportedVersions": mcp.Versions(), "capabilities": modernCapabilities, "instructions": cat.instructions(pol)}
 		cacheable = true
 	case "ping":
 		res = struct{}{}
@@ -163,6 +167,8 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 		res = struct{}{}
 	case mcp.MethodListen:
 		res, err = g.listen(ctx, c, cat, pol)
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
+		res, err = g.taskMethod(c)
 	case "tools/call", "prompts/get", "resources/read", "completion/complete":
 		res, err = g.forward(ctx, c, cat, pol)
 		cacheable = c.method == "resources/read"

@@ -68,6 +68,11 @@ type Options struct {
 	// Audit, when set, logs every forwarded request (audit.go). The
 	// caller closes it after the gateway.
 	Audit *Audit
+	// TaskAfter is how long a call of a client that declared the tasks
+	// extension runs before it is answered with a task (default 1 s);
+	// TaskTTL how long an ended task is kept (default 10 minutes). See
+	// tasks.go.
+	TaskAfter, TaskTTL time.Duration
 }
 
 // DefaultIdleTimeout is Options.IdleTimeout's default.
@@ -103,6 +108,7 @@ type Gateway struct {
 	parked    map[string]*job         // modern requests waiting for the client's retry, by requestState
 	subRefs   map[subKey]*subRef      // upstream resource subscriptions held for clients
 	sessions  map[string]*httpSession // legacy HTTP sessions by Mcp-Session-Id
+	tasks     map[string]*task        // the tasks extension's tasks, by id (tasks.go)
 	closed    bool
 	wg        sync.WaitGroup // modern jobs and requests being handled; Close waits for them
 }
@@ -353,6 +359,7 @@ func (g *Gateway) Close(ctx context.Context) error {
 			}
 			wg.Wait()
 			g.wg.Wait()
+			g.stopTasks()
 			g.stopPump()
 			<-g.pumpDone
 			g.ev.close()
