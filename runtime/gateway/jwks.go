@@ -160,6 +160,7 @@ func (c *keyCache) fetch(ctx context.Context) error {
 	c.mu.Lock()
 	c.set, c.expires = keys, o.Now().Add(ttl)
 	c.mu.Unlock()
+	c.a.forget()
 	return nil
 }
 

@@ -2,12 +2,14 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -62,7 +64,18 @@ type JWTAuth struct {
 	metaURL string
 	meta    *oauthex.ProtectedResourceMetadata
 	keys    *keyCache
+
+	// verified remembers the tokens that verified, by their SHA-256, until
+	// they expire: a client sends the same token with every request, and
+	// checking a signature costs more than the rest of a small call. It
+	// is emptied whenever the keys are fetched again (a key withdrawn
+	// takes its tokens with it) and when it is full.
+	mu       sync.Mutex
+	verified map[[sha256.Size]byte]*Identity
 }
+
+// maxVerified bounds the verified-token cache.
+const maxVerified = 4096
 
 // Identity is who a verified token says the client is.
 type Identity struct {
@@ -161,6 +174,35 @@ func (e *authError) Error() string { return e.desc }
 // Verify checks a bearer token: signature (a key of the issuer's JWKS),
 // iss, aud (the gateway), exp and nbf, the scopes, and the identity claim.
 func (a *JWTAuth) Verify(ctx context.Context, raw string) (*Identity, error) {
+	sum := sha256.Sum256([]byte(raw))
+	a.mu.Lock()
+	id := a.verified[sum]
+	a.mu.Unlock()
+	if id != nil && a.opts.Now().Before(id.Expiry.Add(a.opts.Leeway)) {
+		return id, nil
+	}
+	id, err := a.verify(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	if a.verified == nil || len(a.verified) >= maxVerified {
+		a.verified = map[[sha256.Size]byte]*Identity{}
+	}
+	a.verified[sum] = id
+	a.mu.Unlock()
+	return id, nil
+}
+
+// forget empties the verified-token cache (the keys changed).
+func (a *JWTAuth) forget() {
+	a.mu.Lock()
+	a.verified = nil
+	a.mu.Unlock()
+}
+
+// verify is Verify without the cache.
+func (a *JWTAuth) verify(ctx context.Context, raw string) (*Identity, error) {
 	tok, err := jwt.ParseSigned(raw, a.opts.Algorithms)
 	if err != nil {
 		return nil, &authError{http.StatusUnauthorized, "invalid_token", "the access token is not a JWT signed with an accepted algorithm (" + err.Error() + ")"}
