@@ -261,20 +261,8 @@ type fleetFilter struct {
 }
 
 func parseFleetFilter(q string) fleetFilter {
-	var f fleetFilter
-	for _, w := range strings.Fields(strings.ToLower(q)) {
-		switch {
-		case strings.HasPrefix(w, "host:"):
-			f.host = strings.TrimPrefix(w, "host:")
-		case strings.HasPrefix(w, "server:"):
-			f.server = strings.TrimPrefix(w, "server:")
-		case strings.HasPrefix(w, "state:"):
-			f.state = strings.TrimPrefix(w, "state:")
-		default:
-			f.words = append(f.words, w)
-		}
-	}
-	return f
+	words, f := filterTerms(q, "host", "server", "state")
+	return fleetFilter{words: words, host: f["host"], server: f["server"], state: f["state"]}
 }
 
 func (f fleetFilter) match(s *fleet.Server) bool {
