@@ -148,6 +148,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newImportCmd(),
 		newExportCmd(),
 		newRegistryCmd(),
+		newFleetCmd(),
 	)
 	return root
 }
