@@ -107,11 +107,11 @@ func checkSchema(schema, instance any, what string) []Failure {
 }
 
 // checkNotifications counts the notifications of each expectation among
-// notes; progress counts only the step's own (reqIDs).
-func checkNotifications(sc *scope, want []NotificationExpect, notes []note, reqIDs map[uint64]bool) []Failure {
+// notes; progress counts only the step's own (mine).
+func checkNotifications(sc *scope, want []NotificationExpect, notes []note, mine func(note) bool) []Failure {
 	var out []Failure
 	for _, ne := range want {
-		n := countMatching(sc, ne, notes, reqIDs)
+		n := countMatching(sc, ne, notes, mine)
 		switch {
 		case n < ne.Min:
 			out = append(out, Failure{Expectation: "notifications", Message: fmt.Sprintf("%s: expected at least %d, got %d", ne.Method, ne.Min, n),
@@ -125,22 +125,22 @@ func checkNotifications(sc *scope, want []NotificationExpect, notes []note, reqI
 }
 
 // met reports whether every minimum of want is reached.
-func met(sc *scope, want []NotificationExpect, notes []note, reqIDs map[uint64]bool) bool {
+func met(sc *scope, want []NotificationExpect, notes []note, mine func(note) bool) bool {
 	for _, ne := range want {
-		if countMatching(sc, ne, notes, reqIDs) < ne.Min {
+		if countMatching(sc, ne, notes, mine) < ne.Min {
 			return false
 		}
 	}
 	return true
 }
 
-func countMatching(sc *scope, ne NotificationExpect, notes []note, reqIDs map[uint64]bool) int {
+func countMatching(sc *scope, ne NotificationExpect, notes []note, mine func(note) bool) int {
 	n := 0
 	for _, x := range notes {
 		if x.method != ne.Method {
 			continue
 		}
-		if x.method == "notifications/progress" && !reqIDs[x.reqID] {
+		if x.method == "notifications/progress" && (mine == nil || !mine(x)) {
 			continue
 		}
 		if len(checkPaths(sc, x.doc, ne.Equals, ne.Matches, nil, nil)) == 0 {

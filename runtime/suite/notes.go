@@ -3,9 +3,11 @@ package suite
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
+	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
 )
 
@@ -15,7 +17,8 @@ type note struct {
 	at     time.Time
 	method string
 	doc    map[string]any
-	reqID  uint64 // progress: the request it was routed to
+	reqID  uint64 // progress: the request it was routed to (0: routed too late)
+	token  string // progress: its token
 	uri    string // resources/updated: the resource
 }
 
@@ -26,6 +29,7 @@ type note struct {
 type collector struct {
 	mu      sync.Mutex
 	notes   []note
+	tokens  map[string]string // a request's wire id → the progress token it carried
 	changed chan struct{} // closed and replaced whenever notes grow
 	cancel  func()
 	done    chan struct{}
@@ -33,11 +37,15 @@ type collector struct {
 
 func collect(rt *runtime.Controller, server string) *collector {
 	events, cancel := rt.Subscribe(runtime.SubscribeOptions{Lossless: true})
-	c := &collector{changed: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	c := &collector{changed: make(chan struct{}), cancel: cancel, done: make(chan struct{}), tokens: map[string]string{}}
 	go func() {
 		defer close(c.done)
 		for ev := range events {
 			if ev.Header().Server != server {
+				continue
+			}
+			if tf, ok := ev.(runtime.TrafficFrame); ok {
+				c.noteToken(tf.Frame)
 				continue
 			}
 			if n, ok := noteOf(ev); ok {
@@ -46,6 +54,43 @@ func collect(rt *runtime.Controller, server string) *collector {
 		}
 	}()
 	return c
+}
+
+// noteToken remembers the progress token a request carried: a server's
+// last progress notification may be dispatched after the request's answer
+// was taken, when the runtime no longer routes it to the request, and the
+// token still says whose it is.
+func (c *collector) noteToken(f jsonrpc.Frame) {
+	if f.Dir != jsonrpc.Out || f.Kind != jsonrpc.KindRequest {
+		return
+	}
+	var msg struct {
+		Params struct {
+			Meta struct {
+				Token json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(f.Raw, &msg) != nil || len(msg.Params.Meta.Token) == 0 {
+		return
+	}
+	c.mu.Lock()
+	c.tokens[f.ID] = strings.Trim(string(msg.Params.Meta.Token), `"`)
+	c.mu.Unlock()
+}
+
+// owner returns whether a progress notification belongs to one of the
+// requests ids.
+func (c *collector) owner(ids map[uint64]bool) func(note) bool {
+	c.mu.Lock()
+	tokens := map[string]bool{}
+	for id := range ids {
+		if t, ok := c.tokens[jsonrpc.FormatID(id)]; ok {
+			tokens[t] = true
+		}
+	}
+	c.mu.Unlock()
+	return func(n note) bool { return ids[n.reqID] || tokens[n.token] }
 }
 
 // stop ends the subscription and waits for the goroutine.
@@ -77,7 +122,8 @@ func (c *collector) since(from int) []note {
 }
 
 // waitFor waits until ok holds for the notifications from position from
-// on, or until ctx ends; it reports whether ok held.
+// on, or until ctx ends; it reports whether ok held. ok runs with the
+// collector locked: it must not call the collector.
 func (c *collector) waitFor(ctx context.Context, from int, ok func([]note) bool) bool {
 	for {
 		c.mu.Lock()
@@ -112,7 +158,7 @@ func noteOf(ev runtime.Event) (note, bool) {
 		params["data"] = rawDoc(e.Data)
 	case runtime.Progress:
 		n.method = "notifications/progress"
-		n.reqID = e.RequestID
+		n.reqID, n.token = e.RequestID, e.Token
 		params["progressToken"] = e.Token
 		params["progress"] = e.Progress
 		if e.Total != 0 {

@@ -430,8 +430,27 @@ func (p *parser) server(v any) ServerRef {
 	case in.Transport != "" && in.Transport != "http" && in.Transport != "sse" && in.Transport != "streamable-http":
 		p.errorf(where.key("transport"), "%q: use http or sse", in.Transport)
 	}
+	for _, f := range append(append([]string{in.Command, in.URL, in.Cwd}, in.Args...), append(mapValues(in.Env), mapValues(in.Headers)...)...) {
+		rs, err := refs(f)
+		if err != nil {
+			p.errorf(where, "%v", err)
+		}
+		for _, r := range rs {
+			if r.kind == "steps" {
+				p.errorf(where, "the server cannot use ${steps...}: it starts before any step runs; use ${env:NAME} or ${input:ID}")
+			}
+		}
+	}
 	ref.Inline = in
 	return ref
+}
+
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
 }
 
 // revision is a protocol revision's shape, as --protocol accepts it.

@@ -154,17 +154,19 @@ func (c *callState) started(id uint64) {
 	c.mu.Unlock()
 }
 
-func (c *callState) requestIDs() map[uint64]bool {
+// mine says which progress notifications belong to a call step's
+// request; nil for other steps (their progress is not counted).
+func (r *run) mine(c *callState) func(note) bool {
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(map[uint64]bool, len(c.ids))
+	ids := make(map[uint64]bool, len(c.ids))
 	for id := range c.ids {
-		out[id] = true
+		ids[id] = true
 	}
-	return out
+	c.mu.Unlock()
+	return r.col.owner(ids)
 }
 
 func (r *run) step(ctx context.Context, st *Step) StepResult {
@@ -178,9 +180,9 @@ func (r *run) step(ctx context.Context, st *Step) StepResult {
 	e := st.Expect
 
 	if len(e.Notifications) > 0 {
-		ids := out.call.requestIDs()
+		mine := r.mine(out.call)
 		grace, cancel := context.WithTimeout(ctx, notificationGrace)
-		r.col.waitFor(grace, mark, func(n []note) bool { return met(r.sc, e.Notifications, n, ids) })
+		r.col.waitFor(grace, mark, func(n []note) bool { return met(r.sc, e.Notifications, n, mine) })
 		cancel()
 	}
 	var fails []Failure
@@ -207,7 +209,7 @@ func (r *run) step(ctx context.Context, st *Step) StepResult {
 		fails = append(fails, Failure{Expectation: "latency", Message: fmt.Sprintf("took %s, over the bound of %s", sr.Duration.Round(time.Microsecond), e.Latency)})
 	}
 	if len(e.Notifications) > 0 {
-		fails = append(fails, checkNotifications(r.sc, e.Notifications, r.col.since(mark), out.call.requestIDs())...)
+		fails = append(fails, checkNotifications(r.sc, e.Notifications, r.col.since(mark), r.mine(out.call))...)
 	}
 	if e.Snapshot && out.err == nil && len(fails) == 0 || e.Snapshot && r.opts.Update && out.err == nil {
 		f, written, err := r.snapshot(st, out.doc)

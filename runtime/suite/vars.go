@@ -203,3 +203,32 @@ func (sc *scope) resolve(r ref) (any, error) {
 	}
 	return got, nil
 }
+
+// ExpandInline resolves the variables (${env:NAME}, ${input:ID}) of an
+// inline server's command, arguments, environment, URL and headers.
+func ExpandInline(in *InlineServer, inputs map[string]string, lookupEnv func(string) (string, bool)) (*InlineServer, error) {
+	sc := &scope{lookupEnv: lookupEnv, inputs: inputs}
+	out := *in
+	var err error
+	text := func(s string) string {
+		if err != nil {
+			return s
+		}
+		var v string
+		v, err = sc.expandText(s)
+		return v
+	}
+	out.Command, out.URL, out.Cwd = text(in.Command), text(in.URL), text(in.Cwd)
+	out.Args = make([]string, len(in.Args))
+	for i, a := range in.Args {
+		out.Args[i] = text(a)
+	}
+	out.Env, out.Headers = map[string]string{}, map[string]string{}
+	for k, v := range in.Env {
+		out.Env[k] = text(v)
+	}
+	for k, v := range in.Headers {
+		out.Headers[k] = text(v)
+	}
+	return &out, err
+}

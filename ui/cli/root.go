@@ -137,6 +137,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newMonitorCmd(),
 		newReplayCmd(),
 		newGatewayCmd(),
+		newTestCmd(),
 	)
 	return root
 }
