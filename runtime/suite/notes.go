@@ -30,7 +30,7 @@ type collector struct {
 	mu      sync.Mutex
 	notes   []note
 	tokens  map[string]string // a request's wire id → the progress token it carried
-	changed chan struct{} // closed and replaced whenever notes grow
+	changed chan struct{}     // closed and replaced whenever notes grow
 	cancel  func()
 	done    chan struct{}
 }
