@@ -357,7 +357,7 @@ func (r *run) do(ctx context.Context, st *Step, mark, from int) outcome {
 	}
 	switch st.Kind {
 	case KindCall:
-		return r.call(ctx, target, st.Args, timeout, st.NoValidate)
+		return r.call(ctx, target, st.Args, timeout, st.NoValidate, st.Expect.Error != nil)
 	case KindList:
 		return r.list(reqCtx, target)
 	case KindRead:
@@ -382,7 +382,12 @@ func (r *run) do(ctx context.Context, st *Step, mark, from int) outcome {
 	return outcome{err: fmt.Errorf("unknown step kind %q", st.Kind)}
 }
 
-func (r *run) call(ctx context.Context, tool string, args any, timeout time.Duration, noValidate bool) outcome {
+// call calls a tool through the runtime (input validation, timeouts,
+// progress, tasks). A tool the server does not list is refused by the
+// runtime before anything is sent; when the step expects an error, or
+// asks for no validation, it is sent anyway (tools/call as a plain
+// request), so the server's own answer to an unknown tool can be tested.
+func (r *run) call(ctx context.Context, tool string, args any, timeout time.Duration, noValidate, expectError bool) outcome {
 	expanded, err := r.sc.expand(args)
 	if err != nil {
 		return outcome{err: err}
@@ -399,6 +404,9 @@ func (r *run) call(ctx context.Context, tool string, args any, timeout time.Dura
 			}
 		}
 	}
+	if cs.tool == nil && (noValidate || expectError) {
+		return r.unlisted(ctx, tool, raw, timeout)
+	}
 	res, err := r.rt.Call(ctx, runtime.CallRequest{Server: r.server, Tool: tool, Arguments: raw, Timeout: timeout,
 		NoValidate: noValidate, OnStarted: cs.started})
 	if out, ok := rpcError(err); ok {
@@ -410,6 +418,27 @@ func (r *run) call(ctx context.Context, tool string, args any, timeout time.Dura
 	}
 	cs.res = res
 	return outcome{doc: CallDocument(res), call: cs}
+}
+
+// unlisted sends tools/call for a tool the server does not list.
+func (r *run) unlisted(ctx context.Context, tool string, args json.RawMessage, timeout time.Duration) outcome {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	raw, err := r.rt.Request(ctx, r.server, "tools/call", map[string]any{"name": tool, "arguments": args})
+	if out, ok := rpcError(err); ok {
+		return out
+	}
+	if err != nil {
+		return outcome{err: err}
+	}
+	var res runtime.Result
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return outcome{err: fmt.Errorf("decoding the tools/call result: %w", err)}
+	}
+	return outcome{doc: CallDocument(&res), call: &callState{ids: map[uint64]bool{}, res: &res}}
 }
 
 // CallDocument is a tool result as expectations and snapshots see it:
@@ -570,7 +599,7 @@ func (r *run) subscribe(ctx context.Context, st *Step, uri string, mark int) out
 		if err != nil {
 			return outcome{err: err}
 		}
-		if out := r.call(ctx, tool, t.Args, r.timeout(st), false); out.err != nil || out.rpcErr {
+		if out := r.call(ctx, tool, t.Args, r.timeout(st), false, false); out.err != nil || out.rpcErr {
 			if out.err == nil {
 				out.err = fmt.Errorf("the trigger call %s failed: %s", tool, compact(out.doc))
 			}
