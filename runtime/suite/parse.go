@@ -165,6 +165,16 @@ func keyText(k ast.MapKeyNode) string {
 }
 
 func (p *parser) tokenPos(n ast.Node) Pos {
+	// A block mapping's token is its first ':'; people look for its
+	// first key.
+	switch m := unwrap(n).(type) {
+	case *ast.MappingNode:
+		if len(m.Values) > 0 && !m.IsFlowStyle {
+			n = m.Values[0].Key
+		}
+	case *ast.MappingValueNode:
+		n = m.Key
+	}
 	if n == nil || n.GetToken() == nil {
 		return Pos{File: p.file}
 	}

@@ -168,20 +168,20 @@ func equalJSON(a, b any) bool {
 }
 
 // compact writes a value as compact JSON for messages.
-func compact(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
+func compact(v any) string { return encode(v, "") }
 
 // pretty writes a value as indented JSON with sorted keys, the form
 // snapshots and diffs use.
-func pretty(v any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+func pretty(v any) string { return encode(v, "  ") }
+
+// encode writes JSON without escaping <, > and & (these are for people).
+func encode(v any, indent string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return strings.TrimRight(string(b), "\n")
+	return strings.TrimRight(b.String(), "\n")
 }

@@ -211,8 +211,10 @@ func (r *run) step(ctx context.Context, st *Step) StepResult {
 	if len(e.Notifications) > 0 {
 		fails = append(fails, checkNotifications(r.sc, e.Notifications, r.col.since(mark), r.mine(out.call))...)
 	}
-	if e.Snapshot && out.err == nil && len(fails) == 0 || e.Snapshot && r.opts.Update && out.err == nil {
-		f, written, err := r.snapshot(st, out.doc)
+	if e.Snapshot && out.err == nil && out.rpcErr == (e.Error != nil) {
+		// A step that failed otherwise still shows how its result differs
+		// from the snapshot, but never writes a missing one.
+		f, written, err := r.snapshot(st, out.doc, len(fails) == 0)
 		switch {
 		case err != nil:
 			fails = append(fails, Failure{Expectation: "snapshot", Message: err.Error()})
@@ -233,12 +235,12 @@ func (r *run) step(ctx context.Context, st *Step) StepResult {
 	return sr
 }
 
-func (r *run) snapshot(st *Step, doc any) (*Failure, bool, error) {
+func (r *run) snapshot(st *Step, doc any, mayWrite bool) (*Failure, bool, error) {
 	ignored, err := ignorePaths(doc, append(append([]string(nil), r.s.Ignore...), st.Expect.SnapshotIgnore...))
 	if err != nil {
 		return nil, false, err
 	}
-	return r.opts.Snapshots.check(st.Key(), ignored, r.opts.Update, r.opts.WriteMissing)
+	return r.opts.Snapshots.check(st.Key(), ignored, r.opts.Update && mayWrite, r.opts.WriteMissing && mayWrite)
 }
 
 // check applies a step's expectations about its result (or its expected
