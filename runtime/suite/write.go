@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -344,4 +345,49 @@ func sortedIDs(ids map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Fields lists the leaves of a result document (strings, numbers,
+// booleans, nulls, and empty objects and lists) with their paths, in
+// document order, at most limit of them: what a person may choose to
+// expect instead of a whole snapshot.
+func Fields(doc any, limit int) []PathValue {
+	var out []PathValue
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		if len(out) >= limit {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			if len(x) == 0 {
+				out = append(out, PathValue{Path: path, Value: x})
+			}
+			for _, k := range sortedKeys(x) {
+				walk(path+member(k), x[k])
+			}
+		case []any:
+			if len(x) == 0 {
+				out = append(out, PathValue{Path: path, Value: x})
+			}
+			for i, e := range x {
+				walk(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		default:
+			out = append(out, PathValue{Path: path, Value: x})
+		}
+	}
+	walk("$", doc)
+	return out
+}
+
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// member is a JSONPath member selector: .name, or ['name'] for names
+// that are not identifiers.
+func member(name string) string {
+	if identifier.MatchString(name) {
+		return "." + name
+	}
+	return "['" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(name) + "']"
 }

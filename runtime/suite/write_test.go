@@ -103,3 +103,24 @@ func TestAppendStepsNewFileAndRefusals(t *testing.T) {
 		t.Errorf("the broken suite changed: %q", data)
 	}
 }
+
+func TestFieldsArePathsThatSelectThem(t *testing.T) {
+	doc := toDoc(map[string]any{"content": []any{map[string]any{"type": "text", "text": "hi"}}, "isError": false,
+		"structuredContent": map[string]any{"odd key": 1, "it's": true, "empty": []any{}}})
+	fields := Fields(doc, 100)
+	var paths []string
+	for _, f := range fields {
+		paths = append(paths, f.Path)
+		got, found, err := selectAt(f.Path, doc)
+		if err != nil || !found || !equalJSON(got, f.Value) {
+			t.Errorf("%s selects %v (%v, %v), want %v", f.Path, got, found, err, f.Value)
+		}
+	}
+	want := `$.content[0].text $.content[0].type $.isError $.structuredContent.empty $.structuredContent['it\'s'] $.structuredContent['odd key']`
+	if strings.Join(paths, " ") != want {
+		t.Errorf("paths:\n got %s\nwant %s", strings.Join(paths, " "), want)
+	}
+	if len(Fields(doc, 2)) != 2 {
+		t.Error("the limit was not kept")
+	}
+}
