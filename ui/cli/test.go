@@ -387,11 +387,13 @@ func (t *testRunner) failed(err error) error {
 }
 
 func (t *testRunner) config(s *suite.Suite, inputs map[string]string) (*config.Config, string, error) {
+	for _, v := range inputs {
+		config.AddSecret(v) // inputs are typically passwords and tokens
+	}
 	if s.Server.Inline == nil {
 		vars := map[string]string{}
 		for id, v := range inputs {
 			vars["input:"+id] = v
-			config.AddSecret(v) // inputs are typically passwords and tokens
 		}
 		cfg, err := resolveConfigured(t.cmd, []string{s.Server.Name}, vars)
 		if err != nil {
