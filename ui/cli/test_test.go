@@ -260,3 +260,37 @@ func TestTestParallelKeepsBlocksWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestTestHostileServer: what a hostile server says reaches the report as
+// visible escapes, never as terminal control, and the JUnit file stays XML.
+func TestTestHostileServer(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"evil": srvFake(jsonrpctest.HostileEscapes)})
+	writeSuite(t, h, "evil", `server: evil
+steps:
+  - call: shout
+    expect:
+      equals: {"$.content[0].text": calm}
+  - call: rpc_fail
+`)
+	junit := filepath.Join(h.dir, "report.xml")
+	r := h.run(t, "", "test", "--junit", junit)
+	wantCode(t, r, ExitToolError)
+	for _, bad := range []string{"\x1b", "\x07", "\u009b", "\u202e", "\r"} {
+		if strings.Contains(r.stdout, bad) {
+			t.Errorf("the report holds %q raw:\n%q", bad, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout, `\u001b]0;pwned`) || !strings.Contains(r.stdout, "internal failure") {
+		t.Errorf("the report does not show what the server said:\n%s", r.stdout)
+	}
+	raw, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Failures int `xml:"failures,attr"`
+	}
+	if err := xml.Unmarshal(raw, &doc); err != nil || doc.Failures != 2 {
+		t.Errorf("junit with hostile text: %v, %d failures\n%s", err, doc.Failures, raw)
+	}
+}
