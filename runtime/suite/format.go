@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"mcpdeck/config"
 )
 
 // ErrInvalid matches an Errors value: a suite file has problems and
@@ -225,21 +227,9 @@ type NotificationExpect struct {
 	Pos     Pos
 }
 
-// Pos is a place in a suite file; Line and Col are 1-based.
-type Pos struct {
-	File      string
-	Line, Col int
-}
-
-func (p Pos) String() string {
-	switch {
-	case p.Line == 0:
-		return p.File
-	case p.Col == 0:
-		return fmt.Sprintf("%s:%d", p.File, p.Line)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
+// Pos is a place in a suite file: file:line:col as the configuration's
+// errors say it (Line and Column are 1-based).
+type Pos = config.Position
 
 // Error is one problem in a suite file.
 type Error struct {

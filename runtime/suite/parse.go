@@ -45,7 +45,7 @@ func Parse(path string, data []byte) (*Suite, error) {
 	}
 	top, ok := doc.(yaml.MapSlice)
 	if !ok {
-		return nil, Errors{{Pos: Pos{File: path, Line: 1, Col: 1}, Msg: "a suite is a mapping with server: and steps: (see runtime/suite/FORMAT.md)"}}
+		return nil, Errors{{Pos: Pos{File: path, Line: 1, Column: 1}, Msg: "a suite is a mapping with server: and steps: (see runtime/suite/FORMAT.md)"}}
 	}
 	s := p.suite(top)
 	if len(p.errs) > 0 {
@@ -96,7 +96,7 @@ func (p *parser) yamlError(err error) Error {
 	var ye yaml.Error
 	if errors.As(err, &ye) && ye.GetToken() != nil {
 		tk := ye.GetToken()
-		return Error{Pos: Pos{File: p.file, Line: tk.Position.Line, Col: tk.Position.Column}, Msg: "invalid YAML: " + ye.GetMessage()}
+		return Error{Pos: Pos{File: p.file, Line: tk.Position.Line, Column: tk.Position.Column}, Msg: "invalid YAML: " + ye.GetMessage()}
 	}
 	return Error{Pos: Pos{File: p.file}, Msg: "invalid YAML: " + err.Error()}
 }
@@ -179,7 +179,7 @@ func (p *parser) tokenPos(n ast.Node) Pos {
 		return Pos{File: p.file}
 	}
 	tp := n.GetToken().Position
-	return Pos{File: p.file, Line: tp.Line, Col: tp.Column}
+	return Pos{File: p.file, Line: tp.Line, Column: tp.Column}
 }
 
 // fields checks a mapping's keys against the known ones and returns it

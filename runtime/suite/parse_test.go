@@ -36,7 +36,7 @@ func TestParseEveryStepKind(t *testing.T) {
 		!echo.Expect.Snapshot || echo.Expect.Latency.String() != "5s" || echo.Expect.IsError == nil || *echo.Expect.IsError {
 		t.Errorf("echo step = %+v", echo)
 	}
-	if echo.Pos.Line != 35 || echo.Pos.Col != 5 {
+	if echo.Pos.Line != 35 || echo.Pos.Column != 5 {
 		t.Errorf("echo step at %s, want line 35 col 5", echo.Pos)
 	}
 	if got := s.SnapshotPath; got != filepath.Join("testdata", SnapshotDir, "peer.snap.json") {

@@ -608,35 +608,30 @@ func (r *run) subscribe(ctx context.Context, st *Step, uri string, mark int) out
 			return outcome{err: fmt.Errorf("trigger: %w", out.err)}
 		}
 	}
-	timeout := r.waitTimeout(st)
-	wctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var got *note
-	r.col.waitFor(wctx, mark, func(notes []note) bool {
-		for i := range notes {
-			if notes[i].method == "notifications/resources/updated" && notes[i].uri == uri {
-				got = &notes[i]
-				return true
-			}
-		}
-		return false
+	return r.await(ctx, st, mark, "notifications/resources/updated for "+uri, func(n *note) bool {
+		return n.method == "notifications/resources/updated" && n.uri == uri
 	})
-	if got == nil {
-		return outcome{err: fmt.Errorf("no notifications/resources/updated for %s within %s (got %s)", uri, timeout, summarize(r.col.since(mark)))}
-	}
-	return outcome{doc: got.doc}
 }
 
 // wait waits for a notification of method (narrowed by where) sent since
 // the previous step began; the step's document is the notification.
 func (r *run) wait(ctx context.Context, st *Step, method string, from int) outcome {
+	return r.await(ctx, st, from, method, func(n *note) bool {
+		return n.method == method && len(checkPaths(r.sc, n.doc, st.Where, nil, nil, nil)) == 0
+	})
+}
+
+// await waits, for the step's wait timeout, for the first notification
+// from position from on that match accepts; its document is the
+// outcome's. what names it in the error.
+func (r *run) await(ctx context.Context, st *Step, from int, what string, match func(*note) bool) outcome {
 	timeout := r.waitTimeout(st)
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var got *note
 	r.col.waitFor(wctx, from, func(notes []note) bool {
 		for i := range notes {
-			if notes[i].method == method && len(checkPaths(r.sc, notes[i].doc, st.Where, nil, nil, nil)) == 0 {
+			if match(&notes[i]) {
 				got = &notes[i]
 				return true
 			}
@@ -644,7 +639,7 @@ func (r *run) wait(ctx context.Context, st *Step, method string, from int) outco
 		return false
 	})
 	if got == nil {
-		return outcome{err: fmt.Errorf("no %s within %s (got %s)", method, timeout, summarize(r.col.since(from)))}
+		return outcome{err: fmt.Errorf("no %s within %s (got %s)", what, timeout, summarize(r.col.since(from)))}
 	}
 	return outcome{doc: got.doc}
 }
