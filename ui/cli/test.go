@@ -438,6 +438,11 @@ func (t *testRunner) exit(results []*suite.Result) error {
 		return silentExit(ExitConnection)
 	}
 	for _, r := range results {
+		if r.Error != "" && !r.ConnectFailed {
+			return silentExit(ExitUsage) // the suite's inputs could not be resolved
+		}
+	}
+	for _, r := range results {
 		if !r.OK() {
 			return silentExit(ExitToolError)
 		}
