@@ -250,3 +250,20 @@ func TestEverythingSuite(t *testing.T) {
 	requirePassed(t, results)
 	requireEra(t, results, "legacy")
 }
+
+// The same suite over Streamable HTTP and the legacy HTTP+SSE transport.
+func TestEverythingSuiteRemote(t *testing.T) {
+	_, script := jsonrpctest.Everything(t)
+	t.Setenv("MCPDECK_SERVER_EVERYTHING", script)
+	for _, tt := range []struct{ mode, path string }{{"streamableHttp", "/mcp"}, {"sse", "/sse"}} {
+		t.Run(tt.mode, func(t *testing.T) {
+			p := httpPeer("everything-"+tt.mode, jsonrpctest.EverythingHTTP(t, tt.mode)+tt.path)
+			if tt.mode == "sse" {
+				p.srv.Transport = config.TransportSSE
+			}
+			results := runSuite(t, workCopy(t, "everything"), p)
+			requirePassed(t, results)
+			requireEra(t, results, "legacy")
+		})
+	}
+}
