@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
+	"mcpdeck/runtime"
 	"mcpdeck/runtime/suite"
 	"mcpdeck/ui/uitest"
 )
@@ -90,4 +92,35 @@ func TestGoldenAddToSuite(t *testing.T) {
 		v := hs.waitText("Add to a test suite", "[x] $.content[0].text")
 		golden.RequireEqual(t, []byte(v))
 	})
+}
+
+// A call answered with a JSON-RPC error becomes a step expecting that
+// error; one that never got an answer cannot become a step.
+func TestAddFailedCallToSuite(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	rt := uitest.New(uitest.ReadySnapshot())
+	rt.CallFunc = func(_ context.Context, req runtime.CallRequest) (*runtime.Result, error) {
+		return nil, &runtime.CallError{Info: runtime.ErrorInfo{Kind: runtime.KindProtocol, Server: req.Server, Method: "tools/call",
+			Code: -32602, Message: "unknown tool: echo (try again?)"}}
+	}
+	hs := start(t, rt, 120, 35)
+	hs.keys("j", "2", "tab", "j", "j", "enter")
+	hs.waitText("Call everything › echo")
+	hs.keys("h", "i", "enter")
+	hs.action(`call everything echo {"message":"hi"}`)
+	hs.keys("esc", "esc", "3")
+	hs.waitText("history · 1 call")
+	hs.keys("T")
+	hs.waitText("Add to a test suite", "expects the error -32602: unknown tool: echo (try again?)")
+	hs.keys("enter")
+	hs.waitText("added step echo to mcp-tests/everything.mcptest.yaml")
+	s, err := suite.ParseFile(filepath.Join(dir, "mcp-tests", "everything.mcptest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := s.Steps[0].Expect.Error
+	if e == nil || e.Code == nil || *e.Code != -32602 || e.Message != `^unknown tool: echo \(try again\?\)$` {
+		t.Errorf("error expectation = %+v", e)
+	}
 }
