@@ -32,9 +32,9 @@ func FromRecording(rec *record.Recording, server string) (string, []NewStep, err
 	case server == "" && len(servers) == 0:
 		return "", nil, fmt.Errorf("the recording holds no request a suite could repeat (tools/call, resources/read, prompts/get, completion/complete, listings)")
 	case server == "":
-		return "", nil, fmt.Errorf("the recording holds requests to %s: name one with --server", strings.Join(sortedIDs(servers), ", "))
+		return "", nil, fmt.Errorf("the recording holds requests to %s: name one with --server", strings.Join(sortedKeys(servers), ", "))
 	case !servers[server]:
-		return "", nil, fmt.Errorf("the recording holds no request to server %q (it has %s)", server, strings.Join(sortedIDs(servers), ", "))
+		return "", nil, fmt.Errorf("the recording holds no request to server %q (it has %s)", server, strings.Join(sortedKeys(servers), ", "))
 	}
 	var xs []record.Exchange
 	for _, x := range all {

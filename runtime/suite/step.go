@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -415,18 +414,4 @@ func (p *parser) checkVars(v any, where at) {
 			p.checkVars(e, where.key(i))
 		}
 	}
-}
-
-// String is how an expectation's kind is named in reports.
-func (n NotificationExpect) String() string {
-	s := n.Method
-	switch {
-	case n.Max != nil && *n.Max == n.Min:
-		s += fmt.Sprintf(" ×%d", n.Min)
-	case n.Max != nil:
-		s += fmt.Sprintf(" ×%d–%d", n.Min, *n.Max)
-	case n.Min != 1:
-		s += fmt.Sprintf(" ×%d+", n.Min)
-	}
-	return s
 }

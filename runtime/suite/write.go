@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -335,16 +334,6 @@ func lineStart(data []byte, n int) int {
 // lineOf is the 1-based line holding offset off.
 func lineOf(data []byte, off int) int {
 	return bytes.Count(data[:off], []byte("\n")) + 1
-}
-
-// sortedIDs lists ids in order, for messages.
-func sortedIDs(ids map[string]bool) []string {
-	out := make([]string, 0, len(ids))
-	for id := range ids {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Fields lists the leaves of a result document (strings, numbers,
