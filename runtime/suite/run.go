@@ -187,6 +187,10 @@ func (r *run) step(ctx context.Context, st *Step) StepResult {
 	}
 	var fails []Failure
 	switch {
+	case out.err != nil && ctx.Err() != nil:
+		// Interrupted: the server's answer was never judged.
+		sr.Status, sr.Error = Errored, "interrupted: "+out.err.Error()
+		return sr
 	case out.err != nil:
 		if broken(out.err) {
 			r.broken = fmt.Sprintf("the connection was lost at step %d (%s): %v", st.Index+1, st.Key(), out.err)
