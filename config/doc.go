@@ -171,7 +171,8 @@
 // headers). Predefined variables, including LoadOptions.Vars, win over the
 // environment. A VS Code ${input:id} cannot be prompted for outside VS Code:
 // the server is kept but marked NeedsInput and never started, and the rest of
-// the configuration still works.
+// the configuration still works. A test suite's inputs (mcpdeck test) give
+// such variables values, through LoadOptions.Vars.
 //
 // # Gateway
 //
