@@ -46,15 +46,20 @@ func offeredTools(c *call, tools []mcp.Tool) []mcp.Tool {
 	return out
 }
 
-// capabilities are the gateway's server capabilities for cat: the
-// extension is declared when a server behind it declares it or lists a
-// tool with an app.
-func (cat *catalog) capabilities() mcp.ServerCapabilities {
-	caps := gatewayCapabilities
-	if cat.apps {
-		caps.Extensions = map[string]json.RawMessage{mcp.ExtensionUI: json.RawMessage(`{}`)}
+// capabilities are base (the era's server capabilities) plus, when a
+// server behind the gateway declares the apps extension or lists a tool
+// with an app, the extension.
+func (cat *catalog) capabilities(base mcp.ServerCapabilities) mcp.ServerCapabilities {
+	if !cat.apps {
+		return base
 	}
-	return caps
+	ext := make(map[string]json.RawMessage, len(base.Extensions)+1)
+	for k, v := range base.Extensions {
+		ext[k] = v
+	}
+	ext[mcp.ExtensionUI] = json.RawMessage(`{}`)
+	base.Extensions = ext
+	return base
 }
 
 // noteApps records, while the catalog is built, the ui:// resources the
