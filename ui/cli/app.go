@@ -87,16 +87,9 @@ opens: it shows the error); 2 usage error, or the tool has no app;
 }
 
 func runAppOpen(cmd *cobra.Command, tf *targetFlags, af *appFlags, args []string) (err error) {
-	if _, _, err := tf.adHoc(); err != nil {
-		return err
-	}
-	hasAdHoc := tf.url != "" || tf.stdio != ""
-	target, err := parseCallArgs(hasAdHoc, args)
+	target, names, err := callTargetOf(tf, args, af.timeout)
 	if err != nil {
 		return err
-	}
-	if af.timeout < 0 {
-		return withCode(ExitUsage, fmt.Errorf("--timeout %s: give a positive duration such as 30s", af.timeout))
 	}
 	if host, _, err := net.SplitHostPort(af.addr); err != nil || (host != "localhost" && !isLoopback(host)) {
 		return withCode(ExitUsage, fmt.Errorf("--addr %q: give a loopback HOST:PORT such as 127.0.0.1:8765; the page proxies your servers' tools, so it is served to this machine only (forward the port over SSH)", af.addr))
@@ -109,24 +102,16 @@ func runAppOpen(cmd *cobra.Command, tf *targetFlags, af *appFlags, args []string
 
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	var names []string
-	if !hasAdHoc {
-		names = []string{target.server}
-	}
 	rec := &recording{flags: &af.record}
 	if err := rec.validate(); err != nil {
 		return err
 	}
 	defer func() { err = rec.finishInto(cmd.ErrOrStderr(), err) }() // after the shutdown below
-	rt, err := openTargets(ctx, cmd, tf, names, "app open", runtime.Options{}, rec.withConfig)
+	rt, err := openCallTarget(ctx, cmd, tf, target, names, "app open", runtime.Options{}, rec)
+	if rt != nil {
+		defer shutdownRuntime(rt)
+	}
 	if err != nil {
-		return err
-	}
-	defer shutdownRuntime(rt)
-	if err := serverFailure(rt.Snapshot(), target.server); err != nil {
-		return err
-	}
-	if err := knownTool(rt.Snapshot(), target.server, target.tool); err != nil {
 		return err
 	}
 	if err := hasApp(rt.Snapshot(), target.server, target.tool); err != nil {
