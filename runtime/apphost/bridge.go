@@ -488,10 +488,13 @@ func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
 
 func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 
+// mustMarshal encodes a bridge message. Every value in one came decoded
+// from JSON, so it encodes; should one not, the view gets an internal
+// error in its place rather than mcpdeck stopping.
 func mustMarshal(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic("apphost: " + err.Error())
+		b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": jsonrpc.CodeInternalError, "message": "mcpdeck could not encode a bridge message: " + err.Error()}})
 	}
 	return b
 }
