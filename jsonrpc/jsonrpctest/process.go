@@ -66,3 +66,11 @@ func WaitGone(t testing.TB, pid int, d time.Duration) {
 		}
 	}
 }
+
+// OwnGroup makes cmd lead a new process group (Unix), so KillGroup reaches
+// the processes it starts too; tests that start a peer by hand use it to
+// build on every platform .ci/run vets.
+func OwnGroup(cmd *exec.Cmd) { ownGroup(cmd) }
+
+// KillGroup kills the process group p leads (Unix), or p (Windows).
+func KillGroup(p *os.Process) { killGroup(p) }

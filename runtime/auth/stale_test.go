@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -154,8 +153,8 @@ func TestStaleRegistrationTSSDKServer(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cmd := exec.CommandContext(ctx, node, script, "--oauth")
 		cmd.Env = append(os.Environ(), fmt.Sprintf("MCP_PORT=%d", mcpPort), fmt.Sprintf("MCP_AUTH_PORT=%d", authPort))
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		jsonrpctest.OwnGroup(cmd)
+		cmd.Cancel = func() error { jsonrpctest.KillGroup(cmd.Process); return nil }
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -60,7 +59,7 @@ func listening(t *testing.T, path string, args, env []string) string {
 	t.Helper()
 	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	jsonrpctest.OwnGroup(cmd)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -70,7 +69,7 @@ func listening(t *testing.T, path string, args, env []string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		jsonrpctest.KillGroup(cmd.Process)
 		_ = cmd.Wait()
 	})
 	lines := make(chan string, 1)
