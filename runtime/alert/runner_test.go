@@ -214,7 +214,7 @@ func TestWebhookTimeoutAndRedirect(t *testing.T) {
 func TestRedactURL(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://user:pw@hooks.example/x?token=1": "https://hooks.example/x",
-		"http://h:9/p":                            "http://h:9/p",
+		"http://h:9/p": "http://h:9/p",
 	} {
 		if got := redactURL(in); got != want {
 			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
