@@ -20,6 +20,8 @@ type telemetryFlags struct {
 	metrics     string
 	allowRemote bool
 	otlp        string
+	// metricsURL is the /metrics URL served, once startTelemetry has.
+	metricsURL string
 }
 
 // addTelemetryFlags defines --metrics, --metrics-allow-remote and --otlp.
@@ -62,6 +64,7 @@ func (f *telemetryFlags) startTelemetry(ctx context.Context, log *slog.Logger) (
 		_ = tel.Shutdown(context.Background())
 		return nil, withCode(ExitUsage, fmt.Errorf("--metrics %s: %w", f.metrics, err))
 	default:
+		f.metricsURL = ms.URL()
 		log.Info("serving metrics", "url", ms.URL())
 	}
 	return tel, nil
