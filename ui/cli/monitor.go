@@ -22,9 +22,9 @@ import (
 type monitorFlags struct {
 	telemetry    telemetryFlags
 	alertWebhook string
-	logLevel    string
-	reloadEvery time.Duration
-	retryEvery  time.Duration
+	logLevel     string
+	reloadEvery  time.Duration
+	retryEvery   time.Duration
 }
 
 func newMonitorCmd() *cobra.Command {

@@ -132,7 +132,7 @@ func (a *monitorAlerts) observe(snap *runtime.Snapshot) []alert.Server {
 			continue
 		}
 		s := alert.Server{Name: v.Name, State: v.State.String(), Reason: v.Reason, GaveUp: v.GaveUp,
-			NeedsLogin: v.State == runtime.StateFailed && v.LastError != nil && v.LastError.Kind == runtime.KindNeedsLogin,
+			NeedsLogin:   v.State == runtime.StateFailed && v.LastError != nil && v.LastError.Kind == runtime.KindNeedsLogin,
 			ChangedTools: a.tools.changed(v)}
 		out = append(out, s)
 	}
@@ -188,7 +188,7 @@ func (w *toolWatch) changed(v runtime.ServerSnapshot) []string {
 // definitionHash is the SHA-256 of what an agent reads of a tool.
 func definitionHash(t runtime.Tool) string {
 	b, _ := json.Marshal(struct {
-		Title, Description                      string
+		Title, Description                     string
 		InputSchema, OutputSchema, Annotations json.RawMessage
 	}{t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations})
 	sum := sha256.Sum256(b)
