@@ -29,6 +29,7 @@ func (c *Controller) TelemetryStats() []telemetry.ServerStats {
 			Era:                  eraName(v.ProtocolVersion),
 			Restarts:             uint64(max(v.Restarts, 0)),
 			Attempts:             uint64(max(v.Attempts, 0)),
+			GaveUp:               v.GaveUp,
 			Notifications:        v.Counters.Notifications,
 			DroppedNotifications: v.Counters.DroppedEvents,
 			LateResponses:        v.Counters.LateResponses,

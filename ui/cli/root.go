@@ -149,6 +149,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newExportCmd(),
 		newRegistryCmd(),
 		newFleetCmd(),
+		newAssetsCmd(),
 		newTestCmd(),
 	)
 	return root

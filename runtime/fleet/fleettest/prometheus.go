@@ -59,10 +59,23 @@ func Binary(t testing.TB) string {
 // it answers queries. It is stopped (SIGTERM, then SIGKILL) when t ends.
 func Start(t testing.TB, interval time.Duration, targets ...Target) *Prometheus {
 	t.Helper()
+	return StartWithRules(t, interval, nil, targets...)
+}
+
+// StartWithRules is Start with rule files loaded, evaluated every interval.
+func StartWithRules(t testing.TB, interval time.Duration, ruleFiles []string, targets ...Target) *Prometheus {
+	t.Helper()
 	bin := Binary(t)
 	dir := t.TempDir()
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\nscrape_configs:\n  - job_name: mcpdeck\n    static_configs:\n", interval, interval)
+	fmt.Fprintf(&cfg, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n", interval, interval, interval)
+	if len(ruleFiles) > 0 {
+		cfg.WriteString("rule_files:\n")
+		for _, f := range ruleFiles {
+			fmt.Fprintf(&cfg, "  - %q\n", f)
+		}
+	}
+	cfg.WriteString("scrape_configs:\n  - job_name: mcpdeck\n    static_configs:\n")
 	for _, tg := range targets {
 		fmt.Fprintf(&cfg, "      - targets: [%q]\n", tg.Addr)
 		if len(tg.Labels) > 0 {
