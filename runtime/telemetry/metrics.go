@@ -40,8 +40,8 @@ type meters struct {
 	opDuration, sessionDuration, pingDuration metric.Float64Histogram
 
 	state, info, attempts, gaveUp, outstanding, gatewayClients, lastError metric.Int64ObservableGauge
-	restarts, notifications, dropped, late, noise                 metric.Int64ObservableCounter
-	gatewayCalls, spansDropped                                    metric.Int64ObservableCounter
+	restarts, notifications, dropped, late, noise                         metric.Int64ObservableCounter
+	gatewayCalls, spansDropped                                            metric.Int64ObservableCounter
 
 	states     []string
 	knownState map[string]bool
