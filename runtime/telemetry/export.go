@@ -63,14 +63,14 @@ type exportQueue struct {
 	dropped  atomic.Uint64
 	exported atomic.Uint64
 
-	flush    chan chan struct{} // ForceFlush requests
-	stop     chan struct{}      // closed by Shutdown
+	flush chan chan struct{} // ForceFlush requests
+	stop  chan struct{}      // closed by Shutdown
 	// abort ends the export under way: Shutdown cancels it when its own
 	// deadline passes, so no export outlives it (retrying a collector
 	// that is down for up to OTEL_BSP_EXPORT_TIMEOUT).
 	abortCtx context.Context
 	abort    context.CancelFunc
-	done     chan struct{}      // closed when run has exported its last batch
+	done     chan struct{} // closed when run has exported its last batch
 	stopOnce sync.Once
 
 	// failing is touched only by run: whether the last export failed, so a
