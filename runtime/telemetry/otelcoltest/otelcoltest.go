@@ -148,7 +148,7 @@ service:
 	}
 	c.cmd = exec.Command(bin, "--config", "file:"+cfgPath)
 	c.cmd.Stdout, c.cmd.Stderr = c, c
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	dieWithParent(c.cmd)
 	if err := c.cmd.Start(); err != nil {
 		t.Fatalf("starting the collector: %v", err)
 	}
