@@ -20,24 +20,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// alertmanagerBinary is Debian's Alertmanager (package
-// prometheus-alertmanager, which .ci/run installs); without it the test is
-// skipped, and fails under CI=true.
-func alertmanagerBinary(t *testing.T) string {
-	for _, name := range []string{"prometheus-alertmanager", "alertmanager"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	msg := "no Alertmanager on PATH: install Debian's prometheus-alertmanager package (.ci/run does)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
+	"mcpdeck/runtime/fleet/fleettest"
+)
 
 func freePort(t *testing.T) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -62,7 +47,7 @@ func rawHook(t *testing.T) (*httptest.Server, chan []byte) {
 // startAlertmanager runs a real Alertmanager on loopback that sends every
 // alert, grouped by all its labels, to hookURL at once.
 func startAlertmanager(t *testing.T, hookURL string) string {
-	bin := alertmanagerBinary(t)
+	bin := fleettest.Tool(t, "prometheus-alertmanager", "prometheus-alertmanager")
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`route:
   receiver: hook

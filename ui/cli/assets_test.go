@@ -18,22 +18,6 @@ import (
 	"mcpdeck/runtime/fleet/fleettest"
 )
 
-// promtool is Debian's promtool (package prometheus, which .ci/run
-// installs); without it the test is skipped, and fails under CI=true.
-func promtool(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("promtool")
-	if err == nil {
-		return p
-	}
-	msg := "no promtool on PATH: install Debian's prometheus package (apt-get install prometheus); .ci/run does"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
 // TestAssetsCommand: mcpdeck assets prints each shipped file as it is
 // embedded, lists them without a name, and refuses an unknown one.
 func TestAssetsCommand(t *testing.T) {
@@ -62,7 +46,7 @@ func TestAssetsCommand(t *testing.T) {
 // promtool check rules, and their unit tests (each alert pending, then
 // firing, on series shaped like monitor's) pass promtool test rules.
 func TestShippedPrometheusRules(t *testing.T) {
-	bin := promtool(t)
+	bin := fleettest.Tool(t, "promtool", "prometheus")
 	h := newHeadless(t, map[string]map[string]any{})
 	dir := t.TempDir()
 	rules, tests := filepath.Join(dir, "mcpdeck-alerts.yml"), filepath.Join(dir, "mcpdeck-alerts.test.yml")

@@ -43,11 +43,19 @@ type Prometheus struct {
 // is none (failing under CI=true, where .ci/run installs it).
 func Binary(t testing.TB) string {
 	t.Helper()
-	p, err := exec.LookPath("prometheus")
+	return Tool(t, "prometheus", "prometheus")
+}
+
+// Tool returns the executable name from Debian's package pkg (prometheus,
+// promtool, prometheus-alertmanager), skipping the test when there is
+// none, and failing under CI=true, where .ci/run installs them.
+func Tool(t testing.TB, name, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
 	if err == nil {
 		return p
 	}
-	msg := "no prometheus on PATH: install Debian's prometheus package (apt-get install prometheus); .ci/run does"
+	msg := fmt.Sprintf("no %s on PATH: install Debian's %s package (apt-get install %s); .ci/run does", name, pkg, pkg)
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}
