@@ -216,8 +216,8 @@ func TestRedactURL(t *testing.T) {
 		"https://user:pw@hooks.example/x?token=1": "https://hooks.example/x",
 		"http://h:9/p": "http://h:9/p",
 	} {
-		if got := redactURL(in); got != want {
-			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

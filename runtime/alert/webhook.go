@@ -92,7 +92,7 @@ func (w *Webhook) Send(ctx context.Context, a Alert) error {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrDelivery, redactURL(w.URL), err)
+		return fmt.Errorf("%w: %s: %w", ErrDelivery, RedactURL(w.URL), err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if w.UserAgent != "" {
@@ -112,12 +112,12 @@ func (w *Webhook) Send(ctx context.Context, a Alert) error {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return fmt.Errorf("%w: POST %s: %w", ErrDelivery, redactURL(w.URL), err)
+		return fmt.Errorf("%w: POST %s: %w", ErrDelivery, RedactURL(w.URL), err)
 	}
 	defer resp.Body.Close()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%w: POST %s answered %s: %s", ErrDelivery, redactURL(w.URL), resp.Status, strings.TrimSpace(string(snippet)))
+		return fmt.Errorf("%w: POST %s answered %s: %s", ErrDelivery, RedactURL(w.URL), resp.Status, strings.TrimSpace(string(snippet)))
 	}
 	return nil
 }
@@ -127,9 +127,9 @@ func (w *Webhook) Send(ctx context.Context, a Alert) error {
 // credentials) somewhere not configured.
 var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
-// redactURL keeps a webhook URL's scheme, host and path for messages, and
-// drops its query and user info, where tokens tend to be.
-func redactURL(raw string) string {
+// RedactURL keeps a webhook URL's scheme, host and path for messages and
+// logs, and drops its query and user info, where tokens tend to be.
+func RedactURL(raw string) string {
 	s, _, _ := strings.Cut(raw, "?")
 	if scheme, rest, ok := strings.Cut(s, "://"); ok {
 		if at := strings.LastIndex(strings.SplitN(rest, "/", 2)[0], "@"); at >= 0 {

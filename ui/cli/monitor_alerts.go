@@ -73,7 +73,7 @@ func startAlerts(ctx context.Context, log *slog.Logger, rt *runtime.Controller, 
 	}
 	attrs := []any{"rules", names, "defaults", settings.Rules == nil}
 	if hook != nil {
-		attrs = append(attrs, "webhook", redactedURL(hook.URL))
+		attrs = append(attrs, "webhook", alert.RedactURL(hook.URL))
 	}
 	log.Info("evaluating alert rules", attrs...)
 	return a, nil
@@ -212,14 +212,4 @@ func hostName() string {
 		return h
 	}
 	return "unknown"
-}
-
-// redactedURL drops a URL's query and user info for the log.
-func redactedURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	return u.String()
 }
