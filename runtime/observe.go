@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/mcphttp"
 	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/telemetry"
 )
@@ -193,4 +195,29 @@ func initializeWire(p mcp.InitializeParams, trace map[string]any) any {
 		p.Meta = meta
 	}
 	return p
+}
+
+// probeSpan opens the span of the HTTP era probe, a server/discover sent
+// as a raw exchange (mcphttp.Probe) rather than on a connection; the
+// function it returns ends it with the probe's answer: the JSON-RPC error
+// code, or (_OTHER) the HTTP status of a legacy server's refusal.
+func (s *session) probeSpan(ctx context.Context) func(mcphttp.ProbeResult, error) {
+	tel := s.c.opts.Telemetry
+	if !tel.Enabled() {
+		return func(mcphttp.ProbeResult, error) {}
+	}
+	_, sp := tel.StartRequest(ctx, s.requestInfo(mcp.MethodDiscover, ""))
+	sp.SetRequestID("0")
+	return func(res mcphttp.ProbeResult, err error) {
+		switch {
+		case err != nil:
+			sp.End(err, errorType(err, false))
+		case res.Error != nil:
+			sp.End(res.Error, telemetry.ErrorTypeForCode(res.Error.Code))
+		case !res.Modern:
+			sp.End(fmt.Errorf("HTTP %d: %s", res.Status, res.Reason), telemetry.ErrorTypeOther)
+		default:
+			sp.End(nil, "")
+		}
+	}
 }

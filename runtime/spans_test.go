@@ -184,3 +184,21 @@ func TestModernRequestsAreSpans(t *testing.T) {
 		t.Error("no operation duration for server/discover")
 	}
 }
+
+// The HTTP era probe (a server/discover sent as a raw exchange, before
+// any connection) is a span under connect too.
+func TestHTTPProbeIsASpan(t *testing.T) {
+	url, _ := sdkServer(t)
+	srv := config.Server{Name: "remote", Transport: config.TransportHTTP, URL: url, Enabled: true,
+		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+	c, col := tracedController(t, srv)
+	enable(t, c)
+	connect := col.waitSpan(t, "connect")
+	probe := col.waitSpan(t, "server/discover")
+	a := attrs(probe)
+	if hex.EncodeToString(probe.GetParentSpanId()) != hex.EncodeToString(connect.GetSpanId()) || a["network.transport"] != "tcp" ||
+		a["jsonrpc.request.id"] != "0" || a["mcpdeck.server.name"] != "remote" {
+		t.Errorf("probe span: parent %x (connect %x) attributes %v", probe.GetParentSpanId(), connect.GetSpanId(), a)
+	}
+	t.Logf("probe: %v; connect: %v", a, attrs(connect))
+}
