@@ -8,6 +8,7 @@ package mixin
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 
 	"github.com/google/go-jsonnet"
@@ -62,3 +63,6 @@ func Render(config string) (rules, dashboard []byte, err error) {
 	}
 	return []byte(Header + text + "\n"), []byte(dash + "\n"), nil
 }
+
+// unquote reads the JSON string a jsonnet snippet evaluates to.
+func unquote(s string, out *string) error { return json.Unmarshal([]byte(s), out) }
