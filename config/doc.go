@@ -219,6 +219,32 @@
 // a boundary too. When several files have a gateway block, the nearest one
 // is used.
 //
+// # Alerts
+//
+// The optional top-level "alerts" block governs the alert rules mcpdeck
+// monitor evaluates (see runtime/alert):
+//
+//	webhook             where each firing and resolved alert is POSTed, in
+//	                    Alertmanager's webhook payload: "URL", or {"url": URL,
+//	                    "headers": {"Authorization": "Bearer ${env:T}"},
+//	                    "timeout": "10s"}; --config and user files only
+//	                    (monitor --alert-webhook wins)
+//	repeatInterval      how often a firing alert is sent again (default 4h)
+//	evaluationInterval  how often the rules are evaluated (default 5s)
+//	labels              {"name": "value"} added to every alert
+//	rules               [{"alert": NAME, "condition": C, "for": "1m", ...}];
+//	                    without it the default rules apply, and [] turns
+//	                    every rule off
+//
+// A rule's condition is one of failed, degraded, reconnects_given_up,
+// latency_p95 (with "threshold", the bound on the p95, and optionally
+// "window", default 5m, and "method", e.g. "ping" or "tools/call"),
+// tool_changed and login_expired. "for" is how long it must hold before the
+// alert fires; "servers" narrows it to server names matching globs;
+// "severity", "labels" and "annotations" are added to what is sent. When
+// several files have an alerts block, the nearest one is used, with the
+// webhook of the next one that has a webhook when it has none.
+//
 // # Discovery
 //
 // See Load. Each server records its source file and scope; a name defined in

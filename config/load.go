@@ -46,6 +46,9 @@ type Config struct {
 	// Gateway is the "gateway" block of the nearest file that has one
 	// (the same precedence as servers); nil when none has.
 	Gateway *Gateway
+	// Alerts is the "alerts" block of the nearest file that has one; nil
+	// when none has (mcpdeck monitor then applies its default rules).
+	Alerts *Alerts
 }
 
 // Server returns the server called name.
@@ -133,7 +136,20 @@ func Load(opts LoadOptions) (*Config, error) {
 		f := File{Path: c.path, Scope: c.scope, Hash: contentHash(data)}
 		f.Unapproved = !opts.approved(f)
 		names = append(names, c.path)
-		servers, gw, warns, err := parseFile(c.path, data, c.scope, opts)
+		servers, blocks, warns, err := parseFile(c.path, data, c.scope, opts)
+		switch al := blocks.alerts; {
+		case al == nil:
+		case cfg.Alerts == nil:
+			cfg.Alerts = al
+		case cfg.Alerts.Webhook == nil && al.Webhook != nil:
+			// A project's rules do not drop the user's webhook, which a
+			// project file cannot set.
+			cfg.Alerts.Webhook = al.Webhook
+		default:
+			cfg.Warnings = append(cfg.Warnings, Diagnostic{Pos: al.Pos, Field: "alerts",
+				Message: fmt.Sprintf("is ignored: %s defines the alerts block in effect", cfg.Alerts.Source)})
+		}
+		gw := blocks.gateway
 		if gw != nil && cfg.Gateway == nil {
 			cfg.Gateway = gw
 		} else if gw != nil {

@@ -30,12 +30,18 @@ func Parse(path string, data []byte, scope Scope, opts LoadOptions) ([]Server, [
 	return servers, warns, err
 }
 
-// parseFile is Parse that also returns the file's gateway block (nil when
-// it has none, or when the file has problems).
-func parseFile(path string, data []byte, scope Scope, opts LoadOptions) ([]Server, *Gateway, []Diagnostic, error) {
+// fileBlocks are a file's top-level blocks besides its servers: nil when
+// it has none, or when the file has problems.
+type fileBlocks struct {
+	gateway *Gateway
+	alerts  *Alerts
+}
+
+// parseFile is Parse that also returns the file's gateway and alerts blocks.
+func parseFile(path string, data []byte, scope Scope, opts LoadOptions) ([]Server, fileBlocks, []Diagnostic, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, fileBlocks{}, nil, err
 	}
 	p := newParser(path, data, scope, opts)
 	p.unapproved = !opts.approved(File{Path: path, Scope: scope, Hash: contentHash(data)})
@@ -45,11 +51,11 @@ func parseFile(path string, data []byte, scope Scope, opts LoadOptions) ([]Serve
 	if len(p.errs) > 0 {
 		sortDiagnostics(p.errs, nil)
 		if opts.KeepInvalid {
-			return servers, nil, p.warns, Errors(p.errs) // Load keeps the servers marked Invalid
+			return servers, fileBlocks{}, p.warns, Errors(p.errs) // Load keeps the servers marked Invalid
 		}
-		return nil, nil, p.warns, Errors(p.errs)
+		return nil, fileBlocks{}, p.warns, Errors(p.errs)
 	}
-	return servers, p.gateway, p.warns, nil
+	return servers, fileBlocks{gateway: p.gateway, alerts: p.alerts}, p.warns, nil
 }
 
 // parser holds the state of parsing one file.
@@ -61,6 +67,7 @@ type parser struct {
 	baseDir string // where relative cwd and envFile paths resolve
 	exp     *expander
 	gateway *Gateway // the file's "gateway" block, if any
+	alerts  *Alerts  // the file's "alerts" block, if any
 	lines   []int    // byte offset of each line start, built on first use
 	// unapproved is set for a project file whose content is not approved:
 	// nothing it names is read, and no value it expanded to is quoted.
@@ -166,7 +173,7 @@ func (p *parser) parseFile() []Server {
 		p.errorf(root.StartOffset, "", "", `the top level must be an object like {"mcpServers": {...}}, not %s`, kindName(root.Value.Kind()))
 		return nil
 	}
-	var servers, disabled, inputs, gateway *member
+	var servers, disabled, inputs, gateway, alerts *member
 	var serversKey string
 	for _, m := range p.members(obj, "", "") {
 		switch m.name {
@@ -182,6 +189,8 @@ func (p *parser) parseFile() []Server {
 			inputs = &m
 		case "gateway":
 			gateway = &m
+		case "alerts":
+			alerts = &m
 		case "envInherit":
 			if inh, ok := p.envInherit(m.value, "", m.name); ok {
 				p.inherit = inh
@@ -195,6 +204,7 @@ func (p *parser) parseFile() []Server {
 	}
 	p.exp.inputs = p.parseInputs(inputs)
 	p.gateway = p.parseGateway(gateway)
+	p.alerts = p.parseAlerts(alerts)
 	if servers == nil {
 		p.warnf(root.StartOffset, "", "", `no "mcpServers" or "servers" object; this file defines no servers`)
 		return nil

@@ -22,6 +22,17 @@ import (
 // was opened): the controller closes it in the background, so the failure
 // shows at once, not after the stop sequence.
 func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server, report func(State)) (*session, connInfo, error) {
+	ctx, span := c.connectSpan(ctx, cfg)
+	s, info, err := c.establish(ctx, gen, cfg, report)
+	if err == nil {
+		span.SetProtocol(info.init.ProtocolVersion, eraName(info.init.ProtocolVersion))
+	}
+	span.End(err, errorType(err, false))
+	return s, info, err
+}
+
+// establish is connect inside its span.
+func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Server, report func(State)) (*session, connInfo, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, cfg.StartupTimeout,
 		fmt.Errorf("%w: not ready within the startup timeout of %s (raise startupTimeout in the server's configuration)", jsonrpc.ErrTimeout, cfg.StartupTimeout))
 	defer cancel()
@@ -80,7 +91,9 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.Capabilities.Logging != nil && level != "" {
 		// A server that declares logging but rejects the level still
 		// works. (A modern server gets the level in every request's _meta.)
-		_, _ = s.conn.Call(ctx, mcp.MethodSetLevel, mcp.SetLevelParams{Level: mcp.LogLevel(level)})
+		_, _ = s.sendOwn(ctx, ownRequest{method: mcp.MethodSetLevel, params: func(trace map[string]any) any {
+			return s.wire(map[string]any{"level": level}, "", trace)
+		}})
 	}
 	info.init = s.init
 	info.lists, info.leaks = l, leaks(l)
@@ -152,6 +165,9 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 			return nil, err
 		}
 		stream = st
+		if st, ok := st.(interface{ SessionID() string }); ok {
+			s.sessionID = st.SessionID
+		}
 	}
 	s.conn = jsonrpc.NewConn(stream, opts)
 	s.started = time.Now()
@@ -225,7 +241,8 @@ func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
 	if err != nil {
 		return err
 	}
-	raw, err := s.conn.Call(ctx, mcp.MethodInitialize, params, jsonrpc.WithoutCancelNotification())
+	raw, err := s.sendOwn(ctx, ownRequest{method: mcp.MethodInitialize, params: func(trace map[string]any) any { return initializeWire(params, trace) },
+		opts: []jsonrpc.CallOption{jsonrpc.WithoutCancelNotification()}})
 	return s.finishInitialize(ctx, raw, err, versions, pref)
 }
 

@@ -164,14 +164,15 @@ func (s *session) listenOnce(f mcp.SubscriptionFilter, acked func()) error {
 	defer cancel(nil)
 	ids := make(chan *mcp.Subscription, 1)
 	done := make(chan error, 1)
-	params := s.wire(map[string]any{"notifications": f}, "", nil)
 	if !s.spawn(func() {
-		_, err := s.conn.Call(ctx, mcp.MethodListen, params, jsonrpc.WithLabel("listen"), jsonrpc.WithIDFunc(func(id uint64) {
-			s.setListen(func(i *ListenInfo) {
-				*i = ListenInfo{State: ListenPending, ID: id, Requested: f, Since: time.Now(), Opens: i.Opens + 1, Err: i.Err}
-			})
-			ids <- s.router.Open(mcp.IDKey(id), s.deliverListen)
-		}))
+		_, err := s.sendOwn(ctx, ownRequest{method: mcp.MethodListen, stream: true, opts: []jsonrpc.CallOption{jsonrpc.WithLabel("listen")},
+			params: func(trace map[string]any) any { return s.wire(map[string]any{"notifications": f}, "", trace) },
+			onID: func(id uint64) {
+				s.setListen(func(i *ListenInfo) {
+					*i = ListenInfo{State: ListenPending, ID: id, Requested: f, Since: time.Now(), Opens: i.Opens + 1, Err: i.Err}
+				})
+				ids <- s.router.Open(mcp.IDKey(id), s.deliverListen)
+			}})
 		done <- err
 	}) {
 		return ErrClosed

@@ -181,7 +181,8 @@ func (s *session) paginate(ctx context.Context, method string, l *lists) (Listin
 		raw, received := cached.raw, cached.hint.Received
 		if !fromCache {
 			var err error
-			if raw, err = s.conn.Call(ctx, method, s.wire(pageParams(cursor), "", nil)); err != nil {
+			page := func(trace map[string]any) any { return s.wire(pageParams(cursor), "", trace) }
+			if raw, err = s.sendOwn(ctx, ownRequest{method: method, params: page}); err != nil {
 				return listing, fmt.Errorf("%s: %w", method, err)
 			}
 			received = time.Now()

@@ -2,10 +2,15 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
+	"mcpdeck/config"
+	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/mcphttp"
 	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/telemetry"
 )
@@ -29,6 +34,7 @@ func (c *Controller) TelemetryStats() []telemetry.ServerStats {
 			Era:                  eraName(v.ProtocolVersion),
 			Restarts:             uint64(max(v.Restarts, 0)),
 			Attempts:             uint64(max(v.Attempts, 0)),
+			GaveUp:               v.GaveUp,
 			Notifications:        v.Counters.Notifications,
 			DroppedNotifications: v.Counters.DroppedEvents,
 			LateResponses:        v.Counters.LateResponses,
@@ -64,14 +70,81 @@ func (s *session) startSpan(ctx context.Context, method, target string, meta map
 		telemetry.Inject(ctx, meta)
 		return ctx, nil
 	}
+	info := s.requestInfo(method, target)
+	ctx, sp := tel.StartRequest(ctx, info)
+	telemetry.Inject(ctx, meta)
+	return ctx, sp
+}
+
+// requestInfo describes a request of this session to telemetry.
+func (s *session) requestInfo(method, target string) telemetry.RequestInfo {
 	info := telemetry.RequestInfo{Method: method, Target: target, Server: s.name, Transport: s.cfg.Transport.String(),
 		ProtocolVersion: s.init.ProtocolVersion, Era: eraName(s.init.ProtocolVersion)}
 	if s.cfg.Transport != "stdio" {
 		info.URL = s.cfg.URL
 	}
-	ctx, sp := tel.StartRequest(ctx, info)
-	telemetry.Inject(ctx, meta)
-	return ctx, sp
+	if s.sessionID != nil {
+		info.SessionID = s.sessionID()
+	}
+	return info
+}
+
+// ownRequest is a request the runtime sends on its own rather than for a
+// caller: the handshake, the era probe, list pages, health probes,
+// logging/setLevel, the listen stream, a task's polls.
+type ownRequest struct {
+	method, target string
+	// params builds the params, given the _meta keys of the request's
+	// trace context (empty when there is none); nil sends none.
+	params func(trace map[string]any) any
+	onID   func(uint64) // told the id before the request is sent
+	stream bool         // the answer ends a long-lived stream (listen)
+	opts   []jsonrpc.CallOption
+}
+
+// sendOwn sends one of the runtime's own requests inside a CLIENT span of
+// its own, with the conventions' attributes and its trace context in
+// _meta, as a caller's requests are (session.call): so every request the
+// runtime makes is a span, and a trace shows pings and list pages too.
+//
+// These hooks sit at each place the runtime sends on its own; the
+// restructured request path (one chain of links every request goes down)
+// does the same in its span link, and they go away with it.
+func (s *session) sendOwn(ctx context.Context, r ownRequest) (json.RawMessage, error) {
+	trace := map[string]any{}
+	var sp *telemetry.Span
+	if tel := s.c.opts.Telemetry; tel.Enabled() {
+		info := s.requestInfo(r.method, r.target)
+		info.Stream = r.stream
+		ctx, sp = tel.StartRequest(ctx, info)
+	}
+	telemetry.Inject(ctx, trace)
+	opts := r.opts
+	if sp != nil || r.onID != nil {
+		opts = append(opts[:len(opts):len(opts)], jsonrpc.WithIDFunc(func(id uint64) {
+			sp.SetRequestID(jsonrpc.FormatID(id))
+			if r.onID != nil {
+				r.onID(id)
+			}
+		}))
+	}
+	var params any
+	if r.params != nil {
+		params = r.params(trace)
+	}
+	raw, err := s.conn.Call(ctx, r.method, params, opts...)
+	endSpan(sp, raw, err)
+	return raw, err
+}
+
+// connectSpan starts the span of a connection attempt (telemetry's
+// StartConnect).
+func (c *Controller) connectSpan(ctx context.Context, cfg config.Server) (context.Context, *telemetry.Span) {
+	info := telemetry.RequestInfo{Server: cfg.Name, Transport: cfg.Transport.String()}
+	if cfg.Transport != config.TransportStdio {
+		info.URL = cfg.URL
+	}
+	return c.opts.Telemetry.StartConnect(ctx, info)
 }
 
 // errorType is the conventions' error.type of a request's outcome: "" for
@@ -110,4 +183,41 @@ func (s *session) recordSessionEnd() {
 		}
 	}
 	tel.RecordSession(end)
+}
+
+// initializeWire is initialize's params with the trace context in _meta,
+// when there is one.
+func initializeWire(p mcp.InitializeParams, trace map[string]any) any {
+	if len(trace) == 0 {
+		return p
+	}
+	if meta, err := json.Marshal(trace); err == nil {
+		p.Meta = meta
+	}
+	return p
+}
+
+// probeSpan opens the span of the HTTP era probe, a server/discover sent
+// as a raw exchange (mcphttp.Probe) rather than on a connection; the
+// function it returns ends it with the probe's answer: the JSON-RPC error
+// code, or (_OTHER) the HTTP status of a legacy server's refusal.
+func (s *session) probeSpan(ctx context.Context) func(mcphttp.ProbeResult, error) {
+	tel := s.c.opts.Telemetry
+	if !tel.Enabled() {
+		return func(mcphttp.ProbeResult, error) {}
+	}
+	_, sp := tel.StartRequest(ctx, s.requestInfo(mcp.MethodDiscover, ""))
+	sp.SetRequestID("0")
+	return func(res mcphttp.ProbeResult, err error) {
+		switch {
+		case err != nil:
+			sp.End(err, errorType(err, false))
+		case res.Error != nil:
+			sp.End(res.Error, telemetry.ErrorTypeForCode(res.Error.Code))
+		case !res.Modern:
+			sp.End(fmt.Errorf("HTTP %d: %s", res.Status, res.Reason), telemetry.ErrorTypeOther)
+		default:
+			sp.End(nil, "")
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -110,20 +109,10 @@ func histogramCount(fam *dto.MetricFamily, labels map[string]string) uint64 {
 // the conventions' operation duration per tool, ping latencies, session
 // durations, and the servers' counters at collection time.
 func TestTelemetryThroughTheRuntime(t *testing.T) {
-	for _, k := range []string{"OTEL_SDK_DISABLED", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} {
-		t.Setenv(k, "")
-	}
-	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "10")
-	col, url := newCollector(t)
-	tel, err := telemetry.New(telemetry.Options{Metrics: true, OTLPEndpoint: url, States: allStateNames()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 	demo := demoServer("demo")
 	demo.PingInterval = 50 * time.Millisecond
-	c := New(Options{Config: configOf(demo), StopGrace: time.Second, Telemetry: tel})
-	t.Cleanup(func() { _ = c.Shutdown(ctxFor(t, 20*time.Second)) })
+	c, col := tracedController(t, demo)
+	tel := c.opts.Telemetry
 	rec := record(t, c)
 	enable(t, c)
 	if _, err := c.Call(ctxFor(t, 10*time.Second), CallRequest{Server: "demo", Tool: "echo", Arguments: json.RawMessage(`{"text":"traced"}`)}); err != nil {

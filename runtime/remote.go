@@ -86,7 +86,9 @@ func (s *session) probeHTTP(ctx context.Context, opts mcphttp.Options, pref mcp.
 		if err != nil {
 			return negotiated{}, err
 		}
+		end := s.probeSpan(ctx)
 		res, err := mcphttp.Probe(ctx, opts, frame)
+		end(res, err)
 		if err != nil {
 			return negotiated{}, err
 		}

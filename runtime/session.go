@@ -44,6 +44,9 @@ type session struct {
 	decided       *negotiated         // remote: the era the HTTP probe decided, before the handshake
 	discovered    *mcp.DiscoverResult // modern: what server/discover said
 	remote        bool                // Streamable HTTP or SSE, not stdio
+	// sessionID is the HTTP transport's MCP-Session-Id ("" for none), for
+	// the spans' mcp.session.id; nil for stdio.
+	sessionID func() string
 
 	eraDecision EraDecision // how the era was decided
 	fromMemory  bool        // the handshake started from a remembered era
@@ -374,7 +377,7 @@ func (s *session) healthMethod() string {
 
 // healthCheck sends one health probe.
 func (s *session) healthCheck(ctx context.Context) error {
-	_, err := s.conn.Call(ctx, s.healthMethod(), s.wire(nil, "", nil))
+	_, err := s.sendOwn(ctx, ownRequest{method: s.healthMethod(), params: func(trace map[string]any) any { return s.wire(nil, "", trace) }})
 	return err
 }
 

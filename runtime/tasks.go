@@ -43,9 +43,9 @@ func (s *session) taskRequest(ctx context.Context, ac *activeCall, method, taskI
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	raw, err := s.conn.Call(ctx, method, s.wire(params, "", nil), jsonrpc.WithLabel(ac.tool), jsonrpc.WithIDFunc(func(id uint64) {
-		ac.addPoll(&s.active, id)
-	}))
+	raw, err := s.sendOwn(ctx, ownRequest{method: method, target: ac.tool, opts: []jsonrpc.CallOption{jsonrpc.WithLabel(ac.tool)},
+		params: func(trace map[string]any) any { return s.wire(params, "", trace) },
+		onID:   func(id uint64) { ac.addPoll(&s.active, id) }})
 	if err != nil {
 		return nil, fmt.Errorf("%s for task %s: %w", method, taskID, err)
 	}

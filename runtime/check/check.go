@@ -25,6 +25,7 @@ import (
 	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/auth"
+	"mcpdeck/runtime/telemetry"
 )
 
 // ErrInvalidOptions is wrapped by Options.Validate for options that cannot
@@ -233,6 +234,9 @@ type Options struct {
 	// with the tokens it stores; nil checks without (such a server then
 	// fails initialization with "needs login").
 	Auth *auth.Manager
+	// Telemetry gets a span for every request the check sends; nil sends
+	// none.
+	Telemetry *telemetry.Telemetry
 }
 
 // Validate reports options that cannot run.

@@ -77,6 +77,7 @@ func newChecker(ctx context.Context, srv config.Server, opts Options, progress f
 		Elicitor:       opts.Elicitor,
 		Roots:          opts.Roots,
 		LogLevel:       opts.LogLevel,
+		Telemetry:      opts.Telemetry,
 	})
 	if opts.OnController != nil {
 		opts.OnController(c.rt)

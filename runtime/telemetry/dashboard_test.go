@@ -90,7 +90,7 @@ func dashboardQueries(t *testing.T, raw []byte) []query {
 var (
 	matcherBlock = regexp.MustCompile(`\{([^{}]*)\}`)
 	matcherLabel = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)`)
-	grouping     = regexp.MustCompile(`\b(?:by|without)\s*\(([^)]*)\)`)
+	grouping     = regexp.MustCompile(`\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)`)
 	labelValues  = regexp.MustCompile(`label_values\((.*),\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)`)
 	ourMetric    = regexp.MustCompile(`\b(?:mcp|mcpdeck)_[A-Za-z0-9_]+\b`)
 	legendLabel  = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
@@ -121,18 +121,16 @@ func parseQuery(expr string) (metrics, labels []string) {
 	return metrics, labels
 }
 
-// TestGrafanaDashboard: the dashboard is valid JSON, every metric it
-// queries is one this package exports with that type, and every label it
-// filters, groups or names series by exists on those metrics in a real
-// scrape.
-func TestGrafanaDashboard(t *testing.T) {
-	raw, err := os.ReadFile(dashboardPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	queries := dashboardQueries(t, raw)
+// exposition is a real scrape where every metric and label exists, for
+// checking the shipped dashboard and rules against.
+type exposition struct {
+	fams  map[string]*dto.MetricFamily
+	types map[string]string // Prometheus name → type, from PromNames
+	used  map[string]bool   // families a checked query used
+}
 
-	// A scrape where every metric and label exists.
+func newExposition(t *testing.T) *exposition {
+	t.Helper()
 	clearOTelEnv(t)
 	src := &fakeSource{gw: GatewayStats{Clients: 1, Calls: 1}}
 	src.set(ServerStats{Server: "demo", State: "ready", Transport: "stdio", ProtocolVersion: "2025-11-25", Era: EraLegacy,
@@ -143,61 +141,84 @@ func TestGrafanaDashboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fams := scrape(t, ms.URL())
-	types := map[string]string{}
+	e := &exposition{fams: scrape(t, ms.URL()), types: map[string]string{}, used: map[string]bool{}}
 	for _, pm := range PromNames() {
-		types[pm.Name] = pm.Type
+		e.types[pm.Name] = pm.Type
 	}
-	// family resolves a series name to its family: a histogram's _bucket,
-	// _count and _sum belong to it.
-	family := func(name string) (*dto.MetricFamily, bool) {
-		if _, ok := types[name]; ok {
-			return fams[name], true
+	return e
+}
+
+// family resolves a series name to its family: a histogram's _bucket,
+// _count and _sum belong to it.
+func (e *exposition) family(name string) (*dto.MetricFamily, bool) {
+	if _, ok := e.types[name]; ok {
+		return e.fams[name], true
+	}
+	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+		base, ok := strings.CutSuffix(name, suffix)
+		if ok && e.types[base] == "histogram" {
+			return e.fams[base], true
 		}
-		for _, suffix := range []string{"_bucket", "_count", "_sum"} {
-			base, ok := strings.CutSuffix(name, suffix)
-			if ok && types[base] == "histogram" {
-				return fams[base], true
+	}
+	return nil, false
+}
+
+// check reports every metric of expr that mcpdeck does not export, and
+// every label among labels (and those expr filters and groups by) that
+// none of its metrics carries. It returns expr's metrics and labels.
+func (e *exposition) check(t *testing.T, where, expr string, labels []string) ([]string, []string) {
+	t.Helper()
+	metrics, own := parseQuery(expr)
+	labels = append(own, labels...)
+	have := map[string]bool{"instance": true, "job": true}
+	for _, name := range metrics {
+		fam, ok := e.family(name)
+		if !ok {
+			t.Errorf("%s: %s is not a metric mcpdeck exports (%q)", where, name, expr)
+			continue
+		}
+		if fam == nil {
+			t.Errorf("%s: %s is missing from the scrape", where, name)
+			continue
+		}
+		e.used[fam.GetName()] = true
+		if fam.GetType() == dto.MetricType_HISTOGRAM {
+			have["le"] = true
+		}
+		for _, m := range fam.GetMetric() {
+			for l := range labelsOf(m) {
+				have[l] = true
 			}
 		}
-		return nil, false
 	}
+	for _, l := range labels {
+		if !have[l] {
+			t.Errorf("%s: label %s is on none of %v (%q)", where, l, metrics, expr)
+		}
+	}
+	return metrics, labels
+}
 
-	used := map[string]bool{}
+// TestGrafanaDashboard: the dashboard is valid JSON, every metric it
+// queries is one this package exports with that type, and every label it
+// filters, groups or names series by exists on those metrics in a real
+// scrape.
+func TestGrafanaDashboard(t *testing.T) {
+	raw, err := os.ReadFile(dashboardPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := dashboardQueries(t, raw)
+	e := newExposition(t)
 	covers := map[string]bool{}
 	for _, q := range queries {
-		metrics, labels := parseQuery(q.expr)
+		var legend []string
+		for _, m := range legendLabel.FindAllStringSubmatch(q.legend, -1) {
+			legend = append(legend, m[1])
+		}
+		metrics, labels := e.check(t, q.where, q.expr, legend)
 		if len(metrics) == 0 {
 			t.Errorf("%s: %q queries none of mcpdeck's metrics", q.where, q.expr)
-		}
-		for _, m := range legendLabel.FindAllStringSubmatch(q.legend, -1) {
-			labels = append(labels, m[1])
-		}
-		have := map[string]bool{"instance": true, "job": true}
-		for _, name := range metrics {
-			fam, ok := family(name)
-			if !ok {
-				t.Errorf("%s: %s is not a metric mcpdeck exports (%q)", q.where, name, q.expr)
-				continue
-			}
-			if fam == nil {
-				t.Errorf("%s: %s is missing from the scrape", q.where, name)
-				continue
-			}
-			used[fam.GetName()] = true
-			if fam.GetType() == dto.MetricType_HISTOGRAM {
-				have["le"] = true
-			}
-			for _, m := range fam.GetMetric() {
-				for l := range labelsOf(m) {
-					have[l] = true
-				}
-			}
-		}
-		for _, l := range labels {
-			if !have[l] {
-				t.Errorf("%s: label %s is on none of %v (%q)", q.where, l, metrics, q.expr)
-			}
 		}
 		switch {
 		case strings.Contains(q.expr, "mcpdeck_server_state"):
@@ -216,7 +237,7 @@ func TestGrafanaDashboard(t *testing.T) {
 		}
 	}
 	for _, pm := range PromNames() {
-		if !used[pm.Name] {
+		if !e.used[pm.Name] {
 			t.Errorf("the dashboard never shows %s", pm.Name)
 		}
 	}

@@ -63,9 +63,14 @@ type exportQueue struct {
 	dropped  atomic.Uint64
 	exported atomic.Uint64
 
-	flush    chan chan struct{} // ForceFlush requests
-	stop     chan struct{}      // closed by Shutdown
-	done     chan struct{}      // closed when run has exported its last batch
+	flush chan chan struct{} // ForceFlush requests
+	stop  chan struct{}      // closed by Shutdown
+	// abort ends the export under way: Shutdown cancels it when its own
+	// deadline passes, so no export outlives it (retrying a collector
+	// that is down for up to OTEL_BSP_EXPORT_TIMEOUT).
+	abortCtx context.Context
+	abort    context.CancelFunc
+	done     chan struct{} // closed when run has exported its last batch
 	stopOnce sync.Once
 
 	// failing is touched only by run: whether the last export failed, so a
@@ -86,6 +91,7 @@ func newExportQueue(exp sdktrace.SpanExporter, log *slog.Logger, endpoint string
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	q.abortCtx, q.abort = context.WithCancel(context.Background())
 	go q.run()
 	return q
 }
@@ -124,14 +130,19 @@ func (q *exportQueue) ForceFlush(ctx context.Context) error {
 }
 
 // Shutdown exports what is queued, then shuts the exporter down. Spans
-// ended afterwards stay in the queue and are never exported.
+// ended afterwards stay in the queue and are never exported. When ctx
+// ends first, the export under way is given up (and its spans counted as
+// dropped) before Shutdown returns: nothing keeps running after it.
 func (q *exportQueue) Shutdown(ctx context.Context) error {
 	q.stopOnce.Do(func() { close(q.stop) })
 	select {
 	case <-q.done:
 	case <-ctx.Done():
+		q.abort()
+		<-q.done
 		return fmt.Errorf("flushing spans: %w", ctx.Err())
 	}
+	q.abort()
 	return q.exp.Shutdown(ctx)
 }
 
@@ -179,7 +190,7 @@ func (q *exportQueue) run() {
 
 // export sends one batch; on failure the batch is counted as dropped.
 func (q *exportQueue) export(batch []sdktrace.ReadOnlySpan) {
-	ctx, cancel := context.WithTimeout(context.Background(), q.timeout)
+	ctx, cancel := context.WithTimeout(q.abortCtx, q.timeout)
 	defer cancel()
 	err := q.exp.ExportSpans(ctx, batch)
 	if err != nil {

@@ -39,9 +39,9 @@ type meters struct {
 
 	opDuration, sessionDuration, pingDuration metric.Float64Histogram
 
-	state, info, attempts, outstanding, gatewayClients, lastError metric.Int64ObservableGauge
-	restarts, notifications, dropped, late, noise                 metric.Int64ObservableCounter
-	gatewayCalls, spansDropped                                    metric.Int64ObservableCounter
+	state, info, attempts, gaveUp, outstanding, gatewayClients, lastError metric.Int64ObservableGauge
+	restarts, notifications, dropped, late, noise                         metric.Int64ObservableCounter
+	gatewayCalls, spansDropped                                            metric.Int64ObservableCounter
 
 	states     []string
 	knownState map[string]bool
@@ -113,6 +113,7 @@ func (m *meters) instruments(meter metric.Meter) error {
 	m.state = gauge(MetricServerState, "1 for the state each server is in, 0 for every other state.", "")
 	m.info = gauge(MetricServerInfo, "Always 1; its attributes say each server's transport, protocol version and era.", "")
 	m.attempts = gauge(MetricReconnectAttempts, "Consecutive automatic reconnect attempts; back to 0 once the server is healthy.", "{attempt}")
+	m.gaveUp = gauge(MetricReconnectGaveUp, "1 while automatic reconnecting has given up on the server (it stays down until reconnected by hand or reloaded), else 0.", "")
 	m.outstanding = gauge(MetricOutstanding, "Requests waiting for a response.", "{request}")
 	m.lastError = gauge(MetricLastError, "When each server's last error happened (Unix time); its attributes say the error's kind and message. Absent while a server has had none.", "s")
 	m.restarts = counter(MetricRestarts, "Connections replaced after a failure or by request.", "{restart}")
@@ -127,7 +128,7 @@ func (m *meters) instruments(meter metric.Meter) error {
 		return err
 	}
 	_, err = meter.RegisterCallback(m.observe,
-		m.state, m.info, m.attempts, m.outstanding, m.lastError, m.restarts, m.notifications, m.dropped, m.late, m.noise,
+		m.state, m.info, m.attempts, m.gaveUp, m.outstanding, m.lastError, m.restarts, m.notifications, m.dropped, m.late, m.noise,
 		m.gatewayClients, m.gatewayCalls, m.spansDropped)
 	return err
 }

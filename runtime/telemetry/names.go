@@ -61,6 +61,7 @@ const (
 	MetricPingDuration      = "mcpdeck.server.ping.duration"
 	MetricRestarts          = "mcpdeck.server.restarts"
 	MetricReconnectAttempts = "mcpdeck.server.reconnect.attempts"
+	MetricReconnectGaveUp   = "mcpdeck.server.reconnect.gave_up"
 	MetricNotifications     = "mcpdeck.server.notifications"
 	MetricNotificationsDrop = "mcpdeck.server.notifications.dropped"
 	MetricOutstanding       = "mcpdeck.server.requests.outstanding"
@@ -84,6 +85,7 @@ func PromNames() map[string]PromMetric {
 		MetricPingDuration:      {"mcpdeck_server_ping_duration_seconds", "histogram"},
 		MetricRestarts:          {"mcpdeck_server_restarts_total", "counter"},
 		MetricReconnectAttempts: {"mcpdeck_server_reconnect_attempts", "gauge"},
+		MetricReconnectGaveUp:   {"mcpdeck_server_reconnect_gave_up", "gauge"},
 		MetricNotifications:     {"mcpdeck_server_notifications_total", "counter"},
 		MetricNotificationsDrop: {"mcpdeck_server_notifications_dropped_total", "counter"},
 		MetricOutstanding:       {"mcpdeck_server_requests_outstanding", "gauge"},

@@ -31,6 +31,11 @@ type RequestInfo struct {
 	// URL is the server's URL for remote servers; it gives server.address
 	// and server.port.
 	URL string
+	// Stream marks a request whose answer ends a long-lived stream
+	// (subscriptions/listen): its span lasts as long as the stream, and no
+	// operation duration is recorded, since that length says nothing of
+	// latency.
+	Stream bool
 }
 
 // Span is one request's CLIENT span and duration measurement. A nil *Span
@@ -41,6 +46,9 @@ type Span struct {
 	span  trace.Span // nil when traces are off
 	info  RequestInfo
 	start time.Time
+	// internal marks a span that is not one request (a connection
+	// attempt): no operation duration is recorded for it.
+	internal bool
 	// retries counts Retry calls, to number the rounds.
 	retries atomic.Int32
 	ended   atomic.Bool
@@ -61,6 +69,36 @@ func (t *Telemetry) StartRequest(ctx context.Context, info RequestInfo) (context
 			trace.WithAttributes(spanAttributes(info)...))
 	}
 	return ctx, s
+}
+
+// StartConnect starts the INTERNAL span of one connection attempt to a
+// server, named "connect": starting the process or dialing, the era
+// probe, the handshake and the first listing are its children, so one
+// trace shows how a server came up (or why it did not). Only Method-less
+// fields of info are read. End it with the attempt's outcome.
+func (t *Telemetry) StartConnect(ctx context.Context, info RequestInfo) (context.Context, *Span) {
+	if !t.TracesEnabled() {
+		return ctx, nil
+	}
+	s := &Span{t: t, info: info, start: time.Now(), internal: true}
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = appendTransport(attrs, info.Transport)
+	attrs = appendAddress(attrs, info.URL)
+	attrs = append(attrs, KeyServer.String(info.Server))
+	if info.Transport != "" {
+		attrs = append(attrs, KeyMCPTransport.String(info.Transport))
+	}
+	ctx, s.span = t.tracer.Start(ctx, "connect", trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(s.start), trace.WithAttributes(attrs...))
+	return ctx, s
+}
+
+// SetProtocol records the protocol revision and era a connection agreed
+// on, once they are known.
+func (s *Span) SetProtocol(version, era string) {
+	if s == nil || s.span == nil || version == "" {
+		return
+	}
+	s.span.SetAttributes(KeyProtocolVersion.String(version), KeyEra.String(era))
 }
 
 // Retry starts the span of the same operation sent again (an MRTR round
@@ -152,7 +190,7 @@ func (s *Span) End(err error, errorType string) {
 		}
 		s.span.End(trace.WithTimestamp(end))
 	}
-	if m := s.t.meters; m != nil {
+	if m := s.t.meters; m != nil && !s.internal && !s.info.Stream {
 		m.opDuration.Record(context.Background(), end.Sub(s.start).Seconds(),
 			metric.WithAttributeSet(m.operationAttributes(s.info, errorType, code, isCode)))
 	}

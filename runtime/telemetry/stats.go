@@ -22,6 +22,7 @@ type ServerStats struct {
 
 	Restarts             uint64 // connections replaced after a failure or by request
 	Attempts             uint64 // consecutive reconnect attempts; reset once healthy, so a gauge
+	GaveUp               bool   // automatic reconnecting stopped: down until reconnected by hand or reloaded
 	Notifications        uint64 // notifications received
 	DroppedNotifications uint64 // notifications dropped for slow subscribers
 	LateResponses        uint64 // responses that arrived after their request was cancelled
@@ -88,6 +89,11 @@ func (m *meters) observeServer(o metric.Observer, s ServerStats) {
 	o.ObserveInt64(m.info, 1, metric.WithAttributeSet(attribute.NewSet(info...)))
 	o.ObserveInt64(m.restarts, clampInt64(s.Restarts), server)
 	o.ObserveInt64(m.attempts, clampInt64(s.Attempts), server)
+	gaveUp := int64(0)
+	if s.GaveUp {
+		gaveUp = 1
+	}
+	o.ObserveInt64(m.gaveUp, gaveUp, server)
 	o.ObserveInt64(m.notifications, clampInt64(s.Notifications), server)
 	o.ObserveInt64(m.dropped, clampInt64(s.DroppedNotifications), server)
 	o.ObserveInt64(m.late, clampInt64(s.LateResponses), server)

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -305,3 +306,16 @@ func routeSDKErrors(log *slog.Logger) {
 
 // exportTimeout bounds one export, as OTEL_BSP_EXPORT_TIMEOUT (default 30 s).
 func exportTimeout() time.Duration { return envMillis("OTEL_BSP_EXPORT_TIMEOUT", 30*time.Second) }
+
+// FlushTimeout bounds the flush of the spans left when a command ends: the
+// OTLP exporter's own timeout (OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, else
+// OTEL_EXPORTER_OTLP_TIMEOUT, in ms; default 10 s), so a collector that
+// does not answer delays mcpdeck's exit by at most that.
+func FlushTimeout() time.Duration {
+	if v, _ := otlpEnv("TIMEOUT"); v != "" {
+		if ms, err := strconv.Atoi(v); err == nil && ms > 0 {
+			return time.Duration(ms) * time.Millisecond
+		}
+	}
+	return 10 * time.Second
+}

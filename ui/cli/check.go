@@ -109,8 +109,12 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 	if err != nil {
 		return err
 	}
+	tel, err := commandTelemetry(cmd)
+	if err != nil {
+		return err
+	}
 	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), Protocol: protocol, Roots: session.Roots, LogLevel: session.LogLevel}
+		Auth: newAuthManager(cmd, 0), Protocol: protocol, Roots: session.Roots, LogLevel: session.LogLevel, Telemetry: tel}
 	if cf.args != "" {
 		opts.Args = json.RawMessage(cf.args)
 	}

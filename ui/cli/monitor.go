@@ -20,10 +20,11 @@ import (
 
 // monitorFlags are monitor's own flags.
 type monitorFlags struct {
-	telemetry   telemetryFlags
-	logLevel    string
-	reloadEvery time.Duration
-	retryEvery  time.Duration
+	telemetry    telemetryFlags
+	alertWebhook string
+	logLevel     string
+	reloadEvery  time.Duration
+	retryEvery   time.Duration
 }
 
 func newMonitorCmd() *cobra.Command {
@@ -54,11 +55,20 @@ notifications, drops, noise, late responses). Traces go over OTLP/HTTP to
 OTEL_EXPORTER_OTLP_TRACES_ENDPOINT variables say; OTEL_SDK_DISABLED=true
 turns all telemetry off.
 
+Alert rules (the "alerts" block of mcp.json, or the defaults: a server
+failed for 1m or degraded for 2m, reconnects given up, slow health checks
+or requests, a tool whose definition changed, a login that expired) are
+evaluated every few seconds; each alert that fires or resolves is logged,
+and POSTed to --alert-webhook URL (or the block's webhook) in
+Alertmanager's webhook payload, sent again every repeatInterval while it
+fires.
+
 Exit status: 0 when stopped by a signal; 2 for a usage or configuration
 error at start.`,
 		Example: `  mcpdeck monitor --metrics 127.0.0.1:9464
   OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 mcpdeck monitor --trust-project
-  mcpdeck monitor --config /etc/mcpdeck/mcp.json --metrics 0.0.0.0:9464 --metrics-allow-remote`,
+  mcpdeck monitor --config /etc/mcpdeck/mcp.json --metrics 0.0.0.0:9464 --metrics-allow-remote
+  mcpdeck monitor --alert-webhook http://alert-receiver.internal:8080/hook`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMonitor(cmd, &tf, &mf, args)
 		},
@@ -69,6 +79,7 @@ error at start.`,
 	fl.StringVar(&mf.logLevel, "log-level", "info", "the least severe log `L`evel to write: debug, info, warn, error")
 	fl.DurationVar(&mf.reloadEvery, "reload-every", 2*time.Second, "how often to check the configuration files for changes (`D`; 0: only on SIGHUP)")
 	fl.DurationVar(&mf.retryEvery, "retry-every", time.Minute, "reconnect a failed server whose automatic reconnects gave up, every `D` (0: never)")
+	fl.StringVar(&mf.alertWebhook, "alert-webhook", "", "POST every firing and resolved alert to `URL` in Alertmanager's webhook payload (overrides the alerts block's webhook)")
 	return cmd
 }
 
@@ -81,6 +92,8 @@ type monitor struct {
 	names []string
 	log   *slog.Logger
 	rt    *runtime.Controller
+	// alerts evaluates the alert rules; nil until started.
+	alerts *monitorAlerts
 	// files is the fingerprint of the configuration files last applied.
 	files string
 }
@@ -118,12 +131,18 @@ func runMonitor(cmd *cobra.Command, tf *targetFlags, mf *monitorFlags, names []s
 		return err
 	}
 	m.rt = runtime.New(opts)
+	if m.alerts, err = startAlerts(ctx, log, m.rt, cfg, mf.alertWebhook, mf.telemetry.metricsURL); err != nil {
+		shutdownRuntime(m.rt)
+		shutdownTelemetry(tel)
+		return err
+	}
 	events, unsubscribe := m.rt.Subscribe(runtime.SubscribeOptions{})
 	logged := make(chan struct{})
 	go func() {
 		defer close(logged)
 		for ev := range events {
 			logEvent(log, ev)
+			m.alerts.event(ev)
 		}
 	}()
 
@@ -137,6 +156,9 @@ func runMonitor(cmd *cobra.Command, tf *targetFlags, mf *monitorFlags, names []s
 	m.supervise(ctx, mf, hup)
 
 	log.Info("monitor stopping: stopping every server")
+	// The rules stop first: servers stopping for the shutdown are not an
+	// alert, nor the end of one.
+	m.alerts.stop()
 	shutdownRuntime(m.rt)
 	unsubscribe() // after Shutdown nothing publishes any more
 	<-logged
@@ -207,6 +229,7 @@ func (m *monitor) reload(ctx context.Context, why string) {
 		m.log.Error("reload refused: the running servers are kept", "why", why, "err", err)
 		return
 	}
+	m.alerts.reloaded(m.log, cfg)
 	plan, err := m.rt.Reload(ctx, cfg)
 	if err != nil {
 		if ctx.Err() == nil {

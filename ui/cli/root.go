@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -76,7 +77,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	// The invocation flushes the spans the command's telemetry holds once
+	// it returns, whichever way it ends.
+	inv := &invocation{root: root}
+	err := root.ExecuteContext(withInvocation(context.Background(), inv))
+	inv.flush()
 	if err == nil || brokenPipe(err) {
 		return ExitOK
 	}
@@ -121,6 +126,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 	root.PersistentFlags().Bool("trust-project", false, "approve this project's mcp.json files so their servers may start")
 	addSessionFlags(root)
 	addProtocolFlag(root)
+	addOTLPFlag(root)
 	root.AddCommand(
 		newVersionCmd(),
 		newConfigCmd(),
@@ -149,6 +155,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newExportCmd(),
 		newRegistryCmd(),
 		newFleetCmd(),
+		newAssetsCmd(),
 		newTestCmd(),
 		newAppCmd(),
 	)

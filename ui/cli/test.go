@@ -361,6 +361,9 @@ func (t *testRunner) open(ctx context.Context, s *suite.Suite, protocol string, 
 		opts.Protocol = t.protocol
 	}
 	opts.Auth = newAuthManager(t.cmd, 0)
+	if opts.Telemetry, err = commandTelemetry(t.cmd); err != nil {
+		return nil, "", nil, t.failed(err)
+	}
 	rt, err := startRuntime(ctx, cfg, opts)
 	if err != nil {
 		return nil, "", nil, t.failed(err)

@@ -43,11 +43,19 @@ type Prometheus struct {
 // is none (failing under CI=true, where .ci/run installs it).
 func Binary(t testing.TB) string {
 	t.Helper()
-	p, err := exec.LookPath("prometheus")
+	return Tool(t, "prometheus", "prometheus")
+}
+
+// Tool returns the executable name from Debian's package pkg (prometheus,
+// promtool, prometheus-alertmanager), skipping the test when there is
+// none, and failing under CI=true, where .ci/run installs them.
+func Tool(t testing.TB, name, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
 	if err == nil {
 		return p
 	}
-	msg := "no prometheus on PATH: install Debian's prometheus package (apt-get install prometheus); .ci/run does"
+	msg := fmt.Sprintf("no %s on PATH: install Debian's %s package (apt-get install %s); .ci/run does", name, pkg, pkg)
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}
@@ -59,10 +67,23 @@ func Binary(t testing.TB) string {
 // it answers queries. It is stopped (SIGTERM, then SIGKILL) when t ends.
 func Start(t testing.TB, interval time.Duration, targets ...Target) *Prometheus {
 	t.Helper()
+	return StartWithRules(t, interval, nil, targets...)
+}
+
+// StartWithRules is Start with rule files loaded, evaluated every interval.
+func StartWithRules(t testing.TB, interval time.Duration, ruleFiles []string, targets ...Target) *Prometheus {
+	t.Helper()
 	bin := Binary(t)
 	dir := t.TempDir()
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\nscrape_configs:\n  - job_name: mcpdeck\n    static_configs:\n", interval, interval)
+	fmt.Fprintf(&cfg, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n", interval, interval, interval)
+	if len(ruleFiles) > 0 {
+		cfg.WriteString("rule_files:\n")
+		for _, f := range ruleFiles {
+			fmt.Fprintf(&cfg, "  - %q\n", f)
+		}
+	}
+	cfg.WriteString("scrape_configs:\n  - job_name: mcpdeck\n    static_configs:\n")
 	for _, tg := range targets {
 		fmt.Fprintf(&cfg, "      - targets: [%q]\n", tg.Addr)
 		if len(tg.Labels) > 0 {
