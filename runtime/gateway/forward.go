@@ -368,7 +368,10 @@ func (g *Gateway) progress(e runtime.Progress) {
 func (g *Gateway) logMessage(e runtime.LogMessage) {
 	rank := mcp.LevelRank(e.Level)
 	logger := e.Server
-	if e.Logger != "" {
+	switch {
+	case g.catalog().own != nil:
+		logger = e.Logger // the server's own words, as it sent them
+	case e.Logger != "":
 		logger += "/" + e.Logger
 	}
 	var data any

@@ -73,6 +73,13 @@ type Options struct {
 	// an input_required answer before the server's question is cancelled;
 	// default: the client's callTimeout.
 	InputTimeout time.Duration
+	// Transparent serves the one server behind the gateway as itself
+	// rather than as mcpdeck's gateway (transparent.go): its own tool and
+	// prompt names, its serverInfo, capabilities and instructions, its
+	// log messages under its own logger names. `replay --serve` serves a
+	// recording this way. With no server, or several, ready, the gateway
+	// answers as itself.
+	Transparent bool
 }
 
 // Defaults of Options.
@@ -144,7 +151,7 @@ func New(rt *runtime.Controller, opts Options) *Gateway {
 	events, cancel := rt.SubscribeBatches(runtime.SubscribeOptions{Buffer: 1 << 14})
 	g.stopPump = cancel
 	g.infoMeta, _ = json.Marshal(map[string]any{mcp.MetaServerInfo: g.implementation()})
-	g.cat.Store(newCatalog(rt.Snapshot()))
+	g.cat.Store(g.newCatalog(rt.Snapshot()))
 	go g.pump(events)
 	return g
 }
@@ -183,7 +190,7 @@ func (g *Gateway) waitReady(ctx context.Context) error {
 	}
 	select {
 	case <-g.opts.Ready:
-		g.readyOnce.Do(func() { g.store(newCatalog(g.rt.Snapshot())) })
+		g.readyOnce.Do(func() { g.store(g.newCatalog(g.rt.Snapshot())) })
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -193,7 +200,7 @@ func (g *Gateway) waitReady(ctx context.Context) error {
 // refresh brings the catalog up to the runtime's newest publication, for
 // a request that missed in a catalog the event pump has not updated yet.
 func (g *Gateway) refresh() *catalog {
-	g.store(newCatalog(g.rt.Snapshot()))
+	g.store(g.newCatalog(g.rt.Snapshot()))
 	return g.catalog()
 }
 
