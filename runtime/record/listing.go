@@ -49,6 +49,26 @@ type Listing struct {
 	Lists map[string][]stdjson.RawMessage
 }
 
+// PageOf reads one page of a list request's result: its items and the
+// cursor of the next page ("" at the end).
+func PageOf(k ListKind, result stdjson.RawMessage) (items []stdjson.RawMessage, next string, err error) {
+	var page map[string]stdjson.RawMessage
+	if err := stdjson.Unmarshal(result, &page); err != nil {
+		return nil, "", fmt.Errorf("the result is not an object: %w", err)
+	}
+	if raw := page[k.Field]; len(raw) > 0 && string(raw) != "null" {
+		if err := stdjson.Unmarshal(raw, &items); err != nil {
+			return nil, "", fmt.Errorf("%q is not a list: %w", k.Field, err)
+		}
+	}
+	if raw := page["nextCursor"]; len(raw) > 0 && string(raw) != "null" {
+		if err := stdjson.Unmarshal(raw, &next); err != nil {
+			return nil, "", fmt.Errorf("nextCursor is not a string: %w", err)
+		}
+	}
+	return items, next, nil
+}
+
 // keyed turns a list into an object keyed by each item's name; an item
 // that repeats a name (a server's mistake) is keyed "name#2", "name#3".
 func keyed(k ListKind, items []any) map[string]any {

@@ -60,6 +60,8 @@ type Mock struct {
 	// Era is the era of its last handshake: "legacy" (initialize) or
 	// "modern" (server/discover); Version the protocol version it agreed.
 	Era, Version string
+	// Info is the serverInfo it gave.
+	Info mcp.Implementation
 
 	byKey    map[string][]*mockExchange // method and params → recorded exchanges, in order
 	byMethod map[string][]*mockExchange // every recorded exchange of a method, in order
@@ -230,14 +232,18 @@ func isOpen(open map[string]*mockExchange, x *mockExchange) bool {
 func (m *Mock) noteHandshake(method string, result stdjson.RawMessage) {
 	switch method {
 	case "initialize":
-		var r struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
+		var r mcp.InitializeResult
 		if stdjson.Unmarshal(result, &r) == nil {
-			m.Era, m.Version = EraLegacy, r.ProtocolVersion
+			m.Era, m.Version, m.Info = EraLegacy, r.ProtocolVersion, r.ServerInfo
 		}
 	case mcp.MethodDiscover:
 		m.Era, m.Version = EraModern, mcp.LatestModern
+		var r struct {
+			Meta map[string]stdjson.RawMessage `json:"_meta"`
+		}
+		if stdjson.Unmarshal(result, &r) == nil {
+			_ = stdjson.Unmarshal(r.Meta[mcp.MetaServerInfo], &m.Info)
+		}
 	}
 }
 
@@ -538,4 +544,42 @@ func ServeMock(ctx context.Context, m *Mock, in io.ReadCloser, out io.Writer, op
 		return fmt.Errorf("serving the recording of %q: %w", m.Server, err)
 	}
 	return nil
+}
+
+// maxPages bounds how many pages of one list are followed (a server whose
+// cursors go round in circles).
+const maxPages = 1000
+
+// Listing is what the recorded server last listed, every page of each
+// list followed by its cursor, as the mock serves it. A list the recording
+// never asked for is empty.
+func (m *Mock) Listing() (Listing, error) {
+	out := Listing{Lists: map[string][]stdjson.RawMessage{}}
+	for _, k := range ListKinds {
+		cursor := ""
+		for page := 0; ; page++ {
+			var params stdjson.RawMessage
+			if cursor != "" {
+				params, _ = stdjson.Marshal(map[string]string{"cursor": cursor})
+			}
+			key, _, _ := exchangeKey(k.Method, params)
+			x := m.pick(key, true)
+			if x == nil || x.answer == nil || x.answer.err != nil || x.answer.cut {
+				if page == 0 {
+					break
+				}
+				return out, fmt.Errorf("the recording has %d page(s) of %s but not the one after cursor %q", page, k.Field, cursor)
+			}
+			items, next, err := PageOf(k, x.answer.result)
+			if err != nil {
+				return out, fmt.Errorf("the recorded %s (seq %d): %w", k.Method, x.seq, err)
+			}
+			out.Lists[k.Field] = append(out.Lists[k.Field], items...)
+			if next == "" || page+1 >= maxPages {
+				break
+			}
+			cursor = next
+		}
+	}
+	return out, nil
 }
