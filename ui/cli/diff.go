@@ -83,11 +83,11 @@ a file that is not a recording; 3 a server could not be connected.`,
 
 // diffSide is one of the two things compared.
 type diffSide struct {
-	Label  string `json:"label"`            // as the user named it
-	Server string `json:"server"`           // the server's name in the configuration or recording
-	Source string `json:"source"`           // "recording", "configuration", "stdio", "url"
-	Info   string `json:"serverInfo"`       // the serverInfo it gave: name and version
-	Era    string `json:"era,omitempty"`    // legacy or modern
+	Label  string `json:"label"`         // as the user named it
+	Server string `json:"server"`        // the server's name in the configuration or recording
+	Source string `json:"source"`        // "recording", "configuration", "stdio", "url"
+	Info   string `json:"serverInfo"`    // the serverInfo it gave: name and version
+	Era    string `json:"era,omitempty"` // legacy or modern
 	Proto  string `json:"protocol,omitempty"`
 	live   *config.Server
 	rec    *record.Mock
@@ -153,8 +153,8 @@ func runDiff(cmd *cobra.Command, df *diffFlags, args []string) error {
 			d.Changes = []record.ItemChange{}
 		}
 		if err := present.WriteJSON(out, struct {
-			A         *diffSide `json:"a"`
-			B         *diffSide `json:"b"`
+			A *diffSide `json:"a"`
+			B *diffSide `json:"b"`
 			record.ListingDiff
 			Different bool `json:"different"`
 		}{sides[0], sides[1], d, len(d.Changes) > 0}); err != nil {
