@@ -55,17 +55,17 @@ const ErrorToolResult = "tool-error"
 
 // Report is what a run measured. Durations are nanoseconds in JSON.
 type Report struct {
-	Server      string        `json:"server"`
-	Tool        string        `json:"tool"`
-	Connections int           `json:"connections"`
-	Concurrency int           `json:"concurrency"`
-	Requests    int           `json:"requests"`   // calls completed, errors included
-	OK          int           `json:"ok"`         // calls that returned a result without isError
-	Errors      map[string]int `json:"errors"`    // by kind: tool-error, timeout, protocol, closed, ...
-	Elapsed     time.Duration `json:"elapsed"`    // wall time of the measured calls
-	Throughput  float64       `json:"throughput"` // completed calls per second
-	Latency     Latency       `json:"latency"`
-	Histogram   []Bucket      `json:"histogram"`
+	Server      string         `json:"server"`
+	Tool        string         `json:"tool"`
+	Connections int            `json:"connections"`
+	Concurrency int            `json:"concurrency"`
+	Requests    int            `json:"requests"`   // calls completed, errors included
+	OK          int            `json:"ok"`         // calls that returned a result without isError
+	Errors      map[string]int `json:"errors"`     // by kind: tool-error, timeout, protocol, closed, ...
+	Elapsed     time.Duration  `json:"elapsed"`    // wall time of the measured calls
+	Throughput  float64        `json:"throughput"` // completed calls per second
+	Latency     Latency        `json:"latency"`
+	Histogram   []Bucket       `json:"histogram"`
 	// Interrupted is set when the run was cut short (ctrl+c): the figures
 	// are those of the calls completed.
 	Interrupted bool `json:"interrupted,omitempty"`
