@@ -28,20 +28,21 @@ type checker struct {
 	report   Report
 
 	// What the steps learned, for the steps and rules after them.
-	initFailed  string                // why initialization failed, "" if it did not
-	listFailed  string                // why listing failed after a good initialize
-	tools       []runtime.Tool        // as first listed
-	dropped     []runtime.DroppedTool // listed, but left out as every client must
-	toolsAfter  []runtime.Tool        // as listed after the reconnect; nil if it failed
-	leaks       []string              // where configured secrets appeared, every listing
-	calledTool  string                // the tool the call step called successfully
-	calledArgs  json.RawMessage
-	calledTook  time.Duration // how long that call took
-	seenSlow    *candidate    // a call the call step saw take its time or report progress
-	noAnswer    []pending     // requests that got no response in time
-	tooLarge    bool          // a result went over the maximum message size
-	errorProbe  Item          // actionable-errors, probed while the server was up
-	probedError bool
+	initFailed   string                // why initialization failed, "" if it did not
+	listFailed   string                // why listing failed after a good initialize
+	tools        []runtime.Tool        // as first listed
+	instructions string                // the server's, as it first gave them
+	dropped      []runtime.DroppedTool // listed, but left out as every client must
+	toolsAfter   []runtime.Tool        // as listed after the reconnect; nil if it failed
+	leaks        []string              // where configured secrets appeared, every listing
+	calledTool   string                // the tool the call step called successfully
+	calledArgs   json.RawMessage
+	calledTook   time.Duration // how long that call took
+	seenSlow     *candidate    // a call the call step saw take its time or report progress
+	noAnswer     []pending     // requests that got no response in time
+	tooLarge     bool          // a result went over the maximum message size
+	errorProbe   Item          // actionable-errors, probed while the server was up
+	probedError  bool
 }
 
 // pending is a request that got no response within the call timeout.
@@ -126,6 +127,7 @@ func (c *checker) run() {
 	c.step(IDAuthorization, c.authorization)
 	c.step(IDEnvironment, c.environment)
 	c.modernSteps()
+	c.profileSteps()
 }
 
 // step decides one item and reports it.
