@@ -221,7 +221,7 @@ func answerJSON(res any, err error) json.RawMessage {
 // the modern envelope of a 2026-07-28 answer (resultType, caching, the
 // server's name in _meta) left aside. ignore names list paths that differ
 // by design.
-func sameView(t *testing.T, who string, want, got clientView, ignoreLists []string) {
+func sameView(t *testing.T, who string, ops []mockOp, want, got clientView, ignoreLists []string) {
 	t.Helper()
 	d, err := record.CompareListings(record.Listing{Lists: withoutFalse(want.Lists)}, record.Listing{Lists: withoutFalse(got.Lists)}, ignoreLists)
 	if err != nil {
@@ -244,7 +244,7 @@ func sameView(t *testing.T, who string, want, got clientView, ignoreLists []stri
 			t.Fatal(err)
 		}
 		for _, d := range diffs {
-			t.Errorf("%s: %s %v: %s", who, everythingOps[i].Method, everythingOps[i].Params, d)
+			t.Errorf("%s: %s %v: %s", who, ops[i].Method, ops[i].Params, d)
 		}
 	}
 }
@@ -347,7 +347,7 @@ func TestReplayServeGoSDK(t *testing.T) {
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			got := goSDKView(t, &mcp.CommandTransport{Command: cmd}, version, everythingOps)
-			sameView(t, "Go SDK "+version, want, got, mockListIgnores)
+			sameView(t, "Go SDK "+version, everythingOps, want, got, mockListIgnores)
 			if t.Failed() {
 				t.Logf("replay --serve stderr:\n%s", stderr.String())
 			}
@@ -372,7 +372,7 @@ func TestReplayServeGoSDK(t *testing.T) {
 		url, token := serveMockHTTP(t, path)
 		got := goSDKView(t, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
 			HTTPClient: &http.Client{Transport: bearerRT{token}}}, "2025-11-25", everythingOps)
-		sameView(t, "Go SDK over HTTP", want, got, mockListIgnores)
+		sameView(t, "Go SDK over HTTP", everythingOps, want, got, mockListIgnores)
 		// As recorded: 100 ms apart, the last with the result (see above).
 		if n := progressOf(got); n < 2 || n > 3 {
 			t.Errorf("%d progress notifications at the recorded pace, want 3 (or 2)", n)
@@ -490,7 +490,7 @@ func TestReplayServeTypeScript(t *testing.T) {
 					t.Errorf("%s: %s, want %s", field, gotRaw[field], wantRaw[field])
 				}
 			}
-			sameView(t, "TypeScript "+era, want, got, mockListIgnores)
+			sameView(t, "TypeScript "+era, everythingOps, want, got, mockListIgnores)
 		})
 	}
 }
@@ -516,5 +516,45 @@ func TestReplayServeUsage(t *testing.T) {
 		if r.code != ExitUsage || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("replay %v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
 		}
+	}
+}
+
+// A 2026-07-28 recording (the TypeScript SDK v2 server, spoken to in the
+// modern era: server/discover, a listen stream) served with --serve
+// satisfies the Go SDK client in both eras as the server itself does.
+func TestReplayServeModernRecording(t *testing.T) {
+	node, args, env := jsonrpctest.TSServerStdio(t, jsonrpctest.DualEra)
+	path := filepath.Join(t.TempDir(), "ts.jsonl")
+	ops := []mockOp{{"tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hello modern"}}}}
+	r := runBin(t, "", env, "", "--protocol", "modern", "call", "--stdio", node+" "+strings.Join(args, " "), "echo", `{"text":"hello modern"}`, "--record", path)
+	wantCode(t, r, ExitOK)
+	direct := exec.Command(node, args...)
+	direct.Env = env
+	want := goSDKView(t, &mcp.CommandTransport{Command: direct}, "2026-07-28", ops)
+	rec, err := record.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := record.NewMock(rec, ""); err != nil || m.Era != record.EraModern {
+		t.Fatalf("the recording's era: %+v %v", m, err)
+	}
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			got := goSDKView(t, &mcp.CommandTransport{Command: exec.Command(mcpdeckBin(t), "replay", path, "--serve", "--speed", "0")}, version, ops)
+			d, err := record.CompareListings(record.Listing{Lists: withoutFalse(want.Lists)}, record.Listing{Lists: withoutFalse(got.Lists)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range d.Changes {
+				t.Errorf("%s: %+v", c, c.Fields)
+			}
+			if len(got.Lists["tools"]) == 0 {
+				t.Error("no tools")
+			}
+			diffs, _ := record.Compare(withoutEnvelope(want.Answers[0]), withoutEnvelope(got.Answers[0]), nil)
+			for _, d := range diffs {
+				t.Errorf("echo: %s", d)
+			}
+		})
 	}
 }
