@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -382,55 +380,12 @@ func TestReplayServeGoSDK(t *testing.T) {
 
 // serveMockHTTP runs `replay FILE --serve --http` on a free loopback port
 // and returns its endpoint and the token it printed; the process is
-// stopped (SIGTERM) and waited for at cleanup, and must exit 0.
-func serveMockHTTP(t *testing.T, path string, extra ...string) (url, token string) {
+// stopped (SIGTERM) at cleanup, and must exit 0.
+func serveMockHTTP(t *testing.T, path string) (url, token string) {
 	t.Helper()
-	cmd := exec.Command(mcpdeckBin(t), append([]string{"replay", path, "--serve", "--http", "127.0.0.1:0"}, extra...)...)
-	cmd.Env = append(os.Environ(), "MCPDECK_GATEWAY_TOKEN=")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string, 64)
-	var rest strings.Builder
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		for l := range lines {
-			rest.WriteString(l + "\n")
-		}
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("replay --serve --http after SIGTERM: %v\n%s", err, rest.String())
-		}
-	})
-	deadline := time.After(60 * time.Second)
-	for url == "" || token == "" {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("replay --serve ended before announcing itself:\n%s", rest.String())
-			}
-			rest.WriteString(l + "\n")
-			if u, ok := strings.CutPrefix(l, "mcpdeck replay: serving MCP (Streamable HTTP) at "); ok {
-				url = u
-			}
-			if _, tok, ok := strings.Cut(l, "(send Authorization: Bearer TOKEN): "); ok {
-				token = tok
-			}
-		case <-deadline:
-			t.Fatalf("no URL and token on stderr:\n%s", rest.String())
-		}
-	}
-	return url, token
+	r := startServingHTTP(t, "mcpdeck replay", "replay", path, "--serve", "--http", "127.0.0.1:0")
+	t.Cleanup(func() { r.stop(t) })
+	return r.url, r.token
 }
 
 // tsView runs the TypeScript SDK v2 client (peers/ts-dump.mjs) against a
