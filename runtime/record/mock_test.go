@@ -307,4 +307,12 @@ func TestMockNeedsAHandshake(t *testing.T) {
 	if _, err := NewMock(rec, "y"); !errors.Is(err, ErrNoServer) {
 		t.Fatalf("another server: %v", err)
 	}
+	two := wire(t, "a", strings.Split(legacyHandshake, "\n")...)
+	two.Entries = append(two.Entries, wire(t, "b", strings.Split(legacyHandshake, "\n")...).Entries...)
+	if _, err := NewMock(two, ""); !errors.Is(err, ErrSeveralServers) || !strings.Contains(err.Error(), "requests of a, b") {
+		t.Fatalf("two servers, none named: %v", err)
+	}
+	if m, err := NewMock(two, "b"); err != nil || m.Server != "b" || m.Info.Name != "counter" {
+		t.Fatalf("b of two: %+v %v", m, err)
+	}
 }

@@ -255,8 +255,8 @@ func recordedSide(name string) (*diffSide, error) {
 	}
 	m, err := record.NewMock(rec, server)
 	if err != nil {
-		if !errors.Is(err, record.ErrNoServer) && server == "" && len(record.MockServers(rec)) > 1 {
-			err = fmt.Errorf("%w; name one as %s#SERVER", err, path)
+		if errors.Is(err, record.ErrSeveralServers) {
+			err = fmt.Errorf("%w as %s#SERVER", err, path)
 		}
 		return nil, withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
 	}

@@ -51,6 +51,9 @@ func runServe(cmd *cobra.Command, rf *replayFlags, rec *record.Recording, path s
 		}
 	}
 	mock, err := record.NewMock(rec, server)
+	if errors.Is(err, record.ErrSeveralServers) {
+		err = fmt.Errorf("%w with --server", err)
+	}
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("serving %s: %w", path, err))
 	}
