@@ -33,7 +33,7 @@ const mockUpstreamFlag = "mock-upstream"
 const mockResultLimit = 64 << 20
 
 // runServe serves the recording as a mock server.
-func runServe(cmd *cobra.Command, rf *replayFlags, rec *record.Recording, path string) (err error) {
+func runServe(cmd *cobra.Command, rf *replayFlags, rec *record.Recording, path string) error {
 	if rf.speed < 0 {
 		return withCode(ExitUsage, fmt.Errorf("--speed %g: give 1 for the recorded pace, 2 for twice as fast, 0 for no delays", rf.speed))
 	}
