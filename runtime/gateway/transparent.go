@@ -17,9 +17,10 @@ import (
 //
 // What stays the gateway's: the protocol eras it serves (both, whatever
 // the server spoke), one page per list, lists in the catalog's order (tools
-// and prompts by name, resources by URI), and no tasks: the runtime
-// follows a server's tasks itself, so neither the tasks capability nor a
-// tool's execution.taskSupport is offered.
+// and prompts by name, resources by URI), and the server's own tasks: the
+// runtime follows them itself, so neither the 2025-11-25 tasks capability
+// nor a tool's execution.taskSupport is offered (the tasks extension is,
+// to modern clients, where the server declared it).
 
 // ownIdentity is what a transparent gateway tells clients about itself:
 // the served server's.
@@ -75,10 +76,14 @@ func (c *catalog) makeTransparent(snap *runtime.Snapshot) {
 }
 
 // capabilities are what the catalog's clients are told the server offers:
-// the served server's own when transparent, else the gateway's.
-func (c *catalog) capabilities() mcp.ServerCapabilities {
-	if c.own != nil {
+// the served server's own when transparent, else the gateway's (with the
+// tasks extension for a modern client).
+func (c *catalog) capabilities(modern bool) mcp.ServerCapabilities {
+	switch {
+	case c.own != nil:
 		return c.own.caps
+	case modern:
+		return modernCapabilities
 	}
 	return gatewayCapabilities
 }

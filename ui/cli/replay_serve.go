@@ -98,12 +98,12 @@ func runServe(cmd *cobra.Command, rf *replayFlags, rec *record.Recording, path s
 		fmt.Fprintln(stderr, what+" on stdio")
 		return serveStdio(ctx, g, cmd)
 	}
-	srvHTTP, url, err := listenGateway(g, rf.http, token, nil)
+	srvHTTP, url, err := listenGateway(g, httpServing{addr: rf.http, token: token})
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
 	fmt.Fprintln(stderr, what)
-	announce(stderr, "mcpdeck replay", url, token, configured)
+	announce(stderr, "mcpdeck replay", url, token, configured, nil)
 	<-ctx.Done()
 	closeGateway(g)
 	shutdownHTTP(srvHTTP)

@@ -150,6 +150,8 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newImportCmd(),
 		newExportCmd(),
 		newRegistryCmd(),
+		newFleetCmd(),
+		newTestCmd(),
 	)
 	return root
 }
