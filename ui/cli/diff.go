@@ -23,6 +23,7 @@ type diffFlags struct {
 	stdio, urls, headers []string
 	transport            string
 	ignore               []string
+	suites               []string
 	asJSON               bool
 }
 
@@ -57,17 +58,28 @@ server last listed (every page).
 as a dotted path (tools.*.annotations) or a JSON pointer
 (/resources/demo:~1~1a/_meta); * matches any one key.
 
---json prints {"a": {...}, "b": {...}, "changes": [...], "same": {...},
-"different": bool}; each change is {"kind", "name", "change", "a", "b",
-"fields": [{"field", "schema": [...], "differences": [{"Path",
-"Recorded" (A's), "Live" (B's)}]}]}.
+--suite FILE runs a test suite (mcpdeck test's format) on A and then on B,
+the suite's own server left aside, and compares the outcome of each step:
+a step that passes on one and fails on the other is a difference. A
+recording takes part as its mock (replay --serve). Snapshots are read,
+never written.
 
-Exit status: 0 no difference; 1 a difference; 2 usage, configuration or
-a file that is not a recording; 3 a server could not be connected.`,
+--json prints {"a": {...}, "b": {...}, "changes": [...], "same": {...},
+"suites": [{"suite", "file", "protocol", "a", "b", "different":
+[{"key", "label", "pos", "a", "b"}]}], "different": bool}; each change is
+{"kind", "name", "change", "a", "b", "fields": [{"field", "schema": [...],
+"differences": [{"Path", "Recorded" (A's), "Live" (B's)}]}]}; each suite's
+"a" and "b" are mcpdeck test --json's runs.
+
+Exit status: 0 no difference; 1 a difference (in what they offer, or in
+a suite's outcome); 2 usage, configuration, a file that is not a
+recording, or a suite that does not parse; 3 a server could not be
+connected.`,
 		Example: `  mcpdeck diff prod staging
   mcpdeck diff yesterday.jsonl --stdio 'node build/server.js'
   mcpdeck diff --stdio 'npx -y @modelcontextprotocol/server-everything' --url http://127.0.0.1:3001/mcp
-  mcpdeck diff a.jsonl b.jsonl --ignore 'tools.*._meta' --json`,
+  mcpdeck diff a.jsonl b.jsonl --ignore 'tools.*._meta' --json
+  mcpdeck diff prod staging --suite mcp-tests/smoke.mcptest.yaml`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return runDiff(cmd, &df, args) },
 	}
@@ -77,6 +89,7 @@ a file that is not a recording; 3 a server could not be connected.`,
 	fl.StringArrayVar(&df.headers, "header", nil, "a request header for every --url, as 'K: V' (repeatable)")
 	fl.StringVar(&df.transport, "transport", "", "transport for --url: http (Streamable HTTP) or sse (legacy)")
 	fl.StringArrayVar(&df.ignore, "ignore", nil, "a `PATH` whose value may differ (repeatable; see --help)")
+	fl.StringArrayVar(&df.suites, "suite", nil, "also run the test suite `FILE` (mcpdeck test's format) on both and compare the outcomes (repeatable)")
 	fl.BoolVar(&df.asJSON, "json", false, "print the comparison as JSON (shape in --help)")
 	return cmd
 }
@@ -90,7 +103,7 @@ type diffSide struct {
 	Era    string `json:"era,omitempty"` // legacy or modern
 	Proto  string `json:"protocol,omitempty"`
 	live   *config.Server
-	rec    *record.Mock
+	path   string // a recording's file
 	list   record.Listing
 }
 
@@ -147,6 +160,14 @@ func runDiff(cmd *cobra.Command, df *diffFlags, args []string) error {
 	if err != nil {
 		return withCode(ExitConnection, err)
 	}
+	suites, err := runDiffSuites(ctx, cmd, sides, df.suites)
+	if err != nil {
+		return err
+	}
+	different := len(d.Changes) > 0
+	for _, s := range suites {
+		different = different || len(s.Different) > 0
+	}
 	out := cmd.OutOrStdout()
 	if df.asJSON {
 		if d.Changes == nil {
@@ -156,14 +177,16 @@ func runDiff(cmd *cobra.Command, df *diffFlags, args []string) error {
 			A *diffSide `json:"a"`
 			B *diffSide `json:"b"`
 			record.ListingDiff
-			Different bool `json:"different"`
-		}{sides[0], sides[1], d, len(d.Changes) > 0}); err != nil {
+			Suites    []suiteComparison `json:"suites,omitempty"`
+			Different bool              `json:"different"`
+		}{sides[0], sides[1], d, suites, different}); err != nil {
 			return err
 		}
 	} else {
 		printDiff(out, sides, d)
+		printDiffSuites(out, suites)
 	}
-	if len(d.Changes) > 0 {
+	if different {
 		return silentExit(ExitToolError)
 	}
 	return nil
@@ -264,7 +287,7 @@ func recordedSide(name string) (*diffSide, error) {
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
 	}
-	return &diffSide{Label: name, Server: m.Server, Source: "recording", Info: infoWords(m.Info), Era: m.Era, Proto: m.Version, rec: m, list: list}, nil
+	return &diffSide{Label: name, Server: m.Server, Source: "recording", Info: infoWords(m.Info), Era: m.Era, Proto: m.Version, path: path, list: list}, nil
 }
 
 func infoWords(i mcp.Implementation) string {

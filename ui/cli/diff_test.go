@@ -165,3 +165,27 @@ func TestReplayAgainstListByName(t *testing.T) {
 		}
 	}
 }
+
+// diff --suite runs a suite on both sides and compares each step's
+// outcome: the Go SDK peer and its own recording (served as a mock) pass
+// alike; against a recording whose echo now takes an integer, the call
+// step fails on that side only: a difference, named by the step.
+func TestDiffSuites(t *testing.T) {
+	cfg := fakeConfig(t, "diffsuite-"+strconv.FormatInt(time.Now().UnixNano(), 36), map[string]jsonrpctest.Mode{"peer": jsonrpctest.GoSDKModern})
+	path := recordPeer(t, cfg)
+	suiteFile := filepath.Join(t.TempDir(), "echo.mcptest.yaml")
+	yaml := "server: peer\nsteps:\n  - id: echo\n    call: echo\n    args: {text: recorded}\n    expect:\n      equals: {\"$.content[0].text\": recorded}\n"
+	if err := os.WriteFile(suiteFile, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, "", nil, "", "--config", cfg, "diff", path, "peer", "--suite", suiteFile)
+	wantCode(t, r, ExitOK)
+	if !strings.Contains(r.stdout, "A 1 passed, 0 failed, 0 errors, 0 skipped; B 1 passed") || !strings.Contains(r.stdout, "the same outcome on both") {
+		t.Fatalf("alike:\n%s\n%s", r.stdout, r.stderr)
+	}
+	r = runBin(t, "", nil, "", "--config", cfg, "diff", "peer", editRecording(t, path, echoRetyped), "--suite", suiteFile)
+	wantCode(t, r, ExitToolError)
+	if !strings.Contains(r.stdout, "~ step echo (") || !strings.Contains(r.stdout, "A passed, B failed") {
+		t.Fatalf("a step that fails on B only:\n%s\n%s", r.stdout, r.stderr)
+	}
+}

@@ -70,10 +70,7 @@ func runServe(cmd *cobra.Command, rf *replayFlags, rec *record.Recording, path s
 	if mock.Era == record.EraLegacy {
 		protocol = mock.Version
 	}
-	srv := config.Server{Name: mock.Server, Transport: config.TransportStdio, Command: exe,
-		Args:    []string{"replay", abs, "--" + mockUpstreamFlag, mock.Server, "--speed", strconv.FormatFloat(rf.speed, 'g', -1, 64)},
-		Enabled: true, Scope: config.ScopeExplicit, Source: abs,
-		StartupTimeout: config.DefaultStartupTimeout, CallTimeout: 10 * time.Minute, PingInterval: config.DefaultPingInterval}
+	srv := mockServer(exe, mock.Server, abs, "--"+mockUpstreamFlag, mock.Server, "--speed", strconv.FormatFloat(rf.speed, 'g', -1, 64))
 	ctx, stop := signalContext(cmd)
 	defer stop()
 	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}, Elicitor: runtime.DeclineElicitor{},
@@ -108,6 +105,14 @@ func runServe(cmd *cobra.Command, rf *replayFlags, rec *record.Recording, path s
 	closeGateway(g)
 	shutdownHTTP(srvHTTP)
 	return nil
+}
+
+// mockServer is the server that is the recording at path: this binary
+// (exe) run as `replay PATH ARGS...`, named name.
+func mockServer(exe, name, path string, args ...string) config.Server {
+	return config.Server{Name: name, Transport: config.TransportStdio, Command: exe, Args: append([]string{"replay", path}, args...),
+		Enabled: true, Scope: config.ScopeExplicit, Source: path,
+		StartupTimeout: config.DefaultStartupTimeout, CallTimeout: 10 * time.Minute, PingInterval: config.DefaultPingInterval}
 }
 
 // runMockUpstream is the recording's answering side, on stdin and stdout:
