@@ -18,16 +18,9 @@
 //    "progress": [n, ...]}                                                                // notifications per request
 // The exit status is 0 when it could connect and list, 1 otherwise.
 import { readFileSync } from 'node:fs';
-import { args as parseArgs, sdk } from './sdk.mjs';
+import { clientArgs, sdk } from './sdk.mjs';
 
-const argv = process.argv.slice(2);
-const stdioArgs = [];
-const rest = [];
-for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--arg') stdioArgs.push(argv[++i]);
-    else rest.push(argv[i]);
-}
-const opts = parseArgs(rest);
+const { opts, stdioArgs } = clientArgs();
 const { Client, StreamableHTTPClientTransport } = await sdk('@modelcontextprotocol/client');
 
 const era = opts.era ?? 'auto';
