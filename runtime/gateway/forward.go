@@ -386,7 +386,10 @@ func (g *Gateway) logMessage(e runtime.LogMessage) {
 	if len(e.Data) > 0 {
 		data = e.Data
 	}
-	params := map[string]any{"level": e.Level, "logger": logger, "data": data}
+	params := map[string]any{"level": e.Level, "data": data}
+	if logger != "" {
+		params["logger"] = logger // optional: a transparent server's may have none
+	}
 	for _, cl := range g.clientList() {
 		if !cl.policy().allows(e.Server) {
 			continue
