@@ -132,7 +132,7 @@ func Name(id string) string {
 	if name, ok := profileName(id); ok {
 		return name
 	}
-	for _, n := range append(itemNames[:len(itemNames):len(itemNames)], modernItems...) {
+	for _, n := range append(append(itemNames[:len(itemNames):len(itemNames)], modernItems...), appItems...) {
 		if n.id == id {
 			return n.name
 		}

@@ -153,12 +153,12 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 	case "initialize":
 		res, err = g.initialize(c, cat, pol)
 	case mcp.MethodDiscover:
-		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: cat.capabilities(true), Instructions: cat.instructions(pol)}
+		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: cat.offered(true), Instructions: cat.instructions(pol)}
 		cacheable = true
 	case "ping":
 		res = struct{}{}
 	case "tools/list":
-		res, err = listResult(c, "tools", cat.toolsFor(pol))
+		res, err = listResult(c, "tools", offeredTools(c, cat.toolsFor(pol)))
 		cacheable = true
 	case "prompts/list":
 		res, err = listResult(c, "prompts", cat.promptsFor(pol))
@@ -219,7 +219,7 @@ func (g *Gateway) initialize(c *call, cat *catalog, pol *policy) (any, error) {
 	cl.identify(&p.ClientInfo, mcp.Legacy, version)
 	return mcp.InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    cat.capabilities(false),
+		Capabilities:    cat.offered(false),
 		ServerInfo:      g.implementationIn(cat),
 		Instructions:    cat.instructions(cl.policy()),
 	}, nil

@@ -75,15 +75,16 @@ func (c *catalog) makeTransparent(snap *runtime.Snapshot) {
 	}
 }
 
-// capabilities are what the catalog's clients are told the server offers:
-// the served server's own when transparent, else the gateway's (with the
-// tasks extension for a modern client).
-func (c *catalog) capabilities(modern bool) mcp.ServerCapabilities {
+// offered are what the catalog's clients are told the server offers: the
+// served server's own when transparent, else the gateway's (with the
+// tasks extension for a modern client, and the apps extension when a
+// server ships apps: capabilities, apps.go).
+func (c *catalog) offered(modern bool) mcp.ServerCapabilities {
 	switch {
 	case c.own != nil:
 		return c.own.caps
 	case modern:
-		return modernCapabilities
+		return c.capabilities(modernCapabilities)
 	}
-	return gatewayCapabilities
+	return c.capabilities(gatewayCapabilities)
 }

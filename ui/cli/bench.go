@@ -90,8 +90,7 @@ warm-up call failed (4 when it timed out); 4 interrupted.`,
 }
 
 func runBench(cmd *cobra.Command, tf *targetFlags, bf *benchFlags, args []string) error {
-	adHoc := tf.url != "" || tf.stdio != ""
-	target, err := parseCallArgs(adHoc, args)
+	target, names, err := callTargetOf(tf, args, bf.timeout)
 	if err != nil {
 		return err
 	}
@@ -119,10 +118,6 @@ func runBench(cmd *cobra.Command, tf *targetFlags, bf *benchFlags, args []string
 	arguments, err := readArguments(target.argSpec, cmd.InOrStdin())
 	if err != nil {
 		return err
-	}
-	var names []string
-	if !adHoc {
-		names = []string{target.server}
 	}
 	cfg, err := resolveTargets(cmd, tf, names)
 	if err != nil {
