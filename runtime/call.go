@@ -410,9 +410,14 @@ func (s *session) request(ctx context.Context, c *Controller, method string, par
 	return raw.body, nil
 }
 
-// GetPrompt gets a prompt with arguments.
+// GetPrompt gets a prompt with arguments. Nil arguments are left out of
+// the request: "arguments" is an object or absent, never null.
 func (c *Controller) GetPrompt(ctx context.Context, server, name string, args map[string]string) (json.RawMessage, error) {
-	return c.Request(ctx, server, "prompts/get", map[string]any{"name": name, "arguments": args})
+	params := map[string]any{"name": name}
+	if args != nil {
+		params["arguments"] = args
+	}
+	return c.Request(ctx, server, "prompts/get", params)
 }
 
 // ReadResource reads a resource.

@@ -57,6 +57,17 @@ func (s Status) String() string {
 // MarshalText makes a status JSON as its name.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText reads a status from its name, as --json writes it.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, n := range statusNames {
+		if n == string(b) {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown check status %q", b)
+}
+
 // The stable item ids, in report order. Scripts and CI match on them.
 const (
 	IDInitialize       = "initialize"
@@ -119,6 +130,9 @@ func ModernIDs() []string {
 
 // Name returns the human name of the item id, or the id itself.
 func Name(id string) string {
+	if name, ok := profileName(id); ok {
+		return name
+	}
 	for _, n := range append(append(itemNames[:len(itemNames):len(itemNames)], modernItems...), appItems...) {
 		if n.id == id {
 			return n.name
@@ -147,6 +161,9 @@ type Report struct {
 	Era             string `json:"era,omitempty"`
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	Items           []Item `json:"items"`
+	// Profiles are the client profiles asked for (Options.Profiles), each
+	// limit with its finding; their items are among Items too.
+	Profiles []ProfileResult `json:"profiles,omitempty"`
 }
 
 // Failed reports whether any item failed.
@@ -237,6 +254,9 @@ type Options struct {
 	// Telemetry gets a span for every request the check sends; nil sends
 	// none.
 	Telemetry *telemetry.Telemetry
+	// Profiles are the client profiles to judge the server against
+	// (ResolveProfiles), one item each after the others.
+	Profiles []Profile
 }
 
 // Validate reports options that cannot run.

@@ -28,22 +28,23 @@ type checker struct {
 	report   Report
 
 	// What the steps learned, for the steps and rules after them.
-	initFailed  string                // why initialization failed, "" if it did not
-	listFailed  string                // why listing failed after a good initialize
-	tools       []runtime.Tool        // as first listed
-	dropped     []runtime.DroppedTool // listed, but left out as every client must
-	toolsAfter  []runtime.Tool        // as listed after the reconnect; nil if it failed
-	leaks       []string              // where configured secrets appeared, every listing
-	calledTool  string                // the tool the call step called successfully
-	calledArgs  json.RawMessage
-	calledTook  time.Duration // how long that call took
-	seenSlow    *candidate    // a call the call step saw take its time or report progress
-	noAnswer    []pending     // requests that got no response in time
-	tooLarge    bool          // a result went over the maximum message size
-	errorProbe  Item          // actionable-errors, probed while the server was up
-	probedError bool
-	appReads    map[string]appRead // MCP Apps: each resourceUri's resources/read, by URI
-	appCaps     json.RawMessage    // the capabilities the server declared, seen while it was up
+	initFailed   string                // why initialization failed, "" if it did not
+	listFailed   string                // why listing failed after a good initialize
+	tools        []runtime.Tool        // as first listed
+	instructions string                // the server's, as it first gave them
+	dropped      []runtime.DroppedTool // listed, but left out as every client must
+	toolsAfter   []runtime.Tool        // as listed after the reconnect; nil if it failed
+	leaks        []string              // where configured secrets appeared, every listing
+	calledTool   string                // the tool the call step called successfully
+	calledArgs   json.RawMessage
+	calledTook   time.Duration // how long that call took
+	seenSlow     *candidate    // a call the call step saw take its time or report progress
+	noAnswer     []pending     // requests that got no response in time
+	tooLarge     bool          // a result went over the maximum message size
+	errorProbe   Item          // actionable-errors, probed while the server was up
+	probedError  bool
+	appReads     map[string]appRead // MCP Apps: each resourceUri's resources/read, by URI
+	appCaps      json.RawMessage    // the capabilities the server declared, seen while it was up
 }
 
 // pending is a request that got no response within the call timeout.
@@ -131,6 +132,7 @@ func (c *checker) run() {
 	c.step(IDEnvironment, c.environment)
 	c.modernSteps()
 	c.appSteps()
+	c.profileSteps()
 }
 
 // step decides one item and reports it.

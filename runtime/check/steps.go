@@ -60,7 +60,7 @@ func (c *checker) initialize() (Status, string) {
 	if init != nil {
 		res = init.Result
 	}
-	c.tools, c.dropped = v.Tools, v.DroppedTools
+	c.tools, c.dropped, c.instructions = v.Tools, v.DroppedTools, v.Instructions
 	c.leaks = appendNew(c.leaks, v.SecretLeaks...)
 	var warns []string
 	if res.ServerInfo.Name == "" || res.ServerInfo.Version == "" {

@@ -26,6 +26,9 @@ type catalog struct {
 	servers    []serverInfo      // ready servers, by name
 	uiBy       map[string]string // MCP Apps: a ui:// URI a tool names → its server (apps.go)
 	apps       bool              // a server declares the apps extension or lists an app
+	// own is the one served server's identity when the gateway is
+	// transparent (transparent.go); nil when it answers as itself.
+	own *ownIdentity
 }
 
 // prompt is a server's prompt under its bridged name.
@@ -49,8 +52,18 @@ type serverInfo struct {
 	completions  bool
 }
 
-// newCatalog builds the catalog of a publication.
-func newCatalog(snap *runtime.Snapshot) *catalog {
+// newCatalog builds the catalog of a publication, transparent when the
+// gateway is (transparent.go).
+func (g *Gateway) newCatalog(snap *runtime.Snapshot) *catalog {
+	c := buildCatalog(snap)
+	if g.opts.Transparent {
+		c.makeTransparent(snap)
+	}
+	return c
+}
+
+// buildCatalog builds the catalog of a publication.
+func buildCatalog(snap *runtime.Snapshot) *catalog {
 	c := &catalog{generation: snap.Generation, enabled: snap.Enabled, tools: snap.Tools,
 		toolByName: make(map[string]*runtime.Tool, len(snap.Tools)), promptBy: map[string]*prompt{}, resourceBy: map[string]string{}}
 	for i := range c.tools {

@@ -153,7 +153,7 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 	case "initialize":
 		res, err = g.initialize(c, cat, pol)
 	case mcp.MethodDiscover:
-		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: cat.capabilities(modernCapabilities), Instructions: cat.instructions(pol)}
+		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: cat.offered(true), Instructions: cat.instructions(pol)}
 		cacheable = true
 	case "ping":
 		res = struct{}{}
@@ -219,8 +219,8 @@ func (g *Gateway) initialize(c *call, cat *catalog, pol *policy) (any, error) {
 	cl.identify(&p.ClientInfo, mcp.Legacy, version)
 	return mcp.InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    cat.capabilities(gatewayCapabilities),
-		ServerInfo:      g.implementation(),
+		Capabilities:    cat.offered(false),
+		ServerInfo:      g.implementationIn(cat),
 		Instructions:    cat.instructions(cl.policy()),
 	}, nil
 }

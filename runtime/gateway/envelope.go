@@ -123,15 +123,33 @@ func isObject(raw json.RawMessage) bool {
 // serverInfo, which identifies the server a modern client talks to.
 func (g *Gateway) withInfo(meta json.RawMessage) json.RawMessage {
 	if !mcp.HasMeta(meta) {
-		return g.infoMeta
+		return g.resultMeta()
 	}
-	info, _ := json.Marshal(g.implementation())
+	info, _ := json.Marshal(g.implementationIn(g.catalog()))
 	return mcp.SetMeta(meta, mcp.MetaServerInfo, info)
+}
+
+// resultMeta is the _meta of a modern result that has none of its own:
+// the serverInfo of whoever the clients talk to.
+func (g *Gateway) resultMeta() json.RawMessage {
+	if own := g.catalog().own; own != nil {
+		return own.infoMeta
+	}
+	return g.infoMeta
 }
 
 // implementation is the gateway's serverInfo.
 func (g *Gateway) implementation() mcp.Implementation {
 	return mcp.Implementation{Name: "mcpdeck-gateway", Title: "mcpdeck gateway", Version: g.opts.Version}
+}
+
+// implementationIn is the serverInfo clients are given with cat: the
+// served server's own when the gateway is transparent, else the gateway's.
+func (g *Gateway) implementationIn(cat *catalog) mcp.Implementation {
+	if cat.own != nil {
+		return cat.own.info
+	}
+	return g.implementation()
 }
 
 // modernResult adds what every modern result carries to a result object:
@@ -149,14 +167,14 @@ func (g *Gateway) modernResult(v any, cacheable bool) (any, error) {
 		r.ResultType, r.Meta = mcp.Complete, g.withInfo(r.Meta)
 		return r, nil
 	case inputRequired:
-		r.Meta = g.infoMeta
+		r.Meta = g.resultMeta()
 		return r, nil
 	case map[string]any:
 		if _, ok := r["resultType"]; !ok {
 			r["resultType"] = mcp.Complete
 		}
 		if _, ok := r["_meta"]; !ok {
-			r["_meta"] = g.infoMeta
+			r["_meta"] = g.resultMeta()
 		}
 		if cacheable {
 			r["ttlMs"], r["cacheScope"] = 0, "private"

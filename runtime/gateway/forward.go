@@ -382,14 +382,20 @@ func (g *Gateway) progress(e runtime.Progress) {
 func (g *Gateway) logMessage(e runtime.LogMessage) {
 	rank := mcp.LevelRank(e.Level)
 	logger := e.Server
-	if e.Logger != "" {
+	switch {
+	case g.catalog().own != nil:
+		logger = e.Logger // the server's own words, as it sent them
+	case e.Logger != "":
 		logger += "/" + e.Logger
 	}
 	var data any
 	if len(e.Data) > 0 {
 		data = e.Data
 	}
-	params := map[string]any{"level": e.Level, "logger": logger, "data": data}
+	params := map[string]any{"level": e.Level, "data": data}
+	if logger != "" {
+		params["logger"] = logger // optional: a transparent server's may have none
+	}
 	for _, cl := range g.clientList() {
 		if !cl.policy().allows(e.Server) {
 			continue

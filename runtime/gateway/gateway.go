@@ -81,6 +81,13 @@ type Options struct {
 	// TaskTTL how long an ended task is kept (default 10 minutes). See
 	// tasks.go.
 	TaskAfter, TaskTTL time.Duration
+	// Transparent serves the one server behind the gateway as itself
+	// rather than as mcpdeck's gateway (transparent.go): its own tool and
+	// prompt names, its serverInfo, capabilities and instructions, its
+	// log messages under its own logger names. `replay --serve` serves a
+	// recording this way. With no server, or several, ready, the gateway
+	// answers as itself.
+	Transparent bool
 }
 
 // Defaults of Options.
@@ -155,7 +162,7 @@ func New(rt *runtime.Controller, opts Options) *Gateway {
 	events, cancel := rt.SubscribeBatches(runtime.SubscribeOptions{Buffer: 1 << 14})
 	g.stopPump = cancel
 	g.infoMeta, _ = json.Marshal(map[string]any{mcp.MetaServerInfo: g.implementation()})
-	g.cat.Store(newCatalog(rt.Snapshot()))
+	g.cat.Store(g.newCatalog(rt.Snapshot()))
 	go g.pump(events)
 	return g
 }
@@ -194,7 +201,7 @@ func (g *Gateway) waitReady(ctx context.Context) error {
 	}
 	select {
 	case <-g.opts.Ready:
-		g.readyOnce.Do(func() { g.store(newCatalog(g.rt.Snapshot())) })
+		g.readyOnce.Do(func() { g.store(g.newCatalog(g.rt.Snapshot())) })
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -204,7 +211,7 @@ func (g *Gateway) waitReady(ctx context.Context) error {
 // refresh brings the catalog up to the runtime's newest publication, for
 // a request that missed in a catalog the event pump has not updated yet.
 func (g *Gateway) refresh() *catalog {
-	g.store(newCatalog(g.rt.Snapshot()))
+	g.store(g.newCatalog(g.rt.Snapshot()))
 	return g.catalog()
 }
 

@@ -71,6 +71,9 @@ func (cat *catalog) templatesFor(p *policy) []mcp.ResourceTemplate {
 // instructions composes the servers' instructions for a client: what the
 // gateway is, then each server the client may reach with what it said.
 func (cat *catalog) instructions(p *policy) string {
+	if cat.own != nil {
+		return cat.own.instructions
+	}
 	var b strings.Builder
 	var names []string
 	for _, s := range cat.servers {
@@ -123,7 +126,7 @@ func (g *Gateway) offerFor(p *policy, cat *catalog) offer {
 func (g *Gateway) republish(snap *runtime.Snapshot) {
 	// A request may have brought the catalog up to date already (refresh):
 	// the clients are told against the newest one either way.
-	g.store(newCatalog(snap))
+	g.store(g.newCatalog(snap))
 	cat := g.catalog()
 	g.mu.Lock()
 	cls := make([]*client, 0, len(g.clients))

@@ -81,13 +81,13 @@ func TestInstructions(t *testing.T) {
 		{Name: "b", State: runtime.StateReady},
 		{Name: "c", State: runtime.StateFailed, Instructions: "never shown"},
 	}}
-	cat := newCatalog(snap)
+	cat := buildCatalog(snap)
 	got := cat.instructions(newPolicy(nil, ""))
 	if !strings.Contains(got, "2 MCP server(s) at once: a, b") || !strings.Contains(got, "## a (apple-server)\n\nUse a for apples.") || strings.Contains(got, "never shown") {
 		t.Fatalf("instructions:\n%s", got)
 	}
 	snap.Enabled = false
-	if got := newCatalog(snap).instructions(newPolicy(nil, "")); !strings.Contains(got, "switched off") {
+	if got := buildCatalog(snap).instructions(newPolicy(nil, "")); !strings.Contains(got, "switched off") {
 		t.Fatalf("instructions when off: %s", got)
 	}
 }

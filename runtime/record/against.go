@@ -122,6 +122,15 @@ func (d Difference) String() string {
 // or a dotted path ("result.content.0.text"), relative to the answer
 // ({"result": …} or {"error": …}); "*" matches any one key or index.
 func Compare(recorded, live stdjson.RawMessage, ignore []string) ([]Difference, error) {
+	return CompareAnswers("", recorded, live, ignore)
+}
+
+// CompareAnswers is Compare for the answers to a request of method: the
+// list of a list request (tools/list, prompts/list, resources/list,
+// resources/templates/list) is compared by name (URI), its items
+// addressed by it — /result/tools/get-sum/description — so a list in
+// another order is no difference, and an item added is one.
+func CompareAnswers(method string, recorded, live stdjson.RawMessage, ignore []string) ([]Difference, error) {
 	var a, b any
 	if err := decodeNumbers(recorded, &a); err != nil {
 		return nil, fmt.Errorf("decoding the recorded answer: %w", err)
@@ -129,12 +138,8 @@ func Compare(recorded, live stdjson.RawMessage, ignore []string) ([]Difference, 
 	if err := decodeNumbers(live, &b); err != nil {
 		return nil, fmt.Errorf("decoding the live answer: %w", err)
 	}
-	var patterns [][]string
-	for _, p := range ignore {
-		patterns = append(patterns, ParsePath(p))
-	}
 	var out []Difference
-	diff(nil, a, b, patterns, &out)
+	diff(nil, keyedAnswer(method, a), keyedAnswer(method, b), parsePaths(ignore), &out)
 	return out, nil
 }
 

@@ -2,8 +2,10 @@
 // writes a running session's events to an append-only JSON Lines file, the
 // Reader that decodes such a file back into the runtime's event types, and
 // what is built on a recording: the state as of any moment (replay), the
-// comparison of recorded answers with a live server's (--against), and an
-// HTTP Archive of the HTTP exchanges (--har).
+// comparison of recorded answers with a live server's (--against) and of
+// two servers' lists (diff), both by name (listing.go, schemadiff.go), the
+// recorded server's answers served again (Mock, mock.go: replay --serve),
+// and an HTTP Archive of the HTTP exchanges (--har).
 //
 // The recorder is an event consumer like the TUI: it subscribes to the
 // runtime lossily, with its own bounded buffer, so writing never slows the

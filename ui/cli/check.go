@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,7 @@ type checkFlags struct {
 	args      string
 	timeout   time.Duration
 	resultMax int
+	profiles  []string
 	record    recordFlags
 }
 
@@ -67,6 +69,15 @@ modern or a revision) and says which. On a 2026-07-28 server it adds:
                        body gets 400 -32020
   stateless            two requests on fresh connections both succeed
 
+--profile NAME adds one item per client named (claude-code, codex,
+gemini-cli, vscode, cursor; all for every one, with a grid of clients
+against rules after the report): whether the server fits what that client
+accepts — tool name characters and length (as the client names the tool,
+with the server's name), schema keywords it rejects, description and
+instructions sizes, the number of tools — FAIL where the client refuses or
+breaks, WARN where it renames, cuts or leaves out. Each limit, its date and
+its source (the client's docs or code) are in runtime/check/PROFILES.md.
+
 Each server runs in its own session, started and stopped by the check;
 every request, the probes included, is dialed as a session's (headers,
 token, limits, redirect policy: a redirect to another origin is reported,
@@ -76,7 +87,9 @@ item FAILed, including a server that could not even be initialized (its
 initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
 		Example: `  mcpdeck check
   mcpdeck check myserver --json
-  mcpdeck check --stdio 'node build/index.js' --tool search --args '{"query":"x"}'`,
+  mcpdeck check --stdio 'node build/index.js' --tool search --args '{"query":"x"}'
+  mcpdeck check myserver --profile claude-code --profile cursor
+  mcpdeck check myserver --profile all`,
 		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, names []string) error {
 			return runCheck(cmd, &tf, &cf, names)
@@ -89,6 +102,7 @@ initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
 	fl.StringVar(&cf.args, "args", "", "the arguments for --tool, a JSON object (default: minimal valid arguments from its schema)")
 	fl.DurationVar(&cf.timeout, "timeout", check.DefaultCallTimeout, "how long each request may take before it counts as unanswered")
 	fl.IntVar(&cf.resultMax, "result-max", check.DefaultResultMax, "the largest acceptable tool result, in bytes")
+	fl.StringArrayVar(&cf.profiles, "profile", nil, "also judge the server against what client `NAME` accepts ("+strings.Join(check.ProfileNames(), ", ")+"), or all, as a grid (repeatable)")
 	addRecordFlags(cmd, &cf.record)
 	cmd.Flags().Lookup("record").Usage += "; checking several servers writes one file each, FILE with the server's name before its extension"
 	return cmd
@@ -120,6 +134,9 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 	}
 	if err := opts.Validate(); err != nil {
 		return withCode(ExitUsage, fmt.Errorf("--tool/--args: %w", err))
+	}
+	if opts.Profiles, err = check.ResolveProfiles(cf.profiles); err != nil {
+		return withCode(ExitUsage, fmt.Errorf("--profile: %w", err))
 	}
 	cfg, err := resolveTargets(cmd, tf, names)
 	if err != nil {
@@ -172,6 +189,9 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 		}
 	case !stream:
 		printCheckReports(out, reports)
+	}
+	if !cf.asJSON && len(opts.Profiles) > 1 {
+		printProfileGrids(out, reports)
 	}
 	if ctx.Err() != nil {
 		return interrupted("check")
@@ -253,7 +273,9 @@ type checkServerJSON struct {
 	Era             string          `json:"era,omitempty"`
 	ProtocolVersion string          `json:"protocolVersion,omitempty"`
 	Items           []checkItemJSON `json:"items"`
-	Passed          bool            `json:"passed"`
+	// Profiles are the client profiles asked for, each limit's finding.
+	Profiles []check.ProfileResult `json:"profiles,omitempty"`
+	Passed   bool                  `json:"passed"`
 }
 
 type checkItemJSON struct {
@@ -267,7 +289,8 @@ type checkItemJSON struct {
 func checkJSONOf(reports []check.Report) checkJSON {
 	out := checkJSON{Servers: []checkServerJSON{}}
 	for _, r := range reports {
-		s := checkServerJSON{Server: r.Server, Transport: r.Transport, Era: r.Era, ProtocolVersion: r.ProtocolVersion, Items: []checkItemJSON{}, Passed: !r.Failed()}
+		s := checkServerJSON{Server: r.Server, Transport: r.Transport, Era: r.Era, ProtocolVersion: r.ProtocolVersion, Items: []checkItemJSON{},
+			Profiles: r.Profiles, Passed: !r.Failed()}
 		for _, it := range r.Items {
 			s.Items = append(s.Items, checkItemJSON{ID: it.ID, Name: it.Name, Status: it.Status.String(),
 				Reason: it.Reason, DurationMs: it.Duration.Milliseconds()})

@@ -75,9 +75,12 @@ func TestExitCodesFollowTheREADME(t *testing.T) {
 		{ExitOK, []string{"auth", "status", "login"}, "status of a server that needs a login"},
 		{ExitOK, []string{"replay", recording, "--text"}, "a recording printed"},
 		{ExitOK, []string{"version"}, "version"},
+		{ExitOK, []string{"diff", recording, "ok"}, "a recording and its server offer the same"},
+		{ExitOK, []string{"bench", "ok", "echo", `{"text":"hi"}`, "-n", "5"}, "a load test"},
 
 		{ExitToolError, []string{"call", "ok", "fail", `{}`}, "the tool answered isError"},
 		{ExitToolError, []string{"check", "leaky"}, "a check failed (a secret in a tool description)"},
+		{ExitToolError, []string{"diff", recording, "leaky"}, "diff found a difference (another description)"},
 
 		{ExitUsage, []string{"--no-such-flag"}, "an unknown flag"},
 		{ExitUsage, []string{"no-such-command"}, "an unknown command"},
@@ -91,6 +94,9 @@ func TestExitCodesFollowTheREADME(t *testing.T) {
 		{ExitUsage, []string{"config", "validate", "--config", brokenJSON}, "an mcp.json that is not JSON"},
 		{ExitUsage, []string{"replay", filepath.Join(h.dir, "missing.jsonl")}, "a recording that does not exist"},
 		{ExitUsage, []string{"gateway", "--http", "0.0.0.0:0"}, "a non-loopback gateway without --allow-remote"},
+		{ExitUsage, []string{"replay", recording, "--serve", "--speed", "-1"}, "a mock at a negative speed"},
+		{ExitUsage, []string{"bench", "ok", "nosuch"}, "a load test of an unknown tool"},
+		{ExitUsage, []string{"diff", "ok"}, "diff with one side"},
 		{ExitUsage, []string{"call", "ok", "echo", `{"text":"x"}`, "--record", "/dev/full"}, "a recording the disk is too full for"},
 		{ExitUsage, []string{"watch", "ok", "--for", "300ms", "--record", "/dev/full"}, "a recording the disk is too full for, watching"},
 
@@ -103,6 +109,8 @@ func TestExitCodesFollowTheREADME(t *testing.T) {
 		{ExitConnection, []string{"call", "broken", "echo", `{"text":"x"}`}, "a call to a server that cannot start"},
 		{ExitConnection, []string{"call", "ok", "crash", `{}`}, "the server died during the call"},
 		{ExitConnection, []string{"watch", "broken", "--for", "300ms"}, "watching a server that cannot start"},
+		{ExitConnection, []string{"diff", "broken", "ok"}, "diff of a server that cannot start"},
+		{ExitConnection, []string{"bench", "broken", "echo", `{"text":"x"}`}, "a load test of a server that cannot start"},
 
 		{ExitTimeout, []string{"call", "hang", "echo", `{"text":"x"}`, "--timeout", "300ms"}, "--timeout passed"},
 		{ExitTimeout, []string{"servers", "slow"}, "a server not ready within its startup timeout"},

@@ -96,7 +96,16 @@ type gatewayRun struct {
 // and waits for its endpoint, token and (with --metrics) metrics URL.
 func startGatewayHTTP(t *testing.T, cfg string, args ...string) *gatewayRun {
 	t.Helper()
-	cmd := exec.Command(mcpdeckBin(t), append([]string{"--config", cfg, "gateway", "--http", "127.0.0.1:0"}, args...)...)
+	return startServingHTTP(t, "mcpdeck gateway", append([]string{"--config", cfg, "gateway", "--http", "127.0.0.1:0"}, args...)...)
+}
+
+// startServingHTTP runs the binary with argv, a command that serves MCP
+// over Streamable HTTP and announces itself on stderr as who (the
+// gateway, replay --serve), and waits for its endpoint, token and (with
+// --metrics) metrics URL.
+func startServingHTTP(t *testing.T, who string, argv ...string) *gatewayRun {
+	t.Helper()
+	cmd := exec.Command(mcpdeckBin(t), argv...)
 	cmd.Env = append(os.Environ(), "MCPDECK_GATEWAY_TOKEN=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -114,17 +123,17 @@ func startGatewayHTTP(t *testing.T, cfg string, args ...string) *gatewayRun {
 		}
 		close(r.lines)
 	}()
-	wantMetrics := strings.Contains(strings.Join(args, " "), "--metrics")
+	wantMetrics := strings.Contains(strings.Join(argv, " "), "--metrics")
 	metricsURL := regexp.MustCompile(`msg="serving metrics" url=(\S+)`)
 	deadline := time.After(30 * time.Second)
 	for r.url == "" || r.token == "" || (wantMetrics && r.metrics == "") {
 		select {
 		case l, ok := <-r.lines:
 			if !ok {
-				t.Fatalf("gateway ended before announcing itself:\n%s", strings.Join(r.seen, "\n"))
+				t.Fatalf("%s ended before announcing itself:\n%s", who, strings.Join(r.seen, "\n"))
 			}
 			r.seen = append(r.seen, l)
-			if u, ok := strings.CutPrefix(l, "mcpdeck gateway: serving MCP (Streamable HTTP) at "); ok {
+			if u, ok := strings.CutPrefix(l, who+": serving MCP (Streamable HTTP) at "); ok {
 				r.url = u
 			}
 			if _, tok, ok := strings.Cut(l, "(send Authorization: Bearer TOKEN): "); ok {
@@ -148,7 +157,7 @@ func (r *gatewayRun) stop(t *testing.T) {
 		r.seen = append(r.seen, l)
 	}
 	if err := r.cmd.Wait(); err != nil {
-		t.Fatalf("gateway after SIGTERM: %v\n%s", err, strings.Join(r.seen, "\n"))
+		t.Fatalf("%s after SIGTERM: %v\n%s", strings.Join(r.cmd.Args[1:], " "), err, strings.Join(r.seen, "\n"))
 	}
 }
 

@@ -31,6 +31,10 @@ type replayFlags struct {
 	har            string
 	against        string
 	ignore         []string
+	serve          bool
+	http           string
+	speed          float64
+	mockUpstream   string
 }
 
 func newReplayCmd() *cobra.Command {
@@ -70,17 +74,37 @@ server again and compares each answer with the recorded one, ignoring
 request ids and every path given with --ignore: a JSON pointer
 (/result/content/0/text) or a dotted path (result.content.0.text),
 relative to the answer {"result": ...} or {"error": {"code", "message"}};
-* matches any one key or index. With several servers in the recording,
---server names whose requests to send.
+* matches any one key or index. Lists are compared by name (resources by
+URI), so a list in another order is no difference; their items are
+addressed by it: result.tools.get-sum.description. With several servers
+in the recording, --server names whose requests to send.
+
+--serve answers MCP clients as the recorded server did: a mock server for
+deterministic, offline tests of a client. It serves on stdio, or over
+Streamable HTTP at http://ADDR/mcp with --http ADDR (loopback only; the
+bearer token is MCPDECK_GATEWAY_TOKEN, else one printed on stderr), to
+clients of both protocol eras whatever era was recorded. The handshake
+and the lists are the recorded server's (its tool names, serverInfo,
+capabilities and instructions; the last lists it gave). Each request is
+matched by method and params (_meta and ids aside): the n-th identical
+request gets the n-th recorded answer, then the last; progress, log
+messages and questions the server sent during it are sent again first,
+at the recorded pace times --speed (0: no delays). A request that was
+never recorded is answered -32602 naming the nearest recorded arguments
+of the same tool (or the tools that were called). Not served: tasks, and
+notifications sent outside any request. With several servers in the
+recording, --server names the one to serve.
 
 The format is documented in runtime/record/FORMAT.md. Exit status: 0; 1
 when --against found a difference; 2 for a usage error or a file that is
 not a recording (or is from a newer mcpdeck); 3 when the live server could
-not be connected.`,
+not be connected (or, for --serve, the recording could not be started).`,
 		Example: `  mcpdeck replay session.jsonl
   mcpdeck replay session.jsonl --text --kind state --kind request
   mcpdeck replay session.jsonl --json --server demo --method tools/call | jq .event
-  mcpdeck replay session.jsonl --against demo --ignore result.content.0.text`,
+  mcpdeck replay session.jsonl --against demo --ignore result.content.0.text
+  mcpdeck replay session.jsonl --serve --speed 0
+  MCPDECK_GATEWAY_TOKEN=... mcpdeck replay session.jsonl --serve --http 127.0.0.1:8766`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, &tf, &rf, args[0])
@@ -99,6 +123,11 @@ not be connected.`,
 	fl.StringVar(&rf.har, "har", "", "write the HTTP exchanges of remote servers to `OUT.har` (HTTP Archive 1.2; --server picks one server)")
 	fl.StringVar(&rf.against, "against", "", "send the recorded requests to the configured server `SERVER` and compare the answers")
 	fl.StringArrayVar(&rf.ignore, "ignore", nil, "with --against, a `PATH` whose value may differ (repeatable; see --help)")
+	fl.BoolVar(&rf.serve, "serve", false, "serve the recording as a mock MCP server, on stdio unless --http is given")
+	fl.StringVar(&rf.http, "http", "", "with --serve, serve Streamable HTTP on the loopback `ADDR` (host:port; port 0 picks one) instead of stdio")
+	fl.Float64Var(&rf.speed, "speed", 1, "with --serve, the pace of what is sent during a call and of its answer: 1 as recorded, 2 twice as fast, 0 no delays")
+	fl.StringVar(&rf.mockUpstream, mockUpstreamFlag, "", "answer on stdio as the recorded `SERVER` did (what --serve runs)")
+	_ = fl.MarkHidden(mockUpstreamFlag)
 	return cmd
 }
 
@@ -110,19 +139,27 @@ func runReplay(cmd *cobra.Command, tf *targetFlags, rf *replayFlags, path string
 	if p := rec.Problems(); p != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %s could not be read whole: %s; replaying the rest\n", path, p)
 	}
+	if rf.mockUpstream != "" {
+		return runMockUpstream(cmd, rf, rec, rf.mockUpstream)
+	}
 	adHoc := tf.url != "" || tf.stdio != ""
 	against := rf.against != "" || adHoc
 	modes := 0
 	// With --against, --json is the shape of its report.
-	for _, on := range []bool{rf.asJSON && !against, rf.asText, rf.har != "", against} {
+	for _, on := range []bool{rf.asJSON && !against, rf.asText, rf.har != "", against, rf.serve} {
 		if on {
 			modes++
 		}
 	}
 	if modes > 1 {
-		return withCode(ExitUsage, errors.New("give one of --json, --text, --har and --against (or --url/--stdio)"))
+		return withCode(ExitUsage, errors.New("give one of --json, --text, --har, --against (or --url/--stdio) and --serve"))
+	}
+	if rf.serveFlagsAlone(cmd) {
+		return withCode(ExitUsage, errServeFlags)
 	}
 	switch {
+	case rf.serve:
+		return runServe(cmd, rf, rec, path)
 	case against:
 		return runAgainst(cmd, tf, rf, rec)
 	case rf.har != "":
@@ -259,7 +296,7 @@ func runAgainst(cmd *cobra.Command, tf *targetFlags, rf *replayFlags, rec *recor
 			}
 			var diffs []record.Difference
 			if err == nil {
-				diffs, err = record.Compare(x.Answer, live, rf.ignore)
+				diffs, err = record.CompareAnswers(x.Method, x.Answer, live, rf.ignore)
 			}
 			switch {
 			case err != nil:

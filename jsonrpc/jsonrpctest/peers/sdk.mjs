@@ -69,3 +69,18 @@ export async function serveFetch(handler, req, res) {
         res.end();
     }
 }
+
+/**
+ * Parses a client script's arguments: every `--arg WORD` is a word of the
+ * stdio server's command line (taken whatever it is, a server's own --flags
+ * too); the rest are --key value options. Returns { opts, stdioArgs }.
+ */
+export function clientArgs(argv = process.argv.slice(2)) {
+    const stdioArgs = [];
+    const rest = [];
+    for (let i = 0; i < argv.length; i++) {
+        if (argv[i] === '--arg') stdioArgs.push(argv[++i]);
+        else rest.push(argv[i]);
+    }
+    return { opts: args(rest), stdioArgs };
+}

@@ -18,17 +18,9 @@
 //   progress {tool, progress, total}   elicitation {message} cancelled {tool, error}
 //   list_changed {subscription}        error {step, message} done {}
 // The exit status is 0 when every step worked, 1 otherwise.
-import { args as parseArgs, sdk } from './sdk.mjs';
+import { clientArgs, sdk } from './sdk.mjs';
 
-// --arg takes the next word whatever it is (a server's own --flags too).
-const argv = process.argv.slice(2);
-const stdioArgs = [];
-const rest = [];
-for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--arg') stdioArgs.push(argv[++i]);
-    else rest.push(argv[i]);
-}
-const opts = parseArgs(rest);
+const { opts, stdioArgs } = clientArgs();
 const tool = (name, def) => (opts[name] === '-' ? undefined : (opts[name] ?? def));
 
 const { Client, StreamableHTTPClientTransport } = await sdk('@modelcontextprotocol/client');

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"mcpdeck/jsonrpc/jsonrpctest"
+	"mcpdeck/runtime/bench"
+)
+
+// mcpdeck bench against the Go SDK peer: every call counted, over the
+// connections asked for, as text (with a histogram) and as JSON; a
+// baseline it is much slower than fails it (exit 1), one it is faster
+// than passes; an unknown tool is a usage error before any load.
+func TestBenchBinary(t *testing.T) {
+	mark := "bench-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	cfg := fakeConfig(t, mark, map[string]jsonrpctest.Mode{"peer": jsonrpctest.GoSDKModern})
+	r := runBin(t, "", nil, "", "--config", cfg, "bench", "peer", "echo", `{"text":"hi"}`, "-n", "60", "--concurrency", "4", "--connections", "2", "--json")
+	wantCode(t, r, ExitOK)
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("--json: %v\n%s", err, r.stdout)
+	}
+	l := rep.Latency
+	if rep.Requests != 60 || rep.OK != 60 || rep.Connections != 2 || rep.Concurrency != 4 || rep.Throughput <= 0 ||
+		!(0 < l.Min && l.Min <= l.P50 && l.P50 <= l.P99 && l.P99 <= l.Max) || len(rep.Histogram) == 0 {
+		t.Fatalf("report: %+v", rep)
+	}
+	counted := 0
+	for _, b := range rep.Histogram {
+		counted += b.Count
+	}
+	if counted != 60 {
+		t.Errorf("the histogram counts %d calls", counted)
+	}
+	noProcessMarked(t, mark)
+
+	dir := t.TempDir()
+	fast, slow := rep, rep
+	fast.Latency.P50, fast.Latency.P99 = time.Nanosecond, time.Nanosecond
+	slow.Latency.P50, slow.Latency.P99 = time.Hour, time.Hour
+	for name, base := range map[string]bench.Report{"fast.json": fast, "slow.json": slow} {
+		b, _ := json.Marshal(base)
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = runBin(t, "", nil, "", "--config", cfg, "bench", "peer", "echo", `{"text":"hi"}`, "-n", "20", "--baseline", filepath.Join(dir, "fast.json"))
+	wantCode(t, r, ExitToolError)
+	for _, want := range []string{"peer echo: 20 calls, concurrency 1 over 1 connection", "latency     min ", "│■", "p50 regressed: 1ns → ", "p99 regressed: 1ns → "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = runBin(t, "", nil, "", "--config", cfg, "bench", "peer", "echo", `{"text":"hi"}`, "-n", "20", "--baseline", filepath.Join(dir, "slow.json"))
+	wantCode(t, r, ExitOK)
+	if !strings.Contains(r.stdout, "within the tolerance") {
+		t.Errorf("against a slower baseline:\n%s", r.stdout)
+	}
+	r = runBin(t, "", nil, "", "--config", cfg, "bench", "peer", "nosuch")
+	wantCode(t, r, ExitUsage)
+	if !strings.Contains(r.stderr, `unknown tool "nosuch"`) {
+		t.Errorf("unknown tool: %s", r.stderr)
+	}
+	r = runBin(t, "", nil, "", "--config", cfg, "bench", "peer", "echo", "-n", "5", "--duration", "1s")
+	wantCode(t, r, ExitUsage)
+	noProcessMarked(t, mark)
+}
