@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 type outstandingCall struct {
@@ -82,8 +80,13 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 	if err != nil {
 		return nil, fmt.Errorf("encoding the %s request: %w", method, err)
 	}
-	if err := c.write(context.Background(), frame, Frame{Kind: KindRequest, Method: method, ID: FormatID(id)}); err != nil {
-		return nil, c.sendError(method, err)
+	if err := c.send(ctx, Message{Kind: KindRequest, ID: FormatID(id), Method: method, Frame: frame}); err != nil {
+		if ctx.Err() == nil {
+			return nil, c.sendError(method, err)
+		}
+		// ctx ended while the request waited for its turn or was being
+		// written: it is cancelled as if it had been sent (what was
+		// written of it still goes out, and its answer is then late).
 	}
 	select {
 	case r := <-oc.resp:
@@ -134,14 +137,14 @@ func (c *Conn) sendError(method string, err error) error {
 	if cause := c.Err(); cause != nil {
 		return &ClosedError{Method: method, Cause: cause} // closed meanwhile: that is why the write failed
 	}
-	if !errors.Is(err, jsonrpc2.ErrClosed) {
-		select {
-		case <-c.readDone:
-		case <-time.After(time.Second):
-			return &ClosedError{Method: method, Cause: err}
-		}
+	// A write that failed (a broken pipe) usually means the read loop is
+	// about to end with the real cause (the server's exit): wait for it.
+	select {
+	case <-c.readDone:
+		return &ClosedError{Method: method, Cause: c.Err()}
+	case <-time.After(time.Second):
+		return &ClosedError{Method: method, Cause: err}
 	}
-	return &ClosedError{Method: method, Cause: c.Err()}
 }
 
 // Cancel cancels the outstanding request id with a reason (sent to the

@@ -1,28 +1,40 @@
-// Package jsonrpc is mcpdeck's JSON-RPC 2.0 layer over
-// github.com/sourcegraph/jsonrpc2. It owns framing (Stream: newline-delimited
-// stdio here, HTTP in sub-packages), request ids from our own counter, the
-// outstanding-request table, cancellation (notifications/cancelled), the
-// trace of every frame, and the close cause that outstanding calls see.
+// Package jsonrpc is mcpdeck's JSON-RPC 2.0 layer: a connection to one
+// peer (Conn) over a Stream of whole frames (newline-delimited stdio here,
+// HTTP in jsonrpc/mcphttp). It owns request ids from our own counter, the
+// outstanding-request table, cancellation (notifications/cancelled) in
+// both directions, serving the peer's requests, the trace of every frame,
+// and the close cause that outstanding calls see.
 //
-// Traits of the library this package designs around:
-//   - its handler runs on the read loop, so peer requests are answered on
-//     their own goroutines and notifications go through a bounded queue;
-//   - it logs to stderr unless given a logger, so it always gets a silent one;
-//   - Close wakes pending calls with a bare ErrClosed, so the close cause is
-//     recorded here and returned as a *ClosedError;
-//   - PickID lets us choose ids, which cancellation and the outstanding view
-//     need.
+// github.com/sourcegraph/jsonrpc2 runs the connection's read loop: it
+// reads through the Stream (adapted as its ObjectStream), hands the
+// requests and notifications it decodes to the connection's
+// jsonrpc2.Handler, reports what it decodes to an OnRecv hook, and closes
+// the stream when a read fails. Its traits, and how this package meets
+// them:
+//   - its Handler runs on the read loop, so the connection's never waits
+//     there: notifications go through a bounded queue to one dispatcher
+//     goroutine, in arrival order, and each request is served on a worker
+//     goroutine, as the library's AsyncHandler would serve it, except that
+//     Close waits for every worker;
+//   - it logs to stderr unless given a logger, so it always gets a silent
+//     one;
+//   - its decoder reads a message into maps and interface values and
+//     encodes the params again (a response's result twice more), so the
+//     intake reads each frame's envelope once (ReadEnvelope) and takes what
+//     that reading sorts before the decoder: a response is matched against
+//     our own table and its result handed to its caller as it came, and a
+//     notification or a request goes to the Handler as the library would
+//     hand it. The decoder sees only what the intake leaves (string ids,
+//     malformed messages), and what it rejects is reported as an anomaly;
+//   - its Call and Reply encode a message several times over and write
+//     with no ctx, so every frame we send is built here, once, and written
+//     through the Stream with the sender's ctx: the library never writes,
+//     and the close cause is recorded here, where the calls wait.
 //
-// Requests we send and the responses to them take a shorter way than the
-// library's: the request frame is written here, once, and a response is
-// taken off the stream before the library's decoder (which decodes every
-// result into interface values, then again into its Response, then once
-// more for the caller) and matched against our own table. The round trip
-// of a call then costs one encoding of its params and one pass over its
-// result, which matters most for the 2026-07-28 revision, whose requests
-// and results carry more (the _meta envelope, resultType, serverInfo).
-// Notifications bypass the decoder the same way; peer requests and our
-// replies to them still go the library's way.
+// The round trip of a call then costs one encoding of its params and one
+// pass over its result, which matters most for the 2026-07-28 revision,
+// whose requests and results carry more (the _meta envelope, resultType,
+// serverInfo).
 package jsonrpc
 
 import (
@@ -84,9 +96,9 @@ type Conn struct {
 	// stream's Write.
 	turn        chan struct{}
 	outstanding map[uint64]*outstandingCall
-	cancelled   map[uint64]struct{} // ids we cancelled, to recognise late responses
-	cancelOrder []uint64            // bounds cancelled (oldest forgotten first)
-	incoming    map[string]context.CancelFunc
+	cancelled   map[uint64]struct{}          // ids we cancelled, to recognise late responses
+	cancelOrder []uint64                     // bounds cancelled (oldest forgotten first)
+	incoming    map[string]incomingCall      // the peer's requests being served, by id as Request.ID spells it
 	undecodable map[uint64]*UndecodableError // responses that arrived undecodable, by id, until their caller takes them
 	cause       error
 
@@ -128,7 +140,7 @@ func NewConn(stream Stream, opts Options) *Conn {
 		notes:        newNoteQueue(opts.NotificationBuffer, opts.Lossless),
 		outstanding:  map[uint64]*outstandingCall{},
 		cancelled:    map[uint64]struct{}{},
-		incoming:     map[string]context.CancelFunc{},
+		incoming:     map[string]incomingCall{},
 		undecodable:  map[uint64]*UndecodableError{},
 		readDone:     make(chan struct{}),
 		closed:       make(chan struct{}),
@@ -199,8 +211,8 @@ func (c *Conn) CloseWithCause(cause error) error {
 	// The peer's requests still being handled are cancelled, as the
 	// Handler's contract says: nobody is left to read their answers.
 	c.mu.Lock()
-	for _, cancel := range c.incoming {
-		cancel()
+	for _, in := range c.incoming {
+		in.cancel()
 	}
 	c.mu.Unlock()
 	<-c.readDone

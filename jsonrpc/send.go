@@ -51,36 +51,35 @@ func appendMethod(b []byte, method string, params any) ([]byte, error) {
 // (Call and Notify report the close cause instead).
 var errClosing = errors.New("the connection is closing")
 
-// write sends one frame we built, traced as f describes it. The trace
+// send writes one message we built, every frame's one way out. ctx bounds
+// both the wait for the turn to write and the write itself. The trace
 // comes first, outside the turn to write, so a callback never runs while
 // other writers wait, and a request shows before its response.
-func (c *Conn) write(ctx context.Context, b []byte, f Frame) error {
-	c.trace(b, f)
-	if err := c.takeTurn(ctx, nil); err != nil {
+func (c *Conn) send(ctx context.Context, msg Message) error {
+	c.trace(msg)
+	if err := c.takeTurn(ctx); err != nil {
 		return err
 	}
 	defer c.giveTurn()
 	c.framesOut.Add(1)
-	return c.stream.Write(b)
+	return c.stream.Write(ctx, msg)
 }
 
-// trace hands an outgoing frame to the Trace callback, if any.
-func (c *Conn) trace(b []byte, f Frame) {
+// trace hands an outgoing message to the Trace callback, if any.
+func (c *Conn) trace(msg Message) {
 	if c.opts.Trace == nil {
 		return
 	}
-	f.Dir, f.Time, f.Size = Out, time.Now(), len(b)
-	raw := b
+	raw := msg.Frame
 	if len(raw) > TraceRawLimit {
 		raw = raw[:TraceRawLimit]
 	}
-	f.Raw = append([]byte(nil), raw...)
-	c.opts.Trace(f)
+	c.opts.Trace(Frame{Dir: Out, Time: time.Now(), Kind: msg.Kind, Method: msg.Method, ID: msg.ID, Size: len(msg.Frame), Raw: append([]byte(nil), raw...)})
 }
 
-// takeTurn waits for the turn to write, until ctx ends, give fires (nil:
-// never) or the connection is closing. giveTurn hands it back.
-func (c *Conn) takeTurn(ctx context.Context, give <-chan time.Time) error {
+// takeTurn waits for the turn to write, until ctx ends or the connection
+// is closing. giveTurn hands it back.
+func (c *Conn) takeTurn(ctx context.Context) error {
 	select {
 	case c.turn <- struct{}{}:
 		return nil
@@ -88,22 +87,17 @@ func (c *Conn) takeTurn(ctx context.Context, give <-chan time.Time) error {
 		return errClosing
 	case <-ctx.Done():
 		return context.Cause(ctx)
-	case <-give:
-		return errNoTurn
 	}
 }
 
 func (c *Conn) giveTurn() { <-c.turn }
 
-// errNoTurn: a cancellation notice waited cancelNoticeTimeout for its
-// turn to write and gave up.
-var errNoTurn = errors.New("no turn to write")
-
 // Bounds of the cancellation notice (sendCancelNotice). As go-sdk's
 // notifyCancellationTimeout: the notice is best effort, and a peer that
 // stopped reading must not hold the caller, nor a goroutine for ever.
 var (
-	// cancelNoticeTimeout bounds the notice's wait for its turn to write.
+	// cancelNoticeTimeout bounds the notice's wait for its turn to write
+	// and its write.
 	cancelNoticeTimeout = 5 * time.Second
 	// cancelNoticeWait bounds the caller's wait for its notice. On a
 	// healthy transport the notice is written long before, so it still
@@ -114,11 +108,11 @@ var (
 
 // sendCancelNotice tells the peer that request id is cancelled, from a
 // goroutine of its own that Close waits for: the notice waits for its
-// turn to write at most cancelNoticeTimeout, and the caller for the
-// notice at most cancelNoticeWait. A write already begun ends with the
-// stream (Close closes it).
+// turn and is written within cancelNoticeTimeout, and the caller waits
+// for it at most cancelNoticeWait.
 func (c *Conn) sendCancelNotice(id uint64, reason string) {
-	frame, err := notificationFrame("notifications/cancelled", cancelParams{RequestID: id, Reason: reason})
+	const method = "notifications/cancelled"
+	frame, err := notificationFrame(method, cancelParams{RequestID: id, Reason: reason})
 	if err != nil {
 		return
 	}
@@ -133,13 +127,14 @@ func (c *Conn) sendCancelNotice(id uint64, reason string) {
 	go func() {
 		defer c.notices.Done()
 		defer close(done)
-		give := time.NewTimer(cancelNoticeTimeout)
-		defer give.Stop()
-		if c.takeTurn(context.Background(), give.C) != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), cancelNoticeTimeout)
+		defer cancel()
+		if c.takeTurn(ctx) != nil {
 			return
 		}
+		msg := Message{Kind: KindNotification, Method: method, Frame: frame}
 		c.framesOut.Add(1)
-		err := c.stream.Write(frame)
+		err := c.stream.Write(ctx, msg)
 		if err == nil {
 			c.cancelSent.Add(1) // before the turn is given back: a later frame never overtakes the count
 		}
@@ -147,7 +142,7 @@ func (c *Conn) sendCancelNotice(id uint64, reason string) {
 		if err == nil {
 			// Traced once written, outside the turn: nothing answers a
 			// notice, so nothing can show before it.
-			c.trace(frame, Frame{Kind: KindNotification, Method: "notifications/cancelled"})
+			c.trace(msg)
 		}
 	}()
 	wait := time.NewTimer(cancelNoticeWait)
@@ -164,14 +159,14 @@ type cancelParams struct {
 	Reason    string `json:"reason"`
 }
 
-// Notify sends a notification. ctx bounds the wait for the turn to
-// write; a write begun is not interrupted.
+// Notify sends a notification. ctx bounds the wait for the turn to write
+// and the write (see Stream.Write).
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	frame, err := notificationFrame(method, params)
 	if err != nil {
 		return fmt.Errorf("encoding the %s notification: %w", method, err)
 	}
-	if err := c.write(ctx, frame, Frame{Kind: KindNotification, Method: method}); err != nil {
+	if err := c.send(ctx, Message{Kind: KindNotification, Method: method, Frame: frame}); err != nil {
 		if ctx.Err() != nil {
 			return err
 		}

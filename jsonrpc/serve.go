@@ -10,11 +10,16 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// rpcHandler receives the peer's requests and notifications on the read
-// loop; it must never block there (except a full lossless queue, by design).
+// rpcHandler is the connection's jsonrpc2.Handler: the library calls it
+// on its read loop for each message its decoder read, and the intake
+// hands it the ones it took itself (see takeMessage), so a peer's message
+// has one way in whichever decoded it. A notification is queued for the
+// dispatcher, in arrival order; a request is served off the read loop, in
+// the manner of the library's AsyncHandler (see serve). Handle never
+// blocks the read loop, except on a full lossless queue, by design.
 type rpcHandler Conn
 
-func (h *rpcHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (h *rpcHandler) Handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	c := (*Conn)(h)
 	var params json.RawMessage
 	if req.Params != nil {
@@ -28,16 +33,25 @@ func (h *rpcHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 		c.notes.push(Notification{Method: req.Method, Params: params, Received: time.Now()})
 		return
 	}
-	c.serveRequest(ctx, req.ID, req.Method, params)
+	c.serve(ctx, req.ID, req.Method, params)
 }
 
-// serveRequest answers one request of the peer, off the read loop, on a
-// worker goroutine (work), and writes the answer itself.
-func (c *Conn) serveRequest(ctx context.Context, id jsonrpc2.ID, method string, params json.RawMessage) {
+// incomingCall is a peer request being served: its method, for the trace
+// of the answer, and how to cancel it.
+type incomingCall struct {
+	method string
+	cancel context.CancelFunc
+}
+
+// serve answers one request of the peer on a worker goroutine (work) and
+// writes the answer itself. Unlike AsyncHandler's bare go statement, the
+// goroutines are counted before they start, so Close waits for every one,
+// and are kept for the next request.
+func (c *Conn) serve(ctx context.Context, id jsonrpc2.ID, method string, params json.RawMessage) {
 	key := id.String()
 	ctx, cancel := context.WithCancel(ctx)
 	c.mu.Lock()
-	c.incoming[key] = cancel
+	c.incoming[key] = incomingCall{method: method, cancel: cancel}
 	c.mu.Unlock()
 	c.handlers.Add(1)
 	c.work(func() {
@@ -52,13 +66,15 @@ func (c *Conn) serveRequest(ctx context.Context, id jsonrpc2.ID, method string, 
 		if ctx.Err() != nil {
 			return // cancelled by the peer or the connection closed: no reply
 		}
-		_ = c.reply(id, method, result, err) // a failed write means the transport is going away
+		_ = c.reply(ctx, id, method, result, err) // a failed write means the transport is going away
 	})
 }
 
-// reply writes the answer to a peer's request: the result encoded once and
-// the envelope by hand (the library would encode it twice more).
-func (c *Conn) reply(id jsonrpc2.ID, method string, result any, err error) error {
+// reply writes the answer to a peer's request. It is built here rather than with the library's Reply, which encodes a
+// result three times over (SetResult, then the Response, then its
+// envelope, each re-read by encoding/json) and writes with no ctx: here
+// the result is encoded once, and the request's ctx bounds the write.
+func (c *Conn) reply(ctx context.Context, id jsonrpc2.ID, method string, result any, err error) error {
 	var e *Error
 	body := []byte(nil)
 	if err == nil {
@@ -95,7 +111,7 @@ func (c *Conn) reply(id jsonrpc2.ID, method string, result any, err error) error
 		b = append(b, body...)
 	}
 	b = append(b, '}')
-	return c.write(context.Background(), b, Frame{Kind: kind, Method: method, ID: id.String()})
+	return c.send(ctx, Message{Kind: kind, ID: id.String(), Method: method, Frame: b})
 }
 
 // maxIdleWorkers bounds the goroutines kept waiting for the peer's next
@@ -153,9 +169,9 @@ func (c *Conn) cancelIncoming(params json.RawMessage) {
 		return
 	}
 	c.mu.Lock()
-	cancel := c.incoming[id.String()]
+	in, ok := c.incoming[id.String()]
 	c.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if ok {
+		in.cancel()
 	}
 }

@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,9 +46,7 @@ func (s *Stream) Modern() bool { return s.opts.Modern != nil }
 // goroutine and its answer comes through Read; notifications/cancelled
 // closes the cancelled request's stream, which is how this revision
 // cancels over HTTP (nothing is POSTed); other notifications are POSTed.
-func (s *Stream) writeModern(frame []byte) error {
-	frame = bytes.Clone(frame) // request goroutines keep it beyond this call
-	m := classify(frame)
+func (s *Stream) writeModern(ctx context.Context, m message, frame []byte) error {
 	switch {
 	case m.isRequest():
 		if !s.spawn(func() { s.runModern(m, frame) }) {
@@ -62,7 +59,7 @@ func (s *Stream) writeModern(frame []byte) error {
 	case m.method == "":
 		return fmt.Errorf("%w: a 2026-07-28 client sends no JSON-RPC responses over HTTP (the server sends no requests)", ErrBadOptions)
 	}
-	return s.postModernAck(m, frame)
+	return s.postModernAck(ctx, m, frame)
 }
 
 // modernFrame is what the headers are taken from.
@@ -203,14 +200,17 @@ func lostFrame(id json.RawMessage, err error) []byte {
 
 // postModernAck POSTs a notification with the metadata headers and waits
 // for the server's acknowledgement.
-func (s *Stream) postModernAck(m message, frame []byte) error {
-	ctx, cancel := context.WithTimeout(s.ctx, s.opts.AckTimeout)
+func (s *Stream) postModernAck(caller context.Context, m message, frame []byte) error {
+	ctx, cancel := s.ackContext(caller)
 	defer cancel()
 	what := "POST " + m.method + " to"
 	resp, err := s.postModern(ctx, frame)
 	if err != nil {
-		if s.ctx.Err() != nil {
+		switch {
+		case s.ctx.Err() != nil:
 			return ErrClosed
+		case caller.Err() != nil:
+			return context.Cause(caller)
 		}
 		return describeNetError(what, s.url, err)
 	}

@@ -105,33 +105,34 @@ func Dial(ctx context.Context, opts Options) (*Stream, error) {
 // fatal failure it returns the error, which wraps one of the sentinels.
 func (s *Stream) Read() ([]byte, error) { return s.inbox.pop() }
 
-// Write sends one frame. A request returns as soon as its exchange has
-// started: the answer arrives through Read. A notification or a response
-// returns once the server acknowledged it.
-func (s *Stream) Write(frame []byte) error {
+// Write sends one message. A request returns as soon as its exchange has
+// started: the answer arrives through Read, and the exchange ends with the
+// stream or the request's cancellation, not with ctx. A notification or a
+// response returns once the server acknowledged it, within ctx.
+func (s *Stream) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
+	m := messageOf(msg)
+	frame := msg.Frame // the stream's to keep: request goroutines use it beyond this call
 	if s.opts.Modern != nil {
-		return s.writeModern(frame)
+		return s.writeModern(ctx, m, frame)
 	}
-	frame = bytes.Clone(frame) // request goroutines keep it beyond this call
-	m := classify(frame)
 	if m.isRequest() {
 		if m.method == "initialize" {
 			return s.startInitialize(m, frame)
 		}
-		s.waitInit()
+		s.waitInit(ctx)
 		if !s.spawn(func() { s.runRequest(m, frame) }) {
 			return ErrClosed
 		}
 		return nil
 	}
-	s.waitInit()
+	s.waitInit(ctx)
 	if m.method == "notifications/initialized" {
 		s.openStandalone()
 	}
-	if err := s.postAck(m, frame); err != nil {
+	if err := s.postAck(ctx, m, frame); err != nil {
 		return err
 	}
 	switch m.method {
@@ -241,9 +242,10 @@ func (s *Stream) startInitialize(m message, frame []byte) error {
 	return nil
 }
 
-// waitInit blocks while an initialize exchange is in flight. Before the
-// initialize result a client may only send ping, so this rarely waits.
-func (s *Stream) waitInit() {
+// waitInit blocks while an initialize exchange is in flight, within ctx.
+// Before the initialize result a client may only send ping, so this
+// rarely waits.
+func (s *Stream) waitInit(ctx context.Context) {
 	s.mu.Lock()
 	done := s.initDone
 	s.mu.Unlock()
@@ -253,6 +255,7 @@ func (s *Stream) waitInit() {
 	select {
 	case <-done:
 	case <-s.ctx.Done():
+	case <-ctx.Done():
 	}
 }
 

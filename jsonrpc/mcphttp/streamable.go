@@ -181,10 +181,18 @@ func (s *Stream) readJSON(ctx context.Context, m message, target *url.URL, body 
 	}
 }
 
+// ackContext bounds the POST of a notification or a response: by the
+// stream (Close), the acknowledgement timeout, and the writer's ctx.
+func (s *Stream) ackContext(caller context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.AckTimeout)
+	stop := context.AfterFunc(caller, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
 // postAck POSTs a notification or a response and waits for the server to
 // acknowledge it (202, or any 2xx).
-func (s *Stream) postAck(m message, frame []byte) error {
-	ctx, cancel := context.WithTimeout(s.ctx, s.opts.AckTimeout)
+func (s *Stream) postAck(caller context.Context, m message, frame []byte) error {
+	ctx, cancel := s.ackContext(caller)
 	defer cancel()
 	target, _ := s.target()
 	what := "POST " + m.method + " to"
@@ -196,6 +204,8 @@ func (s *Stream) postAck(m message, frame []byte) error {
 		switch {
 		case s.ctx.Err() != nil:
 			return ErrClosed
+		case caller.Err() != nil:
+			return context.Cause(caller)
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			return fmt.Errorf("%s %s: %w: no acknowledgement within %s; the server is stalled or overloaded", what, safeURL(target), ErrUnreachable, s.opts.AckTimeout)
 		}

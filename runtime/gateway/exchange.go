@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -182,14 +181,13 @@ func (s *exchangeStream) Read() ([]byte, error) {
 	return nil, io.EOF
 }
 
-func (s *exchangeStream) Write(msg []byte) error {
-	var f frame
-	if err := json.Unmarshal(msg, &f); err == nil && f.isResponse() {
-		err := s.x.respond(msg)
+func (s *exchangeStream) Write(_ context.Context, msg jsonrpc.Message) error {
+	if msg.IsResponse() {
+		err := s.x.respond(msg.Frame)
 		s.cl.replied(msg)
 		return err
 	}
-	return s.x.event(msg)
+	return s.x.event(msg.Frame)
 }
 
 func (s *exchangeStream) Close() error {

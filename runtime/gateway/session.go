@@ -113,18 +113,13 @@ func (s *httpSession) Close() error {
 }
 
 // Write routes one message from the gateway to the client.
-func (s *httpSession) Write(msg []byte) error {
-	var f frame
-	if err := json.Unmarshal(msg, &f); err != nil {
-		return err
-	}
+func (s *httpSession) Write(_ context.Context, msg jsonrpc.Message) error {
 	s.mu.Lock()
 	var x *exchange
 	switch {
-	case f.isResponse():
-		key := idKey(f.ID)
-		x = s.exchanges[key]
-		delete(s.exchanges, key)
+	case msg.IsResponse():
+		x = s.exchanges[msg.ID]
+		delete(s.exchanges, msg.ID)
 		for tok, tx := range s.tokens {
 			if tx == x {
 				delete(s.tokens, tok)
@@ -135,18 +130,18 @@ func (s *httpSession) Write(msg []byte) error {
 		if x == nil {
 			return nil // the client's POST is gone; the answer is lost (no resumption)
 		}
-		return x.respond(msg)
-	case f.isRequest():
-		if id, err := strconv.ParseUint(string(f.ID), 10, 64); err == nil {
+		return x.respond(msg.Frame)
+	case msg.IsRequest():
+		if id, err := strconv.ParseUint(msg.ID, 10, 64); err == nil {
 			x = s.routes[id]
 		}
-	case f.method() == mcp.NotificationProgress:
+	case msg.Method == mcp.NotificationProgress:
 		var p mcp.ProgressParams
-		_ = json.Unmarshal(f.Params, &p)
+		_ = json.Unmarshal(paramsOf(msg), &p)
 		x = s.tokens[idKey(p.ProgressToken)]
-	case f.method() == mcp.NotificationCancelled:
+	case msg.Method == mcp.NotificationCancelled:
 		var p jsonrpc.CancelledParams
-		if json.Unmarshal(f.Params, &p) == nil {
+		if json.Unmarshal(paramsOf(msg), &p) == nil {
 			if id, err := strconv.ParseUint(string(p.RequestID), 10, 64); err == nil {
 				x = s.routes[id]
 			}
@@ -154,20 +149,26 @@ func (s *httpSession) Write(msg []byte) error {
 	}
 	get := s.get
 	s.mu.Unlock()
-	if x != nil && x.event(msg) == nil {
+	if x != nil && x.event(msg.Frame) == nil {
 		return nil
 	}
 	if get != nil {
 		select {
-		case get <- msg:
+		case get <- msg.Frame:
 			return nil
 		default:
 		}
 	}
-	if f.isRequest() {
+	if msg.IsRequest() {
 		return errors.New("the client has no stream open to receive the request on (no GET stream, and the related request's answer is not a stream)")
 	}
 	return nil // a notification with nowhere to go is dropped
+}
+
+// paramsOf returns the params of a message the gateway writes.
+func paramsOf(msg jsonrpc.Message) json.RawMessage {
+	env, _ := jsonrpc.ReadEnvelope(msg.Frame)
+	return env.Params
 }
 
 // route files a request to the client under the POST of the request it

@@ -76,10 +76,10 @@ type replyStream struct {
 	cl *client
 }
 
-func (s *replyStream) Write(frame []byte) error {
-	err := s.Stream.Write(frame)
+func (s *replyStream) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := s.Stream.Write(ctx, msg)
 	if err == nil {
-		s.cl.replied(frame)
+		s.cl.replied(msg)
 	}
 	return err
 }
