@@ -80,13 +80,11 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.Capabilities.Logging != nil && level != "" {
 		// A server that declares logging but rejects the level still
 		// works. (A modern server gets the level in every request's _meta.)
-		_, _ = s.conn.Call(ctx, mcp.MethodSetLevel, mcp.SetLevelParams{Level: mcp.LogLevel(level)})
+		_, _ = s.chain(ctx, &request{method: mcp.MethodSetLevel, wire: mcp.SetLevelParams{Level: mcp.LogLevel(level)}})
 	}
 	info.init = s.init
 	info.lists, info.leaks = l, leaks(l)
-	s.fallbackMu.Lock()
-	info.fallback = s.fallback
-	s.fallbackMu.Unlock()
+	info.fallback = s.fallback.get()
 	return s, info, nil
 }
 
@@ -127,7 +125,7 @@ func (c *Controller) forgetEra(cfg config.Server) { _ = c.eras.forget(cfg) }
 // and builds the JSON-RPC connection over it. fresh leaves the era memory
 // out of the era negotiation (a remembered era just failed).
 func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.Server, fresh bool) (*session, error) {
-	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}, changed: map[string]bool{}, fresh: fresh}
+	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), fresh: fresh}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	opts := jsonrpc.Options{
 		Handler:        s.handle,
@@ -154,6 +152,7 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 		stream = st
 	}
 	s.conn = jsonrpc.NewConn(stream, opts)
+	s.buildChain()
 	s.started = time.Now()
 	return s, nil
 }
@@ -167,9 +166,9 @@ func (s *session) explainSilence(err error) error {
 	if s == nil || s.proc == nil || !errors.Is(err, jsonrpc.ErrTimeout) {
 		return err
 	}
-	s.noise.mu.Lock()
-	n, last := s.noise.lines, s.noise.last
-	s.noise.mu.Unlock()
+	s.intake.noise.mu.Lock()
+	n, last := s.intake.noise.lines, s.intake.noise.last
+	s.intake.noise.mu.Unlock()
 	if n == 0 {
 		return err
 	}
@@ -223,7 +222,7 @@ func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
 	if err != nil {
 		return err
 	}
-	raw, err := s.conn.Call(ctx, mcp.MethodInitialize, params, jsonrpc.WithoutCancelNotification())
+	raw, err := s.chain(ctx, &request{method: mcp.MethodInitialize, wire: params, quiet: true})
 	return s.finishInitialize(ctx, raw, err, versions, pref)
 }
 
@@ -236,7 +235,7 @@ func (s *session) initializeRequest(pref mcp.Preference) (mcp.InitializeParams, 
 		return mcp.InitializeParams{}, nil, fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
 	}
 	caps := c.clientCapabilities(s.name, s.cfg.Roots)
-	s.rootsDeclared = caps.Roots != nil
+	s.env.setRoots(caps.Roots != nil)
 	return mcp.InitializeParams{ProtocolVersion: versions[0], Capabilities: caps, ClientInfo: c.clientInfo()}, versions, nil
 }
 

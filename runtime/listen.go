@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/mcp"
 )
 
@@ -164,14 +163,14 @@ func (s *session) listenOnce(f mcp.SubscriptionFilter, acked func()) error {
 	defer cancel(nil)
 	ids := make(chan *mcp.Subscription, 1)
 	done := make(chan error, 1)
-	params := s.wire(map[string]any{"notifications": f}, "", nil)
+	r := &request{method: mcp.MethodListen, params: map[string]any{"notifications": f}, label: "listen", onID: func(id uint64) {
+		s.setListen(func(i *ListenInfo) {
+			*i = ListenInfo{State: ListenPending, ID: id, Requested: f, Since: time.Now(), Opens: i.Opens + 1, Err: i.Err}
+		})
+		ids <- s.router.Open(mcp.IDKey(id), s.deliverListen)
+	}}
 	if !s.spawn(func() {
-		_, err := s.conn.Call(ctx, mcp.MethodListen, params, jsonrpc.WithLabel("listen"), jsonrpc.WithIDFunc(func(id uint64) {
-			s.setListen(func(i *ListenInfo) {
-				*i = ListenInfo{State: ListenPending, ID: id, Requested: f, Since: time.Now(), Opens: i.Opens + 1, Err: i.Err}
-			})
-			ids <- s.router.Open(mcp.IDKey(id), s.deliverListen)
-		}))
+		_, err := s.chain(ctx, r)
 		done <- err
 	}) {
 		return ErrClosed

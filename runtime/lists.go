@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"mcpdeck/jsonrpc/mcphttp"
@@ -84,22 +85,9 @@ func (s *session) list(ctx context.Context, kind string, l *lists) error {
 	}
 	l.Listed[kind] = listing
 	if kind == "tools" && s.modern() && s.remote {
-		s.setHeaders(l.headers)
+		s.lists.setHeaders(l.headers)
 	}
 	return nil
-}
-
-// setHeaders replaces the x-mcp-header annotations the stream looks up.
-func (s *session) setHeaders(h map[string][]mcphttp.ParamHeader) {
-	s.headers.Range(func(k, _ any) bool {
-		if _, ok := h[k.(string)]; !ok {
-			s.headers.Delete(k)
-		}
-		return true
-	})
-	for name, hs := range h {
-		s.headers.Store(name, hs)
-	}
 }
 
 // addPage decodes one page of method into l, stamping the server's name,
@@ -181,7 +169,7 @@ func (s *session) paginate(ctx context.Context, method string, l *lists) (Listin
 		raw, received := cached.raw, cached.hint.Received
 		if !fromCache {
 			var err error
-			if raw, err = s.conn.Call(ctx, method, s.wire(pageParams(cursor), "", nil)); err != nil {
+			if raw, err = s.chain(ctx, &request{method: method, params: pageParams(cursor)}); err != nil {
 				return listing, fmt.Errorf("%s: %w", method, err)
 			}
 			received = time.Now()
@@ -232,4 +220,75 @@ func (s *session) refetch(kind string) (lists, error) {
 	s.invalidate(kind)
 	var l lists
 	return l, s.list(ctx, kind, &l)
+}
+
+// refetchChanged relists, on the session's goroutines, every kind announced
+// as changed.
+func (s *session) refetchChanged() {
+	for _, kind := range s.lists.takeChanged() {
+		s.spawn(func() {
+			ls, err := s.refetch(kind)
+			if err != nil {
+				return // the session is closing, or the server failed to list: keep the old list
+			}
+			s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: kind, lists: ls, leaks: leaks(ls)})
+		})
+	}
+}
+
+// listState is the part of a session that keeps what its lists need
+// between fetches: the kinds a list_changed announced and not yet
+// refetched (one may arrive while the attempt is still listing, before
+// the loop knows the session; the dispatcher adds, the loop takes; mu
+// guards them), and the x-mcp-header annotations of the listed tools, by
+// tool name (modern HTTP only), written by a listing and read by the
+// stream for every tools/call (a sync.Map: read far more than written).
+type listState struct {
+	mu      sync.Mutex
+	pending map[string]bool
+	headers sync.Map // string → []mcphttp.ParamHeader
+}
+
+// changed records a list kind announced as changed.
+func (l *listState) changed(kind string) {
+	l.mu.Lock()
+	if l.pending == nil {
+		l.pending = map[string]bool{}
+	}
+	l.pending[kind] = true
+	l.mu.Unlock()
+}
+
+// takeChanged returns and clears the list kinds waiting for a refetch.
+func (l *listState) takeChanged() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var kinds []string
+	for k := range l.pending {
+		kinds = append(kinds, k)
+	}
+	clear(l.pending)
+	return kinds
+}
+
+// setHeaders replaces the x-mcp-header annotations the stream looks up.
+func (l *listState) setHeaders(h map[string][]mcphttp.ParamHeader) {
+	l.headers.Range(func(k, _ any) bool {
+		if _, ok := h[k.(string)]; !ok {
+			l.headers.Delete(k)
+		}
+		return true
+	})
+	for name, hs := range h {
+		l.headers.Store(name, hs)
+	}
+}
+
+// paramHeaders is the modern stream's lookup of a tool's x-mcp-header
+// annotations; it runs on the caller's goroutine for every tools/call.
+func (l *listState) paramHeaders(tool string) []mcphttp.ParamHeader {
+	if v, ok := l.headers.Load(tool); ok {
+		return v.([]mcphttp.ParamHeader)
+	}
+	return nil
 }

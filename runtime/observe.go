@@ -50,26 +50,6 @@ func eraName(version string) string {
 	return ""
 }
 
-// startSpan opens the span of one request and puts its trace context into
-// the request's _meta, so a server that also traces joins the trace.
-func (s *session) startSpan(ctx context.Context, method, target string, meta map[string]any) (context.Context, *telemetry.Span) {
-	tel := s.c.opts.Telemetry
-	if !tel.TracesEnabled() && !tel.MetricsEnabled() {
-		// No span of ours, but a caller's trace context (a gateway client's)
-		// still reaches the server.
-		telemetry.Inject(ctx, meta)
-		return ctx, nil
-	}
-	info := telemetry.RequestInfo{Method: method, Target: target, Server: s.name, Transport: s.cfg.Transport.String(),
-		ProtocolVersion: s.init.ProtocolVersion, Era: eraName(s.init.ProtocolVersion)}
-	if s.cfg.Transport != "stdio" {
-		info.URL = s.cfg.URL
-	}
-	ctx, sp := tel.StartRequest(ctx, info)
-	telemetry.Inject(ctx, meta)
-	return ctx, sp
-}
-
 // errorType is the conventions' error.type of a request's outcome: "" for
 // success.
 func errorType(err error, isError bool) string {

@@ -31,21 +31,15 @@ func (s *session) legacyTasks() bool {
 }
 
 // taskRequest sends one of a task's own requests (tasks/get and the like)
-// with the session's call timeout; its id joins the request's, so a
-// cancel by it reaches the task, and it shows as the task's row.
+// down the chain, with timeout when not zero; its id joins the request's,
+// so a cancel by it reaches the task, and it shows as the task's row.
 func (s *session) taskRequest(ctx context.Context, ac *activeCall, method, taskID string, extra map[string]any, timeout time.Duration) (json.RawMessage, error) {
 	params := map[string]any{"taskId": taskID}
 	for k, v := range extra {
 		params[k] = v
 	}
-	var cancel context.CancelFunc
-	if timeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	raw, err := s.conn.Call(ctx, method, s.wire(params, "", nil), jsonrpc.WithLabel(ac.tool), jsonrpc.WithIDFunc(func(id uint64) {
-		ac.addPoll(&s.active, id)
-	}))
+	raw, err := s.chain(ctx, &request{method: method, params: params, label: ac.tool, timeout: timeout,
+		onID: func(id uint64) { s.inflight.addPoll(ac, id) }})
 	if err != nil {
 		return nil, fmt.Errorf("%s for task %s: %w", method, taskID, err)
 	}
@@ -89,7 +83,8 @@ func (s *session) cancelTask(ctx context.Context, ac *activeCall, taskID string)
 // tasks/get every pollIntervalMs, answers to its input requests with
 // tasks/update, tasks/cancel when the request is cancelled. It returns the
 // task's result.
-func (s *session) modernTask(ctx context.Context, o callOpts, raw json.RawMessage, ac *activeCall) (json.RawMessage, string, error) {
+func (s *session) modernTask(ctx context.Context, r *request, raw json.RawMessage) (json.RawMessage, string, error) {
+	ac := r.active
 	t, err := mcp.DecodeTask(raw)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", ErrProtocol, err)
@@ -109,7 +104,7 @@ func (s *session) modernTask(ctx context.Context, o callOpts, raw json.RawMessag
 		case mcp.TaskFailed:
 			return nil, t.TaskID, taskFailure(t.TaskID, t.StatusMessage, t.Error)
 		case mcp.TaskCancelled:
-			return nil, t.TaskID, &jsonrpc.CancelledError{ID: ac.first.Load(), Method: o.method, Reason: "the server cancelled task " + t.TaskID + suffixed(": ", t.StatusMessage)}
+			return nil, t.TaskID, &jsonrpc.CancelledError{ID: ac.first.Load(), Method: r.method, Reason: "the server cancelled task " + t.TaskID + suffixed(": ", t.StatusMessage)}
 		case mcp.TaskInputRequired:
 			if err := s.answerTask(ctx, ac, t, answered); err != nil {
 				if ctx.Err() != nil {
@@ -210,7 +205,8 @@ func (t legacyTaskState) info() (TaskInfo, error) {
 // or ends, tasks/result (which blocks until the task ends, delivering the
 // server's elicitation requests on the way, answered like any other) brings
 // the result; a cancelled request sends tasks/cancel.
-func (s *session) legacyTask(ctx context.Context, o callOpts, raw json.RawMessage, ac *activeCall) (json.RawMessage, string, error) {
+func (s *session) legacyTask(ctx context.Context, r *request, raw json.RawMessage) (json.RawMessage, string, error) {
+	ac := r.active
 	created, ok := legacyTaskOf(raw)
 	if !ok {
 		return raw, "", nil // the server ran it as a normal request, as it may
@@ -238,8 +234,8 @@ func (s *session) legacyTask(ctx context.Context, o callOpts, raw json.RawMessag
 			result <- outcome{raw, err}
 		}()
 	}
-	wake := s.watchTask(id)
-	defer s.unwatchTask(id)
+	wake := s.inflight.watchTask(id)
+	defer s.inflight.unwatchTask(id)
 	for {
 		s.publishTask(ac, info)
 		if info.Status == string(mcp.TaskInputRequired) || mcp.TaskStatus(info.Status).Terminal() {
@@ -282,7 +278,7 @@ func (s *session) legacyTask(ctx context.Context, o callOpts, raw json.RawMessag
 			return nil, id, err
 		}
 		if info.Status == string(mcp.TaskCancelled) && result == nil {
-			return nil, id, &jsonrpc.CancelledError{ID: ac.first.Load(), Method: o.method, Reason: "the server cancelled task " + id + suffixed(": ", info.Message)}
+			return nil, id, &jsonrpc.CancelledError{ID: ac.first.Load(), Method: r.method, Reason: "the server cancelled task " + id + suffixed(": ", info.Message)}
 		}
 	}
 }
@@ -302,40 +298,4 @@ func suffixed(sep, s string) string {
 		return ""
 	}
 	return sep + s
-}
-
-// watchTask returns a channel that hears of notifications/tasks/status
-// for the task, so the next poll need not wait for the interval.
-func (s *session) watchTask(id string) <-chan struct{} {
-	ch := make(chan struct{}, 1)
-	s.mu.Lock()
-	if s.taskWake == nil {
-		s.taskWake = map[string]chan struct{}{}
-	}
-	s.taskWake[id] = ch
-	s.mu.Unlock()
-	return ch
-}
-
-func (s *session) unwatchTask(id string) {
-	s.mu.Lock()
-	delete(s.taskWake, id)
-	s.mu.Unlock()
-}
-
-// taskStatus wakes the task a notifications/tasks/status names.
-func (s *session) taskStatus(params json.RawMessage) {
-	var p mcp.TaskRef
-	if json.Unmarshal(params, &p) != nil {
-		return
-	}
-	s.mu.Lock()
-	ch := s.taskWake[p.TaskID]
-	s.mu.Unlock()
-	if ch != nil {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
 }
