@@ -184,9 +184,9 @@ func (c *Controller) Ping(ctx context.Context, server string) (string, time.Dura
 	if err != nil {
 		return "", 0, callError(server, "ping", err)
 	}
-	method := sess.healthMethod()
+	method := sess.health.method()
 	start := time.Now()
-	if err := sess.healthCheck(ctx); err != nil {
+	if err := sess.health.check(ctx); err != nil {
 		return method, time.Since(start), callError(server, method, err)
 	}
 	return method, time.Since(start), nil

@@ -46,7 +46,7 @@ type request struct {
 	label     string        // names it in the outstanding table (the tool)
 	timeout   time.Duration // per round trip, extended by progress; 0: ctx alone bounds it
 	// total, when set (CallRequest.Timeout), bounds the whole request, a
-	// task it runs included; see taskDeadline.
+	// task it runs included; see taskFollower.deadline.
 	total     time.Duration
 	task      bool         // legacy: augmented with a task (the entry adds it to params)
 	quiet     bool         // no notifications/cancelled when abandoned (initialize, the era probe)

@@ -54,7 +54,7 @@ func roundsLink(s *session, next sender) sender {
 					continue
 				case isHeaderMismatch(err) && r.method == "tools/call" && s.remote && !relisted:
 					relisted = true
-					if ls, lerr := s.refetch("tools"); lerr == nil {
+					if ls, lerr := s.lists.refetch("tools"); lerr == nil {
 						s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: "tools", lists: ls, leaks: leaks(ls)})
 					}
 					continue
@@ -63,7 +63,7 @@ func roundsLink(s *session, next sender) sender {
 			}
 		}
 		flow := mcp.Flow{Capabilities: s.declared(), MaxRounds: mcp.DefaultMaxRounds}
-		raw, _, err := flow.Run(ctx, caller, first, declineOnce(s.fulfil))
+		raw, _, err := flow.Run(ctx, caller, first, declineOnce(s.peer.fulfil))
 		if err != nil && isMRTRBreach(err) {
 			err = fmt.Errorf("%w: %w", ErrProtocol, err)
 		}

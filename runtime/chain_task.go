@@ -25,25 +25,26 @@ func taskLink(s *session, next sender) sender {
 		if err != nil || r.next != string(mcp.TaskResult) || (s.modern() && !mrtrMethods[r.method]) {
 			return body, err
 		}
-		ctx, stop := s.taskDeadline(ctx, r)
+		ctx, stop := s.tasks.deadline(ctx, r)
 		defer stop()
 		if s.modern() {
-			body, r.taskID, err = s.modernTask(ctx, r, body)
+			body, r.taskID, err = s.tasks.followModern(ctx, r, body)
 		} else {
-			body, r.taskID, err = s.legacyTask(ctx, r, body)
+			body, r.taskID, err = s.tasks.followLegacy(ctx, r, body)
 		}
 		return body, err
 	}
 }
 
-// taskDeadline bounds the task a call follows by the call's own timeout
+// deadline bounds the task a call follows by the call's own timeout
 // when one was asked for (CallRequest.Timeout, call --timeout): as for any
 // call, the task is given up on (and cancelled with tasks/cancel) after
 // that long without progress; a progress notification starts the clock
 // again. Without one, each of the task's requests has the server's call
 // timeout and the task as a whole MaxCallTime: tasks are for work that
 // takes long.
-func (s *session) taskDeadline(ctx context.Context, r *request) (context.Context, func()) {
+func (tf *taskFollower) deadline(ctx context.Context, r *request) (context.Context, func()) {
+	s := tf.s
 	if r.total <= 0 {
 		return ctx, func() {}
 	}

@@ -92,9 +92,9 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 // server declared.
 func (c *Controller) listFresh(ctx context.Context, s *session) (lists, error) {
 	if s.modern() {
-		s.startListen(ctx)
+		s.listen.start(ctx)
 	}
-	return s.listAll(ctx)
+	return s.lists.all(ctx)
 }
 
 // refusedEra reports whether a handshake failed because the server
@@ -126,18 +126,19 @@ func (c *Controller) forgetEra(cfg config.Server) { _ = c.eras.forget(cfg) }
 // out of the era negotiation (a remembered era just failed).
 func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.Server, fresh bool) (*session, error) {
 	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), fresh: fresh}
+	s.bind()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	opts := jsonrpc.Options{
-		Handler:        s.handle,
-		OnNotification: s.onNotification,
-		OnAnomaly:      s.onAnomaly,
-		Trace:          s.onTrace,
+		Handler:        s.peer.handle,
+		OnNotification: s.intake.onNotification,
+		OnAnomaly:      s.intake.onAnomaly,
+		Trace:          s.intake.onTrace,
 		Lossless:       c.bus.lossless.Load() > 0,
 	}
 	var stream jsonrpc.Stream
 	switch cfg.Transport {
 	case config.TransportStdio:
-		p, st, err := c.startStdio(cfg, s.redact, s.onStderr)
+		p, st, err := c.startStdio(cfg, s.redact, s.intake.onStderr)
 		if err != nil {
 			s.cancel()
 			return nil, err

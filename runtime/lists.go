@@ -37,14 +37,14 @@ var listKinds = []struct{ kind, method string }{
 	{"resources", mcp.MethodListResourceTemplates},
 }
 
-// listAll lists tools, and prompts and resources where declared, all pages.
-func (s *session) listAll(ctx context.Context) (lists, error) {
+// all lists tools, and prompts and resources where declared, all pages.
+func (ls *listState) all(ctx context.Context) (lists, error) {
 	var l lists
 	for _, kind := range []string{"tools", "prompts", "resources"} {
-		if !s.declares(kind) {
+		if !ls.declares(kind) {
 			continue
 		}
-		if err := s.list(ctx, kind, &l); err != nil {
+		if err := ls.list(ctx, kind, &l); err != nil {
 			return l, err
 		}
 	}
@@ -53,7 +53,8 @@ func (s *session) listAll(ctx context.Context) (lists, error) {
 
 // declares reports whether the server declared a list kind; tools are
 // listed whatever it declared (many servers forget to).
-func (s *session) declares(kind string) bool {
+func (ls *listState) declares(kind string) bool {
+	s := ls.s
 	switch kind {
 	case "prompts":
 		return s.init.Capabilities.Prompts != nil
@@ -65,13 +66,14 @@ func (s *session) declares(kind string) bool {
 
 // list fetches every page of one kind into l, from the cache where the
 // server said a page stays fresh.
-func (s *session) list(ctx context.Context, kind string, l *lists) error {
+func (ls *listState) list(ctx context.Context, kind string, l *lists) error {
+	s := ls.s
 	listing := Listing{FromCache: true}
 	for _, k := range listKinds {
 		if k.kind != kind {
 			continue
 		}
-		got, err := s.paginate(ctx, k.method, l)
+		got, err := ls.paginate(ctx, k.method, l)
 		if err != nil && k.method == mcp.MethodListResourceTemplates && KindOf(err) == KindProtocol {
 			continue // templates are optional: a server without them may answer -32601
 		}
@@ -85,7 +87,7 @@ func (s *session) list(ctx context.Context, kind string, l *lists) error {
 	}
 	l.Listed[kind] = listing
 	if kind == "tools" && s.modern() && s.remote {
-		s.lists.setHeaders(l.headers)
+		ls.setHeaders(l.headers)
 	}
 	return nil
 }
@@ -94,7 +96,8 @@ func (s *session) list(ctx context.Context, kind string, l *lists) error {
 // and returns what the page says besides its items (the next cursor, the
 // cache hint). The page is decoded once, into the vocabulary's types, so
 // every member the server sent (_meta, annotations, icons) is kept.
-func (s *session) addPage(method string, raw json.RawMessage, l *lists) (mcp.Page, error) {
+func (ls *listState) addPage(method string, raw json.RawMessage, l *lists) (mcp.Page, error) {
+	s := ls.s
 	switch method {
 	case mcp.MethodListTools:
 		var r mcp.ListToolsResult
@@ -160,11 +163,12 @@ const maxPages = 1000
 // l. A page the server said stays fresh (ttlMs) comes from the cache
 // while it does; the returned Listing says when the pages were fetched
 // and until when all of them stay fresh.
-func (s *session) paginate(ctx context.Context, method string, l *lists) (Listing, error) {
+func (ls *listState) paginate(ctx context.Context, method string, l *lists) (Listing, error) {
+	s := ls.s
 	cursor := ""
 	listing := Listing{FromCache: true}
 	for range maxPages {
-		key := s.cacheKey(method, cursor)
+		key := ls.cacheKey(method, cursor)
 		cached, fromCache := s.c.lists.get(key, time.Now())
 		raw, received := cached.raw, cached.hint.Received
 		if !fromCache {
@@ -174,7 +178,7 @@ func (s *session) paginate(ctx context.Context, method string, l *lists) (Listin
 			}
 			received = time.Now()
 		}
-		page, err := s.addPage(method, raw, l)
+		page, err := ls.addPage(method, raw, l)
 		if err != nil {
 			return listing, fmt.Errorf("%s: decoding the result: %w: %w", method, ErrProtocol, err)
 		}
@@ -214,20 +218,22 @@ func pageParams(cursor string) map[string]any {
 
 // refetch relists one kind after a list_changed notification: the
 // notification makes whatever the cache holds of it stale.
-func (s *session) refetch(kind string) (lists, error) {
+func (ls *listState) refetch(kind string) (lists, error) {
+	s := ls.s
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.CallTimeout)
 	defer cancel()
-	s.invalidate(kind)
+	ls.invalidate(kind)
 	var l lists
-	return l, s.list(ctx, kind, &l)
+	return l, ls.list(ctx, kind, &l)
 }
 
 // refetchChanged relists, on the session's goroutines, every kind announced
 // as changed.
-func (s *session) refetchChanged() {
-	for _, kind := range s.lists.takeChanged() {
+func (ls *listState) refetchChanged() {
+	s := ls.s
+	for _, kind := range ls.takeChanged() {
 		s.spawn(func() {
-			ls, err := s.refetch(kind)
+			ls, err := ls.refetch(kind)
 			if err != nil {
 				return // the session is closing, or the server failed to list: keep the old list
 			}
@@ -244,6 +250,7 @@ func (s *session) refetchChanged() {
 // tool name (modern HTTP only), written by a listing and read by the
 // stream for every tools/call (a sync.Map: read far more than written).
 type listState struct {
+	s       *session
 	mu      sync.Mutex
 	pending map[string]bool
 	headers sync.Map // string → []mcphttp.ParamHeader

@@ -133,7 +133,7 @@ func (c *Controller) subscription(ctx context.Context, server, uri string, on bo
 		// The 2026-07-28 revision subscribes through the listen stream's
 		// resourceSubscriptions: listen again with the new set.
 		c.wish.setSub(server, uri, on)
-		granted, err := sess.relisten(ctx)
+		granted, err := sess.listen.relisten(ctx)
 		if err != nil {
 			return callError(server, mcp.MethodListen, err)
 		}

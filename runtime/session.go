@@ -13,18 +13,21 @@ import (
 )
 
 // session is one live connection to one server, composed of parts that
-// each own one concern and, where goroutines share it, its own lock:
+// each own one concern and, where goroutines share it, its own lock. A
+// part that acts (rather than only holds state) has its methods on its own
+// type, with a way back to the session (bind):
 //
-//	the connection   conn, proc, the handshake's outcome (below); connect.go, era*.go, remote.go
-//	env              the modern request envelope                  era.go (mu)
-//	chain            the request chain over conn                  chain*.go
-//	inflight         the callers' requests in flight               inflight.go (mu)
-//	peer             the server's requests to us                   session_peer.go (no state)
-//	health           the health probe and its statistics           session_health.go (mu)
-//	lists            the lists' refetches and x-mcp-header map     lists.go (mu, sync.Map)
-//	listen, router   the modern listen stream                      listen.go (mu)
-//	intake           notifications, anomalies, traffic, counters   session_intake.go (noise.mu, atomics)
-//	life             the goroutines it owns, and closing           session.go (mu)
+//	the connection  conn, proc, the handshake's outcome  connect.go, era*.go, remote.go
+//	env             the modern request envelope          era.go (mu)
+//	chain           every request it sends               chain*.go
+//	inflight        the callers' requests in flight      inflight.go (mu)
+//	peer            the server's questions to mcpdeck    session_peer.go (no state)
+//	tasks           the tasks callers' requests follow   tasks.go (no state)
+//	health          the health probe                     session_health.go (mu)
+//	lists           listing, refetches, tools' headers   lists.go, cache.go (mu, sync.Map)
+//	listen, router  the modern listen stream             listen.go (mu)
+//	intake          what arrives besides answers         session_intake.go (atomics, noise.mu)
+//	life            the goroutines it owns, and closing  session.go (mu)
 //
 // The controller owns the session's lifetime: it opens it (connect), hands
 // it to the loop, and closes it.
@@ -62,6 +65,8 @@ type session struct {
 	env      envelopeState // the modern era's request envelope
 	chain    sender        // the request chain (chain.go), built with the connection
 	inflight inflight      // the callers' requests in flight
+	peer     peer          // the server's requests to us
+	tasks    taskFollower  // the tasks callers' requests follow
 	health   health        // the health probe
 	lists    listState     // list changes waiting for a refetch, and the tools' headers
 	listen   listenState   // the listen stream (modern)
@@ -116,6 +121,11 @@ type lifetime struct {
 	stopped   proc.StopResult
 }
 
+// bind gives each part that acts for the session its way back to it.
+func (s *session) bind() {
+	s.peer.s, s.tasks.s, s.health.s, s.lists.s, s.listen.s, s.intake.s = s, s, s, s, s, s
+}
+
 // close tears the session down: the JSON-RPC connection (outstanding
 // requests are rejected with "closed by the client") and the process,
 // waiting until both are gone. Idempotent.
@@ -164,9 +174,9 @@ func (s *session) activate(ping time.Duration) {
 	s.activated = true
 	s.spawn(s.watch)
 	if ping > 0 {
-		s.spawn(func() { s.pingLoop(ping) })
+		s.spawn(func() { s.health.loop(ping) })
 	}
-	s.refetchChanged()
+	s.lists.refetchChanged()
 	s.spawn(s.restoreWishes)
 }
 
@@ -224,7 +234,7 @@ func (s *session) live(v *ServerSnapshot) {
 		}
 		v.Outstanding = append(v.Outstanding, ri)
 	}
-	v.Listen = s.listenInfo()
+	v.Listen = s.listen.snapshot()
 	st := s.conn.Stats()
 	v.Counters.Notifications += s.intake.notifications.Load()
 	v.Counters.Calls += s.intake.completed.Load()

@@ -11,10 +11,11 @@ import (
 )
 
 // health is the part of a session that probes the server: the ping loop
-// (session.pingLoop, a goroutine the session owns) records each probe
+// (health.loop, a goroutine the session owns) records each probe
 // here, and the snapshot overlay (live) reads the statistics; mu guards
 // them.
 type health struct {
+	s    *session
 	mu   sync.Mutex
 	ping pingTracker
 }
@@ -33,25 +34,28 @@ func (h *health) stats() PingStats {
 	return h.ping.stats()
 }
 
-// healthMethod is the health probe of the session's era: ping, which the
+// method is the health probe of the session's era: ping, which the
 // 2026-07-28 revision removed, or server/discover, the cheapest request a
 // modern server must answer.
-func (s *session) healthMethod() string {
+func (h *health) method() string {
+	s := h.s
 	if s.modern() {
 		return mcp.MethodDiscover
 	}
 	return mcp.MethodPing
 }
 
-// healthCheck sends one health probe.
-func (s *session) healthCheck(ctx context.Context) error {
-	_, err := s.chain(ctx, &request{method: s.healthMethod()})
+// check sends one health probe.
+func (h *health) check(ctx context.Context) error {
+	s := h.s
+	_, err := s.chain(ctx, &request{method: h.method()})
 	return err
 }
 
-// pingLoop probes health every interval; it reports misses to the
+// loop probes health every interval; it reports misses to the
 // controller (2 → degraded, 3 → failed) and recoveries.
-func (s *session) pingLoop(interval time.Duration) {
+func (h *health) loop(interval time.Duration) {
+	s := h.s
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -63,7 +67,7 @@ func (s *session) pingLoop(interval time.Duration) {
 		timeout := min(interval, 10*time.Second)
 		ctx, cancel := context.WithTimeout(s.ctx, timeout)
 		start := time.Now()
-		err := s.healthCheck(ctx)
+		err := h.check(ctx)
 		cancel()
 		if s.ctx.Err() != nil {
 			return
@@ -74,8 +78,8 @@ func (s *session) pingLoop(interval time.Duration) {
 		}
 		took := time.Since(start)
 		s.c.opts.Telemetry.RecordPing(s.name, took, err == nil)
-		missed := s.health.record(took, err == nil)
-		ev := HealthChecked{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Method: s.healthMethod(), Latency: took, OK: err == nil, Missed: missed}
+		missed := h.record(took, err == nil)
+		ev := HealthChecked{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Method: h.method(), Latency: took, OK: err == nil, Missed: missed}
 		if err != nil {
 			ev.Err = err.Error()
 		}

@@ -19,6 +19,7 @@ import (
 // anomalies), the stderr drain. The counters are atomics; noise has its
 // own lock.
 type intake struct {
+	s               *session
 	notifications   atomic.Uint64
 	completed, errs atomic.Uint64 // callers' round trips that completed, and those that failed
 
@@ -34,21 +35,23 @@ type intake struct {
 // onNotification routes one notification; it runs on the connection's
 // dispatcher goroutine, in arrival order. It first waits for a lagging
 // lossless subscriber (watch): that wait is what slows the server's stream.
-func (s *session) onNotification(n jsonrpc.Notification) {
+func (in *intake) onNotification(n jsonrpc.Notification) {
+	s := in.s
 	s.c.bus.waitRoom(s.ctx)
-	s.intake.notifications.Add(1)
+	in.notifications.Add(1)
 	if s.modern() && s.router.Route(n) {
 		return // a listen stream's: deliverListen has it
 	}
-	s.dispatch(n)
+	in.dispatch(n)
 }
 
 // deliverListen handles a notification of the listen stream (a list
 // change, a resource update), in arrival order.
-func (s *session) deliverListen(n jsonrpc.Notification) { s.dispatch(n) }
+func (in *intake) deliverListen(n jsonrpc.Notification) { in.dispatch(n) }
 
 // dispatch turns a notification into runtime behaviour and events.
-func (s *session) dispatch(n jsonrpc.Notification) {
+func (in *intake) dispatch(n jsonrpc.Notification) {
+	s := in.s
 	h := EventHeader{Time: n.Received, Server: s.name}
 	switch n.Method {
 	case mcp.NotificationMessage:
@@ -56,7 +59,7 @@ func (s *session) dispatch(n jsonrpc.Notification) {
 		_ = json.Unmarshal(n.Params, &p)
 		s.c.bus.publish(LogMessage{EventHeader: h, Level: string(p.Level), Logger: p.Logger, Data: p.Data})
 	case mcp.NotificationProgress:
-		s.c.bus.publish(s.routeProgress(h, n.Params))
+		s.c.bus.publish(in.routeProgress(h, n.Params))
 	case mcp.NotificationToolsChanged, mcp.NotificationPromptsChanged, mcp.NotificationResourcesChanged:
 		s.lists.changed(strings.TrimSuffix(strings.TrimPrefix(n.Method, "notifications/"), "/list_changed"))
 		s.c.send(s.ctx, msgListChanged{name: s.name, gen: s.gen})
@@ -67,7 +70,7 @@ func (s *session) dispatch(n jsonrpc.Notification) {
 	case mcp.NotificationCancelled:
 		// On stdio a modern server ends a subscription this way.
 		if id, ok := mcp.CancelledRequest(n.Params); ok && s.modern() {
-			s.serverEndedListen(id)
+			s.listen.serverEnded(id)
 		}
 		s.c.bus.publish(NotificationReceived{EventHeader: h, Method: n.Method, Params: n.Params})
 	case mcp.NotificationTasksStatus:
@@ -80,7 +83,8 @@ func (s *session) dispatch(n jsonrpc.Notification) {
 
 // routeProgress matches a progress notification to its request, which
 // records it and extends its timeout.
-func (s *session) routeProgress(h EventHeader, params json.RawMessage) Progress {
+func (in *intake) routeProgress(h EventHeader, params json.RawMessage) Progress {
+	s := in.s
 	var p mcp.ProgressParams
 	_ = json.Unmarshal(params, &p)
 	ev := Progress{EventHeader: h, Token: p.TokenString(), Progress: p.Progress, Total: p.Total, Message: p.Message}
@@ -88,28 +92,31 @@ func (s *session) routeProgress(h EventHeader, params json.RawMessage) Progress 
 	return ev
 }
 
-func (s *session) onAnomaly(a jsonrpc.Anomaly) {
+func (in *intake) onAnomaly(a jsonrpc.Anomaly) {
+	s := in.s
 	h := EventHeader{Time: a.Time, Server: s.name}
 	switch a.Kind {
 	case jsonrpc.AnomalyNoise, jsonrpc.AnomalyInvalid:
-		s.intake.noise.mu.Lock()
-		s.intake.noise.lines++
-		s.intake.noise.last = cutRunes(string(a.Raw), 2*noiseQuote)
-		s.intake.noise.mu.Unlock()
+		in.noise.mu.Lock()
+		in.noise.lines++
+		in.noise.last = cutRunes(string(a.Raw), 2*noiseQuote)
+		in.noise.mu.Unlock()
 		s.c.bus.publish(StdoutNoise{EventHeader: h, Line: string(a.Raw), Detail: a.Kind.String()})
 	default:
 		s.c.bus.publish(ProtocolAnomaly{EventHeader: h, Kind: a.Kind.String(), ID: a.ID, Detail: a.Detail})
 	}
 }
 
-func (s *session) onTrace(f jsonrpc.Frame) {
+func (in *intake) onTrace(f jsonrpc.Frame) {
+	s := in.s
 	if f.Dir == jsonrpc.Out { // what comes in passed the intake
 		f.Raw = s.redact.bytes(f.Raw)
 	}
 	s.c.bus.publish(TrafficFrame{EventHeader: EventHeader{Time: f.Time, Server: s.name}, Frame: f})
 }
 
-func (s *session) onStderr(line string) {
+func (in *intake) onStderr(line string) {
+	s := in.s
 	s.c.bus.waitRoom(s.ctx) // as for notifications: a lossless subscriber slows the server's stderr
 	s.c.bus.publish(StderrLine{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Line: line})
 }

@@ -19,6 +19,9 @@ import (
 // and one capability in clientCapabilities. The part keeps no state: who
 // may answer comes from the request in flight (inflight, or the ctx).
 
+// peer is the part itself: no state of its own.
+type peer struct{ s *session }
+
 // question is one thing a server asks.
 type question struct {
 	method string
@@ -33,32 +36,33 @@ type question struct {
 }
 
 // peerMethods answer questions by method.
-var peerMethods = map[string]func(s *session, ctx context.Context, q question) (any, error){
-	mcp.MethodElicit:    (*session).answerElicit,
-	mcp.MethodListRoots: (*session).answerRoots,
+var peerMethods = map[string]func(p *peer, ctx context.Context, q question) (any, error){
+	mcp.MethodElicit:    (*peer).answerElicit,
+	mcp.MethodListRoots: (*peer).answerRoots,
 }
 
 // handle answers the server's requests to us (the connection's Handler).
 // A question is routed to a caller's responder only when that is
 // unambiguous: every request in flight carries the same one.
-func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+func (pr *peer) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	s := pr.s
 	answer := peerMethods[req.Method]
 	if answer == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck does not handle %s", req.Method)
 	}
-	return answer(s, ctx, question{method: req.Method, params: req.Params, responder: s.inflight.responder()})
+	return answer(pr, ctx, question{method: req.Method, params: req.Params, responder: s.inflight.responder()})
 }
 
 // fulfil answers one input request of an input_required result or an
 // input_required task; ctx is the asking request's, so its caller's
 // responder may answer first. Sampling is never declared, so a request
 // for it never passes the flow's check; it is refused here too.
-func (s *session) fulfil(ctx context.Context, _ string, req mcp.InputRequest) (json.RawMessage, error) {
+func (pr *peer) fulfil(ctx context.Context, _ string, req mcp.InputRequest) (json.RawMessage, error) {
 	answer := peerMethods[req.Method]
 	if answer == nil {
 		return nil, fmt.Errorf("%w: mcpdeck does not offer %s", ErrUnsupported, req.Method)
 	}
-	out, err := answer(s, ctx, question{method: req.Method, params: req.Params, responder: responderFrom(ctx), input: true})
+	out, err := answer(pr, ctx, question{method: req.Method, params: req.Params, responder: responderFrom(ctx), input: true})
 	if err != nil {
 		return nil, err
 	}
@@ -70,11 +74,12 @@ func (s *session) fulfil(ctx context.Context, _ string, req mcp.InputRequest) (j
 
 // answerElicit answers elicitation/create: the caller's responder, else
 // the Controller's Elicitor (the TUI's form, the CLI's --elicitation).
-func (s *session) answerElicit(ctx context.Context, q question) (any, error) {
+func (pr *peer) answerElicit(ctx context.Context, q question) (any, error) {
+	s := pr.s
 	var er *ElicitRequest
 	decode := func() (ElicitRequest, error) {
 		if er == nil {
-			r, err := s.elicitRequest(q)
+			r, err := pr.elicitRequest(q)
 			if err != nil {
 				return r, err
 			}
@@ -121,7 +126,8 @@ func (s *session) answerElicit(ctx context.Context, q question) (any, error) {
 }
 
 // elicitRequest decodes the params of elicitation/create.
-func (s *session) elicitRequest(q question) (ElicitRequest, error) {
+func (pr *peer) elicitRequest(q question) (ElicitRequest, error) {
+	s := pr.s
 	if q.input {
 		er, err := mcp.InputRequest{Method: q.method, Params: q.params}.Elicitation()
 		if err != nil {
@@ -141,7 +147,8 @@ func (s *session) elicitRequest(q question) (ElicitRequest, error) {
 
 // answerRoots answers roots/list: the caller's responder, else the roots
 // offered to the server.
-func (s *session) answerRoots(ctx context.Context, q question) (any, error) {
+func (pr *peer) answerRoots(ctx context.Context, q question) (any, error) {
+	s := pr.s
 	if r := q.responder; r != nil {
 		roots, err := r.Roots(ctx, s.name)
 		switch {
