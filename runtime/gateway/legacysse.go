@@ -47,7 +47,7 @@ type sseSession struct {
 	cl   *client
 	conn *jsonrpc.Conn
 	in   chan []byte
-	out  chan []byte
+	out  chan jsonrpc.Message
 	done chan struct{}
 	once sync.Once
 }
@@ -71,7 +71,7 @@ func (l *legacySSE) open(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the HTTP+SSE stream is text/event-stream; send Accept: text/event-stream"))
 		return
 	}
-	s := &sseSession{l: l, id: rand.Text(), in: make(chan []byte, sessionQueue), out: make(chan []byte, sessionQueue), done: make(chan struct{})}
+	s := &sseSession{l: l, id: rand.Text(), in: make(chan []byte, sessionQueue), out: make(chan jsonrpc.Message, sessionQueue), done: make(chan struct{})}
 	cl := l.g.newClient(TransportHTTP, "sse", r.RemoteAddr)
 	cl.setIdentity(IdentityFrom(r.Context()))
 	s.cl = cl
@@ -125,7 +125,7 @@ func (s *sseSession) pump(x *exchange, ctx context.Context) string {
 	for {
 		select {
 		case msg := <-s.out:
-			if err := x.event(msg); err != nil {
+			if err := x.event(msg.Frame); err != nil {
 				return "its stream failed: " + err.Error()
 			}
 			s.cl.replied(msg)
@@ -198,13 +198,16 @@ func (s *sseSession) Read() ([]byte, error) {
 }
 
 // Write queues a message for the stream; it waits while the stream is
-// behind (the client's outbox absorbs that), and fails once it ended.
-func (s *sseSession) Write(msg []byte) error {
+// behind (the client's outbox absorbs that), within ctx, and fails once it
+// ended.
+func (s *sseSession) Write(ctx context.Context, msg jsonrpc.Message) error {
 	select {
-	case s.out <- bytes.Clone(msg):
+	case s.out <- msg:
 		return nil
 	case <-s.done:
 		return errGone
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
 }
 
