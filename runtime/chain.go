@@ -64,15 +64,17 @@ type request struct {
 // sender sends a request on from where it stands in the chain.
 type sender func(ctx context.Context, r *request) (json.RawMessage, error)
 
-// link is one step of the chain: it does its job and calls next.
-type link func(s *session, next sender) sender
+// link is one step of the chain: it does its job for r and calls next
+// for the rest of the chain (or answers without it).
+type link func(ctx context.Context, s *session, r *request, next sender) (json.RawMessage, error)
 
 // buildChain composes the chain over the connection, outermost link
 // first, once per session.
 func (s *session) buildChain() {
 	send := s.transmit
 	for i := len(links) - 1; i >= 0; i-- {
-		send = links[i](s, send)
+		l, next := links[i], send
+		send = func(ctx context.Context, r *request) (json.RawMessage, error) { return l(ctx, s, r, next) }
 	}
 	s.chain = send
 }

@@ -11,21 +11,19 @@ import (
 // token of a caller's request and the _meta keys the links above and the
 // caller (WithRequestMeta) asked for. Params an entry made ready itself
 // (the handshake's) pass as they are.
-func envelopeLink(s *session, next sender) sender {
-	return func(ctx context.Context, r *request) (json.RawMessage, error) {
-		if r.wire == nil {
-			token := ""
-			if r.forCaller {
-				if r.meta == nil {
-					r.meta = map[string]any{}
-				}
-				addRequestMeta(ctx, r.meta)
-				token = r.active.token
+func envelopeLink(ctx context.Context, s *session, r *request, next sender) (json.RawMessage, error) {
+	if r.wire == nil {
+		token := ""
+		if r.forCaller {
+			if r.meta == nil {
+				r.meta = map[string]any{}
 			}
-			r.wire = s.wire(r.params, token, r.meta)
+			addRequestMeta(ctx, r.meta)
+			token = r.active.token
 		}
-		return next(ctx, r)
+		r.wire = s.wire(r.params, token, r.meta)
 	}
+	return next(ctx, r)
 }
 
 // wire prepares a request's params for the connection. In the modern

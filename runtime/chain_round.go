@@ -19,18 +19,16 @@ import (
 // the rounds of one request); it records what the answer asks for next
 // (request.next) for the links above. The session's own requests have a
 // plain timeout, when they ask for one.
-func roundLink(s *session, next sender) sender {
-	return func(ctx context.Context, r *request) (json.RawMessage, error) {
-		if !r.forCaller {
-			if r.timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, r.timeout)
-				defer cancel()
-			}
-			return next(ctx, r)
+func roundLink(ctx context.Context, s *session, r *request, next sender) (json.RawMessage, error) {
+	if !r.forCaller {
+		if r.timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, r.timeout)
+			defer cancel()
 		}
-		return s.round(ctx, r, next)
+		return next(ctx, r)
 	}
+	return s.round(ctx, r, next)
 }
 
 func (s *session) round(ctx context.Context, r *request, next sender) (json.RawMessage, error) {

@@ -22,53 +22,51 @@ import (
 // with a new id), and a tools/call the server refused with -32020 because
 // the tool's x-mcp-header annotations changed (the tools are listed again
 // first, so the retry carries the new headers).
-func roundsLink(s *session, next sender) sender {
-	return func(ctx context.Context, r *request) (json.RawMessage, error) {
-		switch {
-		case !s.modern():
-			return next(ctx, r)
-		case !mrtrMethods[r.method]:
-			body, err := next(ctx, r)
-			if err == nil && r.forCaller {
-				err = mustComplete(r.method, body)
-			}
-			return body, err
+func roundsLink(ctx context.Context, s *session, r *request, next sender) (json.RawMessage, error) {
+	switch {
+	case !s.modern():
+		return next(ctx, r)
+	case !mrtrMethods[r.method]:
+		body, err := next(ctx, r)
+		if err == nil && r.forCaller {
+			err = mustComplete(r.method, body)
 		}
-		first, ok := r.wire.(json.RawMessage)
-		if !ok {
-			var err error
-			if first, err = json.Marshal(r.wire); err != nil {
-				return nil, fmt.Errorf("encoding the request: %w", err)
-			}
-		}
-		relisted, resent := false, false
-		caller := func(ctx context.Context, p json.RawMessage) (json.RawMessage, error) {
-			r.wire = p
-			for {
-				raw, err := next(ctx, r)
-				switch {
-				case err == nil:
-					return raw, nil
-				case mcphttp.IsLost(err) && !resent:
-					resent = true
-					continue
-				case isHeaderMismatch(err) && r.method == "tools/call" && s.remote && !relisted:
-					relisted = true
-					if ls, lerr := s.lists.refetch("tools"); lerr == nil {
-						s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: "tools", lists: ls, leaks: leaks(ls)})
-					}
-					continue
-				}
-				return nil, err
-			}
-		}
-		flow := mcp.Flow{Capabilities: s.declared(), MaxRounds: mcp.DefaultMaxRounds}
-		raw, _, err := flow.Run(ctx, caller, first, declineOnce(s.peer.fulfil))
-		if err != nil && isMRTRBreach(err) {
-			err = fmt.Errorf("%w: %w", ErrProtocol, err)
-		}
-		return raw, err
+		return body, err
 	}
+	first, ok := r.wire.(json.RawMessage)
+	if !ok {
+		var err error
+		if first, err = json.Marshal(r.wire); err != nil {
+			return nil, fmt.Errorf("encoding the request: %w", err)
+		}
+	}
+	relisted, resent := false, false
+	caller := func(ctx context.Context, p json.RawMessage) (json.RawMessage, error) {
+		r.wire = p
+		for {
+			raw, err := next(ctx, r)
+			switch {
+			case err == nil:
+				return raw, nil
+			case mcphttp.IsLost(err) && !resent:
+				resent = true
+				continue
+			case isHeaderMismatch(err) && r.method == "tools/call" && s.remote && !relisted:
+				relisted = true
+				if ls, lerr := s.lists.refetch("tools"); lerr == nil {
+					s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: "tools", lists: ls, leaks: leaks(ls)})
+				}
+				continue
+			}
+			return nil, err
+		}
+	}
+	flow := mcp.Flow{Capabilities: s.declared(), MaxRounds: mcp.DefaultMaxRounds}
+	raw, _, err := flow.Run(ctx, caller, first, declineOnce(s.peer.fulfil))
+	if err != nil && isMRTRBreach(err) {
+		err = fmt.Errorf("%w: %w", ErrProtocol, err)
+	}
+	return raw, err
 }
 
 // mustComplete checks that a modern answer to a request that cannot go on

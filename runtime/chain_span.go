@@ -12,19 +12,17 @@ import (
 // spanLink opens the span of a caller's request, around every round and
 // poll of it, and puts its trace context into the request's _meta, so a
 // server that also traces joins the trace.
-func spanLink(s *session, next sender) sender {
-	return func(ctx context.Context, r *request) (json.RawMessage, error) {
-		if !r.forCaller {
-			return next(ctx, r)
-		}
-		if r.meta == nil {
-			r.meta = map[string]any{}
-		}
-		ctx, r.span = s.startSpan(ctx, r.method, r.target, r.meta)
-		body, err := next(ctx, r)
-		endSpan(r.span, body, err)
-		return body, err
+func spanLink(ctx context.Context, s *session, r *request, next sender) (json.RawMessage, error) {
+	if !r.forCaller {
+		return next(ctx, r)
 	}
+	if r.meta == nil {
+		r.meta = map[string]any{}
+	}
+	ctx, r.span = s.startSpan(ctx, r.method, r.target, r.meta)
+	body, err := next(ctx, r)
+	endSpan(r.span, body, err)
+	return body, err
 }
 
 // startSpan opens the span of one request and puts its trace context into

@@ -19,21 +19,19 @@ import (
 // (tasks/get, tasks/update, tasks/cancel, tasks/result) go down the chain
 // from the top as the session's own, joined to the request's row. How a
 // task is followed is in tasks.go.
-func taskLink(s *session, next sender) sender {
-	return func(ctx context.Context, r *request) (json.RawMessage, error) {
-		body, err := next(ctx, r)
-		if err != nil || r.next != string(mcp.TaskResult) || (s.modern() && !mrtrMethods[r.method]) {
-			return body, err
-		}
-		ctx, stop := s.tasks.deadline(ctx, r)
-		defer stop()
-		if s.modern() {
-			body, r.taskID, err = s.tasks.followModern(ctx, r, body)
-		} else {
-			body, r.taskID, err = s.tasks.followLegacy(ctx, r, body)
-		}
+func taskLink(ctx context.Context, s *session, r *request, next sender) (json.RawMessage, error) {
+	body, err := next(ctx, r)
+	if err != nil || r.next != string(mcp.TaskResult) || (s.modern() && !mrtrMethods[r.method]) {
 		return body, err
 	}
+	ctx, stop := s.tasks.deadline(ctx, r)
+	defer stop()
+	if s.modern() {
+		body, r.taskID, err = s.tasks.followModern(ctx, r, body)
+	} else {
+		body, r.taskID, err = s.tasks.followLegacy(ctx, r, body)
+	}
+	return body, err
 }
 
 // deadline bounds the task a call follows by the call's own timeout

@@ -84,7 +84,9 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	}
 	info.init = s.init
 	info.lists, info.leaks = l, leaks(l)
-	info.fallback = s.fallback.get()
+	if note := s.fallback.Load(); note != nil {
+		info.fallback = *note
+	}
 	return s, info, nil
 }
 
@@ -236,7 +238,7 @@ func (s *session) initializeRequest(pref mcp.Preference) (mcp.InitializeParams, 
 		return mcp.InitializeParams{}, nil, fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
 	}
 	caps := c.clientCapabilities(s.name, s.cfg.Roots)
-	s.env.setRoots(caps.Roots != nil)
+	s.env.rootsDeclared.Store(caps.Roots != nil)
 	return mcp.InitializeParams{ProtocolVersion: versions[0], Capabilities: caps, ClientInfo: c.clientInfo()}, versions, nil
 }
 

@@ -209,7 +209,7 @@ func (s *session) useModern(n negotiated) error {
 		s.init.ServerInfo = *d.ServerInfo
 	}
 	s.init.era, s.init.eraReason, s.init.eraDecision = mcp.Modern, n.reason, n.decision
-	s.env.setRoots(len(s.c.rootsFor(s.name, s.cfg.Roots)) > 0)
+	s.env.rootsDeclared.Store(len(s.c.rootsFor(s.name, s.cfg.Roots)) > 0)
 	return s.reencode()
 }
 
@@ -217,25 +217,14 @@ func (s *session) useModern(n negotiated) error {
 // request envelope: as built (env, under mu) and as encoded for the hot
 // path (enc, read without a lock by every request). Both change when the
 // log level or the roots do, on the goroutine of whoever changed them
-// (SetLogLevel, SetRoots). rootsDeclared (either era, under mu) says
-// whether the roots capability was declared to the server.
+// (SetLogLevel, SetRoots). rootsDeclared (either era) says whether the
+// roots capability was declared to the server: the handshake sets it,
+// SetRoots reads and changes it.
 type envelopeState struct {
 	mu            sync.Mutex
 	env           mcp.Envelope
 	enc           atomic.Pointer[mcp.Encoded]
-	rootsDeclared bool
-}
-
-func (e *envelopeState) setRoots(declared bool) {
-	e.mu.Lock()
-	e.rootsDeclared = declared
-	e.mu.Unlock()
-}
-
-func (e *envelopeState) roots() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.rootsDeclared
+	rootsDeclared atomic.Bool
 }
 
 // reencode builds the envelope anew (a new log level, new roots) and

@@ -252,12 +252,12 @@ func (c *Controller) SetRoots(ctx context.Context, server string, dirs []string)
 	case sess.modern():
 		// Capabilities travel with every modern request: the next one
 		// declares roots (or not); there is no list_changed to send.
-		sess.env.setRoots(len(dirs) > 0)
+		sess.env.rootsDeclared.Store(len(dirs) > 0)
 		if err := sess.reencode(); err != nil {
 			return callError(server, "", err)
 		}
 		return nil
-	case sess.env.roots() != (len(dirs) > 0):
+	case sess.env.rootsDeclared.Load() != (len(dirs) > 0):
 		return c.Reconnect(ctx, server)
 	case len(dirs) > 0:
 		if err := sess.conn.Notify(ctx, "notifications/roots/list_changed", nil); err != nil {

@@ -69,7 +69,10 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 	}
 	opts.Legacy = cfg.Transport == config.TransportSSE
 	opts.AutoFallback = cfg.TransportInferred && cfg.Transport == config.TransportHTTP
-	opts.OnFallback = func(reason string) { s.fallback.set("fell back to legacy HTTP+SSE: " + reason) }
+	opts.OnFallback = func(reason string) {
+		note := "fell back to legacy HTTP+SSE: " + reason
+		s.fallback.Store(&note)
+	}
 	return mcphttp.Dial(ctx, opts)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"mcpdeck/config"
@@ -59,8 +60,8 @@ type session struct {
 	// the session is ready still wins. Only the connection attempt uses it.
 	lateProbe *pendingCall
 	// fallback says how the transport was chosen when it was not the
-	// declared one; the HTTP stream sets it during initialize.
-	fallback fallbackNote
+	// declared one; the HTTP stream's goroutine sets it during initialize.
+	fallback atomic.Pointer[string]
 
 	env      envelopeState // the modern era's request envelope
 	chain    sender        // the request chain (chain.go), built with the connection
@@ -88,25 +89,6 @@ type initResult struct {
 	era         mcp.Era
 	eraReason   string
 	eraDecision EraDecision
-}
-
-// fallbackNote is the transport fallback's note, written by the HTTP
-// stream's goroutine during initialize and read by the attempt.
-type fallbackNote struct {
-	mu   sync.Mutex
-	note string
-}
-
-func (f *fallbackNote) set(note string) {
-	f.mu.Lock()
-	f.note = note
-	f.mu.Unlock()
-}
-
-func (f *fallbackNote) get() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.note
 }
 
 // lifetime is the part of a session that owns its goroutines (the watcher,
