@@ -276,11 +276,11 @@ func (c *Conn) takeNullID(frame []byte, env Envelope) bool {
 // a stand-in error response for that id, and Call returns an
 // *UndecodableError. It reports whether it did.
 func (c *Conn) takeUndecodable(frame []byte, decodeErr error, v any) bool {
-	env, ok := scanEnvelope(frame)
-	if !ok || !env.isResponse() {
-		return false
+	env, ok := scanMembers(frame)
+	if !ok || env.Method != nil || env.ID == nil || (env.Result == nil && env.Error == nil) {
+		return false // not shaped like a response
 	}
-	id, err := strconv.ParseUint(string(env.id), 10, 64)
+	id, err := strconv.ParseUint(string(env.ID), 10, 64)
 	if err != nil {
 		return false
 	}
