@@ -123,11 +123,8 @@ func (s *Stream) postModern(ctx context.Context, frame []byte) (*http.Response, 
 // request is independent of every other, so any other failure fails this
 // request alone.
 func (s *Stream) runModern(m message, frame []byte) {
-	ctx, cancel := context.WithCancel(s.ctx)
-	defer cancel()
-	key := m.key()
-	s.track(key, cancel)
-	defer s.untrack(key)
+	ctx, done := s.tracked(m)
+	defer done()
 
 	what := "POST " + m.method + " to"
 	resp, err := s.postModern(ctx, frame)
@@ -171,17 +168,8 @@ func (s *Stream) readModernEvents(ctx context.Context, m message, body io.ReadCl
 	stop := context.AfterFunc(ctx, func() { body.Close() })
 	defer stop()
 	r := newSSEReader(body, s.opts.MaxMessageSize)
-	answered, err := s.pump(r, m.key())
-	if answered {
-		s.finish(ctx, r, body)
-		return
-	}
-	body.Close()
-	if ctx.Err() != nil || errors.Is(err, ErrClosed) {
-		return
-	}
-	if errors.Is(err, jsonrpc.ErrMessageTooLarge) {
-		s.deliver(errorFrame(m.id, fmt.Errorf("reading the answer to %s from %s: %w", m.method, safeURL(s.url), err)))
+	over, err := s.takeAnswer(ctx, m, r, body, func(err error) { s.deliver(errorFrame(m.id, err)) })
+	if over {
 		return
 	}
 	s.deliver(lostFrame(m.id, fmt.Errorf("reading the answer to %s from %s: %w: the response stream ended before the response (%s); the server may or may not have run it, and it can be sent again",

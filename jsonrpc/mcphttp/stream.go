@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -295,16 +296,42 @@ func (s *Stream) requestFailed(m message, err error) {
 	s.deliver(errorFrame(m.id, err))
 }
 
-func (s *Stream) track(key string, cancel context.CancelFunc) {
+// tracked is the ctx of request m's exchange: Close ends it, and so does
+// abort with m's id (a notifications/cancelled for it). done forgets it.
+func (s *Stream) tracked(m message) (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	key := m.key()
 	s.mu.Lock()
 	s.inflight[key] = cancel
 	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.inflight, key)
+		s.mu.Unlock()
+		cancel()
+	}
 }
 
-func (s *Stream) untrack(key string) {
-	s.mu.Lock()
-	delete(s.inflight, key)
-	s.mu.Unlock()
+// takeAnswer reads r, the SSE stream body carries, for the answer to m and
+// hands on what precedes it. over is true when nothing more is to be done
+// with the exchange: the answer came, nobody waits for it any more, or it
+// cannot come (too large: fail says so). Otherwise the stream ended before
+// the answer, for the reason err gives.
+func (s *Stream) takeAnswer(ctx context.Context, m message, r *sseReader, body io.ReadCloser, fail func(error)) (over bool, err error) {
+	answered, err := s.pump(r, m.key())
+	if answered {
+		s.finish(ctx, r, body)
+		return true, nil
+	}
+	body.Close()
+	if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+		return true, err
+	}
+	if errors.Is(err, jsonrpc.ErrMessageTooLarge) {
+		fail(fmt.Errorf("reading the answer to %s from %s: %w", m.method, safeURL(s.url), err))
+		return true, err
+	}
+	return false, err
 }
 
 func (s *Stream) abort(key string) {

@@ -35,11 +35,8 @@ func (s *Stream) target() (*url.URL, bool) {
 // Read queue: the response, or a synthesized error response when the
 // exchange failed for this request alone.
 func (s *Stream) runRequest(m message, frame []byte) {
-	ctx, cancel := context.WithCancel(s.ctx)
-	defer cancel()
-	key := m.key()
-	s.track(key, cancel)
-	defer s.untrack(key)
+	ctx, done := s.tracked(m)
+	defer done()
 
 	target, legacy := s.target()
 	what := "POST " + m.method + " to"

@@ -199,17 +199,7 @@ func (s *exchangeStream) Close() error {
 // stream (a modern POST) and waits until it is answered, the client goes
 // away (cancelling it) or the client is disconnected.
 func (g *Gateway) serveExchange(r *http.Request, cl *client, st *exchangeStream) {
-	ready := make(chan struct{})
-	var conn *jsonrpc.Conn
-	conn = jsonrpc.NewConn(st, jsonrpc.Options{
-		Handler: func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-			<-ready
-			ctx, stop := mergeCancel(ctx, r.Context())
-			defer stop()
-			return g.handle(ctx, cl, req, conn.Notify)
-		},
-	})
-	close(ready)
+	conn := g.serveConn(cl, st, r.Context(), nil)
 	st.x.wait(r.Context().Done(), cl.ctx.Done())
 	_ = conn.Close()
 }

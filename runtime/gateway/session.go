@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -26,9 +25,7 @@ type httpSession struct {
 	id   string
 	cl   *client
 	conn *jsonrpc.Conn
-	in   chan []byte
-	done chan struct{}
-	once sync.Once
+	*posted
 
 	mu        sync.Mutex
 	exchanges map[string]*exchange // the client's request id → its POST
@@ -43,26 +40,18 @@ const sessionQueue = 256
 
 // newSession opens a session for a client that POSTed initialize.
 func (g *Gateway) newSession(r *http.Request) (*httpSession, error) {
-	s := &httpSession{g: g, id: newState(), in: make(chan []byte, sessionQueue), done: make(chan struct{}),
-		exchanges: map[string]*exchange{}, tokens: map[string]*exchange{}, routes: map[uint64]*exchange{}}
+	s := &httpSession{g: g, id: newState(), exchanges: map[string]*exchange{}, tokens: map[string]*exchange{}, routes: map[uint64]*exchange{}}
+	s.posted = newPosted(func() {
+		g.mu.Lock()
+		delete(g.sessions, s.id)
+		g.mu.Unlock()
+	})
 	cl := g.newClient(TransportHTTP, "session", r.RemoteAddr)
 	cl.setIdentity(IdentityFrom(r.Context()))
 	s.cl = cl
-	ready := make(chan struct{})
-	s.conn = jsonrpc.NewConn(s, jsonrpc.Options{
-		Handler: func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-			<-ready
-			return g.handle(ctx, cl, req, s.conn.Notify)
-		},
-		OnNotification: func(n jsonrpc.Notification) {
-			<-ready
-			g.onNotification(cl, n)
-		},
+	g.serveConn(cl, s, nil, func(conn *jsonrpc.Conn) {
+		s.conn, cl.conn, cl.routeRequest, cl.closeTransport = conn, conn, s.route, s.close
 	})
-	cl.conn = s.conn
-	cl.routeRequest = s.route
-	cl.closeTransport = s.close
-	close(ready)
 	g.mu.Lock()
 	if g.sessions == nil {
 		g.sessions = map[string]*httpSession{}
@@ -91,27 +80,6 @@ func (s *httpSession) close() {
 }
 
 func (s *httpSession) setHeader(h http.Header) { h.Set("Mcp-Session-Id", s.id) }
-
-// Read returns the next message the client POSTed.
-func (s *httpSession) Read() ([]byte, error) {
-	select {
-	case b := <-s.in:
-		return b, nil
-	case <-s.done:
-		return nil, io.EOF
-	}
-}
-
-// Close is the connection's; the session closes through close.
-func (s *httpSession) Close() error {
-	s.once.Do(func() {
-		close(s.done)
-		s.g.mu.Lock()
-		delete(s.g.sessions, s.id)
-		s.g.mu.Unlock()
-	})
-	return nil
-}
 
 // Write routes one message from the gateway to the client.
 func (s *httpSession) Write(_ context.Context, msg jsonrpc.Message) error {
@@ -183,18 +151,6 @@ func (s *httpSession) route(id uint64, related *call) {
 		s.routes[id] = x
 	}
 	s.mu.Unlock()
-}
-
-// push queues a POSTed message for the connection.
-func (s *httpSession) push(ctx context.Context, msg []byte) bool {
-	select {
-	case s.in <- msg:
-		return true
-	case <-s.done:
-		return false
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // post serves one POST of the session.
