@@ -26,7 +26,7 @@ import (
 //
 // A link that concerns only a caller's requests (the span, the tracking,
 // the request events) passes the session's own by (request.forCaller),
-// as today's telemetry and Requests view expect; one added for every
+// as the spans and the Requests view have them; one added for every
 // request goes in the list below, once.
 var links = []link{spanLink, trackLink, envelopeLink, roundsLink, taskLink, roundLink}
 
