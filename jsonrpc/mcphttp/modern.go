@@ -194,11 +194,8 @@ func (s *Stream) postModernAck(caller context.Context, m message, frame []byte) 
 	what := "POST " + m.method + " to"
 	resp, err := s.postModern(ctx, frame)
 	if err != nil {
-		switch {
-		case s.ctx.Err() != nil:
-			return ErrClosed
-		case caller.Err() != nil:
-			return context.Cause(caller)
+		if ended := s.ackEnded(caller); ended != nil {
+			return ended
 		}
 		return describeNetError(what, s.url, err)
 	}

@@ -186,6 +186,18 @@ func (s *Stream) ackContext(caller context.Context) (context.Context, context.Ca
 	return ctx, func() { stop(); cancel() }
 }
 
+// ackEnded is why a POST awaiting acknowledgement ended when the stream
+// closed or the writer's ctx ended; nil when neither did.
+func (s *Stream) ackEnded(caller context.Context) error {
+	switch {
+	case s.ctx.Err() != nil:
+		return ErrClosed
+	case caller.Err() != nil:
+		return context.Cause(caller)
+	}
+	return nil
+}
+
 // postAck POSTs a notification or a response and waits for the server to
 // acknowledge it (202, or any 2xx).
 func (s *Stream) postAck(caller context.Context, m message, frame []byte) error {
@@ -198,12 +210,10 @@ func (s *Stream) postAck(caller context.Context, m message, frame []byte) error 
 	}
 	resp, err := s.post(ctx, target, frame)
 	if err != nil {
-		switch {
-		case s.ctx.Err() != nil:
-			return ErrClosed
-		case caller.Err() != nil:
-			return context.Cause(caller)
-		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		if ended := s.ackEnded(caller); ended != nil {
+			return ended
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fmt.Errorf("%s %s: %w: no acknowledgement within %s; the server is stalled or overloaded", what, safeURL(target), ErrUnreachable, s.opts.AckTimeout)
 		}
 		err = describeNetError(what, target, err)
