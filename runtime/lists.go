@@ -233,11 +233,11 @@ func (ls *listState) refetchChanged() {
 	s := ls.s
 	for _, kind := range ls.takeChanged() {
 		s.spawn(func() {
-			ls, err := ls.refetch(kind)
+			got, err := ls.refetch(kind)
 			if err != nil {
 				return // the session is closing, or the server failed to list: keep the old list
 			}
-			s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: kind, lists: ls, leaks: leaks(ls)})
+			s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: kind, lists: got, leaks: leaks(got)})
 		})
 	}
 }
