@@ -1,8 +1,10 @@
 package jsonrpc_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +82,102 @@ func waitFramesOut(t *testing.T, c *jsonrpc.Conn, n uint64) {
 		case <-deadline:
 			t.Fatalf("frames out = %d, want %d", c.Stats().FramesOut, n)
 		}
+	}
+}
+
+// TestBlockedWriteEndsWithItsContext: a server that stopped reading its
+// stdin, and a frame larger than the pipe to it: the write blocks, and
+// ends when its ctx ends, with the ctx's cause. Before, Stream.Write took
+// no ctx and the call waited for the server for as long as it did not
+// read (only Close ended it).
+func TestBlockedWriteEndsWithItsContext(t *testing.T) {
+	s := startServer(t, jsonrpctest.StopReading, serverOpts{})
+	initialize(t, s.conn)
+
+	called := make(chan error, 1)
+	go func() {
+		_, err := s.conn.Call(context.Background(), "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}})
+		called <- err
+	}()
+	s.waitStderr(t, "stopped reading")
+
+	stalled := errors.New("the server stopped reading")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	before := s.conn.Stats().FramesOut
+	notified := make(chan error, 1)
+	go func() {
+		notified <- s.conn.Notify(ctx, "notifications/message", map[string]string{"pad": strings.Repeat("x", 4<<20)})
+	}()
+	waitFramesOut(t, s.conn, before+1) // the write has begun
+	cancel(stalled)
+	select {
+	case err := <-notified:
+		if !errors.Is(err, stalled) {
+			t.Errorf("err = %v, want the ctx's cause", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a write blocked on a server that does not read outlived its ctx")
+	}
+
+	// A call sent now waits behind what is left of the interrupted frame,
+	// and its own ctx ends that wait too.
+	cctx, ccancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer ccancel()
+	_, err := s.conn.Call(cctx, "ping", nil)
+	var ce *jsonrpc.CancelledError
+	if !errors.As(err, &ce) || !ce.Timeout {
+		t.Errorf("call behind the interrupted frame: err = %v, want a timed-out CancelledError", err)
+	}
+	_ = s.conn.Close()
+	if err := <-called; err == nil {
+		t.Error("the unanswered call succeeded")
+	}
+}
+
+// TestInterruptedWriteKeepsFraming: a write the ctx ended midway leaves
+// the rest of its frame to go out first, so the peer, once it reads
+// again, reads whole lines: the interrupted frame, then the next one.
+func TestInterruptedWriteKeepsFraming(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	st := jsonrpc.NewStdioStream(strings.NewReader(""), w, w, jsonrpc.StdioOptions{})
+	defer st.Close()
+
+	big := `{"jsonrpc":"2.0","method":"big","params":{"pad":"` + strings.Repeat("x", 1<<20) + `"}}`
+	ctx, cancel := context.WithCancel(context.Background())
+	wrote := make(chan error, 1)
+	go func() {
+		wrote <- st.Write(ctx, jsonrpc.Message{Kind: jsonrpc.KindNotification, Method: "big", Frame: []byte(big)})
+	}()
+	// Nobody reads: the pipe fills and the write blocks; then its ctx ends.
+	time.AfterFunc(100*time.Millisecond, cancel)
+	select {
+	case err := <-wrote:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the blocked write did not end with its ctx")
+	}
+
+	small := `{"jsonrpc":"2.0","method":"small"}`
+	go func() {
+		wrote <- st.Write(context.Background(), jsonrpc.Message{Kind: jsonrpc.KindNotification, Method: "small", Frame: []byte(small)})
+	}()
+	lines := bufio.NewReaderSize(r, 2<<20)
+	for _, want := range []string{big, small} {
+		line, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSuffix(line, "\n"); got != want {
+			t.Fatalf("read a line of %d bytes, want %d (%.40q…)", len(got), len(want), want)
+		}
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -12,31 +12,11 @@ const maxDepth = 10000
 // way (an escape in a key, a duplicate member, broken nesting): the caller
 // then takes the slow, strict way (ReadEnvelope does both).
 func scanMembers(b []byte) (m Envelope, ok bool) {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return m, false
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return m, skipWS(b, i+1) == len(b)
-	}
+	sc := scanObject(b)
 	for {
-		if i >= len(b) || b[i] != '"' {
-			return m, false
-		}
-		end, escaped := scanString(b, i)
-		if end < 0 || escaped {
-			return m, false
-		}
-		key := b[i+1 : end]
-		i = skipWS(b, end+1)
-		if i >= len(b) || b[i] != ':' {
-			return m, false
-		}
-		i = skipWS(b, i+1)
-		vend, depth := valueEnd(b, i)
-		if vend < 0 {
-			return m, false
+		key, value, depth, more := sc.next()
+		if !more {
+			return m, sc.done()
 		}
 		m.Deep = m.Deep || depth > maxDepth
 		var slot *json.RawMessage
@@ -56,22 +36,106 @@ func scanMembers(b []byte) (m Envelope, ok bool) {
 			if *slot != nil {
 				return m, false // a duplicate: let the strict decoder judge
 			}
-			*slot = b[i:vend]
-		}
-		i = skipWS(b, vend)
-		if i >= len(b) {
-			return m, false
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case '}':
-			return m, skipWS(b, i+1) == len(b)
-		default:
-			return m, false
+			*slot = value
 		}
 	}
 }
+
+// Member returns the raw value of key among the top-level members of the
+// JSON object b, read in one pass without decoding or allocating, as the
+// intake reads a frame's envelope. found is false when b has no such
+// member. ok is false when the scan cannot tell (b is not an object, a
+// key holds an escape, the nesting breaks before key): decode b instead.
+func Member(b []byte, key string) (value []byte, found, ok bool) {
+	sc := scanObject(b)
+	for {
+		k, v, _, more := sc.next()
+		if !more {
+			return nil, false, sc.done()
+		}
+		if string(k) == key {
+			return v, true, true
+		}
+	}
+}
+
+// objectScan reads the members of one JSON object in order.
+type objectScan struct {
+	b     []byte
+	i     int
+	state int // scanning, or where it stopped: scanDone, scanBad
+}
+
+const (
+	scanning = iota
+	scanDone // the object closed, and nothing follows it
+	scanBad  // the object stopped making sense, or held an escaped key
+)
+
+// scanObject starts reading the object b.
+func scanObject(b []byte) objectScan {
+	sc := objectScan{b: b, i: skipWS(b, 0)}
+	switch {
+	case sc.i >= len(b) || b[sc.i] != '{':
+		sc.state = scanBad
+	default:
+		sc.i = skipWS(b, sc.i+1)
+		if sc.i < len(b) && b[sc.i] == '}' {
+			sc.state = scanBad
+			if skipWS(b, sc.i+1) == len(b) {
+				sc.state = scanDone
+			}
+		}
+	}
+	return sc
+}
+
+// next returns the next member's key (without its quotes) and raw value,
+// and how deep the value nests; more is false once there are no more
+// members, or the object stopped making sense (done tells which).
+func (sc *objectScan) next() (key, value []byte, depth int, more bool) {
+	if sc.state != scanning {
+		return nil, nil, 0, false
+	}
+	b, i := sc.b, sc.i
+	sc.state = scanBad
+	if i >= len(b) || b[i] != '"' {
+		return nil, nil, 0, false
+	}
+	end, escaped := scanString(b, i)
+	if end < 0 || escaped {
+		return nil, nil, 0, false
+	}
+	key = b[i+1 : end]
+	i = skipWS(b, end+1)
+	if i >= len(b) || b[i] != ':' {
+		return nil, nil, 0, false
+	}
+	i = skipWS(b, i+1)
+	vend, depth := valueEnd(b, i)
+	if vend < 0 {
+		return nil, nil, 0, false
+	}
+	value = b[i:vend]
+	i = skipWS(b, vend)
+	if i >= len(b) {
+		return nil, nil, 0, false
+	}
+	switch b[i] {
+	case ',':
+		sc.i, sc.state = skipWS(b, i+1), scanning
+	case '}':
+		if skipWS(b, i+1) == len(b) {
+			sc.state = scanDone
+		}
+	default:
+		return nil, nil, 0, false
+	}
+	return key, value, depth, true
+}
+
+// done reports whether the object was read to its end.
+func (sc *objectScan) done() bool { return sc.state == scanDone }
 
 // valueEnd returns the index just past the value starting at b[i] (or -1)
 // and how deep it nests. It counts brackets instead of recursing, so its

@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,14 +12,42 @@ import (
 // Stream carries whole JSON-RPC messages (frames) in both directions. The
 // stdio stream frames by newline; the HTTP streams frame by request and SSE
 // event. Read is called from one goroutine only (the read loop); Write may be
-// called concurrently. Close must unblock a pending Read.
+// called concurrently. Close must unblock a pending Read and end a pending
+// Write.
 type Stream interface {
 	// Read returns the next frame. The slice is valid until the next Read.
 	Read() ([]byte, error)
-	// Write sends one frame (a complete JSON-RPC message, no trailing newline).
-	Write(frame []byte) error
+	// Write sends one message. It returns once the message is written, or
+	// with ctx's cause once ctx ends first: a write blocked on a peer that
+	// stopped reading ends then, and the stream stays usable (what was
+	// begun of the frame goes out ahead of the next one).
+	Write(ctx context.Context, msg Message) error
 	Close() error
 }
+
+// Message is one JSON-RPC message on its way to the peer: what it is, and
+// its frame as the connection encoded it, once. A stream routes it by
+// these fields (an HTTP stream POSTs a request on an exchange of its own,
+// the gateway answers the POST a response belongs to) without reading the
+// frame again.
+type Message struct {
+	Kind FrameKind // KindRequest, KindNotification, KindResult or KindError
+	// ID is the id as Request.ID spells it (a number as written, a
+	// string quoted); "" for a notification.
+	ID string
+	// Method is a request's or a notification's method; for a response,
+	// the method of the request it answers, when known.
+	Method string
+	// Frame is the whole message: one JSON object, no trailing newline.
+	// The stream may keep it: the connection never reuses a frame.
+	Frame []byte
+}
+
+// IsRequest reports a request: a message that expects a response.
+func (m Message) IsRequest() bool { return m.Kind == KindRequest }
+
+// IsResponse reports a response: a result or an error.
+func (m Message) IsResponse() bool { return m.Kind == KindResult || m.Kind == KindError }
 
 // DefaultMaxMessageSize bounds one incoming message. A larger one fails the
 // stream with ErrMessageTooLarge rather than growing memory without limit.
@@ -38,14 +67,23 @@ type StdioOptions struct {
 // stdioStream frames messages as newline-delimited JSON, as MCP's stdio
 // transport requires.
 type stdioStream struct {
-	r      *bufio.Reader
-	max    int
-	onEOF  func() error
-	line   []byte // reused accumulation buffer for lines longer than the bufio buffer
-	wmu    sync.Mutex
-	w      io.Writer
-	wbuf   []byte // frame plus newline, so each frame is one write; guarded by wmu
-	closer io.Closer
+	r     *bufio.Reader
+	max   int
+	onEOF func() error
+	line  []byte // reused accumulation buffer for lines longer than the bufio buffer
+
+	// turn is the turn to write: a channel, so a writer waiting for it
+	// can stop when its ctx ends. The fields below are the holder's.
+	turn chan struct{}
+	w    *ctxWriter
+	wbuf []byte // frame plus newline, so each frame is one write
+	// rest is what a write interrupted by its ctx left unwritten of its
+	// frame: it goes out before the next frame, so the peer never sees a
+	// frame cut short.
+	rest      []byte
+	closer    io.Closer
+	closed    chan struct{} // closed by Close: ends a wait for the turn
+	closeOnce sync.Once
 }
 
 // Buffer sizes of a stdio stream. They are small because an idle
@@ -64,13 +102,16 @@ func NewStdioStream(r io.Reader, w io.Writer, closer io.Closer, opts StdioOption
 	if opts.MaxMessageSize <= 0 {
 		opts.MaxMessageSize = DefaultMaxMessageSize
 	}
-	return &stdioStream{
+	s := &stdioStream{
 		r:      bufio.NewReaderSize(r, readBufferSize),
 		max:    opts.MaxMessageSize,
 		onEOF:  opts.OnEOF,
-		w:      w,
+		turn:   make(chan struct{}, 1),
+		w:      newCtxWriter(w),
 		closer: closer,
+		closed: make(chan struct{}),
 	}
+	return s
 }
 
 // Read returns the next non-empty line without its line ending.
@@ -127,11 +168,32 @@ func (s *stdioStream) readLine() ([]byte, error) {
 	}
 }
 
-func (s *stdioStream) Write(frame []byte) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.wbuf = append(append(s.wbuf[:0], frame...), '\n')
-	_, err := s.w.Write(s.wbuf)
+// Write writes the message's frame and a newline in one write. When ctx
+// ends first, the write ends too where the writer allows it (a pipe or
+// any other file Go polls: see ctxWriter); what it left unwritten of the
+// frame is written first by the next Write.
+func (s *stdioStream) Write(ctx context.Context, msg Message) error {
+	select {
+	case s.turn <- struct{}{}:
+	case <-s.closed:
+		return ErrClosedByClient
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	defer func() { <-s.turn }()
+	if len(s.rest) > 0 {
+		n, err := s.w.write(ctx, s.rest)
+		s.rest = s.rest[n:]
+		if err != nil {
+			return err
+		}
+		s.rest = nil
+	}
+	s.wbuf = append(append(s.wbuf[:0], msg.Frame...), '\n')
+	n, err := s.w.write(ctx, s.wbuf)
+	if err != nil && n > 0 && ctx.Err() != nil {
+		s.rest = append([]byte(nil), s.wbuf[n:]...)
+	}
 	if cap(s.wbuf) > keepWriteBuf {
 		s.wbuf = nil
 	}
@@ -139,6 +201,7 @@ func (s *stdioStream) Write(frame []byte) error {
 }
 
 func (s *stdioStream) Close() error {
+	s.closeOnce.Do(func() { close(s.closed) })
 	if s.closer == nil {
 		return nil
 	}

@@ -167,3 +167,21 @@ func cutUTF8(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// BridgeNames names (server, name) pairs the way tools are bridged —
+// server__name, sanitized, at most 64 characters, unique, stable across
+// reconnects — for anything else a face lists across servers (the
+// gateway's prompts). The result maps {server, name} to the bridged name.
+func BridgeNames(perServer map[string][]string) map[[2]string]string {
+	tools := make(map[string][]Tool, len(perServer))
+	for server, names := range perServer {
+		for _, n := range names {
+			tools[server] = append(tools[server], Tool{ServerTool: n})
+		}
+	}
+	out := map[[2]string]string{}
+	for _, t := range bridgeTools(tools) {
+		out[[2]string{t.Server, t.ServerTool}] = t.Name
+	}
+	return out
+}

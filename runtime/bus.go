@@ -352,17 +352,7 @@ func (s *subscriber) pump(done chan struct{}) {
 		s.pumpBatches()
 		return
 	}
-	for {
-		s.mu.Lock()
-		if s.n == 0 {
-			s.mu.Unlock()
-			select {
-			case <-s.ready:
-				continue
-			case <-s.done:
-				return
-			}
-		}
+	for s.awaitQueued() {
 		e := s.take()
 		s.held = true
 		s.mu.Unlock()
@@ -382,19 +372,26 @@ func (s *subscriber) pump(done chan struct{}) {
 	}
 }
 
-// pumpBatches moves everything queued to the subscriber as one slice.
-func (s *subscriber) pumpBatches() {
+// awaitQueued waits until an event is queued, and returns with mu held;
+// false once the subscription ended.
+func (s *subscriber) awaitQueued() bool {
 	for {
 		s.mu.Lock()
-		if s.n == 0 {
-			s.mu.Unlock()
-			select {
-			case <-s.ready:
-				continue
-			case <-s.done:
-				return
-			}
+		if s.n > 0 {
+			return true
 		}
+		s.mu.Unlock()
+		select {
+		case <-s.ready:
+		case <-s.done:
+			return false
+		}
+	}
+}
+
+// pumpBatches moves everything queued to the subscriber as one slice.
+func (s *subscriber) pumpBatches() {
+	for s.awaitQueued() {
 		batch := make([]Event, min(s.n, maxBatch))
 		for i := range batch {
 			batch[i] = s.take()

@@ -107,19 +107,21 @@ func (lc *listCache) drop(prefix string) {
 
 // cacheKey is a page's key: the server's name and definition (a
 // reconfigured server starts cold), its era, the method and the cursor.
-func (s *session) cacheKey(method, cursor string) string {
-	return s.cachePrefix() + method + "\x00" + cursor
+func (ls *listState) cacheKey(method, cursor string) string {
+	return ls.cachePrefix() + method + "\x00" + cursor
 }
 
-func (s *session) cachePrefix() string {
+func (ls *listState) cachePrefix() string {
+	s := ls.s
 	return s.name + "\x00" + eraIdentity(s.cfg) + "\x00" + s.era.String() + "\x00"
 }
 
 // invalidate forgets the cached pages of one list kind of this server.
-func (s *session) invalidate(kind string) {
+func (ls *listState) invalidate(kind string) {
+	s := ls.s
 	for _, k := range listKinds {
 		if k.kind == kind {
-			s.c.lists.drop(s.cachePrefix() + k.method + "\x00")
+			s.c.lists.drop(ls.cachePrefix() + k.method + "\x00")
 		}
 	}
 }

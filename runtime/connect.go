@@ -91,15 +91,13 @@ func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Serve
 	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.Capabilities.Logging != nil && level != "" {
 		// A server that declares logging but rejects the level still
 		// works. (A modern server gets the level in every request's _meta.)
-		_, _ = s.sendOwn(ctx, ownRequest{method: mcp.MethodSetLevel, params: func(trace map[string]any) any {
-			return s.wire(map[string]any{"level": level}, "", trace)
-		}})
+		_, _ = s.chain(ctx, &request{method: mcp.MethodSetLevel, wire: mcp.SetLevelParams{Level: mcp.LogLevel(level)}})
 	}
 	info.init = s.init
 	info.lists, info.leaks = l, leaks(l)
-	s.fallbackMu.Lock()
-	info.fallback = s.fallback
-	s.fallbackMu.Unlock()
+	if note := s.fallback.Load(); note != nil {
+		info.fallback = *note
+	}
 	return s, info, nil
 }
 
@@ -107,9 +105,9 @@ func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Serve
 // server declared.
 func (c *Controller) listFresh(ctx context.Context, s *session) (lists, error) {
 	if s.modern() {
-		s.startListen(ctx)
+		s.listen.start(ctx)
 	}
-	return s.listAll(ctx)
+	return s.lists.all(ctx)
 }
 
 // refusedEra reports whether a handshake failed because the server
@@ -140,19 +138,20 @@ func (c *Controller) forgetEra(cfg config.Server) { _ = c.eras.forget(cfg) }
 // and builds the JSON-RPC connection over it. fresh leaves the era memory
 // out of the era negotiation (a remembered era just failed).
 func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.Server, fresh bool) (*session, error) {
-	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), calls: map[string]*callState{}, changed: map[string]bool{}, fresh: fresh}
+	s := &session{c: c, name: cfg.Name, gen: gen, cfg: cfg, redact: newRedactor(cfg), fresh: fresh}
+	s.bind()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	opts := jsonrpc.Options{
-		Handler:        s.handle,
-		OnNotification: s.onNotification,
-		OnAnomaly:      s.onAnomaly,
-		Trace:          s.onTrace,
+		Handler:        s.peer.handle,
+		OnNotification: s.intake.onNotification,
+		OnAnomaly:      s.intake.onAnomaly,
+		Trace:          s.intake.onTrace,
 		Lossless:       c.bus.lossless.Load() > 0,
 	}
 	var stream jsonrpc.Stream
 	switch cfg.Transport {
 	case config.TransportStdio:
-		p, st, err := c.startStdio(cfg, s.redact, s.onStderr)
+		p, st, err := c.startStdio(cfg, s.redact, s.intake.onStderr)
 		if err != nil {
 			s.cancel()
 			return nil, err
@@ -170,6 +169,7 @@ func (c *Controller) openTransport(ctx context.Context, gen uint64, cfg config.S
 		}
 	}
 	s.conn = jsonrpc.NewConn(stream, opts)
+	s.buildChain()
 	s.started = time.Now()
 	return s, nil
 }
@@ -183,9 +183,9 @@ func (s *session) explainSilence(err error) error {
 	if s == nil || s.proc == nil || !errors.Is(err, jsonrpc.ErrTimeout) {
 		return err
 	}
-	s.noise.mu.Lock()
-	n, last := s.noise.lines, s.noise.last
-	s.noise.mu.Unlock()
+	s.intake.noise.mu.Lock()
+	n, last := s.intake.noise.lines, s.intake.noise.last
+	s.intake.noise.mu.Unlock()
 	if n == 0 {
 		return err
 	}
@@ -241,8 +241,7 @@ func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
 	if err != nil {
 		return err
 	}
-	raw, err := s.sendOwn(ctx, ownRequest{method: mcp.MethodInitialize, params: func(trace map[string]any) any { return initializeWire(params, trace) },
-		opts: []jsonrpc.CallOption{jsonrpc.WithoutCancelNotification()}})
+	raw, err := s.chain(ctx, &request{method: mcp.MethodInitialize, wire: params, quiet: true})
 	return s.finishInitialize(ctx, raw, err, versions, pref)
 }
 
@@ -255,7 +254,7 @@ func (s *session) initializeRequest(pref mcp.Preference) (mcp.InitializeParams, 
 		return mcp.InitializeParams{}, nil, fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
 	}
 	caps := c.clientCapabilities(s.name, s.cfg.Roots)
-	s.rootsDeclared = caps.Roots != nil
+	s.env.rootsDeclared.Store(caps.Roots != nil)
 	return mcp.InitializeParams{ProtocolVersion: versions[0], Capabilities: caps, ClientInfo: c.clientInfo()}, versions, nil
 }
 

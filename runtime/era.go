@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"mcpdeck/config"
 	"mcpdeck/runtime/mcp"
@@ -207,8 +209,22 @@ func (s *session) useModern(n negotiated) error {
 		s.init.ServerInfo = *d.ServerInfo
 	}
 	s.init.era, s.init.eraReason, s.init.eraDecision = mcp.Modern, n.reason, n.decision
-	s.rootsDeclared = len(s.c.rootsFor(s.name, s.cfg.Roots)) > 0
+	s.env.rootsDeclared.Store(len(s.c.rootsFor(s.name, s.cfg.Roots)) > 0)
 	return s.reencode()
+}
+
+// envelopeState is the part of a session that holds the modern era's
+// request envelope: as built (env, under mu) and as encoded for the hot
+// path (enc, read without a lock by every request). Both change when the
+// log level or the roots do, on the goroutine of whoever changed them
+// (SetLogLevel, SetRoots). rootsDeclared (either era) says whether the
+// roots capability was declared to the server: the handshake sets it,
+// SetRoots reads and changes it.
+type envelopeState struct {
+	mu            sync.Mutex
+	env           mcp.Envelope
+	enc           atomic.Pointer[mcp.Encoded]
+	rootsDeclared atomic.Bool
 }
 
 // reencode builds the envelope anew (a new log level, new roots) and
@@ -219,10 +235,10 @@ func (s *session) reencode() error {
 	if err != nil {
 		return err
 	}
-	s.envMu.Lock()
-	s.env = env
-	s.envMu.Unlock()
-	s.enc.Store(&enc)
+	s.env.mu.Lock()
+	s.env.env = env
+	s.env.mu.Unlock()
+	s.env.enc.Store(&enc)
 	return nil
 }
 
@@ -231,57 +247,7 @@ func (s *session) modern() bool { return s.era == mcp.Modern }
 
 // declared returns the capabilities the session's requests declare.
 func (s *session) declared() mcp.ClientCapabilities {
-	s.envMu.Lock()
-	defer s.envMu.Unlock()
-	return s.env.Capabilities
-}
-
-// wire prepares a request's params for the connection. In the modern
-// era they become JSON with the envelope in _meta (with the progress
-// token when not empty, and extra, the trace context, when not empty),
-// marshalled once. In the legacy era _meta carries only the token and
-// extra; nil params with neither stay nil (no params member at all, not
-// "params": null).
-func (s *session) wire(params map[string]any, token string, extra map[string]any) any {
-	if s.modern() {
-		if len(extra) > 0 {
-			cp := make(map[string]any, len(params)+1)
-			for k, v := range params {
-				cp[k] = v
-			}
-			meta := make(map[string]any, len(extra))
-			for k, v := range extra {
-				meta[k] = v
-			}
-			cp["_meta"] = meta
-			params = cp
-		}
-		var tok any
-		if token != "" {
-			tok = token
-		}
-		raw, err := s.enc.Load().Marshal(params, tok)
-		if err != nil {
-			return params // unencodable params: the connection reports it
-		}
-		return raw
-	}
-	if token == "" && len(extra) == 0 {
-		if params == nil {
-			return nil
-		}
-		return params
-	}
-	if params == nil {
-		params = map[string]any{}
-	}
-	meta := make(map[string]any, len(extra)+1)
-	for k, v := range extra {
-		meta[k] = v
-	}
-	if token != "" {
-		meta["progressToken"] = token
-	}
-	params["_meta"] = meta
-	return params
+	s.env.mu.Lock()
+	defer s.env.mu.Unlock()
+	return s.env.env.Capabilities
 }

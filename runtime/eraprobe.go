@@ -347,8 +347,7 @@ func (s *session) startCall(ctx context.Context, method string, params any) *pen
 	p := &pendingCall{done: make(chan struct{}), cancel: cancel}
 	run := func() {
 		defer close(p.done)
-		p.raw, p.err = s.sendOwn(ctx, ownRequest{method: method, params: func(map[string]any) any { return params },
-			opts: []jsonrpc.CallOption{jsonrpc.WithoutCancelNotification()}})
+		p.raw, p.err = s.chain(ctx, &request{method: method, wire: params, quiet: true})
 		p.at = time.Now()
 	}
 	if !s.spawn(run) {

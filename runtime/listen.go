@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/mcp"
 )
 
@@ -46,10 +45,13 @@ type ListenInfo struct {
 	Err       string    // why the last stream ended or was refused
 }
 
-// listenState is the session's listen stream. The loop goroutine changes
-// it; live reads it. gen counts acknowledged streams, so a caller that
-// changed the filter can wait for a stream that carries it.
+// listenState is the part of a modern session that keeps its
+// subscriptions/listen stream open (loop, a goroutine the session owns).
+// The loop changes the state under mu; live, relisten and the intake (a
+// stream the server ended) read it. gen counts acknowledged streams, so a
+// caller that changed the filter can wait for a stream that carries it.
 type listenState struct {
+	s       *session
 	mu      sync.Mutex
 	info    ListenInfo
 	gen     uint64
@@ -59,24 +61,24 @@ type listenState struct {
 	started bool
 }
 
-// startListen opens the subscriptions/listen stream of a modern session
+// start opens the subscriptions/listen stream of a modern session
 // (the loop runs until the session closes, listening again whenever a
 // stream ends) and waits, within the acknowledgement deadline, for the
 // first stream to be acknowledged, so list changes made while the lists
 // are fetched are not missed. A server that never acknowledges keeps its
 // connection: the overview says list changes are not seen.
-func (s *session) startListen(ctx context.Context) {
-	if _, ok := s.listenFilter(); !ok {
+func (l *listenState) start(ctx context.Context) {
+	s := l.s
+	if _, ok := l.filter(); !ok {
 		return
 	}
-	l := &s.listen
 	l.mu.Lock()
 	l.changed = sync.NewCond(&l.mu)
 	l.restart, l.ended = make(chan struct{}, 1), make(chan string, 4)
 	l.started = true
 	l.mu.Unlock()
 	first := make(chan struct{})
-	if !s.spawn(func() { s.listenLoop(first) }) {
+	if !s.spawn(func() { l.loop(first) }) {
 		return
 	}
 	select {
@@ -85,9 +87,10 @@ func (s *session) startListen(ctx context.Context) {
 	}
 }
 
-// listenFilter is what to listen to: the list changes the server
+// filter is what to listen to: the list changes the server
 // announces, and the resources subscribed to.
-func (s *session) listenFilter() (mcp.SubscriptionFilter, bool) {
+func (l *listenState) filter() (mcp.SubscriptionFilter, bool) {
+	s := l.s
 	var f mcp.SubscriptionFilter
 	ok := false
 	if d := s.discovered; d != nil {
@@ -100,29 +103,30 @@ func (s *session) listenFilter() (mcp.SubscriptionFilter, bool) {
 	return f, ok
 }
 
-// listenLoop keeps one listen stream open: open, wait for the
+// loop keeps one listen stream open: open, wait for the
 // acknowledgement, wait for the stream to end (or a new filter), open
 // again. first is closed once the first stream is acknowledged or given
 // up on.
-func (s *session) listenLoop(first chan struct{}) {
+func (l *listenState) loop(first chan struct{}) {
+	s := l.s
 	var once sync.Once
 	signal := func() { once.Do(func() { close(first) }) }
 	defer signal()
 	backoff := listenBackoff
 	for s.ctx.Err() == nil {
-		f, ok := s.listenFilter()
+		f, ok := l.filter()
 		if !ok {
-			s.setListen(func(i *ListenInfo) { *i = ListenInfo{Opens: i.Opens} })
+			l.set(func(i *ListenInfo) { *i = ListenInfo{Opens: i.Opens} })
 			signal()
 			select {
-			case <-s.listen.restart:
+			case <-l.restart:
 				continue
 			case <-s.ctx.Done():
 				return
 			}
 		}
 		opened := time.Now()
-		err := s.listenOnce(f, signal)
+		err := l.once(f, signal)
 		switch {
 		case s.ctx.Err() != nil:
 			return
@@ -132,16 +136,16 @@ func (s *session) listenLoop(first chan struct{}) {
 		case time.Since(opened) >= listenHealthy:
 			backoff = listenBackoff
 		}
-		s.setListen(func(i *ListenInfo) {
+		l.set(func(i *ListenInfo) {
 			i.State = ListenRetry
 			if err != nil {
 				i.Err = err.Error()
 			}
 		})
-		s.c.bus.publish(ListenChanged{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Listen: s.listenInfo()})
+		s.c.bus.publish(ListenChanged{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Listen: l.snapshot()})
 		select {
 		case <-time.After(backoff):
-		case <-s.listen.restart:
+		case <-l.restart:
 		case <-s.ctx.Done():
 			return
 		}
@@ -156,23 +160,23 @@ var (
 	errEnded    = errors.New("the server ended the subscription")
 )
 
-// listenOnce opens one stream and returns when it ends: the server ended
+// once opens one stream and returns when it ends: the server ended
 // it (nil, or an error), it was never acknowledged, the filter changed,
 // or the session closed.
-func (s *session) listenOnce(f mcp.SubscriptionFilter, acked func()) error {
+func (l *listenState) once(f mcp.SubscriptionFilter, acked func()) error {
+	s := l.s
 	ctx, cancel := context.WithCancelCause(s.ctx)
 	defer cancel(nil)
 	ids := make(chan *mcp.Subscription, 1)
 	done := make(chan error, 1)
+	r := &request{method: mcp.MethodListen, params: map[string]any{"notifications": f}, label: "listen", stream: true, onID: func(id uint64) {
+		l.set(func(i *ListenInfo) {
+			*i = ListenInfo{State: ListenPending, ID: id, Requested: f, Since: time.Now(), Opens: i.Opens + 1, Err: i.Err}
+		})
+		ids <- s.router.Open(mcp.IDKey(id), s.intake.deliverListen)
+	}}
 	if !s.spawn(func() {
-		_, err := s.sendOwn(ctx, ownRequest{method: mcp.MethodListen, stream: true, opts: []jsonrpc.CallOption{jsonrpc.WithLabel("listen")},
-			params: func(trace map[string]any) any { return s.wire(map[string]any{"notifications": f}, "", trace) },
-			onID: func(id uint64) {
-				s.setListen(func(i *ListenInfo) {
-					*i = ListenInfo{State: ListenPending, ID: id, Requested: f, Since: time.Now(), Opens: i.Opens + 1, Err: i.Err}
-				})
-				ids <- s.router.Open(mcp.IDKey(id), s.deliverListen)
-			}})
+		_, err := s.chain(ctx, r)
 		done <- err
 	}) {
 		return ErrClosed
@@ -188,14 +192,14 @@ func (s *session) listenOnce(f mcp.SubscriptionFilter, acked func()) error {
 	defer timer.Stop()
 	select {
 	case <-sub.Acked:
-		s.setListen(func(i *ListenInfo) {
+		l.set(func(i *ListenInfo) {
 			i.State, i.Granted, i.Err = ListenOpen, sub.Granted, ""
 		})
-		s.listen.mu.Lock()
-		s.listen.gen++
-		s.listen.changed.Broadcast()
-		s.listen.mu.Unlock()
-		s.c.bus.publish(ListenChanged{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Listen: s.listenInfo()})
+		l.mu.Lock()
+		l.gen++
+		l.changed.Broadcast()
+		l.mu.Unlock()
+		s.c.bus.publish(ListenChanged{EventHeader: EventHeader{Time: time.Now(), Server: s.name}, Listen: l.snapshot()})
 		acked()
 	case err := <-done:
 		acked()
@@ -213,11 +217,11 @@ func (s *session) listenOnce(f mcp.SubscriptionFilter, acked func()) error {
 		select {
 		case err := <-done:
 			return listenEnd(err)
-		case <-s.listen.restart:
+		case <-l.restart:
 			cancel(errRelisten)
 			<-done
 			return errRelisten
-		case id := <-s.listen.ended:
+		case id := <-l.ended:
 			if id != sub.ID {
 				continue // an earlier stream's end, announced late
 			}
@@ -239,36 +243,36 @@ func listenEnd(err error) error {
 	return fmt.Errorf("subscriptions/listen ended: %w", err)
 }
 
-// setListen changes the listen info under its lock.
-func (s *session) setListen(f func(*ListenInfo)) {
-	s.listen.mu.Lock()
-	f(&s.listen.info)
-	s.listen.mu.Unlock()
+// set changes the listen info under its lock.
+func (l *listenState) set(f func(*ListenInfo)) {
+	l.mu.Lock()
+	f(&l.info)
+	l.mu.Unlock()
 }
 
-// listenInfo returns the listen stream's state, or nil when the session
+// snapshot returns the listen stream's state, or nil when the session
 // has none.
-func (s *session) listenInfo() *ListenInfo {
-	s.listen.mu.Lock()
-	defer s.listen.mu.Unlock()
-	if !s.listen.started {
+func (l *listenState) snapshot() *ListenInfo {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.started {
 		return nil
 	}
-	info := s.listen.info
+	info := l.info
 	return &info
 }
 
 // relisten asks the loop to open a stream with the current filter, and
 // waits (within the call timeout) until one is acknowledged; it returns
 // the filter the server granted.
-func (s *session) relisten(ctx context.Context) (mcp.SubscriptionFilter, error) {
-	l := &s.listen
+func (l *listenState) relisten(ctx context.Context) (mcp.SubscriptionFilter, error) {
+	s := l.s
 	l.mu.Lock()
 	if !l.started {
 		l.mu.Unlock()
 		// No stream yet (there was nothing to listen to): start one.
-		s.startListen(ctx)
-		return s.listenInfoGranted()
+		l.start(ctx)
+		return l.grantedNow()
 	}
 	gen := l.gen
 	l.mu.Unlock()
@@ -295,8 +299,8 @@ func (s *session) relisten(ctx context.Context) (mcp.SubscriptionFilter, error) 
 	return l.info.Granted, nil
 }
 
-func (s *session) listenInfoGranted() (mcp.SubscriptionFilter, error) {
-	info := s.listenInfo()
+func (l *listenState) grantedNow() (mcp.SubscriptionFilter, error) {
+	info := l.snapshot()
 	if info == nil || info.State != ListenOpen {
 		why := "the server did not acknowledge subscriptions/listen"
 		if info != nil && info.Err != "" {
@@ -314,17 +318,17 @@ func orNone(s string) string {
 	return s
 }
 
-// serverEndedListen handles a stdio notifications/cancelled naming the
+// serverEnded handles a stdio notifications/cancelled naming the
 // current listen request: the server ended the subscription.
-func (s *session) serverEndedListen(requestID string) bool {
-	s.listen.mu.Lock()
-	id, started := s.listen.info.ID, s.listen.started
-	s.listen.mu.Unlock()
+func (l *listenState) serverEnded(requestID string) bool {
+	l.mu.Lock()
+	id, started := l.info.ID, l.started
+	l.mu.Unlock()
 	if !started || mcp.IDKey(id) != requestID {
 		return false
 	}
 	select {
-	case s.listen.ended <- requestID:
+	case l.ended <- requestID:
 	default:
 	}
 	return true

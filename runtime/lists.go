@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"mcpdeck/jsonrpc/mcphttp"
@@ -36,14 +37,14 @@ var listKinds = []struct{ kind, method string }{
 	{"resources", mcp.MethodListResourceTemplates},
 }
 
-// listAll lists tools, and prompts and resources where declared, all pages.
-func (s *session) listAll(ctx context.Context) (lists, error) {
+// all lists tools, and prompts and resources where declared, all pages.
+func (ls *listState) all(ctx context.Context) (lists, error) {
 	var l lists
 	for _, kind := range []string{"tools", "prompts", "resources"} {
-		if !s.declares(kind) {
+		if !ls.declares(kind) {
 			continue
 		}
-		if err := s.list(ctx, kind, &l); err != nil {
+		if err := ls.list(ctx, kind, &l); err != nil {
 			return l, err
 		}
 	}
@@ -52,7 +53,8 @@ func (s *session) listAll(ctx context.Context) (lists, error) {
 
 // declares reports whether the server declared a list kind; tools are
 // listed whatever it declared (many servers forget to).
-func (s *session) declares(kind string) bool {
+func (ls *listState) declares(kind string) bool {
+	s := ls.s
 	switch kind {
 	case "prompts":
 		return s.init.Capabilities.Prompts != nil
@@ -64,13 +66,14 @@ func (s *session) declares(kind string) bool {
 
 // list fetches every page of one kind into l, from the cache where the
 // server said a page stays fresh.
-func (s *session) list(ctx context.Context, kind string, l *lists) error {
+func (ls *listState) list(ctx context.Context, kind string, l *lists) error {
+	s := ls.s
 	listing := Listing{FromCache: true}
 	for _, k := range listKinds {
 		if k.kind != kind {
 			continue
 		}
-		got, err := s.paginate(ctx, k.method, l)
+		got, err := ls.paginate(ctx, k.method, l)
 		if err != nil && k.method == mcp.MethodListResourceTemplates && KindOf(err) == KindProtocol {
 			continue // templates are optional: a server without them may answer -32601
 		}
@@ -84,29 +87,17 @@ func (s *session) list(ctx context.Context, kind string, l *lists) error {
 	}
 	l.Listed[kind] = listing
 	if kind == "tools" && s.modern() && s.remote {
-		s.setHeaders(l.headers)
+		ls.setHeaders(l.headers)
 	}
 	return nil
-}
-
-// setHeaders replaces the x-mcp-header annotations the stream looks up.
-func (s *session) setHeaders(h map[string][]mcphttp.ParamHeader) {
-	s.headers.Range(func(k, _ any) bool {
-		if _, ok := h[k.(string)]; !ok {
-			s.headers.Delete(k)
-		}
-		return true
-	})
-	for name, hs := range h {
-		s.headers.Store(name, hs)
-	}
 }
 
 // addPage decodes one page of method into l, stamping the server's name,
 // and returns what the page says besides its items (the next cursor, the
 // cache hint). The page is decoded once, into the vocabulary's types, so
 // every member the server sent (_meta, annotations, icons) is kept.
-func (s *session) addPage(method string, raw json.RawMessage, l *lists) (mcp.Page, error) {
+func (ls *listState) addPage(method string, raw json.RawMessage, l *lists) (mcp.Page, error) {
+	s := ls.s
 	switch method {
 	case mcp.MethodListTools:
 		var r mcp.ListToolsResult
@@ -172,22 +163,22 @@ const maxPages = 1000
 // l. A page the server said stays fresh (ttlMs) comes from the cache
 // while it does; the returned Listing says when the pages were fetched
 // and until when all of them stay fresh.
-func (s *session) paginate(ctx context.Context, method string, l *lists) (Listing, error) {
+func (ls *listState) paginate(ctx context.Context, method string, l *lists) (Listing, error) {
+	s := ls.s
 	cursor := ""
 	listing := Listing{FromCache: true}
 	for range maxPages {
-		key := s.cacheKey(method, cursor)
+		key := ls.cacheKey(method, cursor)
 		cached, fromCache := s.c.lists.get(key, time.Now())
 		raw, received := cached.raw, cached.hint.Received
 		if !fromCache {
 			var err error
-			page := func(trace map[string]any) any { return s.wire(pageParams(cursor), "", trace) }
-			if raw, err = s.sendOwn(ctx, ownRequest{method: method, params: page}); err != nil {
+			if raw, err = s.chain(ctx, &request{method: method, params: pageParams(cursor)}); err != nil {
 				return listing, fmt.Errorf("%s: %w", method, err)
 			}
 			received = time.Now()
 		}
-		page, err := s.addPage(method, raw, l)
+		page, err := ls.addPage(method, raw, l)
 		if err != nil {
 			return listing, fmt.Errorf("%s: decoding the result: %w: %w", method, ErrProtocol, err)
 		}
@@ -227,10 +218,84 @@ func pageParams(cursor string) map[string]any {
 
 // refetch relists one kind after a list_changed notification: the
 // notification makes whatever the cache holds of it stale.
-func (s *session) refetch(kind string) (lists, error) {
+func (ls *listState) refetch(kind string) (lists, error) {
+	s := ls.s
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.CallTimeout)
 	defer cancel()
-	s.invalidate(kind)
+	ls.invalidate(kind)
 	var l lists
-	return l, s.list(ctx, kind, &l)
+	return l, ls.list(ctx, kind, &l)
+}
+
+// refetchChanged relists, on the session's goroutines, every kind announced
+// as changed.
+func (ls *listState) refetchChanged() {
+	s := ls.s
+	for _, kind := range ls.takeChanged() {
+		s.spawn(func() {
+			got, err := ls.refetch(kind)
+			if err != nil {
+				return // the session is closing, or the server failed to list: keep the old list
+			}
+			s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: kind, lists: got, leaks: leaks(got)})
+		})
+	}
+}
+
+// listState is the part of a session that keeps what its lists need
+// between fetches: the kinds a list_changed announced and not yet
+// refetched (one may arrive while the attempt is still listing, before
+// the loop knows the session; the dispatcher adds, the loop takes; mu
+// guards them), and the x-mcp-header annotations of the listed tools, by
+// tool name (modern HTTP only), written by a listing and read by the
+// stream for every tools/call (a sync.Map: read far more than written).
+type listState struct {
+	s       *session
+	mu      sync.Mutex
+	pending map[string]bool
+	headers sync.Map // string → []mcphttp.ParamHeader
+}
+
+// changed records a list kind announced as changed.
+func (l *listState) changed(kind string) {
+	l.mu.Lock()
+	if l.pending == nil {
+		l.pending = map[string]bool{}
+	}
+	l.pending[kind] = true
+	l.mu.Unlock()
+}
+
+// takeChanged returns and clears the list kinds waiting for a refetch.
+func (l *listState) takeChanged() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var kinds []string
+	for k := range l.pending {
+		kinds = append(kinds, k)
+	}
+	clear(l.pending)
+	return kinds
+}
+
+// setHeaders replaces the x-mcp-header annotations the stream looks up.
+func (l *listState) setHeaders(h map[string][]mcphttp.ParamHeader) {
+	l.headers.Range(func(k, _ any) bool {
+		if _, ok := h[k.(string)]; !ok {
+			l.headers.Delete(k)
+		}
+		return true
+	})
+	for name, hs := range h {
+		l.headers.Store(name, hs)
+	}
+}
+
+// paramHeaders is the modern stream's lookup of a tool's x-mcp-header
+// annotations; it runs on the caller's goroutine for every tools/call.
+func (l *listState) paramHeaders(tool string) []mcphttp.ParamHeader {
+	if v, ok := l.headers.Load(tool); ok {
+		return v.([]mcphttp.ParamHeader)
+	}
+	return nil
 }

@@ -129,7 +129,7 @@ func (l *loop) run1(e effect) {
 		}
 	case effRefetch:
 		if att := l.conns[e.gen]; att != nil && att.sess != nil {
-			att.sess.refetchChanged()
+			att.sess.lists.refetchChanged()
 		}
 	case effDrop:
 		if att := l.conns[e.gen]; att != nil && att.sess != nil {

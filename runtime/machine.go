@@ -627,13 +627,7 @@ func (m *machine) reload(cfg *config.Config, r chan reply) {
 		m.reply(r, reply{err: err})
 		return
 	}
-	have := make([]config.Server, 0, len(m.servers))
-	for _, s := range m.servers {
-		if !s.life.after.remove {
-			have = append(have, s.cfg)
-		}
-	}
-	plan := Reconcile(cfg.Servers, have)
+	plan := m.plan(cfg)
 	m.events = append(m.events, ReloadPlanned{EventHeader: EventHeader{Time: m.now}, Plan: plan})
 	want := map[string]config.Server{}
 	for _, sc := range cfg.Servers {
@@ -642,13 +636,7 @@ func (m *machine) reload(cfg *config.Config, r chan reply) {
 	m.cfg = cfg
 	m.dirty = true
 	m.stopServers(append(append([]string(nil), plan.Remove...), plan.Changed()...), StateStopped, nil)
-	for _, name := range plan.Remove {
-		if s := m.servers[name]; s.conn.closing != 0 {
-			s.life.after.remove = true
-		} else {
-			delete(m.servers, name)
-		}
-	}
+	m.forget(plan.Remove)
 	var start []string
 	for _, name := range plan.Changed() {
 		s := m.servers[name]
@@ -675,6 +663,30 @@ func (m *machine) reload(cfg *config.Config, r chan reply) {
 	m.startBatch(start, waiter{ch: r, plan: plan})
 }
 
+// plan is how cfg differs from the servers configured now (those to be
+// removed once closed left out).
+func (m *machine) plan(cfg *config.Config) Plan {
+	have := make([]config.Server, 0, len(m.servers))
+	for _, s := range m.servers {
+		if !s.life.after.remove {
+			have = append(have, s.cfg)
+		}
+	}
+	return Reconcile(cfg.Servers, have)
+}
+
+// forget removes servers from the configuration: at once, or once a
+// server still closing has closed.
+func (m *machine) forget(names []string) {
+	for _, name := range names {
+		if s := m.servers[name]; s.conn.closing != 0 {
+			s.life.after.remove = true
+		} else {
+			delete(m.servers, name)
+		}
+	}
+}
+
 // configure replaces the configuration while MCP is off: servers come and
 // go and take their new definitions, and nothing starts.
 func (m *machine) configure(cfg *config.Config, r chan reply) {
@@ -682,22 +694,10 @@ func (m *machine) configure(cfg *config.Config, r chan reply) {
 		m.reply(r, reply{err: fmt.Errorf("configuring while MCP is on: %w (reload instead)", ErrRefused)})
 		return
 	}
-	have := make([]config.Server, 0, len(m.servers))
-	for _, s := range m.servers {
-		if !s.life.after.remove {
-			have = append(have, s.cfg)
-		}
-	}
-	plan := Reconcile(cfg.Servers, have)
+	plan := m.plan(cfg)
 	m.cfg = cfg
 	m.dirty = true
-	for _, name := range plan.Remove {
-		if s := m.servers[name]; s.conn.closing != 0 {
-			s.life.after.remove = true
-		} else {
-			delete(m.servers, name)
-		}
-	}
+	m.forget(plan.Remove)
 	for _, sc := range cfg.Servers {
 		s := m.servers[sc.Name]
 		if s == nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"mcpdeck/config"
-	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/mcphttp"
 	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/telemetry"
@@ -60,22 +59,6 @@ func eraName(version string) string {
 	return ""
 }
 
-// startSpan opens the span of one request and puts its trace context into
-// the request's _meta, so a server that also traces joins the trace.
-func (s *session) startSpan(ctx context.Context, method, target string, meta map[string]any) (context.Context, *telemetry.Span) {
-	tel := s.c.opts.Telemetry
-	if !tel.TracesEnabled() && !tel.MetricsEnabled() {
-		// No span of ours, but a caller's trace context (a gateway client's)
-		// still reaches the server.
-		telemetry.Inject(ctx, meta)
-		return ctx, nil
-	}
-	info := s.requestInfo(method, target)
-	ctx, sp := tel.StartRequest(ctx, info)
-	telemetry.Inject(ctx, meta)
-	return ctx, sp
-}
-
 // requestInfo describes a request of this session to telemetry.
 func (s *session) requestInfo(method, target string) telemetry.RequestInfo {
 	info := telemetry.RequestInfo{Method: method, Target: target, Server: s.name, Transport: s.cfg.Transport.String(),
@@ -87,54 +70,6 @@ func (s *session) requestInfo(method, target string) telemetry.RequestInfo {
 		info.SessionID = s.sessionID()
 	}
 	return info
-}
-
-// ownRequest is a request the runtime sends on its own rather than for a
-// caller: the handshake, the era probe, list pages, health probes,
-// logging/setLevel, the listen stream, a task's polls.
-type ownRequest struct {
-	method, target string
-	// params builds the params, given the _meta keys of the request's
-	// trace context (empty when there is none); nil sends none.
-	params func(trace map[string]any) any
-	onID   func(uint64) // told the id before the request is sent
-	stream bool         // the answer ends a long-lived stream (listen)
-	opts   []jsonrpc.CallOption
-}
-
-// sendOwn sends one of the runtime's own requests inside a CLIENT span of
-// its own, with the conventions' attributes and its trace context in
-// _meta, as a caller's requests are (session.call): so every request the
-// runtime makes is a span, and a trace shows pings and list pages too.
-//
-// These hooks sit at each place the runtime sends on its own; the
-// restructured request path (one chain of links every request goes down)
-// does the same in its span link, and they go away with it.
-func (s *session) sendOwn(ctx context.Context, r ownRequest) (json.RawMessage, error) {
-	trace := map[string]any{}
-	var sp *telemetry.Span
-	if tel := s.c.opts.Telemetry; tel.Enabled() {
-		info := s.requestInfo(r.method, r.target)
-		info.Stream = r.stream
-		ctx, sp = tel.StartRequest(ctx, info)
-	}
-	telemetry.Inject(ctx, trace)
-	opts := r.opts
-	if sp != nil || r.onID != nil {
-		opts = append(opts[:len(opts):len(opts)], jsonrpc.WithIDFunc(func(id uint64) {
-			sp.SetRequestID(jsonrpc.FormatID(id))
-			if r.onID != nil {
-				r.onID(id)
-			}
-		}))
-	}
-	var params any
-	if r.params != nil {
-		params = r.params(trace)
-	}
-	raw, err := s.conn.Call(ctx, r.method, params, opts...)
-	endSpan(sp, raw, err)
-	return raw, err
 }
 
 // connectSpan starts the span of a connection attempt (telemetry's

@@ -133,7 +133,7 @@ func (c *Controller) subscription(ctx context.Context, server, uri string, on bo
 		// The 2026-07-28 revision subscribes through the listen stream's
 		// resourceSubscriptions: listen again with the new set.
 		c.wish.setSub(server, uri, on)
-		granted, err := sess.relisten(ctx)
+		granted, err := sess.listen.relisten(ctx)
 		if err != nil {
 			return callError(server, mcp.MethodListen, err)
 		}
@@ -252,12 +252,12 @@ func (c *Controller) SetRoots(ctx context.Context, server string, dirs []string)
 	case sess.modern():
 		// Capabilities travel with every modern request: the next one
 		// declares roots (or not); there is no list_changed to send.
-		sess.rootsDeclared = len(dirs) > 0
+		sess.env.rootsDeclared.Store(len(dirs) > 0)
 		if err := sess.reencode(); err != nil {
 			return callError(server, "", err)
 		}
 		return nil
-	case sess.rootsDeclared != (len(dirs) > 0):
+	case sess.env.rootsDeclared.Load() != (len(dirs) > 0):
 		return c.Reconnect(ctx, server)
 	case len(dirs) > 0:
 		if err := sess.conn.Notify(ctx, "notifications/roots/list_changed", nil); err != nil {

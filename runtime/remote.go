@@ -50,7 +50,7 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 				s.fromMemory = true
 			}
 			s.decided = &n
-			opts.Modern = &mcphttp.ModernOptions{ParamHeaders: s.paramHeaders}
+			opts.Modern = &mcphttp.ModernOptions{ParamHeaders: s.lists.paramHeaders}
 			return mcphttp.Dial(ctx, opts)
 		}
 		if !pref.FallsBack() {
@@ -70,9 +70,8 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 	opts.Legacy = cfg.Transport == config.TransportSSE
 	opts.AutoFallback = cfg.TransportInferred && cfg.Transport == config.TransportHTTP
 	opts.OnFallback = func(reason string) {
-		s.fallbackMu.Lock()
-		s.fallback = "fell back to legacy HTTP+SSE: " + reason
-		s.fallbackMu.Unlock()
+		note := "fell back to legacy HTTP+SSE: " + reason
+		s.fallback.Store(&note)
 	}
 	return mcphttp.Dial(ctx, opts)
 }
@@ -142,13 +141,4 @@ func modernOf(versions []string) []string {
 		}
 	}
 	return out
-}
-
-// paramHeaders is the modern stream's lookup of a tool's x-mcp-header
-// annotations; it runs on the caller's goroutine for every tools/call.
-func (s *session) paramHeaders(tool string) []mcphttp.ParamHeader {
-	if v, ok := s.headers.Load(tool); ok {
-		return v.([]mcphttp.ParamHeader)
-	}
-	return nil
 }

@@ -24,37 +24,41 @@ type TaskInfo struct {
 	Updated      time.Time
 }
 
+// taskFollower is the part of a session that follows the tasks its
+// callers' requests created (the task link hands them over): polls,
+// answers to a task's input requests, tasks/cancel, and the task's state
+// for the Requests view, kept on the request's activeCall. It keeps no
+// state of its own: a task's requests go down the chain, and a
+// notifications/tasks/status wakes its follower through inflight.
+type taskFollower struct{ s *session }
+
 // legacyTasks reports whether the server accepts task-augmented tools/call
 // (the 2025-11-25 tasks capability); the modern extension needs no opt-in.
 func (s *session) legacyTasks() bool {
 	return !s.modern() && s.init.Capabilities.LegacyTasks.ToolCalls()
 }
 
-// taskRequest sends one of a task's own requests (tasks/get and the like)
-// with the session's call timeout; its id joins the request's, so a
-// cancel by it reaches the task, and it shows as the task's row.
-func (s *session) taskRequest(ctx context.Context, ac *activeCall, method, taskID string, extra map[string]any, timeout time.Duration) (json.RawMessage, error) {
+// request sends one of a task's own requests (tasks/get and the like)
+// down the chain, with timeout when not zero; its id joins the request's,
+// so a cancel by it reaches the task, and it shows as the task's row.
+func (tf *taskFollower) request(ctx context.Context, ac *activeCall, method, taskID string, extra map[string]any, timeout time.Duration) (json.RawMessage, error) {
+	s := tf.s
 	params := map[string]any{"taskId": taskID}
 	for k, v := range extra {
 		params[k] = v
 	}
-	var cancel context.CancelFunc
-	if timeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	raw, err := s.sendOwn(ctx, ownRequest{method: method, target: ac.tool, opts: []jsonrpc.CallOption{jsonrpc.WithLabel(ac.tool)},
-		params: func(trace map[string]any) any { return s.wire(params, "", trace) },
-		onID:   func(id uint64) { ac.addPoll(&s.active, id) }})
+	raw, err := s.chain(ctx, &request{method: method, params: params, label: ac.tool, timeout: timeout,
+		onID: func(id uint64) { s.inflight.addPoll(ac, id) }})
 	if err != nil {
 		return nil, fmt.Errorf("%s for task %s: %w", method, taskID, err)
 	}
 	return raw, nil
 }
 
-// publishTask records a task's state for the Requests view and tells
+// publish records a task's state for the Requests view and tells
 // subscribers when it changed.
-func (s *session) publishTask(ac *activeCall, info TaskInfo) {
+func (tf *taskFollower) publish(ac *activeCall, info TaskInfo) {
+	s := tf.s
 	info.Updated = time.Now()
 	old := ac.task.Swap(&info)
 	if old != nil && old.Status == info.Status && old.Message == info.Message {
@@ -64,18 +68,19 @@ func (s *session) publishTask(ac *activeCall, info TaskInfo) {
 		RequestID: ac.first.Load(), Method: ac.method, Tool: ac.tool, Task: info})
 }
 
-// cancelTask tells the server to cancel a task the request no longer
+// cancel tells the server to cancel a task the request no longer
 // waits for (tasks/cancel; notifications/cancelled must not be used for a
 // task), and returns the error the request ends with.
-func (s *session) cancelTask(ctx context.Context, ac *activeCall, taskID string) error {
+func (tf *taskFollower) cancel(ctx context.Context, ac *activeCall, taskID string) error {
+	s := tf.s
 	reason := cancelReason(ctx)
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.CallTimeout)
 	defer cancel()
-	_, err := s.taskRequest(cctx, ac, mcp.MethodTasksCancel, taskID, nil, 0)
+	_, err := tf.request(cctx, ac, mcp.MethodTasksCancel, taskID, nil, 0)
 	if info := ac.task.Load(); info != nil {
 		next := *info
 		next.Status, next.Message = string(mcp.TaskCancelled), reason
-		s.publishTask(ac, next)
+		tf.publish(ac, next)
 	}
 	cause := context.Cause(ctx)
 	ce := &jsonrpc.CancelledError{ID: ac.first.Load(), Method: ac.method, Reason: reason, Cause: cause, Timeout: errors.Is(cause, jsonrpc.ErrTimeout)}
@@ -85,11 +90,13 @@ func (s *session) cancelTask(ctx context.Context, ac *activeCall, taskID string)
 	return fmt.Errorf("%w; task %s was cancelled (tasks/cancel)", ce, taskID)
 }
 
-// modernTask follows a task of the tasks extension to its terminal state:
+// followModern follows a task of the tasks extension to its terminal state:
 // tasks/get every pollIntervalMs, answers to its input requests with
 // tasks/update, tasks/cancel when the request is cancelled. It returns the
 // task's result.
-func (s *session) modernTask(ctx context.Context, o callOpts, raw json.RawMessage, ac *activeCall) (json.RawMessage, string, error) {
+func (tf *taskFollower) followModern(ctx context.Context, r *request, raw json.RawMessage) (json.RawMessage, string, error) {
+	s := tf.s
+	ac := r.active
 	t, err := mcp.DecodeTask(raw)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", ErrProtocol, err)
@@ -99,7 +106,7 @@ func (s *session) modernTask(ctx context.Context, o callOpts, raw json.RawMessag
 	defer stop()
 	answered := map[string]bool{}
 	for {
-		s.publishTask(ac, TaskInfo{TaskID: t.TaskID, Status: string(t.Status), Message: t.StatusMessage, PollInterval: t.PollInterval()})
+		tf.publish(ac, TaskInfo{TaskID: t.TaskID, Status: string(t.Status), Message: t.StatusMessage, PollInterval: t.PollInterval()})
 		switch t.Status {
 		case mcp.TaskCompleted:
 			if len(t.Result) == 0 {
@@ -109,24 +116,24 @@ func (s *session) modernTask(ctx context.Context, o callOpts, raw json.RawMessag
 		case mcp.TaskFailed:
 			return nil, t.TaskID, taskFailure(t.TaskID, t.StatusMessage, t.Error)
 		case mcp.TaskCancelled:
-			return nil, t.TaskID, &jsonrpc.CancelledError{ID: ac.first.Load(), Method: o.method, Reason: "the server cancelled task " + t.TaskID + suffixed(": ", t.StatusMessage)}
+			return nil, t.TaskID, &jsonrpc.CancelledError{ID: ac.first.Load(), Method: r.method, Reason: "the server cancelled task " + t.TaskID + suffixed(": ", t.StatusMessage)}
 		case mcp.TaskInputRequired:
-			if err := s.answerTask(ctx, ac, t, answered); err != nil {
+			if err := tf.answer(ctx, ac, t, answered); err != nil {
 				if ctx.Err() != nil {
-					return nil, t.TaskID, s.cancelTask(ctx, ac, t.TaskID)
+					return nil, t.TaskID, tf.cancel(ctx, ac, t.TaskID)
 				}
 				return nil, t.TaskID, err
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, t.TaskID, s.cancelTask(ctx, ac, t.TaskID)
+			return nil, t.TaskID, tf.cancel(ctx, ac, t.TaskID)
 		case <-time.After(t.PollInterval()):
 		}
-		raw, err := s.taskRequest(ctx, ac, mcp.MethodTasksGet, t.TaskID, nil, s.cfg.CallTimeout)
+		raw, err := tf.request(ctx, ac, mcp.MethodTasksGet, t.TaskID, nil, s.cfg.CallTimeout)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, t.TaskID, s.cancelTask(ctx, ac, t.TaskID)
+				return nil, t.TaskID, tf.cancel(ctx, ac, t.TaskID)
 			}
 			return nil, t.TaskID, err
 		}
@@ -139,9 +146,10 @@ func (s *session) modernTask(ctx context.Context, o callOpts, raw json.RawMessag
 	}
 }
 
-// answerTask fulfils the input requests of an input_required task not
+// answer fulfils the input requests of an input_required task not
 // answered yet and sends the answers with tasks/update.
-func (s *session) answerTask(ctx context.Context, ac *activeCall, t mcp.Task, answered map[string]bool) error {
+func (tf *taskFollower) answer(ctx context.Context, ac *activeCall, t mcp.Task, answered map[string]bool) error {
+	s := tf.s
 	caps := s.declared()
 	responses := map[string]json.RawMessage{}
 	for key, req := range t.InputRequests {
@@ -151,7 +159,7 @@ func (s *session) answerTask(ctx context.Context, ac *activeCall, t mcp.Task, an
 		if !caps.Has(req.Method) {
 			return fmt.Errorf("%w: %w: task %s asks for %s (%q), which mcpdeck did not declare", ErrProtocol, mcp.ErrBadInputRequired, t.TaskID, req.Method, key)
 		}
-		out, err := s.fulfil(ctx, key, req)
+		out, err := s.peer.fulfil(ctx, key, req)
 		if err != nil {
 			return fmt.Errorf("answering input request %q of task %s: %w", key, t.TaskID, err)
 		}
@@ -160,7 +168,7 @@ func (s *session) answerTask(ctx context.Context, ac *activeCall, t mcp.Task, an
 	if len(responses) == 0 {
 		return nil
 	}
-	if _, err := s.taskRequest(ctx, ac, mcp.MethodTasksUpdate, t.TaskID, map[string]any{"inputResponses": responses}, s.cfg.CallTimeout); err != nil {
+	if _, err := tf.request(ctx, ac, mcp.MethodTasksUpdate, t.TaskID, map[string]any{"inputResponses": responses}, s.cfg.CallTimeout); err != nil {
 		return err
 	}
 	for key := range responses {
@@ -205,12 +213,14 @@ func (t legacyTaskState) info() (TaskInfo, error) {
 	return TaskInfo{TaskID: t.TaskID, Status: t.Status, Message: t.StatusMessage, PollInterval: mt.PollInterval(), Legacy: true}, nil
 }
 
-// legacyTask follows a 2025-11-25 task (a task-augmented tools/call): it
+// followLegacy follows a 2025-11-25 task (a task-augmented tools/call): it
 // polls tasks/get at the task's pollInterval; once the task needs input
 // or ends, tasks/result (which blocks until the task ends, delivering the
 // server's elicitation requests on the way, answered like any other) brings
 // the result; a cancelled request sends tasks/cancel.
-func (s *session) legacyTask(ctx context.Context, o callOpts, raw json.RawMessage, ac *activeCall) (json.RawMessage, string, error) {
+func (tf *taskFollower) followLegacy(ctx context.Context, r *request, raw json.RawMessage) (json.RawMessage, string, error) {
+	s := tf.s
+	ac := r.active
 	created, ok := legacyTaskOf(raw)
 	if !ok {
 		return raw, "", nil // the server ran it as a normal request, as it may
@@ -234,21 +244,21 @@ func (s *session) legacyTask(ctx context.Context, o callOpts, raw json.RawMessag
 		}
 		result = make(chan outcome, 1)
 		go func() {
-			raw, err := s.taskRequest(ctx, ac, "tasks/result", id, nil, 0)
+			raw, err := tf.request(ctx, ac, "tasks/result", id, nil, 0)
 			result <- outcome{raw, err}
 		}()
 	}
-	wake := s.watchTask(id)
-	defer s.unwatchTask(id)
+	wake := s.inflight.watchTask(id)
+	defer s.inflight.unwatchTask(id)
 	for {
-		s.publishTask(ac, info)
+		tf.publish(ac, info)
 		if info.Status == string(mcp.TaskInputRequired) || mcp.TaskStatus(info.Status).Terminal() {
 			fetch()
 		}
 		select {
 		case r := <-result:
 			if r.err != nil && ctx.Err() != nil {
-				return nil, id, s.cancelTask(ctx, ac, id)
+				return nil, id, tf.cancel(ctx, ac, id)
 			}
 			if r.err == nil {
 				final := info
@@ -256,18 +266,18 @@ func (s *session) legacyTask(ctx context.Context, o callOpts, raw json.RawMessag
 				if info.Status == string(mcp.TaskFailed) {
 					final.Status = info.Status
 				}
-				s.publishTask(ac, final)
+				tf.publish(ac, final)
 			}
 			return r.raw, id, r.err
 		case <-ctx.Done():
 			if result != nil {
 				<-result // its ctx is done too: it ends at once
 			}
-			return nil, id, s.cancelTask(ctx, ac, id)
+			return nil, id, tf.cancel(ctx, ac, id)
 		case <-time.After(info.PollInterval):
 		case <-wake:
 		}
-		raw, err := s.taskRequest(ctx, ac, mcp.MethodTasksGet, id, nil, s.cfg.CallTimeout)
+		raw, err := tf.request(ctx, ac, mcp.MethodTasksGet, id, nil, s.cfg.CallTimeout)
 		if err != nil {
 			if ctx.Err() != nil {
 				continue // the select above cancels the task
@@ -282,7 +292,7 @@ func (s *session) legacyTask(ctx context.Context, o callOpts, raw json.RawMessag
 			return nil, id, err
 		}
 		if info.Status == string(mcp.TaskCancelled) && result == nil {
-			return nil, id, &jsonrpc.CancelledError{ID: ac.first.Load(), Method: o.method, Reason: "the server cancelled task " + id + suffixed(": ", info.Message)}
+			return nil, id, &jsonrpc.CancelledError{ID: ac.first.Load(), Method: r.method, Reason: "the server cancelled task " + id + suffixed(": ", info.Message)}
 		}
 	}
 }
@@ -302,40 +312,4 @@ func suffixed(sep, s string) string {
 		return ""
 	}
 	return sep + s
-}
-
-// watchTask returns a channel that hears of notifications/tasks/status
-// for the task, so the next poll need not wait for the interval.
-func (s *session) watchTask(id string) <-chan struct{} {
-	ch := make(chan struct{}, 1)
-	s.mu.Lock()
-	if s.taskWake == nil {
-		s.taskWake = map[string]chan struct{}{}
-	}
-	s.taskWake[id] = ch
-	s.mu.Unlock()
-	return ch
-}
-
-func (s *session) unwatchTask(id string) {
-	s.mu.Lock()
-	delete(s.taskWake, id)
-	s.mu.Unlock()
-}
-
-// taskStatus wakes the task a notifications/tasks/status names.
-func (s *session) taskStatus(params json.RawMessage) {
-	var p mcp.TaskRef
-	if json.Unmarshal(params, &p) != nil {
-		return
-	}
-	s.mu.Lock()
-	ch := s.taskWake[p.TaskID]
-	s.mu.Unlock()
-	if ch != nil {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
 }

@@ -21,6 +21,19 @@ func (m message) key() string { return idKey(m.id) }
 
 func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
 
+// messageOf is what the stream needs to know of a message the connection
+// writes, taken from its fields: the frame is not read again.
+func messageOf(msg jsonrpc.Message) message {
+	var m message
+	if msg.ID != "" {
+		m.id = json.RawMessage(msg.ID)
+	}
+	if !msg.IsResponse() {
+		m.method = msg.Method
+	}
+	return m
+}
+
 // classify reads just the envelope of a frame (jsonrpc.ReadEnvelope, the
 // one reader of frames). A frame that is not a JSON object (a batch,
 // garbage) is treated as a notification: it is POSTed and must be

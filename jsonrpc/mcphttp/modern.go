@@ -1,7 +1,6 @@
 package mcphttp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,9 +46,7 @@ func (s *Stream) Modern() bool { return s.opts.Modern != nil }
 // goroutine and its answer comes through Read; notifications/cancelled
 // closes the cancelled request's stream, which is how this revision
 // cancels over HTTP (nothing is POSTed); other notifications are POSTed.
-func (s *Stream) writeModern(frame []byte) error {
-	frame = bytes.Clone(frame) // request goroutines keep it beyond this call
-	m := classify(frame)
+func (s *Stream) writeModern(ctx context.Context, m message, frame []byte) error {
 	switch {
 	case m.isRequest():
 		if !s.spawn(func() { s.runModern(m, frame) }) {
@@ -62,7 +59,7 @@ func (s *Stream) writeModern(frame []byte) error {
 	case m.method == "":
 		return fmt.Errorf("%w: a 2026-07-28 client sends no JSON-RPC responses over HTTP (the server sends no requests)", ErrBadOptions)
 	}
-	return s.postModernAck(m, frame)
+	return s.postModernAck(ctx, m, frame)
 }
 
 // modernFrame is what the headers are taken from.
@@ -126,11 +123,8 @@ func (s *Stream) postModern(ctx context.Context, frame []byte) (*http.Response, 
 // request is independent of every other, so any other failure fails this
 // request alone.
 func (s *Stream) runModern(m message, frame []byte) {
-	ctx, cancel := context.WithCancel(s.ctx)
-	defer cancel()
-	key := m.key()
-	s.track(key, cancel)
-	defer s.untrack(key)
+	ctx, done := s.tracked(m)
+	defer done()
 
 	what := "POST " + m.method + " to"
 	resp, err := s.postModern(ctx, frame)
@@ -174,17 +168,8 @@ func (s *Stream) readModernEvents(ctx context.Context, m message, body io.ReadCl
 	stop := context.AfterFunc(ctx, func() { body.Close() })
 	defer stop()
 	r := newSSEReader(body, s.opts.MaxMessageSize)
-	answered, err := s.pump(r, m.key())
-	if answered {
-		s.finish(ctx, r, body)
-		return
-	}
-	body.Close()
-	if ctx.Err() != nil || errors.Is(err, ErrClosed) {
-		return
-	}
-	if errors.Is(err, jsonrpc.ErrMessageTooLarge) {
-		s.deliver(errorFrame(m.id, fmt.Errorf("reading the answer to %s from %s: %w", m.method, safeURL(s.url), err)))
+	over, err := s.takeAnswer(ctx, m, r, body, func(err error) { s.deliver(errorFrame(m.id, err)) })
+	if over {
 		return
 	}
 	s.deliver(lostFrame(m.id, fmt.Errorf("reading the answer to %s from %s: %w: the response stream ended before the response (%s); the server may or may not have run it, and it can be sent again",
@@ -203,14 +188,14 @@ func lostFrame(id json.RawMessage, err error) []byte {
 
 // postModernAck POSTs a notification with the metadata headers and waits
 // for the server's acknowledgement.
-func (s *Stream) postModernAck(m message, frame []byte) error {
-	ctx, cancel := context.WithTimeout(s.ctx, s.opts.AckTimeout)
+func (s *Stream) postModernAck(caller context.Context, m message, frame []byte) error {
+	ctx, cancel := s.ackContext(caller)
 	defer cancel()
 	what := "POST " + m.method + " to"
 	resp, err := s.postModern(ctx, frame)
 	if err != nil {
-		if s.ctx.Err() != nil {
-			return ErrClosed
+		if ended := s.ackEnded(caller); ended != nil {
+			return ended
 		}
 		return describeNetError(what, s.url, err)
 	}

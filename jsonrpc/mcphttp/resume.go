@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"time"
-
-	"mcpdeck/jsonrpc"
 )
 
 // maxResumeAttempts bounds consecutive reconnections of a response stream
@@ -52,17 +50,8 @@ func (s *Stream) readEvents(ctx context.Context, m message, body io.ReadCloser) 
 	failures := 0
 	for {
 		r.progress = false
-		answered, err := s.pump(r, m.key())
-		if answered {
-			s.finish(ctx, r, body)
-			return
-		}
-		body.Close()
-		if ctx.Err() != nil || errors.Is(err, ErrClosed) {
-			return
-		}
-		if errors.Is(err, jsonrpc.ErrMessageTooLarge) {
-			s.requestFailed(m, fmt.Errorf("reading the answer to %s from %s: %w", m.method, where, err))
+		over, err := s.takeAnswer(ctx, m, r, body, func(err error) { s.requestFailed(m, err) })
+		if over {
 			return
 		}
 		if r.lastID == "" {

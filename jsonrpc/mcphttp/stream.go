@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -105,33 +106,34 @@ func Dial(ctx context.Context, opts Options) (*Stream, error) {
 // fatal failure it returns the error, which wraps one of the sentinels.
 func (s *Stream) Read() ([]byte, error) { return s.inbox.pop() }
 
-// Write sends one frame. A request returns as soon as its exchange has
-// started: the answer arrives through Read. A notification or a response
-// returns once the server acknowledged it.
-func (s *Stream) Write(frame []byte) error {
+// Write sends one message. A request returns as soon as its exchange has
+// started: the answer arrives through Read, and the exchange ends with the
+// stream or the request's cancellation, not with ctx. A notification or a
+// response returns once the server acknowledged it, within ctx.
+func (s *Stream) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
+	m := messageOf(msg)
+	frame := msg.Frame // the stream's to keep: request goroutines use it beyond this call
 	if s.opts.Modern != nil {
-		return s.writeModern(frame)
+		return s.writeModern(ctx, m, frame)
 	}
-	frame = bytes.Clone(frame) // request goroutines keep it beyond this call
-	m := classify(frame)
 	if m.isRequest() {
 		if m.method == "initialize" {
 			return s.startInitialize(m, frame)
 		}
-		s.waitInit()
+		s.waitInit(ctx)
 		if !s.spawn(func() { s.runRequest(m, frame) }) {
 			return ErrClosed
 		}
 		return nil
 	}
-	s.waitInit()
+	s.waitInit(ctx)
 	if m.method == "notifications/initialized" {
 		s.openStandalone()
 	}
-	if err := s.postAck(m, frame); err != nil {
+	if err := s.postAck(ctx, m, frame); err != nil {
 		return err
 	}
 	switch m.method {
@@ -241,9 +243,10 @@ func (s *Stream) startInitialize(m message, frame []byte) error {
 	return nil
 }
 
-// waitInit blocks while an initialize exchange is in flight. Before the
-// initialize result a client may only send ping, so this rarely waits.
-func (s *Stream) waitInit() {
+// waitInit blocks while an initialize exchange is in flight, within ctx.
+// Before the initialize result a client may only send ping, so this
+// rarely waits.
+func (s *Stream) waitInit(ctx context.Context) {
 	s.mu.Lock()
 	done := s.initDone
 	s.mu.Unlock()
@@ -253,6 +256,7 @@ func (s *Stream) waitInit() {
 	select {
 	case <-done:
 	case <-s.ctx.Done():
+	case <-ctx.Done():
 	}
 }
 
@@ -292,16 +296,42 @@ func (s *Stream) requestFailed(m message, err error) {
 	s.deliver(errorFrame(m.id, err))
 }
 
-func (s *Stream) track(key string, cancel context.CancelFunc) {
+// tracked is the ctx of request m's exchange: Close ends it, and so does
+// abort with m's id (a notifications/cancelled for it). done forgets it.
+func (s *Stream) tracked(m message) (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	key := m.key()
 	s.mu.Lock()
 	s.inflight[key] = cancel
 	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.inflight, key)
+		s.mu.Unlock()
+		cancel()
+	}
 }
 
-func (s *Stream) untrack(key string) {
-	s.mu.Lock()
-	delete(s.inflight, key)
-	s.mu.Unlock()
+// takeAnswer reads r, the SSE stream body carries, for the answer to m and
+// hands on what precedes it. over is true when nothing more is to be done
+// with the exchange: the answer came, nobody waits for it any more, or it
+// cannot come (too large: fail says so). Otherwise the stream ended before
+// the answer, for the reason err gives.
+func (s *Stream) takeAnswer(ctx context.Context, m message, r *sseReader, body io.ReadCloser, fail func(error)) (over bool, err error) {
+	answered, err := s.pump(r, m.key())
+	if answered {
+		s.finish(ctx, r, body)
+		return true, nil
+	}
+	body.Close()
+	if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+		return true, err
+	}
+	if errors.Is(err, jsonrpc.ErrMessageTooLarge) {
+		fail(fmt.Errorf("reading the answer to %s from %s: %w", m.method, safeURL(s.url), err))
+		return true, err
+	}
+	return false, err
 }
 
 func (s *Stream) abort(key string) {

@@ -35,11 +35,8 @@ func (s *Stream) target() (*url.URL, bool) {
 // Read queue: the response, or a synthesized error response when the
 // exchange failed for this request alone.
 func (s *Stream) runRequest(m message, frame []byte) {
-	ctx, cancel := context.WithCancel(s.ctx)
-	defer cancel()
-	key := m.key()
-	s.track(key, cancel)
-	defer s.untrack(key)
+	ctx, done := s.tracked(m)
+	defer done()
 
 	target, legacy := s.target()
 	what := "POST " + m.method + " to"
@@ -181,10 +178,30 @@ func (s *Stream) readJSON(ctx context.Context, m message, target *url.URL, body 
 	}
 }
 
+// ackContext bounds the POST of a notification or a response: by the
+// stream (Close), the acknowledgement timeout, and the writer's ctx.
+func (s *Stream) ackContext(caller context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.AckTimeout)
+	stop := context.AfterFunc(caller, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// ackEnded is why a POST awaiting acknowledgement ended when the stream
+// closed or the writer's ctx ended; nil when neither did.
+func (s *Stream) ackEnded(caller context.Context) error {
+	switch {
+	case s.ctx.Err() != nil:
+		return ErrClosed
+	case caller.Err() != nil:
+		return context.Cause(caller)
+	}
+	return nil
+}
+
 // postAck POSTs a notification or a response and waits for the server to
 // acknowledge it (202, or any 2xx).
-func (s *Stream) postAck(m message, frame []byte) error {
-	ctx, cancel := context.WithTimeout(s.ctx, s.opts.AckTimeout)
+func (s *Stream) postAck(caller context.Context, m message, frame []byte) error {
+	ctx, cancel := s.ackContext(caller)
 	defer cancel()
 	target, _ := s.target()
 	what := "POST " + m.method + " to"
@@ -193,10 +210,10 @@ func (s *Stream) postAck(m message, frame []byte) error {
 	}
 	resp, err := s.post(ctx, target, frame)
 	if err != nil {
-		switch {
-		case s.ctx.Err() != nil:
-			return ErrClosed
-		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		if ended := s.ackEnded(caller); ended != nil {
+			return ended
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fmt.Errorf("%s %s: %w: no acknowledgement within %s; the server is stalled or overloaded", what, safeURL(target), ErrUnreachable, s.opts.AckTimeout)
 		}
 		err = describeNetError(what, target, err)

@@ -323,17 +323,13 @@ func (cl *client) awaitReply(id string) <-chan struct{} {
 
 // replied is told of every response frame a transport writes to the
 // client; it costs nothing unless someone awaits a reply.
-func (cl *client) replied(frame []byte) {
-	if cl.waiting.Load() == 0 {
-		return
-	}
-	id, ok := responseID(frame)
-	if !ok {
+func (cl *client) replied(msg jsonrpc.Message) {
+	if cl.waiting.Load() == 0 || !msg.IsResponse() {
 		return
 	}
 	cl.mu.Lock()
-	ch := cl.replyWait[id]
-	delete(cl.replyWait, id)
+	ch := cl.replyWait[msg.ID]
+	delete(cl.replyWait, msg.ID)
 	cl.mu.Unlock()
 	if ch != nil {
 		cl.waiting.Add(-1)

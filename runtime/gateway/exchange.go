@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -182,14 +181,13 @@ func (s *exchangeStream) Read() ([]byte, error) {
 	return nil, io.EOF
 }
 
-func (s *exchangeStream) Write(msg []byte) error {
-	var f frame
-	if err := json.Unmarshal(msg, &f); err == nil && f.isResponse() {
-		err := s.x.respond(msg)
+func (s *exchangeStream) Write(_ context.Context, msg jsonrpc.Message) error {
+	if msg.IsResponse() {
+		err := s.x.respond(msg.Frame)
 		s.cl.replied(msg)
 		return err
 	}
-	return s.x.event(msg)
+	return s.x.event(msg.Frame)
 }
 
 func (s *exchangeStream) Close() error {
@@ -201,17 +199,7 @@ func (s *exchangeStream) Close() error {
 // stream (a modern POST) and waits until it is answered, the client goes
 // away (cancelling it) or the client is disconnected.
 func (g *Gateway) serveExchange(r *http.Request, cl *client, st *exchangeStream) {
-	ready := make(chan struct{})
-	var conn *jsonrpc.Conn
-	conn = jsonrpc.NewConn(st, jsonrpc.Options{
-		Handler: func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-			<-ready
-			ctx, stop := mergeCancel(ctx, r.Context())
-			defer stop()
-			return g.handle(ctx, cl, req, conn.Notify)
-		},
-	})
-	close(ready)
+	conn := g.serveConn(cl, st, r.Context(), nil)
 	st.x.wait(r.Context().Done(), cl.ctx.Done())
 	_ = conn.Close()
 }

@@ -46,10 +46,8 @@ type sseSession struct {
 	id   string
 	cl   *client
 	conn *jsonrpc.Conn
-	in   chan []byte
-	out  chan []byte
-	done chan struct{}
-	once sync.Once
+	*posted
+	out chan jsonrpc.Message
 }
 
 // serve answers a request that passed the endpoint's checks.
@@ -71,24 +69,18 @@ func (l *legacySSE) open(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the HTTP+SSE stream is text/event-stream; send Accept: text/event-stream"))
 		return
 	}
-	s := &sseSession{l: l, id: rand.Text(), in: make(chan []byte, sessionQueue), out: make(chan []byte, sessionQueue), done: make(chan struct{})}
+	s := &sseSession{l: l, id: rand.Text(), out: make(chan jsonrpc.Message, sessionQueue)}
+	s.posted = newPosted(func() {
+		l.mu.Lock()
+		delete(l.sessions, s.id)
+		l.mu.Unlock()
+	})
 	cl := l.g.newClient(TransportHTTP, "sse", r.RemoteAddr)
 	cl.setIdentity(IdentityFrom(r.Context()))
 	s.cl = cl
-	ready := make(chan struct{})
-	s.conn = jsonrpc.NewConn(s, jsonrpc.Options{
-		Handler: func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-			<-ready
-			return l.g.handle(ctx, cl, req, s.conn.Notify)
-		},
-		OnNotification: func(n jsonrpc.Notification) {
-			<-ready
-			l.g.onNotification(cl, n)
-		},
+	l.g.serveConn(cl, s, nil, func(conn *jsonrpc.Conn) {
+		s.conn, cl.conn, cl.closeTransport = conn, conn, s.close
 	})
-	cl.conn = s.conn
-	cl.closeTransport = s.close
-	close(ready)
 	l.mu.Lock()
 	l.sessions[s.id] = s
 	l.mu.Unlock()
@@ -125,7 +117,7 @@ func (s *sseSession) pump(x *exchange, ctx context.Context) string {
 	for {
 		select {
 		case msg := <-s.out:
-			if err := x.event(msg); err != nil {
+			if err := x.event(msg.Frame); err != nil {
 				return "its stream failed: " + err.Error()
 			}
 			s.cl.replied(msg)
@@ -187,36 +179,18 @@ func (l *legacySSE) post(h *httpHandler, w http.ResponseWriter, r *http.Request)
 	_, _ = io.WriteString(w, "Accepted")
 }
 
-// Read returns the next message the client POSTed.
-func (s *sseSession) Read() ([]byte, error) {
-	select {
-	case b := <-s.in:
-		return b, nil
-	case <-s.done:
-		return nil, io.EOF
-	}
-}
-
 // Write queues a message for the stream; it waits while the stream is
-// behind (the client's outbox absorbs that), and fails once it ended.
-func (s *sseSession) Write(msg []byte) error {
+// behind (the client's outbox absorbs that), within ctx, and fails once it
+// ended.
+func (s *sseSession) Write(ctx context.Context, msg jsonrpc.Message) error {
 	select {
-	case s.out <- bytes.Clone(msg):
+	case s.out <- msg:
 		return nil
 	case <-s.done:
 		return errGone
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
-}
-
-// Close is the connection's; the session closes through close.
-func (s *sseSession) Close() error {
-	s.once.Do(func() {
-		close(s.done)
-		s.l.mu.Lock()
-		delete(s.l.sessions, s.id)
-		s.l.mu.Unlock()
-	})
-	return nil
 }
 
 // close ends the session: its stream and its connection.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -26,9 +25,7 @@ type httpSession struct {
 	id   string
 	cl   *client
 	conn *jsonrpc.Conn
-	in   chan []byte
-	done chan struct{}
-	once sync.Once
+	*posted
 
 	mu        sync.Mutex
 	exchanges map[string]*exchange // the client's request id → its POST
@@ -43,26 +40,18 @@ const sessionQueue = 256
 
 // newSession opens a session for a client that POSTed initialize.
 func (g *Gateway) newSession(r *http.Request) (*httpSession, error) {
-	s := &httpSession{g: g, id: newState(), in: make(chan []byte, sessionQueue), done: make(chan struct{}),
-		exchanges: map[string]*exchange{}, tokens: map[string]*exchange{}, routes: map[uint64]*exchange{}}
+	s := &httpSession{g: g, id: newState(), exchanges: map[string]*exchange{}, tokens: map[string]*exchange{}, routes: map[uint64]*exchange{}}
+	s.posted = newPosted(func() {
+		g.mu.Lock()
+		delete(g.sessions, s.id)
+		g.mu.Unlock()
+	})
 	cl := g.newClient(TransportHTTP, "session", r.RemoteAddr)
 	cl.setIdentity(IdentityFrom(r.Context()))
 	s.cl = cl
-	ready := make(chan struct{})
-	s.conn = jsonrpc.NewConn(s, jsonrpc.Options{
-		Handler: func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-			<-ready
-			return g.handle(ctx, cl, req, s.conn.Notify)
-		},
-		OnNotification: func(n jsonrpc.Notification) {
-			<-ready
-			g.onNotification(cl, n)
-		},
+	g.serveConn(cl, s, nil, func(conn *jsonrpc.Conn) {
+		s.conn, cl.conn, cl.routeRequest, cl.closeTransport = conn, conn, s.route, s.close
 	})
-	cl.conn = s.conn
-	cl.routeRequest = s.route
-	cl.closeTransport = s.close
-	close(ready)
 	g.mu.Lock()
 	if g.sessions == nil {
 		g.sessions = map[string]*httpSession{}
@@ -92,40 +81,14 @@ func (s *httpSession) close() {
 
 func (s *httpSession) setHeader(h http.Header) { h.Set("Mcp-Session-Id", s.id) }
 
-// Read returns the next message the client POSTed.
-func (s *httpSession) Read() ([]byte, error) {
-	select {
-	case b := <-s.in:
-		return b, nil
-	case <-s.done:
-		return nil, io.EOF
-	}
-}
-
-// Close is the connection's; the session closes through close.
-func (s *httpSession) Close() error {
-	s.once.Do(func() {
-		close(s.done)
-		s.g.mu.Lock()
-		delete(s.g.sessions, s.id)
-		s.g.mu.Unlock()
-	})
-	return nil
-}
-
 // Write routes one message from the gateway to the client.
-func (s *httpSession) Write(msg []byte) error {
-	var f frame
-	if err := json.Unmarshal(msg, &f); err != nil {
-		return err
-	}
+func (s *httpSession) Write(_ context.Context, msg jsonrpc.Message) error {
 	s.mu.Lock()
 	var x *exchange
 	switch {
-	case f.isResponse():
-		key := idKey(f.ID)
-		x = s.exchanges[key]
-		delete(s.exchanges, key)
+	case msg.IsResponse():
+		x = s.exchanges[msg.ID]
+		delete(s.exchanges, msg.ID)
 		for tok, tx := range s.tokens {
 			if tx == x {
 				delete(s.tokens, tok)
@@ -136,18 +99,18 @@ func (s *httpSession) Write(msg []byte) error {
 		if x == nil {
 			return nil // the client's POST is gone; the answer is lost (no resumption)
 		}
-		return x.respond(msg)
-	case f.isRequest():
-		if id, err := strconv.ParseUint(string(f.ID), 10, 64); err == nil {
+		return x.respond(msg.Frame)
+	case msg.IsRequest():
+		if id, err := strconv.ParseUint(msg.ID, 10, 64); err == nil {
 			x = s.routes[id]
 		}
-	case f.method() == mcp.NotificationProgress:
+	case msg.Method == mcp.NotificationProgress:
 		var p mcp.ProgressParams
-		_ = json.Unmarshal(f.Params, &p)
+		_ = json.Unmarshal(paramsOf(msg), &p)
 		x = s.tokens[idKey(p.ProgressToken)]
-	case f.method() == mcp.NotificationCancelled:
+	case msg.Method == mcp.NotificationCancelled:
 		var p jsonrpc.CancelledParams
-		if json.Unmarshal(f.Params, &p) == nil {
+		if json.Unmarshal(paramsOf(msg), &p) == nil {
 			if id, err := strconv.ParseUint(string(p.RequestID), 10, 64); err == nil {
 				x = s.routes[id]
 			}
@@ -155,20 +118,26 @@ func (s *httpSession) Write(msg []byte) error {
 	}
 	get := s.get
 	s.mu.Unlock()
-	if x != nil && x.event(msg) == nil {
+	if x != nil && x.event(msg.Frame) == nil {
 		return nil
 	}
 	if get != nil {
 		select {
-		case get <- msg:
+		case get <- msg.Frame:
 			return nil
 		default:
 		}
 	}
-	if f.isRequest() {
+	if msg.IsRequest() {
 		return errors.New("the client has no stream open to receive the request on (no GET stream, and the related request's answer is not a stream)")
 	}
 	return nil // a notification with nowhere to go is dropped
+}
+
+// paramsOf returns the params of a message the gateway writes.
+func paramsOf(msg jsonrpc.Message) json.RawMessage {
+	env, _ := jsonrpc.ReadEnvelope(msg.Frame)
+	return env.Params
 }
 
 // route files a request to the client under the POST of the request it
@@ -182,18 +151,6 @@ func (s *httpSession) route(id uint64, related *call) {
 		s.routes[id] = x
 	}
 	s.mu.Unlock()
-}
-
-// push queues a POSTed message for the connection.
-func (s *httpSession) push(ctx context.Context, msg []byte) bool {
-	select {
-	case s.in <- msg:
-		return true
-	case <-s.done:
-		return false
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // post serves one POST of the session.

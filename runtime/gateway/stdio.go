@@ -21,21 +21,9 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 		closer = append(closer, c)
 	}
 	stream := &replyStream{Stream: jsonrpc.NewStdioStream(in, out, closer, jsonrpc.StdioOptions{}), cl: cl}
-	ready := make(chan struct{})
-	var conn *jsonrpc.Conn
-	conn = jsonrpc.NewConn(stream, jsonrpc.Options{
-		Handler: func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-			<-ready
-			return g.handle(ctx, cl, req, conn.Notify)
-		},
-		OnNotification: func(n jsonrpc.Notification) {
-			<-ready
-			g.onNotification(cl, n)
-		},
+	conn := g.serveConn(cl, stream, nil, func(conn *jsonrpc.Conn) {
+		cl.conn, cl.closeTransport = conn, func() { _ = conn.Close() }
 	})
-	cl.conn = conn
-	cl.closeTransport = func() { _ = conn.Close() }
-	close(ready)
 	if err := g.attach(cl); err != nil {
 		_ = conn.Close()
 		cl.out.stop()
@@ -76,10 +64,10 @@ type replyStream struct {
 	cl *client
 }
 
-func (s *replyStream) Write(frame []byte) error {
-	err := s.Stream.Write(frame)
+func (s *replyStream) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := s.Stream.Write(ctx, msg)
 	if err == nil {
-		s.cl.replied(frame)
+		s.cl.replied(msg)
 	}
 	return err
 }

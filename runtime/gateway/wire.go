@@ -38,12 +38,3 @@ func (f *frame) method() string {
 // idKey renders a raw JSON id the way jsonrpc.Request.ID does (a number
 // as written, a string quoted), so ids from both sides compare.
 func idKey(raw json.RawMessage) string { return jsonrpc.Envelope{ID: raw}.IDKey() }
-
-// responseID returns the id of a response frame.
-func responseID(b []byte) (string, bool) {
-	var f frame
-	if json.Unmarshal(b, &f) != nil || !f.isResponse() {
-		return "", false
-	}
-	return f.IDKey(), true
-}

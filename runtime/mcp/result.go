@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"mcpdeck/jsonrpc"
 )
 
 // ResultType says how to read a result.
@@ -89,79 +91,17 @@ type resultHead struct {
 
 // topLevelString finds key among the members of a JSON object and returns
 // its string value, in one pass without allocating (TypeOf runs on every
-// result). ok is false when it cannot tell: not an object, an escape in a
-// top-level key, a non-string value for key, or malformed JSON; the caller
-// then decodes properly.
+// result), with the scan the connection reads every frame's envelope with
+// (jsonrpc.Member). ok is false when it cannot tell: not an object, an
+// escape in a top-level key, a non-string or escaped value for key, or
+// malformed JSON; the caller then decodes properly.
 func topLevelString(raw []byte, key string) (value string, found, ok bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
+	v, found, ok := jsonrpc.Member(raw, key)
+	switch {
+	case !ok || !found:
+		return "", false, ok
+	case len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' || bytes.IndexByte(v, '\\') >= 0:
 		return "", false, false
 	}
-	depth := 0
-	expectKey := false
-	for ; i < len(raw); i++ {
-		switch c := raw[i]; c {
-		case '{', '[':
-			depth++
-			expectKey = c == '{' && depth == 1
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return "", false, true
-			}
-		case ',':
-			expectKey = depth == 1
-		case '"':
-			end, escaped := stringEnd(raw, i)
-			if end < 0 {
-				return "", false, false
-			}
-			if depth == 1 && expectKey {
-				if escaped {
-					return "", false, false
-				}
-				expectKey = false
-				if string(raw[i+1:end]) == key {
-					j := skipSpace(raw, end+1)
-					if j >= len(raw) || raw[j] != ':' {
-						return "", false, false
-					}
-					j = skipSpace(raw, j+1)
-					if j >= len(raw) || raw[j] != '"' {
-						return "", false, false
-					}
-					vend, vesc := stringEnd(raw, j)
-					if vend < 0 || vesc {
-						return "", false, false
-					}
-					return string(raw[j+1 : vend]), true, true
-				}
-			}
-			i = end
-		}
-	}
-	return "", false, false
-}
-
-// stringEnd returns the index of the quote closing the string that opens
-// at raw[start], and whether it held an escape; -1 when unterminated.
-func stringEnd(raw []byte, start int) (int, bool) {
-	escaped := false
-	for i := start + 1; i < len(raw); i++ {
-		switch raw[i] {
-		case '\\':
-			escaped = true
-			i++
-		case '"':
-			return i, escaped
-		}
-	}
-	return -1, escaped
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
+	return string(v[1 : len(v)-1]), true, true
 }

@@ -10,39 +10,50 @@ import (
 	"mcpdeck/runtime/mcp"
 )
 
-// mrtr drives a modern tools/call, prompts/get or resources/read through
-// its rounds: every input_required answer is fulfilled (elicitation
-// through the session's Elicitor, roots/list from the roots offered) and
-// retried with a new id, the answers and the byte-exact requestState, at
-// most mcp.DefaultMaxRounds times. It returns the final result and its
-// type: complete, or a task to follow.
+// roundsLink drives a modern tools/call, prompts/get or resources/read
+// through its rounds (MRTR): every input_required answer is fulfilled
+// (the session's peer part answers: elicitation through the Elicitor,
+// roots/list from the roots offered) and retried with a new id, the
+// answers and the byte-exact requestState, at most mcp.DefaultMaxRounds
+// times. Any other modern request a caller makes must answer complete.
 //
 // Two failures are retried once on the spot, as the 2026-07-28 Streamable
 // HTTP transport says: a request lost with its response stream (re-issued
 // with a new id), and a tools/call the server refused with -32020 because
 // the tool's x-mcp-header annotations changed (the tools are listed again
 // first, so the retry carries the new headers).
-func (s *session) mrtr(ctx context.Context, o callOpts, params any, cs *callState, ac *activeCall) (json.RawMessage, mcp.ResultType, error) {
-	first, ok := params.(json.RawMessage)
+func roundsLink(ctx context.Context, s *session, r *request, next sender) (json.RawMessage, error) {
+	switch {
+	case !s.modern():
+		return next(ctx, r)
+	case !mrtrMethods[r.method]:
+		body, err := next(ctx, r)
+		if err == nil && r.forCaller {
+			err = mustComplete(r.method, body)
+		}
+		return body, err
+	}
+	first, ok := r.wire.(json.RawMessage)
 	if !ok {
 		var err error
-		if first, err = json.Marshal(params); err != nil {
-			return nil, "", fmt.Errorf("encoding the request: %w", err)
+		if first, err = json.Marshal(r.wire); err != nil {
+			return nil, fmt.Errorf("encoding the request: %w", err)
 		}
 	}
 	relisted, resent := false, false
 	caller := func(ctx context.Context, p json.RawMessage) (json.RawMessage, error) {
+		r.wire = p
 		for {
-			raw, err := s.round(ctx, o, p, cs, ac)
+			raw, err := next(ctx, r)
 			switch {
 			case err == nil:
 				return raw, nil
 			case mcphttp.IsLost(err) && !resent:
 				resent = true
 				continue
-			case isHeaderMismatch(err) && o.method == "tools/call" && s.remote && !relisted:
+			case isHeaderMismatch(err) && r.method == "tools/call" && s.remote && !relisted:
 				relisted = true
-				if ls, lerr := s.refetch("tools"); lerr == nil {
+				if ls, lerr := s.lists.refetch("tools"); lerr == nil {
 					s.c.send(s.ctx, msgListed{name: s.name, gen: s.gen, kind: "tools", lists: ls, leaks: leaks(ls)})
 				}
 				continue
@@ -51,11 +62,24 @@ func (s *session) mrtr(ctx context.Context, o callOpts, params any, cs *callStat
 		}
 	}
 	flow := mcp.Flow{Capabilities: s.declared(), MaxRounds: mcp.DefaultMaxRounds}
-	raw, t, err := flow.Run(ctx, caller, first, declineOnce(s.fulfil))
+	raw, _, err := flow.Run(ctx, caller, first, declineOnce(s.peer.fulfil))
 	if err != nil && isMRTRBreach(err) {
 		err = fmt.Errorf("%w: %w", ErrProtocol, err)
 	}
-	return raw, t, err
+	return raw, err
+}
+
+// mustComplete checks that a modern answer to a request that cannot go on
+// (not an MRTR method) is complete.
+func mustComplete(method string, body json.RawMessage) error {
+	t, err := mcp.TypeOf(body, false)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrProtocol, err)
+	case t != mcp.Complete:
+		return fmt.Errorf("%w: %s answered %s, which it cannot", ErrProtocol, method, t)
+	}
+	return nil
 }
 
 // declineOnce wraps fulfil for one flow: an elicitation declined (or
@@ -99,41 +123,4 @@ func isHeaderMismatch(err error) bool {
 func isMRTRBreach(err error) bool {
 	return errors.Is(err, mcp.ErrTooManyRounds) || errors.Is(err, mcp.ErrBadInputRequired) ||
 		errors.Is(err, mcp.ErrUnknownResultType) || errors.Is(err, mcp.ErrBadResult)
-}
-
-// fulfil answers one input request of an input_required result or an
-// input_required task: elicitation through the Elicitor (the TUI's form,
-// the CLI's --elicitation), roots/list with the roots offered to the
-// server. Sampling is never declared, so a request for it never passes
-// the flow's check; it is refused here too.
-func (s *session) fulfil(ctx context.Context, key string, req mcp.InputRequest) (json.RawMessage, error) {
-	if raw, handled, err := s.fulfilForCaller(ctx, req); handled {
-		return raw, err
-	}
-	switch req.Method {
-	case mcp.MethodElicit:
-		e := s.c.elicitor()
-		if e == nil {
-			return mcp.ElicitDecline(), nil
-		}
-		er, err := req.Elicitation()
-		if err != nil {
-			return nil, err
-		}
-		resp, err := e.Elicit(ctx, ElicitRequest{Server: s.name, Mode: er.Mode, Message: er.Message, RequestedSchema: er.RequestedSchema, URL: er.URL})
-		if err != nil {
-			return nil, err
-		}
-		if resp.Action == "accept" && er.Mode == "url" {
-			resp.Content = nil // URL mode: accept is consent, nothing more
-		}
-		return json.Marshal(resp)
-	case mcp.MethodListRoots:
-		var roots []mcp.Root
-		for _, r := range s.c.rootsFor(s.name, s.cfg.Roots) {
-			roots = append(roots, mcp.Root{URI: r.URI, Name: r.Name})
-		}
-		return mcp.RootsResult(roots), nil
-	}
-	return nil, fmt.Errorf("%w: mcpdeck does not offer %s", ErrUnsupported, req.Method)
 }
