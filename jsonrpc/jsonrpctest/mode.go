@@ -98,7 +98,8 @@ var allModes = []Mode{
 	HostileEscapes, EchoSecret,
 	NullIDError, DeepResponse, DeepSchema, BadUTF8, // hostile.go
 	SteadyProgress, ErrorText, // checkfakes.go
-	AppsBroken, // apps.go
+	AppsBroken,    // apps.go
+	ProgressBurst, // burst.go
 }
 
 // Modes returns every mode a fake server understands, Normal first.
