@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -102,11 +101,4 @@ func report(b *testing.B, l Latency, cpuBefore time.Duration) {
 	b.ReportMetric(float64((cpuTime()-cpuBefore).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(l.P50.Nanoseconds()), "p50-ns")
 	b.ReportMetric(float64(l.P99.Nanoseconds()), "p99-ns")
-}
-
-// cpuTime is this process's CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
