@@ -1,7 +1,8 @@
 // mcpdeck: CHANGED FILE. This file is a modified copy of draft.go from
 // github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 (Apache-2.0, see LICENSE).
 // Changed by the mcpdeck authors: the metaschemas are compiled on first use
-// (ensureMeta) instead of in init (see "mcpdeck:" below).
+// (ensureMeta) instead of in init, and MetaschemasCompiled says whether
+// they were (see "mcpdeck:" below).
 
 package jsonschema
 
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // A Draft represents json-schema specification.
@@ -140,6 +142,14 @@ var metaOnce sync.Once
 
 func ensureMeta() { metaOnce.Do(loadMetaschemas) }
 
+// mcpdeck: metaCompiled is set once the metaschemas are compiled.
+var metaCompiled atomic.Bool
+
+// MetaschemasCompiled reports whether the metaschemas have been compiled
+// in this process (mcpdeck: so that a run that never validates can be
+// shown never to have paid for them).
+func MetaschemasCompiled() bool { return metaCompiled.Load() }
+
 func loadMetaschemas() {
 	c := NewCompiler()
 	c.AssertFormat()
@@ -149,6 +159,7 @@ func loadMetaschemas() {
 			d.allVocabs[name] = c.compileMeta(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 		}
 	}
+	metaCompiled.Store(true)
 }
 
 func draftFromURL(url string) *Draft {
