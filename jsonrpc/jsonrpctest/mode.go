@@ -94,7 +94,7 @@ var allModes = []Mode{
 	SlowInit, ExitEarly, Flood, AnswerCancelled, StopReading,
 	// The modern era (modern.go) and the go-sdk peer (gosdk.go).
 	Modern, ModernNoResultType, ModernChangedState, ModernEndlessInput, ModernNoCommonVersion,
-	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, DualLateDiscover, GoSDKModern, GoSDKModernHTTP,
+	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, DualLateDiscover, GoSDKModern, GoSDKModernHTTP, GoSDKFlood,
 	HostileEscapes, EchoSecret,
 	NullIDError, DeepResponse, DeepSchema, BadUTF8, // hostile.go
 	SteadyProgress, ErrorText, // checkfakes.go
