@@ -353,7 +353,9 @@ func hopResult(raw json.RawMessage) json.RawMessage {
 // to g.progress as the server's notifications are taken in: in wire
 // order, before the request's answer returns (runtime.WithProgress). The
 // event bus would hand it over later, often after the answer had gone.
-func (g *Gateway) hear(ctx context.Context) context.Context { return runtime.WithProgress(ctx, g.progress) }
+func (g *Gateway) hear(ctx context.Context) context.Context {
+	return runtime.WithProgress(ctx, g.progress)
+}
 
 // progress forwards a server's progress to the client request it serves,
 // under the client's own progress token. It only queues the send on the
