@@ -56,7 +56,7 @@ func (in *intake) dispatch(n jsonrpc.Notification) {
 	switch n.Method {
 	case mcp.NotificationMessage:
 		var p mcp.LoggingMessageParams
-		_ = json.Unmarshal(n.Params, &p)
+		mcp.ReadLoggingMessage(n.Params, &p)
 		s.c.bus.publish(LogMessage{EventHeader: h, Level: string(p.Level), Logger: p.Logger, Data: p.Data})
 	case mcp.NotificationProgress:
 		ev, hear := in.routeProgress(h, n.Params)
