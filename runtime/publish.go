@@ -48,8 +48,8 @@ func (m *machine) publish() {
 	m.pubGen++
 	m.dirty = false
 	v := view{
-		snap:      &Snapshot{Generation: m.pubGen, At: m.now, Enabled: m.enabled},
-		published: map[string]uint64{},
+		snap:       &Snapshot{Generation: m.pubGen, At: m.now, Enabled: m.enabled},
+		published:  map[string]uint64{},
 		sessions:   map[string]uint64{},
 		events:     m.events,
 		identities: map[string]string{},

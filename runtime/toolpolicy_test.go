@@ -43,7 +43,9 @@ func TestDefinitionHashIgnoresKeyOrderAndSpacingOnly(t *testing.T) {
 	for name, change := range map[string]func(*ToolDefinition){
 		"description": func(d *ToolDefinition) { d.Description = "Echoes!" },
 		"name":        func(d *ToolDefinition) { d.Name = "echo2" },
-		"schema":      func(d *ToolDefinition) { d.InputSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","maxLength":11}}}`) },
+		"schema": func(d *ToolDefinition) {
+			d.InputSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","maxLength":11}}}`)
+		},
 		"output":      func(d *ToolDefinition) { d.OutputSchema = json.RawMessage(`{"type":"object"}`) },
 		"annotations": func(d *ToolDefinition) { d.Annotations = json.RawMessage(`{"destructiveHint":true}`) },
 		"big number":  func(d *ToolDefinition) { d.InputSchema = json.RawMessage(`{"maximum":12345678901234567890}`) },
@@ -422,4 +424,3 @@ func TestAnotherProcessesDecisionReachesARunningSession(t *testing.T) {
 		return i >= 0 && v.Tools[i].Disabled
 	})
 }
-
