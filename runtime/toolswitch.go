@@ -125,8 +125,8 @@ func listedNames(tools []Tool) string {
 
 // switchedOff is the error of a call to a tool switched off.
 func switchedOff(server string, t *Tool) error {
-	return callError(server, "tools/call", fmt.Errorf("%q on server %q: %w in mcpdeck (switch it on again: mcpdeck tools enable %s %s, or space on it in the Tools tab)",
-		t.ServerTool, server, ErrToolSwitchedOff, server, t.ServerTool))
+	return callError(server, "tools/call", fmt.Errorf("%q: %w in mcpdeck; switch it on with: mcpdeck tools enable %s %s (or space on it in the Tools tab)",
+		t.ServerTool, ErrToolSwitchedOff, server, t.ServerTool))
 }
 
 // watchToolPolicy republishes when another mcpdeck process changed the
