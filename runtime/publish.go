@@ -96,13 +96,10 @@ func (m *machine) publish() {
 		for _, t := range snap.Tools {
 			if t.Server == sv.Name {
 				tools = append(tools, t)
-				sv.ToolCost = sv.ToolCost.Add(t.Cost)
-				if !t.Disabled {
-					sv.ToolCostOn = sv.ToolCostOn.Add(t.Cost)
-				}
 			}
 		}
 		sv.Tools = tools
+		sv.ToolCost, sv.ToolCostOn = ToolTotals(tools)
 	}
 	sort.Slice(snap.Servers, func(i, j int) bool { return snap.Servers[i].Name < snap.Servers[j].Name })
 	m.emit(effPublish{view: v})

@@ -46,11 +46,28 @@ func (c ToolCost) Add(o ToolCost) ToolCost {
 	return ToolCost{Bytes: c.Bytes + o.Bytes, Tokens: c.Tokens + o.Tokens}
 }
 
+// ToolTotals is what a server's tools cost an agent's context: all of
+// them, and those not switched off (ServerSnapshot.ToolCost, ToolCostOn).
+func ToolTotals(tools []Tool) (all, on ToolCost) {
+	for _, t := range tools {
+		all = all.Add(t.Cost)
+		if !t.Disabled {
+			on = on.Add(t.Cost)
+		}
+	}
+	return all, on
+}
+
+// Listed is t as a listing makes it: its Cost and Hash filled from its
+// definition. The runtime does this to every tool it lists; a fake runtime
+// does it to its fixtures.
+func Listed(t Tool) Tool { return withDefinition(t) }
+
 // BytesPerToken is the divisor of the token estimate (see ToolCost).
 const BytesPerToken = 4
 
-// costOf is the cost of a definition.
-func costOf(d ToolDefinition) ToolCost {
+// Cost is what listing the definition costs an agent's context.
+func (d ToolDefinition) Cost() ToolCost {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	// As a client serialises it: <, > and & stay themselves, not \u003c.
@@ -114,7 +131,7 @@ func (d ToolDefinition) Hash() string {
 // listed: publications compare hashes, never schemas.
 func withDefinition(t Tool) Tool {
 	d := t.Definition()
-	t.Cost, t.Hash = costOf(d), d.Hash()
+	t.Cost, t.Hash = d.Cost(), d.Hash()
 	return t
 }
 
@@ -192,15 +209,23 @@ func InstructionLike(desc string) []string {
 		if utf8.RuneCountInString(hidden) > 80 {
 			hidden = string([]rune(hidden)[:80]) + "…"
 		}
-		out = append(out, fmt.Sprintf("%d hidden Unicode tag characters (U+E0000–U+E007F), spelling %q", nTags, hidden))
+		out = append(out, fmt.Sprintf("%s (U+E0000–U+E007F), spelling %q", characters(nTags, "hidden Unicode tag"), hidden))
 	}
 	if nZero > 0 {
-		out = append(out, fmt.Sprintf("%d zero-width characters", nZero))
+		out = append(out, characters(nZero, "zero-width"))
 	}
 	if nBidi > 0 {
-		out = append(out, fmt.Sprintf("%d bidirectional override or isolate characters", nBidi))
+		out = append(out, characters(nBidi, "bidirectional override or isolate"))
 	}
 	return out
+}
+
+// characters is "1 KIND character" or "N KIND characters".
+func characters(n int, kind string) string {
+	if n == 1 {
+		return "1 " + kind + " character"
+	}
+	return fmt.Sprintf("%d %s characters", n, kind)
 }
 
 // newInstructionLike is what InstructionLike finds in cur and not in old:

@@ -97,7 +97,7 @@ var itemNames = []struct{ id, name string }{
 	{IDAuthorization, "Authorization"},
 	{IDEnvironment, "Environment"},
 	{IDPinned, "Tool definitions as approved"},
-	{IDInstructionText, "No instructions to the model in changed tools"},
+	{IDInstructionText, "No instruction-like text"},
 }
 
 // IDs returns every item id of every report, in report order. The

@@ -258,6 +258,9 @@ type checkItemJSON struct {
 	Status     string `json:"status"`
 	Reason     string `json:"reason"`
 	DurationMs int64  `json:"durationMs"`
+	// Changed lists the tools changed since approved (pinned-definitions,
+	// instruction-text), with how.
+	Changed []check.ChangedTool `json:"changed,omitempty"`
 }
 
 func checkJSONOf(reports []check.Report) checkJSON {
@@ -266,7 +269,7 @@ func checkJSONOf(reports []check.Report) checkJSON {
 		s := checkServerJSON{Server: r.Server, Transport: r.Transport, Era: r.Era, ProtocolVersion: r.ProtocolVersion, Items: []checkItemJSON{}, Passed: !r.Failed()}
 		for _, it := range r.Items {
 			s.Items = append(s.Items, checkItemJSON{ID: it.ID, Name: it.Name, Status: it.Status.String(),
-				Reason: it.Reason, DurationMs: it.Duration.Milliseconds()})
+				Reason: it.Reason, DurationMs: it.Duration.Milliseconds(), Changed: it.Changed})
 		}
 		out.Servers = append(out.Servers, s)
 	}
