@@ -80,11 +80,7 @@ func (m *machine) publish() {
 	snap.Tools = bridgeTools(perServer)
 	// The operator's decisions, where tools enter the snapshot: every face
 	// sees the same switches and changes.
-	decisions, listed := m.tools.state(), listedTools(snap.Tools)
-	for i := range snap.Tools {
-		t := &snap.Tools[i]
-		decisions.decide(v.identities[t.Server], t.Server, t, listed)
-	}
+	m.tools.state().apply(snap.Tools, v.identities)
 	// Each server's own list carries the normalized names and the
 	// decisions too, and what its tools cost.
 	for i := range snap.Servers {

@@ -67,12 +67,51 @@ type ToolPolicy struct {
 	// stamp is the file as last read or written (Refresh compares it);
 	// guarded by writeMu.
 	stamp fileStamp
+	// changes is the cache every state of this policy shares.
+	changes *changeCache
 }
 
 // policyState is every server's decisions, by identity hash. Immutable once
 // stored in ToolPolicy.cur.
 type policyState struct {
 	servers map[string]*serverDecisions
+	// changes caches how a definition differs from a pin, by the pin and
+	// the definition's hash: a publication repeats it for every changed
+	// tool, and a diff of schemas is not free. Shared by every state of a
+	// ToolPolicy; nil in a state of none.
+	changes *changeCache
+}
+
+// changeCache is policyState.changes: bounded, safe for concurrent use.
+type changeCache struct {
+	mu sync.Mutex
+	m  map[string]*ToolChange
+}
+
+// maxCachedChanges bounds the cache; past it, it starts again.
+const maxCachedChanges = 4096
+
+// change returns how t differs from pin, computed once per pin and
+// definition. The result is shared: callers must not modify it.
+func (c *changeCache) change(pin Pin, t Tool) *ToolChange {
+	if c == nil {
+		return changeOf(pin, t)
+	}
+	key := pin.Hash + "\x00" + pin.At.String() + "\x00" + t.Hash
+	c.mu.Lock()
+	ch, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return ch
+	}
+	ch = changeOf(pin, t)
+	c.mu.Lock()
+	if len(c.m) >= maxCachedChanges {
+		clear(c.m)
+	}
+	c.m[key] = ch
+	c.mu.Unlock()
+	return ch
 }
 
 // serverDecisions are one server identity's decisions. Immutable once in a
@@ -109,8 +148,8 @@ type fileStamp struct {
 // NewToolPolicy returns decisions that live as long as this process (a
 // controller's when Options.Tools is nil, the checker's).
 func NewToolPolicy() *ToolPolicy {
-	p := &ToolPolicy{}
-	p.cur.Store(&policyState{servers: map[string]*serverDecisions{}})
+	p := &ToolPolicy{changes: &changeCache{m: map[string]*ToolChange{}}}
+	p.cur.Store(&policyState{servers: map[string]*serverDecisions{}, changes: p.changes})
 	return p
 }
 
@@ -176,7 +215,7 @@ func (p *ToolPolicy) load() (bool, error) {
 		return false, fmt.Errorf("reading %s: %w: %w (tools are pinned afresh and none is switched off; the file is replaced at the next decision)", p.path, ErrToolPolicy, err)
 	}
 	p.stamp = st
-	p.cur.Store(&policyState{servers: servers})
+	p.cur.Store(&policyState{servers: servers, changes: p.changes})
 	return true, nil
 }
 
@@ -250,7 +289,7 @@ func (p *ToolPolicy) change(id string, edit func(d *serverDecisions) *serverDeci
 	if p.path == "" {
 		next := maps.Clone(p.state().servers)
 		if apply(next) {
-			p.cur.Store(&policyState{servers: next})
+			p.cur.Store(&policyState{servers: next, changes: p.changes})
 		}
 		return nil
 	}
@@ -260,14 +299,14 @@ func (p *ToolPolicy) change(id string, edit func(d *serverDecisions) *serverDeci
 	if !apply(next) {
 		return nil
 	}
-	p.cur.Store(&policyState{servers: next})
+	p.cur.Store(&policyState{servers: next, changes: p.changes})
 	err := config.UpdateStateFile(p.path, func(old []byte) ([]byte, error) {
 		servers, err := decodeTools(old)
 		if err != nil {
 			servers = map[string]*serverDecisions{} // unreadable: replaced, as OpenToolPolicy said
 		}
 		apply(servers)
-		p.cur.Store(&policyState{servers: servers})
+		p.cur.Store(&policyState{servers: servers, changes: p.changes})
 		return encodeTools(servers)
 	})
 	if err != nil {
@@ -421,6 +460,18 @@ func (p *ToolPolicy) pin(id, server string, tools []Tool) error {
 	})
 }
 
+// apply applies the decisions to the tools of a publication (ids: each
+// server's identity).
+func (st *policyState) apply(tools []Tool, ids map[string]string) {
+	if len(st.servers) == 0 {
+		return
+	}
+	listed := listedTools(tools)
+	for i := range tools {
+		st.decide(ids[tools[i].Server], tools[i].Server, &tools[i], listed)
+	}
+}
+
 // decide applies the decisions to one listed tool of server (identity
 // id), as a publication shows it: switched off, changed against its pin
 // (with what changed and what of it reads as instructions to the model),
@@ -438,7 +489,7 @@ func (st *policyState) decide(id, server string, t *Tool, listed map[string][]sh
 		t.PinnedHash = pin.Hash
 	case pinned:
 		t.PinnedHash = pin.Hash
-		t.Changed = changeOf(pin, *t)
+		t.Changed = st.changes.change(pin, *t)
 	default:
 		if o, ok := st.shadows(id, server, *t, listed); ok {
 			t.Changed = &ToolChange{Kind: ChangeShadows, Shadows: o, InstructionLike: InstructionLike(t.Description)}
