@@ -21,9 +21,17 @@ var gatewayCapabilities = mcp.ServerCapabilities{
 	Completions: &mcp.Empty{},
 }
 
+// modernCapabilities are what server/discover says: the same, and the
+// tasks extension (tasks.go), which 2026-07-28 clients may declare.
+var modernCapabilities = func() mcp.ServerCapabilities {
+	c := gatewayCapabilities
+	c.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage(`{}`)}
+	return c
+}()
+
 // modernOnly and legacyOnly are the methods of one era.
 var (
-	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen}
+	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen, mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel}
 	legacyOnly = []string{"initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 	// forwarded methods go to a server: they wait for Ready, count against
 	// the concurrency limit and answer on a stream (HTTP).
@@ -81,6 +89,7 @@ func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, 
 		res, err = g.dispatch(ctx, c)
 	}
 	cl.end(c, err)
+	g.opts.Audit.record(c, res, err, time.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +153,7 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 	case "initialize":
 		res, err = g.initialize(c, cat, pol)
 	case mcp.MethodDiscover:
-		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: gatewayCapabilities, Instructions: cat.instructions(pol)}
+		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: modernCapabilities, Instructions: cat.instructions(pol)}
 		cacheable = true
 	case "ping":
 		res = struct{}{}
@@ -168,6 +177,8 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 		res = struct{}{}
 	case mcp.MethodListen:
 		res, err = g.listen(ctx, c, cat, pol)
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
+		res, err = g.taskMethod(c)
 	case "tools/call", "prompts/get", "resources/read", "completion/complete":
 		res, err = g.forward(ctx, c, cat, pol)
 		cacheable = c.method == "resources/read"

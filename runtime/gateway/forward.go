@@ -68,6 +68,9 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 		return nil, err
 	}
 	c.resolved(t.server, t.name)
+	if l := g.take(c.cl, pol, c.method, t.name, time.Now()); l != nil {
+		return nil, rateLimited(l)
+	}
 	c.cl.mu.Lock()
 	slots := c.cl.slots
 	c.cl.mu.Unlock()
@@ -78,6 +81,11 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 			"mcpdeck gateway: this client already has %d requests in flight (gateway.maxConcurrent); wait for one to finish", cap(slots))
 	}
 	release := func() { <-slots }
+	if c.env != nil && c.env.caps.Tasks() && c.method == "tools/call" {
+		// The client takes a task: a long call, or one whose server asks
+		// something, is answered with one (tasks.go).
+		return g.startTask(ctx, c, t, release)
+	}
 	if c.env != nil && (c.env.caps.Elicitation != nil || c.env.caps.Roots != nil) {
 		// The server may ask this client something (MRTR): run as a job
 		// that can be parked. A request that declared neither cannot be
