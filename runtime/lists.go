@@ -97,9 +97,10 @@ func (s *session) list(ctx context.Context, kind string, l *lists) error {
 // decisions (ToolPolicy.observe), against what every server lists in the
 // latest publication, and says what it pinned.
 func (c *Controller) observeTools(cfg config.Server, tools []Tool) {
-	before := c.opts.Tools.state().servers[serverIdentity(cfg, true)]
-	err := c.opts.Tools.observe(serverIdentity(cfg, true), cfg.Name, tools, listedTools(c.pub.Load().snap.Tools))
-	after := c.opts.Tools.state().servers[serverIdentity(cfg, true)]
+	id := serverIdentity(cfg, true)
+	before := c.opts.Tools.state().servers[id]
+	err := c.opts.Tools.observe(id, cfg.Name, tools, listedTools(c.pub.Load().snap.Tools))
+	after := c.opts.Tools.state().servers[id]
 	var pinned []string
 	if after != nil {
 		for _, t := range tools {
