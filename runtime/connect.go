@@ -83,7 +83,7 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 		_, _ = s.conn.Call(ctx, mcp.MethodSetLevel, mcp.SetLevelParams{Level: mcp.LogLevel(level)})
 	}
 	info.init = s.init
-	info.lists, info.leaks, info.identity = l, leaks(l), serverIdentity(cfg, true)
+	info.lists, info.leaks, info.identity = l, leaks(l), toolIdentity(cfg)
 	s.fallbackMu.Lock()
 	info.fallback = s.fallback
 	s.fallbackMu.Unlock()

@@ -44,3 +44,16 @@ func serverIdentity(cfg config.Server, withPath bool) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// toolIdentity is what the tool decisions are kept by: the server's
+// identity (with its URL's path) and the name it is configured under. The
+// name is in it because servers that differ only in the values of their
+// environment (one launcher, MODE=a and MODE=b) share an identity, and
+// their tools would pass for each other's changed definitions; the values
+// are not, because a server whose environment says something else now
+// (a new token, or a description) is the same server, and what it lists is
+// held against what was approved. A renamed server is pinned afresh.
+func toolIdentity(cfg config.Server) string {
+	h := sha256.Sum256([]byte(cfg.Name + "\x00" + serverIdentity(cfg, true)))
+	return hex.EncodeToString(h[:])
+}

@@ -97,7 +97,7 @@ func (s *session) list(ctx context.Context, kind string, l *lists) error {
 // decisions (ToolPolicy.observe), against what every server lists in the
 // latest publication, and says what it pinned.
 func (c *Controller) observeTools(cfg config.Server, tools []Tool) {
-	id := serverIdentity(cfg, true)
+	id := toolIdentity(cfg)
 	before := c.opts.Tools.state().servers[id]
 	err := c.opts.Tools.observe(id, cfg.Name, tools, listedTools(c.pub.Load().snap.Tools))
 	after := c.opts.Tools.state().servers[id]

@@ -129,7 +129,7 @@ type connInfo struct {
 	lists    lists
 	leaks    []string // where configured secrets were found in the lists
 	fallback string
-	identity string // the server's identity for its tool decisions (serverIdentity with the path)
+	identity string // what its tool decisions are kept by (toolIdentity)
 }
 
 // batch holds back the capabilities of servers connecting together, so

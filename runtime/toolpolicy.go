@@ -36,10 +36,11 @@ var ErrToolPolicy = errors.New("tool decisions")
 
 // ToolPolicy is the one home of the operator's per-tool decisions: which
 // tools are switched off, and the pinned definition of every tool (the
-// rug-pull protection). Both are kept per server identity (serverIdentity
-// with the URL's path: the command line and env names, or the URL), so a
-// decision follows the server across restarts, reloads and renames, and
-// two configured copies of one command share them.
+// rug-pull protection). Both are kept per server (toolIdentity: its name
+// with its identity, the command line and env names, or the URL), so a
+// decision follows the server across restarts and reloads, and a server
+// whose environment now says something else (a rotated token, a changed
+// setting) is held against what was approved.
 //
 // The first listing of a server pins every tool it lists; a later listing
 // pins the tools it adds, except one that takes the name of another

@@ -412,7 +412,7 @@ func TestAnotherProcessesDecisionReachesARunningSession(t *testing.T) {
 	r := record(t, c)
 	other, _ := OpenToolPolicy(dir)
 	srv := fakeServer("fake", jsonrpctest.Normal)
-	if err := other.setDisabled(serverIdentity(srv, true), "fake", []string{"echo"}, true); err != nil {
+	if err := other.setDisabled(toolIdentity(srv), "fake", []string{"echo"}, true); err != nil {
 		t.Fatal(err)
 	}
 	r.waitFor(t, "a publication with echo switched off", func(e Event) bool {
@@ -471,5 +471,25 @@ func TestDefinitionDiffIsWordLevel(t *testing.T) {
 	}
 	if parts := wordDiff(big.String(), big.String()+" x"); len(parts) != 2 || parts[0].Op != DiffRemoved {
 		t.Errorf("a huge diff: %d parts", len(parts))
+	}
+}
+
+// TestOneLauncherTwoServers: two servers run by one command line with the
+// same env names, different values (so their tools differ), are two
+// servers: neither's tools pass for the other's changed definitions.
+func TestOneLauncherTwoServers(t *testing.T) {
+	a := fakeServer("a", jsonrpctest.Normal, jsonrpctest.WithEnv(jsonrpctest.EnvEchoDescription, "Echoes, the a way."))
+	b := fakeServer("b", jsonrpctest.Normal, jsonrpctest.WithEnv(jsonrpctest.EnvEchoDescription, "Echoes, the b way."))
+	if serverIdentity(a, true) != serverIdentity(b, true) {
+		t.Fatal("the two fakes were meant to share an identity")
+	}
+	p, _ := OpenToolPolicy(t.TempDir())
+	c := New(Options{Config: configOf(a, b), StopGrace: 500 * time.Millisecond, Tools: p})
+	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
+	enable(t, c)
+	for _, tl := range c.Snapshot().Tools {
+		if tl.Changed != nil || tl.PinnedHash != tl.Hash {
+			t.Errorf("%s: changed %+v, pinned %q: a tool of one server taken for another's", tl.Name, tl.Changed, tl.PinnedHash)
+		}
 	}
 }

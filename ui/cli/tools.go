@@ -41,8 +41,8 @@ each server's total, and its total after switches. --sort cost puts the
 costliest first.
 
 Switches and pinned definitions (kept per server in
-$XDG_STATE_HOME/mcpdeck/tools.json, by the server's command line and env
-names, or URL):
+$XDG_STATE_HOME/mcpdeck/tools.json, by the server's name with its command
+line and env names, or URL):
 
   mcpdeck tools disable SERVER TOOL...   switch tools off: calls are refused,
                                           the gateway does not offer them

@@ -25,9 +25,9 @@ func newToolSwitchCmd(on bool) *cobra.Command {
 
 The server is started to list its tools (the names are checked against
 them), the decision is saved and the server stopped. The decision is kept
-per server in $XDG_STATE_HOME/mcpdeck/tools.json, by the server's identity
+per server in $XDG_STATE_HOME/mcpdeck/tools.json, by its name and identity
 (its command line and the names of its env variables, or its URL): it
-survives restarts, reloads and renames, and a running mcpdeck (the TUI, a
+survives restarts and reloads, and a running mcpdeck (the TUI, a
 gateway) picks it up within a second. A switched-off tool is listed by
 mcpdeck tools as off and in --json with "disabled": true; mcpdeck call and
 the TUI's form refuse it, and mcpdeck gateway leaves it out of what its
