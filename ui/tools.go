@@ -153,21 +153,14 @@ func (t *toolsTab) View() string {
 	return t.fill(rows)
 }
 
-// markText is a tool's marker: what the operator decided, and whether
-// the server changed it since; nine cells wide (its blank included),
-// blank for a tool on and unchanged.
+// markText is a tool's marker (present.ToolSwitch, blank for a tool on
+// and unchanged), eleven cells wide, its blank included.
 func markText(tl runtime.Tool) string {
-	switch {
-	case tl.Disabled && tl.Changed != nil:
-		return "off,chg  "
-	case tl.Disabled:
-		return "off      "
-	case tl.Changed != nil && len(tl.Changed.InstructionLike) > 0:
-		return "CHANGED! "
-	case tl.Changed != nil:
-		return "changed  "
+	m := present.ToolSwitch(tl)
+	if m == "on" {
+		m = ""
 	}
-	return "         "
+	return fmt.Sprintf("%-11s", m)
 }
 
 // mark is a tool's marker m styled: off dimmed, changed as a warning,

@@ -34,7 +34,8 @@ output schemas and an example of arguments built from the input schema;
 
 The table has one row per tool: SERVER, TOOL (the server's own name),
 SWITCH (on; off when switched off with mcpdeck tools disable; changed when
-its definition differs from the one pinned: see below), TOKENS (what
+its definition differs from the one pinned, CHANGED! when the new text
+reads as instructions to the model: see below), TOKENS (what
 listing it costs an agent's context, estimated as its bytes/4) and
 DESCRIPTION (the title, then the description, cut to one line). Below it,
 each server's total, and its total after switches. --sort cost puts the
@@ -144,19 +145,6 @@ func serverTotals(snap *runtime.Snapshot) []serverTools {
 	return out
 }
 
-// toolSwitch is a tool's SWITCH cell: on, off, changed, or both.
-func toolSwitch(t runtime.Tool) string {
-	switch {
-	case t.Disabled && t.Changed != nil:
-		return "off,changed"
-	case t.Disabled:
-		return "off"
-	case t.Changed != nil:
-		return "changed"
-	}
-	return "on"
-}
-
 func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON, byCost bool) error {
 	ctx, stop := signalContext(cmd)
 	defer stop()
@@ -183,7 +171,7 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON, byCos
 		w := cmd.OutOrStdout()
 		rows := make([][]string, 0, len(out.Tools))
 		for _, t := range out.Tools {
-			rows = append(rows, []string{t.Server, present.Line(t.ServerTool), toolSwitch(t), present.Tokens(t.Cost.Tokens),
+			rows = append(rows, []string{t.Server, present.Line(t.ServerTool), present.ToolSwitch(t), present.Tokens(t.Cost.Tokens),
 				present.Truncate(toolSummary(t), toolDescriptionWidth)})
 		}
 		printTable(w, []string{"SERVER", "TOOL", "SWITCH", "TOKENS", "DESCRIPTION"}, rows)

@@ -89,3 +89,21 @@ func Tokens(n int) string {
 func ToolCost(c runtime.ToolCost) string {
 	return Tokens(c.Tokens) + " tokens (" + Size(c.Bytes) + ")"
 }
+
+// ToolSwitch is what the operator decided of a tool and whether its
+// server changed it since it was approved, in a word for both faces: on,
+// off, changed (CHANGED! when the new description reads as instructions
+// to the model), or off,changed.
+func ToolSwitch(t runtime.Tool) string {
+	switch {
+	case t.Disabled && t.Changed != nil:
+		return "off,changed"
+	case t.Disabled:
+		return "off"
+	case t.Changed != nil && len(t.Changed.InstructionLike) > 0:
+		return "CHANGED!"
+	case t.Changed != nil:
+		return "changed"
+	}
+	return "on"
+}
