@@ -53,9 +53,30 @@ func TestToolsTabKeys(t *testing.T) {
 	hs := start(t, rt, 140, 40)
 	hs.keys("j", "2", "tab")
 	hs.waitText("› add")
+	// row finds the line of the frame that shows a tool, "" when none does.
+	row := func(frame, tool string) string {
+		for _, l := range strings.Split(frame, "\n") {
+			if strings.Contains(l, " "+tool+" ") && strings.Contains(l, "~") {
+				return l
+			}
+		}
+		return ""
+	}
+	// marked waits until the tool's row shows its marker (or none).
+	marked := func(tool, mark string) {
+		t.Helper()
+		hs.waitView(tool+" marked "+mark, func(v string) bool {
+			r := row(v, tool)
+			if mark == "" {
+				return r != "" && !strings.Contains(r, "CHANGED") && !strings.Contains(r, "changed") && !strings.Contains(r, " off ")
+			}
+			return strings.Contains(r, mark)
+		})
+	}
 	hs.keys("space")
 	hs.action("tools off everything add")
 	hs.waitText("add switched off: calls to it are refused")
+	marked("add", "off")
 	if v, _ := rt.Snapshot().Server("everything"); !v.Enabled {
 		t.Fatal("space on the Tools tab switched the server off")
 	}
@@ -74,6 +95,7 @@ func TestToolsTabKeys(t *testing.T) {
 			t.Errorf("%s still changed after a", tl.ServerTool)
 		}
 	}
+	marked("echo", "")
 	hs.keys("a")
 	hs.waitText("echo is as approved: nothing to accept")
 

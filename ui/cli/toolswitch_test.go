@@ -106,7 +106,7 @@ func TestToolAcceptHeadless(t *testing.T) {
 		t.Fatalf("changed echo in --json: %+v", echo.Changed)
 	}
 	r := h2.run(t, "", "tools")
-	if !strings.Contains(r.stdout, "fake    echo            changed") || !strings.Contains(r.stdout, "1 tool changed since approved") {
+	if !strings.Contains(r.stdout, "fake    echo            CHANGED!") || !strings.Contains(r.stdout, "1 tool changed since approved") {
 		t.Errorf("the table does not mark echo changed:\n%s", r.stdout)
 	}
 	r = h2.run(t, "", "tools", "fake", "echo")
