@@ -94,7 +94,7 @@ func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Serve
 		_, _ = s.chain(ctx, &request{method: mcp.MethodSetLevel, wire: mcp.SetLevelParams{Level: mcp.LogLevel(level)}})
 	}
 	info.init = s.init
-	info.lists, info.leaks = l, leaks(l)
+	info.lists, info.leaks, info.identity = l, leaks(l), toolIdentity(cfg)
 	if note := s.fallback.Load(); note != nil {
 		info.fallback = *note
 	}

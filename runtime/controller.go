@@ -60,6 +60,11 @@ type Options struct {
 	// (NewEraMemory); the CLI and TUI share one file in the state directory
 	// (OpenEraMemory).
 	Eras *EraMemory
+	// Tools are the operator's tool decisions: tools switched off and
+	// pinned definitions, applied to every publication. Nil keeps them for
+	// this controller only (NewToolPolicy); the CLI and TUI share one file
+	// in the state directory (OpenToolPolicy).
+	Tools *ToolPolicy
 	// Telemetry, when set, gets a span per request, ping latencies,
 	// session durations, and reads the servers' counters at collection
 	// time. Nil records nothing.
@@ -136,6 +141,9 @@ func New(opts Options) *Controller {
 	if opts.Eras == nil {
 		opts.Eras = NewEraMemory()
 	}
+	if opts.Tools == nil {
+		opts.Tools = NewToolPolicy()
+	}
 	if opts.SpawnConcurrency <= 0 {
 		opts.SpawnConcurrency = DefaultSpawnConcurrency
 	}
@@ -158,6 +166,7 @@ func New(opts Options) *Controller {
 	opts.Telemetry.SetSource(c.TelemetryStats)
 	m := newMachine(opts.Config)
 	m.noRetry, m.spawnLimit, m.queueTimeout = opts.NoAutoReconnect, opts.SpawnConcurrency, opts.SpawnQueueTimeout
+	m.tools = opts.Tools
 	l := newLoop(c, m)
 	m.now = time.Now()
 	m.publish()
@@ -165,6 +174,9 @@ func New(opts Options) *Controller {
 		l.run1(e) // the first publication, before anyone can ask for a snapshot
 	}
 	m.out = nil
+	if opts.Tools.Path() != "" {
+		l.wg.Go(c.watchToolPolicy)
+	}
 	go l.run()
 	return c
 }
@@ -224,6 +236,7 @@ const (
 	cmdReconnect
 	cmdReload
 	cmdConfigure
+	cmdRepublish // the tool decisions changed: publish them
 	cmdShutdown
 )
 
@@ -331,6 +344,8 @@ func (cmd command) key() string {
 		return "server:" + cmd.server
 	case cmdReconnect:
 		return "reconnect:" + cmd.server
+	case cmdRepublish:
+		return "republish"
 	}
 	return "shutdown"
 }

@@ -115,6 +115,9 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.handleManage(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.handleToolDecision(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case enabledMsg:
 		delete(m.busy, "mcp")
@@ -204,6 +207,10 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		}
 		return m.trusted(msg)
 	case openFormMsg:
+		if msg.tool.Disabled {
+			m.setStatus(statusWarn, present.Line(msg.tool.ServerTool)+" is switched off: space switches it on before it can be called")
+			return nil
+		}
 		m.openModal(newToolForm(m.c, msg.tool, m.lastArgs[msg.tool.Name]))
 	case cancelIntentMsg:
 		m.setStatus(statusInfo, fmt.Sprintf("cancelling request %d…", msg.id))

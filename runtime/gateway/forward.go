@@ -166,6 +166,9 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 		if ok, rule := pol.tool(tool.Server, tool.Name); !ok {
 			return nil, refused("tool", tool.Name, rule)
 		}
+		if err := withheld(tool); err != nil {
+			return nil, err
+		}
 		what := fmt.Sprintf("tool %q", tool.Name)
 		server, name := tool.Server, tool.ServerTool
 		return &target{server: server, name: tool.Name, what: what, run: func(ctx context.Context, onStarted func(uint64)) (any, error) {

@@ -112,6 +112,7 @@ func samples() []runtime.Event {
 		runtime.ListenChanged{EventHeader: hdr("demo", 25), Listen: &runtime.ListenInfo{State: runtime.ListenOpen, ID: 4,
 			Requested: mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"demo://status"}},
 			Granted:   mcp.SubscriptionFilter{ToolsListChanged: true}, Since: at, Opens: 1}},
+		runtime.ToolDecision{EventHeader: hdr("demo", 26), Action: runtime.ToolActionOff, Tools: []string{"echo", "add"}, Err: "disk full"},
 	}
 }
 

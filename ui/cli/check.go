@@ -128,7 +128,7 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 		return err
 	}
 	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), Protocol: protocol, Roots: session.Roots, LogLevel: session.LogLevel, Telemetry: tel}
+		Auth: newAuthManager(cmd, 0), Protocol: protocol, Roots: session.Roots, LogLevel: session.LogLevel, Telemetry: tel, Tools: session.Tools}
 	if cf.args != "" {
 		opts.Args = json.RawMessage(cf.args)
 	}
@@ -284,6 +284,9 @@ type checkItemJSON struct {
 	Status     string `json:"status"`
 	Reason     string `json:"reason"`
 	DurationMs int64  `json:"durationMs"`
+	// Changed lists the tools changed since approved (pinned-definitions,
+	// instruction-text), with how.
+	Changed []check.ChangedTool `json:"changed,omitempty"`
 }
 
 func checkJSONOf(reports []check.Report) checkJSON {
@@ -293,7 +296,7 @@ func checkJSONOf(reports []check.Report) checkJSON {
 			Profiles: r.Profiles, Passed: !r.Failed()}
 		for _, it := range r.Items {
 			s.Items = append(s.Items, checkItemJSON{ID: it.ID, Name: it.Name, Status: it.Status.String(),
-				Reason: it.Reason, DurationMs: it.Duration.Milliseconds()})
+				Reason: it.Reason, DurationMs: it.Duration.Milliseconds(), Changed: it.Changed})
 		}
 		out.Servers = append(out.Servers, s)
 	}

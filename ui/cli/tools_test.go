@@ -62,7 +62,7 @@ func TestToolsFailingServer(t *testing.T) {
 
 	r = h.run(t, "", "tools", "broken", "--json")
 	wantCode(t, r, ExitConnection)
-	if strings.TrimSpace(r.stdout) != "{\n  \"tools\": []\n}" {
+	if strings.TrimSpace(r.stdout) != "{\n  \"tools\": [],\n  \"servers\": []\n}" {
 		t.Errorf("tools --json of a failed server printed %q, want an empty list", r.stdout)
 	}
 }

@@ -79,6 +79,12 @@ var eventWords = map[string]func(runtime.Event, *EventLine) bool{
 	"ListChanged": words(func(e runtime.ListChanged, l *EventLine) {
 		l.Method, l.Text = "notifications/"+e.Kind+"/list_changed", e.Kind+" list changed"
 	}),
+	"ToolDecision": words(func(e runtime.ToolDecision, l *EventLine) {
+		l.Text = e.Action + " " + Count(len(e.Tools), "tool", "tools") + ": " + Line(strings.Join(e.Tools, ", "))
+		if e.Err != "" {
+			l.Level, l.Text = "warning", l.Text+" (for this run only: "+e.Err+")"
+		}
+	}),
 	"ResourceUpdated": words(func(e runtime.ResourceUpdated, l *EventLine) {
 		l.Method, l.Text = "notifications/resources/updated", e.URI
 	}),

@@ -12,6 +12,7 @@
 //                              and cancelled after its first progress (default slow)
 //   --ask TOOL                 tool that asks for a name by elicitation; answered "octocat" (default ask)
 //   --add TOOL                 tool called with {name:"added_by_client"}; its list change is awaited (default add_tool)
+//   --relist                   after that list change, list the tools again (a second tools event)
 //
 // Every line on stdout is one JSON object with an "event" field:
 //   connected {era, version, server}   tools {names}        call {tool, text, isError}
@@ -119,6 +120,10 @@ if (tool('add', 'add_tool')) {
         let timer;
         await Promise.race([changed, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('no notifications/tools/list_changed within 10 s')), 10000); })]);
         clearTimeout(timer);
+        if (opts.relist) {
+            const { tools } = await client.listTools();
+            out({ event: 'tools', names: tools.map(t => t.name) });
+        }
     });
 }
 await step('close', async () => {

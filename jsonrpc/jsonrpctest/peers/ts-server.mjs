@@ -13,7 +13,9 @@
 // server that reads its input on one thread while it starts on another.
 //
 // Tools:
-//   echo {text}                     one text block: text
+//   echo {text}                     one text block: text; its description is
+//                                   $TS_PEER_ECHO_DESCRIPTION when set (a definition
+//                                   that changes between runs)
 //   region_echo {region, text}      "region=R text=T"; region is x-mcp-header "Region"
 //   ask {}                          MRTR: asks (elicitation "who") for a name, then
 //                                   "Hello, NAME!"; requestState is HMAC-sealed, so a
@@ -63,7 +65,7 @@ function factory({ era: served } = {}) {
             requestState: { verify: codec.verify }
         }
     );
-    server.registerTool('echo', { description: 'Echoes text.', inputSchema: schema({ text: { type: 'string' } }, ['text']) },
+    server.registerTool('echo', { description: process.env.TS_PEER_ECHO_DESCRIPTION || 'Echoes text.', inputSchema: schema({ text: { type: 'string' } }, ['text']) },
         async ({ text: t }) => text(t));
     server.registerTool('region_echo', {
         description: 'Echoes text and the region, which is mirrored into the Mcp-Param-Region header.',
