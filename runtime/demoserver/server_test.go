@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -400,5 +401,52 @@ func TestShutdownWhileClientNotReading(t *testing.T) {
 				t.Fatal("Run hung on writes to a client that stopped reading")
 			}
 		})
+	}
+}
+
+// TestAnswersWhatWasReadBeforeEOF pipes a whole script and closes stdin at
+// once, as `printf … | mcpdeck demo-server` does: every request read before
+// EOF is answered, in the order the server finished them, before Run ends.
+func TestAnswersWhatWasReadBeforeEOF(t *testing.T) {
+	for range 20 {
+		s := startSession(t, Options{LogInterval: -1})
+		// One write: the server reads the script and EOF back to back.
+		script := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"0"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n" +
+			`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"demo://greeting/Ada"}}` + "\n"
+		if _, err := io.WriteString(s.in, script); err != nil {
+			t.Fatal(err)
+		}
+		answered := map[string]bool{}
+		for _, m := range s.rest() {
+			if m.isResponse() {
+				answered[string(m.ID)] = m.Error == nil
+			}
+		}
+		if !answered["1"] || !answered["2"] || !answered["3"] {
+			t.Fatalf("answered before the output ended: %v, want ids 1, 2 and 3 answered with results", answered)
+		}
+	}
+}
+
+// TestModernRequestRefused: the demo server speaks only the session
+// revisions, and says so to a client probing for 2026-07-28 with the
+// error that revision defines (-32022, naming what it supports), so the
+// client knows to use initialize.
+func TestModernRequestRefused(t *testing.T) {
+	s := startSession(t, Options{LogInterval: -1})
+	m := s.call(1, "server/discover", map[string]any{"_meta": map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}})
+	var data struct{ Supported []string }
+	if m.Error == nil || m.Error.Code != -32022 || json.Unmarshal(m.Error.Data, &data) != nil ||
+		strings.Join(data.Supported, ",") != strings.Join(SupportedProtocolVersions(), ",") {
+		t.Fatalf("server/discover = %s, want -32022 listing %v", m.raw, SupportedProtocolVersions())
+	}
+	// The session revisions still work on the same connection.
+	if r := s.initialize(LatestProtocolVersion); r.ProtocolVersion != LatestProtocolVersion {
+		t.Errorf("initialize after the refusal = %+v", r)
 	}
 }

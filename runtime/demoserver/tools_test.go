@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -325,6 +326,30 @@ func TestEOFMidSleep(t *testing.T) {
 	for _, m := range s.rest() {
 		if m.isResponseTo("1") {
 			t.Errorf("the interrupted sleep was answered: %s", m.raw)
+		}
+	}
+}
+
+// TestCancelledAtOnceNeverAnswered cancels calls in the same write that
+// sends them, so the cancellation often arrives before the call has
+// started: such a call is not answered either (go-sdk alone would answer
+// it with an error).
+func TestCancelledAtOnceNeverAnswered(t *testing.T) {
+	s := startSession(t, Options{LogInterval: -1})
+	s.initialize(LatestProtocolVersion)
+	var script strings.Builder
+	for id := 1; id <= 20; id++ {
+		fmt.Fprintf(&script, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30}}}`+"\n", id)
+		fmt.Fprintf(&script, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"test"}}`+"\n", id)
+	}
+	if _, err := io.WriteString(s.in, script.String()); err != nil {
+		t.Fatal(err)
+	}
+	s.request(99, "ping", nil)
+	_, before := s.until(func(m message) bool { return m.isResponseTo("99") })
+	for _, m := range append(before, s.rest()...) {
+		if m.isResponse() {
+			t.Errorf("a cancelled call was answered: %s", m.raw)
 		}
 	}
 }
