@@ -165,13 +165,6 @@ func TestRecordDemoSession(t *testing.T) {
 	}
 }
 
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
 func lastOf[T runtime.Event](rec *Recording) *T {
 	for i := len(rec.Entries) - 1; i >= 0; i-- {
 		if v, ok := rec.Entries[i].Event.(T); ok {
