@@ -541,7 +541,7 @@ func TestMachineConfigureWhileOffStartsNothing(t *testing.T) {
 	if _, ok := r.m.servers["user"]; ok || r.m.servers["proj"].cfg.Unapproved {
 		t.Fatal("the configuration was not replaced")
 	}
-	ch = r.cmd(command{kind: cmdSetEnabled, on: true})
+	r.cmd(command{kind: cmdSetEnabled, on: true})
 	if index(r.out, isStart("proj")) < 0 {
 		t.Fatalf("the approved server did not start: %s", kinds(r.out))
 	}
