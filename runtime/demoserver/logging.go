@@ -52,9 +52,12 @@ func parseLevel(name string) (level, bool) {
 // logName is the notifications/message logger name the demo server uses.
 const logName = "demo"
 
-// loggingCapability declares logging: the demo server logs a heartbeat and
+// withLogging declares logging in c: the demo server logs a heartbeat and
 // each tool call.
-func loggingCapability() *mcp.LoggingCapabilities { return &mcp.LoggingCapabilities{} }
+func withLogging(c *mcp.ServerCapabilities) *mcp.ServerCapabilities {
+	c.Logging = &mcp.LoggingCapabilities{}
+	return c
+}
 
 // initialSession is the state go-sdk starts the session with: logging at
 // info before the client sets a level, so the heartbeat is seen without

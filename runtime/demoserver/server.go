@@ -67,13 +67,12 @@ func newDemo(opts Options) *demo {
 		UnsubscribeHandler: unsubscribe,
 		// Stated in full: go-sdk would otherwise announce list changes the
 		// demo server never makes for prompts and resources.
-		Capabilities: &mcp.ServerCapabilities{
+		Capabilities: withLogging(&mcp.ServerCapabilities{
 			Tools:       &mcp.ToolCapabilities{ListChanged: true},
 			Prompts:     &mcp.PromptCapabilities{ListChanged: false},
 			Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: false},
-			Logging:     loggingCapability(),
 			Completions: &mcp.CompletionCapabilities{},
-		},
+		}),
 		SupportedProtocolVersions: supportedVersions,
 	})
 	for _, t := range d.tools {
