@@ -182,7 +182,8 @@ func TestTrustStoreParallelProcesses(t *testing.T) {
 		}
 		want = append(want, paths...)
 		cmd := exec.Command(exe, "-test.run=^$")
-		cmd.Env = append(os.Environ(), trustChildEnv+"="+dir+"|"+strings.Join(paths, ","))
+		// No second's sleep at exit under -race: the test waits for each.
+		cmd.Env = append(os.Environ(), trustChildEnv+"="+dir+"|"+strings.Join(paths, ","), "GORACE=atexit_sleep_ms=0")
 		cmd.Stderr = new(strings.Builder)
 		gate, err := cmd.StdinPipe()
 		if err != nil {

@@ -466,6 +466,7 @@ func TestBrowserAndListener(t *testing.T) {
 	}
 	t.Setenv("BROWSER", exe)
 	t.Setenv(authtest.BrowserEnv, "1")
+	t.Setenv("GORACE", "atexit_sleep_ms=0") // the browser is this test binary: no second's sleep at its exit
 	port := authtest.FreePort(t)
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{Clients: map[string]string{"pre": ""}})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})

@@ -32,6 +32,7 @@ func authEnv(t *testing.T) (env []string, stateDir string) {
 		auth.StorageEnv + "=file",
 		"BROWSER=" + exe,
 		authtest.BrowserEnv + "=1",
+		"GORACE=atexit_sleep_ms=0", // the browser is this test binary: no second's sleep at exit under -race
 	}, stateDir
 }
 
