@@ -235,6 +235,7 @@ func conformanceNode(t *testing.T, modules string) string {
 // conformance suites against mcpdeck and requires each to pass without a
 // failed check or a warning, except those named in conformanceNotPassing.
 func TestAuthConformance(t *testing.T) {
+	t.Parallel()
 	_, modules, _ := jsonrpctest.Node(t)
 	node := conformanceNode(t, modules)
 	exe, err := os.Executable()
