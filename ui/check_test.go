@@ -36,6 +36,7 @@ func noAction(t *testing.T, rt *uitest.Runtime, want string) {
 }
 
 func TestCheckStreamsItemsThenSummary(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck, rt.HoldCheckAt = make(chan struct{}), 4
 	hs := start(t, rt, 140, 40, withCheck(rt))
@@ -65,6 +66,7 @@ func TestCheckStreamsItemsThenSummary(t *testing.T) {
 }
 
 func TestCheckStoppedByThePerson(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck, rt.HoldCheckAt = make(chan struct{}), 2
 	hs := start(t, rt, 140, 40, withCheck(rt))
@@ -80,6 +82,7 @@ func TestCheckStoppedByThePerson(t *testing.T) {
 }
 
 func TestCheckItemDetails(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 80, 24, withCheck(rt))
 	hs.keys("j", "c")
@@ -95,6 +98,7 @@ func TestCheckItemDetails(t *testing.T) {
 }
 
 func TestCheckShowsTheSelectedServersRun(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 140, 40, withCheck(rt))
 	hs.keys("7")
@@ -108,12 +112,14 @@ func TestCheckShowsTheSelectedServersRun(t *testing.T) {
 }
 
 func TestCheckNotAvailable(t *testing.T) {
+	t.Parallel()
 	hs := start(t, uitest.New(uitest.ReadySnapshot()), 80, 24)
 	hs.keys("c")
 	hs.waitText("checks are not available in this session")
 }
 
 func TestCheckThatCannotRun(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.CheckItems = []check.Item{}
 	rt.CheckErr = io.ErrUnexpectedEOF
@@ -123,6 +129,7 @@ func TestCheckThatCannotRun(t *testing.T) {
 }
 
 func TestQuitStopsARunningCheck(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck = make(chan struct{}) // never released: only the stop ends it
 	hs := start(t, rt, 80, 24, withCheck(rt))
@@ -136,6 +143,7 @@ func TestQuitStopsARunningCheck(t *testing.T) {
 }
 
 func TestRunWaitsForARunningCheck(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck = make(chan struct{})
 	in, typing := io.Pipe()
@@ -180,6 +188,7 @@ func TestRunWaitsForARunningCheck(t *testing.T) {
 }
 
 func TestGoldenCheckFinished(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		rt := uitest.New(uitest.ReadySnapshot())
 		hs := start(t, rt, w, h, withCheck(rt))
