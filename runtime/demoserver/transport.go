@@ -286,10 +286,16 @@ func (c *lineConn) waitAnswered() {
 }
 
 // Write implements mcp.Connection: one message, one line, one Write call.
-// The answer to a call the client cancelled is dropped.
+// The answer to a call the client cancelled is dropped. A call counts as
+// answered once its line is written, not before: the reader waiting at EOF
+// must not let the session end while an answer is still on its way.
 func (c *lineConn) Write(ctx context.Context, m sdkjsonrpc.Message) error {
-	if resp, ok := m.(*sdkjsonrpc.Response); ok && c.settle(resp.ID) {
-		return nil
+	resp, isResp := m.(*sdkjsonrpc.Response)
+	if isResp {
+		defer c.answer(resp.ID)
+		if c.isCancelled(resp.ID) {
+			return nil
+		}
 	}
 	b, err := sdkjsonrpc.EncodeMessage(m)
 	if err != nil {
@@ -298,22 +304,27 @@ func (c *lineConn) Write(ctx context.Context, m sdkjsonrpc.Message) error {
 	return c.writeLine(b)
 }
 
-// settle removes an answered call from pending and reports whether its
-// answer must be dropped because the client cancelled it.
-func (c *lineConn) settle(id sdkjsonrpc.ID) (drop bool) {
+// isCancelled reports whether the client cancelled the call id.
+func (c *lineConn) isCancelled(id sdkjsonrpc.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cancelled[id]
+}
+
+// answer removes an answered call from pending and tells the reader
+// waiting at EOF.
+func (c *lineConn) answer(id sdkjsonrpc.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.pending[id]; !ok {
-		return false
+		return
 	}
-	drop = c.cancelled[id]
 	delete(c.pending, id)
 	delete(c.cancelled, id)
 	select {
 	case c.answered <- struct{}{}:
 	default:
 	}
-	return drop
 }
 
 func (c *lineConn) writeLine(b []byte) error {
