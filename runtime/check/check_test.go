@@ -154,6 +154,7 @@ func TestMisbehavioursFailTheRightItem(t *testing.T) {
 }
 
 func TestSkipsAfterInitializationFails(t *testing.T) {
+	t.Parallel()
 	rep := runCheck(t, fake(jsonrpctest.VersionBad), testOptions)
 	for _, id := range []string{IDToolsList, IDCall, IDInvalidInput, IDCancellation, IDReconnect, IDShutdown, IDStableNames, IDNoSecrets} {
 		if it, _ := rep.Item(id); it.Status != Skip || it.Reason != "skipped: initialization failed" {
@@ -163,6 +164,7 @@ func TestSkipsAfterInitializationFails(t *testing.T) {
 }
 
 func TestNamedToolAndArguments(t *testing.T) {
+	t.Parallel()
 	opts := testOptions
 	opts.Tool, opts.Args = "echo", json.RawMessage(`{"text":"named"}`)
 	rep := runCheck(t, fake(jsonrpctest.Normal), opts)
@@ -203,6 +205,7 @@ func TestCancelledRunSkipsTheRest(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	for st, want := range map[Status]string{Pass: "PASS", Warn: "WARN", Fail: "FAIL", Skip: "SKIP", Status(9): "Status(9)"} {
 		if got := st.String(); got != want {
 			t.Errorf("Status(%d).String() = %q, want %q", int(st), got, want)
@@ -222,6 +225,7 @@ func TestStatus(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		opts Options
 		ok   bool

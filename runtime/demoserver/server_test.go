@@ -13,6 +13,7 @@ import (
 )
 
 func TestInitializeNegotiatesVersion(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ requested, want string }{
 		{"2025-11-25", "2025-11-25"},
 		{"2025-06-18", "2025-06-18"},
@@ -45,6 +46,7 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 // TestInitializeWireShape checks the raw JSON, which the typed decode above
 // cannot: logging must be present as an empty object.
 func TestInitializeWireShape(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1, Name: "custom", Version: "v9"})
 	m := s.call(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "0"}})
 	var r struct {
@@ -63,6 +65,7 @@ func TestInitializeWireShape(t *testing.T) {
 }
 
 func TestPing(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	m := s.call(5, "ping", nil)
 	if m.Error != nil || string(m.Result) != "{}" {
@@ -77,6 +80,7 @@ func TestPing(t *testing.T) {
 }
 
 func TestUnknownMethod(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	m := s.call(1, "tools/explode", map[string]any{})
@@ -91,6 +95,7 @@ func TestUnknownMethod(t *testing.T) {
 // TestNotificationsGetNoReply sends unknown and known notifications and
 // then a ping: the ping's response must be the first thing to come back.
 func TestNotificationsGetNoReply(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.notify("notifications/whatever", map[string]any{"x": 1})
 	s.notify("notifications/roots/list_changed", nil)
@@ -102,6 +107,7 @@ func TestNotificationsGetNoReply(t *testing.T) {
 }
 
 func TestMalformedLines(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.send(`this is not json`)
 	m := s.next()
@@ -121,6 +127,7 @@ func TestMalformedLines(t *testing.T) {
 }
 
 func TestSetLevelFiltersHeartbeat(t *testing.T) {
+	t.Parallel()
 	const interval = 20 * time.Millisecond
 	s := startSession(t, Options{LogInterval: interval})
 	s.initialize(LatestProtocolVersion)
@@ -167,6 +174,7 @@ watch:
 }
 
 func TestDebugLogPerToolCall(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	echo := map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}
@@ -195,6 +203,7 @@ func TestDebugLogPerToolCall(t *testing.T) {
 }
 
 func TestPromptsAndResources(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 
@@ -274,6 +283,7 @@ func TestPromptsAndResources(t *testing.T) {
 }
 
 func TestResourceSubscription(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	isUpdate := func(m message) bool { return m.Method == "notifications/resources/updated" }
@@ -305,12 +315,14 @@ func TestResourceSubscription(t *testing.T) {
 }
 
 func TestEOFReturnsNil(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{})
 	s.initialize(LatestProtocolVersion)
 	s.rest()
 }
 
 func TestContextCancelStopsRun(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	s.request(1, "tools/call", map[string]any{"name": "sleep", "arguments": map[string]any{"seconds": 60}})
@@ -323,6 +335,7 @@ func TestContextCancelStopsRun(t *testing.T) {
 // TestWriteFailureEndsSession closes the pipe the server writes to: the
 // next write fails, and Run reports it instead of running on deaf.
 func TestWriteFailureEndsSession(t *testing.T) {
+	t.Parallel()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -355,6 +368,7 @@ func TestWriteFailureEndsSession(t *testing.T) {
 // reading, so the server's writes are stuck on a full pipe: neither stdin EOF
 // nor ctx cancellation may hang on them.
 func TestShutdownWhileClientNotReading(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"eof", "cancel"} {
 		t.Run(how, func(t *testing.T) {
 			inR, inW, err := os.Pipe()
@@ -408,6 +422,7 @@ func TestShutdownWhileClientNotReading(t *testing.T) {
 // once, as `printf … | mcpdeck demo-server` does: every request read before
 // EOF is answered, in the order the server finished them, before Run ends.
 func TestAnswersWhatWasReadBeforeEOF(t *testing.T) {
+	t.Parallel()
 	for range 20 {
 		s := startSession(t, Options{LogInterval: -1})
 		// One write: the server reads the script and EOF back to back.
@@ -435,6 +450,7 @@ func TestAnswersWhatWasReadBeforeEOF(t *testing.T) {
 // error that revision defines (-32022, naming what it supports), so the
 // client knows to use initialize.
 func TestModernRequestRefused(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	m := s.call(1, "server/discover", map[string]any{"_meta": map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",

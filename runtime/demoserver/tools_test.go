@@ -85,6 +85,7 @@ func callTool(t *testing.T, s *session, id int, name string, args any) toolResul
 }
 
 func TestToolsListSchemas(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	tools := listTools(t, s)
@@ -147,6 +148,7 @@ func TestToolsListSchemas(t *testing.T) {
 }
 
 func TestEcho(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 
@@ -164,6 +166,7 @@ func TestEcho(t *testing.T) {
 }
 
 func TestAdd(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	out := compileSchema(t, "add-output", listTools(t, s)["add"].OutputSchema)
@@ -198,6 +201,7 @@ func TestAdd(t *testing.T) {
 }
 
 func TestFail(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	r := callTool(t, s, 1, "fail", map[string]any{})
@@ -207,6 +211,7 @@ func TestFail(t *testing.T) {
 }
 
 func TestMalformedToolCalls(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	cases := []struct {
@@ -226,6 +231,7 @@ func TestMalformedToolCalls(t *testing.T) {
 }
 
 func TestSleepReportsProgress(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 
@@ -294,6 +300,7 @@ func TestSleepReportsProgress(t *testing.T) {
 // answered: a ping sent after the cancellation is answered, and nothing for
 // the cancelled id arrives before it or after it until the session ends.
 func TestSleepCancelled(t *testing.T) {
+	t.Parallel()
 	for _, id := range []string{`7`, `"sleep-7"`} {
 		t.Run("id="+id, func(t *testing.T) {
 			s := startSession(t, Options{LogInterval: -1})
@@ -316,6 +323,7 @@ func TestSleepCancelled(t *testing.T) {
 // TestEOFMidSleep closes stdin while a long sleep runs: Run must return nil
 // at once, stopping the sleep rather than waiting it out.
 func TestEOFMidSleep(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: time.Hour})
 	s.initialize(LatestProtocolVersion)
 	s.request(1, "tools/call", map[string]any{"name": "sleep", "arguments": map[string]any{"seconds": 600}})
@@ -335,6 +343,7 @@ func TestEOFMidSleep(t *testing.T) {
 // started: such a call is not answered either (go-sdk alone would answer
 // it with an error).
 func TestCancelledAtOnceNeverAnswered(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	var script strings.Builder
