@@ -10,7 +10,8 @@ import (
 )
 
 // LogLevels are MCP's logging levels, least severe first: what "logLevel"
-// accepts.
+// accepts. config imports nothing of ours, so this copies runtime/mcp's
+// one list; TestLogLevelsAreTheVocabularys holds the two together.
 var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // logLevel reads a server's "logLevel": one of LogLevels.

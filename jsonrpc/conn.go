@@ -26,7 +26,6 @@
 package jsonrpc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -657,10 +656,10 @@ func (s *objectStream) ReadObject(v any) error {
 			close(c.readDone)
 			return err
 		}
-		if c.takeNotification(frame) || c.takeResponse(frame) {
-			continue
-		}
-		if c.takeNullID(frame) {
+		// The envelope is read once, here, and every taker sorts the
+		// frame by it; what none takes goes the library's way.
+		if env, err := ReadEnvelope(frame); err == nil &&
+			(c.takeNotification(frame, env) || c.takeResponse(frame, env) || c.takeNullID(frame, env)) {
 			continue
 		}
 		if err := json.Unmarshal(frame, v); err != nil {
@@ -683,108 +682,68 @@ func (s *objectStream) ReadObject(v any) error {
 	}
 }
 
-// methodKey marks frames that may be requests or notifications; responses
-// carry no "method" member (unless inside their result, which the light
-// parse below sorts out).
-var methodKey = []byte(`"method"`)
-
 // takeNotification delivers a notification frame straight to the queue,
 // bypassing the library's decoder, which turns every message into a map
 // and re-marshals its params: at a server's flooding rate that was three
-// quarters of intake time. It reports whether frame was a notification.
-// Requests and responses go the library's way.
-func (c *Conn) takeNotification(frame []byte) bool {
-	if !bytes.Contains(frame, methodKey) {
-		return false
-	}
-	var m struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  *string         `json:"method"`
-		Params  json.RawMessage `json:"params"`
-		Result  json.RawMessage `json:"result"`
-		Error   json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(frame, &m) != nil || m.Method == nil || m.Result != nil || m.Error != nil {
+// quarters of intake time. Requests are served the same way. It reports
+// whether it took the frame; env is the frame's envelope, read once by
+// ReadObject.
+func (c *Conn) takeNotification(frame []byte, env Envelope) bool {
+	if env.Method == nil || env.Result != nil || env.Error != nil {
 		return false // not a notification; the library decides what it is
 	}
-	if m.ID != nil {
+	method, ok := env.MethodName()
+	if !ok || !json.Valid(frame) {
+		return false // the library reports what is wrong with it
+	}
+	// The frame is valid until the next read: the params are copied.
+	var params json.RawMessage
+	if env.Params != nil {
+		params = append(json.RawMessage(nil), env.Params...)
+	}
+	if env.ID != nil {
 		// A request: served here too, for the same reason (the library
 		// would turn its params into a map and marshal them again).
 		var id jsonrpc2.ID
-		if json.Unmarshal(m.ID, &id) != nil {
+		if json.Unmarshal(env.ID, &id) != nil {
 			return false
 		}
 		c.framesIn.Add(1)
 		if c.opts.Trace != nil {
-			c.opts.Trace(frameOf(In, frame, &jsonrpc2.Request{Method: *m.Method, ID: id}, nil))
+			c.opts.Trace(frameOf(In, frame, &jsonrpc2.Request{Method: method, ID: id}, nil))
 		}
-		c.serveRequest(context.Background(), id, *m.Method, m.Params)
+		c.serveRequest(context.Background(), id, method, params)
 		return true
 	}
 	c.framesIn.Add(1)
 	if c.opts.Trace != nil {
-		c.opts.Trace(frameOf(In, frame, &jsonrpc2.Request{Method: *m.Method, Notif: true}, nil))
+		c.opts.Trace(frameOf(In, frame, &jsonrpc2.Request{Method: method, Notif: true}, nil))
 	}
-	if *m.Method == "notifications/cancelled" {
-		c.cancelIncoming(m.Params)
+	if method == "notifications/cancelled" {
+		c.cancelIncoming(params)
 	}
-	c.recent.noted(m.Method)
-	c.notes.push(Notification{Method: *m.Method, Params: m.Params, Received: time.Now()})
+	c.recent.noted(&method)
+	c.notes.push(Notification{Method: method, Params: params, Received: time.Now()})
 	return true
 }
-
-// responseKeys mark frames that may be responses; a notification or a
-// request has neither (outside its params, which the parse sorts out).
-var (
-	resultKey = []byte(`"result"`)
-	errorKey  = []byte(`"error"`)
-)
 
 // takeResponse matches a response frame against the requests we sent and
 // hands its result to the waiting caller, bypassing the library's decoder.
 // It reports whether frame was a response with a numeric id (ours); other
 // frames, and responses the library must see (none: the library sends no
 // requests of its own), go the library's way.
-func (c *Conn) takeResponse(frame []byte) bool {
-	if !bytes.Contains(frame, resultKey) && !bytes.Contains(frame, errorKey) {
-		return false
-	}
-	m, ok := scanMembers(frame)
-	if !ok {
-		// Not readable in one pass: decode it strictly (it may still be a
-		// response, with escapes in its keys).
-		var d struct {
-			ID     json.RawMessage `json:"id"`
-			Method json.RawMessage `json:"method"`
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		if json.Unmarshal(frame, &d) != nil {
-			return false
-		}
-		m = members{id: d.ID, method: d.Method, result: d.Result, err: d.Error}
-	}
-	hasErr := m.err != nil && !isNull(m.err)
-	if m.method != nil || (m.result == nil && !hasErr) || (m.result != nil && hasErr) {
+func (c *Conn) takeResponse(frame []byte, m Envelope) bool {
+	if !m.IsResponse() {
 		return false // not a response: the library decides (and reports it)
 	}
 	var wireErr *Error
-	if hasErr {
-		var e struct {
-			Code    *int64          `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data"`
-		}
-		if json.Unmarshal(m.err, &e) != nil || e.Code == nil {
+	if m.hasError() {
+		var ok bool
+		if wireErr, ok = decodeError(m.Error); !ok {
 			return false // a malformed error object: the library reports it
 		}
-		wireErr = &Error{Code: *e.Code, Message: e.Message}
-		if len(e.Data) > 0 && !isNull(e.Data) {
-			wireErr.Data = e.Data
-		}
 	}
-	id, err := strconv.ParseUint(string(m.id), 10, 64)
+	id, err := strconv.ParseUint(string(m.ID), 10, 64)
 	if err != nil {
 		return false // a string or null id: not one of ours, and the library reports it
 	}
@@ -819,10 +778,10 @@ func (c *Conn) takeResponse(frame []byte) bool {
 	case oc == nil:
 		c.unknown.Add(1)
 		c.anomaly(AnomalyUnknownResponse, FormatID(id), "no request with this id is outstanding", frame)
-	case m.deep:
+	case m.Deep:
 		// Nested beyond what any decoder here reads: fail the request at
 		// once, with the decoder's own words for it.
-		derr := json.Unmarshal(m.result, new(json.RawMessage))
+		derr := json.Unmarshal(m.Result, new(json.RawMessage))
 		if derr == nil {
 			derr = fmt.Errorf("nested deeper than %d levels", maxDepth)
 		}
@@ -832,37 +791,24 @@ func (c *Conn) takeResponse(frame []byte) bool {
 		oc.resp <- response{err: wireErr}
 	default:
 		// The frame is valid until the next read: the caller gets a copy.
-		oc.resp <- response{result: append(json.RawMessage(nil), m.result...)}
+		oc.resp <- response{result: append(json.RawMessage(nil), m.Result...)}
 	}
 	return true
 }
-
-// nullKey is searched for before scanning for an error with a null id, so
-// the common frame pays for one bytes.Contains only.
-var nullKey = []byte("null")
 
 // takeNullID drops an error response whose id is null, reporting it as an
 // anomaly: the library would read the null as id 0, and it answers no
 // request (the peer could not read one's id). Requests that then time out
 // name it.
-func (c *Conn) takeNullID(frame []byte) bool {
-	if !bytes.Contains(frame, nullKey) {
-		return false
-	}
-	env, ok := scanEnvelope(frame)
-	if !ok || !env.nullID() || !env.isResponse() {
+func (c *Conn) takeNullID(frame []byte, env Envelope) bool {
+	if !env.NullID() || !env.IsResponse() {
 		return false
 	}
 	c.framesIn.Add(1)
 	detail := "no request can match it"
-	var m struct {
-		Error *struct {
-			Code    int64  `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(frame, &m) == nil && m.Error != nil {
-		detail = fmt.Sprintf("%s (code %d)", m.Error.Message, m.Error.Code)
+	var e ErrorObject
+	if env.hasError() && json.Unmarshal(env.Error, &e) == nil {
+		detail = fmt.Sprintf("%s (code %d)", e.Message, e.Code)
 	}
 	c.unknown.Add(1)
 	c.anomaly(AnomalyNullID, "null", detail, frame)
@@ -1062,9 +1008,7 @@ func (c *Conn) handle(ctx context.Context, req *Request) (any, error) {
 
 // cancelIncoming stops a peer request the peer has cancelled.
 func (c *Conn) cancelIncoming(params json.RawMessage) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
+	var p CancelledParams
 	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
 		return
 	}

@@ -1,24 +1,17 @@
 package jsonrpc
 
-// members are the spans of a message's top-level members the read path
-// looks at, found in one pass without decoding anything.
-type members struct {
-	id, method, result, err []byte
-	// deep is set when a value nests deeper than encoding/json decodes
-	// (maxDepth): such a result cannot be handed on to be decoded.
-	deep bool
-}
+import "encoding/json"
 
 // maxDepth is encoding/json's nesting limit.
 const maxDepth = 10000
 
-// scanMembers finds the top-level id, method, result and error members of
-// a JSON object. It checks structure only (strings, nesting), not every
-// token: what it returns is decoded, and so validated, by whoever uses it.
-// ok is false when b is not an object it can read that way (an escape in a
-// key, a duplicate member, broken nesting): the caller then takes the slow,
-// strict way.
-func scanMembers(b []byte) (m members, ok bool) {
+// scanMembers finds the top-level id, method, params, result and error
+// members of a JSON object. It checks structure only (strings, nesting),
+// not every token: what it returns is decoded, and so validated, by
+// whoever uses it. ok is false when b is not an object it can read that
+// way (an escape in a key, a duplicate member, broken nesting): the caller
+// then takes the slow, strict way (ReadEnvelope does both).
+func scanMembers(b []byte) (m Envelope, ok bool) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return m, false
@@ -45,17 +38,19 @@ func scanMembers(b []byte) (m members, ok bool) {
 		if vend < 0 {
 			return m, false
 		}
-		m.deep = m.deep || depth > maxDepth
-		var slot *[]byte
+		m.Deep = m.Deep || depth > maxDepth
+		var slot *json.RawMessage
 		switch string(key) {
 		case "id":
-			slot = &m.id
+			slot = &m.ID
 		case "method":
-			slot = &m.method
+			slot = &m.Method
+		case "params":
+			slot = &m.Params
 		case "result":
-			slot = &m.result
+			slot = &m.Result
 		case "error":
-			slot = &m.err
+			slot = &m.Error
 		}
 		if slot != nil {
 			if *slot != nil {

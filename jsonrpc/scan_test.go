@@ -33,8 +33,8 @@ func TestScanMembers(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if string(m.id) != tc.id || string(m.method) != tc.method || string(m.result) != tc.result || string(m.err) != tc.errSpan {
-			t.Errorf("%s: id %q method %q result %q error %q", tc.in, m.id, m.method, m.result, m.err)
+		if string(m.ID) != tc.id || string(m.Method) != tc.method || string(m.Result) != tc.result || string(m.Error) != tc.errSpan {
+			t.Errorf("%s: id %q method %q result %q error %q", tc.in, m.ID, m.Method, m.Result, m.Error)
 		}
 	}
 }
@@ -55,7 +55,7 @@ func FuzzScanMembers(f *testing.F) {
 		if !ok || json.Unmarshal(b, &d) != nil {
 			return
 		}
-		for key, got := range map[string][]byte{"id": m.id, "method": m.method, "result": m.result, "error": m.err} {
+		for key, got := range map[string][]byte{"id": m.ID, "method": m.Method, "params": m.Params, "result": m.Result, "error": m.Error} {
 			want, present := d[key]
 			if present != (got != nil) {
 				t.Fatalf("%s: member %s present=%v, scan found %q", b, key, present, got)

@@ -72,29 +72,21 @@ func bridgeTools(perServer map[string][]Tool) []Tool {
 	return all
 }
 
-// wireTool is a tool as tools/list returns it.
-type wireTool struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema"`
-	Annotations  json.RawMessage `json:"annotations"`
-	Execution    struct {
-		TaskSupport string `json:"taskSupport"`
-	} `json:"execution"`
-}
-
 // DefaultResultLimit bounds the text of one result.
 const DefaultResultLimit = 256 << 10
 
 // decodeResult parses a tools/call result, bounds its size and checks
 // structuredContent against the output schema.
 func decodeResult(raw json.RawMessage, limit int, outputSchema json.RawMessage) (*Result, error) {
+	// Result's wire members are mcp.CallToolResult's (TestResultDecodesTheVocabulary
+	// holds them together): decoding straight into it spares the hot path
+	// a second allocation. The runtime's own members are its to set.
 	var r Result
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("decoding the tools/call result: %w: %w", ErrProtocol, err)
 	}
+	r.Truncated, r.OriginalSize, r.StructuredError = false, 0, ""
+	r.RequestID, r.Duration, r.Rounds, r.TaskID = 0, 0, 0, ""
 	truncate(&r, limit)
 	if len(outputSchema) > 0 && len(r.StructuredContent) > 0 && !r.IsError {
 		if errs, err := ValidateArguments(outputSchema, r.StructuredContent); err != nil {

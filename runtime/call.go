@@ -166,9 +166,11 @@ func (s *session) call(ctx context.Context, o callOpts, params map[string]any) (
 		target, _ = params["name"].(string)
 	}
 	// The span covers the whole request, every round and poll; its trace
-	// context goes into each request's _meta.
+	// context goes into each request's _meta, with the keys a caller asked
+	// to pass on (WithRequestMeta).
 	trace := map[string]any{}
 	ctx, span := s.startSpan(ctx, o.method, target, trace)
+	addRequestMeta(ctx, trace)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ac := s.active.add(o, cancel)
@@ -278,9 +280,10 @@ func (s *session) round(ctx context.Context, o callOpts, params any, cs *callSta
 		cancel(fmt.Errorf("%w: still running after the maximum of %s, even with progress", jsonrpc.ErrTimeout, c.opts.MaxCallTime))
 	})
 	defer hardStop.Stop()
-	timeoutErr := fmt.Errorf("%w after %s", jsonrpc.ErrTimeout, o.timeout)
 	var mu sync.Mutex
-	timer := time.AfterFunc(o.timeout, func() { cancel(timeoutErr) })
+	// The timeout's error is worded when it fires: most calls never time
+	// out, and wording it up front cost every call three allocations.
+	timer := time.AfterFunc(o.timeout, func() { cancel(fmt.Errorf("%w after %s", jsonrpc.ErrTimeout, o.timeout)) })
 	defer func() { mu.Lock(); timer.Stop(); mu.Unlock() }()
 	s.mu.Lock()
 	cs.extend = func() {
@@ -334,9 +337,7 @@ func isErrorResult(raw json.RawMessage) bool {
 	if !bytes.Contains(raw, []byte(`"isError"`)) {
 		return false
 	}
-	var r struct {
-		IsError bool `json:"isError"`
-	}
+	var r mcp.CallToolResult
 	_ = json.Unmarshal(raw, &r)
 	return r.IsError
 }
@@ -345,10 +346,7 @@ func isErrorResult(raw json.RawMessage) bool {
 // or a task to follow) and, for input_required, what it asks for.
 func continuation(raw json.RawMessage, modern, legacyTask bool) (string, []string) {
 	if legacyTask {
-		var r struct {
-			Task *struct{} `json:"task"`
-		}
-		if json.Unmarshal(raw, &r) == nil && r.Task != nil {
+		if _, ok := legacyTaskOf(raw); ok {
 			return string(mcp.TaskResult), nil
 		}
 		return "", nil

@@ -77,10 +77,10 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 		}
 	}
 	c.rememberEra(s, pref)
-	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.caps.Logging != nil && level != "" {
+	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.Capabilities.Logging != nil && level != "" {
 		// A server that declares logging but rejects the level still
 		// works. (A modern server gets the level in every request's _meta.)
-		_, _ = s.conn.Call(ctx, "logging/setLevel", map[string]string{"level": level})
+		_, _ = s.conn.Call(ctx, mcp.MethodSetLevel, mcp.SetLevelParams{Level: mcp.LogLevel(level)})
 	}
 	info.init = s.init
 	info.lists, info.leaks = l, leaks(l)
@@ -199,16 +199,23 @@ func plural(n int, one, many string) string {
 }
 
 // clientCapabilities declares what is plugged in, and nothing else: roots
-// only when the server is offered some.
-func (c *Controller) clientCapabilities(server string, configured []string) map[string]any {
-	caps := map[string]any{}
+// only when the server is offered some. MCP Apps are always declared:
+// mcpdeck renders them (runtime/apphost), and servers that adapt to the
+// client list their app tools only to a host that does.
+func (c *Controller) clientCapabilities(server string, configured []string) mcp.ClientCapabilities {
+	caps := mcp.ClientCapabilities{Extensions: map[string]json.RawMessage{mcp.ExtensionUI: mcp.UICapability()}}
 	if len(c.rootsFor(server, configured)) > 0 {
-		caps["roots"] = map[string]any{"listChanged": true}
+		caps.Roots = &mcp.RootsCapability{ListChanged: true}
 	}
 	if c.elicitor() != nil {
-		caps["elicitation"] = map[string]any{"form": map[string]any{}}
+		caps.Elicitation = &mcp.ElicitationCapability{Form: &mcp.Empty{}}
 	}
 	return caps
+}
+
+// clientInfo is who mcpdeck says it is.
+func (c *Controller) clientInfo() mcp.Implementation {
+	return mcp.Implementation{Name: "mcpdeck", Title: "mcpdeck", Version: c.opts.ClientVersion}
 }
 
 // initialize performs the legacy handshake and negotiates the protocol
@@ -218,25 +225,21 @@ func (s *session) initialize(ctx context.Context, pref mcp.Preference) error {
 	if err != nil {
 		return err
 	}
-	raw, err := s.conn.Call(ctx, "initialize", params, jsonrpc.WithoutCancelNotification())
+	raw, err := s.conn.Call(ctx, mcp.MethodInitialize, params, jsonrpc.WithoutCancelNotification())
 	return s.finishInitialize(ctx, raw, err, versions, pref)
 }
 
 // initializeRequest builds the initialize request of the preference: its
 // params, and the revisions an answer may name.
-func (s *session) initializeRequest(pref mcp.Preference) (map[string]any, []string, error) {
+func (s *session) initializeRequest(pref mcp.Preference) (mcp.InitializeParams, []string, error) {
 	c := s.c
 	versions := pref.Offer(mcp.Legacy)
 	if len(versions) == 0 {
-		return nil, nil, fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
+		return mcp.InitializeParams{}, nil, fmt.Errorf("initialize: %w: the protocol setting is %s, which offers no legacy revision", ErrUnsupportedVersion, pref)
 	}
 	caps := c.clientCapabilities(s.name, s.cfg.Roots)
-	_, s.rootsDeclared = caps["roots"]
-	return map[string]any{
-		"protocolVersion": versions[0],
-		"capabilities":    caps,
-		"clientInfo":      map[string]string{"name": "mcpdeck", "title": "mcpdeck", "version": c.opts.ClientVersion},
-	}, versions, nil
+	s.rootsDeclared = caps.Roots != nil
+	return mcp.InitializeParams{ProtocolVersion: versions[0], Capabilities: caps, ClientInfo: c.clientInfo()}, versions, nil
 }
 
 // finishInitialize takes initialize's answer (raw, or err): it checks the
@@ -254,18 +257,15 @@ func (s *session) finishInitialize(ctx context.Context, raw json.RawMessage, err
 		}
 		return fmt.Errorf("initialize: %w", err)
 	}
-	if err := json.Unmarshal(raw, &s.init); err != nil {
-		return fmt.Errorf("initialize: decoding the result: %w", err)
+	if err := json.Unmarshal(raw, &s.init.InitializeResult); err != nil {
+		return fmt.Errorf("initialize: decoding the result: %w: %w", ErrProtocol, err)
 	}
 	if !slices.Contains(versions, s.init.ProtocolVersion) {
 		return fmt.Errorf("initialize: %w: the server answered %q, mcpdeck speaks %s here (upgrade the server, or mcpdeck, or change the protocol setting)",
 			ErrUnsupportedVersion, s.init.ProtocolVersion, strings.Join(versions, ", "))
 	}
 	s.era, s.init.era, s.init.eraReason, s.init.eraDecision = mcp.Legacy, mcp.Legacy, s.eraReason, s.eraDecision
-	if len(s.init.Capabilities) > 0 {
-		_ = json.Unmarshal(s.init.Capabilities, &s.init.caps)
-	}
-	if err := s.conn.Notify(ctx, "notifications/initialized", nil); err != nil {
+	if err := s.conn.Notify(ctx, mcp.NotificationInitialized, nil); err != nil {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return nil
@@ -280,9 +280,7 @@ func supportedVersions(err error) []string {
 	if !errors.As(err, &rpc) || (rpc.Code != mcp.CodeUnsupportedVersion && rpc.Code != jsonrpc.CodeInvalidParams) {
 		return nil
 	}
-	var d struct {
-		Supported []string `json:"supported"`
-	}
+	var d mcp.UnsupportedVersionData
 	if json.Unmarshal(rpc.Data, &d) != nil || len(d.Supported) == 0 {
 		return nil
 	}

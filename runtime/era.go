@@ -174,20 +174,17 @@ func negotiationError(err error) error {
 // level asked for (only of servers that declare logging, once known).
 func (s *session) envelope(version string) mcp.Envelope {
 	c := s.c
-	var caps mcp.ClientCapabilities
-	if len(c.rootsFor(s.name, s.cfg.Roots)) > 0 {
-		caps.Roots = &mcp.Empty{}
-	}
-	if c.elicitor() != nil {
-		caps.Elicitation = &mcp.ElicitationCapability{Form: &mcp.Empty{}}
+	caps := c.clientCapabilities(s.name, s.cfg.Roots)
+	if caps.Roots != nil {
+		caps.Roots = &mcp.RootsCapability{} // no roots/list_changed in the modern era
 	}
 	caps.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage("{}")}
 	env := mcp.Envelope{
 		Version:      version,
 		Capabilities: caps,
-		ClientInfo:   &mcp.Implementation{Name: "mcpdeck", Title: "mcpdeck", Version: c.opts.ClientVersion},
+		ClientInfo:   new(c.clientInfo()),
 	}
-	if s.init.caps.Logging != nil {
+	if s.init.Capabilities.Logging != nil {
 		if lvl := c.logLevel(s.name, s.cfg.LogLevel); lvl != "" {
 			env.LogLevel = mcp.LogLevel(lvl)
 		}
@@ -205,12 +202,9 @@ func (s *session) useModern(n negotiated) error {
 	}
 	s.era, s.eraReason, s.eraDecision = mcp.Modern, n.reason, n.decision
 	s.discovered = d
-	s.init = initResult{ProtocolVersion: n.version, Capabilities: d.Capabilities.Raw, Instructions: d.Instructions}
+	s.init = initResult{InitializeResult: mcp.InitializeResult{ProtocolVersion: n.version, Capabilities: d.Capabilities, Instructions: d.Instructions}}
 	if d.ServerInfo != nil {
-		s.init.ServerInfo = Implementation{Name: d.ServerInfo.Name, Title: d.ServerInfo.Title, Version: d.ServerInfo.Version}
-	}
-	if len(d.Capabilities.Raw) > 0 {
-		_ = json.Unmarshal(d.Capabilities.Raw, &s.init.caps)
+		s.init.ServerInfo = *d.ServerInfo
 	}
 	s.init.era, s.init.eraReason, s.init.eraDecision = mcp.Modern, n.reason, n.decision
 	s.rootsDeclared = len(s.c.rootsFor(s.name, s.cfg.Roots)) > 0

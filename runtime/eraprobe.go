@@ -215,12 +215,12 @@ func (c *Controller) negotiateStdio(ctx context.Context, s *session, pref mcp.Pr
 				return s, fmt.Errorf("waiting for the answer to %s: %w", what, context.Cause(ctx))
 			}
 		case probeSendInitialize:
-			var params map[string]any
+			var params mcp.InitializeParams
 			var err error
 			if params, versions, err = s.initializeRequest(pref); err != nil {
 				return s, err
 			}
-			ini = s.startCall(ctx, "initialize", params)
+			ini = s.startCall(ctx, mcp.MethodInitialize, params)
 			st.init = initPending
 		case probeRetryDiscover:
 			if retries == maxVersionRetries {

@@ -26,14 +26,14 @@ type lists struct {
 	headers map[string][]mcphttp.ParamHeader
 }
 
-// listKinds are the kinds a server's lists come in, in listing order, with
-// the method and result member of each; resources come with their
-// templates (both refetched on resources/list_changed).
-var listKinds = []struct{ kind, method, member string }{
-	{"tools", "tools/list", "tools"},
-	{"prompts", "prompts/list", "prompts"},
-	{"resources", "resources/list", "resources"},
-	{"resources", "resources/templates/list", "resourceTemplates"},
+// listKinds are the kinds a server's lists come in, in listing order,
+// with the method of each; resources come with their templates (both
+// refetched on resources/list_changed).
+var listKinds = []struct{ kind, method string }{
+	{"tools", mcp.MethodListTools},
+	{"prompts", mcp.MethodListPrompts},
+	{"resources", mcp.MethodListResources},
+	{"resources", mcp.MethodListResourceTemplates},
 }
 
 // listAll lists tools, and prompts and resources where declared, all pages.
@@ -55,9 +55,9 @@ func (s *session) listAll(ctx context.Context) (lists, error) {
 func (s *session) declares(kind string) bool {
 	switch kind {
 	case "prompts":
-		return s.init.caps.Prompts != nil
+		return s.init.Capabilities.Prompts != nil
 	case "resources":
-		return s.init.caps.Resources != nil
+		return s.init.Capabilities.Resources != nil
 	}
 	return true
 }
@@ -70,10 +70,8 @@ func (s *session) list(ctx context.Context, kind string, l *lists) error {
 		if k.kind != kind {
 			continue
 		}
-		got, err := s.paginate(ctx, k.method, func(raw json.RawMessage) error {
-			return s.addPage(k.member, raw, l)
-		})
-		if err != nil && k.method == "resources/templates/list" && KindOf(err) == KindProtocol {
+		got, err := s.paginate(ctx, k.method, l)
+		if err != nil && k.method == mcp.MethodListResourceTemplates && KindOf(err) == KindProtocol {
 			continue // templates are optional: a server without them may answer -32601
 		}
 		if err != nil {
@@ -104,23 +102,18 @@ func (s *session) setHeaders(h map[string][]mcphttp.ParamHeader) {
 	}
 }
 
-// addPage decodes one page's member into l, stamping the server's name.
-func (s *session) addPage(member string, raw json.RawMessage, l *lists) error {
-	var page map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &page); err != nil {
-		return err
-	}
-	items := page[member]
-	if len(items) == 0 || string(items) == "null" {
-		return nil
-	}
-	switch member {
-	case "tools":
-		var ts []wireTool
-		if err := json.Unmarshal(items, &ts); err != nil {
-			return err
+// addPage decodes one page of method into l, stamping the server's name,
+// and returns what the page says besides its items (the next cursor, the
+// cache hint). The page is decoded once, into the vocabulary's types, so
+// every member the server sent (_meta, annotations, icons) is kept.
+func (s *session) addPage(method string, raw json.RawMessage, l *lists) (mcp.Page, error) {
+	switch method {
+	case mcp.MethodListTools:
+		var r mcp.ListToolsResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return r.Page, err
 		}
-		for _, t := range ts {
+		for _, t := range r.Tools {
 			if s.modern() && s.remote {
 				// An HTTP client must drop a tool whose x-mcp-header
 				// annotations break the rules: its calls could not carry
@@ -137,93 +130,98 @@ func (s *session) addPage(member string, raw json.RawMessage, l *lists) error {
 					l.headers[t.Name] = hs
 				}
 			}
-			l.Tools = append(l.Tools, Tool{Server: s.name, ServerTool: t.Name, Title: t.Title, Description: t.Description,
-				InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations, TaskSupport: t.Execution.TaskSupport})
+			l.Tools = append(l.Tools, toolOf(s.name, t))
 		}
-	case "prompts":
-		return appendStamped(items, &l.Prompts, func(p *Prompt) { p.Server = s.name })
-	case "resources":
-		return appendStamped(items, &l.Resources, func(r *Resource) { r.Server = s.name })
-	case "resourceTemplates":
-		return appendStamped(items, &l.Templates, func(r *ResourceTemplate) { r.Server = s.name })
+		return r.Page, nil
+	case mcp.MethodListPrompts:
+		return addItems(raw, func(r *mcp.ListPromptsResult) (mcp.Page, []mcp.Prompt) { return r.Page, r.Prompts },
+			func(p mcp.Prompt) { l.Prompts = append(l.Prompts, Prompt{Server: s.name, Prompt: p}) })
+	case mcp.MethodListResources:
+		return addItems(raw, func(r *mcp.ListResourcesResult) (mcp.Page, []mcp.Resource) { return r.Page, r.Resources },
+			func(res mcp.Resource) { l.Resources = append(l.Resources, Resource{Server: s.name, Resource: res}) })
+	case mcp.MethodListResourceTemplates:
+		return addItems(raw, func(r *mcp.ListResourceTemplatesResult) (mcp.Page, []mcp.ResourceTemplate) {
+			return r.Page, r.ResourceTemplates
+		},
+			func(t mcp.ResourceTemplate) {
+				l.Templates = append(l.Templates, ResourceTemplate{Server: s.name, ResourceTemplate: t})
+			})
 	}
-	return nil
+	return mcp.Page{}, fmt.Errorf("%s is not a list", method)
 }
 
-func appendStamped[T any](items json.RawMessage, into *[]T, stamp func(*T)) error {
-	var page []T
-	if err := json.Unmarshal(items, &page); err != nil {
-		return err
+// addItems decodes one page of result type R and hands each of its items
+// to add.
+func addItems[R, T any](raw json.RawMessage, page func(*R) (mcp.Page, []T), add func(T)) (mcp.Page, error) {
+	var r R
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return mcp.Page{}, err
 	}
-	for i := range page {
-		stamp(&page[i])
+	pg, items := page(&r)
+	for _, it := range items {
+		add(it)
 	}
-	*into = append(*into, page...)
-	return nil
+	return pg, nil
 }
 
 // maxPages bounds pagination: a server whose cursors never end must not
 // hang the client.
 const maxPages = 1000
 
-// paginate calls method until nextCursor is absent, handing each page's
-// raw result to page. A page the server said stays fresh (ttlMs) comes
-// from the cache while it does; the returned Listing says when the pages
-// were fetched and until when all of them stay fresh.
-func (s *session) paginate(ctx context.Context, method string, page func(json.RawMessage) error) (Listing, error) {
+// paginate calls method until nextCursor is absent, adding each page to
+// l. A page the server said stays fresh (ttlMs) comes from the cache
+// while it does; the returned Listing says when the pages were fetched
+// and until when all of them stay fresh.
+func (s *session) paginate(ctx context.Context, method string, l *lists) (Listing, error) {
 	cursor := ""
 	listing := Listing{FromCache: true}
 	for range maxPages {
-		raw, got, err := s.listPage(ctx, method, cursor)
-		if err != nil {
-			return listing, err
+		key := s.cacheKey(method, cursor)
+		cached, fromCache := s.c.lists.get(key, time.Now())
+		raw, received := cached.raw, cached.hint.Received
+		if !fromCache {
+			var err error
+			if raw, err = s.conn.Call(ctx, method, s.wire(pageParams(cursor), "", nil)); err != nil {
+				return listing, fmt.Errorf("%s: %w", method, err)
+			}
+			received = time.Now()
 		}
-		listing = listing.merge(got)
-		if err := page(raw); err != nil {
+		page, err := s.addPage(method, raw, l)
+		if err != nil {
 			return listing, fmt.Errorf("%s: decoding the result: %w: %w", method, ErrProtocol, err)
 		}
-		var next struct {
-			NextCursor string `json:"nextCursor"`
+		if fromCache {
+			listing = listing.merge(Listing{At: received, FreshUntil: cached.hint.Expires(), FromCache: true})
+		} else {
+			if s.modern() {
+				switch t, err := page.ResultType.Check(false); {
+				case err != nil:
+					return listing, fmt.Errorf("%s: %w: %w", method, ErrProtocol, err)
+				case t != mcp.Complete:
+					return listing, fmt.Errorf("%s: %w: the server answered %s, which a list request cannot", method, ErrProtocol, t)
+				}
+			}
+			hint := page.Hint(received)
+			s.c.lists.put(key, cachedPage{raw: raw, hint: hint})
+			listing = listing.merge(Listing{At: received, FreshUntil: hint.Expires()})
 		}
-		_ = json.Unmarshal(raw, &next)
-		if next.NextCursor == "" {
+		if page.NextCursor == "" {
 			return listing, nil
 		}
-		if next.NextCursor == cursor {
+		if page.NextCursor == cursor {
 			return listing, fmt.Errorf("%s: the server returned the same cursor %q twice: %w", method, cursor, ErrProtocol)
 		}
-		cursor = next.NextCursor
+		cursor = page.NextCursor
 	}
 	return listing, fmt.Errorf("%s: more than %d pages; giving up: %w", method, maxPages, ErrProtocol)
 }
 
-// listPage fetches one page (or takes it from the cache while fresh).
-func (s *session) listPage(ctx context.Context, method, cursor string) (json.RawMessage, Listing, error) {
-	key := s.cacheKey(method, cursor)
-	now := time.Now()
-	if p, ok := s.c.lists.get(key, now); ok {
-		return p.raw, Listing{At: p.hint.Received, FreshUntil: p.hint.Expires(), FromCache: true}, nil
+// pageParams are a list request's params for the page at cursor.
+func pageParams(cursor string) map[string]any {
+	if cursor == "" {
+		return nil
 	}
-	var params map[string]any
-	if cursor != "" {
-		params = map[string]any{"cursor": cursor}
-	}
-	raw, err := s.conn.Call(ctx, method, s.wire(params, "", nil))
-	if err != nil {
-		return nil, Listing{}, fmt.Errorf("%s: %w", method, err)
-	}
-	received := time.Now()
-	if s.modern() {
-		switch t, err := mcp.TypeOf(raw, false); {
-		case err != nil:
-			return nil, Listing{}, fmt.Errorf("%s: %w: %w", method, ErrProtocol, err)
-		case t != mcp.Complete:
-			return nil, Listing{}, fmt.Errorf("%s: %w: the server answered %s, which a list request cannot", method, ErrProtocol, t)
-		}
-	}
-	hint := mcp.ParseCacheHint(raw, received)
-	s.c.lists.put(key, cachedPage{raw: raw, hint: hint})
-	return raw, Listing{At: received, FreshUntil: hint.Expires()}, nil
+	return map[string]any{"cursor": cursor}
 }
 
 // refetch relists one kind after a list_changed notification: the

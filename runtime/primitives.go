@@ -18,7 +18,7 @@ import (
 var ErrUnsupported = errors.New("not offered by the server")
 
 // LogLevels are MCP's logging levels, least severe first.
-var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+var LogLevels = mcp.LevelNames()
 
 // wishes are what a person asked of a server that outlive its connections:
 // resource subscriptions and a log level. A reconnect restores them.
@@ -83,11 +83,11 @@ func (c *Controller) SetLogLevel(ctx context.Context, server, level string) erro
 	if err != nil {
 		return callError(server, "logging/setLevel", err)
 	}
-	if sess.init.caps.Logging == nil {
+	if sess.init.Capabilities.Logging == nil {
 		return callError(server, "logging/setLevel", fmt.Errorf("%q does not declare logging: %w", server, ErrUnsupported))
 	}
 	if !sess.modern() {
-		if _, err := sess.request(ctx, c, "logging/setLevel", map[string]any{"level": level}); err != nil {
+		if _, err := sess.request(ctx, c, mcp.MethodSetLevel, map[string]any{"level": level}); err != nil {
 			return err
 		}
 	}
@@ -126,7 +126,7 @@ func (c *Controller) subscription(ctx context.Context, server, uri string, on bo
 	if err != nil {
 		return callError(server, method, err)
 	}
-	if r := sess.init.caps.Resources; r == nil || !r.Subscribe {
+	if r := sess.init.Capabilities.Resources; r == nil || !r.Subscribe {
 		return callError(server, method, fmt.Errorf("%q does not offer resource subscriptions: %w", server, ErrUnsupported))
 	}
 	if sess.modern() {
@@ -153,7 +153,7 @@ func (c *Controller) subscription(ctx context.Context, server, uri string, on bo
 // server before: its subscriptions. (The log level goes with the
 // connection attempt.)
 func (s *session) restoreWishes() {
-	if r := s.init.caps.Resources; r == nil || !r.Subscribe || s.modern() {
+	if r := s.init.Capabilities.Resources; r == nil || !r.Subscribe || s.modern() {
 		return // a modern session's listen stream carries them from the start
 	}
 	for _, uri := range s.c.wish.subscribed(s.name) {
@@ -181,37 +181,31 @@ type CompleteRequest struct {
 }
 
 // Completion is what completion/complete answered.
-type Completion struct {
-	Values  []string `json:"values"`
-	Total   int      `json:"total,omitempty"`
-	HasMore bool     `json:"hasMore,omitempty"`
-}
+type Completion = mcp.Completion
 
 // Complete asks the server for completions (completion/complete).
 func (c *Controller) Complete(ctx context.Context, req CompleteRequest) (*Completion, error) {
-	const method = "completion/complete"
-	ref := map[string]any{"type": "ref/prompt", "name": req.Ref.Prompt}
+	const method = mcp.MethodComplete
+	ref := mcp.CompletionReference{Type: mcp.RefPrompt, Name: req.Ref.Prompt}
 	if req.Ref.Template != "" {
-		ref = map[string]any{"type": "ref/resource", "uri": req.Ref.Template}
+		ref = mcp.CompletionReference{Type: mcp.RefResource, URI: req.Ref.Template}
 	}
-	params := map[string]any{"ref": ref, "argument": map[string]string{"name": req.Argument, "value": req.Value}}
+	params := map[string]any{"ref": ref, "argument": mcp.CompleteArgument{Name: req.Argument, Value: req.Value}}
 	if len(req.Context) > 0 {
-		params["context"] = map[string]any{"arguments": req.Context}
+		params["context"] = mcp.CompleteContext{Arguments: req.Context}
 	}
 	sess, _, err := c.resolve(req.Server)
 	if err != nil {
 		return nil, callError(req.Server, method, err)
 	}
-	if sess.init.caps.Completions == nil {
+	if sess.init.Capabilities.Completions == nil {
 		return nil, callError(req.Server, method, fmt.Errorf("%q does not declare completions: %w", req.Server, ErrUnsupported))
 	}
 	raw, err := sess.request(ctx, c, method, params)
 	if err != nil {
 		return nil, err
 	}
-	var r struct {
-		Completion Completion `json:"completion"`
-	}
+	var r mcp.CompleteResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, callError(req.Server, method, fmt.Errorf("decoding the result: %w: %w", ErrProtocol, err))
 	}

@@ -120,7 +120,7 @@ func (s *srv) snapshot() ServerSnapshot {
 		v.ServerInfo, v.ProtocolVersion = in.init.ServerInfo, in.init.ProtocolVersion
 		v.Era, v.EraReason, v.EraDecision = in.init.era, in.init.eraReason, in.init.eraDecision
 		v.DroppedTools, v.ListedAt = in.lists.Dropped, listingsOf(in.lists.Listed)
-		v.Capabilities, v.Instructions = in.init.Capabilities, in.init.Instructions
+		v.Capabilities, v.Instructions = in.init.Capabilities.JSON(), in.init.Instructions
 		v.Tools, v.Prompts, v.Resources, v.Templates = in.lists.Tools, in.lists.Prompts, in.lists.Resources, in.lists.Templates
 		v.SecretLeaks = in.leaks
 	}

@@ -79,14 +79,14 @@ func sameResponder(a, b CallResponder) bool {
 // request it belongs to, when that is unambiguous; handled is false when
 // the session-wide handling should answer instead.
 func (s *session) routeToCaller(ctx context.Context, req *jsonrpc.Request) (result any, handled bool, err error) {
-	if req.Method != "elicitation/create" && req.Method != "roots/list" {
+	if req.Method != mcp.MethodElicit && req.Method != mcp.MethodListRoots {
 		return nil, false, nil
 	}
 	r := s.callerResponder()
 	if r == nil {
 		return nil, false, nil
 	}
-	if req.Method == "roots/list" {
+	if req.Method == mcp.MethodListRoots {
 		roots, err := r.Roots(ctx, s.name)
 		if errors.Is(err, ErrNotAnswered) {
 			return nil, false, nil
@@ -94,31 +94,13 @@ func (s *session) routeToCaller(ctx context.Context, req *jsonrpc.Request) (resu
 		if err != nil {
 			return nil, true, err
 		}
-		out := make([]map[string]string, 0, len(roots))
-		for _, root := range roots {
-			m := map[string]string{"uri": root.URI}
-			if root.Name != "" {
-				m["name"] = root.Name
-			}
-			out = append(out, m)
-		}
-		return map[string]any{"roots": out}, true, nil
+		return rootsResult(roots), true, nil
 	}
-	var p struct {
-		Mode            string          `json:"mode"`
-		Message         string          `json:"message"`
-		RequestedSchema json.RawMessage `json:"requestedSchema"`
-		URL             string          `json:"url"`
-		ElicitationID   string          `json:"elicitationId"`
+	er, err := s.elicitRequest(req.Params)
+	if err != nil {
+		return nil, true, err
 	}
-	if err := json.Unmarshal(req.Params, &p); err != nil {
-		return nil, true, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "elicitation/create: %v", err)
-	}
-	if p.Mode == "" {
-		p.Mode = "form"
-	}
-	resp, err := r.Elicit(ctx, ElicitRequest{Server: s.name, Mode: p.Mode, Message: p.Message,
-		RequestedSchema: p.RequestedSchema, URL: p.URL, ElicitationID: p.ElicitationID})
+	resp, err := r.Elicit(ctx, er)
 	if errors.Is(err, ErrNotAnswered) {
 		return nil, false, nil
 	}

@@ -3,6 +3,8 @@ package runtime
 import (
 	"encoding/json"
 	"time"
+
+	"mcpdeck/runtime/mcp"
 )
 
 // Result is the outcome of a tool call, shared by server tools and
@@ -11,6 +13,9 @@ type Result struct {
 	Content           []Content       `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
+	// Meta is the result's _meta as the server sent it (MCP Apps put
+	// viewUUID there; a modern server its serverInfo).
+	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Truncated is set when text was cut to the size bound; OriginalSize
 	// is the size of all text before the cut.
 	Truncated    bool  `json:"truncated,omitempty"`
@@ -28,24 +33,17 @@ type Result struct {
 	TaskID string `json:"taskId,omitempty"`
 }
 
-// Content is one content block. Type is text, image, audio,
-// resource_link or resource.
-type Content struct {
-	Type     string           `json:"type"`
-	Text     string           `json:"text,omitempty"`
-	Data     string           `json:"data,omitempty"` // base64, image and audio
-	MIMEType string           `json:"mimeType,omitempty"`
-	URI      string           `json:"uri,omitempty"`  // resource_link
-	Name     string           `json:"name,omitempty"` // resource_link
-	Resource *EmbeddedContent `json:"resource,omitempty"`
-}
+// Content is one content block: text, image, audio, resource_link or
+// resource, with its annotations and _meta as the server sent them.
+type Content = mcp.Content
 
 // EmbeddedContent is the resource of a "resource" content block.
-type EmbeddedContent struct {
-	URI      string `json:"uri"`
-	MIMEType string `json:"mimeType,omitempty"`
-	Text     string `json:"text,omitempty"`
-	Blob     string `json:"blob,omitempty"`
+type EmbeddedContent = mcp.ResourceContents
+
+// ResultOf is the Result of a server's tools/call result as it came, before
+// the runtime's own fields (the size bound, the request id) are set.
+func ResultOf(r mcp.CallToolResult) Result {
+	return Result{Content: r.Content, StructuredContent: r.StructuredContent, IsError: r.IsError, Meta: r.Meta}
 }
 
 // CallRequest asks for one tool call.

@@ -105,42 +105,13 @@ type session struct {
 	taskWake map[string]chan struct{}
 }
 
-// initResult is what initialize (or, for a modern server, discovery) told us.
+// initResult is what initialize (or, for a modern server, discovery) told
+// us, and which era that was.
 type initResult struct {
-	ProtocolVersion string          `json:"protocolVersion"`
-	Capabilities    json.RawMessage `json:"capabilities"`
-	ServerInfo      Implementation  `json:"serverInfo"`
-	Instructions    string          `json:"instructions"`
-	caps            serverCaps
-	era             mcp.Era
-	eraReason       string
-	eraDecision     EraDecision
-}
-
-// serverCaps are the capabilities the runtime acts on.
-type serverCaps struct {
-	Tools *struct {
-		ListChanged bool `json:"listChanged"`
-	} `json:"tools"`
-	Prompts *struct {
-		ListChanged bool `json:"listChanged"`
-	} `json:"prompts"`
-	Resources *struct {
-		Subscribe   bool `json:"subscribe"`
-		ListChanged bool `json:"listChanged"`
-	} `json:"resources"`
-	Logging     *struct{} `json:"logging"`
-	Completions *struct{} `json:"completions"`
-	// Tasks is the 2025-11-25 tasks capability: which requests may be
-	// task-augmented.
-	Tasks *struct {
-		Cancel   *struct{} `json:"cancel"`
-		Requests struct {
-			Tools struct {
-				Call *struct{} `json:"call"`
-			} `json:"tools"`
-		} `json:"requests"`
-	} `json:"tasks"`
+	mcp.InitializeResult
+	era         mcp.Era
+	eraReason   string
+	eraDecision EraDecision
 }
 
 // callState tracks one request for progress routing and its timeout.
@@ -263,29 +234,23 @@ func (s *session) deliverListen(n jsonrpc.Notification) { s.dispatch(n) }
 func (s *session) dispatch(n jsonrpc.Notification) {
 	h := EventHeader{Time: n.Received, Server: s.name}
 	switch n.Method {
-	case "notifications/message":
-		var p struct {
-			Level  string          `json:"level"`
-			Logger string          `json:"logger"`
-			Data   json.RawMessage `json:"data"`
-		}
+	case mcp.NotificationMessage:
+		var p mcp.LoggingMessageParams
 		_ = json.Unmarshal(n.Params, &p)
-		s.c.bus.publish(LogMessage{EventHeader: h, Level: p.Level, Logger: p.Logger, Data: p.Data})
-	case "notifications/progress":
+		s.c.bus.publish(LogMessage{EventHeader: h, Level: string(p.Level), Logger: p.Logger, Data: p.Data})
+	case mcp.NotificationProgress:
 		s.c.bus.publish(s.routeProgress(h, n.Params))
-	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+	case mcp.NotificationToolsChanged, mcp.NotificationPromptsChanged, mcp.NotificationResourcesChanged:
 		kind := strings.TrimSuffix(strings.TrimPrefix(n.Method, "notifications/"), "/list_changed")
 		s.mu.Lock()
 		s.changed[kind] = true
 		s.mu.Unlock()
 		s.c.send(s.ctx, msgListChanged{name: s.name, gen: s.gen})
-	case "notifications/resources/updated":
-		var p struct {
-			URI string `json:"uri"`
-		}
+	case mcp.NotificationResourceUpdated:
+		var p mcp.URIParams
 		_ = json.Unmarshal(n.Params, &p)
 		s.c.bus.publish(ResourceUpdated{EventHeader: h, URI: p.URI})
-	case "notifications/cancelled":
+	case mcp.NotificationCancelled:
 		// On stdio a modern server ends a subscription this way.
 		if id, ok := mcp.CancelledRequest(n.Params); ok && s.modern() {
 			s.serverEndedListen(id)
@@ -302,14 +267,9 @@ func (s *session) dispatch(n jsonrpc.Notification) {
 // routeProgress matches a progress notification to its call, records it and
 // extends the call's timeout.
 func (s *session) routeProgress(h EventHeader, params json.RawMessage) Progress {
-	var p struct {
-		Token    json.RawMessage `json:"progressToken"`
-		Progress float64         `json:"progress"`
-		Total    float64         `json:"total"`
-		Message  string          `json:"message"`
-	}
+	var p mcp.ProgressParams
 	_ = json.Unmarshal(params, &p)
-	token := strings.Trim(string(p.Token), `"`)
+	token := p.TokenString()
 	ev := Progress{EventHeader: h, Token: token, Progress: p.Progress, Total: p.Total, Message: p.Message}
 	s.mu.Lock()
 	cs := s.calls[token]
@@ -361,38 +321,45 @@ func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		return result, err
 	}
 	switch req.Method {
-	case "roots/list":
+	case mcp.MethodListRoots:
 		offered := s.c.rootsFor(s.name, s.cfg.Roots)
 		if len(offered) == 0 {
 			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck offers this server no roots")
 		}
-		roots := make([]map[string]string, 0, len(offered))
-		for _, r := range offered {
-			roots = append(roots, map[string]string{"uri": r.URI, "name": r.Name})
-		}
-		return map[string]any{"roots": roots}, nil
-	case "elicitation/create":
+		return rootsResult(offered), nil
+	case mcp.MethodElicit:
 		e := s.c.elicitor()
 		if e == nil {
 			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck did not declare elicitation")
 		}
-		var p struct {
-			Mode            string          `json:"mode"`
-			Message         string          `json:"message"`
-			RequestedSchema json.RawMessage `json:"requestedSchema"`
-			URL             string          `json:"url"`
-			ElicitationID   string          `json:"elicitationId"`
+		er, err := s.elicitRequest(req.Params)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(req.Params, &p); err != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "elicitation/create: %v", err)
-		}
-		if p.Mode == "" {
-			p.Mode = "form"
-		}
-		return e.Elicit(ctx, ElicitRequest{Server: s.name, Mode: p.Mode, Message: p.Message,
-			RequestedSchema: p.RequestedSchema, URL: p.URL, ElicitationID: p.ElicitationID})
+		return e.Elicit(ctx, er)
 	}
 	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck does not handle %s", req.Method)
+}
+
+// rootsResult is the answer to roots/list.
+func rootsResult(roots []Root) mcp.ListRootsResult {
+	out := mcp.ListRootsResult{Roots: make([]mcp.Root, 0, len(roots))}
+	for _, r := range roots {
+		out.Roots = append(out.Roots, mcp.Root{URI: r.URI, Name: r.Name})
+	}
+	return out
+}
+
+// elicitRequest decodes a server's elicitation/create params.
+func (s *session) elicitRequest(params json.RawMessage) (ElicitRequest, error) {
+	var p mcp.ElicitRequest
+	if err := json.Unmarshal(params, &p); err != nil {
+		return ElicitRequest{}, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "elicitation/create: %v", err)
+	}
+	if p.Mode == "" {
+		p.Mode = "form"
+	}
+	return ElicitRequest{Server: s.name, Mode: p.Mode, Message: p.Message, RequestedSchema: p.RequestedSchema, URL: p.URL, ElicitationID: p.ElicitationID}, nil
 }
 
 // healthMethod is the health probe of the session's era: ping, which the
@@ -402,7 +369,7 @@ func (s *session) healthMethod() string {
 	if s.modern() {
 		return mcp.MethodDiscover
 	}
-	return "ping"
+	return mcp.MethodPing
 }
 
 // healthCheck sends one health probe.

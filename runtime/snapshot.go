@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"mcpdeck/config"
+	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/proc"
 )
 
@@ -161,15 +162,13 @@ type Counters struct {
 	Errors           uint64 // of those, failed ones: errors, timeouts, cancellations, isError results
 }
 
-// Implementation is serverInfo from the initialize result.
-type Implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
-	Version string `json:"version"`
-}
+// Implementation is serverInfo from the initialize result (or, for a
+// modern server, _meta of server/discover).
+type Implementation = mcp.Implementation
 
 // Tool is a normalized tool: a server's tool under a stable, unique,
-// sanitized name.
+// sanitized name, with everything the server said of it (its _meta among
+// them: MCP Apps put ui.resourceUri and visibility there).
 type Tool struct {
 	Name         string          `json:"name"`   // normalized: server__tool
 	Server       string          `json:"server"` // configured server name
@@ -182,43 +181,48 @@ type Tool struct {
 	// TaskSupport is the tool's execution.taskSupport (2025-11-25):
 	// "required" tools are always called as tasks, "optional" ones when
 	// CallRequest.Task asks.
-	TaskSupport string `json:"taskSupport,omitempty"`
+	TaskSupport string          `json:"taskSupport,omitempty"`
+	Icons       json.RawMessage `json:"icons,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
-// Prompt is a server's prompt.
+// toolOf is the runtime's tool for a server's listed one (Name, the
+// normalized name, is set by the bridge).
+func toolOf(server string, t mcp.Tool) Tool {
+	return Tool{Server: server, ServerTool: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema,
+		OutputSchema: t.OutputSchema, Annotations: t.Annotations, TaskSupport: t.TaskSupport(), Icons: t.Icons, Meta: t.Meta}
+}
+
+// Wire is the tool as tools/list describes it, under name: what the
+// gateway offers its clients, the server's _meta, annotations and icons
+// intact. Its execution.taskSupport is left out: the runtime follows a
+// task itself, so for whoever calls through it every tool answers as an
+// ordinary one.
+func (t Tool) Wire(name string) mcp.Tool {
+	return mcp.Tool{Name: name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema,
+		OutputSchema: t.OutputSchema, Annotations: t.Annotations, Icons: t.Icons, Meta: t.Meta}
+}
+
+// Prompt is a server's prompt, as the server described it.
 type Prompt struct {
-	Server      string           `json:"server"`
-	Name        string           `json:"name"`
-	Title       string           `json:"title,omitempty"`
-	Description string           `json:"description,omitempty"`
-	Arguments   []PromptArgument `json:"arguments,omitempty"`
+	Server string `json:"server"`
+	mcp.Prompt
 }
 
 // PromptArgument is one argument of a prompt.
-type PromptArgument struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	Required    bool   `json:"required,omitempty"`
-}
+type PromptArgument = mcp.PromptArgument
 
-// Resource is a server's resource.
+// Resource is a server's resource, as the server described it.
 type Resource struct {
-	Server      string `json:"server"`
-	URI         string `json:"uri"`
-	Name        string `json:"name"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	MIMEType    string `json:"mimeType,omitempty"`
+	Server string `json:"server"`
+	mcp.Resource
 }
 
-// ResourceTemplate is a server's resource template (RFC 6570 URI template).
+// ResourceTemplate is a server's resource template (RFC 6570 URI
+// template), as the server described it.
 type ResourceTemplate struct {
-	Server      string `json:"server"`
-	URITemplate string `json:"uriTemplate"`
-	Name        string `json:"name"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	MIMEType    string `json:"mimeType,omitempty"`
+	Server string `json:"server"`
+	mcp.ResourceTemplate
 }
 
 // RequestInfo is an outstanding request.

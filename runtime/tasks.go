@@ -27,8 +27,7 @@ type TaskInfo struct {
 // legacyTasks reports whether the server accepts task-augmented tools/call
 // (the 2025-11-25 tasks capability); the modern extension needs no opt-in.
 func (s *session) legacyTasks() bool {
-	t := s.init.caps.Tasks
-	return !s.modern() && t != nil && t.Requests.Tools.Call != nil
+	return !s.modern() && s.init.Capabilities.LegacyTasks.ToolCalls()
 }
 
 // taskRequest sends one of a task's own requests (tasks/get and the like)
@@ -178,6 +177,21 @@ type legacyTaskState struct {
 	PollInterval  *int64 `json:"pollInterval"`
 }
 
+// legacyCreateTaskResult is a 2025-11-25 server's answer to a
+// task-augmented request that it runs as a task.
+type legacyCreateTaskResult struct {
+	Task *legacyTaskState `json:"task"`
+}
+
+// legacyTaskOf reads the task a response created, if it did.
+func legacyTaskOf(raw json.RawMessage) (*legacyTaskState, bool) {
+	var created legacyCreateTaskResult
+	if json.Unmarshal(raw, &created) != nil || created.Task == nil {
+		return nil, false
+	}
+	return created.Task, true
+}
+
 func (t legacyTaskState) info() (TaskInfo, error) {
 	mt := mcp.Task{TaskID: t.TaskID, Status: mcp.TaskStatus(t.Status), PollIntervalMs: t.PollInterval}
 	if t.TaskID == "" {
@@ -197,13 +211,11 @@ func (t legacyTaskState) info() (TaskInfo, error) {
 // server's elicitation requests on the way, answered like any other) brings
 // the result; a cancelled request sends tasks/cancel.
 func (s *session) legacyTask(ctx context.Context, o callOpts, raw json.RawMessage, ac *activeCall) (json.RawMessage, string, error) {
-	var created struct {
-		Task *legacyTaskState `json:"task"`
-	}
-	if err := json.Unmarshal(raw, &created); err != nil || created.Task == nil {
+	created, ok := legacyTaskOf(raw)
+	if !ok {
 		return raw, "", nil // the server ran it as a normal request, as it may
 	}
-	info, err := created.Task.info()
+	info, err := created.info()
 	if err != nil {
 		return nil, "", err
 	}
@@ -278,13 +290,9 @@ func (s *session) legacyTask(ctx context.Context, o callOpts, raw json.RawMessag
 // taskFailure turns a failed task's JSON-RPC error into the error the
 // request ends with.
 func taskFailure(id, message string, raw json.RawMessage) error {
-	var e struct {
-		Code    int64           `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	}
+	var e jsonrpc.ErrorObject
 	if json.Unmarshal(raw, &e) == nil && (e.Code != 0 || e.Message != "") {
-		return fmt.Errorf("task %s failed: %w", id, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data})
+		return fmt.Errorf("task %s failed: %w", id, e.Err())
 	}
 	return fmt.Errorf("%w: task %s failed%s", ErrProtocol, id, suffixed(": ", message))
 }
@@ -317,9 +325,7 @@ func (s *session) unwatchTask(id string) {
 
 // taskStatus wakes the task a notifications/tasks/status names.
 func (s *session) taskStatus(params json.RawMessage) {
-	var p struct {
-		TaskID string `json:"taskId"`
-	}
+	var p mcp.TaskRef
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,6 +60,9 @@ type frame struct {
 	server string
 	f      runtime.Frame
 	hay    string
+	// app is set for a message of an MCP App's bridge (between the view
+	// in the browser and mcpdeck), not of the server's wire.
+	app bool
 }
 
 // newNote is the stream entry of a notification, worded by present
@@ -90,6 +94,15 @@ func newFrame(e runtime.TrafficFrame) frame {
 	return frame{server: e.Server, f: f, hay: strings.ToLower(f.Dir.String() + " " + f.Kind.String() + " " + f.Method + " " + f.ID)}
 }
 
+// newAppFrame is the Traffic row of a message of an app's bridge: the
+// filter word "app" finds them.
+func newAppFrame(e runtime.AppMessage) frame {
+	fr := newFrame(runtime.TrafficFrame{EventHeader: e.EventHeader, Frame: e.Frame})
+	fr.app = true
+	fr.hay = "app " + fr.hay
+	return fr
+}
+
 // matcher builds a filter from the text typed after `/`: words must all
 // match; "method:x", "level:x" and "server:x" match those fields, anything
 // else matches anywhere. Matching ignores case.
@@ -99,20 +112,23 @@ type matcher struct {
 }
 
 func parseFilter(q string) matcher {
-	var m matcher
+	words, f := filterTerms(q, "method", "level", "server")
+	return matcher{words: words, method: f["method"], level: f["level"], server: f["server"]}
+}
+
+// filterTerms splits a filter, lowercased, into the "field:value" terms of
+// the fields named (the last one of a field wins) and the other words.
+func filterTerms(q string, fields ...string) (words []string, values map[string]string) {
+	values = map[string]string{}
 	for _, w := range strings.Fields(strings.ToLower(q)) {
-		switch {
-		case strings.HasPrefix(w, "method:"):
-			m.method = strings.TrimPrefix(w, "method:")
-		case strings.HasPrefix(w, "level:"):
-			m.level = strings.TrimPrefix(w, "level:")
-		case strings.HasPrefix(w, "server:"):
-			m.server = strings.TrimPrefix(w, "server:")
-		default:
-			m.words = append(m.words, w)
+		name, value, ok := strings.Cut(w, ":")
+		if ok && slices.Contains(fields, name) {
+			values[name] = value
+			continue
 		}
+		words = append(words, w)
 	}
-	return m
+	return words, values
 }
 
 func (m matcher) empty() bool {

@@ -42,6 +42,9 @@ func (r *resultViewer) Help() []key.Binding {
 	}
 	// Actions first: the help bar truncates on narrow terminals.
 	var b []key.Binding
+	if hasApp(r.done) {
+		b = append(b, k.OpenApp)
+	}
 	if len(r.links()) > 0 {
 		b = append(b, k.OpenLink)
 	}
@@ -84,6 +87,9 @@ func (r *resultViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	case key.Matches(msg, k.Copy):
 		text := r.p.text()
 		return r, func() tea.Msg { return copyTextMsg{what: "result", text: text} }
+	case key.Matches(msg, k.OpenApp) && hasApp(r.done):
+		done := r.done
+		return r, func() tea.Msg { return openAppMsg{done: done, from: r} }
 	case key.Matches(msg, k.OpenLink):
 		links := r.links()
 		if len(links) == 0 {
@@ -167,6 +173,10 @@ func (r *resultViewer) lines(w int) []string {
 			add(st.Warning.Render("does not match the outputSchema: " + present.Line(res.StructuredError)))
 		}
 	}
+	if len(res.Meta) > 0 {
+		add(st.Faint.Render("── _meta " + strings.Repeat("─", max(w-len([]rune("── _meta ")), 0))))
+		add(metaLines(st, res.Meta, w)...)
+	}
 	if res.Truncated {
 		add("", st.Warning.Render(fmt.Sprintf("… truncated: the result was %s; only the first part is shown", present.Size(int(res.OriginalSize)))))
 	}
@@ -209,7 +219,29 @@ func blockLines(st styles.Styles, c runtime.Content, w int, body lipgloss.Style)
 	default:
 		add(st.Dim.Render("(unknown content type)"))
 	}
+	// A block's annotations (audience, priority) and _meta, compact: one
+	// dim line each.
+	if len(c.Annotations) > 0 {
+		add(st.Dim.Render(present.Truncate("annotations "+blockMeta(c.Annotations), w)))
+	}
+	if len(c.Meta) > 0 {
+		add(st.Dim.Render(present.Truncate("_meta "+blockMeta(c.Meta), w)))
+	}
 	return out
+}
+
+// blockMeta is a block's annotations or _meta on one line: key=value,
+// the values compact JSON.
+func blockMeta(raw []byte) string {
+	members := present.Members(raw)
+	if members == nil {
+		return present.CompactJSON(raw)
+	}
+	parts := make([]string, len(members))
+	for i, m := range members {
+		parts[i] = m.Key + "=" + m.Value
+	}
+	return strings.Join(parts, " ")
 }
 
 func (r *resultViewer) View() string {

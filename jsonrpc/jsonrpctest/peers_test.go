@@ -46,6 +46,9 @@ type stdioPeer struct {
 	// answersCancelled: the peer answers a cancelled request with an error
 	// (the spec: it should not answer at all).
 	answersCancelled bool
+	// prompts: the peer offers prompts (with listChanged), so a listen
+	// asking for prompt list changes is granted them.
+	prompts bool
 }
 
 func stdioPeers() []stdioPeer {
@@ -56,8 +59,8 @@ func stdioPeers() []stdioPeer {
 		}
 	}
 	return []stdioPeer{
-		{name: "ts-dual", start: ts(jsonrpctest.DualEra), cancelLog: "cancelled ", missingMeta: -32602, missingCap: -32021, initAfterModern: -32022},
-		{name: "ts-modern", start: ts(jsonrpctest.ModernEra), modernOnly: true, cancelLog: "cancelled ", missingMeta: -32602, missingCap: -32021, initAfterModern: -32022},
+		{name: "ts-dual", start: ts(jsonrpctest.DualEra), cancelLog: "cancelled ", missingMeta: -32602, missingCap: -32021, initAfterModern: -32022, prompts: true},
+		{name: "ts-modern", start: ts(jsonrpctest.ModernEra), modernOnly: true, cancelLog: "cancelled ", missingMeta: -32602, missingCap: -32021, initAfterModern: -32022, prompts: true},
 		// go-sdk v1.8.0 serves a request without _meta as a legacy one, runs
 		// a tool that needs elicitation without checking the declared
 		// capabilities, answers a late initialize with error code 0, and
@@ -187,8 +190,9 @@ func TestPeerStdioTranscripts(t *testing.T) {
 			// listen: acknowledged, then list_changed with the subscriptionId.
 			f.request(10, "subscriptions/listen", `{"notifications":{"toolsListChanged":true,"promptsListChanged":true},`+modernMeta+`}`)
 			ack := f.next()
-			if ack.Method != "notifications/subscriptions/acknowledged" || subID(ack) != "10" || !bytes.Contains(ack.Params, []byte(`"toolsListChanged":true`)) || bytes.Contains(ack.Params, []byte(`promptsListChanged`)) {
-				t.Fatalf("listen 10 first got %s %s; want the acknowledgement with subscriptionId 10 granting tools only", ack.Method, ack.Params)
+			if ack.Method != "notifications/subscriptions/acknowledged" || subID(ack) != "10" || !bytes.Contains(ack.Params, []byte(`"toolsListChanged":true`)) ||
+				bytes.Contains(ack.Params, []byte(`"promptsListChanged":true`)) != p.prompts {
+				t.Fatalf("listen 10 first got %s %s; want the acknowledgement with subscriptionId 10 granting tools, and prompts only if the peer offers them (%v)", ack.Method, ack.Params, p.prompts)
 			}
 			// The notification may come before or after the call's response.
 			f.request(11, "tools/call", `{"name":"add_tool","arguments":{"name":"extra"},`+modernMeta+`}`)

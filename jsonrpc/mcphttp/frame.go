@@ -3,6 +3,8 @@ package mcphttp
 import (
 	"bytes"
 	"encoding/json"
+
+	"mcpdeck/jsonrpc"
 )
 
 // message is what the stream needs to know about a frame: whether it is a
@@ -19,45 +21,43 @@ func (m message) key() string { return idKey(m.id) }
 
 func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
 
-// classify decodes just the envelope of a frame. A frame that is not a JSON
-// object (a batch, garbage) is treated as a notification: it is POSTed and
-// must be acknowledged, which is the most the stream can do with it.
+// classify reads just the envelope of a frame (jsonrpc.ReadEnvelope, the
+// one reader of frames). A frame that is not a JSON object (a batch,
+// garbage) is treated as a notification: it is POSTed and must be
+// acknowledged, which is the most the stream can do with it.
 func classify(frame []byte) message {
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(frame, &env) != nil {
+	env, err := jsonrpc.ReadEnvelope(frame)
+	if err != nil {
 		return message{}
 	}
-	return message{id: env.ID, method: env.Method}
+	method, ok := env.MethodName()
+	if env.Method != nil && !ok {
+		return message{} // a method that is not a string: not a message the stream can route
+	}
+	return message{id: env.ID, method: method}
 }
 
 // cancelledID returns the request id a notifications/cancelled frame names.
 func cancelledID(frame []byte) string {
-	var n struct {
-		Params struct {
-			RequestID json.RawMessage `json:"requestId"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(frame, &n) != nil {
+	env, err := jsonrpc.ReadEnvelope(frame)
+	var p jsonrpc.CancelledParams
+	if err != nil || json.Unmarshal(env.Params, &p) != nil {
 		return ""
 	}
-	return idKey(n.Params.RequestID)
+	return idKey(p.RequestID)
 }
 
-// negotiatedVersion returns result.protocolVersion of an initialize
-// response, or "" if the frame carries none.
+// negotiatedVersion returns the protocolVersion member of an initialize
+// response's result, or "" if the frame carries none. The transport knows
+// no MCP types (it sits below the vocabulary in runtime/mcp): it reads the
+// one member its header must repeat by name.
 func negotiatedVersion(frame []byte) string {
-	var r struct {
-		Result struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(frame, &r) != nil {
+	var r jsonrpc.Response[map[string]json.RawMessage]
+	var v string
+	if json.Unmarshal(frame, &r) != nil || json.Unmarshal(r.Result["protocolVersion"], &v) != nil {
 		return ""
 	}
-	return r.Result.ProtocolVersion
+	return v
 }
 
 // errorFrame builds the JSON-RPC error response the stream synthesizes when

@@ -84,17 +84,10 @@ func Probe(ctx context.Context, opts Options, frame []byte) (ProbeResult, error)
 	if answer == nil {
 		answer = x.body
 	}
-	var body struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int64           `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data"`
-		} `json:"error"`
-	}
+	var body jsonrpc.Response[json.RawMessage]
 	decoded := json.Unmarshal(bytes.TrimSpace(answer), &body) == nil
 	if decoded && body.Error != nil {
-		res.Error = &jsonrpc.Error{Code: body.Error.Code, Message: body.Error.Message, Data: body.Error.Data}
+		res.Error = body.Error.Err()
 	}
 	switch {
 	case decoded && resp.StatusCode/100 == 2 && body.Result != nil:

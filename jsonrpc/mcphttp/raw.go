@@ -3,11 +3,12 @@ package mcphttp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+
+	"mcpdeck/jsonrpc"
 )
 
 // RawRequest is one hand-built JSON-RPC request, sent outside the stream's
@@ -134,10 +135,8 @@ func (s *Stream) exchange(ctx context.Context, r RawRequest, what string) (rawEx
 
 // isRPCError reports whether body is a JSON-RPC error response.
 func isRPCError(body []byte) bool {
-	var r struct {
-		Error json.RawMessage `json:"error"`
-	}
-	return json.Unmarshal(bytes.TrimSpace(body), &r) == nil && len(r.Error) > 0 && string(r.Error) != "null"
+	env, err := jsonrpc.ReadEnvelope(bytes.TrimSpace(body))
+	return err == nil && len(env.Error) > 0 && string(env.Error) != "null"
 }
 
 // eventAnswer reads an SSE answer until the response with key, skipping

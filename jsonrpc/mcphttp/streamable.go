@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"mcpdeck/jsonrpc"
 )
 
 const (
@@ -98,13 +100,7 @@ func (s *Stream) runRequest(m message, frame []byte) {
 // and the caller should see the server's own code and message rather than
 // a transport error. It returns nil when the body is no such error.
 func rpcErrorAnswer(m message, body []byte) []byte {
-	var r struct {
-		Error *struct {
-			Code    int64           `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data,omitempty"`
-		} `json:"error"`
-	}
+	var r jsonrpc.Response[json.RawMessage]
 	if !m.isRequest() || json.Unmarshal(bytes.TrimSpace(body), &r) != nil || r.Error == nil {
 		return nil
 	}

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // frameWait bounds the wait for an event the controller has already
@@ -53,7 +55,8 @@ func (c *checker) initialize() (Status, string) {
 		c.listFailed = why
 		return Pass, describeInit(init.Result) + "; listing failed after it (see tool listing)"
 	}
-	res := initResult{ProtocolVersion: v.ProtocolVersion, ServerInfo: v.ServerInfo, Capabilities: v.Capabilities}
+	res := mcp.InitializeResult{ProtocolVersion: v.ProtocolVersion, ServerInfo: v.ServerInfo}
+	_ = json.Unmarshal(v.Capabilities, &res.Capabilities)
 	if init != nil {
 		res = init.Result
 	}
@@ -63,9 +66,9 @@ func (c *checker) initialize() (Status, string) {
 	if res.ServerInfo.Name == "" || res.ServerInfo.Version == "" {
 		warns = append(warns, "serverInfo needs a name and a version")
 	}
-	if !json.Valid(res.Capabilities) || strings.TrimSpace(string(res.Capabilities)) == "null" {
+	if len(res.Capabilities.Raw) == 0 {
 		warns = append(warns, "the result has no capabilities object")
-	} else if !strings.Contains(string(res.Capabilities), `"tools"`) && len(v.Tools) > 0 {
+	} else if res.Capabilities.Tools == nil && !strings.Contains(string(res.Capabilities.Raw), `"tools"`) && len(v.Tools) > 0 {
 		warns = append(warns, "the server lists tools but does not declare the tools capability")
 	}
 	desc := describeInit(res)
@@ -79,16 +82,7 @@ func (c *checker) initialize() (Status, string) {
 }
 
 // initFrame is the initialize response as it came off the wire.
-type initFrame struct {
-	Result initResult        `json:"result"`
-	Error  *runtime.RPCError `json:"error"`
-}
-
-type initResult struct {
-	ProtocolVersion string                 `json:"protocolVersion"`
-	ServerInfo      runtime.Implementation `json:"serverInfo"`
-	Capabilities    json.RawMessage        `json:"capabilities"`
-}
+type initFrame = jsonrpc.Response[mcp.InitializeResult]
 
 // initResult reads the initialize response frame, when one came.
 func (c *checker) initResult(from int) *initFrame {
@@ -103,13 +97,13 @@ func (c *checker) initResult(from int) *initFrame {
 	return &f
 }
 
-func describeInit(r initResult) string {
+func describeInit(r mcp.InitializeResult) string {
 	info := strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
 	if info == "" {
 		info = "no serverInfo"
 	}
 	var caps map[string]json.RawMessage
-	_ = json.Unmarshal(r.Capabilities, &caps)
+	_ = json.Unmarshal(r.Capabilities.Raw, &caps)
 	names := make([]string, 0, len(caps))
 	for k := range caps {
 		names = append(names, k)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"mcpdeck/runtime/mcp"
 )
 
 // childEnv makes the test binary act as the demo server on its own stdio,
@@ -252,9 +254,9 @@ func (s *session) rest() []message {
 }
 
 // initialize performs the handshake and returns the result.
-func (s *session) initialize(version string) initializeResult {
+func (s *session) initialize(version string) mcp.InitializeResult {
 	s.t.Helper()
-	var r initializeResult
+	var r mcp.InitializeResult
 	s.result(0, "initialize", map[string]any{
 		"protocolVersion": version,
 		"capabilities":    map[string]any{},

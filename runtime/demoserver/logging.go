@@ -11,12 +11,16 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	mcpwire "mcpdeck/runtime/mcp"
 )
 
-// level is an MCP log level; the order is the spec's (RFC 5424 severities).
+// level is an MCP log level: its rank in mcpwire.LogLevels (the spec's
+// order, RFC 5424 severities, least severe first).
 type level int32
 
 const (
@@ -30,23 +34,17 @@ const (
 	levelEmergency
 )
 
-var levelNames = [...]string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-// String returns the level's wire name.
+// String returns the level's wire name, from the vocabulary's one list.
 func (l level) String() string {
-	if l < 0 || int(l) >= len(levelNames) {
+	if l < 0 || int(l) >= len(mcpwire.LogLevels) {
 		return fmt.Sprintf("level(%d)", int(l))
 	}
-	return levelNames[l]
+	return string(mcpwire.LogLevels[l])
 }
 
 func parseLevel(name string) (level, bool) {
-	for i, n := range levelNames {
-		if n == name {
-			return level(i), true
-		}
-	}
-	return 0, false
+	l := mcpwire.LogLevel(name)
+	return level(l.Rank()), l.Known()
 }
 
 // logName is the notifications/message logger name the demo server uses.
@@ -88,7 +86,7 @@ func (d *demo) setLevel(ctx context.Context, method string, req mcp.Request, nex
 	}
 	lvl, ok := parseLevel(string(p.Level))
 	if !ok {
-		return nil, invalidParams("logging/setLevel: unknown level %q; use one of debug, info, notice, warning, error, critical, alert, emergency", p.Level)
+		return nil, invalidParams("logging/setLevel: unknown level %q; use one of %s", p.Level, strings.Join(mcpwire.LevelNames(), ", "))
 	}
 	d.logMu.Lock()
 	defer d.logMu.Unlock()

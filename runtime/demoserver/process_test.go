@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mcpdeck/runtime/mcp"
 )
 
 // TestChildProcess runs the server as a real process on its real stdio (the
@@ -77,8 +79,8 @@ func TestChildProcess(t *testing.T) {
 
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
 	var init struct {
-		ID     int              `json:"id"`
-		Result initializeResult `json:"result"`
+		ID     int                  `json:"id"`
+		Result mcp.InitializeResult `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(next()), &init); err != nil || init.ID != 1 || init.Result.ProtocolVersion != "2024-11-05" {
 		t.Fatalf("initialize = %+v (%v), want id 1 and protocol 2024-11-05", init, err)

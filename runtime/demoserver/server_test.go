@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mcpdeck/runtime/mcp"
 )
 
 func TestInitializeNegotiatesVersion(t *testing.T) {
@@ -51,7 +53,7 @@ func TestInitializeWireShape(t *testing.T) {
 	m := s.call(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "0"}})
 	var r struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
-		ServerInfo   implementation             `json:"serverInfo"`
+		ServerInfo   mcp.Implementation         `json:"serverInfo"`
 	}
 	if err := json.Unmarshal(m.Result, &r); err != nil {
 		t.Fatal(err)

@@ -1,37 +1,14 @@
 package demoserver
 
-// The wire shapes the tests decode the server's answers into: the session
-// revisions' JSON, written out here so the tests read what a client reads,
-// whatever types the server is built from.
+// The wire shapes the tests decode the server's answers into, where the
+// vocabulary (runtime/mcp) has none: the session revisions' JSON, written
+// out so the tests read what a client reads, whatever the server is built
+// from.
 
 type implementation struct {
 	Name    string `json:"name"`
 	Title   string `json:"title,omitempty"`
 	Version string `json:"version"`
-}
-
-type listChangedCap struct {
-	ListChanged bool `json:"listChanged"`
-}
-
-type resourcesCap struct {
-	Subscribe   bool `json:"subscribe"`
-	ListChanged bool `json:"listChanged"`
-}
-
-type serverCapabilities struct {
-	Tools       listChangedCap `json:"tools"`
-	Prompts     listChangedCap `json:"prompts"`
-	Resources   resourcesCap   `json:"resources"`
-	Logging     struct{}       `json:"logging"`
-	Completions *struct{}      `json:"completions,omitempty"`
-}
-
-type initializeResult struct {
-	ProtocolVersion string             `json:"protocolVersion"`
-	Capabilities    serverCapabilities `json:"capabilities"`
-	ServerInfo      implementation     `json:"serverInfo"`
-	Instructions    string             `json:"instructions,omitempty"`
 }
 
 type content struct {

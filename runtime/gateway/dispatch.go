@@ -13,11 +13,25 @@ import (
 // gatewayCapabilities is what the gateway offers every client, whatever
 // the servers behind it offer today: the offer is live, so the lists may
 // fill later.
-var gatewayCapabilities = json.RawMessage(`{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"logging":{},"completions":{}}`)
+var gatewayCapabilities = mcp.ServerCapabilities{
+	Tools:       &mcp.ListChangedCapability{ListChanged: true},
+	Prompts:     &mcp.ListChangedCapability{ListChanged: true},
+	Resources:   &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
+	Logging:     &mcp.Empty{},
+	Completions: &mcp.Empty{},
+}
+
+// modernCapabilities are what server/discover says: the same, and the
+// tasks extension (tasks.go), which 2026-07-28 clients may declare.
+var modernCapabilities = func() mcp.ServerCapabilities {
+	c := gatewayCapabilities
+	c.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage(`{}`)}
+	return c
+}()
 
 // modernOnly and legacyOnly are the methods of one era.
 var (
-	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen}
+	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen, mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel}
 	legacyOnly = []string{"initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 	// forwarded methods go to a server: they wait for Ready, count against
 	// the concurrency limit and answer on a stream (HTTP).
@@ -75,6 +89,7 @@ func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, 
 		res, err = g.dispatch(ctx, c)
 	}
 	cl.end(c, err)
+	g.opts.Audit.record(c, res, err, time.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -138,12 +153,12 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 	case "initialize":
 		res, err = g.initialize(c, cat, pol)
 	case mcp.MethodDiscover:
-		res = map[string]any{"supportedVersions": mcp.Versions(), "capabilities": gatewayCapabilities, "instructions": cat.instructions(pol)}
+		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: cat.capabilities(modernCapabilities), Instructions: cat.instructions(pol)}
 		cacheable = true
 	case "ping":
 		res = struct{}{}
 	case "tools/list":
-		res, err = listResult(c, "tools", cat.toolsFor(pol))
+		res, err = listResult(c, "tools", offeredTools(c, cat.toolsFor(pol)))
 		cacheable = true
 	case "prompts/list":
 		res, err = listResult(c, "prompts", cat.promptsFor(pol))
@@ -162,6 +177,8 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 		res = struct{}{}
 	case mcp.MethodListen:
 		res, err = g.listen(ctx, c, cat, pol)
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
+		res, err = g.taskMethod(c)
 	case "tools/call", "prompts/get", "resources/read", "completion/complete":
 		res, err = g.forward(ctx, c, cat, pol)
 		cacheable = c.method == "resources/read"
@@ -174,14 +191,12 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 // listResult answers a list request: everything in one page (the offer is
 // live and small); a cursor, which the gateway never hands out, is invalid.
 func listResult[T any](c *call, key string, items []T) (any, error) {
-	var p struct {
-		Cursor *string `json:"cursor"`
-	}
+	var p mcp.ListParams
 	if len(c.params) > 0 && json.Unmarshal(c.params, &p) != nil {
 		return nil, invalidParams("%s: params must be an object", c.method)
 	}
-	if p.Cursor != nil && *p.Cursor != "" {
-		return nil, invalidParams("%s: invalid cursor %q: mcpdeck's gateway answers in one page and hands out no cursors", c.method, *p.Cursor)
+	if p.Cursor != "" {
+		return nil, invalidParams("%s: invalid cursor %q: mcpdeck's gateway answers in one page and hands out no cursors", c.method, p.Cursor)
 	}
 	return map[string]any{key: items}, nil
 }
@@ -189,11 +204,7 @@ func listResult[T any](c *call, key string, items []T) (any, error) {
 // initialize opens a legacy session: the version is the client's when
 // the gateway speaks it, else the newest legacy one.
 func (g *Gateway) initialize(c *call, cat *catalog, pol *policy) (any, error) {
-	var p struct {
-		ProtocolVersion string             `json:"protocolVersion"`
-		Capabilities    json.RawMessage    `json:"capabilities"`
-		ClientInfo      mcp.Implementation `json:"clientInfo"`
-	}
+	var p mcp.InitializeParams
 	if err := json.Unmarshal(c.params, &p); err != nil {
 		return nil, invalidParams("initialize: %v", err)
 	}
@@ -201,18 +212,16 @@ func (g *Gateway) initialize(c *call, cat *catalog, pol *policy) (any, error) {
 	if !slices.Contains(mcp.LegacyVersions(), version) {
 		version = mcp.LatestLegacy
 	}
-	var caps legacyCaps
-	_ = json.Unmarshal(p.Capabilities, &caps)
 	cl := c.cl
 	cl.mu.Lock()
-	cl.caps = caps
+	cl.caps = p.Capabilities
 	cl.mu.Unlock()
 	cl.identify(&p.ClientInfo, mcp.Legacy, version)
-	return map[string]any{
-		"protocolVersion": version,
-		"capabilities":    gatewayCapabilities,
-		"serverInfo":      g.implementation(),
-		"instructions":    cat.instructions(cl.policy()),
+	return mcp.InitializeResult{
+		ProtocolVersion: version,
+		Capabilities:    cat.capabilities(gatewayCapabilities),
+		ServerInfo:      g.implementation(),
+		Instructions:    cat.instructions(cl.policy()),
 	}, nil
 }
 
@@ -239,15 +248,13 @@ func (g *Gateway) onNotification(cl *client, n jsonrpc.Notification) {
 // client gets. It does not change what mcpdeck asks of the servers (other
 // clients and the TUI share them).
 func (g *Gateway) setLevel(c *call) error {
-	var p struct {
-		Level string `json:"level"`
-	}
+	var p mcp.SetLevelParams
 	_ = json.Unmarshal(c.params, &p)
-	if _, err := mcp.ParseLogLevel(p.Level); err != nil {
+	if _, err := mcp.ParseLogLevel(string(p.Level)); err != nil {
 		return invalidParams("logging/setLevel: %v", err)
 	}
 	c.cl.mu.Lock()
-	c.cl.level = levelRank(p.Level)
+	c.cl.level = p.Level.Rank()
 	c.cl.mu.Unlock()
 	return nil
 }

@@ -119,6 +119,16 @@ func isObject(raw json.RawMessage) bool {
 	return len(t) > 0 && t[0] == '{'
 }
 
+// withInfo is meta (a result's _meta, nil for none) with the gateway's
+// serverInfo, which identifies the server a modern client talks to.
+func (g *Gateway) withInfo(meta json.RawMessage) json.RawMessage {
+	if !mcp.HasMeta(meta) {
+		return g.infoMeta
+	}
+	info, _ := json.Marshal(g.implementation())
+	return mcp.SetMeta(meta, mcp.MetaServerInfo, info)
+}
+
 // implementation is the gateway's serverInfo.
 func (g *Gateway) implementation() mcp.Implementation {
 	return mcp.Implementation{Name: "mcpdeck-gateway", Title: "mcpdeck gateway", Version: g.opts.Version}
@@ -133,7 +143,10 @@ func (g *Gateway) implementation() mcp.Implementation {
 func (g *Gateway) modernResult(v any, cacheable bool) (any, error) {
 	switch r := v.(type) {
 	case callResult:
-		r.ResultType, r.Meta = string(mcp.Complete), g.infoMeta
+		r.ResultType, r.Meta = mcp.Complete, g.withInfo(r.Meta)
+		return r, nil
+	case mcp.CompleteResult:
+		r.ResultType, r.Meta = mcp.Complete, g.withInfo(r.Meta)
 		return r, nil
 	case inputRequired:
 		r.Meta = g.infoMeta
@@ -164,13 +177,7 @@ func (g *Gateway) modernResult(v any, cacheable bool) (any, error) {
 	if _, ok := fields["resultType"]; !ok {
 		fields["resultType"] = json.RawMessage(`"complete"`)
 	}
-	meta := map[string]json.RawMessage{}
-	if m, ok := fields["_meta"]; ok {
-		_ = json.Unmarshal(m, &meta)
-	}
-	info, _ := json.Marshal(g.implementation())
-	meta[mcp.MetaServerInfo] = info
-	fields["_meta"], _ = json.Marshal(meta)
+	fields["_meta"] = g.withInfo(fields["_meta"])
 	if cacheable {
 		fields["ttlMs"] = json.RawMessage(`0`)
 		fields["cacheScope"] = json.RawMessage(`"private"`)

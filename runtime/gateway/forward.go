@@ -1,16 +1,19 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // fwdKey names one of the runtime's requests: its server and id.
@@ -65,6 +68,9 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 		return nil, err
 	}
 	c.resolved(t.server, t.name)
+	if l := g.take(c.cl, pol, c.method, t.name, time.Now()); l != nil {
+		return nil, rateLimited(l)
+	}
 	c.cl.mu.Lock()
 	slots := c.cl.slots
 	c.cl.mu.Unlock()
@@ -75,6 +81,11 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 			"mcpdeck gateway: this client already has %d requests in flight (gateway.maxConcurrent); wait for one to finish", cap(slots))
 	}
 	release := func() { <-slots }
+	if c.env != nil && c.env.caps.Tasks() && c.method == "tools/call" {
+		// The client takes a task: a long call, or one whose server asks
+		// something, is answered with one (tasks.go).
+		return g.startTask(ctx, c, t, release)
+	}
 	if c.env != nil && (c.env.caps.Elicitation != nil || c.env.caps.Roots != nil) {
 		// The server may ask this client something (MRTR): run as a job
 		// that can be parked. A request that declared neither cannot be
@@ -85,7 +96,15 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 	fwd := &forward{}
 	fwd.target.Store(c)
 	defer g.unregister(fwd)
-	return t.run(runtime.WithResponder(traced(ctx, c.p.Meta), c.cl.responder), g.register(fwd, c, t.server))
+	return t.run(runtime.WithResponder(upstreamCtx(ctx, c), c.cl.responder), g.register(fwd, c, t.server))
+}
+
+// upstreamCtx is the ctx of the runtime request that serves c: the
+// client's trace context continues in it, and the keys of the client's
+// _meta that are its own (not reserved for the protocol) go along to the
+// server.
+func upstreamCtx(ctx context.Context, c *call) context.Context {
+	return runtime.WithRequestMeta(traced(ctx, c.p.Meta), c.p.Meta)
 }
 
 // isNotOffered reports an error saying the name is not in the catalog.
@@ -135,6 +154,12 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 			return nil, invalidParams("tools/call: params need a tool \"name\"")
 		}
 		tool := cat.toolByName[p.Name]
+		if tool == nil && c.declaresUI() {
+			tool = cat.appCalled(p.Name) // an app calls its server's tools by their own names
+		}
+		if tool != nil && !c.declaresUI() && appOnlyTool(tool) {
+			tool = nil // not offered to a model's client
+		}
 		if tool == nil {
 			return nil, invalidParams("unknown tool %q: it is not offered now (the offer is live; list tools again)", p.Name)
 		}
@@ -148,10 +173,7 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 			return toolResult(server, what, timeout, res, err)
 		}}, nil
 	case "prompts/get":
-		var p struct {
-			Name      string            `json:"name"`
-			Arguments map[string]string `json:"arguments"`
-		}
+		var p mcp.GetPromptParams
 		if err := json.Unmarshal(c.params, &p); err != nil || p.Name == "" {
 			return nil, invalidParams("prompts/get: params need a prompt \"name\" and string \"arguments\"")
 		}
@@ -171,13 +193,11 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 			if err != nil {
 				return nil, upstreamError(server, what, timeout, err)
 			}
-			return raw, nil
+			return hopResult(raw), nil
 		}}, nil
 	case "resources/read":
-		var p struct {
-			URI string `json:"uri"`
-		}
-		if err := json.Unmarshal(c.params, &p); err != nil || p.URI == "" {
+		p := c.p
+		if p.URI == "" {
 			return nil, invalidParams("resources/read: params need a \"uri\"")
 		}
 		server, ok := cat.resourceServer(p.URI, pol.allows)
@@ -192,7 +212,7 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 			if err != nil {
 				return nil, upstreamError(server, what, timeout, err)
 			}
-			return raw, nil
+			return hopResult(raw), nil
 		}}, nil
 	case "completion/complete":
 		return g.resolveCompletion(c, cat, pol, timeout)
@@ -203,27 +223,17 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 // resolveCompletion maps a completion reference (a bridged prompt name, or
 // a resource template) to its server.
 func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout time.Duration) (*target, error) {
-	var p struct {
-		Ref struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
-			URI  string `json:"uri"`
-		} `json:"ref"`
-		Argument struct {
-			Name  string `json:"name"`
-			Value string `json:"value"`
-		} `json:"argument"`
-		Context struct {
-			Arguments map[string]string `json:"arguments"`
-		} `json:"context"`
-	}
+	var p mcp.CompleteParams
 	if err := json.Unmarshal(c.params, &p); err != nil {
 		return nil, invalidParams("completion/complete: %v", err)
 	}
-	req := runtime.CompleteRequest{Argument: p.Argument.Name, Value: p.Argument.Value, Context: p.Context.Arguments}
+	req := runtime.CompleteRequest{Argument: p.Argument.Name, Value: p.Argument.Value}
+	if p.Context != nil {
+		req.Context = p.Context.Arguments
+	}
 	var what, name string
 	switch p.Ref.Type {
-	case "ref/prompt":
+	case mcp.RefPrompt:
 		pr := cat.promptBy[p.Ref.Name]
 		if pr == nil {
 			return nil, invalidParams("unknown prompt %q: it is not offered now (list prompts again)", p.Ref.Name)
@@ -232,7 +242,7 @@ func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout 
 			return nil, refused("prompt", pr.Name, rule)
 		}
 		req.Server, req.Ref.Prompt, what, name = pr.Server, pr.Prompt.Name, fmt.Sprintf("completion of prompt %q", pr.Name), pr.Name
-	case "ref/resource":
+	case mcp.RefResource:
 		server, ok := cat.templateServer(p.Ref.URI, pol.allows)
 		if !ok {
 			return nil, invalidParams("resource template %q is not offered now (list resource templates again)", p.Ref.URI)
@@ -246,7 +256,7 @@ func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout 
 		defer cancel()
 		res, err := g.rt.Complete(ctx, req)
 		if errors.Is(err, runtime.ErrUnsupported) {
-			return map[string]any{"completion": runtime.Completion{Values: []string{}}}, nil
+			return mcp.CompleteResult{Completion: mcp.Completion{Values: []string{}}}, nil
 		}
 		if err != nil {
 			return nil, upstreamError(req.Server, what, timeout, err)
@@ -254,23 +264,18 @@ func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout 
 		if res.Values == nil {
 			res.Values = []string{}
 		}
-		return map[string]any{"completion": res}, nil
+		return mcp.CompleteResult{Completion: *res}, nil
 	}}, nil
 }
 
-// callResult is a tools/call result as the wire carries it; the last two
-// fields are set for a modern client.
-type callResult struct {
-	Content           []runtime.Content `json:"content"`
-	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
-	IsError           bool              `json:"isError,omitempty"`
-	ResultType        string            `json:"resultType,omitempty"`
-	Meta              json.RawMessage   `json:"_meta,omitempty"`
-}
+// callResult is a tools/call result as the gateway answers it; resultType
+// is set for a modern client.
+type callResult struct{ mcp.CallToolResult }
 
 // toolResult turns the runtime's answer into the client's: a result
-// (isError included), a tool-level error for arguments that fail the
-// input schema (so a model can correct them), or a JSON-RPC error.
+// (isError, content annotations and _meta included), a tool-level error
+// for arguments that fail the input schema (so a model can correct them),
+// or a JSON-RPC error.
 func toolResult(server, what string, timeout time.Duration, res *runtime.Result, err error) (any, error) {
 	var argErr *runtime.ArgumentsError
 	switch {
@@ -279,16 +284,69 @@ func toolResult(server, what string, timeout time.Duration, res *runtime.Result,
 		for i, f := range argErr.Fields {
 			lines[i] = f.String()
 		}
-		return callResult{IsError: true, Content: []runtime.Content{{Type: "text",
-			Text: "invalid arguments for " + what + " (checked against its inputSchema):\n" + strings.Join(lines, "\n")}}}, nil
+		return callResult{CallToolResult: mcp.CallToolResult{IsError: true, Content: []mcp.Content{{Type: mcp.ContentText,
+			Text: "invalid arguments for " + what + " (checked against its inputSchema):\n" + strings.Join(lines, "\n")}}}}, nil
 	case err != nil:
 		return nil, upstreamError(server, what, timeout, err)
 	}
 	content := res.Content
 	if content == nil {
-		content = []runtime.Content{}
+		content = []mcp.Content{}
 	}
-	return callResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError}, nil
+	return callResult{CallToolResult: mcp.CallToolResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError, Meta: hopMeta(res.Meta)}}, nil
+}
+
+// hopMeta is a server result's _meta as the gateway passes it on: the
+// server's own keys as it sent them (an MCP App's viewUUID), without the
+// keys the protocol reserves, which describe the hop between mcpdeck and
+// the server (its serverInfo, a task mcpdeck followed). A modern answer
+// gets the gateway's own serverInfo instead (modernResult).
+func hopMeta(meta json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if !mcp.HasMeta(meta) || json.Unmarshal(meta, &m) != nil {
+		return nil
+	}
+	n := len(m)
+	maps.DeleteFunc(m, func(k string, _ json.RawMessage) bool { return mcp.ReservedMetaKey(k) })
+	switch len(m) {
+	case 0:
+		return nil
+	case n:
+		return meta // nothing reserved: as the server sent it
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// hopResult is a server's raw result (prompts/get, resources/read) with
+// its _meta passed on as hopMeta says; a result without reserved _meta
+// keys is passed on byte for byte.
+func hopResult(raw json.RawMessage) json.RawMessage {
+	meta := mcp.MetaOf(raw)
+	if meta == nil {
+		return raw
+	}
+	kept := hopMeta(meta)
+	if bytes.Equal(kept, meta) {
+		return raw
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return raw
+	}
+	if kept == nil {
+		delete(fields, "_meta")
+	} else {
+		fields["_meta"] = kept
+	}
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // progress forwards a server's progress to the client request it serves,
@@ -322,7 +380,7 @@ func (g *Gateway) progress(e runtime.Progress) {
 // that server that asked for logs at or below it. Clients that may not
 // reach the server get nothing.
 func (g *Gateway) logMessage(e runtime.LogMessage) {
-	rank := levelRank(e.Level)
+	rank := mcp.LevelRank(e.Level)
 	logger := e.Server
 	if e.Logger != "" {
 		logger += "/" + e.Logger
@@ -340,7 +398,7 @@ func (g *Gateway) logMessage(e runtime.LogMessage) {
 			cl.notify("notifications/message", params)
 		}
 		for _, c := range cl.inflightOn(e.Server) {
-			if c.env != nil && c.env.logLevel != "" && rank >= levelRank(c.env.logLevel) {
+			if c.env != nil && c.env.logLevel != "" && rank >= mcp.LevelRank(c.env.logLevel) {
 				c.relate("notifications/message", params)
 			}
 		}

@@ -58,18 +58,13 @@ type ask struct {
 
 // inputRequired is a modern answer asking the client for input; dispatch
 // adds _meta to it but no cache hint.
-type inputRequired struct {
-	ResultType    string                      `json:"resultType"`
-	InputRequests map[string]mcp.InputRequest `json:"inputRequests"`
-	RequestState  string                      `json:"requestState"`
-	Meta          json.RawMessage             `json:"_meta,omitempty"`
-}
+type inputRequired struct{ mcp.InputRequiredWire }
 
 // startJob runs t for a modern request and waits on it.
 func (g *Gateway) startJob(ctx context.Context, c *call, t *target, release func()) (any, error) {
 	j := &job{g: g, cl: c.cl, method: c.method, server: t.server, name: t.name, started: c.started,
 		result: make(chan jobResult, 1), asks: make(chan *ask), fwd: &forward{}, current: c, lastID: c.id}
-	j.ctx, j.cancel = context.WithCancel(traced(c.cl.ctx, c.p.Meta))
+	j.ctx, j.cancel = context.WithCancel(upstreamCtx(c.cl.ctx, c))
 	j.fwd.target.Store(c)
 	c.setJob(j)
 	g.wg.Go(func() {
@@ -116,7 +111,9 @@ func (j *job) park(c *call, a *ask) (any, error) {
 	j.g.parked[state] = j
 	j.g.mu.Unlock()
 	j.cl.setParked(j, true)
-	return inputRequired{ResultType: string(mcp.InputRequired), InputRequests: map[string]mcp.InputRequest{a.key: a.req}, RequestState: state}, nil
+	requests, _ := json.Marshal(map[string]mcp.InputRequest{a.key: a.req})
+	st, _ := json.Marshal(state)
+	return inputRequired{mcp.InputRequiredWire{ResultType: mcp.InputRequired, InputRequests: requests, RequestState: st}}, nil
 }
 
 // ask is the runtime side: the server's question waits for the client's
@@ -157,9 +154,7 @@ func (g *Gateway) resume(ctx context.Context, c *call, state string) (any, error
 	if j.method != c.method {
 		return nil, invalidParams("requestState belongs to a %s request, not %s", j.method, c.method)
 	}
-	var p struct {
-		Responses map[string]json.RawMessage `json:"inputResponses"`
-	}
+	var p mcp.Retry
 	_ = json.Unmarshal(c.params, &p)
 	j.mu.Lock()
 	j.timer.Stop()
@@ -175,7 +170,7 @@ func (g *Gateway) resume(ctx context.Context, c *call, state string) (any, error
 		c.upstream = id
 		c.mu.Unlock()
 	}
-	ans, ok := p.Responses[a.key]
+	ans, ok := p.InputResponses[a.key]
 	if !ok {
 		// No answer to the question: for the server it was dismissed.
 		ans = mcp.ElicitCancel()

@@ -46,9 +46,7 @@ func (l *listen) send(method string, params map[string]any) {
 // listen serves subscriptions/listen: acknowledge what is granted, then
 // hold the request open.
 func (g *Gateway) listen(ctx context.Context, c *call, cat *catalog, pol *policy) (any, error) {
-	var p struct {
-		Notifications *mcp.SubscriptionFilter `json:"notifications"`
-	}
+	var p mcp.ListenParamsWire
 	if err := json.Unmarshal(c.params, &p); err != nil || p.Notifications == nil {
 		return nil, invalidParams("subscriptions/listen: params need a \"notifications\" filter")
 	}

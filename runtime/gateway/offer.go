@@ -7,87 +7,62 @@ import (
 	"strings"
 
 	"mcpdeck/runtime"
-)
-
-// The lists as the wire carries them.
-type (
-	wireTool struct {
-		Name         string          `json:"name"`
-		Title        string          `json:"title,omitempty"`
-		Description  string          `json:"description,omitempty"`
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-		Annotations  json.RawMessage `json:"annotations,omitempty"`
-	}
-	wirePrompt struct {
-		Name        string                   `json:"name"`
-		Title       string                   `json:"title,omitempty"`
-		Description string                   `json:"description,omitempty"`
-		Arguments   []runtime.PromptArgument `json:"arguments,omitempty"`
-	}
-	wireResource struct {
-		URI         string `json:"uri"`
-		Name        string `json:"name"`
-		Title       string `json:"title,omitempty"`
-		Description string `json:"description,omitempty"`
-		MIMEType    string `json:"mimeType,omitempty"`
-	}
-	wireTemplate struct {
-		URITemplate string `json:"uriTemplate"`
-		Name        string `json:"name"`
-		Title       string `json:"title,omitempty"`
-		Description string `json:"description,omitempty"`
-		MIMEType    string `json:"mimeType,omitempty"`
-	}
+	"mcpdeck/runtime/mcp"
 )
 
 // emptySchema stands in for a tool that declared no input schema: clients
 // require an object schema.
 var emptySchema = json.RawMessage(`{"type":"object"}`)
 
-// tools lists the tools p allows.
-func (cat *catalog) toolsFor(p *policy) []wireTool {
-	out := make([]wireTool, 0, len(cat.tools))
+// The lists below are what the servers said, under the bridged names:
+// _meta, annotations and icons pass through as each server sent them, so
+// a host behind the gateway sees an MCP App's ui.resourceUri and
+// visibility as if it spoke to the server itself.
+
+// toolsFor lists the tools p allows.
+func (cat *catalog) toolsFor(p *policy) []mcp.Tool {
+	out := make([]mcp.Tool, 0, len(cat.tools))
 	for _, t := range cat.tools {
 		if ok, _ := p.tool(t.Server, t.Name); !ok {
 			continue
 		}
-		in := t.InputSchema
-		if len(in) == 0 {
-			in = emptySchema
+		w := t.Wire(t.Name)
+		if len(w.InputSchema) == 0 {
+			w.InputSchema = emptySchema
 		}
-		out = append(out, wireTool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: in,
-			OutputSchema: t.OutputSchema, Annotations: t.Annotations})
+		out = append(out, w)
 	}
 	return out
 }
 
-func (cat *catalog) promptsFor(p *policy) []wirePrompt {
-	out := make([]wirePrompt, 0, len(cat.prompts))
+func (cat *catalog) promptsFor(p *policy) []mcp.Prompt {
+	out := make([]mcp.Prompt, 0, len(cat.prompts))
 	for _, pr := range cat.prompts {
 		if ok, _ := p.prompt(pr.Server, pr.Name); !ok {
 			continue
 		}
-		out = append(out, wirePrompt{Name: pr.Name, Title: pr.Title, Description: pr.Description, Arguments: pr.Arguments})
+		w := pr.Prompt.Prompt
+		w.Name = pr.Name
+		out = append(out, w)
 	}
 	return out
 }
 
-func (cat *catalog) resourcesFor(p *policy) []wireResource {
-	out := make([]wireResource, 0, len(cat.resources))
+func (cat *catalog) resourcesFor(p *policy) []mcp.Resource {
+	out := make([]mcp.Resource, 0, len(cat.resources))
 	for _, r := range cat.resources {
 		if p.allows(r.Server) {
-			out = append(out, wireResource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+			out = append(out, r.Resource)
 		}
 	}
 	return out
 }
 
-func (cat *catalog) templatesFor(p *policy) []wireTemplate {
-	out := make([]wireTemplate, 0, len(cat.templates))
+func (cat *catalog) templatesFor(p *policy) []mcp.ResourceTemplate {
+	out := make([]mcp.ResourceTemplate, 0, len(cat.templates))
 	for _, t := range cat.templates {
 		if p.allows(t.Server) {
-			out = append(out, wireTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType})
+			out = append(out, t.ResourceTemplate.ResourceTemplate)
 		}
 	}
 	return out

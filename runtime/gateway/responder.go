@@ -21,6 +21,22 @@ type responder struct{ cl *client }
 // client did not declare elicitation, or when the question cannot be tied
 // to one of its modern requests; mcpdeck's own Elicitor then answers.
 func (r *responder) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
+	return elicitVia(ctx, r, req)
+}
+
+// Roots asks the client for its roots, as Elicit does.
+func (r *responder) Roots(ctx context.Context, server string) ([]runtime.Root, error) {
+	return rootsVia(ctx, r, server)
+}
+
+// asker puts a server's question to whoever answers it: a client (the
+// responder), or a task's poller (taskResponder).
+type asker interface {
+	ask(ctx context.Context, server, method string, params map[string]any) (json.RawMessage, error)
+}
+
+// elicitVia asks an elicitation through a and reads the answer.
+func elicitVia(ctx context.Context, a asker, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
 	params := map[string]any{"message": req.Message}
 	if req.Mode == "url" {
 		params["mode"], params["url"] = "url", req.URL
@@ -30,7 +46,7 @@ func (r *responder) Elicit(ctx context.Context, req runtime.ElicitRequest) (runt
 	} else if len(req.RequestedSchema) > 0 {
 		params["requestedSchema"] = req.RequestedSchema
 	}
-	raw, err := r.ask(ctx, req.Server, mcp.MethodElicit, params)
+	raw, err := a.ask(ctx, req.Server, mcp.MethodElicit, params)
 	if err != nil {
 		return runtime.ElicitResponse{}, err
 	}
@@ -41,19 +57,21 @@ func (r *responder) Elicit(ctx context.Context, req runtime.ElicitRequest) (runt
 	return resp, nil
 }
 
-// Roots asks the client for its roots, as Elicit does.
-func (r *responder) Roots(ctx context.Context, server string) ([]runtime.Root, error) {
-	raw, err := r.ask(ctx, server, mcp.MethodListRoots, map[string]any{})
+// rootsVia asks roots/list through a and reads the answer.
+func rootsVia(ctx context.Context, a asker, server string) ([]runtime.Root, error) {
+	raw, err := a.ask(ctx, server, mcp.MethodListRoots, map[string]any{})
 	if err != nil {
 		return nil, err
 	}
-	var res struct {
-		Roots []runtime.Root `json:"roots"`
-	}
+	var res mcp.ListRootsResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, fmt.Errorf("the client's roots/list answer: %w", err)
 	}
-	return res.Roots, nil
+	roots := make([]runtime.Root, len(res.Roots))
+	for i, r := range res.Roots {
+		roots[i] = runtime.Root{URI: r.URI, Name: r.Name}
+	}
+	return roots, nil
 }
 
 // ask puts a server's question (elicitation/create, roots/list) to the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime/mcp"
 )
 
 // httpSession is a legacy Streamable HTTP session (2025-03-26 …
@@ -45,6 +46,7 @@ func (g *Gateway) newSession(r *http.Request) (*httpSession, error) {
 	s := &httpSession{g: g, id: newState(), in: make(chan []byte, sessionQueue), done: make(chan struct{}),
 		exchanges: map[string]*exchange{}, tokens: map[string]*exchange{}, routes: map[uint64]*exchange{}}
 	cl := g.newClient(TransportHTTP, "session", r.RemoteAddr)
+	cl.setIdentity(IdentityFrom(r.Context()))
 	s.cl = cl
 	ready := make(chan struct{})
 	s.conn = jsonrpc.NewConn(s, jsonrpc.Options{
@@ -139,18 +141,16 @@ func (s *httpSession) Write(msg []byte) error {
 		if id, err := strconv.ParseUint(string(f.ID), 10, 64); err == nil {
 			x = s.routes[id]
 		}
-	case f.method() == "notifications/progress":
-		var p struct {
-			Token json.RawMessage `json:"progressToken"`
-		}
+	case f.method() == mcp.NotificationProgress:
+		var p mcp.ProgressParams
 		_ = json.Unmarshal(f.Params, &p)
-		x = s.tokens[idKey(p.Token)]
-	case f.method() == "notifications/cancelled":
-		var p struct {
-			ID uint64 `json:"requestId"`
-		}
+		x = s.tokens[idKey(p.ProgressToken)]
+	case f.method() == mcp.NotificationCancelled:
+		var p jsonrpc.CancelledParams
 		if json.Unmarshal(f.Params, &p) == nil {
-			x = s.routes[p.ID]
+			if id, err := strconv.ParseUint(string(p.RequestID), 10, 64); err == nil {
+				x = s.routes[id]
+			}
 		}
 	}
 	get := s.get
@@ -224,13 +224,8 @@ func (s *httpSession) post(w http.ResponseWriter, r *http.Request, f *frame, msg
 		return
 	}
 	s.exchanges[key] = x
-	var p struct {
-		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(f.Params, &p) == nil && len(p.Meta.Token) > 0 {
-		s.tokens[idKey(p.Meta.Token)] = x
+	if token := mcp.MetaValue(mcp.MetaOf(f.Params), mcp.MetaProgressToken); len(token) > 0 {
+		s.tokens[idKey(token)] = x
 	}
 	s.mu.Unlock()
 	if s.push(r.Context(), msg) {

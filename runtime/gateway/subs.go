@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // subKey names an upstream resource subscription.
@@ -76,9 +77,7 @@ func (g *Gateway) releaseSub(server, uri string) {
 
 // subscribe serves a legacy client's resources/subscribe and unsubscribe.
 func (g *Gateway) subscribe(ctx context.Context, c *call, cat *catalog, pol *policy, on bool) error {
-	var p struct {
-		URI string `json:"uri"`
-	}
+	var p mcp.URIParams
 	if err := json.Unmarshal(c.params, &p); err != nil || p.URI == "" {
 		return invalidParams("%s: params need a \"uri\"", c.method)
 	}

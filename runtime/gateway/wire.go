@@ -1,47 +1,43 @@
 package gateway
 
 import (
-	"bytes"
 	"encoding/json"
-	"strconv"
+	"errors"
+
+	"mcpdeck/jsonrpc"
 )
 
 // frame is a JSON-RPC message as the HTTP transport sorts it, before the
-// connection decodes it.
-type frame struct {
-	ID     json.RawMessage `json:"id"`
-	Method *string         `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
+// connection decodes it: jsonrpc's Envelope, read the one way every frame
+// is read (jsonrpc.ReadEnvelope), with a method that must be a string.
+type frame struct{ jsonrpc.Envelope }
+
+// UnmarshalJSON reads the envelope.
+func (f *frame) UnmarshalJSON(b []byte) error {
+	env, err := jsonrpc.ReadEnvelope(b)
+	if err != nil {
+		return err
+	}
+	if _, ok := env.MethodName(); env.Method != nil && !ok {
+		return errors.New("the method member must be a string")
+	}
+	f.Envelope = env
+	return nil
 }
 
-func (f *frame) hasID() bool { return len(f.ID) > 0 && !bytes.Equal(f.ID, []byte("null")) }
-
 // isRequest, isNotification and isResponse classify a decoded frame.
-func (f *frame) isRequest() bool      { return f.Method != nil && f.hasID() }
-func (f *frame) isNotification() bool { return f.Method != nil && !f.hasID() }
-func (f *frame) isResponse() bool     { return f.Method == nil && f.hasID() }
+func (f *frame) isRequest() bool      { return f.Method != nil && f.HasID() }
+func (f *frame) isNotification() bool { return f.Method != nil && !f.HasID() }
+func (f *frame) isResponse() bool     { return f.Method == nil && f.HasID() }
 
 func (f *frame) method() string {
-	if f.Method == nil {
-		return ""
-	}
-	return *f.Method
+	m, _ := f.MethodName()
+	return m
 }
 
 // idKey renders a raw JSON id the way jsonrpc.Request.ID does (a number
 // as written, a string quoted), so ids from both sides compare.
-func idKey(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return strconv.Quote(s)
-		}
-	}
-	return string(raw)
-}
+func idKey(raw json.RawMessage) string { return jsonrpc.Envelope{ID: raw}.IDKey() }
 
 // responseID returns the id of a response frame.
 func responseID(b []byte) (string, bool) {
@@ -49,5 +45,5 @@ func responseID(b []byte) (string, bool) {
 	if json.Unmarshal(b, &f) != nil || !f.isResponse() {
 		return "", false
 	}
-	return idKey(f.ID), true
+	return f.IDKey(), true
 }

@@ -29,19 +29,21 @@ type CacheHint struct {
 // negative ttlMs is 0 (immediately stale), as the specification says; an
 // absent or unknown cacheScope is Private.
 func ParseCacheHint(result json.RawMessage, received time.Time) CacheHint {
-	var r struct {
-		TTL   *float64 `json:"ttlMs"`
-		Scope string   `json:"cacheScope"`
+	var p Page
+	if json.Unmarshal(result, &p) != nil {
+		return CacheHint{Scope: Private, Received: received}
 	}
+	return p.Hint(received)
+}
+
+// cacheHint is the hint of a result's ttlMs and cacheScope.
+func cacheHint(ttlMs *float64, scope CacheScope, received time.Time) CacheHint {
 	h := CacheHint{Scope: Private, Received: received}
-	if json.Unmarshal(result, &r) != nil {
-		return h
-	}
-	if r.TTL != nil && *r.TTL > 0 {
+	if ttlMs != nil && *ttlMs > 0 {
 		// Bounded at a day: a server cannot pin a result forever.
-		h.TTL = min(time.Duration(*r.TTL*float64(time.Millisecond)), maxTTL)
+		h.TTL = min(time.Duration(*ttlMs*float64(time.Millisecond)), maxTTL)
 	}
-	if CacheScope(r.Scope) == Public {
+	if scope == Public {
 		h.Scope = Public
 	}
 	return h

@@ -18,25 +18,6 @@ const MethodDiscover = "server/discover"
 // for alone before the client sends initialize alongside it.
 const DefaultProbeTimeout = 2 * time.Second
 
-// ServerCapabilities are what a server offers, as the runtime needs them;
-// Raw keeps everything it sent.
-type ServerCapabilities struct {
-	Tools *struct {
-		ListChanged bool `json:"listChanged,omitempty"`
-	} `json:"tools,omitempty"`
-	Prompts *struct {
-		ListChanged bool `json:"listChanged,omitempty"`
-	} `json:"prompts,omitempty"`
-	Resources *struct {
-		Subscribe   bool `json:"subscribe,omitempty"`
-		ListChanged bool `json:"listChanged,omitempty"`
-	} `json:"resources,omitempty"`
-	Logging     *Empty                     `json:"logging,omitempty"`
-	Completions *Empty                     `json:"completions,omitempty"`
-	Extensions  map[string]json.RawMessage `json:"extensions,omitempty"`
-	Raw         json.RawMessage            `json:"-"`
-}
-
 // Tasks reports whether the server offers the tasks extension.
 func (c ServerCapabilities) Tasks() bool {
 	_, ok := c.Extensions[ExtensionTasks]
@@ -53,13 +34,18 @@ func (c ServerCapabilities) Filter() (f SubscriptionFilter, ok bool) {
 	return f, f.ToolsListChanged || f.PromptsListChanged || f.ResourcesListChanged
 }
 
-// DiscoverResult is a server/discover answer.
+// DiscoverResult is a server/discover answer: the members the wire
+// carries, and what mcpdeck reads from the rest (the identity in _meta,
+// the cache hint).
 type DiscoverResult struct {
-	SupportedVersions []string
-	Capabilities      ServerCapabilities
-	Instructions      string
-	ServerInfo        *Implementation // from _meta; self-reported, for display only
-	Cache             CacheHint
+	SupportedVersions []string           `json:"supportedVersions"`
+	Capabilities      ServerCapabilities `json:"capabilities"`
+	Instructions      string             `json:"instructions,omitempty"`
+	ResultType        ResultType         `json:"resultType,omitempty"`
+	Cacheable
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+	ServerInfo *Implementation `json:"-"` // from _meta; self-reported, for display only
+	Cache      CacheHint       `json:"-"`
 }
 
 // DecodeDiscover reads a server/discover result. It must list
@@ -67,22 +53,14 @@ type DiscoverResult struct {
 // object: a result without them is not a DiscoverResult, whatever a
 // lenient legacy server answered to an unknown method.
 func DecodeDiscover(result json.RawMessage, received time.Time) (DiscoverResult, error) {
-	var r struct {
-		SupportedVersions []string        `json:"supportedVersions"`
-		Capabilities      json.RawMessage `json:"capabilities"`
-		Instructions      string          `json:"instructions"`
-	}
-	if err := json.Unmarshal(result, &r); err != nil {
+	var d DiscoverResult
+	if err := json.Unmarshal(result, &d); err != nil {
 		return DiscoverResult{}, fmt.Errorf("%w: server/discover: %v", ErrBadResult, err)
 	}
-	if len(r.SupportedVersions) == 0 || !isObject(r.Capabilities) {
+	if len(d.SupportedVersions) == 0 || !isObject(d.Capabilities.Raw) {
 		return DiscoverResult{}, fmt.Errorf("%w: server/discover: the result has no supportedVersions or no capabilities object", ErrBadResult)
 	}
-	d := DiscoverResult{SupportedVersions: r.SupportedVersions, Instructions: r.Instructions, ServerInfo: ServerInfo(result), Cache: ParseCacheHint(result, received)}
-	if err := json.Unmarshal(r.Capabilities, &d.Capabilities); err != nil {
-		return DiscoverResult{}, fmt.Errorf("%w: server/discover capabilities: %v", ErrBadResult, err)
-	}
-	d.Capabilities.Raw = r.Capabilities
+	d.ServerInfo, d.Cache = ServerInfo(result), d.Hint(received)
 	return d, nil
 }
 

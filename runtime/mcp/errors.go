@@ -173,24 +173,31 @@ func FromCode(code int64, message string, data []byte) error {
 	case CodeHeaderMismatch:
 		return &HeaderMismatchError{Message: message, Data: json.RawMessage(data)}
 	case CodeMissingCapability:
-		var d struct {
-			Required json.RawMessage `json:"requiredCapabilities"`
-		}
+		var d MissingCapabilityData
 		if json.Unmarshal(data, &d) != nil || !isObject(d.Required) {
 			return nil
 		}
 		return &MissingCapabilityError{Message: message, Required: d.Required}
 	case CodeUnsupportedVersion:
-		var d struct {
-			Supported []string `json:"supported"`
-			Requested string   `json:"requested"`
-		}
+		var d UnsupportedVersionData
 		if json.Unmarshal(data, &d) != nil || d.Supported == nil {
 			return nil
 		}
 		return &UnsupportedVersionError{Message: message, Supported: d.Supported, Requested: d.Requested}
 	}
 	return nil
+}
+
+// MissingCapabilityData is the data of a -32021 error.
+type MissingCapabilityData struct {
+	Required json.RawMessage `json:"requiredCapabilities"`
+}
+
+// UnsupportedVersionData is the data of a -32022 error (and of the
+// -32602 "Unsupported protocol version" of the 2025 revisions).
+type UnsupportedVersionData struct {
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested,omitempty"`
 }
 
 // IsModernCode reports whether code is one of the error codes the

@@ -29,6 +29,13 @@ type SubscriptionFilter struct {
 	TasksStatus []string `json:"tasksStatus,omitempty"`
 }
 
+// ListenParamsWire are the params of subscriptions/listen and of its
+// acknowledgement as the wire carries them.
+type ListenParamsWire struct {
+	Notifications *SubscriptionFilter `json:"notifications"` // required
+	Meta          json.RawMessage     `json:"_meta,omitempty"`
+}
+
 // ListenParams are the params of subscriptions/listen, envelope included.
 func ListenParams(f SubscriptionFilter, env Envelope) map[string]any {
 	return env.Apply(map[string]any{"notifications": f})
@@ -47,14 +54,8 @@ func SubscriptionID(params json.RawMessage) (string, bool) {
 	if !bytes.Contains(params, []byte(MetaSubscriptionID)) {
 		return "", false // the common case, without a decode
 	}
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return "", false
-	}
-	raw, ok := p.Meta[MetaSubscriptionID]
-	if !ok || len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+	raw := MetaValue(MetaOf(params), MetaSubscriptionID)
+	if len(raw) == 0 {
 		return "", false
 	}
 	var b bytes.Buffer
@@ -71,21 +72,20 @@ func Acknowledged(params json.RawMessage) (id string, granted SubscriptionFilter
 	if !ok {
 		return "", granted, fmt.Errorf("%w: %s carries no %s", ErrBadResult, NotificationAcknowledged, MetaSubscriptionID)
 	}
-	var p struct {
-		Notifications SubscriptionFilter `json:"notifications"`
-	}
+	var p ListenParamsWire
 	if err := json.Unmarshal(params, &p); err != nil {
 		return id, granted, fmt.Errorf("%w: %s: %v", ErrBadResult, NotificationAcknowledged, err)
 	}
-	return id, p.Notifications, nil
+	if p.Notifications != nil {
+		granted = *p.Notifications
+	}
+	return id, granted, nil
 }
 
 // CancelledRequest returns the requestId a notifications/cancelled names, as
 // compact JSON. On stdio the server sends it to end a listen stream.
 func CancelledRequest(params json.RawMessage) (string, bool) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
+	var p CancelledParams
 	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
 		return "", false
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 )
 
 // The reserved _meta keys of the 2026-07-28 revision.
@@ -26,13 +25,6 @@ var TraceKeys = []string{"traceparent", "tracestate", "baggage"}
 // clientCapabilities.extensions.
 const ExtensionTasks = "io.modelcontextprotocol/tasks"
 
-// Implementation names a client or a server.
-type Implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
-	Version string `json:"version"`
-}
-
 // Empty is a capability object with no settings: it marshals as {}.
 type Empty struct{}
 
@@ -49,12 +41,21 @@ type SamplingCapability struct {
 	Tools   *Empty `json:"tools,omitempty"`
 }
 
-// ClientCapabilities are what a request declares it can do. The zero value
-// marshals as {}: no optional capability.
+// RootsCapability declares roots; listChanged (legacy only: the modern
+// revision has no roots/list_changed) promises the notification.
+type RootsCapability struct {
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+// ClientCapabilities are what a client declares it can do: in initialize
+// (legacy) or in every request's _meta (modern). The zero value marshals
+// as {}: no optional capability.
 type ClientCapabilities struct {
-	Roots        *Empty                     `json:"roots,omitempty"`
-	Sampling     *SamplingCapability        `json:"sampling,omitempty"`
-	Elicitation  *ElicitationCapability     `json:"elicitation,omitempty"`
+	Roots       *RootsCapability       `json:"roots,omitempty"`
+	Sampling    *SamplingCapability    `json:"sampling,omitempty"`
+	Elicitation *ElicitationCapability `json:"elicitation,omitempty"`
+	// LegacyTasks is the 2025-11-25 tasks capability, kept as sent.
+	LegacyTasks  json.RawMessage            `json:"tasks,omitempty"`
 	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"`
 	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
 }
@@ -78,21 +79,6 @@ func (c ClientCapabilities) Has(method string) bool {
 func (c ClientCapabilities) Tasks() bool {
 	_, ok := c.Extensions[ExtensionTasks]
 	return ok
-}
-
-// LogLevel is a syslog severity a request may ask notifications/message at.
-type LogLevel string
-
-// LogLevels are the valid levels, least severe first.
-var LogLevels = []LogLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-// ParseLogLevel checks a level; a server rejects an unknown one with
-// -32602, so it is refused here first.
-func ParseLogLevel(s string) (LogLevel, error) {
-	if slices.Contains(LogLevels, LogLevel(s)) {
-		return LogLevel(s), nil
-	}
-	return "", fmt.Errorf("invalid log level %q: use one of debug, info, notice, warning, error, critical, alert, emergency", s)
 }
 
 // Envelope is what every modern request carries in params._meta: the

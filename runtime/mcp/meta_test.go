@@ -109,7 +109,7 @@ func BenchmarkEnvelopeApply(b *testing.B) {
 }
 
 func TestEncoded(t *testing.T) {
-	env := Envelope{Version: LatestModern, Capabilities: ClientCapabilities{Roots: &Empty{}}, ClientInfo: &Implementation{Name: "mcpdeck", Version: "1"}, LogLevel: "info"}
+	env := Envelope{Version: LatestModern, Capabilities: ClientCapabilities{Roots: &RootsCapability{}}, ClientInfo: &Implementation{Name: "mcpdeck", Version: "1"}, LogLevel: "info"}
 	enc, err := env.Encode()
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,16 @@ type InputRequest struct {
 	Params json.RawMessage `json:"params,omitempty"`
 }
 
+// InputRequiredWire is an input_required result as the wire carries it:
+// the input requests by key (kept raw, in the server's order) and the
+// requestState, byte for byte. DecodeInputRequired checks it.
+type InputRequiredWire struct {
+	ResultType    ResultType      `json:"resultType"`
+	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
+	RequestState  json.RawMessage `json:"requestState,omitempty"`
+	Meta          json.RawMessage `json:"_meta,omitempty"`
+}
+
 // InputRequiredResult is a decoded input_required result.
 type InputRequiredResult struct {
 	// Requests are the input requests by key; Keys lists the keys in the
@@ -50,10 +60,7 @@ func (r InputRequiredResult) StateString() (string, bool) {
 // requestState, requestState a string, every input request a method mcpdeck
 // knows with object params.
 func DecodeInputRequired(result json.RawMessage) (InputRequiredResult, error) {
-	var r struct {
-		InputRequests json.RawMessage `json:"inputRequests"`
-		RequestState  json.RawMessage `json:"requestState"`
-	}
+	var r InputRequiredWire
 	if err := json.Unmarshal(result, &r); err != nil {
 		return InputRequiredResult{}, fmt.Errorf("%w: %v", ErrBadInputRequired, err)
 	}
@@ -223,14 +230,6 @@ func (f Flow) checkDeclared(ir InputRequiredResult) error {
 	return nil
 }
 
-// ElicitRequest is the params of an elicitation/create input request.
-type ElicitRequest struct {
-	Mode            string          `json:"mode,omitempty"` // "form" (default) or "url"
-	Message         string          `json:"message"`
-	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
-	URL             string          `json:"url,omitempty"`
-}
-
 // Elicitation decodes the params of an elicitation/create input request.
 func (r InputRequest) Elicitation() (ElicitRequest, error) {
 	var e ElicitRequest
@@ -244,38 +243,6 @@ func (r InputRequest) Elicitation() (ElicitRequest, error) {
 		e.Mode = "form"
 	}
 	return e, nil
-}
-
-// ElicitAccept is the response accepting an elicitation with content (a
-// form's values; nil for URL mode, where accept means consent only).
-func ElicitAccept(content map[string]any) json.RawMessage {
-	m := map[string]any{"action": "accept"}
-	if content != nil {
-		m["content"] = content
-	}
-	b, _ := json.Marshal(m)
-	return b
-}
-
-// ElicitDecline is the response declining an elicitation.
-func ElicitDecline() json.RawMessage { return json.RawMessage(`{"action":"decline"}`) }
-
-// ElicitCancel is the response dismissing an elicitation.
-func ElicitCancel() json.RawMessage { return json.RawMessage(`{"action":"cancel"}`) }
-
-// Root is one entry of a roots/list answer.
-type Root struct {
-	URI  string `json:"uri"`
-	Name string `json:"name,omitempty"`
-}
-
-// RootsResult is the response to a roots/list input request.
-func RootsResult(roots []Root) json.RawMessage {
-	if roots == nil {
-		roots = []Root{}
-	}
-	b, _ := json.Marshal(map[string]any{"roots": roots})
-	return b
 }
 
 func excerpt(b []byte) string {

@@ -29,9 +29,7 @@ func TypeOf(result json.RawMessage, tasks bool) (ResultType, error) {
 	value, found, ok := topLevelString(result, "resultType")
 	if !ok {
 		// Not a plain object, or a key the fast scan does not read: decode.
-		var r struct {
-			ResultType *string `json:"resultType"`
-		}
+		var r resultHead
 		if err := json.Unmarshal(result, &r); err != nil {
 			return "", fmt.Errorf("%w: the result is not a JSON object: %v", ErrBadResult, err)
 		}
@@ -43,7 +41,20 @@ func TypeOf(result json.RawMessage, tasks bool) (ResultType, error) {
 	if !found {
 		return Complete, nil
 	}
-	switch t := ResultType(value); t {
+	if value == "" {
+		return "", fmt.Errorf("%w \"\": an empty resultType", ErrUnknownResultType)
+	}
+	return ResultType(value).Check(tasks)
+}
+
+// Check validates a resultType as read: absent ("") means Complete; a
+// value mcpdeck does not know is invalid (the specification says so), and
+// so is task unless the request declared the tasks extension (tasks). The
+// error wraps ErrUnknownResultType and names the value.
+func (t ResultType) Check(tasks bool) (ResultType, error) {
+	switch t {
+	case "":
+		return Complete, nil
 	case Complete, InputRequired:
 		return t, nil
 	case TaskResult:
@@ -59,15 +70,21 @@ func TypeOf(result json.RawMessage, tasks bool) (ResultType, error) {
 // ServerInfo returns result._meta["io.modelcontextprotocol/serverInfo"],
 // the identity modern servers put on every result, or nil.
 func ServerInfo(result json.RawMessage) *Implementation {
-	var r struct {
-		Meta struct {
-			Info *Implementation `json:"io.modelcontextprotocol/serverInfo"`
-		} `json:"_meta"`
-	}
+	var r resultHead
 	if json.Unmarshal(result, &r) != nil {
 		return nil
 	}
-	return r.Meta.Info
+	var info Implementation
+	if raw := MetaValue(r.Meta, MetaServerInfo); raw == nil || json.Unmarshal(raw, &info) != nil {
+		return nil
+	}
+	return &info
+}
+
+// resultHead is what every result may carry, whatever its type.
+type resultHead struct {
+	ResultType *string         `json:"resultType"`
+	Meta       json.RawMessage `json:"_meta"`
 }
 
 // topLevelString finds key among the members of a JSON object and returns

@@ -76,6 +76,14 @@ func (t Task) PollInterval() time.Duration {
 	return max(time.Duration(*t.PollIntervalMs)*time.Millisecond, minTaskPollInterval)
 }
 
+// TaskRef is the params of a request about one task (tasks/get,
+// tasks/cancel, tasks/result) and of notifications/tasks/status, as the
+// wire carries them.
+type TaskRef struct {
+	TaskID string          `json:"taskId"`
+	Meta   json.RawMessage `json:"_meta,omitempty"`
+}
+
 // TaskIDParams are the params of tasks/get and tasks/cancel, envelope
 // included.
 func TaskIDParams(taskID string, env Envelope) map[string]any {

@@ -36,7 +36,11 @@ func TestStopReportsChildLeftInGroup(t *testing.T) {
 				waitDone(t, p)
 			}
 			res := p.Stop()
-			if res.Step != step || res.Err != nil {
+			// A loaded machine may not run the server's exit on EOF within
+			// shortGrace; it is then stopped with SIGTERM, and what it left
+			// must be named all the same.
+			late := after == "eof" && res.Step == StepSIGTERM
+			if (res.Step != step && !late) || res.Err != nil {
 				t.Fatalf("Stop = %+v, want step %v", res, step)
 			}
 			wantLeftover(t, res, gc, false)

@@ -52,17 +52,15 @@ func Exchanges(rec *Recording, server string) []Exchange {
 		key := tf.Server + "\x00" + f.ID
 		switch {
 		case f.Dir == jsonrpc.Out && f.Kind == jsonrpc.KindRequest && replayable[f.Method]:
-			var msg struct {
-				Params map[string]stdjson.RawMessage `json:"params"`
-			}
-			if stdjson.Unmarshal(f.Raw, &msg) != nil {
+			var fields map[string]stdjson.RawMessage
+			if !paramsOf(f.Raw, &fields) {
 				continue // cut at the trace limit: cannot be sent again
 			}
-			delete(msg.Params, "_meta")
-			params, _ := stdjson.Marshal(msg.Params)
+			delete(fields, "_meta")
+			params, _ := stdjson.Marshal(fields)
 			x := Exchange{Seq: e.Seq, Server: tf.Server, Method: f.Method, Params: params}
 			if f.Method == "tools/call" {
-				_ = stdjson.Unmarshal(msg.Params["name"], &x.Tool)
+				_ = stdjson.Unmarshal(fields["name"], &x.Tool)
 			}
 			open[key] = len(out)
 			out = append(out, x)
@@ -81,13 +79,7 @@ func Exchanges(rec *Recording, server string) []Exchange {
 // answerOf strips a response to what is compared: the result, or the
 // error's code and message.
 func answerOf(raw []byte) stdjson.RawMessage {
-	var resp struct {
-		Result stdjson.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int64  `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
+	var resp jsonrpc.Response[stdjson.RawMessage]
 	if stdjson.Unmarshal(raw, &resp) != nil {
 		return nil
 	}

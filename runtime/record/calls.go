@@ -9,6 +9,7 @@ import (
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // The runtime keeps a history of tool calls (Controller.History) that the
@@ -194,14 +195,7 @@ func (p *placedCall) outcome(answer []byte) {
 	if p.rec.Status == runtime.CallCancelled {
 		return
 	}
-	var msg struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int64           `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data"`
-		} `json:"error"`
-	}
+	var msg jsonrpc.Response[*mcp.CallToolResult]
 	decoded := json.Unmarshal(answer, &msg) == nil
 	switch {
 	case decoded && msg.Error != nil:
@@ -214,14 +208,11 @@ func (p *placedCall) outcome(answer []byte) {
 		p.rec.Err = info
 	case p.err != "":
 		p.rec.Err = &runtime.ErrorInfo{Server: p.rec.Server, Method: "tools/call", Message: p.err, At: p.rec.Started.Add(p.rec.Duration)}
-	case decoded && len(msg.Result) > 0:
-		var res runtime.Result
-		if json.Unmarshal(msg.Result, &res) != nil {
-			return
-		}
-		// As the runtime returns a result: its own fields, not the server's.
+	case decoded && msg.Result != nil:
+		// As the runtime returns a result: the server's fields (its _meta
+		// and each block's annotations among them), then the runtime's own.
+		res := runtime.ResultOf(*msg.Result)
 		res.RequestID, res.Duration, res.Rounds, res.TaskID = p.first, p.rec.Duration, max(p.rounds, 1), p.task
-		res.Truncated, res.OriginalSize, res.StructuredError = false, 0, ""
 		if res.IsError {
 			p.rec.Status = runtime.CallToolError
 		}
@@ -232,29 +223,34 @@ func (p *placedCall) outcome(answer []byte) {
 // argumentsOf is the arguments of a tools/call request as sent, or nil
 // when the frame is missing or was cut.
 func argumentsOf(req []byte) json.RawMessage {
-	var msg struct {
-		Params struct {
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(req, &msg) != nil || len(msg.Params.Arguments) == 0 {
+	var p mcp.CallToolParams
+	if !paramsOf(req, &p) || len(p.Arguments) == 0 {
 		return nil
 	}
-	return msg.Params.Arguments
+	return p.Arguments
 }
 
 // taskRequest is the task a tasks/result request asks about.
 func taskRequest(req []byte) (string, bool) {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			TaskID string `json:"taskId"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(req, &msg) != nil || msg.Method != "tasks/result" || msg.Params.TaskID == "" {
+	env, err := jsonrpc.ReadEnvelope(req)
+	if method, _ := env.MethodName(); err != nil || method != "tasks/result" {
 		return "", false
 	}
-	return msg.Params.TaskID, true
+	var p mcp.TaskRef
+	if json.Unmarshal(env.Params, &p) != nil || p.TaskID == "" {
+		return "", false
+	}
+	return p.TaskID, true
+}
+
+// paramsOf decodes the params of a request frame into v (a request
+// without params leaves v as it is); false when the frame is not whole.
+func paramsOf(req []byte, v any) bool {
+	env, err := jsonrpc.ReadEnvelope(req)
+	if err != nil {
+		return false
+	}
+	return len(env.Params) == 0 || json.Unmarshal(env.Params, v) == nil
 }
 
 // rowOf is the id a call is known by: its first round's.

@@ -5,29 +5,21 @@ import (
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
-// modernVersion is the first protocol revision of the stateless ("modern")
-// era; every revision before it is of the session ("legacy") era.
-const modernVersion = "2026-07-28"
-
-// Eras a line can name.
-const (
-	EraModern = "modern"
-	EraLegacy = "legacy"
+// Eras a line can name: mcp.Era's names.
+var (
+	EraModern = mcp.Modern.String()
+	EraLegacy = mcp.Legacy.String()
 )
 
 // EraOf names the era of a negotiated protocol version ("" if unknown).
-// Revisions are dates, so they order as strings.
 func EraOf(protocolVersion string) string {
-	switch {
-	case protocolVersion == "":
-		return ""
-	case protocolVersion >= modernVersion:
-		return EraModern
-	default:
-		return EraLegacy
+	if era := mcp.EraOf(protocolVersion); era != mcp.Unknown {
+		return era.String()
 	}
+	return ""
 }
 
 // eraOf is the era of the server e concerns, as far as the recording has
@@ -41,16 +33,12 @@ func (r *Recorder) eraOf(e runtime.Event) string {
 	}
 	if tf, ok := e.(runtime.TrafficFrame); ok {
 		switch f := tf.Frame; {
-		case f.Method == "initialize" && f.Dir == runtime.Out && f.Kind == jsonrpc.KindRequest:
+		case f.Method == mcp.MethodInitialize && f.Dir == runtime.Out && f.Kind == jsonrpc.KindRequest:
 			delete(r.era, srv)
-		case f.Method == "server/discover" && f.Dir == runtime.In:
+		case f.Method == mcp.MethodDiscover && f.Dir == runtime.In:
 			r.era[srv] = EraModern
-		case f.Method == "initialize" && f.Dir == runtime.In:
-			var res struct {
-				Result struct {
-					ProtocolVersion string `json:"protocolVersion"`
-				} `json:"result"`
-			}
+		case f.Method == mcp.MethodInitialize && f.Dir == runtime.In:
+			var res jsonrpc.Response[mcp.InitializeResult]
 			if stdjson.Unmarshal(f.Raw, &res) == nil {
 				if era := EraOf(res.Result.ProtocolVersion); era != "" {
 					r.era[srv] = era

@@ -9,6 +9,7 @@ import (
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // Filter selects entries for `mcpdeck replay --json/--text`, with the
@@ -23,18 +24,6 @@ type Filter struct {
 	// Since and Until bound the offset from the recording's start; a zero
 	// Until means no bound.
 	Since, Until time.Duration
-}
-
-// logLevels are MCP's (syslog) levels, least severe first.
-var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-func levelRank(l string) int {
-	for i, v := range logLevels {
-		if v == l {
-			return i
-		}
-	}
-	return len(logLevels)
 }
 
 // CheckKinds reports a kind the filter cannot match, naming the valid ones.
@@ -83,7 +72,7 @@ func (f Filter) Match(e Entry) bool {
 			return false
 		}
 	}
-	if lm, ok := e.Event.(runtime.LogMessage); ok && f.MinLevel != "" && levelRank(lm.Level) < levelRank(f.MinLevel) {
+	if lm, ok := e.Event.(runtime.LogMessage); ok && f.MinLevel != "" && mcp.LevelRank(lm.Level) < mcp.LevelRank(f.MinLevel) {
 		return false
 	}
 	return true

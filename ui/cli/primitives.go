@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 	"mcpdeck/ui/present"
 )
 
@@ -86,8 +87,10 @@ mcpdeck read SERVER URI after filling in its variables (mcpdeck complete
 suggests values).
 
 --json prints {"resources": [{"server", "uri", "name", "title",
-"description", "mimeType"}]} or {"templates": [{"server", "uriTemplate",
-"name", "title", "description", "mimeType"}]}.
+"description", "mimeType", "size", "annotations", "icons", "_meta"}]} or
+{"templates": [{"server", "uriTemplate", "name", "title", "description",
+"mimeType", "annotations", "icons", "_meta"}]}: what the server sent,
+absent members left out.
 
 Exit status: 0 when every server listed, 3 when a server failed (the
 others are still printed), 2 for a usage error, 4 when interrupted.`,
@@ -222,26 +225,16 @@ an error (an unknown URI among them); 4 interrupted.`,
 	return cmd
 }
 
-// readContent is one item of a resources/read result.
-type readContent struct {
-	URI      string  `json:"uri"`
-	MIMEType string  `json:"mimeType"`
-	Text     *string `json:"text"`
-	Blob     string  `json:"blob"`
-}
-
 func writeRead(cmd *cobra.Command, raw json.RawMessage, outFile string, asJSON bool) error {
-	var r struct {
-		Contents []readContent `json:"contents"`
-	}
+	var r mcp.ReadResourceResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return withCode(ExitConnection, fmt.Errorf("the server's resources/read result is not one: %w", err))
 	}
 	if outFile != "" {
 		var data []byte
 		for _, c := range r.Contents {
-			if c.Text != nil {
-				data = append(data, *c.Text...)
+			if !c.IsBlob() {
+				data = append(data, c.Text...)
 				continue
 			}
 			b, err := base64.StdEncoding.DecodeString(c.Blob)
@@ -267,8 +260,8 @@ func writeRead(cmd *cobra.Command, raw json.RawMessage, outFile string, asJSON b
 			}
 			fmt.Fprintf(out, "── %s%s\n", present.Line(c.URI), present.Line(suffix(" ", c.MIMEType)))
 		}
-		if c.Text != nil {
-			text := present.Clean(*c.Text)
+		if !c.IsBlob() {
+			text := present.Clean(c.Text)
 			io.WriteString(out, text)
 			if !strings.HasSuffix(text, "\n") {
 				io.WriteString(out, "\n")
@@ -291,7 +284,8 @@ server), lists their prompts with their arguments (required ones marked *)
 and stops them. Get one with mcpdeck prompt SERVER NAME.
 
 --json prints {"prompts": [{"server", "name", "title", "description",
-"arguments": [{"name", "description", "required"}]}]}.
+"arguments": [{"name", "title", "description", "required"}], "icons",
+"_meta"}]}: what the server sent, absent members left out.
 
 Exit status: 0 when every server listed, 3 when a server failed, 2 for a
 usage error, 4 when interrupted.`,
@@ -444,13 +438,7 @@ func checkPrompt(snap *runtime.Snapshot, server, name string, args map[string]st
 
 // writeMessages prints a prompts/get result for a person.
 func writeMessages(w io.Writer, raw json.RawMessage) error {
-	var r struct {
-		Description string `json:"description"`
-		Messages    []struct {
-			Role    string          `json:"role"`
-			Content runtime.Content `json:"content"`
-		} `json:"messages"`
-	}
+	var r mcp.GetPromptResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return withCode(ExitConnection, fmt.Errorf("the server's prompts/get result is not one: %w", err))
 	}

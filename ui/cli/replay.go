@@ -14,6 +14,7 @@ import (
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/record"
 	"mcpdeck/ui"
 	"mcpdeck/ui/present"
@@ -149,8 +150,8 @@ func (rf *replayFlags) filter(rec *record.Recording) (record.Filter, error) {
 		return f, withCode(ExitUsage, fmt.Errorf("--kind: %w", err))
 	}
 	if rf.level != "" {
-		if levelRank(rf.level) == len(logLevels) {
-			return f, withCode(ExitUsage, fmt.Errorf("--level %q: use one of %s", rf.level, strings.Join(logLevels, ", ")))
+		if !mcp.LogLevel(rf.level).Known() {
+			return f, withCode(ExitUsage, fmt.Errorf("--level %q: use one of %s", rf.level, strings.Join(mcp.LevelNames(), ", ")))
 		}
 		f.MinLevel = rf.level
 	}

@@ -148,6 +148,9 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newImportCmd(),
 		newExportCmd(),
 		newRegistryCmd(),
+		newFleetCmd(),
+		newTestCmd(),
+		newAppCmd(),
 	)
 	return root
 }

@@ -3,13 +3,12 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // The global flags every command that starts servers applies to its
@@ -24,7 +23,7 @@ const (
 func addSessionFlags(root *cobra.Command) {
 	fl := root.PersistentFlags()
 	fl.StringArray(rootFlag, nil, "offer `DIR` to servers as a root (roots/list; repeatable); servers with roots in mcp.json keep theirs")
-	fl.String(logLevelFlag, "", "ask servers for log messages at level `L` and up ("+strings.Join(config.LogLevels, ", ")+"); default info, or each server's logLevel")
+	fl.String(logLevelFlag, "", "ask servers for log messages at level `L` and up ("+strings.Join(mcp.LevelNames(), ", ")+"); default info, or each server's logLevel")
 }
 
 // sessionOptions applies the global session flags to opts: --root
@@ -50,8 +49,8 @@ func sessionOptions(cmd *cobra.Command, opts runtime.Options) (runtime.Options, 
 		opts.Roots = append(opts.Roots, d)
 	}
 	if level, _ := cmd.Flags().GetString(logLevelFlag); level != "" {
-		if !slices.Contains(config.LogLevels, level) {
-			return opts, withCode(ExitUsage, fmt.Errorf("--log-level %q: use one of %s", level, strings.Join(config.LogLevels, ", ")))
+		if !mcp.LogLevel(level).Known() {
+			return opts, withCode(ExitUsage, fmt.Errorf("--log-level %q: use one of %s", level, strings.Join(mcp.LevelNames(), ", ")))
 		}
 		opts.LogLevel = level
 	}

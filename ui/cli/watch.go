@@ -12,22 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 	"mcpdeck/ui/present"
 )
-
-// logLevels are the MCP (syslog) log levels, least severe first.
-var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-// levelRank orders a level; a level the spec does not know ranks above
-// every known one, so a filter never hides what it cannot judge.
-func levelRank(level string) int {
-	for i, l := range logLevels {
-		if l == level {
-			return i
-		}
-	}
-	return len(logLevels)
-}
 
 // watchFlags are watch's own flags.
 type watchFlags struct {
@@ -94,7 +81,7 @@ connected; 2 for a usage or configuration error.`,
 	fl := cmd.Flags()
 	fl.DurationVar(&wf.dur, "for", 0, "stop after `D` (default: run until interrupted)")
 	fl.BoolVar(&wf.asJSON, "json", false, "print one JSON object per line (shape in --help)")
-	fl.StringVar(&wf.level, "level", "info", "the least severe log `L`evel to show and ask for: "+strings.Join(logLevels, ", "))
+	fl.StringVar(&wf.level, "level", "info", "the least severe log `L`evel to show and ask for: "+strings.Join(mcp.LevelNames(), ", "))
 	fl.BoolVar(&wf.stderr, "stderr", false, "print the servers' stderr lines too")
 	addTelemetryFlags(fl, &wf.tel)
 	addRecordFlags(cmd, &wf.record)
@@ -108,8 +95,8 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 			err = recFailed
 		}
 	}()
-	if levelRank(wf.level) == len(logLevels) {
-		return withCode(ExitUsage, fmt.Errorf("--level %q: use one of %s", wf.level, strings.Join(logLevels, ", ")))
+	if !mcp.LogLevel(wf.level).Known() {
+		return withCode(ExitUsage, fmt.Errorf("--level %q: use one of %s", wf.level, strings.Join(mcp.LevelNames(), ", ")))
 	}
 	if wf.dur < 0 {
 		return withCode(ExitUsage, fmt.Errorf("--for %s: give a positive duration such as 30s", wf.dur))
@@ -157,7 +144,7 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	// events dropped, and then counted.
 	var dropped atomic.Uint64
 	events, unsubscribe := rt.Subscribe(runtime.SubscribeOptions{Lossless: true, Dropped: &dropped})
-	w := &watchWriter{out: cmd.OutOrStdout(), asJSON: wf.asJSON, minLevel: levelRank(wf.level), stderr: wf.stderr}
+	w := &watchWriter{out: cmd.OutOrStdout(), asJSON: wf.asJSON, minLevel: mcp.LevelRank(wf.level), stderr: wf.stderr}
 	// quiet stops the output once the watch is over.
 	var quiet atomic.Bool
 	drained := make(chan struct{})
@@ -308,7 +295,7 @@ func (w *watchWriter) toLine(ev runtime.Event) (watchLine, bool) {
 	case runtime.StateChanged:
 		l.From, l.To, l.Reason = e.From.String(), e.To.String(), e.Reason
 	case runtime.LogMessage:
-		if levelRank(e.Level) < w.minLevel {
+		if mcp.LevelRank(e.Level) < w.minLevel {
 			return l, false
 		}
 		l.Level, l.Logger, l.Data = e.Level, e.Logger, e.Data

@@ -13,6 +13,7 @@ import (
 
 	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // decodeWatch parses watch --json output, one object per line.
@@ -174,8 +175,8 @@ func TestWatchLinesGolden(t *testing.T) {
 		runtime.Published{EventHeader: hd("")},
 	}
 	var human, js bytes.Buffer
-	hw := &watchWriter{out: &human, minLevel: levelRank("info")}
-	jw := &watchWriter{out: &js, asJSON: true, minLevel: levelRank("info")}
+	hw := &watchWriter{out: &human, minLevel: mcp.LevelRank("info")}
+	jw := &watchWriter{out: &js, asJSON: true, minLevel: mcp.LevelRank("info")}
 	for _, ev := range events {
 		hw.write(ev)
 		jw.write(ev)

@@ -97,3 +97,31 @@ func EscapeJSON(data []byte) []byte {
 	}
 	return b.Bytes()
 }
+
+// Member is one member of a JSON object, ready for one line: its key and
+// its value compact, both clean for display.
+type Member struct{ Key, Value string }
+
+// Members are the members of a JSON object in the order the sender wrote
+// them, for a compact view of a _meta or annotations object; nil when raw
+// is not an object (CompactJSON shows that).
+func Members(raw []byte) []Member {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var out []Member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return out
+		}
+		out = append(out, Member{Key: Line(k), Value: CompactJSON(v)})
+	}
+	return out
+}

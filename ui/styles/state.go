@@ -5,6 +5,7 @@ import (
 
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/check"
+	"mcpdeck/runtime/mcp"
 )
 
 // StateIcon is the one-cell icon of a server state. Icons differ in shape,
@@ -44,14 +45,14 @@ func (s Styles) State(st runtime.State) lipgloss.Style {
 
 // Level is the style of a log level (notifications/message).
 func (s Styles) Level(level string) lipgloss.Style {
-	switch level {
-	case "warning":
+	switch rank := mcp.LevelRank(level); {
+	case level == "warning":
 		return s.Warning
-	case "error", "critical", "alert", "emergency":
+	case rank >= mcp.LevelRank("error") && rank < len(mcp.LogLevels):
 		return s.Error
-	case "debug":
+	case level == "debug":
 		return s.Faint
-	case "notice":
+	case level == "notice":
 		return s.Info
 	default:
 		return s.Dim

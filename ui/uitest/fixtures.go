@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // Clock is the fixed time of every fixture; goldens render ages against it.
@@ -40,6 +41,10 @@ func WeatherTools() []runtime.Tool {
 		Name: "weather__get_forecast", Server: "weather", ServerTool: "get_forecast",
 		Description: "Forecast for a city.",
 		InputSchema: raw(`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1,"maximum":7},"units":{"type":"string","enum":["metric","imperial"]}},"required":["city"]}`),
+		// An MCP App: the forecast has a view, and the server says so in
+		// _meta as it sent it.
+		Annotations: raw(`{"readOnlyHint":true,"openWorldHint":true}`),
+		Meta:        raw(`{"ui":{"resourceUri":"ui://weather/forecast.html","visibility":["model","app"]},"com.example/owner":"weather-team"}`),
 	}}
 }
 
@@ -126,25 +131,25 @@ func ReadySnapshot() *runtime.Snapshot {
 // JSON and binary.
 func EverythingResources() []runtime.Resource {
 	return []runtime.Resource{
-		{Server: "everything", URI: "test://static/resource/1", Name: "Resource 1", MIMEType: "text/plain", Description: "A plain text resource"},
-		{Server: "everything", URI: "test://static/resource/2", Name: "Resource 2", MIMEType: "application/octet-stream", Description: "A binary resource"},
-		{Server: "everything", URI: "test://config.json", Name: "config", MIMEType: "application/json", Description: "Settings as JSON"},
+		{Server: "everything", Resource: mcp.Resource{URI: "test://static/resource/1", Name: "Resource 1", MIMEType: "text/plain", Description: "A plain text resource"}},
+		{Server: "everything", Resource: mcp.Resource{URI: "test://static/resource/2", Name: "Resource 2", MIMEType: "application/octet-stream", Description: "A binary resource"}},
+		{Server: "everything", Resource: mcp.Resource{URI: "test://config.json", Name: "config", MIMEType: "application/json", Description: "Settings as JSON"}},
 	}
 }
 
 // EverythingTemplates are the fixture resource templates of "everything".
 func EverythingTemplates() []runtime.ResourceTemplate {
 	return []runtime.ResourceTemplate{
-		{Server: "everything", URITemplate: "test://greeting/{name}", Name: "greeting", Description: "A greeting for {name}", MIMEType: "text/plain"},
+		{Server: "everything", ResourceTemplate: mcp.ResourceTemplate{URITemplate: "test://greeting/{name}", Name: "greeting", Description: "A greeting for {name}", MIMEType: "text/plain"}},
 	}
 }
 
 // EverythingPrompts are the fixture prompts of "everything".
 func EverythingPrompts() []runtime.Prompt {
 	return []runtime.Prompt{
-		{Server: "everything", Name: "simple_prompt", Description: "A prompt without arguments"},
-		{Server: "everything", Name: "complex_prompt", Description: "A prompt with arguments", Arguments: []runtime.PromptArgument{
-			{Name: "temperature", Description: "Temperature setting", Required: true}, {Name: "style", Description: "Output style"}}},
+		{Server: "everything", Prompt: mcp.Prompt{Name: "simple_prompt", Description: "A prompt without arguments"}},
+		{Server: "everything", Prompt: mcp.Prompt{Name: "complex_prompt", Description: "A prompt with arguments", Arguments: []runtime.PromptArgument{
+			{Name: "temperature", Description: "Temperature setting", Required: true}, {Name: "style", Description: "Output style"}}}},
 	}
 }
 

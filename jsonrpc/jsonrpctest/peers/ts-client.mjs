@@ -2,6 +2,7 @@
 // pinned in .ci/npm), for testing MCP servers (mcpdeck's gateway among them).
 //
 //   node ts-client.mjs --url URL [options]                 Streamable HTTP
+//   node ts-client.mjs --sse URL [options]                 the deprecated HTTP+SSE transport (legacy era)
 //   node ts-client.mjs --stdio CMD [--arg A]... [options]  a server on stdio
 //
 // Options:
@@ -63,6 +64,9 @@ client.setNotificationHandler('notifications/tools/list_changed', notification =
 let transport;
 if (opts.url) {
     transport = new StreamableHTTPClientTransport(new URL(opts.url));
+} else if (opts.sse) {
+    const { SSEClientTransport } = await sdk('@modelcontextprotocol/client');
+    transport = new SSEClientTransport(new URL(opts.sse));
 } else if (opts.stdio) {
     const { StdioClientTransport } = await sdk('@modelcontextprotocol/client', './stdio');
     transport = new StdioClientTransport({ command: opts.stdio, args: stdioArgs, env: process.env, stderr: 'inherit' });

@@ -26,8 +26,15 @@
 //                                   (the request's logLevel filters), answers "logged"
 //   served_era {}                   the era of the instance that answers: "modern" or
 //                                   "legacy" (stdio: the era the connection was pinned to)
+//   app {}                          an MCP App: _meta.ui {resourceUri ui://peer/app.html,
+//                                   visibility}; answers one text block with annotations and
+//                                   _meta, whose text is the JSON of the com.example/ keys of
+//                                   the request's _meta, and a result _meta with viewUUID
+//
+// Resources: ui://peer/app.html (the app's view; _meta.ui.prefersBorder).
+// Prompts: review {code} (_meta com.example/owner).
 import http from 'node:http';
-import { args, sdk } from './sdk.mjs';
+import { args, sdk, serveFetch } from './sdk.mjs';
 
 const opts = args();
 const transport = opts.transport ?? 'stdio';
@@ -112,6 +119,30 @@ function factory({ era: served } = {}) {
         });
     server.registerTool('served_era', { description: 'Names the era of the instance that answers.', inputSchema: schema({}) },
         async () => text(served ?? 'unknown'));
+    server.registerTool('app', {
+        title: 'Peer app',
+        description: 'An MCP App: its view is ui://peer/app.html.',
+        inputSchema: schema({}),
+        annotations: { readOnlyHint: true },
+        _meta: { ui: { resourceUri: 'ui://peer/app.html', visibility: ['model', 'app'] }, 'com.example/owner': 'peer' }
+    }, async (_args, ctx) => {
+        const meta = ctx.mcpReq._meta ?? {};
+        const mine = Object.fromEntries(Object.entries(meta).filter(([k]) => k.startsWith('com.example/')));
+        return {
+            content: [{ type: 'text', text: JSON.stringify(mine), annotations: { audience: ['user'], priority: 0.5 }, _meta: { 'com.example/block': 1 } }],
+            _meta: { viewUUID: 'view-0001', 'com.example/trace': 'peer-trace' }
+        };
+    });
+    server.registerResource('app-view', 'ui://peer/app.html', {
+        mimeType: 'text/html;profile=mcp-app',
+        description: 'The view of the app tool.',
+        _meta: { ui: { prefersBorder: true } }
+    }, async uri => ({ contents: [{ uri: uri.href, mimeType: 'text/html;profile=mcp-app', text: '<p>peer app</p>', _meta: { ui: { prefersBorder: true } } }] }));
+    server.registerPrompt('review', {
+        description: 'Review code.',
+        argsSchema: schema({ code: { type: 'string' } }, ['code']),
+        _meta: { 'com.example/owner': 'peer' }
+    }, async ({ code }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Review: ${code}`, annotations: { audience: ['assistant'] } } }] }));
     for (const name of extraTools) registerExtra(server, name);
     return server;
 }
@@ -134,7 +165,7 @@ if (transport === 'stdio') {
 } else {
     const handler = createMcpHandler(factory, { legacy: era === 'modern' ? 'reject' : 'stateless' });
     notifyToolsChanged = () => handler.notify.toolsChanged();
-    const server = http.createServer((req, res) => serve(handler, req, res).catch(err => {
+    const server = http.createServer((req, res) => serveFetch(handler, req, res).catch(err => {
         process.stderr.write(`peer http error: ${err.stack ?? err}\n`);
         if (!res.headersSent) res.writeHead(500);
         res.end();
@@ -142,33 +173,4 @@ if (transport === 'stdio') {
     server.listen(Number(opts.port ?? process.env.PORT ?? 0), '127.0.0.1', () => {
         process.stdout.write(`listening http://127.0.0.1:${server.address().port}/mcp\n`);
     });
-}
-
-// serve bridges node:http to the SDK's fetch-shaped handler; a client that
-// goes away aborts the request, which is how the SDK sees a cancellation.
-async function serve(handler, req, res) {
-    const url = new URL(req.url, 'http://127.0.0.1');
-    if (url.pathname !== '/mcp') { res.writeHead(404).end('not found'); return; }
-    const chunks = [];
-    for await (const c of req) chunks.push(c);
-    const abort = new AbortController();
-    res.on('close', () => { if (!res.writableFinished) abort.abort(); });
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-    const body = chunks.length ? Buffer.concat(chunks) : undefined;
-    const response = await handler.fetch(new Request(url, { method: req.method, headers, body, signal: abort.signal }));
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (!response.body) { res.end(); return; }
-    const reader = response.body.getReader();
-    try {
-        for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            if (!res.write(value)) await new Promise(r => res.once('drain', r));
-        }
-    } catch {
-        // the client went away mid-stream
-    } finally {
-        res.end();
-    }
 }
