@@ -19,10 +19,6 @@ func (e envelope) isResponse() bool {
 	return e.id != nil && !e.hasMethod && (e.hasResult || e.hasError)
 }
 
-// nullID reports whether the id is JSON null, which JSON-RPC reserves for
-// errors about a request whose id could not be read.
-func (e envelope) nullID() bool { return bytes.Equal(e.id, []byte("null")) }
-
 // scanEnvelope scans frame's top-level object. It never recurses, so its
 // cost is linear however deep the values nest. ok is false when frame is
 // not an object at the top.
