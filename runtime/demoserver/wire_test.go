@@ -5,12 +5,6 @@ package demoserver
 // out so the tests read what a client reads, whatever the server is built
 // from.
 
-type implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
-	Version string `json:"version"`
-}
-
 type content struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
