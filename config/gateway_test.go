@@ -27,6 +27,7 @@ func loadGateway(t *testing.T, rel, data string, env map[string]string) (*Config
 }
 
 func TestGatewayBlock(t *testing.T) {
+	t.Parallel()
 	cfg, err := loadGateway(t, "gw.json", `{
   "mcpServers": {"a": {"command": "x"}},
   "gateway": {
@@ -85,6 +86,7 @@ func TestGatewayBlock(t *testing.T) {
 }
 
 func TestGatewayDefaults(t *testing.T) {
+	t.Parallel()
 	var g *Gateway
 	pol, field := g.For("anyone")
 	if field != "" || pol.CallTimeout != DefaultGatewayCallTimeout || pol.MaxConcurrent != DefaultGatewayMaxConcurrent {
@@ -96,6 +98,7 @@ func TestGatewayDefaults(t *testing.T) {
 }
 
 func TestGatewayErrors(t *testing.T) {
+	t.Parallel()
 	_, err := loadGateway(t, "gw.json", `{"mcpServers": {}, "gateway": {
   "maxConcurrent": 0,
   "tools": {"deny": ["[a-"]},
@@ -120,6 +123,7 @@ func TestGatewayErrors(t *testing.T) {
 // A project's file may narrow what clients reach, but it must not set the
 // token or open the endpoint to web pages: anyone can commit a .mcp.json.
 func TestGatewayProjectFileCannotSetSecurity(t *testing.T) {
+	t.Parallel()
 	cfg, err := loadGateway(t, ".mcp.json", `{"mcpServers": {}, "gateway": {"token": "known", "allowedOrigins": ["*"], "tools": {"deny": ["x*"]}}}`, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +144,7 @@ func TestGatewayProjectFileCannotSetSecurity(t *testing.T) {
 }
 
 func TestGatewayNearestFileWins(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.json")
 	b := filepath.Join(dir, "b.json")

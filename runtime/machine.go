@@ -278,7 +278,7 @@ func (m *machine) step(now time.Time, in any) ([]effect, error) {
 		m.sessionClosed(in)
 	case msgListChanged:
 		if s := m.liveServer(in.name, in.gen); s != nil {
-			m.emit(effRefetch{name: in.name, gen: in.gen})
+			m.emit(effRefetch(in))
 		}
 	case msgListed:
 		m.listed(in)

@@ -37,6 +37,7 @@ func noAction(t *testing.T, rt *uitest.Runtime, want string) {
 }
 
 func TestCheckStreamsItemsThenSummary(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck, rt.HoldCheckAt = make(chan struct{}), 4
 	hs := start(t, rt, 140, 40, withCheck(rt))
@@ -66,6 +67,7 @@ func TestCheckStreamsItemsThenSummary(t *testing.T) {
 }
 
 func TestCheckStoppedByThePerson(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck, rt.HoldCheckAt = make(chan struct{}), 2
 	hs := start(t, rt, 140, 40, withCheck(rt))
@@ -81,6 +83,7 @@ func TestCheckStoppedByThePerson(t *testing.T) {
 }
 
 func TestCheckItemDetails(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 80, 24, withCheck(rt))
 	hs.keys("j", "c")
@@ -96,6 +99,7 @@ func TestCheckItemDetails(t *testing.T) {
 }
 
 func TestCheckShowsTheSelectedServersRun(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 140, 40, withCheck(rt))
 	hs.keys("7")
@@ -109,12 +113,14 @@ func TestCheckShowsTheSelectedServersRun(t *testing.T) {
 }
 
 func TestCheckNotAvailable(t *testing.T) {
+	t.Parallel()
 	hs := start(t, uitest.New(uitest.ReadySnapshot()), 80, 24)
 	hs.keys("c")
 	hs.waitText("checks are not available in this session")
 }
 
 func TestCheckThatCannotRun(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.CheckItems = []check.Item{}
 	rt.CheckErr = io.ErrUnexpectedEOF
@@ -124,6 +130,7 @@ func TestCheckThatCannotRun(t *testing.T) {
 }
 
 func TestQuitStopsARunningCheck(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck = make(chan struct{}) // never released: only the stop ends it
 	hs := start(t, rt, 80, 24, withCheck(rt))
@@ -137,6 +144,7 @@ func TestQuitStopsARunningCheck(t *testing.T) {
 }
 
 func TestRunWaitsForARunningCheck(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck = make(chan struct{})
 	in, typing := io.Pipe()
@@ -181,6 +189,7 @@ func TestRunWaitsForARunningCheck(t *testing.T) {
 }
 
 func TestGoldenCheckFinished(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		rt := uitest.New(uitest.ReadySnapshot())
 		hs := start(t, rt, w, h, withCheck(rt))

@@ -199,6 +199,7 @@ func (m *Model) clearStores() {
 // clear empties the ring; sequence numbers start again at 0.
 func (r *ring[T]) clear() {
 	clear(r.buf)
+	r.buf = r.buf[:0]
 	r.next = 0
 }
 

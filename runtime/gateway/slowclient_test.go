@@ -93,6 +93,7 @@ func (c *rawConn) closedWithin(d time.Duration) {
 // passes, and its connection closed: it used to hold the connection (and
 // its handler) for ever.
 func TestBodyThatNeverFinishesIsCutOff(t *testing.T) {
+	t.Parallel()
 	g := newGateway(t, newRuntime(t), Options{})
 	addr := hardened(t, g, HTTPOptions{Token: testToken, LoopbackOnly: true, BodyTimeout: 300 * time.Millisecond}, 0)
 	c := dialRaw(t, addr)
@@ -108,6 +109,7 @@ func TestBodyThatNeverFinishesIsCutOff(t *testing.T) {
 // and the connection is closed rather than drained: a body trickling in
 // cannot hold it.
 func TestUnauthenticatedAnsweredBeforeTheBody(t *testing.T) {
+	t.Parallel()
 	g := newGateway(t, newRuntime(t), Options{})
 	addr := hardened(t, g, HTTPOptions{Token: testToken, LoopbackOnly: true}, 0)
 	c := dialRaw(t, addr)
@@ -123,6 +125,7 @@ func TestUnauthenticatedAnsweredBeforeTheBody(t *testing.T) {
 // once; the next is answered 503 with the reason. One that authenticates
 // no longer counts, and a closed one frees its place.
 func TestUnauthenticatedConnectionsAreCapped(t *testing.T) {
+	t.Parallel()
 	const limit = 8
 	g := newGateway(t, newRuntime(t), Options{})
 	addr := hardened(t, g, HTTPOptions{Token: testToken, LoopbackOnly: true}, limit)
@@ -161,6 +164,7 @@ const initializeFrame = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":
 // session that only initialized is let go after HandshakeTimeout, which
 // frees its place.
 func TestSessionsAreCappedAndHandshakeOnlyOnesExpire(t *testing.T) {
+	t.Parallel()
 	g := newGateway(t, newRuntime(t), Options{MaxHTTPClients: 3, HandshakeTimeout: 500 * time.Millisecond})
 	events, cancel := g.Subscribe()
 	defer cancel()
@@ -202,6 +206,7 @@ func TestSessionsAreCappedAndHandshakeOnlyOnesExpire(t *testing.T) {
 // A configured token too short or too plain is refused for a gateway
 // other machines can reach, with what a good one is.
 func TestWeakTokenRefusedForRemote(t *testing.T) {
+	t.Parallel()
 	for _, tok := range []string{"abc", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "2025-11-25", strings.Repeat("ab", 20)} {
 		err := CheckBind("0.0.0.0:8080", true, tok, true)
 		if !errors.Is(err, ErrWeakToken) || !strings.Contains(err.Error(), "at least 32 characters") {

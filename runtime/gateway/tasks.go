@@ -38,10 +38,6 @@ const (
 	taskPollMs = 500
 )
 
-// The tasks extension's methods served (tasks/get, tasks/update,
-// tasks/cancel: mcp's constants).
-var taskMethods = []string{mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel}
-
 // task is one tools/call running as a task. The fields under mu change as
 // it runs; the rest are fixed when it starts.
 type task struct {

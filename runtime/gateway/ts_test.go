@@ -18,6 +18,7 @@ import (
 // and a list change caused by switching a server off through the runtime's
 // API while the client waits for one.
 func TestTSClient(t *testing.T) {
+	t.Parallel()
 	jsonrpctest.Node(t) // skips (fails under CI=true) without node and the SDK
 	rt := newRuntime(t, peerServer("peer"), demoServer("demo"))
 	g := newGateway(t, rt, Options{})
