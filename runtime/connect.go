@@ -199,7 +199,8 @@ func plural(n int, one, many string) string {
 }
 
 // clientCapabilities declares what is plugged in, and nothing else: roots
-// only when the server is offered some.
+// only when the server is offered some, elicitation and sampling only with
+// something to answer them.
 func (c *Controller) clientCapabilities(server string, configured []string) mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
 	if len(c.rootsFor(server, configured)) > 0 {
@@ -207,6 +208,11 @@ func (c *Controller) clientCapabilities(server string, configured []string) mcp.
 	}
 	if c.elicitor() != nil {
 		caps.Elicitation = &mcp.ElicitationCapability{Form: &mcp.Empty{}}
+	}
+	if c.sampler() != nil {
+		// A person can answer with tool_use blocks (raw JSON), and a
+		// canned reply may hold them: tool-enabled requests are welcome.
+		caps.Sampling = &mcp.SamplingCapability{Tools: &mcp.Empty{}}
 	}
 	return caps
 }

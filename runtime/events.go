@@ -70,6 +70,7 @@ var eventKinds = []EventKind{
 	kindOf[TaskUpdated]("TaskUpdated", "task"),
 	kindOf[ListenChanged]("ListenChanged", "listen"),
 	kindOf[ReloadPlanned]("ReloadPlanned", "reload"),
+	kindOf[OperatorDecision]("OperatorDecision", "decision"),
 }
 
 func kindOf[E Event](name, alias string) EventKind {

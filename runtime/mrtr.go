@@ -104,9 +104,13 @@ func isMRTRBreach(err error) bool {
 // fulfil answers one input request of an input_required result or an
 // input_required task: elicitation through the Elicitor (the TUI's form,
 // the CLI's --elicitation), roots/list with the roots offered to the
-// server. Sampling is never declared, so a request for it never passes
-// the flow's check; it is refused here too.
+// server, sampling as sampling.go says (the caller's responder, else the
+// Sampler); a declined sampling request ends the request (ErrDeclined):
+// the revision has the client not retry.
 func (s *session) fulfil(ctx context.Context, key string, req mcp.InputRequest) (json.RawMessage, error) {
+	if req.Method == mcp.MethodSample {
+		return s.sample(ctx, responderFrom(ctx), req.Params)
+	}
 	if raw, handled, err := s.fulfilForCaller(ctx, req); handled {
 		return raw, err
 	}

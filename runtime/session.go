@@ -317,6 +317,9 @@ func (s *session) onStderr(line string) {
 
 // handle answers the server's requests to us.
 func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if req.Method == mcp.MethodSample {
+		return s.legacySample(ctx, req.Params) // sampling.go: one path for both eras
+	}
 	if result, handled, err := s.routeToCaller(ctx, req); handled {
 		return result, err
 	}

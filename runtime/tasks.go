@@ -115,6 +115,9 @@ func (s *session) modernTask(ctx context.Context, o callOpts, raw json.RawMessag
 				if ctx.Err() != nil {
 					return nil, t.TaskID, s.cancelTask(ctx, ac, t.TaskID)
 				}
+				// Without the answer the task waits until its TTL: give
+				// it up, and say so to the server.
+				_ = s.cancelTask(context.WithoutCancel(ctx), ac, t.TaskID)
 				return nil, t.TaskID, err
 			}
 		}
