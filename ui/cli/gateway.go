@@ -58,7 +58,9 @@ The "gateway" block of mcp.json chooses what each client may reach (allow
 and deny by glob on servers, tools and prompts), the per-request timeout
 (default 60s) and how many requests a client may have in flight (default
 16); see config/doc.go. Questions a server asks during a client's call
-(elicitation, roots) go to that client.
+(elicitation, sampling, roots) go to that client when it declared the
+capability; the gateway declines those it cannot pass on (--sampling FILE
+answers sampling with a canned reply instead).
 
 --record FILE records the session (every frame the gateway's clients
 cause between mcpdeck and the servers, state changes, logs) for mcpdeck
@@ -78,6 +80,7 @@ the same trace.`,
 	fl := cmd.Flags()
 	fl.StringVar(&gf.http, "http", "", "serve Streamable HTTP on `ADDR` (host:port; port 0 picks a free one) instead of stdio")
 	fl.BoolVar(&gf.allowRemote, "allow-remote", false, "allow --http on a non-loopback address (needs a configured token)")
+	addSamplingFlag(cmd, "decline")
 	addRecordFlags(cmd, &gf.record)
 	addTelemetryFlags(fl, &gf.telemetry)
 	return cmd
@@ -129,7 +132,11 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return err
 	}
 	defer shutdownTelemetry(tel) // after the runtime's shutdown below: its last spans are flushed
-	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, ClientVersion: version(),
+	sampler, err := samplerFlag(cmd)
+	if err != nil {
+		return err
+	}
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, Sampler: sampler, ClientVersion: version(),
 		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol, Telemetry: tel})
 	if err != nil {
 		return err
