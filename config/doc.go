@@ -183,14 +183,27 @@
 //	                generated per run. Read only from --config and user files.
 //	allowedOrigins  browser origins allowed besides loopback ones (Origin is
 //	                checked against DNS rebinding); --config and user files only
-//	servers         {"allow": [GLOB...], "deny": [GLOB...]} on server names
+//	servers         {"allow": [GLOB...], "deny": [GLOB...], "approve": [GLOB...]}
+//	                on server names
 //	tools           the same on bridged tool names (server__tool)
-//	prompts         the same on bridged prompt names (server__prompt)
+//	prompts         allow and deny on bridged prompt names (server__prompt)
 //	callTimeout     bound of one request a client makes (default 60s)
 //	maxConcurrent   requests one client may have in flight (default 16)
+//	approveDestructive  true: a call to a tool annotated destructiveHint: true
+//	                waits for the operator's approval
+//	approvalTimeout how long a call waits for the operator before it is
+//	                refused (default 2m)
 //	clients         [{"match": GLOB, ...}]: for clients whose clientInfo.name
 //	                matches, the first matching entry's servers, tools, prompts,
-//	                callTimeout and maxConcurrent replace the top-level ones
+//	                callTimeout, maxConcurrent and approvalTimeout replace the
+//	                top-level ones; its approve patterns and approveDestructive
+//	                add to the top-level ones and never remove them
+//
+// A tools/call whose server or bridged tool matches an approve pattern (or
+// whose tool is destructive, with approveDestructive) waits for the
+// operator: the TUI asks, a headless gateway answers over its control
+// socket (mcpdeck gateway approve|deny ID), and a call nobody can answer,
+// or not in time, is refused with an error naming the rule.
 //
 // Globs use path.Match syntax (*, ?, [a-z]). A name is allowed when it
 // matches no deny pattern and, when the allow list is not empty, some allow
