@@ -32,6 +32,7 @@ import (
 //	add_tool {name}            adds tool NAME and announces notifications/tools/list_changed
 //	slow {seconds}             progress every 100 ms when asked; "cancelled slow" on stderr
 //	log {message}              logs message at debug, info, warning and error
+//	remove {name}              annotated destructiveHint: true; answers "removed NAME"
 //	sample {prompt}            MRTR: asks (sampling "reply") a model to answer prompt (system
 //	                           prompt "Answer in one word.", maxTokens 50), then "model said:
 //	                           TEXT (MODEL)"; in the legacy era go-sdk sends the request itself
@@ -143,6 +144,13 @@ func newGoSDKServer(logf func(string, ...any)) *mcp.Server {
 				}},
 				RequestState: signState(fmt.Sprintf("ask-v1:%d", time.Now().UnixNano())),
 			}, nil
+		})
+	destructive := true
+	server.AddTool(&mcp.Tool{Name: "remove", Description: "Pretends to remove something.", InputSchema: obj(`"name":{"type":"string"}`, "name"),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			name, _ := args(req)["name"].(string)
+			return text("removed " + name), nil
 		})
 	server.AddTool(&mcp.Tool{Name: "sample", Description: "Asks the client's model to answer a prompt (sampling), then says what it said.",
 		InputSchema: obj(`"prompt":{"type":"string"}`, "prompt")},

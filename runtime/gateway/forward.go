@@ -42,6 +42,9 @@ type target struct {
 	server string
 	name   string // the bridged name, or the URI
 	what   string // for messages: `tool "x__y"`
+	// approval, when set, is the rule that makes the call wait for the
+	// operator's approval (approval.go).
+	approval string
 	// run sends the request through the runtime; onStarted learns the
 	// runtime's request id (tools/call only).
 	run func(ctx context.Context, onStarted func(uint64)) (any, error)
@@ -78,10 +81,18 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 			"mcpdeck gateway: this client already has %d requests in flight (gateway.maxConcurrent); wait for one to finish", cap(slots))
 	}
 	release := func() { <-slots }
-	if c.env != nil && (c.env.caps.Elicitation != nil || c.env.caps.Roots != nil) {
+	if t.approval != "" {
+		// The wait holds the slot: a client has at most maxConcurrent
+		// calls waiting for the operator.
+		if err := g.awaitApproval(ctx, c, t); err != nil {
+			release()
+			return nil, err
+		}
+	}
+	if c.env != nil && (c.env.caps.Elicitation != nil || c.env.caps.Roots != nil || c.env.caps.Sampling != nil) {
 		// The server may ask this client something (MRTR): run as a job
-		// that can be parked. A request that declared neither cannot be
-		// asked, and runs on its own goroutine like a legacy one.
+		// that can be parked. A request that declared none of them cannot
+		// be asked, and runs on its own goroutine like a legacy one.
 		return g.startJob(ctx, c, t, release)
 	}
 	defer release()
@@ -154,7 +165,8 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 		}
 		what := fmt.Sprintf("tool %q", tool.Name)
 		server, name := tool.Server, tool.ServerTool
-		return &target{server: server, name: tool.Name, what: what, run: func(ctx context.Context, onStarted func(uint64)) (any, error) {
+		_, approval := g.approvalFor(pol, tool)
+		return &target{server: server, name: tool.Name, what: what, approval: approval, run: func(ctx context.Context, onStarted func(uint64)) (any, error) {
 			res, err := g.rt.Call(ctx, runtime.CallRequest{Server: server, Tool: name, Arguments: p.Arguments, Timeout: timeout, OnStarted: onStarted})
 			return toolResult(server, what, timeout, res, err)
 		}}, nil

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"mcpdeck/jsonrpc"
@@ -11,7 +12,8 @@ import (
 )
 
 // responder answers, for one client, what a server asks during that
-// client's requests (runtime.CallResponder): a legacy client gets a
+// client's requests (runtime.CallResponder, and runtime.SamplingResponder
+// for sampling): a legacy client gets a
 // server→client request, a modern one an input_required answer to the
 // request it is waiting on. One per client, so the runtime can tell that
 // all the requests in flight on a server belong to the same client.
@@ -58,9 +60,65 @@ func (r *responder) Roots(ctx context.Context, server string) ([]runtime.Root, e
 	return roots, nil
 }
 
+// Sample asks the client's model (runtime.SamplingResponder), as Elicit
+// does: the server's request goes as it was sent, to a client that
+// declared sampling (and sampling.tools, when the request carries tools).
+// A client's rejection (-1), or a modern client that retries without an
+// answer, is a decline; the server hears it as such.
+func (r *responder) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
+	withTools := len(req.Params.Tools) > 0 && string(req.Params.Tools) != "null"
+	r.cl.mu.Lock()
+	legacyOK := r.cl.caps.Sampling != nil && (!withTools || r.cl.caps.Sampling.Tools != nil)
+	r.cl.mu.Unlock()
+	var params map[string]json.RawMessage
+	if err := json.Unmarshal(req.Raw, &params); err != nil {
+		return runtime.SampleResponse{}, fmt.Errorf("the server's sampling request: %w", err)
+	}
+	if meta := hopMeta(params["_meta"]); meta != nil {
+		params["_meta"] = meta // the server's own keys; the reserved ones describe its hop
+	} else {
+		delete(params, "_meta")
+	}
+	who := clientWords(r.cl.info())
+	raw, err := r.askFor(ctx, req.Server, mcp.MethodSample, params, func(caps mcp.ClientCapabilities) bool {
+		return caps.Sampling != nil && (!withTools || caps.Sampling.Tools != nil)
+	}, legacyOK)
+	var rpc *jsonrpc.Error
+	switch {
+	case errors.As(err, &rpc) && rpc.Code == mcp.CodeUserRejected:
+		return runtime.SampleResponse{Declined: true, Reason: "declined by " + who + ": " + rpc.Message, By: who}, nil
+	case err != nil:
+		return runtime.SampleResponse{}, err
+	case raw == nil:
+		return runtime.SampleResponse{Declined: true, Reason: who + " retried without an answer", By: who}, nil
+	}
+	var res mcp.CreateMessageResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return runtime.SampleResponse{}, fmt.Errorf("the client's sampling answer is not a CreateMessageResult: %w", err)
+	}
+	if err := res.Check(); err != nil {
+		return runtime.SampleResponse{}, fmt.Errorf("the client's sampling answer cannot be passed on: %w", err)
+	}
+	return runtime.SampleResponse{Result: res, By: who}, nil
+}
+
 // ask puts a server's question (elicitation/create, roots/list) to the
 // client, in its era's way.
 func (r *responder) ask(ctx context.Context, server, method string, params map[string]any) (json.RawMessage, error) {
+	cl := r.cl
+	cl.mu.Lock()
+	declared := (method == mcp.MethodElicit && cl.caps.Elicitation != nil) || (method == mcp.MethodListRoots && cl.caps.Roots != nil)
+	cl.mu.Unlock()
+	return r.askFor(ctx, server, method, params, func(caps mcp.ClientCapabilities) bool { return caps.Has(method) }, declared)
+}
+
+// askFor puts a server's question to the client, in its era's way: to a
+// modern client inside the answer to its one request in flight on server
+// (MRTR), when that request's capabilities allow it (modernOK); to a
+// legacy client as a request of its own, when it declared the capability
+// (legacyOK). It returns runtime.ErrNotAnswered when the client cannot be
+// asked.
+func (r *responder) askFor(ctx context.Context, server, method string, params any, modernOK func(mcp.ClientCapabilities) bool, legacyOK bool) (json.RawMessage, error) {
 	cl := r.cl
 	var calls, modern []*call
 	for _, c := range cl.inflightOn(server) {
@@ -75,16 +133,13 @@ func (r *responder) ask(ctx context.Context, server, method string, params map[s
 	if len(modern) > 0 {
 		// The question belongs to one of the client's modern requests only
 		// if there is one: MRTR answers it, with the request's capabilities.
-		if len(modern) != 1 || modern[0].getJob() == nil || !modern[0].env.caps.Has(method) {
+		if len(modern) != 1 || modern[0].getJob() == nil || !modernOK(modern[0].env.caps) {
 			return nil, runtime.ErrNotAnswered
 		}
 		p, _ := json.Marshal(params)
 		return modern[0].getJob().ask(ctx, mcp.InputRequest{Method: method, Params: p})
 	}
-	cl.mu.Lock()
-	declared := (method == mcp.MethodElicit && cl.caps.Elicitation != nil) || (method == mcp.MethodListRoots && cl.caps.Roots != nil)
-	cl.mu.Unlock()
-	if !declared || cl.conn == nil {
+	if !legacyOK || cl.conn == nil {
 		return nil, runtime.ErrNotAnswered
 	}
 	var related *call
