@@ -189,10 +189,10 @@ func TestApprovalTimeoutWithdrawAndNobody(t *testing.T) {
 
 func TestDestructiveAnnotation(t *testing.T) {
 	for in, want := range map[string]bool{
-		``:                                              false,
-		`{}`:                                            false,
-		`{"destructiveHint":true}`:                      true,
-		`{"destructiveHint":false}`:                     false,
+		``:                          false,
+		`{}`:                        false,
+		`{"destructiveHint":true}`:  true,
+		`{"destructiveHint":false}`: false,
 		`{"destructiveHint":true,"readOnlyHint":true}`:  false,
 		`{"destructiveHint":true,"readOnlyHint":false}`: true,
 		`{"readOnlyHint":false}`:                        false,
