@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,30 +120,16 @@ type approvals struct {
 	approvers atomic.Int32 // attached operators (the TUI, a control socket)
 	mu        sync.Mutex
 	waiting   map[string]*pending
-	names     []string // who can answer, for messages
 }
 
-// AttachApprover says that an operator can answer approvals from now on:
-// who names it ("the TUI", "control socket /run/…/gateway-42.sock"). While
-// none is attached, a call that needs approval is refused at once, saying
-// why. detach undoes it; it is safe to call more than once.
-func (g *Gateway) AttachApprover(who string) (detach func()) {
-	a := &g.appr
-	a.mu.Lock()
-	a.names = append(a.names, who)
-	a.mu.Unlock()
-	a.approvers.Add(1)
+// AttachApprover says that an operator can answer approvals from now on
+// (the TUI, a control socket). While none is attached, a call that needs
+// approval is refused at once, saying why. detach undoes it; it is safe to
+// call more than once.
+func (g *Gateway) AttachApprover() (detach func()) {
+	g.appr.approvers.Add(1)
 	var once sync.Once
-	return func() {
-		once.Do(func() {
-			a.approvers.Add(-1)
-			a.mu.Lock()
-			if i := slices.Index(a.names, who); i >= 0 {
-				a.names = slices.Delete(a.names, i, i+1)
-			}
-			a.mu.Unlock()
-		})
-	}
+	return func() { once.Do(func() { g.appr.approvers.Add(-1) }) }
 }
 
 // Pending returns the calls waiting for approval, oldest first.
@@ -274,11 +259,4 @@ func (g *Gateway) decided(a Approval, decision, by, reason string) {
 	g.rt.RecordDecision(runtime.OperatorDecision{EventHeader: runtime.EventHeader{Time: now, Server: a.Server},
 		Kind: runtime.DecisionApproval, ID: a.ID, Client: a.Who(), Subject: "tools/call " + a.Tool, Rule: a.Rule,
 		Decision: decision, By: by, Reason: reason, Asked: a.Asked})
-}
-
-// approverNames says who can answer approvals now, for messages.
-func (g *Gateway) approverNames() string {
-	g.appr.mu.Lock()
-	defer g.appr.mu.Unlock()
-	return strings.Join(g.appr.names, ", ")
 }

@@ -54,7 +54,7 @@ func TestApprovalApprovedAndDenied(t *testing.T) {
 	rt := newRuntime(t, peerServer("peer"))
 	gw := gatewayConfig(t, `{"tools": {"approve": ["peer__echo"]}, "approveDestructive": true}`)
 	g := newGateway(t, rt, Options{Config: gw})
-	defer g.AttachApprover("the test")()
+	defer g.AttachApprover()()
 	asked, decided := approvalEvents(t, g)
 	recorded, stopRec := rt.Subscribe(runtime.SubscribeOptions{Lossless: true, Buffer: 1 << 14})
 	defer stopRec()
@@ -150,7 +150,7 @@ func TestApprovalTimeoutWithdrawAndNobody(t *testing.T) {
 		t.Fatalf("decision %+v", d)
 	}
 
-	detach := g.AttachApprover("the test")
+	detach := g.AttachApprover()
 	defer detach()
 	start := time.Now()
 	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "peer__echo", Arguments: map[string]any{"text": "x"}})
