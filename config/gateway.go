@@ -193,6 +193,27 @@ func (g *Gateway) For(name string) (GatewayPolicy, string) {
 	return pol, field
 }
 
+// HasApprovals reports whether any rule of the block (top level or a
+// clients entry) makes calls wait for the operator's approval.
+func (g *Gateway) HasApprovals() bool {
+	if g == nil {
+		return false
+	}
+	has := func(p GatewayPolicy) bool {
+		return (p.Servers != nil && len(p.Servers.Approve) > 0) || (p.Tools != nil && len(p.Tools.Approve) > 0) ||
+			(p.ApproveDestructive != nil && p.ApproveDestructive.On)
+	}
+	if has(g.Policy) {
+		return true
+	}
+	for _, c := range g.Clients {
+		if has(c.Policy) {
+			return true
+		}
+	}
+	return false
+}
+
 // over returns p with the fields o sets replacing its own, except the
 // approvals: a client entry's approve patterns and approveDestructive add
 // to the top-level ones and never remove them, since a client's name is

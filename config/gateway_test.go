@@ -215,7 +215,16 @@ func TestGatewayApprovals(t *testing.T) {
 			t.Errorf("relaxed escaped the approval of %s", tc.tool)
 		}
 	}
+	if !g.HasApprovals() {
+		t.Error("HasApprovals: false")
+	}
 	var none *Gateway
+	if none.HasApprovals() || (&Gateway{Clients: []GatewayClient{{Match: "x"}}}).HasApprovals() {
+		t.Error("HasApprovals without any")
+	}
+	if !(&Gateway{Clients: []GatewayClient{{Match: "x", Policy: GatewayPolicy{ApproveDestructive: &GatewayFlag{On: true}}}}}).HasApprovals() {
+		t.Error("HasApprovals misses a clients entry")
+	}
 	if def, _ := none.For("x"); def.ApprovalTimeout != DefaultGatewayApprovalTimeout {
 		t.Errorf("default approvalTimeout %s", def.ApprovalTimeout)
 	}

@@ -26,6 +26,7 @@ import (
 type gatewayFlags struct {
 	http        string
 	allowRemote bool
+	control     string
 	record      recordFlags
 	telemetry   telemetryFlags
 }
@@ -54,6 +55,14 @@ origins other than loopback ones are refused unless gateway.allowedOrigins
 lists them. ADDR must be a loopback address unless --allow-remote is given,
 and then the token must be configured, not generated.
 
+Calls that the gateway block marks for approval (approve patterns on
+servers and tools, approveDestructive) wait for the operator: the
+gateway opens a control socket and prints each waiting call on stderr;
+answer from another terminal with mcpdeck gateway approve ID or deny ID
+(mcpdeck gateway pending lists them). A call nobody answers within
+approvalTimeout (default 2m) is refused, naming the rule. Every decision
+is logged on stderr and recorded (--record) with who decided.
+
 The "gateway" block of mcp.json chooses what each client may reach (allow
 and deny by glob on servers, tools and prompts), the per-request timeout
 (default 60s) and how many requests a client may have in flight (default
@@ -73,6 +82,8 @@ the same trace.`,
 		Example: `  mcpdeck gateway
   mcpdeck gateway --http 127.0.0.1:8765
   mcpdeck gateway --http 127.0.0.1:8765 --record gateway.jsonl --metrics 127.0.0.1:9464
+  mcpdeck gateway pending
+  mcpdeck gateway approve 4242-1
   MCPDECK_GATEWAY_TOKEN=... mcpdeck gateway --http 0.0.0.0:8765 --allow-remote`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runGateway(cmd, &tf, &gf, args) },
 	}
@@ -80,7 +91,9 @@ the same trace.`,
 	fl := cmd.Flags()
 	fl.StringVar(&gf.http, "http", "", "serve Streamable HTTP on `ADDR` (host:port; port 0 picks a free one) instead of stdio")
 	fl.BoolVar(&gf.allowRemote, "allow-remote", false, "allow --http on a non-loopback address (needs a configured token)")
+	fl.StringVar(&gf.control, "control", "", "open the control socket (where operators answer approvals) at `PATH` (default: $XDG_RUNTIME_DIR/mcpdeck/gateway-PID.sock, or the state directory's run/)")
 	addSamplingFlag(cmd, "decline")
+	cmd.AddCommand(newGatewayPendingCmd(), newGatewayDecideCmd("approve"), newGatewayDecideCmd("deny"))
 	addRecordFlags(cmd, &gf.record)
 	addTelemetryFlags(fl, &gf.telemetry)
 	return cmd
@@ -166,6 +179,11 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		<-enabled
 		closeGateway(g)
 	}()
+	stopControl, err := startControl(ctx, g, rt, cfg, gf.control, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopControl() // before the gateway closes: no operator answers after it
 
 	if gf.http == "" {
 		return serveStdio(ctx, g, cmd)
