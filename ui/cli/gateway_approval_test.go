@@ -80,7 +80,9 @@ func TestGatewayApprovalFromASecondProcess(t *testing.T) {
 	}
 	waiting := func() string {
 		t.Helper()
-		line := stderr.waitLine(t, true, "the approval", func(l string) bool { return strings.Contains(l, "mcpdeck gateway: approval ") && strings.Contains(l, " calls ") })
+		line := stderr.waitLine(t, true, "the approval", func(l string) bool {
+			return strings.Contains(l, "mcpdeck gateway: approval ") && strings.Contains(l, " calls ")
+		})
 		id := strings.TrimSuffix(strings.Fields(strings.TrimPrefix(line, "mcpdeck gateway: approval "))[0], ":")
 		if !strings.HasPrefix(id, strconv.Itoa(cmd.Process.Pid)+"-") || !strings.Contains(line, "cli-test 1 (c1, stdio)") || !strings.Contains(line, "mcpdeck gateway approve "+id) {
 			t.Fatalf("approval line %q", line)
@@ -130,7 +132,9 @@ func TestGatewayApprovalFromASecondProcess(t *testing.T) {
 	if o.err == nil || !strings.Contains(o.err.Error(), "not on a Friday") || !strings.Contains(o.err.Error(), "gateway.approveDestructive") {
 		t.Fatalf("denied call: %v %+v", o.err, o.res)
 	}
-	stderr.waitLine(t, true, "the denial", func(l string) bool { return strings.Contains(l, "approval "+id+": tools/call peer__remove") && strings.Contains(l, " denied by ") })
+	stderr.waitLine(t, true, "the denial", func(l string) bool {
+		return strings.Contains(l, "approval "+id+": tools/call peer__remove") && strings.Contains(l, " denied by ")
+	})
 
 	if err := cs.Close(); err != nil {
 		t.Fatal(err)
