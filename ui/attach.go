@@ -21,20 +21,23 @@ const subscribeBuffer = 16384
 
 // Attach connects a running program to rt: a forwarding goroutine moves
 // runtime events into the program (batched, with the new snapshot read
-// off the event loop), and the program's elicitation modal becomes rt's
-// elicitor. send is program.Send (teatest: TestModel.Send). detach undoes
-// both, answers any elicitation still waiting with cancel, and returns
-// once the goroutine has ended; it is safe to call more than once.
+// off the event loop), and the program's elicitation modal and sampling
+// dialog become rt's elicitor and sampler. send is program.Send (teatest:
+// TestModel.Send). detach undoes it, answers any elicitation still
+// waiting with cancel (and sampling with a decline), and returns once the
+// goroutine has ended; it is safe to call more than once.
 func Attach(rt Runtime, send func(tea.Msg)) (detach func()) {
 	events, cancel := rt.Subscribe(runtime.SubscribeOptions{Buffer: subscribeBuffer})
 	el := &elicitor{send: send, done: make(chan struct{})}
 	rt.SetElicitor(el)
+	rt.SetSampler(&sampler{send: send, done: el.done})
 	done := make(chan struct{})
 	go forward(rt, events, send, done)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			rt.SetElicitor(runtime.DeclineElicitor{})
+			rt.SetSampler(runtime.DeclineSampler{})
 			close(el.done)
 			cancel()
 			<-done

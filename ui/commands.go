@@ -212,6 +212,10 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		m.openModal(newElicitModal(m.c, msg))
 	case elicitGoneMsg:
 		m.dropElicitation(msg.id)
+	case samplingMsg:
+		m.openModal(newSamplingModal(m.c, msg))
+	case samplingGoneMsg:
+		m.dropSampling(msg.id)
 	case openNoteMsg:
 		m.openNote(msg.n)
 	}
