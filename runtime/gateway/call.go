@@ -16,6 +16,7 @@ type reqParams struct {
 	Arguments json.RawMessage `json:"arguments"`
 	Meta      json.RawMessage `json:"_meta"`
 	State     *string         `json:"requestState"`
+	Task      json.RawMessage `json:"task"` // 2025-11-25: run the call as a task
 }
 
 // call is one request of a client being served.

@@ -59,6 +59,7 @@ type client struct {
 	listens     []*listen         // modern subscriptions/listen streams
 	streams     int               // legacy HTTP: open GET streams
 	parked      []*job            // modern requests waiting for the client's retry
+	tasks       []*gwTask         // calls running (or finished, within their ttl) as tasks
 	subs        map[string]string // legacy resources/subscribe: URI → server
 	offered     offer             // what the client was last shown (list_changed)
 	totals      Totals

@@ -12,19 +12,33 @@ import (
 
 // gatewayCapabilities is what the gateway offers every client, whatever
 // the servers behind it offer today: the offer is live, so the lists may
-// fill later.
-var gatewayCapabilities = mcp.ServerCapabilities{
-	Tools:       &mcp.ListChangedCapability{ListChanged: true},
-	Prompts:     &mcp.ListChangedCapability{ListChanged: true},
-	Resources:   &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
-	Logging:     &mcp.Empty{},
-	Completions: &mcp.Empty{},
-}
+// fill later. Tasks (tasks.go) are offered in each era's way:
+// legacyCapabilities to initialize, modernCapabilities to server/discover.
+var (
+	gatewayCapabilities = mcp.ServerCapabilities{
+		Tools:       &mcp.ListChangedCapability{ListChanged: true},
+		Prompts:     &mcp.ListChangedCapability{ListChanged: true},
+		Resources:   &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
+		Logging:     &mcp.Empty{},
+		Completions: &mcp.Empty{},
+	}
+	legacyCapabilities = func() mcp.ServerCapabilities {
+		c := gatewayCapabilities
+		c.LegacyTasks = &mcp.TasksCapability{List: &mcp.Empty{}, Cancel: &mcp.Empty{}}
+		_ = json.Unmarshal([]byte(`{"tools":{"call":{}}}`), &c.LegacyTasks.Requests)
+		return c
+	}()
+	modernCapabilities = func() mcp.ServerCapabilities {
+		c := gatewayCapabilities
+		c.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage(`{}`)}
+		return c
+	}()
+)
 
 // modernOnly and legacyOnly are the methods of one era.
 var (
-	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen}
-	legacyOnly = []string{"initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen, mcp.MethodTasksUpdate}
+	legacyOnly = []string{"initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "tasks/result", "tasks/list"}
 	// forwarded methods go to a server: they wait for Ready, count against
 	// the concurrency limit and answer on a stream (HTTP).
 	forwarded = []string{"tools/call", "prompts/get", "resources/read", "completion/complete"}
@@ -38,7 +52,7 @@ const handshakeWait = 10 * time.Second
 // to the others).
 func knownMethod(method string) bool {
 	switch method {
-	case "ping", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+	case "ping", "tools/list", "prompts/list", "resources/list", "resources/templates/list", mcp.MethodTasksGet, mcp.MethodTasksCancel:
 		return true
 	}
 	return slices.Contains(modernOnly, method) || slices.Contains(legacyOnly, method) || slices.Contains(forwarded, method)
@@ -47,7 +61,7 @@ func knownMethod(method string) bool {
 // streams reports whether a method's answer may be preceded by related
 // messages (progress, logs, elicitation), so HTTP answers it with SSE.
 func streams(method string) bool {
-	return slices.Contains(forwarded, method) || method == mcp.MethodListen
+	return slices.Contains(forwarded, method) || method == mcp.MethodListen || method == "tasks/result"
 }
 
 // handle serves one request of a client. ctx ends when the client cancels
@@ -144,7 +158,7 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 	case "initialize":
 		res, err = g.initialize(c, cat, pol)
 	case mcp.MethodDiscover:
-		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: gatewayCapabilities, Instructions: cat.instructions(pol)}
+		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: modernCapabilities, Instructions: cat.instructions(pol)}
 		cacheable = true
 	case "ping":
 		res = struct{}{}
@@ -171,6 +185,8 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 	case "tools/call", "prompts/get", "resources/read", "completion/complete":
 		res, err = g.forward(ctx, c, cat, pol)
 		cacheable = c.method == "resources/read"
+	case mcp.MethodTasksGet, mcp.MethodTasksCancel, mcp.MethodTasksUpdate, "tasks/result", "tasks/list":
+		res, err = g.tasksMethod(ctx, c)
 	default:
 		err = jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck's gateway does not serve %s", c.method)
 	}
@@ -208,7 +224,7 @@ func (g *Gateway) initialize(c *call, cat *catalog, pol *policy) (any, error) {
 	cl.identify(&p.ClientInfo, mcp.Legacy, version)
 	return mcp.InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    gatewayCapabilities,
+		Capabilities:    legacyCapabilities,
 		ServerInfo:      g.implementation(),
 		Instructions:    cat.instructions(cl.policy()),
 	}, nil

@@ -34,6 +34,9 @@ type forward struct {
 	key    fwdKey
 	keys   []fwdKey
 	target atomic.Pointer[call]
+	// onTask, when set (a job), hears the server's task state for the
+	// request; set before the request starts.
+	onTask func(runtime.TaskInfo)
 }
 
 // target is where a forwarded request goes, resolved from the catalog
@@ -89,7 +92,10 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 			return nil, err
 		}
 	}
-	if c.env != nil && (c.env.caps.Elicitation != nil || c.env.caps.Roots != nil || c.env.caps.Sampling != nil) {
+	if ok, ttl := legacyTaskRequested(c); ok {
+		return g.startLegacyTask(c, t, release, ttl) // tasks.go
+	}
+	if c.env != nil && (c.env.caps.Elicitation != nil || c.env.caps.Roots != nil || c.env.caps.Sampling != nil || c.env.caps.Tasks()) {
 		// The server may ask this client something (MRTR): run as a job
 		// that can be parked. A request that declared none of them cannot
 		// be asked, and runs on its own goroutine like a legacy one.
@@ -167,7 +173,10 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 		server, name := tool.Server, tool.ServerTool
 		_, approval := g.approvalFor(pol, tool)
 		return &target{server: server, name: tool.Name, what: what, approval: approval, run: func(ctx context.Context, onStarted func(uint64)) (any, error) {
-			res, err := g.rt.Call(ctx, runtime.CallRequest{Server: server, Tool: name, Arguments: p.Arguments, Timeout: timeout, OnStarted: onStarted})
+			// A client that asks for a task has the server asked for one
+			// too, where the tool makes it optional.
+			res, err := g.rt.Call(ctx, runtime.CallRequest{Server: server, Tool: name, Arguments: p.Arguments, Timeout: timeout, OnStarted: onStarted,
+				Task: len(p.Task) > 0})
 			return toolResult(server, what, timeout, res, err)
 		}}, nil
 	case "prompts/get":

@@ -112,6 +112,7 @@ type Gateway struct {
 	stateless map[string]*client      // modern HTTP clients by grouping key
 	forwards  map[fwdKey]*forward     // runtime requests in flight, by server and runtime id
 	parked    map[string]*job         // modern requests waiting for the client's retry, by requestState
+	tasks     map[string]*gwTask      // calls running as clients' tasks, by task ID (tasks.go)
 	subRefs   map[subKey]*subRef      // upstream resource subscriptions held for clients
 	sessions  map[string]*httpSession // legacy HTTP sessions by Mcp-Session-Id
 	closed    bool
@@ -168,6 +169,8 @@ func (g *Gateway) pump(batches <-chan []runtime.Event) {
 				g.logMessage(e)
 			case runtime.ResourceUpdated:
 				g.resourceUpdated(e)
+			case runtime.TaskUpdated:
+				g.taskUpdated(e)
 			}
 		}
 	}
@@ -268,6 +271,11 @@ func (g *Gateway) detach(cl *client, reason string) {
 		if j.cl == cl {
 			delete(g.parked, state)
 			j.abandon()
+		}
+	}
+	for id, t := range g.tasks {
+		if t.j.cl == cl {
+			delete(g.tasks, id) // its call ends with the client's ctx
 		}
 	}
 	g.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
@@ -126,8 +127,16 @@ func (r *responder) askFor(ctx context.Context, server, method string, params an
 			continue // cancelled, and on its way out: it asks nothing more
 		}
 		calls = append(calls, c)
-		if c.env != nil {
-			modern = append(modern, c)
+		if c.env != nil && !strings.HasPrefix(c.method, "tasks/") {
+			modern = append(modern, c) // a poll of a task is not where its questions go
+		}
+	}
+	if len(modern) == 0 {
+		// A modern client's call that runs as its task: the question
+		// waits in the task (input_required) for tasks/update.
+		if ts := cl.tasksOn(server); len(ts) == 1 && ts[0].j.env != nil && modernOK(ts[0].j.env.caps) {
+			p, _ := json.Marshal(params)
+			return ts[0].j.ask(ctx, mcp.InputRequest{Method: method, Params: p})
 		}
 	}
 	if len(modern) > 0 {
