@@ -171,7 +171,8 @@
 // headers). Predefined variables, including LoadOptions.Vars, win over the
 // environment. A VS Code ${input:id} cannot be prompted for outside VS Code:
 // the server is kept but marked NeedsInput and never started, and the rest of
-// the configuration still works.
+// the configuration still works. A test suite's inputs (mcpdeck test) give
+// such variables values, through LoadOptions.Vars.
 //
 // # Gateway
 //
@@ -193,11 +194,28 @@
 //	                waits for the operator's approval
 //	approvalTimeout how long a call waits for the operator before it is
 //	                refused (default 2m)
-//	clients         [{"match": GLOB, ...}]: for clients whose clientInfo.name
-//	                matches, the first matching entry's servers, tools, prompts,
-//	                callTimeout, maxConcurrent and approvalTimeout replace the
-//	                top-level ones; its approve patterns and approveDestructive
-//	                add to the top-level ones and never remove them
+//	clients         [{"match": GLOB, ...}]: for clients whose identity
+//	                matches (the token's identity claim with "auth", else
+//	                clientInfo.name), the first matching entry's servers,
+//	                tools, prompts, callTimeout, maxConcurrent, rateLimit,
+//	                toolRateLimits and approvalTimeout replace the top-level
+//	                ones; its approve patterns and approveDestructive add to
+//	                the top-level ones and never remove them
+//	rateLimit       {"rate": "10/s", "burst": 20}: a token bucket per client
+//	                over its forwarded requests (tools/call, prompts/get,
+//	                resources/read, completion/complete); rates are N/s, N/m
+//	                or N/h; burst defaults to one second's worth
+//	toolRateLimits  [{"tools": GLOB, "rate": "5/m", "burst": 2}]: a bucket per
+//	                client and matching tool (bridged name); every matching
+//	                entry applies
+//	auth            OAuth instead of the token (--config and user files only):
+//	                {"issuer": URL, "resource"?: the gateway's public URL (the
+//	                token audience; default the URL it serves), "jwksUrl"?:
+//	                (default the issuer's jwks_uri), "identityClaim"?: "sub",
+//	                "scopes"?: [...]}
+//	audit           a JSON Lines file of every call (--config and user files
+//	                only): "FILE", or {"file": FILE, "arguments": "digest" |
+//	                "scrubbed" | "none", "maxSizeMB": 100, "maxFiles": 10}
 //
 // A tools/call whose server or bridged tool matches an approve pattern (or
 // whose tool is destructive, with approveDestructive) waits for the
@@ -209,8 +227,10 @@
 // matches no deny pattern and, when the allow list is not empty, some allow
 // pattern. A refused request gets a JSON-RPC error naming the rule and where
 // it is written. Client names are self-reported: per-client rules shape what
-// a well-meaning client sees; the token is the security boundary. When
-// several files have a gateway block, the nearest one is used.
+// a well-meaning client sees; the token is the security boundary. With
+// "auth" the identity comes from a signed token instead, and the rules are
+// a boundary too. When several files have a gateway block, the nearest one
+// is used.
 //
 // # Discovery
 //

@@ -116,7 +116,8 @@ func (e *expander) variable(s string, i int, x *expansion) (string, int) {
 
 // resolve looks one variable up. It reports set=false for an unset
 // variable and a non-empty problem for one that can never resolve. A
-// ${input:id} resolves to its own text and is recorded in x.inputs.
+// ${input:id} resolves to its own text and is recorded in x.inputs,
+// unless the predefined variables give it a value (key "input:id").
 func (e *expander) resolve(name, raw string, x *expansion) (val string, set bool, problem string) {
 	switch {
 	case name == "":
@@ -124,6 +125,9 @@ func (e *expander) resolve(name, raw string, x *expansion) (val string, set bool
 	case name == "input:":
 		return "", false, `empty input id "${input:}": name an input declared in "inputs"`
 	case strings.HasPrefix(name, "input:"):
+		if v, ok := e.vars[name]; ok {
+			return v, true, "" // given a value (mcpdeck test's inputs:)
+		}
 		x.inputs = append(x.inputs, "${"+name+"}")
 		return raw, true, ""
 	case strings.HasPrefix(name, "env:"):

@@ -8,7 +8,7 @@ import (
 
 func TestExpand(t *testing.T) {
 	e := &expander{
-		vars: map[string]string{"workspaceFolder": "/proj", "userHome": "/home/ada", "mcpdeck": "/bin/mcpdeck"},
+		vars: map[string]string{"workspaceFolder": "/proj", "userHome": "/home/ada", "mcpdeck": "/bin/mcpdeck", "input:given": "g1v3n"},
 		lookupEnv: fakeEnv(map[string]string{
 			"HOME": "/home/env", "TOKEN": "t0k", "EMPTY": "", "mcpdeck": "env loses",
 		}),
@@ -55,6 +55,7 @@ func TestExpand(t *testing.T) {
 		{in: "Bearer ${input:tok}", want: "Bearer ${input:tok}", inputs: []string{"${input:tok}"}},
 		{in: "${MISSING:-${input:tok}}", want: "${input:tok}", inputs: []string{"${input:tok}"}},
 		{in: "${TOKEN:-${input:tok}}", want: "t0k"},
+		{in: "Bearer ${input:given}", want: "Bearer g1v3n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

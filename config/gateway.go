@@ -39,12 +39,21 @@ type Gateway struct {
 	AllowedOrigins []string
 	Policy         GatewayPolicy
 	Clients        []GatewayClient
-	Source         string   // the file the block came from
-	Pos            Position // the block's key
+	// Auth, when set, replaces the bearer token with OAuth: JWT access
+	// tokens of an authorization server (see GatewayAuth). Read only from
+	// explicit and user files, like Token.
+	Auth *GatewayAuth
+	// Audit, when set, logs every call (see GatewayAudit); explicit and
+	// user files only.
+	Audit  *GatewayAudit
+	Source string   // the file the block came from
+	Pos    Position // the block's key
 }
 
-// GatewayClient is a policy for the clients whose self-reported name
-// (clientInfo.name) matches Match, a glob. The first matching entry wins.
+// GatewayClient is a policy for the clients whose identity matches Match,
+// a glob: the authenticated identity (GatewayAuth.IdentityClaim) when the
+// gateway authenticates with OAuth, else the self-reported name
+// (clientInfo.name). The first matching entry wins.
 type GatewayClient struct {
 	Match  string
 	Field  string // "gateway.clients[N]", for messages naming the rule
@@ -60,6 +69,13 @@ type GatewayPolicy struct {
 	CallTimeout time.Duration
 	// MaxConcurrent bounds the requests in flight per client; 0 means not set.
 	MaxConcurrent int
+	// RateLimit bounds each client's forwarded requests (a token bucket
+	// per client); nil means not set (no limit).
+	RateLimit *GatewayRate
+	// ToolRateLimits bound each client's calls of matching tools (a bucket
+	// per client and tool); nil means not set, and every matching entry
+	// applies.
+	ToolRateLimits []GatewayToolRate
 	// ApproveDestructive, when on, makes a call to a tool annotated
 	// destructiveHint: true wait for the operator's approval; nil means
 	// not set (off).
@@ -240,6 +256,12 @@ func (p GatewayPolicy) over(o GatewayPolicy) GatewayPolicy {
 	if o.MaxConcurrent > 0 {
 		p.MaxConcurrent = o.MaxConcurrent
 	}
+	if o.RateLimit != nil {
+		p.RateLimit = o.RateLimit
+	}
+	if o.ToolRateLimits != nil {
+		p.ToolRateLimits = o.ToolRateLimits
+	}
 	return p
 }
 
@@ -296,6 +318,16 @@ func (p *parser) parseGateway(m *member) *Gateway {
 			g.AllowedOrigins, _, _ = p.stringList(gm.value, "", f)
 		case "clients":
 			g.Clients = p.gatewayClients(gm.value, f)
+		case "auth", "audit":
+			if !trusted {
+				p.warnf(gm.keyOff, "", f, "is ignored in a %s file: put it in your user mcp.json or a --config file", p.scope)
+				continue
+			}
+			if gm.name == "auth" {
+				g.Auth = p.gatewayAuth(gm.value, f)
+			} else {
+				g.Audit = p.gatewayAudit(gm.value, f)
+			}
 		default:
 			rest = append(rest, gm)
 		}
@@ -347,8 +379,8 @@ func (p *parser) gatewayClients(v *hujson.Value, field string) []GatewayClient {
 // gatewayFields and ruleFields are the fields of the gateway block and of
 // its allow/deny rules, for warnings.
 var (
-	gatewayFields = []string{"token", "allowedOrigins", "servers", "tools", "prompts", "callTimeout", "maxConcurrent",
-		"approveDestructive", "approvalTimeout", "clients"}
+	gatewayFields = []string{"token", "allowedOrigins", "servers", "tools", "prompts", "callTimeout", "maxConcurrent", "clients",
+		"auth", "audit", "rateLimit", "toolRateLimits", "approveDestructive", "approvalTimeout"}
 	ruleFields = []string{"allow", "deny", "approve"}
 )
 
@@ -379,6 +411,10 @@ func (p *parser) gatewayPolicy(ms []member, field string) GatewayPolicy {
 				continue
 			}
 			pol.MaxConcurrent = int(n)
+		case "rateLimit":
+			pol.RateLimit = p.gatewayRateLimit(m.value, f)
+		case "toolRateLimits":
+			pol.ToolRateLimits = p.gatewayToolRates(m.value, f)
 		default:
 			p.warnf(m.keyOff, "", f, "%s", unknownField(m.name, gatewayFields, "known: "+strings.Join(gatewayFields, ", ")))
 		}

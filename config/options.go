@@ -23,7 +23,9 @@ type LoadOptions struct {
 	Default     []byte
 	DefaultName string
 	// Vars are extra predefined variables, e.g. {"mcpdeck": "/path/to/exe"}.
-	// They win over the environment.
+	// They win over the environment. A key "input:ID" gives VS Code's
+	// ${input:ID} a value (a test suite's inputs), so a server using it
+	// can start outside VS Code.
 	Vars map[string]string
 	// LookupEnv reads the environment; tests inject their own. Default:
 	// os.LookupEnv. XDG_CONFIG_HOME and HOME are read through it too.

@@ -21,7 +21,7 @@ func (c *Controller) TelemetryStats() []telemetry.ServerStats {
 	snap := c.Snapshot()
 	out := make([]telemetry.ServerStats, 0, len(snap.Servers))
 	for _, v := range snap.Servers {
-		out = append(out, telemetry.ServerStats{
+		st := telemetry.ServerStats{
 			Server:               v.Name,
 			State:                v.State.String(),
 			Transport:            v.Transport.String(),
@@ -34,7 +34,11 @@ func (c *Controller) TelemetryStats() []telemetry.ServerStats {
 			LateResponses:        v.Counters.LateResponses,
 			NoiseLines:           v.Counters.NoiseLines,
 			Outstanding:          len(v.Outstanding),
-		})
+		}
+		if e := v.LastError; e != nil {
+			st.LastError, st.LastErrorKind, st.LastErrorAt = e.Error(), e.Kind.String(), e.At
+		}
+		out = append(out, st)
 	}
 	return out
 }

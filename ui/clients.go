@@ -188,6 +188,9 @@ func (t *clientsTab) detail(c gateway.ClientInfo) []string {
 		who += " " + present.Line(c.Version)
 	}
 	parts := []string{who}
+	if c.Identity != "" {
+		parts = append(parts, "identity "+present.Line(c.Identity)+" (from its access token)")
+	}
 	if c.Protocol != "" {
 		parts = append(parts, c.Era.String()+" "+present.Line(c.Protocol))
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,20 +100,23 @@ type matcher struct {
 }
 
 func parseFilter(q string) matcher {
-	var m matcher
+	words, f := filterTerms(q, "method", "level", "server")
+	return matcher{words: words, method: f["method"], level: f["level"], server: f["server"]}
+}
+
+// filterTerms splits a filter, lowercased, into the "field:value" terms of
+// the fields named (the last one of a field wins) and the other words.
+func filterTerms(q string, fields ...string) (words []string, values map[string]string) {
+	values = map[string]string{}
 	for _, w := range strings.Fields(strings.ToLower(q)) {
-		switch {
-		case strings.HasPrefix(w, "method:"):
-			m.method = strings.TrimPrefix(w, "method:")
-		case strings.HasPrefix(w, "level:"):
-			m.level = strings.TrimPrefix(w, "level:")
-		case strings.HasPrefix(w, "server:"):
-			m.server = strings.TrimPrefix(w, "server:")
-		default:
-			m.words = append(m.words, w)
+		name, value, ok := strings.Cut(w, ":")
+		if ok && slices.Contains(fields, name) {
+			values[name] = value
+			continue
 		}
+		words = append(words, w)
 	}
-	return m
+	return words, values
 }
 
 func (m matcher) empty() bool {

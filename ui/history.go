@@ -36,6 +36,10 @@ func (m *Model) handleHistory(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		return func() tea.Msg { return callIntentMsg{tool: t, args: msg.rec.Arguments} }, true
+	case addToSuiteMsg:
+		m.openModal(newSuiteStepDialog(m.c, msg.rec))
+	case suiteStepMsg:
+		m.handleSuiteStep(msg)
 	default:
 		return nil, false
 	}

@@ -15,7 +15,8 @@ import (
 // age and progress (x cancels one), then the call history: every finished
 // tool call of the selected server (a: all servers), newest first, with
 // status and duration. enter reopens a call's result, E runs it again as
-// it was, e opens its form with its arguments to edit first.
+// it was, e opens its form with its arguments to edit first, T adds it to
+// a test suite (suitestep.go).
 type requestsTab struct {
 	base
 	cur cursor
@@ -28,7 +29,7 @@ func (t *requestsTab) Title() string { return "Requests" }
 
 func (t *requestsTab) ShortHelp() []key.Binding {
 	k := t.c.keys
-	return []key.Binding{k.Up, k.Down, k.Cancel, keysRelabel(k.Select, "reopen result"), k.Rerun, k.EditRerun, k.Scope}
+	return []key.Binding{k.Up, k.Down, k.Cancel, keysRelabel(k.Select, "reopen result"), k.Rerun, k.EditRerun, k.Scope, k.AddToSuite}
 }
 
 func (t *requestsTab) ServerChanged() {
@@ -117,6 +118,12 @@ func (t *requestsTab) Update(msg tea.KeyMsg) tea.Cmd {
 		if c := row.call; c != nil {
 			rec, edit := *c, key.Matches(msg, k.EditRerun)
 			return func() tea.Msg { return rerunMsg{rec: rec, edit: edit} }
+		}
+		return nil
+	case key.Matches(msg, k.AddToSuite):
+		if c := row.call; c != nil {
+			rec := *c
+			return func() tea.Msg { return addToSuiteMsg{rec: rec} }
 		}
 		return nil
 	}

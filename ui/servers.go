@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -188,21 +189,37 @@ var sparkLevels = []rune("▁▂▃▄▅▆▇█")
 // sparkline draws the most recent pings that fit in width cells, scaled to
 // the largest of them.
 func sparkline(d []time.Duration, width int) string {
-	if width <= 0 || len(d) == 0 {
+	v := make([]float64, len(d))
+	for i, x := range d {
+		v[i] = float64(x)
+	}
+	return sparkValues(v, width)
+}
+
+// sparkValues is sparkline for values with gaps: NaN draws a blank (the
+// fleet view's history, where a scrape found no health check).
+func sparkValues(v []float64, width int) string {
+	if width <= 0 || len(v) == 0 {
 		return ""
 	}
-	if len(d) > width {
-		d = d[len(d)-width:]
+	if len(v) > width {
+		v = v[len(v)-width:]
 	}
-	var hi time.Duration
-	for _, v := range d {
-		hi = max(hi, v)
+	var hi float64
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			hi = max(hi, x)
+		}
 	}
-	out := make([]rune, len(d))
-	for i, v := range d {
+	out := make([]rune, len(v))
+	for i, x := range v {
+		if math.IsNaN(x) {
+			out[i] = ' '
+			continue
+		}
 		lvl := 0
 		if hi > 0 {
-			lvl = int(float64(v) / float64(hi) * float64(len(sparkLevels)-1))
+			lvl = int(x / hi * float64(len(sparkLevels)-1))
 		}
 		out[i] = sparkLevels[lvl]
 	}

@@ -53,18 +53,20 @@ type client struct {
 	initialized bool                   // legacy: notifications/initialized arrived
 	caps        mcp.ClientCapabilities // legacy: declared in initialize
 	level       int                    // legacy: index in mcp.LogLevels of the lowest level sent
-	pol         *policy                // from the client's name
-	lastSeen    time.Time
-	calls       []*call           // in flight, oldest first
-	listens     []*listen         // modern subscriptions/listen streams
-	streams     int               // legacy HTTP: open GET streams
-	parked      []*job            // modern requests waiting for the client's retry
-	tasks       []*gwTask         // calls running (or finished, within their ttl) as tasks
-	subs        map[string]string // legacy resources/subscribe: URI → server
-	offered     offer             // what the client was last shown (list_changed)
-	totals      Totals
-	detached    bool
-	idle        *time.Timer // HTTP: detaches the client after idleness
+	pol         *policy                // from the client's identity, else its name
+	// identity is who the client's access token says it is (OAuth); nil
+	// without. It is fixed when the client attaches.
+	identity *Identity
+	lastSeen time.Time
+	calls    []*call           // in flight, oldest first
+	listens  []*listen         // modern subscriptions/listen streams
+	streams  int               // legacy HTTP: open GET streams
+	parked   []*job            // modern requests waiting for the client's retry
+	subs     map[string]string // legacy resources/subscribe: URI → server
+	offered  offer             // what the client was last shown (list_changed)
+	totals   Totals
+	detached bool
+	idle     *time.Timer // HTTP: detaches the client after idleness
 	// finals are closed when the final answers of listen streams ended by
 	// Close have been written.
 	finals []<-chan struct{}
@@ -102,7 +104,7 @@ func (cl *client) identify(info *mcp.Implementation, era mcp.Era, protocol strin
 	changed := cl.era != era || cl.protocol != protocol
 	if info != nil && (info.Name != cl.name || info.Version != cl.version || info.Title != cl.title) {
 		changed = true
-		if info.Name != cl.name {
+		if info.Name != cl.name && cl.identity == nil {
 			cl.pol = newPolicy(cl.g.opts.Config, info.Name)
 			// Requests in flight keep the slot of the old limit's channel.
 			cl.slots = make(chan struct{}, cl.pol.maxConcurrent())
@@ -128,6 +130,9 @@ func (cl *client) info() ClientInfo {
 	ci := ClientInfo{ID: cl.id, Name: cl.name, Title: cl.title, Version: cl.version, Era: cl.era, Protocol: cl.protocol,
 		Transport: cl.transport, Remote: cl.remote, Session: cl.session, Since: cl.since, LastSeen: cl.lastSeen,
 		Policy: cl.pol.field, Listens: len(cl.listens), Totals: cl.totals}
+	if cl.identity != nil {
+		ci.Identity = cl.identity.ID
+	}
 	for _, c := range cl.calls {
 		ci.InFlight = append(ci.InFlight, c.info())
 	}
@@ -188,7 +193,7 @@ func (cl *client) end(c *call, err error) {
 	var rpc *jsonrpc.Error
 	if err != nil && !cancelled {
 		fin.Err = err.Error()
-		if errors.As(err, &rpc) && (rpc.Code == CodeRefused || rpc.Code == CodeBusy) {
+		if errors.As(err, &rpc) && (rpc.Code == CodeRefused || rpc.Code == CodeBusy || rpc.Code == CodeRateLimited) {
 			fin.Refused = true
 		}
 	}

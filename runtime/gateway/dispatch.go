@@ -12,33 +12,36 @@ import (
 
 // gatewayCapabilities is what the gateway offers every client, whatever
 // the servers behind it offer today: the offer is live, so the lists may
-// fill later. Tasks (tasks.go) are offered in each era's way:
-// legacyCapabilities to initialize, modernCapabilities to server/discover.
-var (
-	gatewayCapabilities = mcp.ServerCapabilities{
-		Tools:       &mcp.ListChangedCapability{ListChanged: true},
-		Prompts:     &mcp.ListChangedCapability{ListChanged: true},
-		Resources:   &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
-		Logging:     &mcp.Empty{},
-		Completions: &mcp.Empty{},
-	}
-	legacyCapabilities = func() mcp.ServerCapabilities {
-		c := gatewayCapabilities
-		c.LegacyTasks = &mcp.TasksCapability{List: &mcp.Empty{}, Cancel: &mcp.Empty{}}
-		_ = json.Unmarshal([]byte(`{"tools":{"call":{}}}`), &c.LegacyTasks.Requests)
-		return c
-	}()
-	modernCapabilities = func() mcp.ServerCapabilities {
-		c := gatewayCapabilities
-		c.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage(`{}`)}
-		return c
-	}()
-)
+// fill later.
+var gatewayCapabilities = mcp.ServerCapabilities{
+	Tools:       &mcp.ListChangedCapability{ListChanged: true},
+	Prompts:     &mcp.ListChangedCapability{ListChanged: true},
+	Resources:   &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
+	Logging:     &mcp.Empty{},
+	Completions: &mcp.Empty{},
+}
+
+// modernCapabilities are what server/discover says: the same, and the
+// tasks extension (tasks.go), which 2026-07-28 clients may declare.
+var modernCapabilities = func() mcp.ServerCapabilities {
+	c := gatewayCapabilities
+	c.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage(`{}`)}
+	return c
+}()
+
+// legacyCapabilities are what initialize says: the same, and the
+// 2025-11-25 tasks of tools/call (legacytasks.go).
+var legacyCapabilities = func() mcp.ServerCapabilities {
+	c := gatewayCapabilities
+	c.LegacyTasks = &mcp.TasksCapability{List: &mcp.Empty{}, Cancel: &mcp.Empty{}}
+	_ = json.Unmarshal([]byte(`{"tools":{"call":{}}}`), &c.LegacyTasks.Requests)
+	return c
+}()
 
 // modernOnly and legacyOnly are the methods of one era.
 var (
 	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen, mcp.MethodTasksUpdate}
-	legacyOnly = []string{"initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "tasks/result", "tasks/list"}
+	legacyOnly = []string{"initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", methodTasksResult, methodTasksList}
 	// forwarded methods go to a server: they wait for Ready, count against
 	// the concurrency limit and answer on a stream (HTTP).
 	forwarded = []string{"tools/call", "prompts/get", "resources/read", "completion/complete"}
@@ -53,7 +56,7 @@ const handshakeWait = 10 * time.Second
 func knownMethod(method string) bool {
 	switch method {
 	case "ping", "tools/list", "prompts/list", "resources/list", "resources/templates/list", mcp.MethodTasksGet, mcp.MethodTasksCancel:
-		return true
+		return true // tasks/get and tasks/cancel: both eras
 	}
 	return slices.Contains(modernOnly, method) || slices.Contains(legacyOnly, method) || slices.Contains(forwarded, method)
 }
@@ -61,7 +64,7 @@ func knownMethod(method string) bool {
 // streams reports whether a method's answer may be preceded by related
 // messages (progress, logs, elicitation), so HTTP answers it with SSE.
 func streams(method string) bool {
-	return slices.Contains(forwarded, method) || method == mcp.MethodListen || method == "tasks/result"
+	return slices.Contains(forwarded, method) || method == mcp.MethodListen || method == methodTasksResult
 }
 
 // handle serves one request of a client. ctx ends when the client cancels
@@ -95,6 +98,7 @@ func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, 
 		res, err = g.dispatch(ctx, c)
 	}
 	cl.end(c, err)
+	g.opts.Audit.record(c, res, err, time.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -182,11 +186,15 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 		res = struct{}{}
 	case mcp.MethodListen:
 		res, err = g.listen(ctx, c, cat, pol)
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel, methodTasksResult, methodTasksList:
+		if c.env == nil {
+			res, err = g.legacyTaskMethod(ctx, c)
+		} else {
+			res, err = g.taskMethod(c)
+		}
 	case "tools/call", "prompts/get", "resources/read", "completion/complete":
 		res, err = g.forward(ctx, c, cat, pol)
 		cacheable = c.method == "resources/read"
-	case mcp.MethodTasksGet, mcp.MethodTasksCancel, mcp.MethodTasksUpdate, "tasks/result", "tasks/list":
-		res, err = g.tasksMethod(ctx, c)
 	default:
 		err = jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck's gateway does not serve %s", c.method)
 	}

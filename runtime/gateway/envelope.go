@@ -151,8 +151,6 @@ func (g *Gateway) modernResult(v any, cacheable bool) (any, error) {
 	case inputRequired:
 		r.Meta = g.infoMeta
 		return r, nil
-	case taskAnswer:
-		return r.wire(g.infoMeta)
 	case map[string]any:
 		if _, ok := r["resultType"]; !ok {
 			r["resultType"] = mcp.Complete

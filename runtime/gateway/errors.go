@@ -47,6 +47,8 @@ const (
 	// CodeCancelled: the request was cancelled on mcpdeck's side (the
 	// operator, or the gateway shutting down).
 	CodeCancelled = -32014
+	// CodeRateLimited (-32015, ratelimit.go): over gateway.rateLimit or a
+	// tool's limit; data.retryAfterMs says when to try again.
 )
 
 // errData is the data of the gateway's own errors.

@@ -19,8 +19,11 @@ const (
 
 // ClientInfo is one attached client as the Clients view shows it.
 type ClientInfo struct {
-	ID        string // stable for the client's life: "c1", "c2", …
-	Name      string // clientInfo.name, self-reported; "" until it says
+	ID   string // stable for the client's life: "c1", "c2", …
+	Name string // clientInfo.name, self-reported; "" until it says
+	// Identity is who the client's access token says it is (gateway.auth's
+	// identity claim); "" without OAuth. Per-client rules match it.
+	Identity  string
 	Title     string
 	Version   string
 	Era       mcp.Era // Unknown until its first initialize or modern request

@@ -34,9 +34,6 @@ type forward struct {
 	key    fwdKey
 	keys   []fwdKey
 	target atomic.Pointer[call]
-	// onTask, when set (a job), hears the server's task state for the
-	// request; set before the request starts.
-	onTask func(runtime.TaskInfo)
 }
 
 // target is where a forwarded request goes, resolved from the catalog
@@ -74,6 +71,9 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 		return nil, err
 	}
 	c.resolved(t.server, t.name)
+	if l := g.take(c.cl, pol, c.method, t.name, time.Now()); l != nil {
+		return nil, rateLimited(l)
+	}
 	c.cl.mu.Lock()
 	slots := c.cl.slots
 	c.cl.mu.Unlock()
@@ -92,10 +92,15 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 			return nil, err
 		}
 	}
-	if ok, ttl := legacyTaskRequested(c); ok {
-		return g.startLegacyTask(c, t, release, ttl) // tasks.go
+	if legacyTaskRequested(c) {
+		return g.startLegacyTask(c, t, release) // legacytasks.go
 	}
-	if c.env != nil && (c.env.caps.Elicitation != nil || c.env.caps.Roots != nil || c.env.caps.Sampling != nil || c.env.caps.Tasks()) {
+	if c.env != nil && c.env.caps.Tasks() && c.method == "tools/call" {
+		// The client takes a task: a long call, or one whose server asks
+		// something, is answered with one (tasks.go).
+		return g.startTask(ctx, c, t, release)
+	}
+	if c.env != nil && (c.env.caps.Elicitation != nil || c.env.caps.Roots != nil || c.env.caps.Sampling != nil) {
 		// The server may ask this client something (MRTR): run as a job
 		// that can be parked. A request that declared none of them cannot
 		// be asked, and runs on its own goroutine like a legacy one.

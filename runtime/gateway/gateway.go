@@ -73,6 +73,14 @@ type Options struct {
 	// an input_required answer before the server's question is cancelled;
 	// default: the client's callTimeout.
 	InputTimeout time.Duration
+	// Audit, when set, logs every forwarded request (audit.go). The
+	// caller closes it after the gateway.
+	Audit *Audit
+	// TaskAfter is how long a call of a client that declared the tasks
+	// extension runs before it is answered with a task (default 1 s);
+	// TaskTTL how long an ended task is kept (default 10 minutes). See
+	// tasks.go.
+	TaskAfter, TaskTTL time.Duration
 }
 
 // Defaults of Options.
@@ -98,7 +106,9 @@ type Gateway struct {
 	appr      approvals // calls waiting for the operator (approval.go)
 	clientSeq atomic.Uint64
 	// calls counts the tools/call requests answered, for telemetry.
-	calls     atomic.Uint64
+	calls atomic.Uint64
+	// lim holds the clients' rate-limit buckets (ratelimit.go).
+	lim       limits
 	closing   chan struct{} // closed when Close begins
 	pumpDone  chan struct{}
 	stopPump  func()
@@ -112,9 +122,9 @@ type Gateway struct {
 	stateless map[string]*client      // modern HTTP clients by grouping key
 	forwards  map[fwdKey]*forward     // runtime requests in flight, by server and runtime id
 	parked    map[string]*job         // modern requests waiting for the client's retry, by requestState
-	tasks     map[string]*gwTask      // calls running as clients' tasks, by task ID (tasks.go)
 	subRefs   map[subKey]*subRef      // upstream resource subscriptions held for clients
 	sessions  map[string]*httpSession // legacy HTTP sessions by Mcp-Session-Id
+	tasks     map[string]*task        // the tasks extension's tasks, by id (tasks.go)
 	closed    bool
 	wg        sync.WaitGroup // modern jobs and requests being handled; Close waits for them
 }
@@ -169,8 +179,6 @@ func (g *Gateway) pump(batches <-chan []runtime.Event) {
 				g.logMessage(e)
 			case runtime.ResourceUpdated:
 				g.resourceUpdated(e)
-			case runtime.TaskUpdated:
-				g.taskUpdated(e)
 			}
 		}
 	}
@@ -271,11 +279,6 @@ func (g *Gateway) detach(cl *client, reason string) {
 		if j.cl == cl {
 			delete(g.parked, state)
 			j.abandon()
-		}
-	}
-	for id, t := range g.tasks {
-		if t.j.cl == cl {
-			delete(g.tasks, id) // its call ends with the client's ctx
 		}
 	}
 	g.mu.Unlock()
@@ -393,6 +396,7 @@ func (g *Gateway) Close(ctx context.Context) error {
 			}
 			wg.Wait()
 			g.wg.Wait()
+			g.stopTasks()
 			g.stopPump()
 			<-g.pumpDone
 			g.ev.close()

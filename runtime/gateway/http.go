@@ -37,6 +37,10 @@ type HTTPOptions struct {
 	// its headers did; 0 means DefaultBodyTimeout. A body that trickles
 	// slower is answered 408 and its connection closed.
 	BodyTimeout time.Duration
+	// Auth, when set, replaces Token: every request needs a JWT access
+	// token Auth verifies, and the client's identity comes from it
+	// (jwtauth.go).
+	Auth *JWTAuth
 }
 
 // Handler returns the Streamable HTTP endpoint: POST for every message,
@@ -56,6 +60,9 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 type httpHandler struct {
 	g    *Gateway
 	opts HTTPOptions
+	// legacy, when set, makes this the HTTP+SSE transport's endpoints
+	// (legacysse.go), behind the same checks.
+	legacy *legacySSE
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -79,7 +86,9 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Header.Get("Origin") != "" && r.Method == http.MethodOptions:
 		preflight(w, r)
 		return
-	case h.opts.Token != "" && !tokenOK(r, h.opts.Token):
+	case h.opts.Auth != nil && !h.authorize(w, &r):
+		return
+	case h.opts.Auth == nil && h.opts.Token != "" && !tokenOK(r, h.opts.Token):
 		refused()
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpdeck gateway"`)
 		writeError(w, http.StatusUnauthorized, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Unauthorized: send Authorization: Bearer TOKEN with the token mcpdeck printed when it started (or the one in %s, or gateway.token)", EnvToken))
@@ -92,12 +101,16 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 	}
+	if h.legacy != nil {
+		h.legacy.serve(h, w, r)
+		return
+	}
 	sid := r.Header.Get("Mcp-Session-Id")
 	switch r.Method {
 	case http.MethodPost:
 		h.post(w, r, sid)
 	case http.MethodGet, http.MethodDelete:
-		s := h.g.session(sid)
+		s := h.g.sessionFor(r, sid)
 		switch {
 		case sid == "":
 			w.Header().Set("Allow", http.MethodPost)
@@ -147,7 +160,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, sid string) {
 	}
 	modern := mcp.EraOf(r.Header.Get("Mcp-Protocol-Version")) == mcp.Modern || hasVersion(f.Params)
 	if sid != "" {
-		if s := h.g.session(sid); s != nil {
+		if s := h.g.sessionFor(r, sid); s != nil {
 			s.post(w, r, &f, body)
 			return
 		}
@@ -222,7 +235,7 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, f *frame, b
 		writeError(w, http.StatusNotFound, f.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: %s", f.method()))
 		return
 	}
-	cl, err := h.g.statelessClient(env, r.RemoteAddr)
+	cl, err := h.g.statelessClient(env, r.RemoteAddr, IdentityFrom(r.Context()))
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, f.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "%v", err))
 		return
@@ -232,8 +245,9 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, f *frame, b
 }
 
 // statelessClient finds or attaches the client a modern HTTP request
-// belongs to: its clientInfo and address.
-func (g *Gateway) statelessClient(env *envelope, remote string) (*client, error) {
+// belongs to: its clientInfo, address and verified identity (nil without
+// OAuth).
+func (g *Gateway) statelessClient(env *envelope, remote string, id *Identity) (*client, error) {
 	host := remote
 	if h, _, err := net.SplitHostPort(remote); err == nil {
 		host = h
@@ -243,6 +257,9 @@ func (g *Gateway) statelessClient(env *envelope, remote string) (*client, error)
 		name, version = env.info.Name, env.info.Version
 	}
 	key := name + "\x00" + version + "\x00" + host
+	if id != nil {
+		key += "\x00" + id.ID
+	}
 	g.mu.Lock()
 	cl := g.stateless[key]
 	g.mu.Unlock()
@@ -251,6 +268,7 @@ func (g *Gateway) statelessClient(env *envelope, remote string) (*client, error)
 	}
 	cl = g.newClient(TransportHTTP, "stateless", host)
 	cl.key = key
+	cl.setIdentity(id)
 	cl.closeTransport = func() {} // its requests watch cl.ctx
 	cl.identify(env.info, mcp.Modern, env.version)
 	if err := g.attach(cl); err != nil {

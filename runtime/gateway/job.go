@@ -31,10 +31,6 @@ type job struct {
 	result chan jobResult // the runtime's answer (buffered)
 	asks   chan *ask      // the server's questions, one at a time
 	fwd    *forward
-	env    *envelope // the request's that started the job; nil for legacy
-	// taskStart hears that the server runs the call as a task, when the
-	// client can take a task answer (tasks.go); nil otherwise.
-	taskStart chan runtime.TaskInfo
 
 	started time.Time
 
@@ -46,7 +42,6 @@ type job struct {
 	timer   *time.Timer
 	seq     int
 	ended   bool
-	task    *gwTask // set once the call runs as the client's task
 }
 
 type jobResult struct {
@@ -67,55 +62,20 @@ type inputRequired struct{ mcp.InputRequiredWire }
 
 // startJob runs t for a modern request and waits on it.
 func (g *Gateway) startJob(ctx context.Context, c *call, t *target, release func()) (any, error) {
-	j := g.newJob(c, t)
-	if c.env.caps.Tasks() && c.method == "tools/call" {
-		j.taskStart = make(chan runtime.TaskInfo, 1)
-	}
-	g.runJob(j, t, release)
-	return j.wait(ctx, c)
-}
-
-// newJob is the job of request c towards t, not started yet.
-func (g *Gateway) newJob(c *call, t *target) *job {
-	j := &job{g: g, cl: c.cl, method: c.method, server: t.server, name: t.name, started: c.started, env: c.env,
+	j := &job{g: g, cl: c.cl, method: c.method, server: t.server, name: t.name, started: c.started,
 		result: make(chan jobResult, 1), asks: make(chan *ask), fwd: &forward{}, current: c, lastID: c.id}
 	j.ctx, j.cancel = context.WithCancel(upstreamCtx(c.cl.ctx, c))
 	j.fwd.target.Store(c)
-	j.fwd.onTask = j.upstreamTask
 	c.setJob(j)
-	return j
-}
-
-// runJob starts the runtime's request of a job for request c.
-func (g *Gateway) runJob(j *job, t *target, release func()) {
-	c := j.fwd.target.Load()
 	g.wg.Go(func() {
-		res, err := t.run(runtime.WithResponder(j.ctx, j.cl.responder), g.register(j.fwd, c, t.server))
+		res, err := t.run(runtime.WithResponder(j.ctx, c.cl.responder), g.register(j.fwd, c, t.server))
 		// Done with before the client can see the answer: a client that
 		// sends its next requests at once finds its slot free.
 		g.unregister(j.fwd)
 		release()
 		j.result <- jobResult{res, err}
 	})
-}
-
-// upstreamTask hears the server's task state for the job's call (the
-// event pump): a task of the client's mirrors it; a client that can take
-// a task answer gets one.
-func (j *job) upstreamTask(info runtime.TaskInfo) {
-	j.mu.Lock()
-	t := j.task
-	j.mu.Unlock()
-	if t != nil {
-		t.mirror(info)
-		return
-	}
-	if j.taskStart != nil {
-		select {
-		case j.taskStart <- info:
-		default: // one is waiting already: the task starts from it
-		}
-	}
+	return j.wait(ctx, c)
 }
 
 // wait waits for the job's answer or its next question, for request c.
@@ -124,13 +84,6 @@ func (j *job) wait(ctx context.Context, c *call) (any, error) {
 	case r := <-j.result:
 		j.end()
 		return r.res, r.err
-	case info := <-j.taskStart:
-		// The server runs the call as a task: so does the client, which
-		// polls the gateway's task from now on.
-		t := j.g.becomeTask(j, false, 0)
-		t.mirror(info)
-		task, err := j.g.modernTask(t)
-		return taskAnswer{task}, err
 	case a := <-j.asks:
 		return j.park(c, a)
 	case <-ctx.Done():

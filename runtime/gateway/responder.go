@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
@@ -24,6 +23,22 @@ type responder struct{ cl *client }
 // client did not declare elicitation, or when the question cannot be tied
 // to one of its modern requests; mcpdeck's own Elicitor then answers.
 func (r *responder) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
+	return elicitVia(ctx, r, req)
+}
+
+// Roots asks the client for its roots, as Elicit does.
+func (r *responder) Roots(ctx context.Context, server string) ([]runtime.Root, error) {
+	return rootsVia(ctx, r, server)
+}
+
+// asker puts a server's question to whoever answers it: a client (the
+// responder), or a task's poller (taskResponder).
+type asker interface {
+	ask(ctx context.Context, server, method string, params map[string]any) (json.RawMessage, error)
+}
+
+// elicitVia asks an elicitation through a and reads the answer.
+func elicitVia(ctx context.Context, a asker, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
 	params := map[string]any{"message": req.Message}
 	if req.Mode == "url" {
 		params["mode"], params["url"] = "url", req.URL
@@ -33,7 +48,7 @@ func (r *responder) Elicit(ctx context.Context, req runtime.ElicitRequest) (runt
 	} else if len(req.RequestedSchema) > 0 {
 		params["requestedSchema"] = req.RequestedSchema
 	}
-	raw, err := r.ask(ctx, req.Server, mcp.MethodElicit, params)
+	raw, err := a.ask(ctx, req.Server, mcp.MethodElicit, params)
 	if err != nil {
 		return runtime.ElicitResponse{}, err
 	}
@@ -44,9 +59,9 @@ func (r *responder) Elicit(ctx context.Context, req runtime.ElicitRequest) (runt
 	return resp, nil
 }
 
-// Roots asks the client for its roots, as Elicit does.
-func (r *responder) Roots(ctx context.Context, server string) ([]runtime.Root, error) {
-	raw, err := r.ask(ctx, server, mcp.MethodListRoots, map[string]any{})
+// rootsVia asks roots/list through a and reads the answer.
+func rootsVia(ctx context.Context, a asker, server string) ([]runtime.Root, error) {
+	raw, err := a.ask(ctx, server, mcp.MethodListRoots, map[string]any{})
 	if err != nil {
 		return nil, err
 	}
@@ -127,16 +142,8 @@ func (r *responder) askFor(ctx context.Context, server, method string, params an
 			continue // cancelled, and on its way out: it asks nothing more
 		}
 		calls = append(calls, c)
-		if c.env != nil && !strings.HasPrefix(c.method, "tasks/") {
-			modern = append(modern, c) // a poll of a task is not where its questions go
-		}
-	}
-	if len(modern) == 0 {
-		// A modern client's call that runs as its task: the question
-		// waits in the task (input_required) for tasks/update.
-		if ts := cl.tasksOn(server); len(ts) == 1 && ts[0].j.env != nil && modernOK(ts[0].j.env.caps) {
-			p, _ := json.Marshal(params)
-			return ts[0].j.ask(ctx, mcp.InputRequest{Method: method, Params: p})
+		if c.env != nil {
+			modern = append(modern, c)
 		}
 	}
 	if len(modern) > 0 {

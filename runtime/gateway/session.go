@@ -46,6 +46,7 @@ func (g *Gateway) newSession(r *http.Request) (*httpSession, error) {
 	s := &httpSession{g: g, id: newState(), in: make(chan []byte, sessionQueue), done: make(chan struct{}),
 		exchanges: map[string]*exchange{}, tokens: map[string]*exchange{}, routes: map[uint64]*exchange{}}
 	cl := g.newClient(TransportHTTP, "session", r.RemoteAddr)
+	cl.setIdentity(IdentityFrom(r.Context()))
 	s.cl = cl
 	ready := make(chan struct{})
 	s.conn = jsonrpc.NewConn(s, jsonrpc.Options{

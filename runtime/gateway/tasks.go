@@ -4,8 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -14,403 +13,305 @@ import (
 	"mcpdeck/runtime/mcp"
 )
 
-// Tasks through the gateway: a task-capable client's tools/call can run as
-// a task it polls. The runtime follows the server's task (either era) as
-// it always does; the gateway hosts a task of its own for the client, in
-// the client's era, that mirrors the server's (status, message, poll
-// interval) and ends with the call:
-//
-//   - a 2026-07-28 client that declares the tasks extension gets a task
-//     answer (resultType "task") as soon as the server answers with one,
-//     and polls tasks/get (input requests, then the result or the error
-//     inline), answers input requests with tasks/update, cancels with
-//     tasks/cancel;
-//   - a 2025-11-25 client that augments its call (params.task) gets a
-//     CreateTaskResult at once, and uses tasks/get, tasks/result (which
-//     waits, a server's questions reaching the client on the way),
-//     tasks/cancel and tasks/list.
-//
-// Task IDs are the gateway's own, unguessable (they are all a stateless
-// client holds); a finished task is kept for its ttl, then forgotten.
+// The gateway serves the tasks extension (io.modelcontextprotocol/tasks)
+// to 2026-07-28 clients that declare it: a tools/call still running after
+// Options.TaskAfter, or whose server asks the client something, is
+// answered with a task (resultType "task") instead of holding the request
+// open; the client polls tasks/get for its state (working; input_required
+// with the questions; completed with the result, failed with the error,
+// or cancelled), answers the questions with tasks/update and gives up with
+// tasks/cancel. The call keeps its limits: its concurrency slot until it
+// ends, and gateway.callTimeout. Tasks live in the gateway's memory for
+// Options.TaskTTL after they end: they do not survive a restart, and
+// another replica does not know them. Only the client that started a task
+// (the same identity, or the same name and address) can see or change it;
+// to anyone else it is unknown.
 
-// Defaults of a gateway task.
+// Defaults of the tasks extension.
 const (
-	defaultTaskTTL   = 5 * time.Minute
-	maxTaskTTL       = time.Hour
-	defaultTaskPoll  = time.Second
-	relatedTaskMeta  = "io.modelcontextprotocol/related-task"
-	taskNotFoundHint = "it never existed, was forgotten after its ttl, or belongs to another client"
+	// DefaultTaskAfter is how long a task-capable client's call may run
+	// before it is answered with a task.
+	DefaultTaskAfter = time.Second
+	// DefaultTaskTTL is how long an ended task's outcome is kept.
+	DefaultTaskTTL = 10 * time.Minute
+	// taskPollMs is the poll interval the gateway suggests.
+	taskPollMs = 500
 )
 
-// gwTask is one client call running as a task.
-type gwTask struct {
+// The tasks extension's methods served (tasks/get, tasks/update,
+// tasks/cancel: mcp's constants).
+var taskMethods = []string{mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel}
+
+// task is one tools/call running as a task. The fields under mu change as
+// it runs; the rest are fixed when it starts.
+type task struct {
+	g       *Gateway
 	id      string
-	j       *job
-	legacy  bool // the 2025-11-25 augmentation, not the extension
+	owner   string // limitKey of the client that started it
+	c       *call  // the request that started it
 	created time.Time
-	ttl     time.Duration
-	done    chan struct{} // closed when the call has ended
+	cancel  context.CancelFunc
+	done    chan struct{} // closed once the runtime answered and finish ran
+	asked   chan struct{} // signalled when a question waits for the client
 
 	mu       sync.Mutex
-	updated  time.Time
-	upstream *runtime.TaskInfo // the server's task, once it has one
-	status   mcp.TaskStatus    // set once the call ended
-	message  string
-	res      any // the call's result, as the client gets it
-	err      error
-	pending  map[string]*ask // a modern client's questions, by key
-	order    []string        // pending's keys in the order asked
-}
-
-// taskState is a task as one answer shows it.
-type taskState struct {
 	status   mcp.TaskStatus
 	message  string
 	updated  time.Time
-	poll     time.Duration
-	inputs   map[string]mcp.InputRequest
-	res      any
-	err      error
-	finished bool
+	res      any   // the answer as the synchronous path returns it
+	err      error // (when the client never saw the task)
+	pending  map[string]*ask
+	seq      int
+	returned bool // the client was handed the task
+	expiry   *time.Timer
 }
 
-// state reads the task: finished, waiting for the client's input, or as
-// the server's task says (working until it says otherwise).
-func (t *gwTask) state() taskState {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := taskState{status: mcp.TaskWorking, updated: t.updated, poll: defaultTaskPoll}
-	if t.upstream != nil {
-		s.status, s.message = mcp.TaskStatus(t.upstream.Status), t.upstream.Message
-		if t.upstream.PollInterval > 0 {
-			s.poll = t.upstream.PollInterval
-		}
-		if s.status.Terminal() {
-			s.status = mcp.TaskWorking // the call has not ended yet: the result is on its way
-		}
-	}
-	switch {
-	case t.status != "":
-		s.status, s.message, s.res, s.err, s.finished = t.status, t.message, t.res, t.err, true
-	case len(t.pending) > 0:
-		s.status, s.inputs = mcp.TaskInputRequired, map[string]mcp.InputRequest{}
-		for k, a := range t.pending {
-			s.inputs[k] = a.req
-		}
-		if s.message == "" {
-			s.message = "waiting for the client's input"
-		}
-	case s.status == mcp.TaskInputRequired:
-		s.status = mcp.TaskWorking // the server waits for mcpdeck, which is asking
-	}
-	return s
+// createTaskResult is the answer that hands the client a task.
+type createTaskResult struct {
+	ResultType string `json:"resultType"`
+	mcp.Task
 }
 
-// mirror takes the server's task state.
-func (t *gwTask) mirror(info runtime.TaskInfo) {
-	t.mu.Lock()
-	t.upstream, t.updated = &info, time.Now()
-	t.mu.Unlock()
-}
-
-// follow runs while the call does: it takes the server's questions (a
-// modern client answers them with tasks/update) and the call's end.
-func (t *gwTask) follow(g *Gateway) {
-	j := t.j
-	for {
-		select {
-		case a := <-j.asks:
-			t.mu.Lock()
-			if t.pending == nil {
-				t.pending = map[string]*ask{}
-			}
-			t.pending[a.key] = a
-			t.order = append(t.order, a.key)
-			t.updated = time.Now()
-			t.mu.Unlock()
-		case r := <-j.result:
-			j.end()
-			t.finish(r, j.ctx.Err() != nil)
-			time.AfterFunc(t.ttl, func() { g.forgetTask(t) })
-			return
-		}
-	}
-}
-
-// finish records the call's end.
-func (t *gwTask) finish(r jobResult, cancelled bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.updated = time.Now()
-	t.res, t.err = r.res, r.err
-	switch {
-	case r.err == nil:
-		t.status = mcp.TaskCompleted
-	case cancelled:
-		t.status, t.message = mcp.TaskCancelled, "cancelled"
-	default:
-		t.status, t.message = mcp.TaskFailed, r.err.Error()
-	}
-	t.pending, t.order = nil, nil // their asks ended with the call
-}
-
-// answer delivers a modern client's tasks/update: each response to the
-// question of its key.
-func (t *gwTask) answer(responses map[string]json.RawMessage) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for key := range responses {
-		if t.pending[key] == nil {
-			return invalidParams("tasks/update: task %s asks for no input %q now (pending: %v)", t.id, key, t.order)
-		}
-	}
-	for key, raw := range responses {
-		t.pending[key].answer <- raw
-		delete(t.pending, key)
-		t.order = slices.DeleteFunc(t.order, func(k string) bool { return k == key })
-	}
-	t.updated = time.Now()
-	return nil
-}
-
-// becomeTask turns a job whose call the server runs as a task into a
-// task of the client's: the client's request is answered with the task
-// now, and the call goes on.
-func (g *Gateway) becomeTask(j *job, legacy bool, ttl time.Duration) *gwTask {
+// startTask runs t for a task-capable modern client: the call's own answer
+// when it comes within TaskAfter, else a task.
+func (g *Gateway) startTask(ctx context.Context, c *call, t *target, release func()) (any, error) {
 	now := time.Now()
-	if ttl <= 0 {
-		ttl = defaultTaskTTL
+	tk := &task{g: g, id: "task-" + newState(), owner: c.cl.limitKey(), c: c, created: now, updated: now, status: mcp.TaskWorking,
+		done: make(chan struct{}), asked: make(chan struct{}, 1), pending: map[string]*ask{}}
+	rctx, cancel := context.WithCancel(traced(c.cl.ctx, c.p.Meta))
+	tk.cancel = cancel
+	fwd := &forward{}
+	fwd.target.Store(c)
+	g.wg.Go(func() {
+		defer close(tk.done)
+		res, err := t.run(runtime.WithResponder(rctx, &taskResponder{tk}), g.register(fwd, c, t.server))
+		g.unregister(fwd)
+		release()
+		tk.finish(res, err)
+	})
+	after := g.opts.TaskAfter
+	if after <= 0 {
+		after = DefaultTaskAfter
 	}
-	t := &gwTask{id: "task-" + newState(), j: j, legacy: legacy, created: now, updated: now, ttl: min(ttl, maxTaskTTL), done: make(chan struct{})}
-	j.mu.Lock()
-	j.task, j.current = t, nil
-	j.mu.Unlock()
-	j.fwd.target.Store(nil)
+	timer := time.NewTimer(after)
+	defer timer.Stop()
+	select {
+	case <-tk.done:
+		tk.mu.Lock()
+		defer tk.mu.Unlock()
+		return tk.res, tk.err
+	case <-tk.asked:
+	case <-timer.C:
+	case <-ctx.Done():
+		// The client gave up before it was handed a task: so does the call.
+		tk.cancel()
+		<-tk.done
+		return nil, ctx.Err()
+	}
+	fwd.target.Store(nil) // progress has no request to go to any more
 	g.mu.Lock()
 	if g.tasks == nil {
-		g.tasks = map[string]*gwTask{}
+		g.tasks = map[string]*task{}
 	}
-	g.tasks[t.id] = t
+	g.tasks[tk.id] = tk
 	g.mu.Unlock()
-	j.cl.mu.Lock()
-	j.cl.tasks = append(j.cl.tasks, t)
-	j.cl.mu.Unlock()
-	g.wg.Go(func() {
-		defer close(t.done)
-		t.follow(g)
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	tk.returned = true
+	if tk.status.Terminal() {
+		// It ended as it was being handed over.
+		tk.armExpiryLocked()
+		g.opts.Audit.record(c, tk.res, tk.err, time.Now())
+	}
+	return createTaskResult{ResultType: "task", Task: tk.stateLocked(false)}, nil
+}
+
+// finish records the runtime's answer. A state reached before (cancelled)
+// is final.
+func (tk *task) finish(res any, err error) {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	tk.res, tk.err = res, err
+	for _, a := range tk.pending {
+		close(a.answer) // nobody will answer now
+	}
+	clear(tk.pending)
+	if !tk.status.Terminal() {
+		var rpc *jsonrpc.Error
+		switch {
+		case err == nil:
+			tk.status, tk.message = mcp.TaskCompleted, ""
+		case errors.Is(err, context.Canceled) || (errors.As(err, &rpc) && rpc.Code == CodeCancelled):
+			tk.status, tk.message = mcp.TaskCancelled, err.Error()
+		default:
+			tk.status, tk.message = mcp.TaskFailed, err.Error()
+		}
+		tk.updated = time.Now()
+	}
+	if tk.returned {
+		tk.armExpiryLocked()
+		tk.g.opts.Audit.record(tk.c, res, err, time.Now())
+	}
+}
+
+// armExpiryLocked forgets the task TaskTTL from now. Called with mu held.
+func (tk *task) armExpiryLocked() {
+	if tk.expiry != nil {
+		return
+	}
+	ttl := tk.g.opts.TaskTTL
+	if ttl <= 0 {
+		ttl = DefaultTaskTTL
+	}
+	tk.expiry = time.AfterFunc(ttl, func() {
+		tk.g.mu.Lock()
+		delete(tk.g.tasks, tk.id)
+		tk.g.mu.Unlock()
 	})
-	return t
 }
 
-// forgetTask drops a finished task whose ttl ran out.
-func (g *Gateway) forgetTask(t *gwTask) {
-	g.mu.Lock()
-	if g.tasks[t.id] == t {
-		delete(g.tasks, t.id)
+// stateLocked is the task as tasks/get answers it; full adds the result
+// or error of an ended task. Called with mu held.
+func (tk *task) stateLocked(full bool) mcp.Task {
+	ttl := int64(tk.g.ttl() / time.Millisecond)
+	poll := int64(taskPollMs)
+	st := mcp.Task{TaskID: tk.id, Status: tk.status, StatusMessage: tk.message, CreatedAt: tk.created.UTC().Format(time.RFC3339Nano),
+		LastUpdatedAt: tk.updated.UTC().Format(time.RFC3339Nano), TTLMs: &ttl, PollIntervalMs: &poll}
+	if tk.status == mcp.TaskInputRequired {
+		st.InputRequests = map[string]mcp.InputRequest{}
+		for k, a := range tk.pending {
+			st.InputRequests[k] = a.req
+		}
 	}
-	g.mu.Unlock()
-	cl := t.j.cl
-	cl.mu.Lock()
-	cl.tasks = slices.DeleteFunc(cl.tasks, func(x *gwTask) bool { return x == t })
-	cl.mu.Unlock()
+	if !full {
+		return st
+	}
+	switch tk.status {
+	case mcp.TaskCompleted:
+		if v, err := tk.g.modernResult(tk.res, false); err == nil {
+			st.Result, _ = json.Marshal(v)
+		}
+	case mcp.TaskFailed:
+		var rpc *jsonrpc.Error
+		if !errors.As(tk.err, &rpc) {
+			rpc = jsonrpc.NewError(jsonrpc.CodeInternalError, "%v", tk.err)
+		}
+		body := map[string]any{"code": rpc.Code, "message": rpc.Message}
+		if len(rpc.Data) > 0 {
+			body["data"] = json.RawMessage(rpc.Data)
+		}
+		st.Error, _ = json.Marshal(body)
+	}
+	return st
 }
 
-// taskOf finds the task a tasks/* request names.
-func (g *Gateway) taskOf(c *call) (*gwTask, error) {
-	var p mcp.TaskRef
+func (g *Gateway) ttl() time.Duration {
+	if g.opts.TaskTTL > 0 {
+		return g.opts.TaskTTL
+	}
+	return DefaultTaskTTL
+}
+
+// taskResponder puts a task's server questions to its client by way of
+// the task: input_required with inputRequests, answered by tasks/update.
+type taskResponder struct{ tk *task }
+
+func (r *taskResponder) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
+	return elicitVia(ctx, r, req)
+}
+
+func (r *taskResponder) Roots(ctx context.Context, server string) ([]runtime.Root, error) {
+	return rootsVia(ctx, r, server)
+}
+
+func (r *taskResponder) ask(ctx context.Context, _ string, method string, params map[string]any) (json.RawMessage, error) {
+	tk := r.tk
+	if tk.c.env == nil || !tk.c.env.caps.Has(method) {
+		return nil, runtime.ErrNotAnswered
+	}
+	p, _ := json.Marshal(params)
+	tk.mu.Lock()
+	if tk.status.Terminal() {
+		tk.mu.Unlock()
+		return nil, runtime.ErrNotAnswered
+	}
+	tk.seq++
+	a := &ask{key: "q" + strconv.Itoa(tk.seq), req: mcp.InputRequest{Method: method, Params: p}, answer: make(chan json.RawMessage, 1)}
+	tk.pending[a.key] = a
+	tk.status, tk.updated = mcp.TaskInputRequired, time.Now()
+	tk.mu.Unlock()
+	select {
+	case tk.asked <- struct{}{}:
+	default:
+	}
+	select {
+	case ans, ok := <-a.answer:
+		if !ok {
+			return nil, context.Canceled
+		}
+		return ans, nil
+	case <-ctx.Done():
+		tk.mu.Lock()
+		delete(tk.pending, a.key)
+		tk.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+// taskMethod serves tasks/get, tasks/update and tasks/cancel.
+func (g *Gateway) taskMethod(c *call) (any, error) {
+	var p struct {
+		TaskID    string                     `json:"taskId"`
+		Responses map[string]json.RawMessage `json:"inputResponses"`
+	}
 	if err := json.Unmarshal(c.params, &p); err != nil || p.TaskID == "" {
 		return nil, invalidParams("%s: params need a \"taskId\"", c.method)
 	}
 	g.mu.Lock()
-	t := g.tasks[p.TaskID]
+	tk := g.tasks[p.TaskID]
 	g.mu.Unlock()
-	if t == nil {
-		return nil, invalidParams("%s: no task %q: %s", c.method, p.TaskID, taskNotFoundHint)
+	if tk == nil || tk.owner != c.cl.limitKey() {
+		return nil, invalidParams("unknown task %q: it never existed, ended more than %s ago, belongs to another client, or mcpdeck restarted", p.TaskID, g.ttl())
 	}
-	return t, nil
-}
-
-// legacyTaskRequested reports a 2025-11-25 task-augmented tools/call.
-func legacyTaskRequested(c *call) (bool, time.Duration) {
-	if c.env != nil || c.method != "tools/call" || len(c.p.Task) == 0 || string(c.p.Task) == "null" {
-		return false, 0
-	}
-	var p struct {
-		TTL *int64 `json:"ttl"`
-	}
-	_ = json.Unmarshal(c.p.Task, &p)
-	if p.TTL != nil && *p.TTL > 0 {
-		return true, time.Duration(*p.TTL) * time.Millisecond
-	}
-	return true, 0
-}
-
-// startLegacyTask answers a task-augmented tools/call with a task at
-// once and runs the call behind it.
-func (g *Gateway) startLegacyTask(c *call, tg *target, release func(), ttl time.Duration) (any, error) {
-	j := g.newJob(c, tg)
-	t := g.becomeTask(j, true, ttl)
-	g.runJob(j, tg, release)
-	return legacyCreateTask(t), nil
-}
-
-// legacyTask is a task as a 2025-11-25 client reads it.
-func legacyTask(t *gwTask) map[string]any {
-	s := t.state()
-	m := map[string]any{"taskId": t.id, "status": s.status, "createdAt": t.created.UTC().Format(time.RFC3339Nano),
-		"lastUpdatedAt": s.updated.UTC().Format(time.RFC3339Nano), "ttl": t.ttl.Milliseconds(), "pollInterval": s.poll.Milliseconds()}
-	if s.message != "" {
-		m["statusMessage"] = s.message
-	}
-	return m
-}
-
-func legacyCreateTask(t *gwTask) map[string]any { return map[string]any{"task": legacyTask(t)} }
-
-// modernTask is a task as a 2026-07-28 client reads it: with its input
-// requests, its result or its error inline.
-func (g *Gateway) modernTask(t *gwTask) (mcp.Task, error) {
-	s := t.state()
-	ttl, poll := t.ttl.Milliseconds(), s.poll.Milliseconds()
-	out := mcp.Task{TaskID: t.id, Status: s.status, StatusMessage: s.message, CreatedAt: t.created.UTC().Format(time.RFC3339Nano),
-		LastUpdatedAt: s.updated.UTC().Format(time.RFC3339Nano), TTLMs: &ttl, PollIntervalMs: &poll, InputRequests: s.inputs}
-	switch {
-	case s.status == mcp.TaskCompleted:
-		res, err := g.modernResult(s.res, false)
-		if err != nil {
-			return out, err
-		}
-		if out.Result, err = json.Marshal(res); err != nil {
-			return out, err
-		}
-	case s.status == mcp.TaskFailed:
-		var rpc *jsonrpc.Error
-		if !errors.As(s.err, &rpc) {
-			rpc = jsonrpc.NewError(jsonrpc.CodeInternalError, "%v", s.err)
-		}
-		out.Error, _ = json.Marshal(map[string]any{"code": rpc.Code, "message": rpc.Message, "data": rpc.Data})
-	}
-	return out, nil
-}
-
-// tasksMethod serves tasks/get, tasks/result, tasks/cancel, tasks/list
-// (2025-11-25) and tasks/update (the 2026-07-28 extension).
-func (g *Gateway) tasksMethod(ctx context.Context, c *call) (any, error) {
-	modern := c.env != nil
-	if c.method == "tasks/list" {
-		c.cl.mu.Lock()
-		tasks := slices.Clone(c.cl.tasks)
-		c.cl.mu.Unlock()
-		out := make([]map[string]any, 0, len(tasks))
-		for _, t := range tasks {
-			out = append(out, legacyTask(t))
-		}
-		return map[string]any{"tasks": out}, nil
-	}
-	t, err := g.taskOf(c)
-	if err != nil {
-		return nil, err
-	}
-	c.resolved(t.j.server, t.j.name)
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
 	switch c.method {
-	case mcp.MethodTasksCancel:
-		if !t.state().finished {
-			t.j.cancel() // the runtime cancels the server's task (tasks/cancel)
-			select {
-			case <-t.done:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		if modern {
-			return map[string]any{}, nil
-		}
-		return legacyTask(t), nil
+	case mcp.MethodTasksGet:
+		return tk.stateLocked(true), nil
 	case mcp.MethodTasksUpdate:
-		var p struct {
-			InputResponses map[string]json.RawMessage `json:"inputResponses"`
+		for key, ans := range p.Responses {
+			if a := tk.pending[key]; a != nil {
+				delete(tk.pending, key)
+				a.answer <- ans
+			}
 		}
-		if err := json.Unmarshal(c.params, &p); err != nil {
-			return nil, invalidParams("tasks/update: %v", err)
+		if len(tk.pending) == 0 && tk.status == mcp.TaskInputRequired {
+			tk.status, tk.updated = mcp.TaskWorking, time.Now()
 		}
-		return map[string]any{}, t.answer(p.InputResponses)
-	case "tasks/result":
-		select {
-		case <-t.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		s := t.state()
-		if s.err != nil {
-			return nil, s.err
-		}
-		return withRelatedTask(s.res, t.id)
-	}
-	if modern {
-		return g.modernTask(t)
-	}
-	return legacyTask(t), nil
-}
-
-// withRelatedTask adds _meta io.modelcontextprotocol/related-task to a
-// task's result, as tasks/result answers it.
-func withRelatedTask(res any, id string) (any, error) {
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the task's result: %w", err)
-	}
-	ref, _ := json.Marshal(map[string]string{"taskId": id})
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, fmt.Errorf("the task's result is not an object: %w", err)
-	}
-	fields["_meta"] = mcp.SetMeta(fields["_meta"], relatedTaskMeta, ref)
-	return fields, nil
-}
-
-// taskUpdated passes a server's task state to the job of the call it
-// belongs to.
-func (g *Gateway) taskUpdated(e runtime.TaskUpdated) {
-	g.mu.Lock()
-	f := g.forwards[fwdKey{e.Server, e.RequestID}]
-	g.mu.Unlock()
-	if f != nil && f.onTask != nil {
-		f.onTask(e.Task)
-	}
-}
-
-// tasksOn returns the client's unfinished tasks on server whose calls can
-// ask it for input (modern ones).
-func (cl *client) tasksOn(server string) []*gwTask {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	var out []*gwTask
-	for _, t := range cl.tasks {
-		if !t.legacy && t.j.server == server && t.j.ctx.Err() == nil {
-			select {
-			case <-t.done:
-			default:
-				out = append(out, t)
+	case mcp.MethodTasksCancel:
+		if !tk.status.Terminal() {
+			tk.status, tk.message, tk.updated = mcp.TaskCancelled, "cancelled by the client", time.Now()
+			tk.cancel()
+			if tk.returned {
+				tk.armExpiryLocked()
 			}
 		}
 	}
-	return out
+	return struct{}{}, nil
 }
 
-// taskAnswer is a modern answer that is a task (resultType "task").
-type taskAnswer struct{ mcp.Task }
-
-// wire is the answer with resultType and the gateway's _meta.
-func (a taskAnswer) wire(meta json.RawMessage) (any, error) {
-	raw, err := json.Marshal(a.Task)
-	if err != nil {
-		return nil, err
+// stopTasks ends the timers of the tasks kept, when the gateway closes.
+func (g *Gateway) stopTasks() {
+	g.mu.Lock()
+	tasks := g.tasks
+	g.tasks = nil
+	g.mu.Unlock()
+	for _, tk := range tasks {
+		tk.mu.Lock()
+		if tk.expiry != nil {
+			tk.expiry.Stop()
+		}
+		tk.mu.Unlock()
+		tk.cancel()
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, err
-	}
-	fields["resultType"] = json.RawMessage(`"task"`)
-	fields["_meta"] = meta
-	return fields, nil
 }

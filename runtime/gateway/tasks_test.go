@@ -1,257 +1,175 @@
 package gateway
 
 import (
-	"context"
 	"encoding/json"
 	"io"
-	"strconv"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"mcpdeck/config"
-	"mcpdeck/jsonrpc"
-	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/mcp"
 )
 
-// legacyConn attaches a raw 2025-11-25 client to g over in-process pipes
-// and initializes it with caps; handler answers the gateway's requests.
-func legacyConn(t *testing.T, g *Gateway, caps string, handler jsonrpc.Handler) *jsonrpc.Conn {
-	t.Helper()
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- g.ServeStdio(context.Background(), sr, sw) }()
-	conn := jsonrpc.NewConn(jsonrpc.NewStdioStream(cr, cw, cw, jsonrpc.StdioOptions{}), jsonrpc.Options{Handler: handler})
-	t.Cleanup(func() {
-		_ = conn.Close()
-		cw.Close()
-		<-done
-	})
-	ctx := ctxFor(t, 20*time.Second)
-	if _, err := conn.Call(ctx, "initialize", json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"task-client","version":"0"}}`)); err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.Notify(ctx, "notifications/initialized", nil); err != nil {
-		t.Fatal(err)
-	}
-	return conn
+// modernClient speaks 2026-07-28 over HTTP by hand: one POST per request,
+// the headers and _meta the revision asks for, and the tasks extension
+// declared.
+type modernClient struct {
+	t    *testing.T
+	url  string
+	name string
+	id   atomic.Int64
 }
 
-func everythingServer(t *testing.T) config.Server {
-	node, script := jsonrpctest.Everything(t)
-	return config.Server{Name: "everything", Transport: config.TransportStdio, Command: node, Args: []string{script, "stdio"},
-		Enabled: true, StartupTimeout: 30 * time.Second, CallTimeout: 30 * time.Second}
+// do sends method with params and returns the result or the error object.
+func (m *modernClient) do(method string, params map[string]any) (result, rpcErr map[string]any) {
+	m.t.Helper()
+	if params == nil {
+		params = map[string]any{}
+	}
+	params["_meta"] = map[string]any{
+		mcp.MetaProtocolVersion:    "2026-07-28",
+		mcp.MetaClientInfo:         map[string]any{"name": m.name, "version": "1"},
+		mcp.MetaClientCapabilities: map[string]any{"elicitation": map[string]any{"form": map[string]any{}}, "extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}},
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.id.Add(1), "method": method, "params": params})
+	req, _ := http.NewRequest(http.MethodPost, m.url, strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name, ok := params["name"].(string); ok {
+		req.Header.Set("Mcp-Name", name)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var msg struct {
+		Result map[string]any `json:"result"`
+		Error  map[string]any `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &msg); err != nil {
+		m.t.Fatalf("%s: HTTP %d, not JSON-RPC: %s", method, resp.StatusCode, raw)
+	}
+	return msg.Result, msg.Error
 }
 
-// waitTool waits until the runtime publishes server with tool (a server
-// may register tools after initialized, and say so with list_changed).
-func waitTool(t *testing.T, rt *runtime.Controller, server, tool string) {
-	t.Helper()
-	events, stop := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 12})
-	defer stop()
-	deadline := time.After(20 * time.Second)
+// poll asks tasks/get until the task's status satisfies ok.
+func (m *modernClient) poll(id string, ok func(status string) bool) map[string]any {
+	m.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(taskPollMs * time.Millisecond / 5)
+	defer tick.Stop()
 	for {
-		v, _ := rt.Snapshot().Server(server)
-		for _, tl := range v.Tools {
-			if tl.ServerTool == tool {
-				return
-			}
+		res, e := m.do(mcp.MethodTasksGet, map[string]any{"taskId": id})
+		if e != nil {
+			m.t.Fatalf("tasks/get %s: %v", id, e)
 		}
-		select {
-		case <-events:
-		case <-deadline:
-			t.Fatalf("%s never listed %s", server, tool)
+		if s, _ := res["status"].(string); ok(s) {
+			return res
 		}
-	}
-}
-
-// A 2025-11-25 client runs server-everything's research (a 2025-11-25
-// task upstream) as its own task through the gateway: the augmented call
-// answers a task at once; tasks/result waits, the server's clarification
-// reaching the client on the way; tasks/get, tasks/list and tasks/cancel
-// work on the gateway's task.
-func TestLegacyTasksThroughTheGateway(t *testing.T) {
-	rt := newRuntime(t, everythingServer(t))
-	waitTool(t, rt, "everything", "simulate-research-query")
-	g := newGateway(t, rt, Options{})
-	asked := make(chan string, 4)
-	conn := legacyConn(t, g, `{"elicitation":{"form":{}}}`, func(_ context.Context, req *jsonrpc.Request) (any, error) {
-		var p mcp.ElicitRequest
-		_ = json.Unmarshal(req.Params, &p)
-		asked <- req.Method + ": " + p.Message
-		return map[string]any{"action": "accept", "content": map[string]any{"interpretation": "programming"}}, nil
-	})
-	ctx := ctxFor(t, 90*time.Second)
-
-	var init struct {
-		Tools []mcp.Tool `json:"tools"`
-	}
-	raw, err := conn.Call(ctx, "tools/list", map[string]any{})
-	if err != nil || json.Unmarshal(raw, &init) != nil {
-		t.Fatal(err)
-	}
-	var support string
-	for _, tl := range init.Tools {
-		if tl.Name == "everything__simulate-research-query" {
-			support = tl.TaskSupport()
-		}
-	}
-	if support != "optional" {
-		t.Fatalf("the research tool's taskSupport through the gateway: %q", support)
-	}
-
-	raw, err = conn.Call(ctx, "tools/call", json.RawMessage(`{"name":"everything__simulate-research-query","arguments":{"topic":"python","ambiguous":true},"task":{"ttl":60000}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var created struct {
-		Task struct {
-			TaskID       string `json:"taskId"`
-			Status       string `json:"status"`
-			TTL          int64  `json:"ttl"`
-			PollInterval int64  `json:"pollInterval"`
-			CreatedAt    string `json:"createdAt"`
-		} `json:"task"`
-	}
-	if err := json.Unmarshal(raw, &created); err != nil || created.Task.TaskID == "" || created.Task.Status != "working" || created.Task.TTL != 60000 || created.Task.CreatedAt == "" {
-		t.Fatalf("CreateTaskResult %s (%v)", raw, err)
-	}
-	id := created.Task.TaskID
-	raw, err = conn.Call(ctx, "tasks/get", map[string]any{"taskId": id})
-	if err != nil || !strings.Contains(string(raw), `"taskId":"`+id+`"`) {
-		t.Fatalf("tasks/get: %s %v", raw, err)
-	}
-	raw, err = conn.Call(ctx, "tasks/result", map[string]any{"taskId": id})
-	if err != nil {
-		t.Fatalf("tasks/result: %v", err)
-	}
-	var res mcp.CallToolResult
-	if err := json.Unmarshal(raw, &res); err != nil || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, "Research Report: python (programming)") ||
-		!strings.Contains(string(res.Meta), `"io.modelcontextprotocol/related-task":{"taskId":"`+id+`"}`) {
-		t.Fatalf("the task's result: %s (%v)", raw, err)
-	}
-	if q := waitFor(t, "the clarification", asked, nil); !strings.Contains(q, "elicitation/create: ") || !strings.Contains(q, "interpretations") {
-		t.Fatalf("the client was asked %q", q)
-	}
-	raw, err = conn.Call(ctx, "tasks/get", map[string]any{"taskId": id})
-	if err != nil || !strings.Contains(string(raw), `"status":"completed"`) {
-		t.Fatalf("tasks/get after the end: %s %v", raw, err)
-	}
-	raw, err = conn.Call(ctx, "tasks/list", map[string]any{})
-	if err != nil || !strings.Contains(string(raw), id) {
-		t.Fatalf("tasks/list: %s %v", raw, err)
-	}
-
-	// Cancelling the task cancels the server's.
-	stderr, stop := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
-	defer stop()
-	raw, err = conn.Call(ctx, "tools/call", json.RawMessage(`{"name":"everything__simulate-research-query","arguments":{"topic":"go"},"task":{}}`))
-	if err != nil || json.Unmarshal(raw, &created) != nil {
-		t.Fatalf("second task: %s %v", raw, err)
-	}
-	waitFor(t, "the server's task working", stderr, func(e runtime.Event) bool {
-		u, ok := e.(runtime.TaskUpdated)
-		return ok && u.Server == "everything" && u.Task.Status == "working"
-	})
-	raw, err = conn.Call(ctx, "tasks/cancel", map[string]any{"taskId": created.Task.TaskID})
-	if err != nil || !strings.Contains(string(raw), `"status":"cancelled"`) {
-		t.Fatalf("tasks/cancel: %s %v", raw, err)
-	}
-	waitFor(t, "tasks/cancel upstream", stderr, func(e runtime.Event) bool {
-		f, ok := e.(runtime.TrafficFrame)
-		return ok && f.Server == "everything" && f.Frame.Method == mcp.MethodTasksCancel
-	})
-	if _, err := conn.Call(ctx, "tasks/get", map[string]any{"taskId": "task-nope"}); err == nil || !strings.Contains(err.Error(), "no task") {
-		t.Fatalf("an unknown task: %v", err)
-	}
-}
-
-// A 2026-07-28 client that declares the tasks extension gets the server's
-// task (the modern fake's, upstream) as its own: resultType "task"; tasks/get
-// shows the server's question as input_required, tasks/update answers it,
-// and the result comes inline; tasks/cancel cancels the server's task.
-func TestModernTasksThroughTheGateway(t *testing.T) {
-	path, args, _ := jsonrpctest.Command(jsonrpctest.Modern)
-	rt := newRuntime(t, config.Server{Name: "m", Transport: config.TransportStdio, Command: path, Args: args,
-		Env: jsonrpctest.ServerEnv(jsonrpctest.Modern), Enabled: true, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second})
-	g := newGateway(t, rt, Options{})
-	url := serveHTTP(t, g)
-	caps := `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
-	post := func(id int, method, name, params string) rpcAnswer {
-		t.Helper()
-		body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"` + method + `","params":{` + params + `,` + modernMeta(caps) + `}}`
-		return decodeAnswer(t, rawPost(t, url, body, modernHeaders(method, name)...))
-	}
-	a := post(1, "tools/call", "m__task", `"name":"m__task","arguments":{"input":true,"seconds":0.2}`)
-	var task mcp.Task
-	if a.Error != nil || json.Unmarshal(a.Result, &task) != nil || task.TaskID == "" || !strings.Contains(string(a.Result), `"resultType":"task"`) {
-		t.Fatalf("the task answer: %s %+v", a.Result, a.Error)
-	}
-	var got mcp.Task
-	deadline := time.Now().Add(20 * time.Second)
-	for n := 2; got.Status != mcp.TaskInputRequired; n++ {
 		if time.Now().After(deadline) {
-			t.Fatalf("the task never asked for input: %+v", got)
+			m.t.Fatalf("task %s: still %v after 30s", id, res)
 		}
-		a = post(n, "tasks/get", "", `"taskId":"`+task.TaskID+`"`)
-		if a.Error != nil || json.Unmarshal(a.Result, &got) != nil {
-			t.Fatalf("tasks/get: %s %+v", a.Result, a.Error)
-		}
-		if got.Status != mcp.TaskInputRequired {
-			time.Sleep(got.PollInterval()) // a client polls at the task's pollInterval: the protocol's wait, not the test's
+		<-tick.C // polling is the protocol here: the client asks again
+	}
+}
+
+func textIn(result any) string {
+	r, _ := result.(map[string]any)
+	content, _ := r["content"].([]any)
+	var b strings.Builder
+	for _, c := range content {
+		if m, ok := c.(map[string]any); ok {
+			s, _ := m["text"].(string)
+			b.WriteString(s)
 		}
 	}
+	return b.String()
+}
+
+// TestTasksExtension serves the tasks extension to a 2026-07-28 client
+// that declares it: server/discover says so; a quick call is answered as
+// it is; a long one becomes a task that tasks/get follows to its result; a
+// server's question makes the task input_required and tasks/update
+// answers it; tasks/cancel stops a task and tells the server; another
+// client cannot see the task.
+func TestTasksExtension(t *testing.T) {
+	rt := newRuntime(t, peerServer("peer"))
+	g := newGateway(t, rt, Options{TaskAfter: 300 * time.Millisecond})
+	m := &modernClient{t: t, url: serveHTTP(t, g), name: "tasker"}
+
+	res, _ := m.do(mcp.MethodDiscover, nil)
+	if caps, _ := res["capabilities"].(map[string]any); caps == nil || caps["extensions"].(map[string]any)[mcp.ExtensionTasks] == nil {
+		t.Fatalf("discover does not offer the tasks extension: %v", res)
+	}
+	res, e := m.do("tools/call", map[string]any{"name": "peer__echo", "arguments": map[string]any{"text": "quick"}})
+	if e != nil || res["resultType"] != "complete" || textIn(res) != "quick" {
+		t.Fatalf("a quick call: %v %v", res, e)
+	}
+
+	// A long call: a task, then its result.
+	res, e = m.do("tools/call", map[string]any{"name": "peer__slow", "arguments": map[string]any{"seconds": 1}})
+	if e != nil || res["resultType"] != "task" || res["status"] != "working" || res["taskId"] == "" || res["pollIntervalMs"] == nil || res["ttlMs"] == nil {
+		t.Fatalf("a long call: %v %v", res, e)
+	}
+	done := m.poll(res["taskId"].(string), func(s string) bool { return s == "completed" })
+	if textIn(done["result"]) != "slept 1s" {
+		t.Errorf("the task's result: %v", done)
+	}
+
+	// A question: input_required with the elicitation, answered by update.
+	res, e = m.do("tools/call", map[string]any{"name": "peer__ask", "arguments": map[string]any{}})
+	if e != nil || res["resultType"] != "task" {
+		t.Fatalf("a call that asks: %v %v", res, e)
+	}
+	id := res["taskId"].(string)
+	waiting := m.poll(id, func(s string) bool { return s == "input_required" })
+	reqs, _ := waiting["inputRequests"].(map[string]any)
 	var key string
-	for k, req := range got.InputRequests {
-		key = k
-		if req.Method != mcp.MethodElicit || !strings.Contains(string(req.Params), "Go ahead?") {
-			t.Fatalf("input request %s: %+v", k, req)
+	for k, v := range reqs {
+		if r, _ := v.(map[string]any); r["method"] == "elicitation/create" {
+			key = k
 		}
 	}
-	a = post(50, "tasks/update", "", `"taskId":"`+task.TaskID+`","inputResponses":{"`+key+`":{"action":"accept","content":{"ok":true}}}`)
-	if a.Error != nil {
-		t.Fatalf("tasks/update: %+v", a.Error)
+	if key == "" {
+		t.Fatalf("no elicitation among the input requests: %v", waiting)
 	}
-	for n := 51; got.Status != mcp.TaskCompleted; n++ {
-		if time.Now().After(deadline) || got.Status.Terminal() && got.Status != mcp.TaskCompleted {
-			t.Fatalf("the task did not complete: %+v", got)
-		}
-		time.Sleep(got.PollInterval())
-		a = post(n, "tasks/get", "", `"taskId":"`+task.TaskID+`"`)
-		if a.Error != nil || json.Unmarshal(a.Result, &got) != nil {
-			t.Fatalf("tasks/get: %s %+v", a.Result, a.Error)
-		}
+	if _, e := m.do(mcp.MethodTasksUpdate, map[string]any{"taskId": id, "inputResponses": map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"name": "octocat"}}}}); e != nil {
+		t.Fatalf("tasks/update: %v", e)
 	}
-	if !strings.Contains(string(got.Result), "task done: accept") {
-		t.Fatalf("the result inline: %s", got.Result)
+	done = m.poll(id, func(s string) bool { return s == "completed" })
+	if textIn(done["result"]) != "Hello, octocat!" {
+		t.Errorf("the answered task's result: %v", done)
 	}
 
-	// tasks/cancel: the server's task is cancelled too.
-	stderr, stop := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
+	// Cancel: the task is cancelled and the server told.
+	stderr, stop := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 12})
 	defer stop()
-	a = post(100, "tools/call", "m__task", `"name":"m__task","arguments":{"seconds":60}`)
-	if a.Error != nil || json.Unmarshal(a.Result, &task) != nil {
-		t.Fatalf("a long task: %s %+v", a.Result, a.Error)
+	res, _ = m.do("tools/call", map[string]any{"name": "peer__slow", "arguments": map[string]any{"seconds": 30}})
+	id, _ = res["taskId"].(string)
+	if id == "" {
+		t.Fatalf("a 30 s call: %v", res)
 	}
-	if a = post(101, "tasks/cancel", "", `"taskId":"`+task.TaskID+`"`); a.Error != nil {
-		t.Fatalf("tasks/cancel: %+v", a.Error)
+	other := &modernClient{t: t, url: m.url, name: "someone-else"}
+	if _, e := other.do(mcp.MethodTasksCancel, map[string]any{"taskId": id}); e == nil || !strings.Contains(e["message"].(string), "unknown task") {
+		t.Fatalf("another client cancels the task: %v", e)
 	}
-	waitFor(t, "the server's task cancelled", stderr, func(e runtime.Event) bool {
+	if _, e := m.do(mcp.MethodTasksCancel, map[string]any{"taskId": id}); e != nil {
+		t.Fatalf("tasks/cancel: %v", e)
+	}
+	m.poll(id, func(s string) bool { return s == "cancelled" })
+	waitFor(t, "the server told of the cancellation", stderr, func(e runtime.Event) bool {
 		l, ok := e.(runtime.StderrLine)
-		return ok && l.Server == "m" && strings.Contains(l.Line, "task cancelled")
+		return ok && l.Server == "peer" && strings.Contains(l.Line, "cancelled slow")
 	})
-	a = post(102, "tasks/get", "", `"taskId":"`+task.TaskID+`"`)
-	if a.Error != nil || json.Unmarshal(a.Result, &got) != nil || got.Status != mcp.TaskCancelled {
-		t.Fatalf("after tasks/cancel: %s %+v", a.Result, a.Error)
-	}
-
-	// A client that did not declare the extension gets the final result.
-	body := `{"jsonrpc":"2.0","id":200,"method":"tools/call","params":{"name":"m__task","arguments":{"seconds":0.1},` + modernMeta(`{}`) + `}}`
-	a = decodeAnswer(t, rawPost(t, url, body, modernHeaders("tools/call", "m__task")...))
-	if a.Error != nil || !strings.Contains(string(a.Result), "task done") || strings.Contains(string(a.Result), `"resultType":"task"`) {
-		t.Fatalf("without the extension: %s %+v", a.Result, a.Error)
+	if _, e := m.do(mcp.MethodTasksGet, map[string]any{"taskId": "task-nope"}); e == nil || e["code"].(float64) != -32602 {
+		t.Errorf("an unknown task: %v", e)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 )
@@ -134,7 +135,8 @@ func TestGrafanaDashboard(t *testing.T) {
 	// A scrape where every metric and label exists.
 	clearOTelEnv(t)
 	src := &fakeSource{gw: GatewayStats{Clients: 1, Calls: 1}}
-	src.set(ServerStats{Server: "demo", State: "ready", Transport: "stdio", ProtocolVersion: "2025-11-25", Era: EraLegacy})
+	src.set(ServerStats{Server: "demo", State: "ready", Transport: "stdio", ProtocolVersion: "2025-11-25", Era: EraLegacy,
+		LastError: "demo: ping timed out", LastErrorKind: "timeout", LastErrorAt: time.Now()})
 	tel := newTelemetry(t, Options{Metrics: true, Source: src.servers, Gateway: src.gateway})
 	recordSample(tel)
 	ms, err := tel.ServeMetrics(t.Context(), "127.0.0.1:0", false)

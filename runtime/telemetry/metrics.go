@@ -39,9 +39,9 @@ type meters struct {
 
 	opDuration, sessionDuration, pingDuration metric.Float64Histogram
 
-	state, info, attempts, outstanding, gatewayClients metric.Int64ObservableGauge
-	restarts, notifications, dropped, late, noise      metric.Int64ObservableCounter
-	gatewayCalls, spansDropped                         metric.Int64ObservableCounter
+	state, info, attempts, outstanding, gatewayClients, lastError metric.Int64ObservableGauge
+	restarts, notifications, dropped, late, noise                 metric.Int64ObservableCounter
+	gatewayCalls, spansDropped                                    metric.Int64ObservableCounter
 
 	states     []string
 	knownState map[string]bool
@@ -114,6 +114,7 @@ func (m *meters) instruments(meter metric.Meter) error {
 	m.info = gauge(MetricServerInfo, "Always 1; its attributes say each server's transport, protocol version and era.", "")
 	m.attempts = gauge(MetricReconnectAttempts, "Consecutive automatic reconnect attempts; back to 0 once the server is healthy.", "{attempt}")
 	m.outstanding = gauge(MetricOutstanding, "Requests waiting for a response.", "{request}")
+	m.lastError = gauge(MetricLastError, "When each server's last error happened (Unix time); its attributes say the error's kind and message. Absent while a server has had none.", "s")
 	m.restarts = counter(MetricRestarts, "Connections replaced after a failure or by request.", "{restart}")
 	m.notifications = counter(MetricNotifications, "Notifications received from the server.", "{notification}")
 	m.dropped = counter(MetricNotificationsDrop, "Notifications dropped because a subscriber was too slow.", "{notification}")
@@ -126,7 +127,7 @@ func (m *meters) instruments(meter metric.Meter) error {
 		return err
 	}
 	_, err = meter.RegisterCallback(m.observe,
-		m.state, m.info, m.attempts, m.outstanding, m.restarts, m.notifications, m.dropped, m.late, m.noise,
+		m.state, m.info, m.attempts, m.outstanding, m.lastError, m.restarts, m.notifications, m.dropped, m.late, m.noise,
 		m.gatewayClients, m.gatewayCalls, m.spansDropped)
 	return err
 }

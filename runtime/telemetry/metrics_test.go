@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -70,7 +71,8 @@ func TestMetricsExposition(t *testing.T) {
 	src.set(
 		ServerStats{Server: "demo", State: "ready", Transport: "stdio", ProtocolVersion: "2025-11-25", Era: EraLegacy,
 			Restarts: 3, Attempts: 0, Notifications: 120, DroppedNotifications: 4, LateResponses: 1, NoiseLines: 2, Outstanding: 5},
-		ServerStats{Server: "remote", State: "failed", Transport: "http", Attempts: 2},
+		ServerStats{Server: "remote", State: "failed", Transport: "http", Attempts: 2,
+			LastError: "remote: connection refused" + strings.Repeat(" and more", 40), LastErrorKind: "transport", LastErrorAt: time.Unix(1_790_000_000, 0)},
 	)
 	tel := newTelemetry(t, Options{Metrics: true, Source: src.servers, Gateway: src.gateway, ServiceVersion: "1.2.3"})
 	recordSample(tel)
@@ -152,6 +154,17 @@ func TestMetricsExposition(t *testing.T) {
 	wantValue(t, fams, "mcpdeck_gateway_clients", "", 2)
 	wantValue(t, fams, "mcpdeck_gateway_calls_total", "", 17)
 	wantValue(t, fams, "mcpdeck_telemetry_spans_dropped_total", "", 0)
+
+	// The last error: its time as the value, kind and bounded message as labels; none for demo.
+	lastErr := fams["mcpdeck_server_last_error_timestamp_seconds"]
+	if m := find(lastErr, map[string]string{"mcpdeck_server_name": "remote", "mcpdeck_error_kind": "transport"}); m == nil || m.GetGauge().GetValue() != 1_790_000_000 {
+		t.Errorf("last error of remote: %v, want its time 1790000000", m)
+	} else if msg := labelsOf(m)["mcpdeck_error_message"]; !strings.HasPrefix(msg, "remote: connection refused") || len(msg) > maxErrorLabel+len("…") {
+		t.Errorf("last error message label %q: want the message, cut to %d bytes", msg, maxErrorLabel)
+	}
+	if m := find(lastErr, map[string]string{"mcpdeck_server_name": "demo"}); m != nil {
+		t.Errorf("demo has had no error, yet: %v", m)
+	}
 
 	info := find(fams["mcpdeck_server_info"], map[string]string{"mcpdeck_server_name": "remote"})
 	if l := labelsOf(info); l["mcpdeck_transport"] != "http" || l["network_transport"] != "tcp" {

@@ -43,6 +43,11 @@ const (
 	KeyProgressTotal   = attribute.Key("mcpdeck.progress.total")
 	KeyProgressMessage = attribute.Key("mcpdeck.progress.message")
 	KeyCancelReason    = attribute.Key("mcpdeck.cancel.reason")
+	// KeyErrorKind and KeyErrorMessage describe a server's last error on
+	// mcpdeck.server.last_error.timestamp: the runtime's error kind
+	// (timeout, closed, exited, protocol, ...) and its message, bounded.
+	KeyErrorKind    = attribute.Key("mcpdeck.error.kind")
+	KeyErrorMessage = attribute.Key("mcpdeck.error.message")
 )
 
 // Metric names, as instruments are named; Prometheus exposition translates
@@ -61,6 +66,7 @@ const (
 	MetricOutstanding       = "mcpdeck.server.requests.outstanding"
 	MetricNoiseLines        = "mcpdeck.server.stdout.noise"
 	MetricLateResponses     = "mcpdeck.server.responses.late"
+	MetricLastError         = "mcpdeck.server.last_error.timestamp"
 	MetricGatewayClients    = "mcpdeck.gateway.clients"
 	MetricGatewayCalls      = "mcpdeck.gateway.calls"
 	MetricSpansDropped      = "mcpdeck.telemetry.spans.dropped"
@@ -83,6 +89,7 @@ func PromNames() map[string]PromMetric {
 		MetricOutstanding:       {"mcpdeck_server_requests_outstanding", "gauge"},
 		MetricNoiseLines:        {"mcpdeck_server_stdout_noise_total", "counter"},
 		MetricLateResponses:     {"mcpdeck_server_responses_late_total", "counter"},
+		MetricLastError:         {"mcpdeck_server_last_error_timestamp_seconds", "gauge"},
 		MetricGatewayClients:    {"mcpdeck_gateway_clients", "gauge"},
 		MetricGatewayCalls:      {"mcpdeck_gateway_calls_total", "counter"},
 		MetricSpansDropped:      {"mcpdeck_telemetry_spans_dropped_total", "counter"},

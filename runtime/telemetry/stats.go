@@ -3,6 +3,8 @@ package telemetry
 import (
 	"context"
 	"math"
+	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -25,6 +27,13 @@ type ServerStats struct {
 	LateResponses        uint64 // responses that arrived after their request was cancelled
 	NoiseLines           uint64 // stdout lines that were not JSON-RPC
 	Outstanding          int    // requests waiting for a response now
+
+	// LastError is the server's most recent error ("" for none), with its
+	// kind and when it happened: an info-style series whose value is the
+	// time, so a fleet view (or an alert) reads what went wrong and when.
+	LastError     string
+	LastErrorKind string
+	LastErrorAt   time.Time
 }
 
 // GatewayStats is the gateway's state, read at collection time.
@@ -84,6 +93,26 @@ func (m *meters) observeServer(o metric.Observer, s ServerStats) {
 	o.ObserveInt64(m.late, clampInt64(s.LateResponses), server)
 	o.ObserveInt64(m.noise, clampInt64(s.NoiseLines), server)
 	o.ObserveInt64(m.outstanding, int64(s.Outstanding), server)
+	if s.LastError != "" && !s.LastErrorAt.IsZero() {
+		o.ObserveInt64(m.lastError, s.LastErrorAt.Unix(), metric.WithAttributeSet(attribute.NewSet(
+			KeyServer.String(s.Server), KeyErrorKind.String(s.LastErrorKind), KeyErrorMessage.String(boundLabel(s.LastError)))))
+	}
+}
+
+// maxErrorLabel bounds the error message label: a label is for reading
+// at a glance, and every distinct value is a series in Prometheus.
+const maxErrorLabel = 200
+
+// boundLabel cuts s to maxErrorLabel bytes on a rune boundary, marked.
+func boundLabel(s string) string {
+	if len(s) <= maxErrorLabel {
+		return s
+	}
+	cut := maxErrorLabel
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func clampInt64(v uint64) int64 {

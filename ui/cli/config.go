@@ -124,7 +124,7 @@ func configFiles(cmd *cobra.Command) []string {
 // set to this executable. An invalid configuration is an ExitUsage error
 // listing every problem; nothing may start from it.
 func loadConfig(_ *cobra.Command, files []string) (*config.Config, error) {
-	return loadFor(files, false)
+	return loadFor(files, false, nil)
 }
 
 // loadRunnable is loadConfig for the commands that start servers: a
@@ -132,11 +132,13 @@ func loadConfig(_ *cobra.Command, files []string) (*config.Config, error) {
 // never starts, and says why), so it does not stop the others. Problems
 // outside any server still fail as in loadConfig.
 func loadRunnable(files []string) (*config.Config, error) {
-	return loadFor(files, true)
+	return loadFor(files, true, nil)
 }
 
-func loadFor(files []string, keepInvalid bool) (*config.Config, error) {
-	cfg, err := load(files, keepInvalid)
+// loadFor loads as load does and words its errors; vars are extra
+// predefined variables (a test suite's inputs).
+func loadFor(files []string, keepInvalid bool, vars map[string]string) (*config.Config, error) {
+	cfg, err := loadWithVars(files, keepInvalid, vars)
 	var errs config.Errors
 	switch {
 	case errors.As(err, &errs):
@@ -154,6 +156,11 @@ func loadFor(files []string, keepInvalid bool) (*config.Config, error) {
 // keepInvalid a server with an invalid definition is kept, marked Invalid
 // (the runtime never starts it).
 func load(files []string, keepInvalid bool) (*config.Config, error) {
+	return loadWithVars(files, keepInvalid, nil)
+}
+
+// loadWithVars is load with extra predefined variables.
+func loadWithVars(files []string, keepInvalid bool, vars map[string]string) (*config.Config, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "mcpdeck"
@@ -164,6 +171,9 @@ func load(files []string, keepInvalid bool) (*config.Config, error) {
 		DefaultName: assets.DefaultConfigName,
 		Vars:        map[string]string{"mcpdeck": exe},
 		KeepInvalid: keepInvalid,
+	}
+	for k, v := range vars {
+		opts.Vars[k] = v
 	}
 	// An unreadable trust store approves nothing; approveProject reports it.
 	if ts, err := config.OpenTrustStore(""); err == nil {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,6 +28,8 @@ type gatewayFlags struct {
 	http        string
 	allowRemote bool
 	control     string
+	legacySSE   bool
+	audit       string
 	record      recordFlags
 	telemetry   telemetryFlags
 }
@@ -90,7 +93,9 @@ the same trace.`,
 	addTargetFlags(cmd, &tf)
 	fl := cmd.Flags()
 	fl.StringVar(&gf.http, "http", "", "serve Streamable HTTP on `ADDR` (host:port; port 0 picks a free one) instead of stdio")
-	fl.BoolVar(&gf.allowRemote, "allow-remote", false, "allow --http on a non-loopback address (needs a configured token)")
+	fl.BoolVar(&gf.allowRemote, "allow-remote", false, "allow --http on a non-loopback address (needs a configured token, or gateway.auth)")
+	fl.StringVar(&gf.audit, "audit", "", "append a JSON line per call to `FILE` (rotated by size; see gateway.audit)")
+	fl.BoolVar(&gf.legacySSE, "legacy-sse", false, "also serve the deprecated HTTP+SSE transport (GET /sse, POST /message) to old clients")
 	fl.StringVar(&gf.control, "control", "", "open the control socket (where operators answer approvals) at `PATH` (default: $XDG_RUNTIME_DIR/mcpdeck/gateway-PID.sock, or the state directory's run/)")
 	addSamplingFlag(cmd, "decline")
 	cmd.AddCommand(newGatewayPendingCmd(), newGatewayDecideCmd("approve"), newGatewayDecideCmd("deny"))
@@ -119,6 +124,9 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	markChildren(cfg)
 	if len(cfg.Servers) == 0 {
 		fmt.Fprintf(stderr, "mcpdeck gateway: no enabled server in %s; clients will see nothing until one is configured\n", sourcesOf(cfg))
+	}
+	if gf.legacySSE && gf.http == "" {
+		return withCode(ExitUsage, errors.New("--legacy-sse serves HTTP+SSE next to Streamable HTTP: give --http ADDR too"))
 	}
 	token, configured := gatewayToken(cfg)
 	if gf.http != "" {
@@ -172,7 +180,12 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 			reportServers(stderr, rt.Snapshot())
 		}
 	}()
-	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version(), Ready: ready})
+	audit, err := openAudit(cfg, gf.audit, stderr)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	defer audit.Close() // after the gateway closed: its last calls are in
+	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version(), Ready: ready, Audit: audit})
 	tel.SetGatewaySource(gatewayStats(g))
 	defer func() {
 		stop() // an enable still under way gives up
@@ -188,12 +201,15 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	if gf.http == "" {
 		return serveStdio(ctx, g, cmd)
 	}
-	srv, url, err := listenGateway(g, gf.http, token, cfg.Gateway)
+	srv, url, err := listenGateway(g, httpServing{addr: gf.http, token: token, gw: cfg.Gateway, legacySSE: gf.legacySSE})
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	announce(stderr, "mcpdeck gateway", url, token, configured)
+	announce(stderr, "mcpdeck gateway", url, token, configured, cfg.Gateway)
 	warnWeakToken(stderr, "mcpdeck gateway", token, configured)
+	if gf.legacySSE {
+		fmt.Fprintf(stderr, "mcpdeck gateway: serving the deprecated HTTP+SSE transport at %s (old clients)\n", strings.TrimSuffix(url, "/mcp")+"/sse")
+	}
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "mcpdeck gateway: stopping")
 	// Streams end first, so the HTTP server has nothing left to wait for.
@@ -203,8 +219,12 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 }
 
 // announce says on stderr where the gateway is and, once, a generated token.
-func announce(w io.Writer, who, url, token string, configured bool) {
+func announce(w io.Writer, who, url, token string, configured bool, gw *config.Gateway) {
 	fmt.Fprintf(w, "%s: serving MCP (Streamable HTTP) at %s\n", who, url)
+	if gw != nil && gw.Auth != nil {
+		fmt.Fprintf(w, "%s: clients log in at %s (OAuth; resource metadata at %s)\n", who, gw.Auth.Issuer, metadataURL(gw.Auth, url))
+		return
+	}
 	if configured {
 		fmt.Fprintf(w, "%s: clients must send the configured token (%s or gateway.token)\n", who, gateway.EnvToken)
 		return
@@ -232,13 +252,13 @@ func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, 
 		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
 	}
 	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version()})
-	srv, url, err := listenGateway(g, addr, token, cfg.Gateway)
+	srv, url, err := listenGateway(g, httpServing{addr: addr, token: token, gw: cfg.Gateway})
 	if err != nil {
 		closeGateway(g)
 		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
 	}
 	tel.SetGatewaySource(gatewayStats(g))
-	announce(cmd.ErrOrStderr(), "mcpdeck", url, token, configured)
+	announce(cmd.ErrOrStderr(), "mcpdeck", url, token, configured, cfg.Gateway)
 	warnWeakToken(cmd.ErrOrStderr(), "mcpdeck", token, configured)
 	return &tuiGateway{g: g, url: url, token: token, stop: func() {
 		closeGateway(g)
@@ -276,6 +296,9 @@ func markChildren(cfg *config.Config) {
 // The token is a secret: it is scrubbed from everything mcpdeck shows and
 // records.
 func gatewayToken(cfg *config.Config) (token string, configured bool) {
+	if cfg.Gateway != nil && cfg.Gateway.Auth != nil {
+		return "", true // OAuth instead: access tokens of gateway.auth.issuer
+	}
 	defer func() { config.AddSecret(token) }()
 	if t := os.Getenv(gateway.EnvToken); t != "" {
 		return t, true
@@ -298,23 +321,28 @@ func warnWeakToken(w io.Writer, who, token string, configured bool) {
 	}
 }
 
-// listenGateway serves g's Streamable HTTP endpoint at /mcp on addr and
-// returns the server and the endpoint URL. The server and listener are the
-// gateway's hardened ones: slow and unauthenticated clients are bounded.
-func listenGateway(g *gateway.Gateway, addr, token string, gw *config.Gateway) (*http.Server, string, error) {
-	l, err := net.Listen("tcp", addr)
+// listenGateway serves g's Streamable HTTP endpoint at /mcp on hs.addr
+// (with the team settings: OAuth's metadata, the legacy HTTP+SSE
+// endpoints; gateway_team.go) and returns the server and the endpoint URL.
+func listenGateway(g *gateway.Gateway, hs httpServing) (*http.Server, string, error) {
+	l, err := net.Listen("tcp", hs.addr)
 	if err != nil {
-		return nil, "", fmt.Errorf("serving the gateway on %s: %w", addr, err)
+		return nil, "", fmt.Errorf("serving the gateway on %s: %w", hs.addr, err)
 	}
-	opts := gateway.HTTPOptions{Token: token, LoopbackOnly: gateway.IsLoopback(addr)}
-	if gw != nil {
-		opts.AllowedOrigins = gw.AllowedOrigins
+	url := "http://" + l.Addr().String() + "/mcp"
+	opts := gateway.HTTPOptions{Token: hs.token, LoopbackOnly: gateway.IsLoopback(hs.addr)}
+	if hs.gw != nil {
+		opts.AllowedOrigins = hs.gw.AllowedOrigins
 	}
 	mux := http.NewServeMux()
+	if err := hs.mountTeam(mux, g, &opts, url); err != nil {
+		l.Close()
+		return nil, "", err
+	}
 	mux.Handle("/mcp", g.Handler(opts))
 	srv := gateway.NewHTTPServer(mux)
 	go func() { _ = srv.Serve(gateway.Listener(l, 0)) }()
-	return srv, "http://" + l.Addr().String() + "/mcp", nil
+	return srv, url, nil
 }
 
 // serveStdio serves the one client on stdin and stdout until it closes

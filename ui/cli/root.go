@@ -148,6 +148,8 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newImportCmd(),
 		newExportCmd(),
 		newRegistryCmd(),
+		newFleetCmd(),
+		newTestCmd(),
 	)
 	return root
 }

@@ -39,6 +39,17 @@ func addTargetFlags(cmd *cobra.Command, f *targetFlags) {
 // adHocName names the ad-hoc server in output.
 const adHocName = "adhoc"
 
+// adHocServer is the start of an ad-hoc server (--stdio, --url, or a test
+// suite's inline server): defaults as for a server in mcp.json, and source
+// saying where it was given.
+func adHocServer(source string) config.Server {
+	return config.Server{
+		Name: adHocName, Enabled: true, Scope: config.ScopeExplicit, Source: source,
+		StartupTimeout: config.DefaultStartupTimeout, CallTimeout: config.DefaultCallTimeout,
+		PingInterval: config.DefaultPingInterval,
+	}
+}
+
 // adHoc builds the ad-hoc server, or reports false when none was given.
 func (f *targetFlags) adHoc() (config.Server, bool, error) {
 	if f.url == "" && f.stdio == "" {
@@ -47,11 +58,7 @@ func (f *targetFlags) adHoc() (config.Server, bool, error) {
 		}
 		return config.Server{}, false, nil
 	}
-	s := config.Server{
-		Name: adHocName, Enabled: true, Scope: config.ScopeExplicit, Source: "command line",
-		StartupTimeout: config.DefaultStartupTimeout, CallTimeout: config.DefaultCallTimeout,
-		PingInterval: config.DefaultPingInterval,
-	}
+	s := adHocServer("command line")
 	switch {
 	case f.url != "" && f.stdio != "":
 		return s, false, withCode(ExitUsage, errors.New("give either --url or --stdio, not both"))
@@ -108,7 +115,13 @@ func resolveTargets(cmd *cobra.Command, f *targetFlags, names []string) (*config
 		}
 		return &config.Config{Servers: []config.Server{s}}, nil
 	}
-	cfg, err := loadRunnable(configFiles(cmd))
+	return resolveConfigured(cmd, names, nil)
+}
+
+// resolveConfigured is resolveTargets for configured servers; vars are
+// extra predefined variables of the configuration (a test suite's inputs).
+func resolveConfigured(cmd *cobra.Command, names []string, vars map[string]string) (*config.Config, error) {
+	cfg, err := loadFor(configFiles(cmd), true, vars)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +138,7 @@ func resolveTargets(cmd *cobra.Command, f *targetFlags, names []string) (*config
 	}
 	// Approved just now: load again, since an unapproved file's envFile
 	// was not read.
-	if cfg, err = loadConfig(cmd, configFiles(cmd)); err != nil {
+	if cfg, err = loadFor(configFiles(cmd), false, vars); err != nil {
 		return nil, err
 	}
 	if narrowed, err = narrow(cfg, names); err != nil {

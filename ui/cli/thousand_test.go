@@ -30,8 +30,8 @@ func TestServersThousandHangingStarts(t *testing.T) {
 	start := time.Now()
 	r := h.run(t, "", "servers", "--json")
 	t.Logf("mcpdeck servers --json with %d hanging servers took %v", n, time.Since(start).Round(10*time.Millisecond))
-	if r.code != ExitConnection {
-		t.Errorf("exit status %d, want %d (servers failed); stderr:\n%.2000s", r.code, ExitConnection, r.stderr)
+	if r.code != ExitTimeout {
+		t.Errorf("exit status %d, want %d (every start timed out); stderr:\n%.2000s", r.code, ExitTimeout, r.stderr)
 	}
 	var out serversOutput
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {

@@ -62,6 +62,7 @@ type KeyMap struct {
 	OpenLink    key.Binding
 	Rerun       key.Binding
 	EditRerun   key.Binding
+	AddToSuite  key.Binding // the call history: the call as a step of a test suite
 	Add         key.Binding
 	Remove      key.Binding
 
@@ -154,6 +155,7 @@ func DefaultKeyMap() KeyMap {
 		OpenLink:    b("o", "open linked resource", "o"),
 		Rerun:       b("E", "re-run as it was", "E"),
 		EditRerun:   b("e", "edit and re-run", "e"),
+		AddToSuite:  b("T", "add the call to a test suite", "T"),
 		Add:         b("+", "add", "+", "a"),
 		Remove:      b("-", "remove", "-", "d", "delete"),
 
@@ -275,7 +277,7 @@ func (k KeyMap) helpLayout() []helpSection {
 		{"Moving", ones(k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.PrevTab, k.NextTab, k.JumpTab)},
 		{"Lists", []helpEntry{one(k.Filter), merge("open; apply the filter being typed", k.Select, k.ApplyFilter), one(k.ClearFilter),
 			one(k.Details), one(k.Subscribe), merge("cancel the request; stop the check (Check tab)", k.Cancel, k.StopCheck),
-			one(k.Disconnect), one(k.EditRerun), one(k.Rerun), one(k.Pause), one(k.Scope)}},
+			one(k.Disconnect), one(k.EditRerun), one(k.Rerun), one(k.AddToSuite), one(k.Pause), one(k.Scope)}},
 		{"Viewers", ones(k.Search, k.NextMatch, k.PrevMatch, k.Save, k.Copy, k.OpenLink, k.Close)},
 		{"Forms", []helpEntry{merge("send (ctrl+s in the raw JSON editor)", k.Send, k.Submit), one(k.NextField), one(k.PrevField),
 			one(k.Toggle), one(k.PrevChoice), one(k.RawJSON), one(k.Validate), merge("add a root, or an item to an array", k.AddItem, k.Add),

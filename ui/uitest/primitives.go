@@ -3,6 +3,7 @@ package uitest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -271,6 +272,10 @@ func (r *Runtime) addHistory(req runtime.CallRequest, id uint64, res *runtime.Re
 	case err != nil:
 		rec.Status = runtime.CallFailed
 		rec.Err = &runtime.ErrorInfo{Server: req.Server, Method: "tools/call", Message: err.Error()}
+		if ce := (*runtime.CallError)(nil); errors.As(err, &ce) {
+			info := ce.Info // as the controller keeps it: the JSON-RPC code too
+			rec.Err = &info
+		}
 	case res != nil && res.IsError:
 		rec.Status = runtime.CallToolError
 	}

@@ -40,3 +40,32 @@ export function args(argv = process.argv.slice(2)) {
     }
     return out;
 }
+
+// serveFetch bridges node:http to the SDK's fetch-shaped handler; a client that
+// goes away aborts the request, which is how the SDK sees a cancellation.
+export async function serveFetch(handler, req, res) {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (url.pathname !== '/mcp') { res.writeHead(404).end('not found'); return; }
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const abort = new AbortController();
+    res.on('close', () => { if (!res.writableFinished) abort.abort(); });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    const body = chunks.length ? Buffer.concat(chunks) : undefined;
+    const response = await handler.fetch(new Request(url, { method: req.method, headers, body, signal: abort.signal }));
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (!response.body) { res.end(); return; }
+    const reader = response.body.getReader();
+    try {
+        for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            if (!res.write(value)) await new Promise(r => res.once('drain', r));
+        }
+    } catch {
+        // the client went away mid-stream
+    } finally {
+        res.end();
+    }
+}

@@ -2,6 +2,7 @@
 // pinned in .ci/npm), for testing MCP servers (mcpdeck's gateway among them).
 //
 //   node ts-client.mjs --url URL [options]                 Streamable HTTP
+//   node ts-client.mjs --sse URL [options]                 the deprecated HTTP+SSE transport (legacy era)
 //   node ts-client.mjs --stdio CMD [--arg A]... [options]  a server on stdio
 //
 // Options:
@@ -72,6 +73,9 @@ client.setNotificationHandler('notifications/tools/list_changed', notification =
 let transport;
 if (opts.url) {
     transport = new StreamableHTTPClientTransport(new URL(opts.url));
+} else if (opts.sse) {
+    const { SSEClientTransport } = await sdk('@modelcontextprotocol/client');
+    transport = new SSEClientTransport(new URL(opts.sse));
 } else if (opts.stdio) {
     const { StdioClientTransport } = await sdk('@modelcontextprotocol/client', './stdio');
     transport = new StdioClientTransport({ command: opts.stdio, args: stdioArgs, env: process.env, stderr: 'inherit' });
@@ -126,10 +130,11 @@ if (tool('ask', 'ask')) {
         out({ event: 'call', tool: tool('ask', 'ask'), text: callText(r), isError: !!r.isError });
     });
 }
-if (tool('sample', '-')) {
+const sampleTool = tool('sample', undefined); // no default: only when asked
+if (sampleTool) {
     await step('sampling', async () => {
-        const r = await client.callTool({ name: tool('sample', '-'), arguments: { prompt: 'Capital of France?' } });
-        out({ event: 'call', tool: tool('sample', '-'), text: callText(r), isError: !!r.isError });
+        const r = await client.callTool({ name: sampleTool, arguments: { prompt: 'Capital of France?' } });
+        out({ event: 'call', tool: sampleTool, text: callText(r), isError: !!r.isError });
     });
 }
 if (tool('add', 'add_tool')) {

@@ -39,7 +39,7 @@
 // Resources: ui://peer/app.html (the app's view; _meta.ui.prefersBorder).
 // Prompts: review {code} (_meta com.example/owner).
 import http from 'node:http';
-import { args, sdk } from './sdk.mjs';
+import { args, sdk, serveFetch } from './sdk.mjs';
 
 const opts = args();
 const transport = opts.transport ?? 'stdio';
@@ -190,7 +190,7 @@ if (transport === 'stdio') {
 } else {
     const handler = createMcpHandler(factory, { legacy: era === 'modern' ? 'reject' : 'stateless' });
     notifyToolsChanged = () => handler.notify.toolsChanged();
-    const server = http.createServer((req, res) => serve(handler, req, res).catch(err => {
+    const server = http.createServer((req, res) => serveFetch(handler, req, res).catch(err => {
         process.stderr.write(`peer http error: ${err.stack ?? err}\n`);
         if (!res.headersSent) res.writeHead(500);
         res.end();
@@ -198,33 +198,4 @@ if (transport === 'stdio') {
     server.listen(Number(opts.port ?? process.env.PORT ?? 0), '127.0.0.1', () => {
         process.stdout.write(`listening http://127.0.0.1:${server.address().port}/mcp\n`);
     });
-}
-
-// serve bridges node:http to the SDK's fetch-shaped handler; a client that
-// goes away aborts the request, which is how the SDK sees a cancellation.
-async function serve(handler, req, res) {
-    const url = new URL(req.url, 'http://127.0.0.1');
-    if (url.pathname !== '/mcp') { res.writeHead(404).end('not found'); return; }
-    const chunks = [];
-    for await (const c of req) chunks.push(c);
-    const abort = new AbortController();
-    res.on('close', () => { if (!res.writableFinished) abort.abort(); });
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-    const body = chunks.length ? Buffer.concat(chunks) : undefined;
-    const response = await handler.fetch(new Request(url, { method: req.method, headers, body, signal: abort.signal }));
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (!response.body) { res.end(); return; }
-    const reader = response.body.getReader();
-    try {
-        for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            if (!res.write(value)) await new Promise(r => res.once('drain', r));
-        }
-    } catch {
-        // the client went away mid-stream
-    } finally {
-        res.end();
-    }
 }

@@ -69,11 +69,20 @@ type AuthServerOptions struct {
 	// sent (a test forgets the clients there, as a restart would between
 	// the browser and the code exchange).
 	AfterAuthorize func()
+	// JWT issues access tokens as signed JWTs (RFC 9068: iss, sub, aud =
+	// the resource, exp, iat, jti, scope, client_id), with the signing
+	// keys at jwks_uri (/jwks): what a resource server validates without
+	// asking the authorization server (see as_jwt.go).
+	JWT bool
+	// Subject is the sub of tokens from a browser login (the person);
+	// default the client id. Client credentials tokens carry the client id.
+	Subject string
 }
 
 // Grant is what an issued token stands for.
 type Grant struct {
 	ClientID string
+	Subject  string // the person, when not the client itself
 	Resource string
 	Scopes   []string
 	Expiry   time.Time
@@ -112,6 +121,7 @@ type AuthServer struct {
 	authzReqs []url.Values
 	nreg      int
 	issued    []string // every access and refresh token ever issued
+	keys      *signingKeys
 }
 
 // NewAuthServer starts an authorization server, closed when t ends.
@@ -135,6 +145,10 @@ func NewAuthServer(t testing.TB, opts AuthServerOptions) *AuthServer {
 	mux.HandleFunc("POST "+opts.IssuerPath+"/register", redirectOr(opts.RegisterRedirect, a.register))
 	mux.HandleFunc("POST "+opts.IssuerPath+"/token-moved", a.token)
 	mux.HandleFunc("POST "+opts.IssuerPath+"/register-moved", a.register)
+	if opts.JWT {
+		a.keys = newSigningKeys(t)
+		mux.HandleFunc("GET "+opts.IssuerPath+"/jwks", a.jwks)
+	}
 	return a
 }
 
@@ -167,6 +181,9 @@ func (a *AuthServer) metadata(w http.ResponseWriter, _ *http.Request) {
 	}
 	if a.opts.AdvertiseIss {
 		m["authorization_response_iss_parameter_supported"] = true
+	}
+	if a.keys != nil {
+		m["jwks_uri"] = a.Issuer + "/jwks"
 	}
 	writeJSON(w, http.StatusOK, m)
 }
@@ -263,7 +280,7 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	c2 := rand.Text()
 	a.mu.Lock()
-	a.codes[c2] = code{Grant: Grant{ClientID: q.Get("client_id"), Resource: q.Get("resource"), Scopes: strings.Fields(q.Get("scope")), Expiry: time.Now().Add(ttl)},
+	a.codes[c2] = code{Grant: Grant{ClientID: q.Get("client_id"), Subject: a.opts.Subject, Resource: q.Get("resource"), Scopes: strings.Fields(q.Get("scope")), Expiry: time.Now().Add(ttl)},
 		challenge: q.Get("code_challenge"), redirect: redirect}
 	a.mu.Unlock()
 	back, _ := url.Parse(redirect)
@@ -360,6 +377,9 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	g.Expiry = time.Now().Add(ttl)
 	g.Scopes = slices.DeleteFunc(slices.Clone(g.Scopes), func(s string) bool { return slices.Contains(a.opts.DenyScopes, s) })
 	at := "at-" + rand.Text()
+	if a.keys != nil {
+		at = a.keys.sign(a.Issuer, g)
+	}
 	resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(ttl.Seconds()), "scope": strings.Join(g.Scopes, " ")}
 	a.mu.Lock()
 	a.access[at] = g
@@ -405,9 +425,19 @@ func (a *AuthServer) Lookup(token string) (Grant, bool) {
 
 // Issue mints an access token directly, e.g. one for another resource.
 func (a *AuthServer) Issue(clientID, resource string, scopes []string) string {
+	return a.IssueGrant(Grant{ClientID: clientID, Resource: resource, Scopes: scopes, Expiry: time.Now().Add(time.Hour)})
+}
+
+// IssueGrant mints an access token for g as it stands (an expiry in the
+// past makes an expired token): a JWT when the server issues JWTs.
+func (a *AuthServer) IssueGrant(g Grant) string {
 	at := "at-" + rand.Text()
+	if a.keys != nil {
+		at = a.keys.sign(a.Issuer, g)
+	}
 	a.mu.Lock()
-	a.access[at] = Grant{ClientID: clientID, Resource: resource, Scopes: scopes, Expiry: time.Now().Add(time.Hour)}
+	a.access[at] = g
+	a.issued = append(a.issued, at)
 	a.mu.Unlock()
 	return at
 }
