@@ -199,7 +199,7 @@ func (g *Gateway) awaitApproval(ctx context.Context, c *call, t *target) error {
 	p.Client.InFlight = nil // the call itself is among them; the approval says it already
 	if g.appr.approvers.Load() == 0 {
 		reason := "mcpdeck's gateway runs headless and no operator can answer (its control socket is not open)"
-		g.decided(p.Approval, Refused, "nobody", reason)
+		g.decided(c, p.Approval, Refused, "nobody", reason)
 		return rpcError(CodeRefused, errData{Reason: "approval", Rule: t.approval, Server: t.server},
 			"mcpdeck gateway: %s needs the operator's approval (%s), and nobody can give it: %s; run the gateway in the TUI (mcpdeck --serve ADDR), or leave its control socket open for mcpdeck gateway approve", t.what, t.approval, reason)
 	}
@@ -226,20 +226,20 @@ func (g *Gateway) awaitApproval(ctx context.Context, c *call, t *target) error {
 	case v = <-p.answer:
 	case <-timer.C:
 		if withdraw() {
-			g.decided(p.Approval, TimedOut, "the timeout", fmt.Sprintf("nobody answered within %s", timeout))
+			g.decided(c, p.Approval, TimedOut, "the timeout", fmt.Sprintf("nobody answered within %s", timeout))
 			return rpcError(CodeRefused, errData{Reason: "approval_timeout", Rule: t.approval, Server: t.server},
 				"mcpdeck gateway: %s needs the operator's approval (%s), and none came within %s (gateway.approvalTimeout); ask the operator, then call again", t.what, t.approval, timeout)
 		}
 		v = <-p.answer
 	case <-ctx.Done():
 		if withdraw() {
-			g.decided(p.Approval, Withdrawn, clientWords(p.Client), "the client cancelled the call or went away")
+			g.decided(c, p.Approval, Withdrawn, clientWords(p.Client), "the client cancelled the call or went away")
 			return ctx.Err()
 		}
 		v = <-p.answer
 	}
 	if !v.approve {
-		g.decided(p.Approval, Denied, v.by, v.reason)
+		g.decided(c, p.Approval, Denied, v.by, v.reason)
 		why := ""
 		if v.reason != "" {
 			why = ": " + v.reason
@@ -247,14 +247,18 @@ func (g *Gateway) awaitApproval(ctx context.Context, c *call, t *target) error {
 		return rpcError(CodeRefused, errData{Reason: "denied", Rule: t.approval, Server: t.server},
 			"mcpdeck gateway: the operator denied %s (%s asked for approval)%s", t.what, t.approval, why)
 	}
-	g.decided(p.Approval, Approved, v.by, v.reason)
+	g.decided(c, p.Approval, Approved, v.by, v.reason)
 	return nil
 }
 
 // decided publishes a decision to the gateway's subscribers and the
-// runtime (recordings, event streams).
-func (g *Gateway) decided(a Approval, decision, by, reason string) {
+// runtime (recordings, event streams), and notes it on the call for its
+// audit line.
+func (g *Gateway) decided(c *call, a Approval, decision, by, reason string) {
 	now := time.Now()
+	c.mu.Lock()
+	c.approval = &AuditApproval{ID: a.ID, Rule: a.Rule, Decision: decision, By: by, WaitedMs: float64(now.Sub(a.Asked).Microseconds()) / 1000}
+	c.mu.Unlock()
 	g.ev.publish(ApprovalDecided{Time: now, Approval: a, Decision: decision, By: by, Reason: reason})
 	g.rt.RecordDecision(runtime.OperatorDecision{EventHeader: runtime.EventHeader{Time: now, Server: a.Server},
 		Kind: runtime.DecisionApproval, ID: a.ID, Client: a.Who(), Subject: "tools/call " + a.Tool, Rule: a.Rule,

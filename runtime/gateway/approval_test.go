@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +202,46 @@ func TestDestructiveAnnotation(t *testing.T) {
 		if got := destructive(json.RawMessage(in)); got != want {
 			t.Errorf("%s: %v", in, got)
 		}
+	}
+}
+
+// With --audit, a call's line carries the operator's decision: its ID,
+// the rule, the decision, who made it and how long the call waited.
+func TestApprovalInTheAuditLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	audit, err := NewAudit(AuditOptions{File: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer audit.Close()
+	g := newGateway(t, newRuntime(t, demoServer("demo")), Options{Config: gatewayConfig(t, `{"tools": {"approve": ["demo__echo"]}}`), Audit: audit})
+	defer g.AttachApprover()()
+	asked, _ := approvalEvents(t, g)
+	cs := connect(t, goClient("audited", newClientEvents()), pipeTransport(t, g), "legacy")
+	ctx := ctxFor(t, 30*time.Second)
+	for _, approve := range []bool{true, false} {
+		out := callAsync(ctx, cs, "demo__echo", map[string]any{"text": "x"})
+		id := waitFor(t, "the approval", asked, nil).Approval.ID
+		if err := g.Decide(id, approve, "the auditor", ""); err != nil {
+			t.Fatal(err)
+		}
+		<-out
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "demo__add", Arguments: map[string]any{"a": 1, "b": 2}}); err != nil {
+		t.Fatal(err)
+	}
+	recs := readAudit(t, path)
+	if len(recs) != 3 {
+		t.Fatalf("%d lines: %+v", len(recs), recs)
+	}
+	for i, want := range []struct{ outcome, decision string }{{"ok", Approved}, {"refused", Denied}} {
+		a := recs[i].Approval
+		if recs[i].Outcome != want.outcome || a == nil || a.Decision != want.decision || a.By != "the auditor" ||
+			!strings.Contains(a.Rule, `gateway.tools.approve[0] "demo__echo"`) || a.ID == "" || a.WaitedMs <= 0 {
+			t.Errorf("line %d: %+v approval %+v", i, recs[i], a)
+		}
+	}
+	if recs[2].Approval != nil {
+		t.Errorf("a call without a rule has an approval: %+v", recs[2].Approval)
 	}
 }

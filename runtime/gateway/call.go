@@ -40,7 +40,8 @@ type call struct {
 	name     string
 	upstream uint64
 	waiting  bool
-	job      *job // modern forwarded requests: the job it waits on
+	job      *job           // modern forwarded requests: the job it waits on
+	approval *AuditApproval // the operator's decision, when a rule asked for one
 
 	done atomic.Bool
 }
