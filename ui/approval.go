@@ -218,16 +218,8 @@ func (m *Model) syncApprovals(pending []gateway.Approval) {
 			continue
 		}
 		delete(gw.asked, id)
-		if d, ok := m.modal.(*approvalModal); ok && d.a.ID == id {
+		if d, ok := m.withdraw(func(md modal) bool { d, ok := md.(*approvalModal); return ok && d.a.ID == id }).(*approvalModal); ok {
 			m.setStatus(statusWarn, clientName(d.a.Client)+"'s call of "+d.a.Tool+" stopped waiting (timed out, withdrawn or decided elsewhere)")
-			m.closeModal()
-			continue
-		}
-		for i, q := range m.queued {
-			if d, ok := q.(*approvalModal); ok && d.a.ID == id {
-				m.queued = append(m.queued[:i:i], m.queued[i+1:]...)
-				break
-			}
 		}
 	}
 }

@@ -136,21 +136,30 @@ type elicitor struct {
 
 // Elicit implements runtime.Elicitor.
 func (e *elicitor) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
+	id := e.seq.Add(1)
+	return askPerson(ctx, e.send, e.done, func(reply chan<- runtime.ElicitResponse) tea.Msg { return elicitMsg{id: id, req: req, reply: reply} },
+		elicitGoneMsg{id: id}, runtime.ElicitResponse{Action: "cancel"})
+}
+
+// askPerson hands a server's question to the program (the message ask
+// builds around the reply channel) and waits for the person's answer, the
+// server's cancellation (gone closes the dialog) or the UI's exit; closed
+// is the answer when nobody will give one.
+func askPerson[R any](ctx context.Context, send func(tea.Msg), done <-chan struct{}, ask func(chan<- R) tea.Msg, gone tea.Msg, closed R) (R, error) {
 	select {
-	case <-e.done:
-		return runtime.ElicitResponse{Action: "cancel"}, nil
+	case <-done:
+		return closed, nil
 	default:
 	}
-	id := e.seq.Add(1)
-	reply := make(chan runtime.ElicitResponse, 1)
-	e.send(elicitMsg{id: id, req: req, reply: reply})
+	reply := make(chan R, 1)
+	send(ask(reply))
 	select {
 	case r := <-reply:
 		return r, nil
 	case <-ctx.Done():
-		e.send(elicitGoneMsg{id: id})
-		return runtime.ElicitResponse{Action: "cancel"}, ctx.Err()
-	case <-e.done:
-		return runtime.ElicitResponse{Action: "cancel"}, nil
+		send(gone)
+		return closed, ctx.Err()
+	case <-done:
+		return closed, nil
 	}
 }

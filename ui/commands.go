@@ -288,16 +288,8 @@ func (m *Model) configured(msg configuredMsg) tea.Cmd {
 
 // dropElicitation closes or unqueues an elicitation the server withdrew.
 func (m *Model) dropElicitation(id uint64) {
-	if e, ok := m.modal.(*elicitModal); ok && e.id == id {
+	if e, ok := m.withdraw(func(md modal) bool { e, ok := md.(*elicitModal); return ok && e.id == id }).(*elicitModal); ok {
 		m.setStatus(statusWarn, e.req.Server+" withdrew its question")
-		m.closeModal()
-		return
-	}
-	for i, q := range m.queued {
-		if e, ok := q.(*elicitModal); ok && e.id == id {
-			m.queued = append(m.queued[:i:i], m.queued[i+1:]...)
-			return
-		}
 	}
 }
 

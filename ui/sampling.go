@@ -381,16 +381,8 @@ type samplingGoneMsg struct{ id uint64 }
 
 // dropSampling closes or unqueues a sampling request the server withdrew.
 func (m *Model) dropSampling(id uint64) {
-	if s, ok := m.modal.(*samplingModal); ok && s.id == id {
+	if s, ok := m.withdraw(func(md modal) bool { s, ok := md.(*samplingModal); return ok && s.id == id }).(*samplingModal); ok {
 		m.setStatus(statusWarn, s.req.Server+" withdrew its sampling request")
-		m.closeModal()
-		return
-	}
-	for i, q := range m.queued {
-		if s, ok := q.(*samplingModal); ok && s.id == id {
-			m.queued = append(m.queued[:i:i], m.queued[i+1:]...)
-			return
-		}
 	}
 }
 
@@ -404,22 +396,7 @@ type sampler struct {
 
 // Sample implements runtime.Sampler.
 func (s *sampler) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
-	gone := runtime.SampleResponse{Declined: true, Reason: "the TUI closed before anyone answered", By: "the TUI"}
-	select {
-	case <-s.done:
-		return gone, nil
-	default:
-	}
 	id := s.seq.Add(1)
-	reply := make(chan runtime.SampleResponse, 1)
-	s.send(samplingMsg{id: id, req: req, reply: reply})
-	select {
-	case r := <-reply:
-		return r, nil
-	case <-ctx.Done():
-		s.send(samplingGoneMsg{id: id})
-		return runtime.SampleResponse{}, ctx.Err()
-	case <-s.done:
-		return gone, nil
-	}
+	return askPerson(ctx, s.send, s.done, func(reply chan<- runtime.SampleResponse) tea.Msg { return samplingMsg{id: id, req: req, reply: reply} },
+		samplingGoneMsg{id: id}, runtime.SampleResponse{Declined: true, Reason: "the TUI closed before anyone answered", By: "the TUI"})
 }

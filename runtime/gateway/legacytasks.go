@@ -112,11 +112,9 @@ func (g *Gateway) legacyTaskMethod(ctx context.Context, c *call) (any, error) {
 	if err := json.Unmarshal(c.params, &p); err != nil || p.TaskID == "" {
 		return nil, invalidParams("%s: params need a \"taskId\"", c.method)
 	}
-	g.mu.Lock()
-	tk := g.tasks[p.TaskID]
-	g.mu.Unlock()
-	if tk == nil || tk.owner != c.cl.limitKey() {
-		return nil, invalidParams("unknown task %q: it never existed, ended more than %s ago, belongs to another client, or mcpdeck restarted", p.TaskID, g.ttl())
+	tk, err := g.taskOf(c, p.TaskID)
+	if err != nil {
+		return nil, err
 	}
 	// The request concerns the call's server: a question the server asks
 	// meanwhile travels beside it (a legacy HTTP session's stream).

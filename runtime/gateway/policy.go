@@ -50,32 +50,24 @@ func (p *policy) approval(server, tool string, destructive bool) (bool, string) 
 	if destructive {
 		kind = 'A'
 	}
-	k := decisionKey{kind, server + "\x00" + tool}
-	p.mu.Lock()
-	d, ok := p.cache[k]
-	p.mu.Unlock()
-	if ok {
-		return d.ok, d.rule
-	}
-	d.ok, d.rule = p.rules.NeedsApproval(server, tool, destructive)
-	p.mu.Lock()
-	if len(p.cache) >= maxCachedDecisions {
-		clear(p.cache)
-	}
-	p.cache[k] = d
-	p.mu.Unlock()
-	return d.ok, d.rule
+	return p.cached(decisionKey{kind, server + "\x00" + tool}, func() (bool, string) {
+		return p.rules.NeedsApproval(server, tool, destructive)
+	})
 }
 
 func (p *policy) decide(kind byte, name string, rules *config.GatewayRules) (bool, string) {
-	k := decisionKey{kind, name}
+	return p.cached(decisionKey{kind, name}, func() (bool, string) { return rules.Decide(name) })
+}
+
+// cached returns the decision under k, made by f the first time.
+func (p *policy) cached(k decisionKey, f func() (bool, string)) (bool, string) {
 	p.mu.Lock()
 	d, ok := p.cache[k]
 	p.mu.Unlock()
 	if ok {
 		return d.ok, d.rule
 	}
-	d.ok, d.rule = rules.Decide(name)
+	d.ok, d.rule = f()
 	p.mu.Lock()
 	if len(p.cache) >= maxCachedDecisions {
 		clear(p.cache)

@@ -31,10 +31,7 @@ func samplingClient(name, reply string, asked chan<- *mcp.CreateMessageParams) *
 func TestSamplingForwardedToTheCaller(t *testing.T) {
 	for _, upstream := range []string{"modern", "legacy"} {
 		t.Run(upstream+" server", func(t *testing.T) {
-			peer := peerServer("peer")
-			peer.Protocol = upstream
-			rt := newRuntime(t, peer)
-			g := newGateway(t, rt, Options{})
+			g := peerGateway(t, upstream)
 			for _, era := range []string{"legacy", "modern"} {
 				t.Run(era+" client", func(t *testing.T) {
 					asked := make(chan *mcp.CreateMessageParams, 4)
@@ -56,13 +53,7 @@ func TestSamplingForwardedToTheCaller(t *testing.T) {
 					if err == nil && !res.IsError {
 						t.Fatalf("a client without sampling got a reply: %+v", res)
 					}
-					said := ""
-					if err != nil {
-						said = err.Error()
-					} else {
-						said = textOf(res)
-					}
-					if !strings.Contains(said, "declined") && !strings.Contains(said, "rejected") {
+					if said := heard(res, err); !strings.Contains(said, "declined") && !strings.Contains(said, "rejected") {
 						t.Fatalf("the decline did not reach the server: %s", said)
 					}
 				})
@@ -76,24 +67,31 @@ func TestSamplingForwardedToTheCaller(t *testing.T) {
 func TestSamplingRejectedByTheClient(t *testing.T) {
 	for _, upstream := range []string{"modern", "legacy"} {
 		t.Run(upstream+" server", func(t *testing.T) {
-			peer := peerServer("peer")
-			peer.Protocol = upstream
-			rt := newRuntime(t, peer)
-			g := newGateway(t, rt, Options{})
+			g := peerGateway(t, upstream)
 			asked := make(chan *mcp.CreateMessageParams, 4)
 			cs := connect(t, samplingClient("refuser", "", asked), pipeTransport(t, g), "legacy")
 			res, err := cs.CallTool(ctxFor(t, 30*time.Second), &mcp.CallToolParams{Name: "peer__sample", Arguments: map[string]any{"prompt": "x"}})
 			waitFor(t, "the sampling request", asked, nil)
-			said := ""
-			if err != nil {
-				said = err.Error()
-			} else {
-				said = textOf(res)
-			}
+			said := heard(res, err)
 			t.Logf("the client heard: %s", said)
 			if strings.Contains(said, "model said") || !strings.Contains(said, "rejected") || !strings.Contains(said, "refuser") {
 				t.Fatalf("the server did not hear the client's rejection: %v %+v", err, res)
 			}
 		})
 	}
+}
+
+// peerGateway serves the go-sdk peer, spoken to in era upstream.
+func peerGateway(t *testing.T, upstream string) *Gateway {
+	peer := peerServer("peer")
+	peer.Protocol = upstream
+	return newGateway(t, newRuntime(t, peer), Options{})
+}
+
+// heard is what a call ended with: its text, or its error.
+func heard(res *mcp.CallToolResult, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return textOf(res)
 }

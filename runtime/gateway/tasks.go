@@ -267,11 +267,9 @@ func (g *Gateway) taskMethod(c *call) (any, error) {
 	if err := json.Unmarshal(c.params, &p); err != nil || p.TaskID == "" {
 		return nil, invalidParams("%s: params need a \"taskId\"", c.method)
 	}
-	g.mu.Lock()
-	tk := g.tasks[p.TaskID]
-	g.mu.Unlock()
-	if tk == nil || tk.owner != c.cl.limitKey() {
-		return nil, invalidParams("unknown task %q: it never existed, ended more than %s ago, belongs to another client, or mcpdeck restarted", p.TaskID, g.ttl())
+	tk, err := g.taskOf(c, p.TaskID)
+	if err != nil {
+		return nil, err
 	}
 	tk.mu.Lock()
 	defer tk.mu.Unlock()
@@ -298,6 +296,18 @@ func (g *Gateway) taskMethod(c *call) (any, error) {
 		}
 	}
 	return struct{}{}, nil
+}
+
+// taskOf finds the task id of the client c comes from: to any other
+// client it is unknown.
+func (g *Gateway) taskOf(c *call, id string) (*task, error) {
+	g.mu.Lock()
+	tk := g.tasks[id]
+	g.mu.Unlock()
+	if tk == nil || tk.owner != c.cl.limitKey() {
+		return nil, invalidParams("unknown task %q: it never existed, ended more than %s ago, belongs to another client, or mcpdeck restarted", id, g.ttl())
+	}
+	return tk, nil
 }
 
 // stopTasks ends the timers of the tasks kept, when the gateway closes.
