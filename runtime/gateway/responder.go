@@ -31,6 +31,11 @@ func (r *responder) Roots(ctx context.Context, server string) ([]runtime.Root, e
 	return rootsVia(ctx, r, server)
 }
 
+// Sample asks the client's model, as Elicit does (sampleVia).
+func (r *responder) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
+	return sampleVia(ctx, r, clientWords(r.cl.info()), req)
+}
+
 // asker puts a server's question to whoever answers it: a client (the
 // responder), or a task's poller (taskResponder).
 type asker interface {
@@ -59,46 +64,25 @@ func elicitVia(ctx context.Context, a asker, req runtime.ElicitRequest) (runtime
 	return resp, nil
 }
 
-// rootsVia asks roots/list through a and reads the answer.
-func rootsVia(ctx context.Context, a asker, server string) ([]runtime.Root, error) {
-	raw, err := a.ask(ctx, server, mcp.MethodListRoots, map[string]any{})
-	if err != nil {
-		return nil, err
-	}
-	var res mcp.ListRootsResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("the client's roots/list answer: %w", err)
-	}
-	roots := make([]runtime.Root, len(res.Roots))
-	for i, r := range res.Roots {
-		roots[i] = runtime.Root{URI: r.URI, Name: r.Name}
-	}
-	return roots, nil
-}
-
-// Sample asks the client's model (runtime.SamplingResponder), as Elicit
-// does: the server's request goes as it was sent, to a client that
-// declared sampling (and sampling.tools, when the request carries tools).
-// A client's rejection (-1), or a modern client that retries without an
-// answer, is a decline; the server hears it as such.
-func (r *responder) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
-	withTools := len(req.Params.Tools) > 0 && string(req.Params.Tools) != "null"
-	r.cl.mu.Lock()
-	legacyOK := r.cl.caps.Sampling != nil && (!withTools || r.cl.caps.Sampling.Tools != nil)
-	r.cl.mu.Unlock()
-	var params map[string]json.RawMessage
-	if err := json.Unmarshal(req.Raw, &params); err != nil {
+// sampleVia asks a sampling request through a, who answers for: the
+// server's request as it was sent (its reserved _meta keys, which describe
+// its hop, dropped). A client's rejection (-1), or a modern client that
+// retries without an answer, is a decline; the server hears it as one.
+func sampleVia(ctx context.Context, a asker, who string, req runtime.SampleRequest) (runtime.SampleResponse, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(req.Raw, &fields); err != nil {
 		return runtime.SampleResponse{}, fmt.Errorf("the server's sampling request: %w", err)
 	}
-	if meta := hopMeta(params["_meta"]); meta != nil {
-		params["_meta"] = meta // the server's own keys; the reserved ones describe its hop
+	params := make(map[string]any, len(fields))
+	for k, v := range fields {
+		params[k] = v
+	}
+	if meta := hopMeta(fields["_meta"]); meta != nil {
+		params["_meta"] = meta
 	} else {
 		delete(params, "_meta")
 	}
-	who := clientWords(r.cl.info())
-	raw, err := r.askFor(ctx, req.Server, mcp.MethodSample, params, func(caps mcp.ClientCapabilities) bool {
-		return caps.Sampling != nil && (!withTools || caps.Sampling.Tools != nil)
-	}, legacyOK)
+	raw, err := a.ask(ctx, req.Server, mcp.MethodSample, params)
 	var rpc *jsonrpc.Error
 	switch {
 	case errors.As(err, &rpc) && rpc.Code == mcp.CodeUserRejected:
@@ -118,23 +102,41 @@ func (r *responder) Sample(ctx context.Context, req runtime.SampleRequest) (runt
 	return runtime.SampleResponse{Result: res, By: who}, nil
 }
 
+// capable reports whether caps let a client be asked method with params:
+// the capability of its kind, and sampling.tools for a sampling request
+// that carries tools.
+func capable(caps mcp.ClientCapabilities, method string, params map[string]any) bool {
+	if !caps.Has(method) {
+		return false
+	}
+	if method == mcp.MethodSample {
+		if tools, ok := params["tools"].(json.RawMessage); ok && len(tools) > 0 && string(tools) != "null" {
+			return caps.Sampling.Tools != nil
+		}
+	}
+	return true
+}
+
+// rootsVia asks roots/list through a and reads the answer.
+func rootsVia(ctx context.Context, a asker, server string) ([]runtime.Root, error) {
+	raw, err := a.ask(ctx, server, mcp.MethodListRoots, map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	var res mcp.ListRootsResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("the client's roots/list answer: %w", err)
+	}
+	roots := make([]runtime.Root, len(res.Roots))
+	for i, r := range res.Roots {
+		roots[i] = runtime.Root{URI: r.URI, Name: r.Name}
+	}
+	return roots, nil
+}
+
 // ask puts a server's question (elicitation/create, roots/list) to the
 // client, in its era's way.
 func (r *responder) ask(ctx context.Context, server, method string, params map[string]any) (json.RawMessage, error) {
-	cl := r.cl
-	cl.mu.Lock()
-	declared := (method == mcp.MethodElicit && cl.caps.Elicitation != nil) || (method == mcp.MethodListRoots && cl.caps.Roots != nil)
-	cl.mu.Unlock()
-	return r.askFor(ctx, server, method, params, func(caps mcp.ClientCapabilities) bool { return caps.Has(method) }, declared)
-}
-
-// askFor puts a server's question to the client, in its era's way: to a
-// modern client inside the answer to its one request in flight on server
-// (MRTR), when that request's capabilities allow it (modernOK); to a
-// legacy client as a request of its own, when it declared the capability
-// (legacyOK). It returns runtime.ErrNotAnswered when the client cannot be
-// asked.
-func (r *responder) askFor(ctx context.Context, server, method string, params any, modernOK func(mcp.ClientCapabilities) bool, legacyOK bool) (json.RawMessage, error) {
 	cl := r.cl
 	var calls, modern []*call
 	for _, c := range cl.inflightOn(server) {
@@ -149,13 +151,16 @@ func (r *responder) askFor(ctx context.Context, server, method string, params an
 	if len(modern) > 0 {
 		// The question belongs to one of the client's modern requests only
 		// if there is one: MRTR answers it, with the request's capabilities.
-		if len(modern) != 1 || modern[0].getJob() == nil || !modernOK(modern[0].env.caps) {
+		if len(modern) != 1 || modern[0].getJob() == nil || !capable(modern[0].env.caps, method, params) {
 			return nil, runtime.ErrNotAnswered
 		}
 		p, _ := json.Marshal(params)
 		return modern[0].getJob().ask(ctx, mcp.InputRequest{Method: method, Params: p})
 	}
-	if !legacyOK || cl.conn == nil {
+	cl.mu.Lock()
+	declared := capable(cl.caps, method, params)
+	cl.mu.Unlock()
+	if !declared || cl.conn == nil {
 		return nil, runtime.ErrNotAnswered
 	}
 	var related *call

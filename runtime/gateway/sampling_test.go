@@ -95,3 +95,41 @@ func heard(res *mcp.CallToolResult, err error) string {
 	}
 	return textOf(res)
 }
+
+// A 2026-07-28 client that takes tasks and declared sampling: the
+// server's sampling request makes its call a task whose input request is
+// the sampling request, as the server sent it; tasks/update carries the
+// client's reply to the server. Both eras of server.
+func TestSamplingInATask(t *testing.T) {
+	for _, upstream := range []string{"modern", "legacy"} {
+		t.Run(upstream+" server", func(t *testing.T) {
+			m := &modernClient{t: t, url: serveHTTP(t, peerGateway(t, upstream)), name: "task-sampler",
+				caps: map[string]any{"sampling": map[string]any{}, "extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}}
+			res, e := m.do("tools/call", map[string]any{"name": "peer__sample", "arguments": map[string]any{"prompt": "Capital of France?"}})
+			if e != nil || res["resultType"] != "task" {
+				t.Fatalf("a call that samples: %v %v", res, e)
+			}
+			id := res["taskId"].(string)
+			waiting := m.poll(id, func(s string) bool { return s == "input_required" })
+			var key string
+			for k, v := range waiting["inputRequests"].(map[string]any) {
+				r, _ := v.(map[string]any)
+				p, _ := r["params"].(map[string]any)
+				if r["method"] == "sampling/createMessage" && p["systemPrompt"] == "Answer in one word." && p["maxTokens"] == float64(50) {
+					key = k
+				}
+			}
+			if key == "" {
+				t.Fatalf("no sampling request among the input requests: %v", waiting)
+			}
+			reply := map[string]any{"role": "assistant", "model": "task-model", "content": map[string]any{"type": "text", "text": "Paris"}}
+			if _, e := m.do("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{key: reply}}); e != nil {
+				t.Fatalf("tasks/update: %v", e)
+			}
+			done := m.poll(id, func(s string) bool { return s == "completed" })
+			if got := textIn(done["result"]); got != "model said: Paris (task-model)" {
+				t.Fatalf("the task's result: %v", done)
+			}
+		})
+	}
+}

@@ -224,9 +224,13 @@ func (r *taskResponder) Roots(ctx context.Context, server string) ([]runtime.Roo
 	return rootsVia(ctx, r, server)
 }
 
+func (r *taskResponder) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
+	return sampleVia(ctx, r, clientWords(r.tk.c.cl.info()), req)
+}
+
 func (r *taskResponder) ask(ctx context.Context, _ string, method string, params map[string]any) (json.RawMessage, error) {
 	tk := r.tk
-	if tk.c.env == nil || !tk.c.env.caps.Has(method) {
+	if tk.c.env == nil || !capable(tk.c.env.caps, method, params) {
 		return nil, runtime.ErrNotAnswered
 	}
 	p, _ := json.Marshal(params)
