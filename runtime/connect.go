@@ -200,9 +200,11 @@ func plural(n int, one, many string) string {
 
 // clientCapabilities declares what is plugged in, and nothing else: roots
 // only when the server is offered some, elicitation and sampling only with
-// something to answer them.
+// something to answer them. MCP Apps are always declared: mcpdeck renders
+// them (runtime/apphost), and servers that adapt to the client list their
+// app tools only to a host that does.
 func (c *Controller) clientCapabilities(server string, configured []string) mcp.ClientCapabilities {
-	var caps mcp.ClientCapabilities
+	caps := mcp.ClientCapabilities{Extensions: map[string]json.RawMessage{mcp.ExtensionUI: mcp.UICapability()}}
 	if len(c.rootsFor(server, configured)) > 0 {
 		caps.Roots = &mcp.RootsCapability{ListChanged: true}
 	}

@@ -71,6 +71,7 @@ var eventKinds = []EventKind{
 	kindOf[ListenChanged]("ListenChanged", "listen"),
 	kindOf[ReloadPlanned]("ReloadPlanned", "reload"),
 	kindOf[OperatorDecision]("OperatorDecision", "decision"),
+	kindOf[AppMessage]("AppMessage", "app"),
 }
 
 func kindOf[E Event](name, alias string) EventKind {

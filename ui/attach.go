@@ -116,10 +116,13 @@ func announces(e runtime.Event) bool {
 }
 
 // changesSnapshot reports whether any event of batch changes what
-// Controller.Snapshot returns. Traffic frames only feed the Traffic tab.
+// Controller.Snapshot returns. Traffic frames, the server's and an app
+// bridge's, only feed the Traffic tab.
 func changesSnapshot(batch []runtime.Event) bool {
 	for _, e := range batch {
-		if _, ok := e.(runtime.TrafficFrame); !ok {
+		switch e.(type) {
+		case runtime.TrafficFrame, runtime.AppMessage:
+		default:
 			return true
 		}
 	}

@@ -60,6 +60,9 @@ type frame struct {
 	server string
 	f      runtime.Frame
 	hay    string
+	// app is set for a message of an MCP App's bridge (between the view
+	// in the browser and mcpdeck), not of the server's wire.
+	app bool
 }
 
 // newNote is the stream entry of a notification, worded by present
@@ -89,6 +92,15 @@ func newFrame(e runtime.TrafficFrame) frame {
 	}
 	f.Method, f.ID = present.Line(f.Method), present.Line(f.ID)
 	return frame{server: e.Server, f: f, hay: strings.ToLower(f.Dir.String() + " " + f.Kind.String() + " " + f.Method + " " + f.ID)}
+}
+
+// newAppFrame is the Traffic row of a message of an app's bridge: the
+// filter word "app" finds them.
+func newAppFrame(e runtime.AppMessage) frame {
+	fr := newFrame(runtime.TrafficFrame{EventHeader: e.EventHeader, Frame: e.Frame})
+	fr.app = true
+	fr.hay = "app " + fr.hay
+	return fr
 }
 
 // matcher builds a filter from the text typed after `/`: words must all

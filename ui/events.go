@@ -25,6 +25,8 @@ func (m *Model) applyEvents(msg eventsMsg) tea.Cmd {
 		switch e := e.(type) {
 		case runtime.TrafficFrame:
 			c.traffic.push(newFrame(e))
+		case runtime.AppMessage:
+			c.traffic.push(newAppFrame(e))
 		case runtime.RequestStarted:
 			k := reqKey{e.Server, rowID(e.FirstID, e.ID)}
 			if r := c.reqs[k]; r != nil { // the next round of a request: one row

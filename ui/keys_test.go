@@ -60,6 +60,11 @@ func TestEveryHandledKeyIsInTheHelp(t *testing.T) {
 		"result viewer": func(m *Model) {
 			m.openModal(newResultViewer(m.c, callDoneMsg{tool: formTool, res: &runtime.Result{Content: []runtime.Content{{Type: "text", Text: "ok"}}}}))
 		},
+		"result viewer of a tool with an MCP App": func(m *Model) {
+			app := formTool
+			app.Meta = json.RawMessage(`{"ui":{"resourceUri":"ui://t/view.html"}}`)
+			m.openModal(newResultViewer(m.c, callDoneMsg{tool: app, res: &runtime.Result{Content: []runtime.Content{{Type: "text", Text: "ok"}}}}))
+		},
 		"form, boolean field": func(m *Model) { m.openModal(newToolForm(m.c, formTool, nil)) },
 		"form, enum field": func(m *Model) {
 			f := newToolForm(m.c, formTool, nil)

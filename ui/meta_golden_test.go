@@ -17,9 +17,14 @@ import (
 // visibility), one line a key, next to its annotations.
 func TestGoldenToolDetailMeta(t *testing.T) {
 	forSizes(t, func(t *testing.T, w, h int) {
-		hs := start(t, uitest.New(uitest.ReadySnapshot()), w, h)
+		rt := uitest.New(uitest.ReadySnapshot())
+		// The app's resource, read for its CSP and permissions.
+		rt.Contents = map[string]json.RawMessage{"ui://weather/forecast.html": json.RawMessage(`{"contents":[{"uri":"ui://weather/forecast.html",
+			"mimeType":"text/html;profile=mcp-app","text":"<!DOCTYPE html><html><body>forecast</body></html>",
+			"_meta":{"ui":{"csp":{"connectDomains":["https://api.weather.example.com"]},"permissions":{"geolocation":{}}}}}]}`)}
+		hs := start(t, rt, w, h)
 		hs.keys("j", "j", "j", "2", "tab", "d") // weather, Tools, focus, get_forecast's details
-		v := hs.waitText("Tool weather › get_forecast", "── _meta", "ui://weather/forecast.html", "readOnlyHint")
+		v := hs.waitText("Tool weather › get_forecast", "── MCP App", "permissions  geolocation", "── _meta", "ui://weather/forecast.html", "readOnlyHint")
 		golden.RequireEqual(t, []byte(v))
 	})
 }

@@ -203,6 +203,13 @@ type Options struct {
 	Auth       Auth
 	AuthTarget func(server string) (auth.Target, bool)
 	LoginURLs  *LoginURLs
+	// Apps opens a call's MCP App from the result viewer (the a key);
+	// nil: apps are not available in the session. AppNotices carries
+	// what an open app does to the status line. OpenURL opens a link in
+	// the browser (default: $BROWSER, else xdg-open or open).
+	Apps       AppHost
+	AppNotices *AppNotices
+	OpenURL    func(url string) error
 
 	// Now is the clock for ages and uptimes; nil means time.Now. Tests fix
 	// it so golden files are stable.
@@ -228,6 +235,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Context == nil {
 		o.Context = context.Background()
+	}
+	if o.OpenURL == nil {
+		o.OpenURL = openURL
 	}
 	if o.NotificationLimit <= 0 {
 		o.NotificationLimit = DefaultNotificationLimit

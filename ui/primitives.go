@@ -105,6 +105,14 @@ func (m *Model) handlePrimitive(msg tea.Msg) (tea.Cmd, bool) {
 		}))
 	case openDetailMsg:
 		return m.openToolDetail(msg.tool), true
+	case appDetailMsg:
+		m.showAppDetail(msg)
+	case openAppMsg:
+		return m.openApp(msg.done, msg.from), true
+	case appOpenedMsg:
+		m.appOpened(msg)
+	case appNoticeMsg:
+		m.appNotice(msg.n)
 	case copyTextMsg:
 		return m.copyCmd(msg.what, msg.text), true
 	case copyURLMsg:

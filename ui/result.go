@@ -42,6 +42,9 @@ func (r *resultViewer) Help() []key.Binding {
 	}
 	// Actions first: the help bar truncates on narrow terminals.
 	var b []key.Binding
+	if hasApp(r.done) {
+		b = append(b, k.OpenApp)
+	}
 	if len(r.links()) > 0 {
 		b = append(b, k.OpenLink)
 	}
@@ -84,6 +87,9 @@ func (r *resultViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	case key.Matches(msg, k.Copy):
 		text := r.p.text()
 		return r, func() tea.Msg { return copyTextMsg{what: "result", text: text} }
+	case key.Matches(msg, k.OpenApp) && hasApp(r.done):
+		done := r.done
+		return r, func() tea.Msg { return openAppMsg{done: done, from: r} }
 	case key.Matches(msg, k.OpenLink):
 		links := r.links()
 		if len(links) == 0 {

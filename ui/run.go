@@ -47,6 +47,9 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.LoginURLs != nil {
 		defer opts.LoginURLs.Attach(p.Send)()
 	}
+	if opts.AppNotices != nil {
+		defer opts.AppNotices.Attach(p.Send)()
+	}
 	final, runErr := p.Run()
 	detach()
 

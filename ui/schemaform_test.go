@@ -236,7 +236,7 @@ func TestTooDeepSchemaFallsBackToRawJSON(t *testing.T) {
 // schema too large to print instead of printing it.
 func TestToolDetailOutlinesArguments(t *testing.T) {
 	tool := runtime.Tool{Server: "py", ServerTool: "main", Name: "py__main", InputSchema: realSchema(t, "pydantic-main-model.json")}
-	text := ToolDetail(tool, 100)
+	text := ToolDetail(tool, nil, nil, 100)
 	for _, want := range []string{
 		"── arguments", "foo_bar *               object FooBar", "  count *               integer",
 		"  size                  number or null · default null", "Gender                  one of male, female, other, not_given or null · default null",
@@ -247,7 +247,7 @@ func TestToolDetailOutlinesArguments(t *testing.T) {
 		}
 	}
 	tool.InputSchema = json.RawMessage(strings.Repeat(`{"type":"object","properties":{"a":`, 4900) + `{"type":"string"}` + strings.Repeat(`}}`, 4900))
-	text = ToolDetail(tool, 100)
+	text = ToolDetail(tool, nil, nil, 100)
 	if len(text) > 4000 || !strings.Contains(text, "(not shown: ") || !strings.Contains(text, "too large or deep to outline") {
 		t.Errorf("the detail of a schema nested 9,800 levels (%d bytes):\n%s", len(text), text)
 	}

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/schema"
 	"mcpdeck/ui/present"
 	"mcpdeck/ui/styles"
@@ -16,13 +17,28 @@ import (
 // openDetailMsg asks the root model to show a tool's details.
 type openDetailMsg struct{ tool runtime.Tool }
 
+// appDetail is what the detail view knows of a tool's MCP App resource,
+// read from the server (the CSP and permissions live on the resource).
+type appDetail struct {
+	done bool // the read ended, well or not
+	doc  mcp.AppDocument
+	err  string
+}
+
+// appDetailMsg is the end of the read of a detail view's app resource.
+type appDetailMsg struct {
+	into *appDetail
+	doc  mcp.AppDocument
+	err  error
+}
+
 // ToolDetailLines renders a tool's details: its names, the whole
 // description wrapped, its annotations (hints the server gives, not
 // promises), its arguments as the form reads them, the input and output
 // schemas (a schema too large to print is named, not printed), and an
 // example of arguments built from the input schema. The CLI's `tools SERVER TOOL` prints the
 // same text.
-func toolDetailLines(st styles.Styles, t runtime.Tool, w int) []string {
+func toolDetailLines(st styles.Styles, t runtime.Tool, app *appDetail, w int) []string {
 	var out []string
 	kv := func(k, v string) { out = append(out, st.Label.Render(padRight(k, 13))+v) }
 	section := func(title string) {
@@ -44,6 +60,10 @@ func toolDetailLines(st styles.Styles, t runtime.Tool, w int) []string {
 	}
 	for _, l := range strings.Split(present.Block(t.Description), "\n") {
 		out = append(out, wrap(l, w)...)
+	}
+	if ui, ok := mcp.ToolUIOf(t.Meta); ok {
+		section("MCP App")
+		out = append(out, appLines(st, t, ui, app, w)...)
 	}
 	if len(t.Meta) > 0 {
 		// What the server attached for hosts (an MCP App's ui.resourceUri
@@ -126,18 +146,127 @@ func metaLines(st styles.Styles, raw json.RawMessage, w int) []string {
 	return out
 }
 
-// openToolDetail shows a tool's details.
+// appLines are the detail of a tool's app: its resource, who may call the
+// tool, and the resource's CSP and permissions once read.
+func appLines(st styles.Styles, t runtime.Tool, ui mcp.ToolUI, app *appDetail, w int) []string {
+	var out []string
+	kv := func(k, v string) { out = append(out, st.Label.Render(padRight(k, 13))+v) }
+	if ui.ResourceURI != "" {
+		kv("resource", present.Line(ui.ResourceURI))
+	} else {
+		kv("resource", st.Dim.Render("(none: no view of its own)"))
+	}
+	who := "models and the server's apps may call it"
+	switch {
+	case ui.AppOnly():
+		who = "app-only: models never see it; only the server's apps call it"
+	case !ui.AppCallable():
+		who = "models only: apps may not call it"
+	}
+	kv("visibility", present.Line(ui.VisibilityText())+": "+who)
+	for _, p := range append(append([]string(nil), ui.Problems...), ui.Notes...) {
+		out = append(out, warnLines(st, p, w)...)
+	}
+	if ui.ResourceURI == "" {
+		return out
+	}
+	switch {
+	case app == nil || !app.done:
+		kv("CSP", st.Dim.Render("(reading the resource…)"))
+	case app.err != "":
+		kv("resource", st.Error.Render("not readable: "+present.Line(app.err)))
+	default:
+		r := app.doc.UI
+		kv("document", present.Line(app.doc.MIMEType)+", "+present.Size(len(app.doc.HTML)))
+		kv("CSP", cspText(r.CSP))
+		perms := "none asked for"
+		if len(r.Permissions) > 0 {
+			perms = strings.Join(r.Permissions, ", ")
+		}
+		kv("permissions", perms)
+		if r.Domain != "" {
+			kv("domain", present.Line(r.Domain)+" (host-specific; mcpdeck serves every app on its own loopback origin)")
+		}
+		for _, p := range append(append([]string(nil), r.Problems...), r.Notes...) {
+			out = append(out, warnLines(st, p, w)...)
+		}
+	}
+	kv("open", "call the tool, then press "+"a"+" in its result (or: mcpdeck app open "+present.Line(t.Server)+" "+present.Line(t.ServerTool)+")")
+	return out
+}
+
+// warnLines are a problem of the server's, wrapped, then styled.
+func warnLines(st styles.Styles, p string, w int) []string {
+	lines := wrap("! "+present.Line(p), w)
+	for i, l := range lines {
+		lines[i] = st.Warning.Render(l)
+	}
+	return lines
+}
+
+// cspText is a resource's declared CSP on one line: each list's origins,
+// or the restrictive default when it declares none.
+func cspText(c mcp.AppCSP) string {
+	if c.Empty() {
+		return "none declared: no network, no external resources, no frames (the restrictive default)"
+	}
+	var parts []string
+	for _, l := range []struct {
+		name string
+		list []string
+	}{{"connect", c.ConnectDomains}, {"resources", c.ResourceDomains}, {"frames", c.FrameDomains}, {"base-uri", c.BaseURIDomains}} {
+		if len(l.list) > 0 {
+			parts = append(parts, l.name+": "+strings.Join(l.list, " "))
+		}
+	}
+	return present.Line(strings.Join(parts, " · "))
+}
+
+// openToolDetail shows a tool's details; a tool with an app reads its
+// resource for the CSP and permissions, which fill in when it answers.
 func (m *Model) openToolDetail(t runtime.Tool) tea.Cmd {
 	st := m.c.st
+	app := &appDetail{}
 	m.openModal(newTextViewer(m.c, "Tool "+t.Server+" › "+present.Line(t.ServerTool), "tool", t.Server,
-		func(w int) []string { return toolDetailLines(st, t, w) }))
-	return nil
+		func(w int) []string { return toolDetailLines(st, t, app, w) }))
+	ui, _ := mcp.ToolUIOf(t.Meta)
+	if ui.ResourceURI == "" {
+		return nil
+	}
+	rt, ctx := m.rt, m.ctx()
+	return func() tea.Msg {
+		raw, err := rt.ReadResource(ctx, t.Server, ui.ResourceURI)
+		if err != nil {
+			return appDetailMsg{into: app, err: err}
+		}
+		doc, err := mcp.AppDocumentOf(raw, ui.ResourceURI)
+		return appDetailMsg{into: app, doc: doc, err: err}
+	}
+}
+
+// showAppDetail fills in a detail view's app resource.
+func (m *Model) showAppDetail(msg appDetailMsg) {
+	msg.into.done, msg.into.doc = true, msg.doc
+	if msg.err != nil {
+		msg.into.err = msg.err.Error()
+	}
+	if v, ok := m.modal.(*textViewer); ok {
+		m.sizeModal(v) // render again, with the app's lines
+	}
 }
 
 // ToolDetail is a tool's details as plain text at width columns, for
 // `mcpdeck tools SERVER TOOL`: the same text the TUI's detail view shows.
-func ToolDetail(t runtime.Tool, width int) string {
-	lines := toolDetailLines(styles.Styles{}, t, width)
+// doc and readErr are the read of its app resource, when it has one.
+func ToolDetail(t runtime.Tool, doc *mcp.AppDocument, readErr error, width int) string {
+	app := &appDetail{done: true}
+	switch {
+	case readErr != nil:
+		app.err = readErr.Error()
+	case doc != nil:
+		app.doc = *doc
+	}
+	lines := toolDetailLines(styles.Styles{}, t, app, width)
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}

@@ -66,6 +66,12 @@ func (t *trafficTab) View() string {
 		if f.f.Dir == runtime.In {
 			arrow = "←"
 		}
+		if f.app { // the app's bridge: ⇠ from the view, ⇢ to it
+			arrow = "⇢"
+			if f.f.Dir == runtime.In {
+				arrow = "⇠"
+			}
+		}
 		id := ""
 		if f.f.ID != "" {
 			id = "#" + f.f.ID

@@ -98,6 +98,7 @@ var allModes = []Mode{
 	HostileEscapes, EchoSecret,
 	NullIDError, DeepResponse, DeepSchema, BadUTF8, // hostile.go
 	SteadyProgress, ErrorText, // checkfakes.go
+	AppsBroken, // apps.go
 }
 
 // Modes returns every mode a fake server understands, Normal first.

@@ -265,6 +265,9 @@ func (s *server) handle(c *call) {
 		if s.legacyProbeDefect(c) {
 			return
 		}
+		if c.method == "resources/read" && s.readAppResource(c) {
+			return
+		}
 		s.fail(c, codeMethodNotFound, s.echoSecretMessage("method not found: "+c.method))
 	}
 }

@@ -28,6 +28,7 @@ type tool struct {
 	description string
 	params      []param
 	rawSchema   json.RawMessage // when set, the schema as listed, unvalidated on purpose
+	meta        json.RawMessage // when set, the tool's _meta as listed
 	run         func(s *server, c *call, args map[string]any)
 }
 
@@ -62,6 +63,7 @@ func newCatalogue(mode Mode, cfg settings, pid int) *catalogue {
 	}
 	tools = append(tools, hostileTools(mode)...)
 	tools = checkTools(mode, cfg, tools)
+	tools = appTools(mode, tools)
 	if mode == RenameTools {
 		for _, t := range tools {
 			t.name += "_" + strconv.Itoa(pid)
@@ -119,7 +121,11 @@ func (s *server) listTools(c *call) {
 	}
 	listed := make([]map[string]any, 0, len(tools))
 	for _, t := range tools {
-		listed = append(listed, map[string]any{"name": t.name, "description": t.description, "inputSchema": t.schema()})
+		entry := map[string]any{"name": t.name, "description": t.description, "inputSchema": t.schema()}
+		if t.meta != nil {
+			entry["_meta"] = t.meta
+		}
+		listed = append(listed, entry)
 	}
 	result["tools"] = listed
 	if s.hostileList(c, result) {

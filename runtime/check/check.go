@@ -118,7 +118,7 @@ func ModernIDs() []string {
 
 // Name returns the human name of the item id, or the id itself.
 func Name(id string) string {
-	for _, n := range append(itemNames[:len(itemNames):len(itemNames)], modernItems...) {
+	for _, n := range append(append(itemNames[:len(itemNames):len(itemNames)], modernItems...), appItems...) {
 		if n.id == id {
 			return n.name
 		}

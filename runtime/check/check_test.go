@@ -51,6 +51,9 @@ func runCheck(t *testing.T, srv config.Server, opts Options) Report {
 	if rep.Era == "modern" {
 		want = append(want, ModernIDs()...)
 	}
+	if _, apps := rep.Item(IDAppResources); apps { // a server with MCP Apps: all four, last
+		want = append(want, AppIDs()...)
+	}
 	if !slices.Equal(ids, want) {
 		t.Errorf("item ids = %v, want %v", ids, want)
 	}

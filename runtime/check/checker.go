@@ -42,6 +42,8 @@ type checker struct {
 	tooLarge    bool          // a result went over the maximum message size
 	errorProbe  Item          // actionable-errors, probed while the server was up
 	probedError bool
+	appReads    map[string]appRead // MCP Apps: each resourceUri's resources/read, by URI
+	appCaps     json.RawMessage    // the capabilities the server declared, seen while it was up
 }
 
 // pending is a request that got no response within the call timeout.
@@ -111,6 +113,7 @@ func (c *checker) run() {
 	if c.initFailed == "" && c.listFailed == "" && c.ctx.Err() == nil {
 		if skip := c.ensureLive(); skip == "" {
 			c.errorProbe, c.probedError = c.probeErrors(), true
+			c.probeApps()
 		}
 	}
 	c.step(IDReconnect, c.needLive(c.reconnect))
@@ -126,6 +129,7 @@ func (c *checker) run() {
 	c.step(IDAuthorization, c.authorization)
 	c.step(IDEnvironment, c.environment)
 	c.modernSteps()
+	c.appSteps()
 }
 
 // step decides one item and reports it.

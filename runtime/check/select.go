@@ -71,8 +71,8 @@ func preference(t runtime.Tool) int {
 func callCandidates(tools []runtime.Tool) (out []candidate, why string) {
 	var unsatisfiable []string
 	for _, t := range tools {
-		if destructive(t) || riskyWords.MatchString(strings.ToLower(t.ServerTool)) {
-			continue
+		if destructive(t) || riskyWords.MatchString(strings.ToLower(t.ServerTool)) || appOnly(t) {
+			continue // an app-only tool is no model's to call: the call step is a model's flow
 		}
 		args, reason, ok := MinimalArguments(t.InputSchema)
 		if !ok {

@@ -23,7 +23,9 @@ type catalog struct {
 	resources  []runtime.Resource // sorted by URI
 	resourceBy map[string]string  // URI → server (the first server by name, when two list it)
 	templates  []template
-	servers    []serverInfo // ready servers, by name
+	servers    []serverInfo      // ready servers, by name
+	uiBy       map[string]string // MCP Apps: a ui:// URI a tool names → its server (apps.go)
+	apps       bool              // a server declares the apps extension or lists an app
 }
 
 // prompt is a server's prompt under its bridged name.
@@ -63,6 +65,7 @@ func newCatalog(snap *runtime.Snapshot) *catalog {
 		_ = json.Unmarshal(v.Capabilities, &caps)
 		c.servers = append(c.servers, serverInfo{name: v.Name, implName: v.ServerInfo.Name, instructions: v.Instructions,
 			subscribe: caps.Resources != nil && caps.Resources.Subscribe, completions: caps.Completions != nil})
+		c.noteApps(v)
 		for _, p := range v.Prompts {
 			promptNames[v.Name] = append(promptNames[v.Name], p.Name)
 		}
@@ -122,6 +125,9 @@ func (c *catalog) resourceServer(uri string, allowed func(server string) bool) (
 		if t.match != nil && t.match.MatchString(uri) && allowed(t.Server) {
 			return t.Server, true
 		}
+	}
+	if s, ok := c.uiBy[uri]; ok && allowed(s) { // an app's resource, named by a tool only
+		return s, true
 	}
 	return "", false
 }

@@ -162,12 +162,12 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 	case "initialize":
 		res, err = g.initialize(c, cat, pol)
 	case mcp.MethodDiscover:
-		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: modernCapabilities, Instructions: cat.instructions(pol)}
+		res = mcp.DiscoverResult{SupportedVersions: mcp.Versions(), Capabilities: cat.capabilities(modernCapabilities), Instructions: cat.instructions(pol)}
 		cacheable = true
 	case "ping":
 		res = struct{}{}
 	case "tools/list":
-		res, err = listResult(c, "tools", cat.toolsFor(pol))
+		res, err = listResult(c, "tools", offeredTools(c, cat.toolsFor(pol)))
 		cacheable = true
 	case "prompts/list":
 		res, err = listResult(c, "prompts", cat.promptsFor(pol))
@@ -232,7 +232,7 @@ func (g *Gateway) initialize(c *call, cat *catalog, pol *policy) (any, error) {
 	cl.identify(&p.ClientInfo, mcp.Legacy, version)
 	return mcp.InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    legacyCapabilities,
+		Capabilities:    cat.capabilities(legacyCapabilities),
 		ServerInfo:      g.implementation(),
 		Instructions:    cat.instructions(cl.policy()),
 	}, nil

@@ -168,6 +168,12 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 			return nil, invalidParams("tools/call: params need a tool \"name\"")
 		}
 		tool := cat.toolByName[p.Name]
+		if tool == nil && c.declaresUI() {
+			tool = cat.appCalled(p.Name) // an app calls its server's tools by their own names
+		}
+		if tool != nil && !c.declaresUI() && appOnlyTool(tool) {
+			tool = nil // not offered to a model's client
+		}
 		if tool == nil {
 			return nil, invalidParams("unknown tool %q: it is not offered now (the offer is live; list tools again)", p.Name)
 		}

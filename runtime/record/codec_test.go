@@ -90,6 +90,8 @@ func samples() []runtime.Event {
 		runtime.TrafficFrame{EventHeader: hdr("demo", 14), Frame: jsonrpc.Frame{Dir: jsonrpc.Out, Time: at, Kind: jsonrpc.KindRequest,
 			Method: "tools/call", ID: "10", Size: 70000, Raw: []byte(`{"jsonrpc":"2.0","id":10,"params":{"x":"cut sho`)}},
 		runtime.ProtocolAnomaly{EventHeader: hdr("demo", 15), Kind: "late response", ID: "3", Detail: "d"},
+		runtime.AppMessage{EventHeader: hdr("apps", 15), View: "v1", Tool: "get-time", Frame: jsonrpc.Frame{Dir: jsonrpc.In, Time: at, Kind: jsonrpc.KindRequest,
+			Method: "tools/call", ID: "2", Size: 84, Raw: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get-time","arguments":{}}}`)}},
 		runtime.HTTPExchange{EventHeader: hdr("remote", 15), Exchange: mcphttp.Exchange{Started: at, Method: "POST", URL: "http://127.0.0.1:1/mcp",
 			RequestHeaders: http.Header{"Authorization": {"[redacted]"}}, RequestBody: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, RequestSize: 40,
 			Status: 200, Proto: "HTTP/1.1", ResponseHeaders: http.Header{"Content-Type": {"text/event-stream"}},

@@ -240,17 +240,44 @@ func (r reportDeclines) Elicit(ctx context.Context, req runtime.ElicitRequest) (
 	return resp, err
 }
 
-func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) (err error) {
+// callTargetOf reads the SERVER TOOL [ARGS] of call and app open (TOOL
+// [ARGS] with an ad-hoc server) and checks their --timeout; names are
+// the configured servers to start (none for an ad-hoc one).
+func callTargetOf(tf *targetFlags, args []string, timeout time.Duration) (target callTarget, names []string, err error) {
 	if _, _, err := tf.adHoc(); err != nil {
-		return err
+		return target, nil, err
 	}
 	hasAdHoc := tf.url != "" || tf.stdio != ""
-	target, err := parseCallArgs(hasAdHoc, args)
+	if target, err = parseCallArgs(hasAdHoc, args); err != nil {
+		return target, nil, err
+	}
+	if timeout < 0 {
+		return target, nil, withCode(ExitUsage, fmt.Errorf("--timeout %s: give a positive duration such as 30s", timeout))
+	}
+	if !hasAdHoc {
+		names = []string{target.server}
+	}
+	return target, names, nil
+}
+
+// openCallTarget starts the target's server for call and app open and
+// checks that it is up and has the tool. The caller shuts rt down.
+func openCallTarget(ctx context.Context, cmd *cobra.Command, tf *targetFlags, target callTarget, names []string, what string,
+	opts runtime.Options, rec *recording) (*runtime.Controller, error) {
+	rt, err := openTargets(ctx, cmd, tf, names, what, opts, rec.withConfig)
+	if err != nil {
+		return nil, err
+	}
+	if err := serverFailure(rt.Snapshot(), target.server); err != nil {
+		return rt, err
+	}
+	return rt, knownTool(rt.Snapshot(), target.server, target.tool)
+}
+
+func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) (err error) {
+	target, names, err := callTargetOf(tf, args, cf.timeout)
 	if err != nil {
 		return err
-	}
-	if cf.timeout < 0 {
-		return withCode(ExitUsage, fmt.Errorf("--timeout %s: give a positive duration such as 30s", cf.timeout))
 	}
 	elicitor, err := elicitorFor(cf.elicitation, cmd.ErrOrStderr())
 	if err != nil {
@@ -269,24 +296,16 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	var names []string
-	if !hasAdHoc {
-		names = []string{target.server}
-	}
 	rec := &recording{flags: &cf.record}
 	if err := rec.validate(); err != nil {
 		return err
 	}
 	defer func() { err = rec.finishInto(cmd.ErrOrStderr(), err) }() // after the shutdown below
-	rt, err := openTargets(ctx, cmd, tf, names, "call", runtime.Options{Elicitor: elicitor, Sampler: sampler}, rec.withConfig)
+	rt, err := openCallTarget(ctx, cmd, tf, target, names, "call", runtime.Options{Elicitor: elicitor, Sampler: sampler}, rec)
+	if rt != nil {
+		defer shutdownRuntime(rt)
+	}
 	if err != nil {
-		return err
-	}
-	defer shutdownRuntime(rt)
-	if err := serverFailure(rt.Snapshot(), target.server); err != nil {
-		return err
-	}
-	if err := knownTool(rt.Snapshot(), target.server, target.tool); err != nil {
 		return err
 	}
 

@@ -150,6 +150,7 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		newRegistryCmd(),
 		newFleetCmd(),
 		newTestCmd(),
+		newAppCmd(),
 	)
 	return root
 }

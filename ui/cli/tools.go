@@ -2,10 +2,12 @@ package cli
 
 import (
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/schema"
 	"mcpdeck/ui"
 	"mcpdeck/ui/present"
@@ -30,7 +32,11 @@ output schemas and an example of arguments built from the input schema;
 "did you mean".
 
 The table has one row per tool: SERVER, TOOL (the server's own name) and
-DESCRIPTION (the title, then the description, cut to one line).
+DESCRIPTION (the title, then the description, cut to one line). When a
+tool has an MCP App (_meta.ui), an APP column says "app" for a tool whose
+results an app shows (open it with mcpdeck app open), "app-only" for a
+tool only apps may call (a model never sees it); the detail of such a
+tool shows its ui:// resource, visibility, CSP and permissions.
 
 Exit status: 0 when every server listed its tools, 3 when a server failed
 (the tools of the others are still printed), 2 for a usage or
@@ -93,10 +99,19 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) 
 		}
 	} else {
 		rows := make([][]string, 0, len(out.Tools))
+		apps := slices.ContainsFunc(out.Tools, func(t runtime.Tool) bool { _, ok := mcp.ToolUIOf(t.Meta); return ok })
 		for _, t := range out.Tools {
-			rows = append(rows, []string{t.Server, present.Line(t.ServerTool), present.Truncate(toolSummary(t), toolDescriptionWidth)})
+			row := []string{t.Server, present.Line(t.ServerTool)}
+			if apps {
+				row = append(row, appMark(t))
+			}
+			rows = append(rows, append(row, present.Truncate(toolSummary(t), toolDescriptionWidth)))
 		}
-		printTable(cmd.OutOrStdout(), []string{"SERVER", "TOOL", "DESCRIPTION"}, rows)
+		header := []string{"SERVER", "TOOL", "DESCRIPTION"}
+		if apps {
+			header = []string{"SERVER", "TOOL", "APP", "DESCRIPTION"}
+		}
+		printTable(cmd.OutOrStdout(), header, rows)
 	}
 
 	// Report every failed server, not just the first: a user fixing their
@@ -118,6 +133,24 @@ func printable(t runtime.Tool) runtime.Tool {
 		t.OutputSchema = schema.ForOutput(t.OutputSchema)
 	}
 	return t
+}
+
+// appMark is the APP column: "app" for a tool whose results an MCP App
+// shows, "app-only" for one only apps may call (a model never sees it),
+// "-" otherwise.
+func appMark(t runtime.Tool) string {
+	ui, ok := mcp.ToolUIOf(t.Meta)
+	switch {
+	case !ok:
+		return "-"
+	case ui.AppOnly():
+		return "app-only"
+	case ui.HasApp() && !ui.AppCallable():
+		return "app (model only)"
+	case ui.HasApp():
+		return "app"
+	}
+	return "-"
 }
 
 // toolSummary is a tool's title and description as one line.
@@ -177,7 +210,17 @@ func runToolDetail(cmd *cobra.Command, tf *targetFlags, server, tool string, asJ
 			if asJSON {
 				return present.WriteJSON(cmd.OutOrStdout(), printable(t))
 			}
-			_, err := io.WriteString(cmd.OutOrStdout(), ui.ToolDetail(t, toolDetailWidth))
+			// An app's CSP and permissions are on its resource: read it.
+			var doc *mcp.AppDocument
+			var readErr error
+			if app, _ := mcp.ToolUIOf(t.Meta); app.ResourceURI != "" {
+				raw, err := rt.ReadResource(ctx, v.Name, app.ResourceURI)
+				if readErr = err; err == nil {
+					d, err := mcp.AppDocumentOf(raw, app.ResourceURI)
+					doc, readErr = &d, err
+				}
+			}
+			_, err := io.WriteString(cmd.OutOrStdout(), ui.ToolDetail(t, doc, readErr, toolDetailWidth))
 			return err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/apphost"
 	"mcpdeck/runtime/auth"
 	"mcpdeck/runtime/check"
 	"mcpdeck/runtime/registry"
@@ -103,6 +104,15 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 	if logOut != nil {
 		defer logEvents(rt, logOut)()
 	}
+	// MCP Apps open from a result (a) on a loopback port of their own,
+	// which stops before the servers do.
+	notices := &ui.AppNotices{}
+	apps := apphost.New(rt, apphost.Options{Version: version(), OnNotice: notices.Report})
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = apps.Close(cctx)
+	}()
 	var sources []string
 	for _, f := range cfg.Files {
 		sources = append(sources, f.Path)
@@ -154,6 +164,8 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 		Manage:        manage,
 		Auth:          mgr,
 		LoginURLs:     urls,
+		Apps:          apps,
+		AppNotices:    notices,
 		AuthTarget: func(server string) (auth.Target, bool) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -200,7 +212,8 @@ func logEvents(rt *runtime.Controller, f *os.File) func() {
 		defer close(done)
 		enc := json.NewEncoder(f)
 		for e := range events {
-			if _, ok := e.(runtime.TrafficFrame); ok {
+			switch e.(type) {
+			case runtime.TrafficFrame, runtime.AppMessage:
 				continue // the Traffic tab shows frames; the log keeps what happened
 			}
 			if p, ok := e.(runtime.Published); ok {

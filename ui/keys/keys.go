@@ -60,6 +60,7 @@ type KeyMap struct {
 	Subscribe   key.Binding
 	Details     key.Binding
 	OpenLink    key.Binding
+	OpenApp     key.Binding // the result viewer: open the tool's MCP App
 	Rerun       key.Binding
 	EditRerun   key.Binding
 	AddToSuite  key.Binding // the call history: the call as a step of a test suite
@@ -153,6 +154,7 @@ func DefaultKeyMap() KeyMap {
 		Subscribe:   b("u", "subscribe/unsubscribe", "u"),
 		Details:     b("d", "details", "d"),
 		OpenLink:    b("o", "open linked resource", "o"),
+		OpenApp:     b("a", "open the tool's MCP App", "a"),
 		Rerun:       b("E", "re-run as it was", "E"),
 		EditRerun:   b("e", "edit and re-run", "e"),
 		AddToSuite:  b("T", "add the call to a test suite", "T"),
@@ -278,7 +280,7 @@ func (k KeyMap) helpLayout() []helpSection {
 		{"Lists", []helpEntry{one(k.Filter), merge("open; apply the filter being typed", k.Select, k.ApplyFilter), one(k.ClearFilter),
 			one(k.Details), one(k.Subscribe), merge("cancel the request; stop the check (Check tab)", k.Cancel, k.StopCheck),
 			one(k.Disconnect), one(k.EditRerun), one(k.Rerun), one(k.AddToSuite), one(k.Pause), one(k.Scope)}},
-		{"Viewers", ones(k.Search, k.NextMatch, k.PrevMatch, k.Save, k.Copy, k.OpenLink, k.Close)},
+		{"Viewers", ones(k.Search, k.NextMatch, k.PrevMatch, k.Save, k.Copy, k.OpenLink, k.OpenApp, k.Close)},
 		{"Forms", []helpEntry{merge("send (ctrl+s in the raw JSON editor)", k.Send, k.Submit), one(k.NextField), one(k.PrevField),
 			one(k.Toggle), one(k.PrevChoice), one(k.RawJSON), one(k.Validate), merge("add a root, or an item to an array", k.AddItem, k.Add),
 			merge("remove a root, or an array's item", k.RemoveItem, k.Remove), one(k.TryServer), one(k.Back)}},

@@ -123,6 +123,7 @@ var eventWords = map[string]func(runtime.Event, *EventLine) bool{
 	"RequestFinished":     nil,
 	"RequestCancelled":    nil,
 	"TrafficFrame":        nil,
+	"AppMessage":          nil,
 	"HTTPExchange":        nil,
 	"HealthChecked":       nil,
 	"RuntimeFault":        nil,
