@@ -164,7 +164,10 @@ func (g *Gateway) Decide(id string, approve bool, by, reason string) error {
 // approvalFor reports whether the client's call of tool t needs the
 // operator's approval, and the rule that says so.
 func (g *Gateway) approvalFor(pol *policy, tool *runtime.Tool) (bool, string) {
-	return pol.approval(tool.Server, tool.Name, destructive(tool.Annotations))
+	// The annotations are read only where they can matter: a call pays no
+	// JSON decoding for a setting that is off.
+	d := pol.rules.ApproveDestructive != nil && pol.rules.ApproveDestructive.On && destructive(tool.Annotations)
+	return pol.approval(tool.Server, tool.Name, d)
 }
 
 // destructive reports a tool annotated destructiveHint: true and not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"mcpdeck/config"
 	"mcpdeck/runtime"
 )
 
@@ -243,5 +245,37 @@ func TestApprovalInTheAuditLog(t *testing.T) {
 	}
 	if recs[2].Approval != nil {
 		t.Errorf("a call without a rule has an approval: %+v", recs[2].Approval)
+	}
+}
+
+// BenchmarkApprovalCheck is what the approval rules add to every
+// tools/call: the lookup of a tool no rule marks (cached after the first
+// call), with and without approveDestructive, which reads the tool's
+// annotations.
+func BenchmarkApprovalCheck(b *testing.B) {
+	tool := &runtime.Tool{Server: "fs", Name: "fs__read_file", Annotations: json.RawMessage(`{"readOnlyHint":true,"destructiveHint":false}`)}
+	for _, tc := range []struct{ name, block string }{
+		{"no-rules", `{}`},
+		{"patterns", `{"tools": {"approve": ["*__write*", "*__delete*"]}, "servers": {"approve": ["prod-*"]}}`},
+		{"patterns+destructive", `{"tools": {"approve": ["*__write*", "*__delete*"]}, "approveDestructive": true}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "mcp.json")
+			if err := os.WriteFile(path, []byte(`{"mcpServers": {}, "gateway": `+tc.block+`}`), 0o600); err != nil {
+				b.Fatal(err)
+			}
+			cfg, err := config.Load(config.LoadOptions{Files: []string{path}, ProjectDir: filepath.Dir(path)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			g := &Gateway{}
+			pol := newPolicy(cfg.Gateway, "bench")
+			b.ReportAllocs()
+			for b.Loop() {
+				if ok, _ := g.approvalFor(pol, tool); ok {
+					b.Fatal("a read-only tool needs approval")
+				}
+			}
+		})
 	}
 }
