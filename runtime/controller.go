@@ -25,6 +25,9 @@ type Options struct {
 	// Elicitor answers elicitation/create; nil leaves elicitation
 	// undeclared (servers then get -32601).
 	Elicitor Elicitor
+	// Sampler answers sampling/createMessage (the TUI's dialog, a canned
+	// reply); nil leaves sampling undeclared (servers then get -32601).
+	Sampler Sampler
 	// Roots are the directories offered by roots/list to servers that do
 	// not configure their own (global roots in mcp.json, --root). With none,
 	// the roots capability is not declared: servers keep the directories
@@ -105,6 +108,7 @@ type Controller struct {
 	pub atomic.Pointer[publication]
 
 	elicit     atomic.Pointer[elicitorBox]
+	samplerBox atomic.Pointer[samplerBox]
 	progressID atomic.Uint64
 	hist       history   // the tool calls of the session
 	wish       wishes    // subscriptions and log levels, kept across reconnects
@@ -162,6 +166,9 @@ func New(opts Options) *Controller {
 	}
 	if opts.Elicitor != nil {
 		c.SetElicitor(opts.Elicitor)
+	}
+	if opts.Sampler != nil {
+		c.SetSampler(opts.Sampler)
 	}
 	opts.Telemetry.SetSource(c.TelemetryStats)
 	m := newMachine(opts.Config)

@@ -70,6 +70,7 @@ var eventKinds = []EventKind{
 	kindOf[TaskUpdated]("TaskUpdated", "task"),
 	kindOf[ListenChanged]("ListenChanged", "listen"),
 	kindOf[ReloadPlanned]("ReloadPlanned", "reload"),
+	kindOf[OperatorDecision]("OperatorDecision", "decision"),
 	kindOf[AppMessage]("AppMessage", "app"),
 	kindOf[ToolDecision]("ToolDecision", "tool_decision"),
 }

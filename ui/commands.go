@@ -219,6 +219,10 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		m.openModal(newElicitModal(m.c, msg))
 	case elicitGoneMsg:
 		m.dropElicitation(msg.id)
+	case samplingMsg:
+		m.openModal(newSamplingModal(m.c, msg))
+	case samplingGoneMsg:
+		m.dropSampling(msg.id)
 	case openNoteMsg:
 		m.openNote(msg.n)
 	}
@@ -291,16 +295,8 @@ func (m *Model) configured(msg configuredMsg) tea.Cmd {
 
 // dropElicitation closes or unqueues an elicitation the server withdrew.
 func (m *Model) dropElicitation(id uint64) {
-	if e, ok := m.modal.(*elicitModal); ok && e.id == id {
+	if e, ok := m.withdraw(func(md modal) bool { e, ok := md.(*elicitModal); return ok && e.id == id }).(*elicitModal); ok {
 		m.setStatus(statusWarn, e.req.Server+" withdrew its question")
-		m.closeModal()
-		return
-	}
-	for i, q := range m.queued {
-		if e, ok := q.(*elicitModal); ok && e.id == id {
-			m.queued = append(m.queued[:i:i], m.queued[i+1:]...)
-			return
-		}
 	}
 }
 

@@ -288,7 +288,8 @@ func TestEverythingLogLevelAndRootsOnTheRealRuntime(t *testing.T) {
 	hs.keys("g", "enter")
 	hs.waitText("everything now logs at debug", "log level    debug")
 	hs.keys("2")
-	if v := hs.waitText("[2 Tools]", "14 of 14 tools", "toggle-simulated-logging"); strings.Contains(v, "get-roots-list") {
+	// 15: trigger-sampling-request too, since the TUI offers sampling.
+	if v := hs.waitText("[2 Tools]", "15 of 15 tools", "toggle-simulated-logging", "trigger-sampling-request"); strings.Contains(v, "get-roots-list") {
 		t.Fatalf("get-roots-list is offered although no roots are declared:\n%s", v)
 	}
 	dir := t.TempDir()
@@ -297,7 +298,7 @@ func TestEverythingLogLevelAndRootsOnTheRealRuntime(t *testing.T) {
 	hs.keys("+")
 	hs.tm.Type(dir)
 	hs.keys("enter", "enter")
-	hs.waitText("servers 1/1 ready", "15 of 15 tools", "get-roots-list")
+	hs.waitText("servers 1/1 ready", "16 of 16 tools", "get-roots-list")
 	hs.keys("tab", "/")
 	hs.tm.Type("roots")
 	hs.keys("enter", "enter")

@@ -150,6 +150,9 @@ func (r *Replay) Cancel(string, uint64, string) bool { return false }
 // SetElicitor does nothing: no server can ask anything.
 func (r *Replay) SetElicitor(runtime.Elicitor) {}
 
+// SetSampler does nothing either.
+func (r *Replay) SetSampler(runtime.Sampler) {}
+
 // Shutdown has nothing to stop.
 func (r *Replay) Shutdown(context.Context) error { return nil }
 

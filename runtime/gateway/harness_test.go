@@ -44,10 +44,12 @@ func demoServer(name string) config.Server {
 }
 
 // newRuntime starts a controller on servers with MCP enabled. Its
-// Elicitor declines: it answers what a client cannot.
+// Elicitor and Sampler decline, as mcpdeck gateway's do: they answer what a
+// client cannot.
 func newRuntime(t testing.TB, servers ...config.Server) *runtime.Controller {
 	t.Helper()
-	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: servers}, Elicitor: runtime.DeclineElicitor{}, StopGrace: 500 * time.Millisecond})
+	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: servers}, Elicitor: runtime.DeclineElicitor{}, Sampler: runtime.DeclineSampler{},
+		StopGrace: 500 * time.Millisecond})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -36,6 +36,11 @@ func (cat *catalog) toolsFor(p *policy) []mcp.Tool {
 		if len(w.InputSchema) == 0 {
 			w.InputSchema = emptySchema
 		}
+		if t.TaskSupport == "optional" || t.TaskSupport == "required" {
+			// The gateway runs any call as a task for a client that asks
+			// (tasks.go), and a required one without: optional.
+			w.Execution = &mcp.ToolExecution{TaskSupport: "optional"}
+		}
 		out = append(out, w)
 	}
 	return out

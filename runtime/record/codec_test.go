@@ -113,6 +113,9 @@ func samples() []runtime.Event {
 			Requested: mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"demo://status"}},
 			Granted:   mcp.SubscriptionFilter{ToolsListChanged: true}, Since: at, Opens: 1}},
 		runtime.ToolDecision{EventHeader: hdr("demo", 26), Action: runtime.ToolActionOff, Tools: []string{"echo", "add"}, Err: "disk full"},
+		runtime.OperatorDecision{EventHeader: hdr("demo", 27), Kind: runtime.DecisionApproval, ID: "g42-1", Client: "claude-code 1.0 (c1)",
+			Subject: "demo__delete", Rule: `gateway.tools.approve[0] "*__delete" at mcp.json:3:5`, Decision: "denied",
+			By: "the operator (TUI)", Asked: at},
 	}
 }
 
