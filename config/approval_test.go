@@ -12,6 +12,7 @@ import (
 // are not KEY=VALUE) is neither read nor quoted. After approval, loading
 // again reads it.
 func TestUnapprovedProjectEnvFileIsNotRead(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	const shadow = "root:$6$s3cr3tsalt$hash:19000:0:99999:7:::"
 	layout(t, w.project, map[string]string{
@@ -66,6 +67,7 @@ func TestUnapprovedProjectEnvFileIsNotRead(t *testing.T) {
 // A missing or unreadable envFile is not even looked at before approval,
 // so its path cannot be used to probe the file system either.
 func TestUnapprovedProjectEnvFileNotStatted(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	layout(t, w.project, map[string]string{
 		".mcp.json": `{"mcpServers": {"p": {"command": "p", "envFile": "/nonexistent/dir/x.env"}}}`,
@@ -80,6 +82,7 @@ func TestUnapprovedProjectEnvFileNotStatted(t *testing.T) {
 // "${AWS_SECRET}" must not print the secret to whoever runs mcpdeck in a
 // cloned repository. The url is checked once approved and expanded.
 func TestUnapprovedDiagnosticsDoNotQuoteExpandedValues(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.env["AWS_SECRET"] = "wJalrXUtnFEMI-K7MDENG"
 	layout(t, w.project, map[string]string{".mcp.json": `{"mcpServers": {"p": {"url": "${AWS_SECRET}"}}}`})
@@ -105,6 +108,7 @@ func TestUnapprovedDiagnosticsDoNotQuoteExpandedValues(t *testing.T) {
 }
 
 func TestNonProjectScopesNeedNoApproval(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	layout(t, w.userDir, map[string]string{
 		"mcp.json": `{"mcpServers": {"u": {"command": "u", "envFile": "u.env"}}}`,

@@ -28,6 +28,7 @@ func client(t *testing.T, id string) Client {
 
 // Every client's scopes resolve to the documented files on each system.
 func TestClientLocations(t *testing.T) {
+	t.Parallel()
 	env := func(goos string) PathEnv {
 		return PathEnv{GOOS: goos, Home: "/h", ProjectDir: "/p/app", AppData: `/h/AppData/Roaming`, XDGConfigHome: "/h/.config"}
 	}
@@ -65,6 +66,7 @@ func TestClientLocations(t *testing.T) {
 }
 
 func TestClientOfFile(t *testing.T) {
+	t.Parallel()
 	for path, want := range map[string]string{
 		"/p/.vscode/mcp.json":                  "vscode",
 		"/p/.mcp.json":                         "claude-code",
@@ -87,6 +89,7 @@ func TestClientOfFile(t *testing.T) {
 // Exporting mcpdeck's entries writes each client's spelling: type, the URL
 // field, variables, and only the fields the client reads.
 func TestExport(t *testing.T) {
+	t.Parallel()
 	stdio := newEntry(t, `{"command": "npx", "args": ["-y", "pkg", "${workspaceFolder}"], "env": {"TOKEN": "${env:GH_TOKEN}", "LEVEL": "${LEVEL:-info}"}, "cwd": "/w", "pingInterval": "off"}`)
 	remote := newEntry(t, `{"type": "streamable-http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${env:API_KEY}"}}`)
 	for _, tc := range []struct {
@@ -149,6 +152,7 @@ func TestExport(t *testing.T) {
 // serverUrl, VS Code's inputs (which mcpdeck cannot prompt for) and its
 // own settings.
 func TestImport(t *testing.T) {
+	t.Parallel()
 	got, notes := client(t, "windsurf").Import("github", newEntry(t, `{"serverUrl": "https://api.githubcopilot.com/mcp/", "headers": {"Authorization": "Bearer ${env:GITHUB_PAT}"}}`))
 	if entryJSON(t, got) != `{"url":"https://api.githubcopilot.com/mcp/","headers":{"Authorization":"Bearer ${env:GITHUB_PAT}"}}` || len(notes) != 0 {
 		t.Errorf("windsurf: %s %v", entryJSON(t, got), notes)
@@ -170,6 +174,7 @@ func TestImport(t *testing.T) {
 // default an ${env:…} reference (and the variable named), or a VS Code
 // input, or the value with a warning. Ordinary values stay as typed.
 func TestStoreSecrets(t *testing.T) {
+	t.Parallel()
 	e := StdioEntry("npx", []string{"-y", "pkg"}, Pairs{{"GITHUB_TOKEN", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}, {"LOG_LEVEL", "debug"}}, "", "")
 	got, inputs, notes, _ := StoreSecrets("gh", e, SecretAsEnv, Mcpdeck)
 	if entryJSON(t, got) != `{"command":"npx","args":["-y","pkg"],"env":{"GITHUB_TOKEN":"${env:GITHUB_TOKEN}","LOG_LEVEL":"debug"}}` || len(inputs) != 0 {
@@ -202,6 +207,7 @@ func TestStoreSecrets(t *testing.T) {
 // The gateway entry for each client: stdio with mcpdeck's own --config,
 // or HTTP with the token as a reference the client expands.
 func TestGatewayEntry(t *testing.T) {
+	t.Parallel()
 	g := GatewayTarget{Command: "/usr/local/bin/mcpdeck", Config: []string{"/h/.config/mcpdeck/mcp.json"}, TokenEnv: "MCPDECK_GATEWAY_TOKEN"}
 	e, _, err := client(t, "claude-code").GatewayEntry(g)
 	if err != nil || entryJSON(t, e) != `{"type":"stdio","command":"/usr/local/bin/mcpdeck","args":["--config","/h/.config/mcpdeck/mcp.json","gateway"]}` {
@@ -226,6 +232,7 @@ func TestGatewayEntry(t *testing.T) {
 }
 
 func TestEnvName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"perplexity-key": "PERPLEXITY_KEY", "X-API-Key": "X_API_KEY", "sentry_Authorization": "SENTRY_AUTHORIZATION", "1password": "MCP_1PASSWORD"} {
 		if got := EnvName(in); got != want {
 			t.Errorf("EnvName(%q) = %q, want %q", in, got, want)
@@ -240,6 +247,7 @@ func TestEnvName(t *testing.T) {
 // reference for a secret: the person is told to store the value or use
 // the gateway, and nothing empty or unexpandable is written.
 func TestStoreSecretsWhereNothingExpands(t *testing.T) {
+	t.Parallel()
 	e := StdioEntry("npx", []string{"-y", "pkg"}, Pairs{{"GITHUB_TOKEN", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}}, "", "")
 	desktop := client(t, "claude-desktop")
 	for _, how := range []SecretStorage{SecretAsEnv, SecretAsInput} {

@@ -12,6 +12,7 @@ import (
 // fail as a plain configuration error that points at the first level too
 // many.
 func TestLoadRejectsDeepNesting(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	deep := "{\n  \"mcpServers\": " + strings.Repeat("[", 1_000_000) + "\n}"
 	layout(t, w.project, map[string]string{".mcp.json": deep})
@@ -31,6 +32,7 @@ func TestLoadRejectsDeepNesting(t *testing.T) {
 }
 
 func TestNestingTooDeep(t *testing.T) {
+	t.Parallel()
 	ok := strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting)
 	tests := []struct {
 		name string

@@ -9,6 +9,7 @@ import (
 
 // Changes names what changed, env and header keys by name, never a value.
 func TestChangesNamesKeysNeverValues(t *testing.T) {
+	t.Parallel()
 	old := Server{Name: "gh", Transport: TransportStdio, Command: "gh-mcp", Args: []string{"serve"}, Enabled: true,
 		Env:            map[string]string{"GITHUB_TOKEN": "ghp_old0123456789", "KEEP": "same", "GONE": "bye-value"},
 		CallTimeout:    time.Minute,

@@ -184,16 +184,23 @@
 //	                generated per run. Read only from --config and user files.
 //	allowedOrigins  browser origins allowed besides loopback ones (Origin is
 //	                checked against DNS rebinding); --config and user files only
-//	servers         {"allow": [GLOB...], "deny": [GLOB...]} on server names
+//	servers         {"allow": [GLOB...], "deny": [GLOB...], "approve": [GLOB...]}
+//	                on server names
 //	tools           the same on bridged tool names (server__tool)
-//	prompts         the same on bridged prompt names (server__prompt)
+//	prompts         allow and deny on bridged prompt names (server__prompt)
 //	callTimeout     bound of one request a client makes (default 60s)
 //	maxConcurrent   requests one client may have in flight (default 16)
+//	approveDestructive  true: a call to a tool annotated destructiveHint: true
+//	                waits for the operator's approval
+//	approvalTimeout how long a call waits for the operator before it is
+//	                refused (default 2m)
 //	clients         [{"match": GLOB, ...}]: for clients whose identity
 //	                matches (the token's identity claim with "auth", else
 //	                clientInfo.name), the first matching entry's servers,
-//	                tools, prompts, callTimeout, maxConcurrent, rateLimit and
-//	                toolRateLimits replace the top-level ones
+//	                tools, prompts, callTimeout, maxConcurrent, rateLimit,
+//	                toolRateLimits and approvalTimeout replace the top-level
+//	                ones; its approve patterns and approveDestructive add to
+//	                the top-level ones and never remove them
 //	rateLimit       {"rate": "10/s", "burst": 20}: a token bucket per client
 //	                over its forwarded requests (tools/call, prompts/get,
 //	                resources/read, completion/complete); rates are N/s, N/m
@@ -209,6 +216,12 @@
 //	audit           a JSON Lines file of every call (--config and user files
 //	                only): "FILE", or {"file": FILE, "arguments": "digest" |
 //	                "scrubbed" | "none", "maxSizeMB": 100, "maxFiles": 10}
+//
+// A tools/call whose server or bridged tool matches an approve pattern (or
+// whose tool is destructive, with approveDestructive) waits for the
+// operator: the TUI asks, a headless gateway answers over its control
+// socket (mcpdeck gateway approve|deny ID), and a call nobody can answer,
+// or not in time, is refused with an error naming the rule.
 //
 // Globs use path.Match syntax (*, ?, [a-z]). A name is allowed when it
 // matches no deny pattern and, when the allow list is not empty, some allow

@@ -157,6 +157,7 @@ func newEntry(t *testing.T, text string) Entry {
 // formatting, other keys and trailing commas stay byte for byte. Removing
 // it again gives back the original file.
 func TestAddKeepsEverythingElse(t *testing.T) {
+	t.Parallel()
 	for _, f := range clientFixtures {
 		t.Run(f.name(), func(t *testing.T) {
 			d, data := openFixture(t, f)
@@ -204,6 +205,7 @@ func TestAddKeepsEverythingElse(t *testing.T) {
 // Removing any server of any client's file removes its entry and nothing
 // else; the other servers read back the same.
 func TestRemoveKeepsEverythingElse(t *testing.T) {
+	t.Parallel()
 	for _, f := range clientFixtures {
 		for _, name := range f.servers {
 			t.Run(f.name()+"/"+name, func(t *testing.T) {
@@ -237,6 +239,7 @@ func TestRemoveKeepsEverythingElse(t *testing.T) {
 // Switching a server off and on again touches only that entry and gives
 // back the original bytes.
 func TestDisableEnableRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, f := range clientFixtures {
 		for _, name := range f.servers {
 			t.Run(f.name()+"/"+name, func(t *testing.T) {
@@ -269,6 +272,7 @@ func TestDisableEnableRoundTrip(t *testing.T) {
 // Update changes the members it is given, in place, and keeps the
 // client's own members (VS Code's "dev") and the comments around them.
 func TestUpdateChangesOnlyTheEntry(t *testing.T) {
+	t.Parallel()
 	f := clientFixtures[5] // VS Code: comments, tabs, trailing commas
 	d, data := openFixture(t, f)
 	e := newEntry(t, `{"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch", "--ignore-robots-txt"], "env": {"PROXY": "http://proxy:3128"}}`)
@@ -293,6 +297,7 @@ func TestUpdateChangesOnlyTheEntry(t *testing.T) {
 }
 
 func TestAddRefusesAnExistingName(t *testing.T) {
+	t.Parallel()
 	d, _ := openFixture(t, clientFixtures[0])
 	err := d.Add("github", newEntry(t, `{"command": "x"}`))
 	if !errors.Is(err, ErrExists) {
@@ -445,6 +450,7 @@ func TestSaveReportsUnsetVariables(t *testing.T) {
 
 // Inputs are declared once, after the existing ones, in the file's style.
 func TestAddInputs(t *testing.T) {
+	t.Parallel()
 	d, data := openFixture(t, clientFixtures[5])
 	err := d.AddInputs([]Input{{ID: "perplexity-key"}, {ID: "brave-key", Description: "Brave Search API key", Password: true}})
 	if err != nil {

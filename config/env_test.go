@@ -15,6 +15,7 @@ var hostEnv = []string{
 }
 
 func TestProcessEnvDefaultSet(t *testing.T) {
+	t.Parallel()
 	got := processEnv(false, hostEnv, EnvInherit{}, map[string]string{"API_URL": "http://x", "TERM": "dumb"})
 	want := []string{
 		"PATH=/usr/bin", "HOME=/home/ada", "USER=ada", "LANG=en_US.UTF-8", "LC_ALL=C",
@@ -27,6 +28,7 @@ func TestProcessEnvDefaultSet(t *testing.T) {
 }
 
 func TestProcessEnvInherit(t *testing.T) {
+	t.Parallel()
 	got := processEnv(false, hostEnv, EnvInherit{Names: []string{"AWS_PROFILE", "NOT_SET"}}, nil)
 	if !slices.Contains(got, "AWS_PROFILE=dev") || slices.ContainsFunc(got, func(kv string) bool { return strings.HasPrefix(kv, "GITHUB_TOKEN") }) {
 		t.Fatalf("listed inherit: %q, want AWS_PROFILE and no GITHUB_TOKEN", got)
@@ -43,6 +45,7 @@ func TestProcessEnvInherit(t *testing.T) {
 }
 
 func TestProcessEnvWindows(t *testing.T) {
+	t.Parallel()
 	env := []string{"Path=C:\\Windows", "SystemRoot=C:\\Windows", "USERPROFILE=C:\\Users\\ada", "LC_ALL=C", "GITHUB_TOKEN=x", "=C:=C:\\"}
 	got := processEnv(true, env, EnvInherit{Names: []string{"github_token"}}, map[string]string{"PATH": "C:\\bin"})
 	want := []string{"SystemRoot=C:\\Windows", "USERPROFILE=C:\\Users\\ada", "GITHUB_TOKEN=x", "PATH=C:\\bin"}
@@ -52,6 +55,7 @@ func TestProcessEnvWindows(t *testing.T) {
 }
 
 func TestProcessEnvNames(t *testing.T) {
+	t.Parallel()
 	s := Server{Env: map[string]string{"API_KEY": "k"}}
 	names := s.ProcessEnvNames([]string{"PATH=/bin", "SECRET=x", "HOME=/h"})
 	if !slices.Equal(names, []string{"API_KEY", "HOME", "PATH"}) {
@@ -60,6 +64,7 @@ func TestProcessEnvNames(t *testing.T) {
 }
 
 func TestParseEnvInherit(t *testing.T) {
+	t.Parallel()
 	src := `{
   "envInherit": ["AWS_PROFILE"],
   "mcpServers": {

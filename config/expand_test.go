@@ -7,6 +7,7 @@ import (
 )
 
 func TestExpand(t *testing.T) {
+	t.Parallel()
 	e := &expander{
 		vars: map[string]string{"workspaceFolder": "/proj", "userHome": "/home/ada", "mcpdeck": "/bin/mcpdeck", "input:given": "g1v3n"},
 		lookupEnv: fakeEnv(map[string]string{
@@ -79,6 +80,7 @@ func TestExpand(t *testing.T) {
 }
 
 func TestExpandTildeWithoutHome(t *testing.T) {
+	t.Parallel()
 	e := &expander{lookupEnv: fakeEnv(nil)}
 	x := e.expand("~/x", true)
 	if len(x.problems) != 1 || !strings.Contains(x.problems[0], "home directory is unknown") {
@@ -89,6 +91,7 @@ func TestExpandTildeWithoutHome(t *testing.T) {
 // TestExpandLinear guards against quadratic rescanning of nested
 // defaults: a deeply nested default must still expand, in one pass.
 func TestExpandLinear(t *testing.T) {
+	t.Parallel()
 	const depth = 100000
 	in := strings.Repeat("${U:-", depth) + "end" + strings.Repeat("}", depth)
 	e := &expander{lookupEnv: fakeEnv(nil)}

@@ -18,6 +18,9 @@ const (
 	// DefaultGatewayMaxConcurrent is how many requests one client may have
 	// in flight towards the servers at once.
 	DefaultGatewayMaxConcurrent = 16
+	// DefaultGatewayApprovalTimeout bounds how long a call that needs the
+	// operator's approval waits for it before it is refused.
+	DefaultGatewayApprovalTimeout = 2 * time.Minute
 )
 
 // Gateway is the "gateway" block of mcp.json: who may use what through
@@ -73,13 +76,63 @@ type GatewayPolicy struct {
 	// per client and tool); nil means not set, and every matching entry
 	// applies.
 	ToolRateLimits []GatewayToolRate
+	// ApproveDestructive, when on, makes a call to a tool annotated
+	// destructiveHint: true wait for the operator's approval; nil means
+	// not set (off).
+	ApproveDestructive *GatewayFlag
+	// ApprovalTimeout bounds the wait for the operator's approval; 0
+	// means not set (DefaultGatewayApprovalTimeout).
+	ApprovalTimeout time.Duration
+}
+
+// GatewayFlag is a boolean setting with where it was written, so a
+// decision can name it.
+type GatewayFlag struct {
+	On    bool
+	Field string // e.g. "gateway.approveDestructive"
+	Pos   Position
+}
+
+// String names the setting for messages.
+func (f GatewayFlag) String() string { return fmt.Sprintf("%s at %s", f.Field, f.Pos) }
+
+// NeedsApproval reports whether a call to a tool of server, bridged as
+// tool, waits for the operator's approval, and the rule that says so: a
+// servers or tools approve pattern, or approveDestructive for a tool
+// annotated destructiveHint: true.
+func (p GatewayPolicy) NeedsApproval(server, tool string, destructive bool) (bool, string) {
+	if ok, rule := p.Servers.Approves(server); ok {
+		return true, rule
+	}
+	if ok, rule := p.Tools.Approves(tool); ok {
+		return true, rule
+	}
+	if destructive && p.ApproveDestructive != nil && p.ApproveDestructive.On {
+		return true, p.ApproveDestructive.String() + " (the tool is annotated destructiveHint: true)"
+	}
+	return false, ""
 }
 
 // GatewayRules allow and deny names by glob (path.Match syntax: *, ?,
 // [a-z]). A name is allowed when it matches no Deny pattern and, if Allow
-// is not empty, some Allow pattern. Deny wins.
+// is not empty, some Allow pattern. Deny wins. Approve (servers and tools
+// only) names what is allowed only with the operator's approval, call by
+// call.
 type GatewayRules struct {
-	Allow, Deny []GatewayPattern
+	Allow, Deny, Approve []GatewayPattern
+}
+
+// Approves reports whether name matches an Approve pattern, and which.
+func (r *GatewayRules) Approves(name string) (bool, string) {
+	if r == nil {
+		return false, ""
+	}
+	for _, p := range r.Approve {
+		if p.Match(name) {
+			return true, p.String()
+		}
+	}
+	return false, ""
 }
 
 // GatewayPattern is one glob with where it was written, so a refusal can
@@ -150,16 +203,49 @@ func (g *Gateway) For(name string) (GatewayPolicy, string) {
 	if pol.MaxConcurrent <= 0 {
 		pol.MaxConcurrent = DefaultGatewayMaxConcurrent
 	}
+	if pol.ApprovalTimeout <= 0 {
+		pol.ApprovalTimeout = DefaultGatewayApprovalTimeout
+	}
 	return pol, field
 }
 
-// over returns p with the fields o sets replacing its own.
+// HasApprovals reports whether any rule of the block (top level or a
+// clients entry) makes calls wait for the operator's approval.
+func (g *Gateway) HasApprovals() bool {
+	if g == nil {
+		return false
+	}
+	has := func(p GatewayPolicy) bool {
+		return (p.Servers != nil && len(p.Servers.Approve) > 0) || (p.Tools != nil && len(p.Tools.Approve) > 0) ||
+			(p.ApproveDestructive != nil && p.ApproveDestructive.On)
+	}
+	if has(g.Policy) {
+		return true
+	}
+	for _, c := range g.Clients {
+		if has(c.Policy) {
+			return true
+		}
+	}
+	return false
+}
+
+// over returns p with the fields o sets replacing its own, except the
+// approvals: a client entry's approve patterns and approveDestructive add
+// to the top-level ones and never remove them, since a client's name is
+// its own claim and must not buy it fewer approvals.
 func (p GatewayPolicy) over(o GatewayPolicy) GatewayPolicy {
 	if o.Servers != nil {
-		p.Servers = o.Servers
+		p.Servers = o.Servers.keepApprovals(p.Servers)
 	}
 	if o.Tools != nil {
-		p.Tools = o.Tools
+		p.Tools = o.Tools.keepApprovals(p.Tools)
+	}
+	if o.ApproveDestructive != nil && (p.ApproveDestructive == nil || !p.ApproveDestructive.On) {
+		p.ApproveDestructive = o.ApproveDestructive
+	}
+	if o.ApprovalTimeout > 0 {
+		p.ApprovalTimeout = o.ApprovalTimeout
 	}
 	if o.Prompts != nil {
 		p.Prompts = o.Prompts
@@ -177,6 +263,17 @@ func (p GatewayPolicy) over(o GatewayPolicy) GatewayPolicy {
 		p.ToolRateLimits = o.ToolRateLimits
 	}
 	return p
+}
+
+// keepApprovals returns r (a client entry's rules) with the approve
+// patterns of top (the top-level rules it replaces) added to its own.
+func (r *GatewayRules) keepApprovals(top *GatewayRules) *GatewayRules {
+	if top == nil || len(top.Approve) == 0 {
+		return r
+	}
+	out := *r
+	out.Approve = append(append([]GatewayPattern(nil), top.Approve...), r.Approve...)
+	return &out
 }
 
 // parseGateway reads the "gateway" block of a file.
@@ -283,8 +380,8 @@ func (p *parser) gatewayClients(v *hujson.Value, field string) []GatewayClient {
 // its allow/deny rules, for warnings.
 var (
 	gatewayFields = []string{"token", "allowedOrigins", "servers", "tools", "prompts", "callTimeout", "maxConcurrent", "clients",
-		"auth", "audit", "rateLimit", "toolRateLimits"}
-	ruleFields = []string{"allow", "deny"}
+		"auth", "audit", "rateLimit", "toolRateLimits", "approveDestructive", "approvalTimeout"}
+	ruleFields = []string{"allow", "deny", "approve"}
 )
 
 // gatewayPolicy reads the policy fields among ms; field prefixes their names.
@@ -294,11 +391,17 @@ func (p *parser) gatewayPolicy(ms []member, field string) GatewayPolicy {
 		f := field + "." + m.name
 		switch m.name {
 		case "servers":
-			pol.Servers = p.gatewayRules(m.value, f)
+			pol.Servers = p.gatewayRules(m.value, f, true)
 		case "tools":
-			pol.Tools = p.gatewayRules(m.value, f)
+			pol.Tools = p.gatewayRules(m.value, f, true)
 		case "prompts":
-			pol.Prompts = p.gatewayRules(m.value, f)
+			pol.Prompts = p.gatewayRules(m.value, f, false)
+		case "approveDestructive":
+			if on, ok := p.boolean(m.value, "", f); ok {
+				pol.ApproveDestructive = &GatewayFlag{On: on, Field: f, Pos: p.pos(m.keyOff)}
+			}
+		case "approvalTimeout":
+			pol.ApprovalTimeout, _ = p.duration(m.value, "", f, 0, false)
 		case "callTimeout", "timeout":
 			pol.CallTimeout, _ = p.duration(m.value, "", f, 0, false)
 		case "maxConcurrent":
@@ -319,8 +422,9 @@ func (p *parser) gatewayPolicy(ms []member, field string) GatewayPolicy {
 	return pol
 }
 
-// gatewayRules reads {"allow": [GLOB...], "deny": [GLOB...]}.
-func (p *parser) gatewayRules(v *hujson.Value, field string) *GatewayRules {
+// gatewayRules reads {"allow": [GLOB...], "deny": [GLOB...]}, and
+// "approve": [GLOB...] where approvals apply (servers, tools).
+func (p *parser) gatewayRules(v *hujson.Value, field string, approvals bool) *GatewayRules {
 	obj, ok := v.Value.(*hujson.Object)
 	if !ok {
 		p.errorf(v.StartOffset, "", field, `must be an object like {"allow": ["*"], "deny": ["x*"]}, not %s`, kindName(v.Value.Kind()))
@@ -335,6 +439,12 @@ func (p *parser) gatewayRules(v *hujson.Value, field string) *GatewayRules {
 			dst = &r.Allow
 		case "deny":
 			dst = &r.Deny
+		case "approve":
+			if !approvals {
+				p.errorf(m.keyOff, "", f, "approvals apply to tool calls: put the pattern in gateway.tools.approve (bridged tool names) or gateway.servers.approve")
+				continue
+			}
+			dst = &r.Approve
 		default:
 			p.warnf(m.keyOff, "", f, "%s", unknownField(m.name, ruleFields, "known: "+strings.Join(ruleFields, ", ")))
 			continue

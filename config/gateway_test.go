@@ -27,6 +27,7 @@ func loadGateway(t *testing.T, rel, data string, env map[string]string) (*Config
 }
 
 func TestGatewayBlock(t *testing.T) {
+	t.Parallel()
 	cfg, err := loadGateway(t, "gw.json", `{
   "mcpServers": {"a": {"command": "x"}},
   "gateway": {
@@ -85,6 +86,7 @@ func TestGatewayBlock(t *testing.T) {
 }
 
 func TestGatewayDefaults(t *testing.T) {
+	t.Parallel()
 	var g *Gateway
 	pol, field := g.For("anyone")
 	if field != "" || pol.CallTimeout != DefaultGatewayCallTimeout || pol.MaxConcurrent != DefaultGatewayMaxConcurrent {
@@ -96,6 +98,7 @@ func TestGatewayDefaults(t *testing.T) {
 }
 
 func TestGatewayErrors(t *testing.T) {
+	t.Parallel()
 	_, err := loadGateway(t, "gw.json", `{"mcpServers": {}, "gateway": {
   "maxConcurrent": 0,
   "tools": {"deny": ["[a-"]},
@@ -120,6 +123,7 @@ func TestGatewayErrors(t *testing.T) {
 // A project's file may narrow what clients reach, but it must not set the
 // token or open the endpoint to web pages: anyone can commit a .mcp.json.
 func TestGatewayProjectFileCannotSetSecurity(t *testing.T) {
+	t.Parallel()
 	cfg, err := loadGateway(t, ".mcp.json", `{"mcpServers": {}, "gateway": {"token": "known", "allowedOrigins": ["*"], "tools": {"deny": ["x*"]}}}`, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +144,7 @@ func TestGatewayProjectFileCannotSetSecurity(t *testing.T) {
 }
 
 func TestGatewayNearestFileWins(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.json")
 	b := filepath.Join(dir, "b.json")
@@ -151,5 +156,108 @@ func TestGatewayNearestFileWins(t *testing.T) {
 	}
 	if cfg.Gateway.Policy.MaxConcurrent != 2 || len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].String(), "a.json defines the gateway block in effect") {
 		t.Errorf("gateway %+v warnings %v", cfg.Gateway.Policy, cfg.Warnings)
+	}
+}
+
+func TestGatewayApprovals(t *testing.T) {
+	cfg, err := loadGateway(t, "gw.json", `{
+  "mcpServers": {},
+  "gateway": {
+    "servers": {"approve": ["prod-*"]},
+    "tools": {"deny": ["*__drop"], "approve": ["*__write*"]},
+    "approveDestructive": true,
+    "approvalTimeout": "30s",
+    "clients": [
+      {"match": "ci-bot", "tools": {"approve": ["*__send"]}, "approvalTimeout": "5s"},
+      {"match": "relaxed", "approveDestructive": false, "tools": {"allow": ["*"]}}
+    ]
+  }
+}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cfg.Gateway
+	pol, _ := g.For("anyone")
+	if pol.ApprovalTimeout != 30*time.Second {
+		t.Errorf("approvalTimeout %s", pol.ApprovalTimeout)
+	}
+	for _, tc := range []struct {
+		server, tool string
+		destructive  bool
+		want         bool
+		rule         string
+	}{
+		{"prod-db", "prod-db__read", false, true, `gateway.servers.approve[0] "prod-*" at ` + g.Source + ":4:29"},
+		{"fs", "fs__write_file", false, true, `gateway.tools.approve[0] "*__write*" at ` + g.Source + ":5:48"},
+		{"fs", "fs__rm", true, true, "gateway.approveDestructive at " + g.Source + ":6:5 (the tool is annotated destructiveHint: true)"},
+		{"fs", "fs__read", false, false, ""},
+	} {
+		got, rule := pol.NeedsApproval(tc.server, tc.tool, tc.destructive)
+		if got != tc.want || rule != tc.rule {
+			t.Errorf("%s: %v %q, want %v %q", tc.tool, got, rule, tc.want, tc.rule)
+		}
+	}
+	// A client entry adds approvals; it never removes the top-level ones
+	// (a name is the client's own claim).
+	ci, _ := g.For("ci-bot")
+	if ci.ApprovalTimeout != 5*time.Second {
+		t.Errorf("ci-bot timeout %s", ci.ApprovalTimeout)
+	}
+	for _, tool := range []string{"x__send", "fs__write_file"} {
+		if ok, _ := ci.NeedsApproval("fs", tool, false); !ok {
+			t.Errorf("ci-bot: %s does not need approval", tool)
+		}
+	}
+	if ok, _ := ci.Tools.Decide("x__drop"); !ok {
+		t.Error("ci-bot's tools block replaces the top-level allow and deny, as before")
+	}
+	relaxed, _ := g.For("relaxed")
+	for _, tc := range []struct {
+		tool        string
+		destructive bool
+	}{{"fs__write", false}, {"fs__rm", true}} {
+		if ok, _ := relaxed.NeedsApproval("fs", tc.tool, tc.destructive); !ok {
+			t.Errorf("relaxed escaped the approval of %s", tc.tool)
+		}
+	}
+	if !g.HasApprovals() {
+		t.Error("HasApprovals: false")
+	}
+	var none *Gateway
+	if none.HasApprovals() || (&Gateway{Clients: []GatewayClient{{Match: "x"}}}).HasApprovals() {
+		t.Error("HasApprovals without any")
+	}
+	if !(&Gateway{Clients: []GatewayClient{{Match: "x", Policy: GatewayPolicy{ApproveDestructive: &GatewayFlag{On: true}}}}}).HasApprovals() {
+		t.Error("HasApprovals misses a clients entry")
+	}
+	if def, _ := none.For("x"); def.ApprovalTimeout != DefaultGatewayApprovalTimeout {
+		t.Errorf("default approvalTimeout %s", def.ApprovalTimeout)
+	}
+	if ok, _ := (GatewayPolicy{}).NeedsApproval("a", "a__b", true); ok {
+		t.Error("no rules need no approval")
+	}
+}
+
+func TestGatewayApprovalErrors(t *testing.T) {
+	_, err := loadGateway(t, "gw.json", `{"mcpServers": {}, "gateway": {
+  "tools": {"approve": "x*"},
+  "servers": {"approve": ["[z"]},
+  "prompts": {"approve": ["*"]},
+  "approveDestructive": "yes",
+  "approvalTimeout": -5
+}}`, nil)
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("want ErrInvalid, got %v", err)
+	}
+	for _, want := range []string{
+		`gw.json:2:24: field "gateway.tools.approve": must be an array of strings`,
+		`gw.json:3:27: field "gateway.servers.approve[0]": "[z" is not a valid glob`,
+		`gw.json:4:15: field "gateway.prompts.approve": approvals apply to tool calls`,
+		`gw.json:5:25: field "gateway.approveDestructive": must be true or false`,
+		`gw.json:6:22: field "gateway.approvalTimeout": must not be negative`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
 	}
 }

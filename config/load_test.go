@@ -61,6 +61,7 @@ func names(servers []Server) []string {
 }
 
 func TestLoadDefaultWhenNothingFound(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	cfg, err := Load(w.opts())
 	if err != nil {
@@ -79,6 +80,7 @@ func TestLoadDefaultWhenNothingFound(t *testing.T) {
 }
 
 func TestLoadMergesScopesNearestWins(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	layout(t, w.project, map[string]string{
 		".mcp.json":        `{"mcpServers": {"shared": {"command": "from-dot-mcp"}, "a": {"command": "a"}}}`,
@@ -124,6 +126,7 @@ func TestLoadMergesScopesNearestWins(t *testing.T) {
 }
 
 func TestLoadExplicitExcludesDiscovery(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	layout(t, w.project, map[string]string{".mcp.json": `{"mcpServers": {"p": {"command": "p"}}}`})
 	layout(t, w.userDir, map[string]string{"mcp.json": `{"mcpServers": {"u": {"command": "u"}}}`})
@@ -150,6 +153,7 @@ func TestLoadExplicitExcludesDiscovery(t *testing.T) {
 }
 
 func TestLoadUserConfigFromXDG(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	xdg := t.TempDir()
 	w.env["XDG_CONFIG_HOME"] = xdg
@@ -164,6 +168,7 @@ func TestLoadUserConfigFromXDG(t *testing.T) {
 }
 
 func TestLoadReportsEveryErrorAcrossFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	layout(t, w.project, map[string]string{
 		".mcp.json": `{"mcpServers": {"a": {"command": 1}, "b": {}}}`,
@@ -188,6 +193,7 @@ func TestLoadReportsEveryErrorAcrossFiles(t *testing.T) {
 }
 
 func TestLoadMissingExplicitFile(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	opts := w.opts()
 	missing := filepath.Join(t.TempDir(), "nope.json")
@@ -200,6 +206,7 @@ func TestLoadMissingExplicitFile(t *testing.T) {
 }
 
 func TestLoadUnreadableProjectEntry(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	// A directory where a file is expected must be reported, not skipped.
 	if err := os.MkdirAll(filepath.Join(w.project, "mcp.json"), 0o755); err != nil {
@@ -212,6 +219,7 @@ func TestLoadUnreadableProjectEntry(t *testing.T) {
 }
 
 func TestLoadSecretsIncludeShadowed(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	layout(t, w.project, map[string]string{".mcp.json": `{"mcpServers": {"s": {"command": "x", "env": {"API_KEY": "project-secret"}}}}`})
 	layout(t, w.userDir, map[string]string{"mcp.json": `{"mcpServers": {"s": {"command": "x", "env": {"API_KEY": "user-secret"}}}}`})

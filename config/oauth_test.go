@@ -20,6 +20,7 @@ func parseOne(t *testing.T, src string, env map[string]string) Server {
 }
 
 func TestParseOAuthShapes(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"SECRET": "s3cr3t-value-123", "IDTOK": "eyJ-id-token-value", "HOME": "/home/u"}
 	tests := []struct {
 		name, src string
@@ -61,6 +62,7 @@ func TestParseOAuthShapes(t *testing.T) {
 }
 
 func TestOAuthClientSecretIsASecret(t *testing.T) {
+	t.Parallel()
 	s := parseOne(t, `{"mcpServers": {"a": {"url": "https://h/mcp?k=s3cr3t-value-123", "oauth": {"clientId": "cid", "clientSecret": "${env:SECRET}"}}}}`,
 		map[string]string{"SECRET": "s3cr3t-value-123"})
 	idp := parseOne(t, `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"clientId": "cid",
@@ -93,6 +95,7 @@ func TestOAuthClientSecretIsASecret(t *testing.T) {
 }
 
 func TestParseOAuthDiagnostics(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src, want string
 		warning         bool

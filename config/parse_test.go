@@ -17,6 +17,7 @@ import (
 // golden cannot silently accept a regression in them) and the full
 // rendering against testdata/golden/<file>.golden (go test -update).
 func TestParseClientFormats(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{
 		"HOME":           "/home/ada",
 		"API_KEY":        "k-1234567890",
@@ -130,6 +131,7 @@ func TestParseClientFormats(t *testing.T) {
 // TestParseDiagnostics pins the exact position, server, field and message
 // of single problems written inline.
 func TestParseDiagnostics(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src string
 		want      string // the one diagnostic, as String() prints it
@@ -194,6 +196,7 @@ func TestParseDiagnostics(t *testing.T) {
 }
 
 func TestParseNeedsInputKeepsOtherServers(t *testing.T) {
+	t.Parallel()
 	src := `{"servers": {
 		"a": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${input:tok}"}},
 		"b": {"command": "srv"}}}`
@@ -213,6 +216,7 @@ func TestParseNeedsInputKeepsOtherServers(t *testing.T) {
 }
 
 func TestParseRelativePathsByScope(t *testing.T) {
+	t.Parallel()
 	src := []byte(`{"mcpServers": {"a": {"command": "x", "cwd": "work"}}}`)
 	for _, tt := range []struct {
 		scope Scope
@@ -233,6 +237,7 @@ func TestParseRelativePathsByScope(t *testing.T) {
 }
 
 func TestParseRejectsNonRegularEnvFile(t *testing.T) {
+	t.Parallel()
 	src := []byte(`{"mcpServers": {"a": {"command": "x", "envFile": "/dev/zero"}}}`)
 	_, _, err := Parse("f.json", src, ScopeUser, LoadOptions{ProjectDir: "/proj", LookupEnv: fakeEnv(nil)})
 	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
@@ -241,6 +246,7 @@ func TestParseRejectsNonRegularEnvFile(t *testing.T) {
 }
 
 func TestParseEnvFileProblemsNameTheEnvFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	envPath := filepath.Join(dir, "bad.env")
 	if err := os.WriteFile(envPath, []byte("OK=1\nnot a pair\n"), 0o600); err != nil {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestKeepInvalidKeepsTheOtherServers(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	layout(t, w.project, map[string]string{".mcp.json": `{"mcpServers": {
   "memory": {"command": "npx", "args": ["-y", "server-memory"]},
@@ -39,6 +40,7 @@ func TestKeepInvalidKeepsTheOtherServers(t *testing.T) {
 }
 
 func TestKeepInvalidStillFailsFileProblems(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	layout(t, w.project, map[string]string{".mcp.json": `{"mcpServers": {"a": {"command": "x"}`})
 	opts := w.opts()

@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseRootsAndLogLevel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := []byte(`{
   "roots": ["~/notes", "shared"],
@@ -42,6 +43,7 @@ func TestParseRootsAndLogLevel(t *testing.T) {
 }
 
 func TestParseRootsAndLogLevelErrors(t *testing.T) {
+	t.Parallel()
 	data := []byte(`{"mcpServers": {
   "a": {"command": "a", "logLevel": "loud"},
   "b": {"command": "b", "roots": "/tmp"},

@@ -7,6 +7,7 @@ import (
 )
 
 func TestProtocolAndDiscoverTimeout(t *testing.T) {
+	t.Parallel()
 	s := parseOne(t, `{"mcpServers": {"s": {"command": "x", "protocol": "Modern", "discoverTimeout": "5s"}}}`, nil)
 	if s.Protocol != "modern" || s.DiscoverTimeout != 5*time.Second {
 		t.Fatalf("protocol %q discoverTimeout %s; want modern and 5s", s.Protocol, s.DiscoverTimeout)

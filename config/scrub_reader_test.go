@@ -10,6 +10,7 @@ import (
 // Scrubber.Reader finds a secret however the text is cut into reads, its
 // JSON-escaped form too, and gives everything else out unchanged.
 func TestScrubReaderAcrossReads(t *testing.T) {
+	t.Parallel()
 	sc := Server{Env: map[string]string{"API_TOKEN": `tok-"quoted"-0123456789`, "DB_PASSWORD": "hunter2hunter2"}}.Scrubber()
 	in := `{"a":"tok-\"quoted\"-0123456789","b":"xhunter2hunter2y","c":"hunter2hunte"}` + "\n" + "tail hunter2hunter2"
 	want := `{"a":"••••••","b":"x••••••y","c":"hunter2hunte"}` + "\n" + "tail ••••••"
@@ -40,6 +41,7 @@ func TestScrubReaderAcrossReads(t *testing.T) {
 
 // With nothing to scrub the reader adds nothing.
 func TestScrubReaderPassThrough(t *testing.T) {
+	t.Parallel()
 	got, err := io.ReadAll((&Scrubber{}).Reader(iotest.OneByteReader(strings.NewReader("plain text"))))
 	if err != nil || string(got) != "plain text" {
 		t.Fatalf("%q, %v", got, err)

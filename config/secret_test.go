@@ -8,6 +8,7 @@ import (
 )
 
 func TestSecretName(t *testing.T) {
+	t.Parallel()
 	for _, n := range []string{"GITHUB_TOKEN", "API_KEY", "apiKey", "X-Api-Key", "PGPASSWORD", "DB_PASS", "AWS_SECRET_ACCESS_KEY",
 		"AWS_ACCESS_KEY_ID", "Authorization", "SESSION_ID", "private_key", "COOKIE", "GITLAB_PAT", "SENTRY_DSN", "client-credentials"} {
 		if !SecretName(n) {
@@ -22,6 +23,7 @@ func TestSecretName(t *testing.T) {
 }
 
 func TestSecretValue(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{
 		"sk-ant-api03-AbCdEfGhIjKl", "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "xoxb-123456789012-abcdef",
 		"AKIAIOSFODNN7EXAMPLE", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
@@ -46,6 +48,7 @@ func TestSecretValue(t *testing.T) {
 // "Add two numbers" came out as "Add two ••••••" and check reported a leak
 // that was none. Only values that are credentials are scrubbed.
 func TestScrubberNoFalseLeak(t *testing.T) {
+	t.Parallel()
 	s := Server{
 		Transport: TransportStdio,
 		Env: map[string]string{

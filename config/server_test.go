@@ -19,6 +19,7 @@ func sampleServer() Server {
 }
 
 func TestServerSecrets(t *testing.T) {
+	t.Parallel()
 	got := sampleServer().Secrets()
 	// DEBUG=1 is no secret; the header and its credential, the token and
 	// the URL password are.
@@ -29,6 +30,7 @@ func TestServerSecrets(t *testing.T) {
 }
 
 func TestServerRedacted(t *testing.T) {
+	t.Parallel()
 	s := sampleServer()
 	r := s.Redacted()
 	// The token is hidden; DEBUG=1 is a setting one looks for and stays.
@@ -59,6 +61,7 @@ func TestServerRedacted(t *testing.T) {
 }
 
 func TestServerEqual(t *testing.T) {
+	t.Parallel()
 	a := sampleServer()
 	b := sampleServer()
 	b.Source, b.Pos, b.Scope = "other.json", Position{File: "other.json", Line: 9}, ScopeProject
@@ -84,6 +87,7 @@ func TestServerEqual(t *testing.T) {
 }
 
 func TestDiagnosticString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		d    Diagnostic
 		want string

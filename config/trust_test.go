@@ -13,6 +13,7 @@ import (
 )
 
 func TestTrustStoreRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "state", "mcpdeck")
 	ts, err := OpenTrustStore(dir)
 	if err != nil {
@@ -53,6 +54,7 @@ func TestTrustStoreRoundTrip(t *testing.T) {
 }
 
 func TestTrustStoreOtherScopesNeedNoApproval(t *testing.T) {
+	t.Parallel()
 	ts, err := OpenTrustStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +67,7 @@ func TestTrustStoreOtherScopesNeedNoApproval(t *testing.T) {
 }
 
 func TestTrustStoreMergesConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, err := OpenTrustStore(dir)
 	if err != nil {
@@ -101,6 +104,7 @@ func TestTrustStoreMergesConcurrentWriters(t *testing.T) {
 }
 
 func TestTrustStoreCorruptFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, trustFileName), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
@@ -112,6 +116,7 @@ func TestTrustStoreCorruptFile(t *testing.T) {
 }
 
 func TestConfigUntrusted(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	layout(t, w.project, map[string]string{
 		".mcp.json": `{"mcpServers": {"p": {"command": "p"}}}`,
@@ -166,6 +171,7 @@ func TestDefaultStateDir(t *testing.T) {
 // at once, as 20 parallel "--trust-project" runs would; every approval must
 // survive. Without a lock across processes most of them were lost.
 func TestTrustStoreParallelProcesses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exe, err := os.Executable()
 	if err != nil {
@@ -182,7 +188,8 @@ func TestTrustStoreParallelProcesses(t *testing.T) {
 		}
 		want = append(want, paths...)
 		cmd := exec.Command(exe, "-test.run=^$")
-		cmd.Env = append(os.Environ(), trustChildEnv+"="+dir+"|"+strings.Join(paths, ","))
+		// No second's sleep at exit under -race: the test waits for each.
+		cmd.Env = append(os.Environ(), trustChildEnv+"="+dir+"|"+strings.Join(paths, ","), "GORACE=atexit_sleep_ms=0")
 		cmd.Stderr = new(strings.Builder)
 		gate, err := cmd.StdinPipe()
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 // caller's goroutine behind the connection's write lock, and the caller
 // hung as long as the server did not read.
 func TestCancelNoticeNeverHangsTheCaller(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, jsonrpctest.StopReading, serverOpts{})
 	initialize(t, s.conn)
 

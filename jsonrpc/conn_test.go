@@ -14,6 +14,7 @@ import (
 )
 
 func TestCallRoundTrip(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, jsonrpctest.Mode("normal"), serverOpts{})
 	initialize(t, s.conn)
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -40,6 +41,7 @@ func TestCallRoundTrip(t *testing.T) {
 }
 
 func TestErrorResponseIsTyped(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "normal", serverOpts{})
 	initialize(t, s.conn)
 	_, err := callTool(ctxTimeout(t, 10*time.Second), s.conn, "no-such-tool", map[string]any{})
@@ -57,6 +59,7 @@ func TestErrorResponseIsTyped(t *testing.T) {
 }
 
 func TestCrashDuringCallRejectsOutstandingWithExitStatus(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "crash-on-call", serverOpts{})
 	initialize(t, s.conn)
 	_, err := callTool(ctxTimeout(t, 10*time.Second), s.conn, "echo", map[string]any{"text": "x"})
@@ -80,6 +83,7 @@ func TestCrashDuringCallRejectsOutstandingWithExitStatus(t *testing.T) {
 }
 
 func TestNoiseOnStdoutIsSkippedAndReported(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var anomalies []jsonrpc.Anomaly
 	s := startServer(t, "noise", serverOpts{conn: jsonrpc.Options{OnAnomaly: func(a jsonrpc.Anomaly) {
@@ -103,6 +107,7 @@ func TestNoiseOnStdoutIsSkippedAndReported(t *testing.T) {
 }
 
 func TestOversizedMessageFailsTheStream(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "oversized", serverOpts{
 		std: jsonrpc.StdioOptions{MaxMessageSize: 1 << 20},
 		env: []jsonrpctest.Option{jsonrpctest.WithEnv("MCPDECK_FAKE_SIZE", "3000000")},
@@ -118,6 +123,7 @@ func TestOversizedMessageFailsTheStream(t *testing.T) {
 }
 
 func TestTimeoutSendsCancelled(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "hang", serverOpts{})
 	initialize(t, s.conn)
 	var id uint64
@@ -143,6 +149,7 @@ func TestTimeoutSendsCancelled(t *testing.T) {
 }
 
 func TestCancelByID(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "hang", serverOpts{})
 	initialize(t, s.conn)
 	ids := make(chan uint64, 1)
@@ -193,6 +200,7 @@ func waitOutstanding(t *testing.T, c *jsonrpc.Conn, n int) []jsonrpc.Outstanding
 }
 
 func TestWrongIDIsNeverMatched(t *testing.T) {
+	t.Parallel()
 	anomalies := make(chan jsonrpc.Anomaly, 8)
 	s := startServer(t, "wrong-id", serverOpts{conn: jsonrpc.Options{OnAnomaly: func(a jsonrpc.Anomaly) { anomalies <- a }}})
 	initialize(t, s.conn)
@@ -218,6 +226,7 @@ func TestWrongIDIsNeverMatched(t *testing.T) {
 }
 
 func TestNotificationNeverCompletesARequest(t *testing.T) {
+	t.Parallel()
 	notes := make(chan jsonrpc.Notification, 8)
 	s := startServer(t, "notify-instead", serverOpts{conn: jsonrpc.Options{OnNotification: func(n jsonrpc.Notification) { notes <- n }}})
 	initialize(t, s.conn)
@@ -238,6 +247,7 @@ func TestNotificationNeverCompletesARequest(t *testing.T) {
 }
 
 func TestCloseRejectsOutstanding(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, "hang", serverOpts{})
 	initialize(t, s.conn)
 	errc := make(chan error, 1)
@@ -263,6 +273,7 @@ func TestCloseRejectsOutstanding(t *testing.T) {
 }
 
 func TestTraceSeesEveryFrame(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var frames []jsonrpc.Frame
 	s := startServer(t, "normal", serverOpts{conn: jsonrpc.Options{Trace: func(f jsonrpc.Frame) {
@@ -293,6 +304,7 @@ func TestTraceSeesEveryFrame(t *testing.T) {
 }
 
 func TestNotificationsInOrderLossless(t *testing.T) {
+	t.Parallel()
 	const count = 20000
 	var got []float64
 	done := make(chan struct{})
@@ -331,6 +343,7 @@ func TestNotificationsInOrderLossless(t *testing.T) {
 }
 
 func TestSlowConsumerDropsOldestAndCounts(t *testing.T) {
+	t.Parallel()
 	const count = 5000
 	release := make(chan struct{})
 	var mu sync.Mutex

@@ -126,14 +126,6 @@ func NewError(code int64, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-func fromWire(e *jsonrpc2.Error) *Error {
-	out := &Error{Code: e.Code, Message: e.Message}
-	if e.Data != nil {
-		out.Data = append([]byte(nil), (*e.Data)...)
-	}
-	return out
-}
-
 func (e *Error) toWire() *jsonrpc2.Error {
 	out := &jsonrpc2.Error{Code: e.Code, Message: e.Message}
 	if len(e.Data) > 0 {

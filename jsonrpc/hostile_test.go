@@ -32,6 +32,7 @@ func timedOutCall(t *testing.T, mode jsonrpctest.Mode) *jsonrpc.CancelledError {
 // A timed-out call against a server that answered with the wrong id says
 // what arrived instead of only "timed out".
 func TestTimeoutNamesResponseWithWrongID(t *testing.T) {
+	t.Parallel()
 	ce := timedOutCall(t, jsonrpctest.WrongID)
 	want := "a response with id " + jsonrpc.FormatID(ce.ID+1000) + ", which matches no request"
 	if !strings.Contains(ce.Error(), want) {
@@ -43,6 +44,7 @@ func TestTimeoutNamesResponseWithWrongID(t *testing.T) {
 }
 
 func TestTimeoutNamesNotificationSentInstead(t *testing.T) {
+	t.Parallel()
 	ce := timedOutCall(t, jsonrpctest.NotifyInstead)
 	if !strings.Contains(ce.Error(), "1 notification (the last notifications/message), which never answer a request") {
 		t.Fatalf("error %q does not name the notification that came instead", ce.Error())
@@ -52,6 +54,7 @@ func TestTimeoutNamesNotificationSentInstead(t *testing.T) {
 // A call the caller cancels is only cancelled: what the server sent
 // meanwhile is kept in Arrived but not told as if the server were at fault.
 func TestUserCancelDoesNotBlameTheServer(t *testing.T) {
+	t.Parallel()
 	arrived := make(chan struct{}, 8)
 	s := startServer(t, jsonrpctest.NotifyInstead, serverOpts{conn: jsonrpc.Options{
 		OnNotification: func(jsonrpc.Notification) { arrived <- struct{}{} },
@@ -83,6 +86,7 @@ func TestUserCancelDoesNotBlameTheServer(t *testing.T) {
 
 // An error with a null id answers no request; it is not "id 0".
 func TestNullIDErrorIsNotIDZero(t *testing.T) {
+	t.Parallel()
 	anomalies := make(chan jsonrpc.Anomaly, 8)
 	s := startServer(t, jsonrpctest.NullIDError, serverOpts{conn: jsonrpc.Options{OnAnomaly: func(a jsonrpc.Anomaly) { anomalies <- a }}})
 	initialize(t, s.conn)
@@ -105,6 +109,7 @@ func TestNullIDErrorIsNotIDZero(t *testing.T) {
 // A response nested beyond encoding/json's limit used to be skipped as
 // stdout noise, leaving its request to hang; it fails that request at once.
 func TestUndecodableResponseFailsItsRequest(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, jsonrpctest.DeepResponse, serverOpts{})
 	initialize(t, s.conn)
 	_, err := callTool(ctxTimeout(t, 10*time.Second), s.conn, "echo", map[string]any{"text": "x"})

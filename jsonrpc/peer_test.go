@@ -56,6 +56,7 @@ func newPeer(t *testing.T, h handlerFunc, opts jsonrpc.Options) *peer {
 }
 
 func TestLateResponseIsDroppedAndCounted(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	anomalies := make(chan jsonrpc.Anomaly, 4)
 	p := newPeer(t, func(ctx context.Context, c *jsonrpc2.Conn, r *jsonrpc2.Request) {
@@ -94,6 +95,7 @@ func TestLateResponseIsDroppedAndCounted(t *testing.T) {
 }
 
 func TestPeerRequestsAreAnswered(t *testing.T) {
+	t.Parallel()
 	handlerStarted := make(chan struct{})
 	handlerCancelled := make(chan struct{})
 	p := newPeer(t, func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) {}, jsonrpc.Options{

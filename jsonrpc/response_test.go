@@ -21,6 +21,7 @@ import (
 // read buffer is reused between frames), errors keep their code, message
 // and data, and a second response with an answered id is unknown.
 func TestResponsesTakenOffTheStream(t *testing.T) {
+	t.Parallel()
 	anomalies := make(chan jsonrpc.Anomaly, 16)
 	p := newPeer(t, func(ctx context.Context, c *jsonrpc2.Conn, r *jsonrpc2.Request) {
 		if r.Notif {
@@ -84,6 +85,7 @@ func TestResponsesTakenOffTheStream(t *testing.T) {
 // runtime's streams do: closing one closes only the server's stdin, and
 // the process is stopped in the background meanwhile).
 func TestCloseRejectsBeforeTheReadLoopEnds(t *testing.T) {
+	t.Parallel()
 	path, args, env := jsonrpctest.Command(jsonrpctest.IgnoreEOF)
 	cmd := exec.Command(path, args...)
 	cmd.Env = env

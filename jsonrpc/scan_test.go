@@ -6,6 +6,7 @@ import (
 )
 
 func TestScanMembers(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in                          string
 		ok                          bool

@@ -16,6 +16,7 @@ import (
 // the keys and cost a decode per request on a server's hot path), and its
 // string id is kept.
 func TestPeerRequestParamsArriveAsSent(t *testing.T) {
+	t.Parallel()
 	got := make(chan *jsonrpc.Request, 1)
 	p := newPeer(t, func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) {}, jsonrpc.Options{
 		Handler: func(_ context.Context, req *jsonrpc.Request) (any, error) {
@@ -39,6 +40,7 @@ func TestPeerRequestParamsArriveAsSent(t *testing.T) {
 // (the Handler's contract), so Close never waits on a handler that waits
 // on someone (an elicitation form nobody will fill in now).
 func TestCloseCancelsHandlers(t *testing.T) {
+	t.Parallel()
 	started, cancelled := make(chan struct{}), make(chan struct{})
 	p := newPeer(t, func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) {}, jsonrpc.Options{
 		Handler: func(ctx context.Context, _ *jsonrpc.Request) (any, error) {

@@ -9,6 +9,7 @@ import (
 // state events of the whole burst; a held step that replies to someone
 // publishes first, so the caller finds its result in the snapshot.
 func TestMachineHeldReportsPublishOnceAtFlush(t *testing.T) {
+	t.Parallel()
 	r := machineOf(t, plainServer("a"), plainServer("b"), plainServer("c"))
 	r.cmd(command{kind: cmdSetEnabled, on: true})
 	r.m.hold = true

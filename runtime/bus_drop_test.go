@@ -10,6 +10,7 @@ import (
 // TestSubscriberDropCount: a lossy subscriber that asks for its own drop
 // count sees exactly the events dropped for it, not those of others.
 func TestSubscriberDropCount(t *testing.T) {
+	t.Parallel()
 	b := newBus()
 	var mine atomic.Uint64
 	_, cancelMine := b.subscribe(SubscribeOptions{Buffer: 4, Dropped: &mine})
@@ -39,6 +40,7 @@ func TestSubscriberDropCount(t *testing.T) {
 // behind its channel up to the bound, and only beyond it the oldest are
 // dropped and counted. What is kept arrives in order.
 func TestLosslessPublishNeverWaits(t *testing.T) {
+	t.Parallel()
 	b := newBus()
 	var dropped atomic.Uint64
 	ch, cancel := b.subscribe(SubscribeOptions{Lossless: true, Buffer: 4, Dropped: &dropped})
@@ -84,6 +86,7 @@ func TestLosslessPublishNeverWaits(t *testing.T) {
 // server's stream does) far faster than the reader, overrunning its
 // channel many times.
 func TestLosslessKeepsEverythingForAReader(t *testing.T) {
+	t.Parallel()
 	b := newBus()
 	ch, cancel := b.subscribe(SubscribeOptions{Lossless: true, Buffer: 8})
 	defer cancel()
@@ -113,6 +116,7 @@ func TestLosslessKeepsEverythingForAReader(t *testing.T) {
 // subscriber lags, and goes on when it catches up, when its ctx ends (the
 // session is closing) or when the subscriber leaves.
 func TestWaitRoomIsTheOnlyWait(t *testing.T) {
+	t.Parallel()
 	b := newBus()
 	if !returnsWithin(func() { b.waitRoom(context.Background()) }) {
 		t.Fatal("waitRoom waited with no lossless subscriber")
@@ -214,6 +218,7 @@ func returnsWithin(f func()) bool {
 // and call's progress printer rely on it); a reader that stopped holds
 // the cancel only briefly.
 func TestLosslessCancelDeliversWhatWasPublished(t *testing.T) {
+	t.Parallel()
 	b := newBus()
 	ch, cancel := b.subscribe(SubscribeOptions{Lossless: true, Buffer: 4})
 	const total = 500

@@ -70,6 +70,9 @@ func (c *Controller) call(ctx context.Context, req CallRequest) (res *Result, to
 	if err != nil {
 		return nil, "", err
 	}
+	if t.Disabled {
+		return nil, t.ServerTool, switchedOff(req.Server, t)
+	}
 	res, err = c.callTool(ctx, sess, t, req)
 	return res, t.ServerTool, err
 }

@@ -96,7 +96,7 @@ func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Serve
 		_, _ = s.chain(ctx, &request{method: mcp.MethodSetLevel, wire: mcp.SetLevelParams{Level: mcp.LogLevel(level)}})
 	}
 	info.init = s.init
-	info.lists, info.leaks = l, leaks(l)
+	info.lists, info.leaks, info.identity = l, leaks(l), toolIdentity(cfg)
 	if note := s.fallback.Load(); note != nil {
 		info.fallback = *note
 	}
@@ -217,9 +217,10 @@ func plural(n int, one, many string) string {
 }
 
 // clientCapabilities declares what is plugged in, and nothing else: roots
-// only when the server is offered some. MCP Apps are always declared:
-// mcpdeck renders them (runtime/apphost), and servers that adapt to the
-// client list their app tools only to a host that does.
+// only when the server is offered some, elicitation and sampling only with
+// something to answer them. MCP Apps are always declared: mcpdeck renders
+// them (runtime/apphost), and servers that adapt to the client list their
+// app tools only to a host that does.
 func (c *Controller) clientCapabilities(server string, configured []string) mcp.ClientCapabilities {
 	caps := mcp.ClientCapabilities{Extensions: map[string]json.RawMessage{mcp.ExtensionUI: mcp.UICapability()}}
 	if len(c.rootsFor(server, configured)) > 0 {
@@ -227,6 +228,11 @@ func (c *Controller) clientCapabilities(server string, configured []string) mcp.
 	}
 	if c.elicitor() != nil {
 		caps.Elicitation = &mcp.ElicitationCapability{Form: &mcp.Empty{}}
+	}
+	if c.sampler() != nil {
+		// A person can answer with tool_use blocks (raw JSON), and a
+		// canned reply may hold them: tool-enabled requests are welcome.
+		caps.Sampling = &mcp.SamplingCapability{Tools: &mcp.Empty{}}
 	}
 	return caps
 }

@@ -25,6 +25,9 @@ type Options struct {
 	// Elicitor answers elicitation/create; nil leaves elicitation
 	// undeclared (servers then get -32601).
 	Elicitor Elicitor
+	// Sampler answers sampling/createMessage (the TUI's dialog, a canned
+	// reply); nil leaves sampling undeclared (servers then get -32601).
+	Sampler Sampler
 	// Roots are the directories offered by roots/list to servers that do
 	// not configure their own (global roots in mcp.json, --root). With none,
 	// the roots capability is not declared: servers keep the directories
@@ -60,6 +63,11 @@ type Options struct {
 	// (NewEraMemory); the CLI and TUI share one file in the state directory
 	// (OpenEraMemory).
 	Eras *EraMemory
+	// Tools are the operator's tool decisions: tools switched off and
+	// pinned definitions, applied to every publication. Nil keeps them for
+	// this controller only (NewToolPolicy); the CLI and TUI share one file
+	// in the state directory (OpenToolPolicy).
+	Tools *ToolPolicy
 	// Telemetry, when set, gets a span per request, ping latencies,
 	// session durations, and reads the servers' counters at collection
 	// time. Nil records nothing.
@@ -107,6 +115,7 @@ type Controller struct {
 	pub atomic.Pointer[publication]
 
 	elicit     atomic.Pointer[elicitorBox]
+	samplerBox atomic.Pointer[samplerBox]
 	progressID atomic.Uint64
 	hist       history   // the tool calls of the session
 	wish       wishes    // subscriptions and log levels, kept across reconnects
@@ -143,6 +152,9 @@ func New(opts Options) *Controller {
 	if opts.Eras == nil {
 		opts.Eras = NewEraMemory()
 	}
+	if opts.Tools == nil {
+		opts.Tools = NewToolPolicy()
+	}
 	if opts.SpawnConcurrency <= 0 {
 		opts.SpawnConcurrency = DefaultSpawnConcurrency
 	}
@@ -162,9 +174,13 @@ func New(opts Options) *Controller {
 	if opts.Elicitor != nil {
 		c.SetElicitor(opts.Elicitor)
 	}
+	if opts.Sampler != nil {
+		c.SetSampler(opts.Sampler)
+	}
 	opts.Telemetry.SetSource(c.TelemetryStats)
 	m := newMachine(opts.Config)
 	m.noRetry, m.spawnLimit, m.queueTimeout = opts.NoAutoReconnect, opts.SpawnConcurrency, opts.SpawnQueueTimeout
+	m.tools = opts.Tools
 	l := newLoop(c, m)
 	m.now = time.Now()
 	m.publish()
@@ -172,6 +188,9 @@ func New(opts Options) *Controller {
 		l.run1(e) // the first publication, before anyone can ask for a snapshot
 	}
 	m.out = nil
+	if opts.Tools.Path() != "" {
+		l.wg.Go(c.watchToolPolicy)
+	}
 	go l.run()
 	return c
 }
@@ -231,6 +250,7 @@ const (
 	cmdReconnect
 	cmdReload
 	cmdConfigure
+	cmdRepublish // the tool decisions changed: publish them
 	cmdShutdown
 )
 
@@ -338,6 +358,8 @@ func (cmd command) key() string {
 		return "server:" + cmd.server
 	case cmdReconnect:
 		return "reconnect:" + cmd.server
+	case cmdRepublish:
+		return "republish"
 	}
 	return "shutdown"
 }

@@ -16,6 +16,7 @@ import (
 )
 
 func TestNewStartsNothing(t *testing.T) {
+	t.Parallel()
 	c := newController(t, fakeServer("a", jsonrpctest.Normal), fakeServer("b", jsonrpctest.Normal))
 	snap := c.Snapshot()
 	if snap.Enabled {
@@ -36,6 +37,7 @@ func TestNewStartsNothing(t *testing.T) {
 }
 
 func TestEnablePublishesCapabilitiesTogether(t *testing.T) {
+	t.Parallel()
 	c := newController(t,
 		fakeServer("fast", jsonrpctest.Normal),
 		fakeServer("slow", jsonrpctest.SlowInit, jsonrpctest.WithDelay(1500*time.Millisecond)))
@@ -73,6 +75,7 @@ func TestEnablePublishesCapabilitiesTogether(t *testing.T) {
 }
 
 func TestDisableWithdrawsBeforeClosing(t *testing.T) {
+	t.Parallel()
 	c := newController(t, fakeServer("a", jsonrpctest.Normal), fakeServer("b", jsonrpctest.IgnoreEOF))
 	enable(t, c)
 	pids := []int{serverOf(t, c, "a").PID, serverOf(t, c, "b").PID}
@@ -125,6 +128,7 @@ func drain(r *recorder) []Event {
 }
 
 func TestToggleStormEndsInLastState(t *testing.T) {
+	t.Parallel()
 	c := newController(t, fakeServer("a", jsonrpctest.Normal), fakeServer("b", jsonrpctest.Normal))
 	var replies []chan reply
 	for i := 0; i <= 100; i++ { // 101 commands: the last one enables
@@ -164,6 +168,7 @@ func TestToggleStormEndsInLastState(t *testing.T) {
 }
 
 func TestReloadAppliesPlan(t *testing.T) {
+	t.Parallel()
 	keep, change, remove := fakeServer("keep", jsonrpctest.Normal), fakeServer("change", jsonrpctest.Normal), fakeServer("remove", jsonrpctest.Normal)
 	c := newController(t, keep, change, remove, fakeServer("off", jsonrpctest.Normal))
 	enable(t, c)
@@ -210,6 +215,7 @@ func TestReloadAppliesPlan(t *testing.T) {
 }
 
 func TestCallThroughTheBridge(t *testing.T) {
+	t.Parallel()
 	c := newController(t, demoServer("demo"))
 	enable(t, c)
 	ctx := ctxFor(t, 20*time.Second)
@@ -253,6 +259,7 @@ func TestCallThroughTheBridge(t *testing.T) {
 }
 
 func TestResultsAreBounded(t *testing.T) {
+	t.Parallel()
 	c := New(Options{Config: configOf(fakeServer("f", jsonrpctest.Normal)), ResultLimit: 1000, StopGrace: 500 * time.Millisecond})
 	t.Cleanup(func() { c.Shutdown(context.Background()) })
 	enable(t, c)
@@ -266,6 +273,7 @@ func TestResultsAreBounded(t *testing.T) {
 }
 
 func TestTimeoutProgressAndCancel(t *testing.T) {
+	t.Parallel()
 	c := New(Options{Config: configOf(fakeServer("f", jsonrpctest.Normal), fakeServer("h", jsonrpctest.Hang)),
 		MaxCallTime: 1500 * time.Millisecond, StopGrace: 500 * time.Millisecond})
 	t.Cleanup(func() { c.Shutdown(context.Background()) })
@@ -316,6 +324,7 @@ func TestTimeoutProgressAndCancel(t *testing.T) {
 }
 
 func TestCrashRejectsOutstandingAndReconnects(t *testing.T) {
+	t.Parallel()
 	srv := fakeServer("c", jsonrpctest.CrashOnCall)
 	srv.AutoReconnect.Enabled, srv.AutoReconnect.MaxAttempts = true, 3
 	srv.AutoReconnect.InitialBackoff, srv.AutoReconnect.MaxBackoff = 50*time.Millisecond, time.Second
@@ -343,6 +352,7 @@ func TestCrashRejectsOutstandingAndReconnects(t *testing.T) {
 }
 
 func TestListChangedRepublishes(t *testing.T) {
+	t.Parallel()
 	c := newController(t, fakeServer("f", jsonrpctest.Normal))
 	enable(t, c)
 	rec := record(t, c)
@@ -357,6 +367,7 @@ func TestListChangedRepublishes(t *testing.T) {
 }
 
 func TestManualReconnectAndToggle(t *testing.T) {
+	t.Parallel()
 	c := newController(t, fakeServer("a", jsonrpctest.Normal), fakeServer("b", jsonrpctest.Normal))
 	enable(t, c)
 	pid := serverOf(t, c, "a").PID
@@ -386,6 +397,7 @@ func TestManualReconnectAndToggle(t *testing.T) {
 }
 
 func TestSecretsNeverInEventsOrSnapshot(t *testing.T) {
+	t.Parallel()
 	const secret = "sk-live-0123456789"
 	srv := fakeServer("s", jsonrpctest.SecretLeak, jsonrpctest.WithSecret(secret))
 	c := newController(t, srv)
@@ -415,6 +427,7 @@ func TestSecretsNeverInEventsOrSnapshot(t *testing.T) {
 }
 
 func TestFailedStartsAreReportedNotFatal(t *testing.T) {
+	t.Parallel()
 	missing := fakeServer("missing", jsonrpctest.Normal)
 	missing.Command = "/no/such/server-binary"
 	c := newController(t,

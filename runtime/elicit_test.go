@@ -15,6 +15,7 @@ import (
 // TUI's form starts with and declines, saying why, when a required field
 // has nothing to pick.
 func TestDefaultsElicitor(t *testing.T) {
+	t.Parallel()
 	everything, err := os.ReadFile(filepath.Join("schema", "testdata", "everything-elicitation.json"))
 	if err != nil {
 		t.Fatal(err)

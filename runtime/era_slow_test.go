@@ -52,6 +52,7 @@ func servedEra(t *testing.T, c *Controller, server string) string {
 // that took that initialize is not used in the legacy era it pinned the
 // process to, but started again.
 func TestSlowStartingModernPeers(t *testing.T) {
+	t.Parallel()
 	unread := EraDiscoverAnswered
 	if goruntime.GOOS != "linux" {
 		unread = EraSwitched // whether the probe was read cannot be told
@@ -72,6 +73,7 @@ func TestSlowStartingModernPeers(t *testing.T) {
 		{"dual-era pinned", jsonrpctest.DualEra, true, mcp.LatestModern, EraPinned},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each waits out a slow start of its own
 			srv := slowTSPeer(t, "slow", tc.era, tc.readEarly)
 			c := New(Options{Config: configOf(srv), StopGrace: 500 * time.Millisecond, Protocol: tc.protocol})
 			t.Cleanup(func() { shutdownOrFail(t, c) })

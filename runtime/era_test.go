@@ -18,6 +18,7 @@ import (
 // initialize sent alongside can arrive on a stdio pipe, and what each
 // means.
 func TestProbeStep(t *testing.T) {
+	t.Parallel()
 	modern := &mcp.Verdict{Era: mcp.Modern, Version: mcp.LatestModern}
 	retry := &mcp.Verdict{Era: mcp.Modern, Version: mcp.LatestModern, Retry: true}
 	unusable := &mcp.Verdict{Era: mcp.Modern, Err: errors.New("no version in common")}
@@ -62,6 +63,7 @@ func TestProbeStep(t *testing.T) {
 }
 
 func TestEraDecisionNames(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, d := range EraDecisions() {
 		name := d.String()
@@ -79,6 +81,7 @@ func TestEraDecisionNames(t *testing.T) {
 // names for stdio (not values: a rotated token is the same server), the
 // origin for a remote server.
 func TestEraIdentity(t *testing.T) {
+	t.Parallel()
 	base := config.Server{Transport: config.TransportStdio, Command: "npx", Args: []string{"-y", "srv"}, Env: map[string]string{"TOKEN": "a"}}
 	same := base
 	same.Env = map[string]string{"TOKEN": "b"}
@@ -137,6 +140,7 @@ func requestsSent(r *recorder, server string, methods ...string) string {
 // wait once: the next run remembers it (eras.json in the state directory)
 // and starts it with initialize at once.
 func TestSilentLegacyServerRememberedAcrossRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := fakeServer("l", jsonrpctest.LegacySilentDiscover)
 	first := eraController(t, dir, srv)
@@ -173,6 +177,7 @@ func TestSilentLegacyServerRememberedAcrossRuns(t *testing.T) {
 // the same connection attempt when the server says so, and remembered
 // anew.
 func TestRememberedEraGoneStale(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		before, now jsonrpctest.Mode // same identity: only env values differ
@@ -239,6 +244,7 @@ func TestRememberedEraGoneStale(t *testing.T) {
 // A legacy server pinned by the protocol setting is not remembered: it
 // may be a dual-era server, which auto must still find modern.
 func TestPinnedLegacyIsNotRemembered(t *testing.T) {
+	t.Parallel()
 	srv := fakeServer("s", jsonrpctest.Normal)
 	srv.Protocol = "legacy"
 	c := eraController(t, t.TempDir(), srv)
@@ -253,6 +259,7 @@ func TestPinnedLegacyIsNotRemembered(t *testing.T) {
 
 // An unreadable eras.json is reported and replaced, never fatal.
 func TestEraMemoryUnreadableFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "eras.json")
 	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
@@ -280,6 +287,7 @@ func TestEraMemoryUnreadableFile(t *testing.T) {
 // arrives: that comes before the session is ready, so it wins, and the
 // server is started again and spoken to in the modern era.
 func TestLateDiscoverBeforeReadyWins(t *testing.T) {
+	t.Parallel()
 	srv := fakeServer("d", jsonrpctest.DualLateDiscover, jsonrpctest.WithDelay(time.Second))
 	srv.DiscoverTimeout = 100 * time.Millisecond
 	c := newController(t, srv)
@@ -303,6 +311,7 @@ func TestLateDiscoverBeforeReadyWins(t *testing.T) {
 // remembered initialize, is forgotten, probed afresh in the same attempt
 // and remembered as modern.
 func TestRemoteEraRememberedPerOrigin(t *testing.T) {
+	t.Parallel()
 	url := jsonrpctest.TSServerHTTP(t, jsonrpctest.ModernEra)
 	srv := config.Server{Name: "h", Transport: config.TransportHTTP, URL: url, Enabled: true,
 		StartupTimeout: 20 * time.Second, CallTimeout: 10 * time.Second}
@@ -344,6 +353,7 @@ func TestRemoteEraRememberedPerOrigin(t *testing.T) {
 // server/discover with a legacy error). Each is probed afresh in the same
 // attempt and remembered anew.
 func TestStaleEraOfRealStdioServers(t *testing.T) {
+	t.Parallel()
 	tsPath, tsArgs, tsEnv := jsonrpctest.TSServerStdio(t, jsonrpctest.ModernEra)
 	ts := config.Server{Name: "s", Transport: config.TransportStdio, Command: tsPath, Args: tsArgs, Enabled: true,
 		Env: map[string]string{jsonrpctest.EnvNodeModules: envValue(tsEnv, jsonrpctest.EnvNodeModules)}, StartupTimeout: 30 * time.Second, CallTimeout: 10 * time.Second}
@@ -400,6 +410,7 @@ func envValue(env []string, key string) string {
 // A protocol setting that allows one era wins over the era memory, over
 // HTTP as on stdio: the era is then pinned, not remembered.
 func TestPinnedEraWinsOverTheMemory(t *testing.T) {
+	t.Parallel()
 	url := jsonrpctest.TSServerHTTP(t, jsonrpctest.DualEra)
 	path, args, env := jsonrpctest.TSServerStdio(t, jsonrpctest.DualEra)
 	for _, srv := range []config.Server{

@@ -1,18 +1,14 @@
 package runtime
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -221,28 +217,7 @@ func (m *EraMemory) change(key string, e *RememberedEra) error {
 	return nil
 }
 
-// eraIdentity is what a server's era is remembered by, hashed: for stdio
-// the command, its arguments, its working directory and the names (not the
-// values: a rotated token is the same server) of the variables it is given;
-// for a remote server the origin of its URL (scheme, host and port), as the
+// eraIdentity is what a server's era is remembered by: its identity
+// (serverIdentity) with a remote server known by its URL's origin, as the
 // 2026-07-28 revision says an era is cached per origin.
-func eraIdentity(cfg config.Server) string {
-	var parts []string
-	if cfg.Transport == config.TransportStdio {
-		parts = append([]string{"stdio", cfg.Command}, cfg.Args...)
-		parts = append(parts, "cwd", cfg.Cwd, "env")
-		parts = append(parts, slices.Sorted(maps.Keys(cfg.Env))...) // envFile's names are merged in
-	} else {
-		origin := cfg.URL
-		if u, err := url.Parse(cfg.URL); err == nil && u.Host != "" {
-			origin = strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
-		}
-		parts = []string{"remote", origin}
-	}
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+func eraIdentity(cfg config.Server) string { return serverIdentity(cfg, false) }

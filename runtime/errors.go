@@ -78,6 +78,7 @@ const (
 	KindSuperseded                          // a later command replaced this one
 	KindRefused                             // the server's state does not allow the command
 	KindDeclined                            // the input the server needs was declined
+	KindToolSwitchedOff                     // the tool is switched off in mcpdeck
 
 	numErrorKinds // not a kind: how many there are, for the table's check
 )
@@ -176,6 +177,7 @@ var errorKinds = []ErrorKindInfo{
 	{Kind: KindNotReady, Name: "not-ready", Sentinel: ErrNotReady},
 	{Kind: KindUnknownServer, Name: "unknown-server", Sentinel: ErrUnknownServer},
 	{Kind: KindUnknownTool, Name: "unknown-tool", Sentinel: ErrUnknownTool},
+	{Kind: KindToolSwitchedOff, Name: "tool-switched-off", Sentinel: ErrToolSwitchedOff},
 	{Kind: KindShutdown, Name: "shutdown", Sentinel: ErrShutdown},
 	{Kind: KindSuperseded, Name: "superseded", Sentinel: ErrSuperseded},
 	{Kind: KindRefused, Name: "refused", Sentinel: ErrRefused},

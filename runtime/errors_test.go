@@ -16,6 +16,7 @@ import (
 )
 
 func TestKindOfClassifiesWhatTheRuntimeReturns(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		err  error
 		want ErrorKind
@@ -46,6 +47,7 @@ func TestKindOfClassifiesWhatTheRuntimeReturns(t *testing.T) {
 // An ErrorInfo kept in a snapshot (and round-tripped through JSON, as
 // recordings and --json output do) still matches its kind's sentinels.
 func TestErrorInfoMatchesSentinelsAcrossSnapshots(t *testing.T) {
+	t.Parallel()
 	info := errorInfo("s", "tools/call", &jsonrpc.CancelledError{Method: "tools/call", Reason: "timed out", Timeout: true})
 	raw, err := json.Marshal(info)
 	if err != nil {
@@ -77,6 +79,7 @@ func TestErrorInfoMatchesSentinelsAcrossSnapshots(t *testing.T) {
 // Percentiles of health checks use the nearest rank: with two pings of 1
 // and 3 ms the p95 is 3 ms, not the faster one.
 func TestPingPercentilesNearestRank(t *testing.T) {
+	t.Parallel()
 	var p pingTracker
 	p.record(3*time.Millisecond, true)
 	p.record(1*time.Millisecond, true)
@@ -99,6 +102,7 @@ func TestPingPercentilesNearestRank(t *testing.T) {
 // A 2025 server refuses an unknown revision with -32602 and data.supported,
 // a 2026 one with -32022: both say what they speak; other refusals do not.
 func TestSupportedVersionsOfARefusal(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err  error
 		want []string

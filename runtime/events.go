@@ -70,7 +70,9 @@ var eventKinds = []EventKind{
 	kindOf[TaskUpdated]("TaskUpdated", "task"),
 	kindOf[ListenChanged]("ListenChanged", "listen"),
 	kindOf[ReloadPlanned]("ReloadPlanned", "reload"),
+	kindOf[OperatorDecision]("OperatorDecision", "decision"),
 	kindOf[AppMessage]("AppMessage", "app"),
+	kindOf[ToolDecision]("ToolDecision", "tool_decision"),
 }
 
 func kindOf[E Event](name, alias string) EventKind {
@@ -170,6 +172,25 @@ type ListChanged struct {
 	EventHeader
 	Kind string // tools, prompts, resources
 }
+
+// ToolDecision: the tool decisions of a server changed (ToolPolicy):
+// tools were pinned when first listed, switched off or on, or a changed
+// definition accepted. Err says the decision holds for this process only:
+// it could not be saved.
+type ToolDecision struct {
+	EventHeader
+	Action string   // one of the ToolAction constants
+	Tools  []string // the server's names of the tools
+	Err    string
+}
+
+// The actions of a ToolDecision.
+const (
+	ToolActionPinned   = "pinned"
+	ToolActionOff      = "switched off"
+	ToolActionOn       = "switched on"
+	ToolActionAccepted = "accepted"
+)
 
 // ResourceUpdated: notifications/resources/updated.
 type ResourceUpdated struct {

@@ -17,6 +17,7 @@ import (
 // @modelcontextprotocol/server-everything over stdio through the whole
 // runtime.
 func TestEverythingInterop(t *testing.T) {
+	t.Parallel()
 	node, script := jsonrpctest.Everything(t)
 	srv := config.Server{Name: "everything", Transport: config.TransportStdio, Command: node, Args: []string{script, "stdio"},
 		Enabled: true, StartupTimeout: 30 * time.Second, CallTimeout: 30 * time.Second}
@@ -106,6 +107,7 @@ func (e interpretElicitor) Elicit(_ context.Context, req ElicitRequest) (ElicitR
 // delivered through tasks/result) answered, its result fetched; and a
 // cancelled call cancels its task with tasks/cancel.
 func TestEverythingLegacyTasks(t *testing.T) {
+	t.Parallel()
 	node, script := jsonrpctest.Everything(t)
 	srv := config.Server{Name: "everything", Transport: config.TransportStdio, Command: node, Args: []string{script, "stdio"},
 		Enabled: true, StartupTimeout: 30 * time.Second, CallTimeout: 30 * time.Second}

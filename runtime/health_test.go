@@ -11,6 +11,7 @@ import (
 )
 
 func TestPingsRecordLatencyAndMissesFailTheServer(t *testing.T) {
+	t.Parallel()
 	srv := fakeServer("p", jsonrpctest.Normal)
 	srv.PingInterval = 30 * time.Millisecond
 	c := newController(t, srv)

@@ -42,6 +42,7 @@ func everythingOf(t *testing.T, c *Controller, events []Event) string {
 // era reason quotes) never gets it into the runtime's state: every byte
 // from the server passes the scrubber on its way in.
 func TestReflectedEnvSecretIsScrubbedAtIntake(t *testing.T) {
+	t.Parallel()
 	const secret = "tok-reflected-0123456789abcdef"
 	srv := fakeServer("s", jsonrpctest.EchoSecret, jsonrpctest.WithSecret(secret))
 	c := newController(t, srv)
@@ -82,6 +83,7 @@ func TestReflectedEnvSecretIsScrubbedAtIntake(t *testing.T) {
 // in its answer to the era probe, its instructions and a tool result,
 // never gets it into the runtime's state.
 func TestReflectedRuntimeTokenIsScrubbedAtIntake(t *testing.T) {
+	t.Parallel()
 	const token = "at-runtime-token-9f8e7d6c5b4a3210"
 	config.AddSecret(token)
 	s := mcp.NewServer(&mcp.Implementation{Name: "reflector", Version: "1"}, &mcp.ServerOptions{Instructions: "Bearer " + token})

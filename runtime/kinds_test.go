@@ -13,6 +13,7 @@ import (
 // match ErrDeclined, and an error wrapping ErrProtocol (a malformed list
 // page, a result that cannot be decoded) was of no kind at all.
 func TestDeclinedAndProtocolMatchTheirSentinels(t *testing.T) {
+	t.Parallel()
 	if !errors.Is(&ErrorInfo{Kind: KindDeclined}, ErrDeclined) {
 		t.Error("errors.Is(&ErrorInfo{Kind: KindDeclined}, ErrDeclined) is false")
 	}
@@ -26,6 +27,7 @@ func TestDeclinedAndProtocolMatchTheirSentinels(t *testing.T) {
 // sentinels, KindOf maps each of them (and each error the row names)
 // back to the kind, and the name survives a JSON round trip.
 func TestErrorKindTable(t *testing.T) {
+	t.Parallel()
 	names, sentinels := map[string]ErrorKind{}, map[error]ErrorKind{}
 	for _, r := range ErrorKinds() {
 		if r.Kind.String() != r.Name || r.Name == "" {
@@ -83,6 +85,7 @@ func TestErrorKindTable(t *testing.T) {
 // runtime event type once, with a name and a short alias, and an event of
 // the type finds its row.
 func TestEventKindTable(t *testing.T) {
+	t.Parallel()
 	names := map[string]bool{}
 	for _, k := range EventKinds() {
 		if k.Name == "" || k.Alias == "" || names[k.Name] {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpdeck/config"
 	"mcpdeck/jsonrpc/mcphttp"
 	"mcpdeck/runtime/mcp"
 )
@@ -89,7 +90,39 @@ func (ls *listState) list(ctx context.Context, kind string, l *lists) error {
 	if kind == "tools" && s.modern() && s.remote {
 		ls.setHeaders(l.headers)
 	}
+	if kind == "tools" {
+		s.c.observeTools(s.cfg, l.Tools)
+	}
 	return nil
+}
+
+// observeTools records a listing of a server's tools in the tool
+// decisions (ToolPolicy.observe), against what every server lists in the
+// latest publication, and says what it pinned.
+func (c *Controller) observeTools(cfg config.Server, tools []Tool) {
+	id := toolIdentity(cfg)
+	before := c.opts.Tools.state().servers[id]
+	err := c.opts.Tools.observe(id, cfg.Name, tools, listedTools(c.pub.Load().snap.Tools))
+	after := c.opts.Tools.state().servers[id]
+	var pinned []string
+	if after != nil {
+		for _, t := range tools {
+			if _, now := after.Pins[t.ServerTool]; now {
+				if before == nil {
+					pinned = append(pinned, t.ServerTool)
+				} else if _, was := before.Pins[t.ServerTool]; !was {
+					pinned = append(pinned, t.ServerTool)
+				}
+			}
+		}
+	}
+	if len(pinned) > 0 || err != nil {
+		ev := ToolDecision{EventHeader: EventHeader{Time: time.Now(), Server: cfg.Name}, Action: ToolActionPinned, Tools: pinned}
+		if err != nil {
+			ev.Err = err.Error()
+		}
+		c.bus.publish(ev)
+	}
 }
 
 // addPage decodes one page of method into l, stamping the server's name,

@@ -207,7 +207,7 @@ func (l *loop) stop(e effStop) {
 // then announces the state events it shows and the publication itself.
 func (l *loop) publish(v view) {
 	pub := &publication{snap: v.snap, published: map[string]*session{}, live: map[string]*session{}, tools: map[string]Tool{},
-		configRoots: v.configRoots}
+		configRoots: v.configRoots, identities: v.identities}
 	v.snap.DroppedEvents = l.c.bus.dropped.Load()
 	for name, gen := range v.published {
 		if att := l.conns[gen]; att != nil && att.sess != nil {

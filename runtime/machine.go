@@ -34,6 +34,11 @@ type machine struct {
 	shutdown chan reply
 	// noRetry turns automatic reconnection off (Options.NoAutoReconnect).
 	noRetry bool
+	// tools are the operator's tool decisions (Options.Tools), applied to
+	// every publication. A publication reads their current state, an
+	// immutable value, and never waits for them; a change of decisions
+	// reaches the machine as cmdRepublish.
+	tools *ToolPolicy
 
 	// The spawn queue (spawn.go): at most spawnLimit stdio attempts are
 	// spawning (0: no bound); the rest wait in queue, each at most
@@ -124,6 +129,7 @@ type connInfo struct {
 	lists    lists
 	leaks    []string // where configured secrets were found in the lists
 	fallback string
+	identity string // what its tool decisions are kept by (toolIdentity)
 }
 
 // batch holds back the capabilities of servers connecting together, so
@@ -272,7 +278,7 @@ func (m *machine) step(now time.Time, in any) ([]effect, error) {
 		m.sessionClosed(in)
 	case msgListChanged:
 		if s := m.liveServer(in.name, in.gen); s != nil {
-			m.emit(effRefetch{name: in.name, gen: in.gen})
+			m.emit(effRefetch(in))
 		}
 	case msgListed:
 		m.listed(in)
@@ -384,6 +390,9 @@ func (m *machine) commands(cmds []command) {
 			m.reload(cmd.cfg, cmd.reply)
 		case cmd.kind == cmdConfigure:
 			m.configure(cmd.cfg, cmd.reply)
+		case cmd.kind == cmdRepublish:
+			m.dirty = true
+			m.reply(cmd.reply, reply{})
 		case cmd.kind == cmdShutdown:
 			m.abortBatch()
 			m.enabled = false

@@ -157,6 +157,7 @@ func enabled(r *rig, names ...string) {
 }
 
 func TestMachineEnablePublishesTogetherAndRepliesLast(t *testing.T) {
+	t.Parallel()
 	r := machineOf(t, plainServer("a"), plainServer("b"))
 	r.wantState("a", StateDisabled)
 	ch := r.cmd(command{kind: cmdSetEnabled, on: true})
@@ -191,6 +192,7 @@ func TestMachineEnablePublishesTogetherAndRepliesLast(t *testing.T) {
 }
 
 func TestMachineDisableWithdrawsThenStopsAndRepliesWhenGone(t *testing.T) {
+	t.Parallel()
 	r := machineOf(t, plainServer("a"), plainServer("b"))
 	enabled(r, "a", "b")
 	ga, gb := r.gen("a"), r.gen("b")
@@ -216,6 +218,7 @@ func TestMachineDisableWithdrawsThenStopsAndRepliesWhenGone(t *testing.T) {
 // While one server is still stopping, everything else goes on: another
 // server starts and is ready, and its caller is answered.
 func TestMachineSlowStopBlocksNothingElse(t *testing.T) {
+	t.Parallel()
 	b := plainServer("b")
 	b.Enabled = false
 	r := machineOf(t, plainServer("a"), b)
@@ -237,6 +240,7 @@ func TestMachineSlowStopBlocksNothingElse(t *testing.T) {
 }
 
 func TestMachineStartWaitsForTheOldConnection(t *testing.T) {
+	t.Parallel()
 	r := machineOf(t, plainServer("a"))
 	enabled(r, "a")
 	g := r.gen("a")
@@ -255,6 +259,7 @@ func TestMachineStartWaitsForTheOldConnection(t *testing.T) {
 }
 
 func TestMachineFailureShowsAtOnceAndRetriesAfterCleanup(t *testing.T) {
+	t.Parallel()
 	r := machineOf(t, plainServer("a"))
 	ch := r.cmd(command{kind: cmdSetEnabled, on: true})
 	g := r.gen("a")
@@ -295,6 +300,7 @@ func TestMachineFailureShowsAtOnceAndRetriesAfterCleanup(t *testing.T) {
 }
 
 func TestMachineNeedsLoginAndConfigErrorsAreNotRetried(t *testing.T) {
+	t.Parallel()
 	r := machineOf(t, plainServer("a"), plainServer("b"))
 	r.cmd(command{kind: cmdSetEnabled, on: true})
 	r.step(msgAttemptDone{name: "a", gen: r.gen("a"), err: fmt.Errorf("connecting: %w", ErrNeedsLogin)})
@@ -310,6 +316,7 @@ func TestMachineNeedsLoginAndConfigErrorsAreNotRetried(t *testing.T) {
 }
 
 func TestMachineSessionClosedWithdrawsFailsAndCleansUp(t *testing.T) {
+	t.Parallel()
 	r := machineOf(t, plainServer("a"))
 	enabled(r, "a")
 	g := r.gen("a")
@@ -333,6 +340,7 @@ func TestMachineSessionClosedWithdrawsFailsAndCleansUp(t *testing.T) {
 }
 
 func TestMachineHealthChecksDegradeRecoverAndDrop(t *testing.T) {
+	t.Parallel()
 	r := machineOf(t, plainServer("a"))
 	enabled(r, "a")
 	g := r.gen("a")
@@ -349,6 +357,7 @@ func TestMachineHealthChecksDegradeRecoverAndDrop(t *testing.T) {
 }
 
 func TestMachineReconnectStopsThenStarts(t *testing.T) {
+	t.Parallel()
 	r := machineOf(t, plainServer("a"))
 	enabled(r, "a")
 	g := r.gen("a")
@@ -378,6 +387,7 @@ func TestMachineReconnectStopsThenStarts(t *testing.T) {
 }
 
 func TestMachineReloadAppliesThePlan(t *testing.T) {
+	t.Parallel()
 	keep, restart, remove, off := plainServer("keep"), plainServer("restart"), plainServer("remove"), plainServer("off")
 	r := machineOf(t, keep, restart, remove, off)
 	enabled(r, "keep", "off", "remove", "restart")
@@ -423,6 +433,7 @@ func TestMachineReloadAppliesThePlan(t *testing.T) {
 }
 
 func TestMachineInvalidServerNeverStarts(t *testing.T) {
+	t.Parallel()
 	bad := plainServer("bad")
 	bad.Invalid = errors.New(`mcp.json:3:17: "timeout": "5 s" is not a duration`)
 	r := machineOf(t, bad, plainServer("good"))
@@ -443,6 +454,7 @@ func TestMachineInvalidServerNeverStarts(t *testing.T) {
 }
 
 func TestMachineCollapsesBurstsAndRefusesAfterShutdown(t *testing.T) {
+	t.Parallel()
 	r := machineOf(t, plainServer("a"))
 	var chans []chan reply
 	var cmds []command
@@ -470,6 +482,7 @@ func TestMachineCollapsesBurstsAndRefusesAfterShutdown(t *testing.T) {
 }
 
 func TestTransitionsAreChecked(t *testing.T) {
+	t.Parallel()
 	all := []State{StateDisabled, StateStarting, StateInitializing, StateListing, StateReady, StateDegraded,
 		StateFailed, StateStopping, StateStopped, StateNeedsLogin, StateInvalid}
 	if len(all) != len(stateNames) {
@@ -507,6 +520,7 @@ func TestTransitionsAreChecked(t *testing.T) {
 // While MCP is off the configuration can be replaced (after an approval,
 // say): nothing starts, and servers from an unapproved file never do.
 func TestMachineConfigureWhileOffStartsNothing(t *testing.T) {
+	t.Parallel()
 	pending := plainServer("proj")
 	pending.Unapproved = true
 	r := machineOf(t, pending, plainServer("user"))
@@ -541,7 +555,7 @@ func TestMachineConfigureWhileOffStartsNothing(t *testing.T) {
 	if _, ok := r.m.servers["user"]; ok || r.m.servers["proj"].cfg.Unapproved {
 		t.Fatal("the configuration was not replaced")
 	}
-	ch = r.cmd(command{kind: cmdSetEnabled, on: true})
+	r.cmd(command{kind: cmdSetEnabled, on: true})
 	if index(r.out, isStart("proj")) < 0 {
 		t.Fatalf("the approved server did not start: %s", kinds(r.out))
 	}
@@ -551,6 +565,7 @@ func TestMachineConfigureWhileOffStartsNothing(t *testing.T) {
 // switched off is Stop, switched on is Start, changed while off is Update;
 // only a server enabled on both sides is restarted.
 func TestReconcileByEnablement(t *testing.T) {
+	t.Parallel()
 	def := func(name string, enabled bool, cmd string) config.Server {
 		return config.Server{Name: name, Transport: config.TransportStdio, Command: cmd, Enabled: enabled}
 	}

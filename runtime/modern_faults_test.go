@@ -17,6 +17,7 @@ import (
 // the protocol setting rules out.
 
 func TestModernNoResultTypeReadsAsComplete(t *testing.T) {
+	t.Parallel()
 	c := modernController(t, &nameElicitor{name: "x"}, fakeServer("m", jsonrpctest.ModernNoResultType))
 	enable(t, c)
 	if v := serverOf(t, c, "m"); v.Era != EraModern || len(v.Tools) == 0 {
@@ -29,6 +30,7 @@ func TestModernNoResultTypeReadsAsComplete(t *testing.T) {
 }
 
 func TestModernChangedStateIsRefused(t *testing.T) {
+	t.Parallel()
 	c := modernController(t, &nameElicitor{name: "x"}, fakeServer("m", jsonrpctest.ModernChangedState))
 	enable(t, c)
 	_, err := c.Call(ctxFor(t, 10*time.Second), CallRequest{Server: "m", Tool: "ask"})
@@ -39,6 +41,7 @@ func TestModernChangedStateIsRefused(t *testing.T) {
 }
 
 func TestModernEndlessInputStopsAtTheBound(t *testing.T) {
+	t.Parallel()
 	c := modernController(t, &nameElicitor{name: "x"}, fakeServer("m", jsonrpctest.ModernEndlessInput))
 	enable(t, c)
 	var rounds int
@@ -65,6 +68,7 @@ func (d *declining) Elicit(context.Context, ElicitRequest) (ElicitResponse, erro
 // on without it: the call ends at the second asking, as declined, instead
 // of looping to the round limit and being blamed on the server.
 func TestModernDeclinedInputAskedAgainEndsTheCall(t *testing.T) {
+	t.Parallel()
 	d := &declining{}
 	c := modernController(t, d, fakeServer("m", jsonrpctest.ModernEndlessInput))
 	enable(t, c)
@@ -81,6 +85,7 @@ func TestModernDeclinedInputAskedAgainEndsTheCall(t *testing.T) {
 }
 
 func TestModernNoCommonVersionFails(t *testing.T) {
+	t.Parallel()
 	c := modernController(t, nil, fakeServer("m", jsonrpctest.ModernNoCommonVersion))
 	_ = c.SetEnabled(ctxFor(t, 20*time.Second), true)
 	v := serverOf(t, c, "m")
@@ -93,6 +98,7 @@ func TestModernNoCommonVersionFails(t *testing.T) {
 }
 
 func TestLegacySilentDiscoverFallsBackAfterTheTimeout(t *testing.T) {
+	t.Parallel()
 	srv := fakeServer("l", jsonrpctest.LegacySilentDiscover)
 	srv.DiscoverTimeout = 300 * time.Millisecond
 	c := newController(t, srv)
@@ -121,6 +127,7 @@ func TestLegacySilentDiscoverFallsBackAfterTheTimeout(t *testing.T) {
 }
 
 func TestLegacyDiscoverErrorsMeanLegacy(t *testing.T) {
+	t.Parallel()
 	c := newController(t, fakeServer("n", jsonrpctest.Normal), fakeServer("i", jsonrpctest.LegacyDiscoverInvalidParams))
 	enable(t, c)
 	for name, code := range map[string]string{"n": "-32601", "i": "-32602"} {
@@ -154,6 +161,7 @@ func TestModernListenNeverAcknowledged(t *testing.T) {
 }
 
 func TestProtocolSettingRulesOutAnEra(t *testing.T) {
+	t.Parallel()
 	legacyOnModern := fakeServer("m", jsonrpctest.Modern)
 	legacyOnModern.Protocol = "legacy"
 	modernOnLegacy := fakeServer("n", jsonrpctest.Normal)
@@ -186,6 +194,7 @@ func TestProtocolSettingRulesOutAnEra(t *testing.T) {
 }
 
 func TestPinnedLegacyRevision(t *testing.T) {
+	t.Parallel()
 	srv := fakeServer("n", jsonrpctest.Normal)
 	srv.Protocol = "2025-06-18"
 	c := newController(t, srv)
@@ -204,6 +213,7 @@ func TestPinnedLegacyRevision(t *testing.T) {
 // TestModernListsCachedForTheirTTL: a reconnect inside the tools list's
 // ttlMs takes it from the cache; a list change refetches it anyway.
 func TestModernListsCachedForTheirTTL(t *testing.T) {
+	t.Parallel()
 	c := modernController(t, nil, fakeServer("m", jsonrpctest.Modern))
 	enable(t, c)
 	rec := record(t, c)
@@ -238,6 +248,7 @@ func TestModernListsCachedForTheirTTL(t *testing.T) {
 // TestModernResourceSubscriptionThroughListen: subscribing listens again
 // with the resource in resourceSubscriptions; updates arrive on it.
 func TestModernResourceSubscriptionThroughListen(t *testing.T) {
+	t.Parallel()
 	c := modernController(t, nil, fakeServer("m", jsonrpctest.Modern))
 	rec := record(t, c)
 	enable(t, c)
@@ -303,6 +314,7 @@ func TestModernListenEndedByTheServerListensAgain(t *testing.T) {
 // TestModernMissingCapabilityIsActionable: -32021 keeps its data, so the
 // faces can say which capability to declare.
 func TestModernMissingCapabilityIsActionable(t *testing.T) {
+	t.Parallel()
 	c := modernController(t, nil, fakeServer("m", jsonrpctest.Modern)) // no elicitor: elicitation not declared
 	enable(t, c)
 	_, err := c.Call(ctxFor(t, 10*time.Second), CallRequest{Server: "m", Tool: "ask"})

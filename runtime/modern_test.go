@@ -55,6 +55,7 @@ func text(t *testing.T, r *Result) string {
 // through the whole runtime: the probe, the envelope, MRTR, listen, logs
 // at the chosen level, progress, cancellation and discover as health.
 func TestModernStdioThroughTheRuntime(t *testing.T) {
+	t.Parallel()
 	srv := fakeServer("m", jsonrpctest.Modern)
 	srv.PingInterval = 50 * time.Millisecond
 	el := &nameElicitor{name: "octocat"}
@@ -174,6 +175,7 @@ func TestModernStdioThroughTheRuntime(t *testing.T) {
 // end, its input request answered with tasks/update; and a cancelled
 // call cancels its task with tasks/cancel.
 func TestModernTasks(t *testing.T) {
+	t.Parallel()
 	el := &nameElicitor{}
 	c := modernController(t, el, fakeServer("m", jsonrpctest.Modern))
 	rec := record(t, c)

@@ -14,6 +14,7 @@ import (
 // printed (quoted, cut), and says where such output belongs, instead of a
 // bare "not ready within the startup timeout".
 func TestStartupTimeoutNamesTheNoise(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 500)
 	srv := config.Server{Name: "noisy", Transport: config.TransportStdio, Command: "/bin/sh",
 		Args: []string{"-c", `printf 'Server listening on http://localhost:3000\033[0m\n%s\n' "$LONG"; exec sleep 30`},

@@ -61,6 +61,7 @@ func modernPeers() []modernPeer {
 }
 
 func TestModernPeersThroughTheRuntime(t *testing.T) {
+	t.Parallel()
 	for _, p := range modernPeers() {
 		t.Run(p.name, func(t *testing.T) {
 			srv := p.cfg(t)
@@ -148,6 +149,7 @@ func TestModernPeersThroughTheRuntime(t *testing.T) {
 // TestDualEraPeerSpeaksLegacyWhenAsked: the dual-era TypeScript server
 // under protocol legacy is initialized like any 2025-11-25 server.
 func TestDualEraPeerSpeaksLegacyWhenAsked(t *testing.T) {
+	t.Parallel()
 	path, args, env := jsonrpctest.TSServerStdio(t, jsonrpctest.DualEra)
 	srv := config.Server{Name: "dual", Transport: config.TransportStdio, Command: path, Args: args, Enabled: true, Protocol: "legacy",
 		StartupTimeout: 30 * time.Second, CallTimeout: 30 * time.Second, Env: map[string]string{jsonrpctest.EnvNodeModules: envOf(env, jsonrpctest.EnvNodeModules)}}

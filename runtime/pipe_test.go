@@ -9,6 +9,7 @@ import (
 )
 
 func TestPipeUnread(t *testing.T) {
+	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

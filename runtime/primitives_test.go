@@ -26,6 +26,7 @@ func everything(t *testing.T, roots ...string) *Controller {
 // Resources, templates, reads, subscriptions (kept across a reconnect),
 // prompts with arguments and completions, against server-everything.
 func TestEverythingPrimitives(t *testing.T) {
+	t.Parallel()
 	c := everything(t)
 	ctx := ctxFor(t, 60*time.Second)
 	v := serverOf(t, c, "e")
@@ -89,6 +90,7 @@ func TestEverythingPrimitives(t *testing.T) {
 // its own directories (server-everything then offers no get-roots-list);
 // with them, it is offered exactly those, and a change is announced.
 func TestEverythingRootsOnlyWhenConfigured(t *testing.T) {
+	t.Parallel()
 	bare := everything(t)
 	if strings.Contains(toolNames(serverOf(t, bare, "e").Tools), "get-roots-list") {
 		t.Fatal("roots declared with none configured")
@@ -143,6 +145,7 @@ func TestEverythingRootsOnlyWhenConfigured(t *testing.T) {
 // The log level chosen at run time is sent, shown, and refused when it is
 // not one of MCP's.
 func TestEverythingLogLevel(t *testing.T) {
+	t.Parallel()
 	c := everything(t)
 	ctx := ctxFor(t, 30*time.Second)
 	rec := record(t, c)
@@ -163,6 +166,7 @@ func TestEverythingLogLevel(t *testing.T) {
 
 // The call history keeps every call with its arguments and outcome.
 func TestCallHistory(t *testing.T) {
+	t.Parallel()
 	c := newController(t, demoServer("demo"))
 	enable(t, c)
 	ctx := ctxFor(t, 20*time.Second)
@@ -189,6 +193,7 @@ func TestCallHistory(t *testing.T) {
 }
 
 func TestHistoryIsBounded(t *testing.T) {
+	t.Parallel()
 	var h history
 	for i := range historyMaxCalls + 10 {
 		h.add(CallRecord{Tool: "t", Arguments: json.RawMessage(`{"i":` + string(rune('0'+i%10)) + `}`)})

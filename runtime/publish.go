@@ -25,6 +25,9 @@ type view struct {
 	// configRoots are each server's configured roots, for the overlay of
 	// the roots in force.
 	configRoots map[string][]string
+	// identities are the published servers' identities, for their tool
+	// decisions.
+	identities map[string]string
 }
 
 // publication is what the loop last published: the snapshot's stable
@@ -36,6 +39,8 @@ type publication struct {
 	tools     map[string]Tool     // by normalized name
 	// configRoots are each server's configured roots (see view).
 	configRoots map[string][]string
+	// identities are the published servers' identities (see view).
+	identities map[string]string
 }
 
 // publish emits a publication of the machine's state now.
@@ -43,10 +48,11 @@ func (m *machine) publish() {
 	m.pubGen++
 	m.dirty = false
 	v := view{
-		snap:      &Snapshot{Generation: m.pubGen, At: m.now, Enabled: m.enabled},
-		published: map[string]uint64{},
-		sessions:  map[string]uint64{},
-		events:    m.events,
+		snap:       &Snapshot{Generation: m.pubGen, At: m.now, Enabled: m.enabled},
+		published:  map[string]uint64{},
+		sessions:   map[string]uint64{},
+		events:     m.events,
+		identities: map[string]string{},
 	}
 	m.events = nil
 	snap := v.snap
@@ -67,11 +73,16 @@ func (m *machine) publish() {
 		if s.conn.published && s.conn.live {
 			v.published[name] = s.conn.gen
 			perServer[name] = s.conn.info.lists.Tools
+			v.identities[name] = s.conn.info.identity
 		}
 		snap.Servers = append(snap.Servers, sv)
 	}
 	snap.Tools = bridgeTools(perServer)
-	// Each server's own list carries the normalized names too.
+	// The operator's decisions, where tools enter the snapshot: every face
+	// sees the same switches and changes.
+	m.tools.state().apply(snap.Tools, v.identities)
+	// Each server's own list carries the normalized names and the
+	// decisions too, and what its tools cost.
 	for i := range snap.Servers {
 		sv := &snap.Servers[i]
 		if len(sv.Tools) == 0 {
@@ -84,6 +95,7 @@ func (m *machine) publish() {
 			}
 		}
 		sv.Tools = tools
+		sv.ToolCost, sv.ToolCostOn = ToolTotals(tools)
 	}
 	sort.Slice(snap.Servers, func(i, j int) bool { return snap.Servers[i].Name < snap.Servers[j].Name })
 	m.emit(effPublish{view: v})

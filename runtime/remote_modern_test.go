@@ -102,6 +102,7 @@ func (h *headerServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestModernHTTPDropsToolsWithInvalidHeadersAndRelistsOnMismatch(t *testing.T) {
+	t.Parallel()
 	hs := &headerServer{header: "Region"}
 	ts := httptest.NewServer(hs)
 	t.Cleanup(ts.Close)
@@ -148,6 +149,7 @@ func TestModernHTTPDropsToolsWithInvalidHeadersAndRelistsOnMismatch(t *testing.T
 // before the response loses the request; it is sent again, once, with a
 // new id.
 func TestModernHTTPLostRequestIsSentAgain(t *testing.T) {
+	t.Parallel()
 	hs := &headerServer{header: "Region"}
 	ts := httptest.NewServer(hs)
 	t.Cleanup(ts.Close)

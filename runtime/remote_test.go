@@ -50,6 +50,7 @@ func sdkServer(t *testing.T) (url string, expire *atomic.Bool) {
 }
 
 func TestRemoteServerOverHTTP(t *testing.T) {
+	t.Parallel()
 	url, expire := sdkServer(t)
 	srv := config.Server{Name: "remote", Transport: config.TransportHTTP, URL: url, Enabled: true,
 		Headers:        map[string]string{"Authorization": "Bearer secret-token-123"},

@@ -34,6 +34,7 @@ func (e *countingElicitor) Roots(context.Context, string) ([]Root, error) { retu
 // server→client request in the legacy era. The question goes to the
 // responder of the call it belongs to, else to the Controller's Elicitor.
 func TestResponderRoutesElicitationToTheCaller(t *testing.T) {
+	t.Parallel()
 	for _, era := range []string{"modern", "legacy"} {
 		t.Run(era, func(t *testing.T) { responderRoutes(t, era) })
 	}
@@ -91,6 +92,7 @@ func responderRoutes(t *testing.T, era string) {
 }
 
 func TestBridgeNames(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("p", 80)
 	names := BridgeNames(map[string][]string{"a": {"greet", "x.y", long}, "a.": {"greet"}})
 	if names[[2]string{"a", "greet"}] != "a__greet" || names[[2]string{"a", "x.y"}] != "a__x_y" {

@@ -39,6 +39,7 @@ type question struct {
 var peerMethods = map[string]func(p *peer, ctx context.Context, q question) (any, error){
 	mcp.MethodElicit:    (*peer).answerElicit,
 	mcp.MethodListRoots: (*peer).answerRoots,
+	mcp.MethodSample:    (*peer).answerSample,
 }
 
 // handle answers the server's requests to us (the connection's Handler).
@@ -55,8 +56,8 @@ func (pr *peer) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
 
 // fulfil answers one input request of an input_required result or an
 // input_required task; ctx is the asking request's, so its caller's
-// responder may answer first. Sampling is never declared, so a request
-// for it never passes the flow's check; it is refused here too.
+// responder may answer first. A declined sampling request ends the
+// request (ErrDeclined): the revision has the client not retry.
 func (pr *peer) fulfil(ctx context.Context, _ string, req mcp.InputRequest) (json.RawMessage, error) {
 	answer := peerMethods[req.Method]
 	if answer == nil {
@@ -177,4 +178,25 @@ func rootsAnswer(roots []Root, input bool) any {
 		return mcp.RootsResult(out)
 	}
 	return mcp.ListRootsResult{Roots: out}
+}
+
+// answerSample answers sampling/createMessage as sampling.go says: the
+// caller's responder, else the Controller's Sampler. A legacy server gets
+// a decline or an undeclared capability as a JSON-RPC error; an input
+// request's error ends the request that asked.
+func (pr *peer) answerSample(ctx context.Context, q question) (any, error) {
+	raw, err := pr.s.sample(ctx, q.responder, q.params)
+	if q.input {
+		return raw, err
+	}
+	var declined *samplingDeclined
+	switch {
+	case errors.As(err, &declined):
+		return nil, declined.wire()
+	case errors.Is(err, ErrUnsupported):
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck did not declare sampling")
+	case err != nil:
+		return nil, err
+	}
+	return raw, nil
 }

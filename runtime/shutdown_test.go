@@ -18,6 +18,7 @@ import (
 // the command in about half the runs, and every later Shutdown waited
 // forever.
 func TestShutdownAfterCancelledContext(t *testing.T) {
+	t.Parallel()
 	const n = 40
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -54,6 +55,7 @@ func TestShutdownAfterCancelledContext(t *testing.T) {
 // Shutdown requests happens: the server process is gone once a later
 // Shutdown returns, and commands are refused.
 func TestShutdownWithCancelledContextStillTearsDown(t *testing.T) {
+	t.Parallel()
 	c := New(Options{Config: &config.Config{Servers: []config.Server{fakeServer("a", jsonrpctest.Normal)}}, StopGrace: 500 * time.Millisecond})
 	enable(t, c)
 	pid := serverOf(t, c, "a").PID

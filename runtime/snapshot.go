@@ -105,6 +105,10 @@ type ServerSnapshot struct {
 	Prompts   []Prompt
 	Resources []Resource
 	Templates []ResourceTemplate
+	// ToolCost is what all of the server's tools cost an agent's context,
+	// ToolCostOn what those not switched off cost (see ToolCost).
+	ToolCost   ToolCost
+	ToolCostOn ToolCost
 	// SecretLeaks names where a configured secret appeared in the server's
 	// tools, prompts or resources (it is redacted in them).
 	SecretLeaks []string
@@ -184,13 +188,32 @@ type Tool struct {
 	TaskSupport string          `json:"taskSupport,omitempty"`
 	Icons       json.RawMessage `json:"icons,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
+
+	// Cost is what listing the tool costs an agent's context (ToolCost),
+	// and Hash the SHA-256 of its definition (ToolDefinition.Hash); both
+	// are set when the tool is listed.
+	Cost ToolCost `json:"cost"`
+	Hash string   `json:"sha256,omitempty"`
+	// The operator's decisions (ToolPolicy), applied by the publication:
+	// Disabled says the tool is switched off (calls are refused, the
+	// gateway does not offer it); PinnedHash is the hash of the
+	// definition last approved ("" when none is pinned); Changed, when
+	// set, says how the tool differs from that, or that it shadows another
+	// server's tool: the gateway withholds it until it is accepted.
+	Disabled   bool        `json:"disabled,omitempty"`
+	PinnedHash string      `json:"pinnedSha256,omitempty"`
+	Changed    *ToolChange `json:"changed,omitempty"`
 }
+
+// Offered reports whether the gateway offers the tool to its clients:
+// it is neither switched off nor changed since it was approved.
+func (t Tool) Offered() bool { return !t.Disabled && t.Changed == nil }
 
 // toolOf is the runtime's tool for a server's listed one (Name, the
 // normalized name, is set by the bridge).
 func toolOf(server string, t mcp.Tool) Tool {
-	return Tool{Server: server, ServerTool: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema,
-		OutputSchema: t.OutputSchema, Annotations: t.Annotations, TaskSupport: t.TaskSupport(), Icons: t.Icons, Meta: t.Meta}
+	return withDefinition(Tool{Server: server, ServerTool: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema,
+		OutputSchema: t.OutputSchema, Annotations: t.Annotations, TaskSupport: t.TaskSupport(), Icons: t.Icons, Meta: t.Meta})
 }
 
 // Wire is the tool as tools/list describes it, under name: what the

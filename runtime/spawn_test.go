@@ -38,6 +38,7 @@ func isAnyStart(e effect) bool { _, ok := e.(effStart); return ok }
 // no attempt runs for it (so its startup timeout does not run either);
 // the turn passes on once a queued server's process is spawned.
 func TestSpawnQueueStartsInTurn(t *testing.T) {
+	t.Parallel()
 	r := queueOf(t, 2, "a", "b", "c")
 	ch := r.cmd(command{kind: cmdSetEnabled, on: true})
 	if n := countOf(r.out, isAnyStart); n != 2 {
@@ -93,6 +94,7 @@ func TestSpawnQueueStartsInTurn(t *testing.T) {
 // A start that waits past its bound fails with a timeout that says it was
 // never spawned; the batch it belongs to still ends.
 func TestSpawnQueueBoundFailsTheWait(t *testing.T) {
+	t.Parallel()
 	r := queueOf(t, 1, "a", "b")
 	ch := r.cmd(command{kind: cmdSetEnabled, on: true})
 	queued := "b"
@@ -122,6 +124,7 @@ func TestSpawnQueueBoundFailsTheWait(t *testing.T) {
 // A queued start that is stopped leaves the queue, and a failed attempt
 // gives its turn back.
 func TestSpawnQueueSkipsStoppedStartsAndFreesFailedTurns(t *testing.T) {
+	t.Parallel()
 	r := queueOf(t, 1, "a", "b", "c")
 	r.cmd(command{kind: cmdSetEnabled, on: true})
 	var running string
@@ -149,6 +152,7 @@ func TestSpawnQueueSkipsStoppedStartsAndFreesFailedTurns(t *testing.T) {
 // With NoAutoReconnect a failure schedules no retry, whatever the
 // server's own policy says.
 func TestNoAutoReconnect(t *testing.T) {
+	t.Parallel()
 	r := machineOf(t, plainServer("a"))
 	r.m.noRetry = true
 	r.cmd(command{kind: cmdSetEnabled, on: true})

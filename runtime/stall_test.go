@@ -15,6 +15,7 @@ import (
 // server off, which stops its process, and shuts down. Before, publication
 // was synchronous and the loop waited on the subscriber forever.
 func TestStalledLosslessSubscriberNeverBlocksTheLoop(t *testing.T) {
+	t.Parallel()
 	c := newController(t, fakeServer("f", jsonrpctest.Normal))
 	_, stalled := c.Subscribe(SubscribeOptions{Lossless: true, Buffer: 8}) // never read
 	t.Cleanup(stalled)

@@ -122,6 +122,9 @@ func (tf *taskFollower) followModern(ctx context.Context, r *request, raw json.R
 				if ctx.Err() != nil {
 					return nil, t.TaskID, tf.cancel(ctx, ac, t.TaskID)
 				}
+				// Without the answer the task waits until its TTL: give
+				// it up, and say so to the server.
+				_ = tf.cancel(context.WithoutCancel(ctx), ac, t.TaskID)
 				return nil, t.TaskID, err
 			}
 		}

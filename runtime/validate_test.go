@@ -9,6 +9,7 @@ import (
 )
 
 func TestValidateArguments(t *testing.T) {
+	t.Parallel()
 	schema := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer","minimum":1}},"required":["text"]}`)
 	cases := []struct {
 		args string
@@ -48,6 +49,7 @@ func nestedSchema(levels int) json.RawMessage {
 // A server's schema nested 2,000 levels took 29 s to compile (and held a
 // call and its ctrl+c that long); it is refused before compiling.
 func TestDeepSchemaIsRefusedBeforeCompiling(t *testing.T) {
+	t.Parallel()
 	for name, schema := range map[string]json.RawMessage{
 		"deep":  nestedSchema(2000),
 		"large": json.RawMessage(`{"type":"object","description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`),
@@ -69,6 +71,7 @@ func TestDeepSchemaIsRefusedBeforeCompiling(t *testing.T) {
 
 // Schemas within the bounds still validate as before.
 func TestSchemaAtTheBoundValidates(t *testing.T) {
+	t.Parallel()
 	schema := nestedSchema(MaxSchemaNesting/2 - 1)
 	errs, err := ValidateArguments(schema, json.RawMessage(`{"a":{"a":5}}`))
 	if err != nil || len(errs) != 1 || !strings.HasPrefix(errs[0].Path, "/a/a") {

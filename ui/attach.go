@@ -21,20 +21,23 @@ const subscribeBuffer = 16384
 
 // Attach connects a running program to rt: a forwarding goroutine moves
 // runtime events into the program (batched, with the new snapshot read
-// off the event loop), and the program's elicitation modal becomes rt's
-// elicitor. send is program.Send (teatest: TestModel.Send). detach undoes
-// both, answers any elicitation still waiting with cancel, and returns
-// once the goroutine has ended; it is safe to call more than once.
+// off the event loop), and the program's elicitation modal and sampling
+// dialog become rt's elicitor and sampler. send is program.Send (teatest:
+// TestModel.Send). detach undoes it, answers any elicitation still
+// waiting with cancel (and sampling with a decline), and returns once the
+// goroutine has ended; it is safe to call more than once.
 func Attach(rt Runtime, send func(tea.Msg)) (detach func()) {
 	events, cancel := rt.Subscribe(runtime.SubscribeOptions{Buffer: subscribeBuffer})
 	el := &elicitor{send: send, done: make(chan struct{})}
 	rt.SetElicitor(el)
+	rt.SetSampler(&sampler{send: send, done: el.done})
 	done := make(chan struct{})
 	go forward(rt, events, send, done)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			rt.SetElicitor(runtime.DeclineElicitor{})
+			rt.SetSampler(runtime.DeclineSampler{})
 			close(el.done)
 			cancel()
 			<-done
@@ -136,21 +139,30 @@ type elicitor struct {
 
 // Elicit implements runtime.Elicitor.
 func (e *elicitor) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
+	id := e.seq.Add(1)
+	return askPerson(ctx, e.send, e.done, func(reply chan<- runtime.ElicitResponse) tea.Msg { return elicitMsg{id: id, req: req, reply: reply} },
+		elicitGoneMsg{id: id}, runtime.ElicitResponse{Action: "cancel"})
+}
+
+// askPerson hands a server's question to the program (the message ask
+// builds around the reply channel) and waits for the person's answer, the
+// server's cancellation (gone closes the dialog) or the UI's exit; closed
+// is the answer when nobody will give one.
+func askPerson[R any](ctx context.Context, send func(tea.Msg), done <-chan struct{}, ask func(chan<- R) tea.Msg, gone tea.Msg, closed R) (R, error) {
 	select {
-	case <-e.done:
-		return runtime.ElicitResponse{Action: "cancel"}, nil
+	case <-done:
+		return closed, nil
 	default:
 	}
-	id := e.seq.Add(1)
-	reply := make(chan runtime.ElicitResponse, 1)
-	e.send(elicitMsg{id: id, req: req, reply: reply})
+	reply := make(chan R, 1)
+	send(ask(reply))
 	select {
 	case r := <-reply:
 		return r, nil
 	case <-ctx.Done():
-		e.send(elicitGoneMsg{id: id})
-		return runtime.ElicitResponse{Action: "cancel"}, ctx.Err()
-	case <-e.done:
-		return runtime.ElicitResponse{Action: "cancel"}, nil
+		send(gone)
+		return closed, ctx.Err()
+	case <-done:
+		return closed, nil
 	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -36,12 +37,13 @@ func noAction(t *testing.T, rt *uitest.Runtime, want string) {
 }
 
 func TestCheckStreamsItemsThenSummary(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck, rt.HoldCheckAt = make(chan struct{}), 4
 	hs := start(t, rt, 140, 40, withCheck(rt))
 	hs.keys("j", "c") // everything
 	hs.action("check everything")
-	hs.waitText("checking everything (stdio) on its own copy", "PASS", "Invalid input", "running cancellation…", "4 of 16 decided", "x stops the check")
+	hs.waitText("checking everything (stdio) on its own copy", "PASS", "Invalid input", "running cancellation…", fmt.Sprintf("4 of %d decided", len(check.IDs())), "x stops the check")
 
 	// A second c while the check runs starts nothing.
 	hs.keys("c")
@@ -65,12 +67,13 @@ func TestCheckStreamsItemsThenSummary(t *testing.T) {
 }
 
 func TestCheckStoppedByThePerson(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck, rt.HoldCheckAt = make(chan struct{}), 2
 	hs := start(t, rt, 140, 40, withCheck(rt))
 	hs.keys("j", "c")
 	hs.action("check everything")
-	hs.waitText("2 of 16 decided")
+	hs.waitText(fmt.Sprintf("2 of %d decided", len(check.IDs())))
 	hs.keys("tab", "x")
 	hs.action("check everything done")
 	v := hs.waitText("■ stopped before the end", "the check of everything was stopped")
@@ -80,6 +83,7 @@ func TestCheckStoppedByThePerson(t *testing.T) {
 }
 
 func TestCheckItemDetails(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 80, 24, withCheck(rt))
 	hs.keys("j", "c")
@@ -95,6 +99,7 @@ func TestCheckItemDetails(t *testing.T) {
 }
 
 func TestCheckShowsTheSelectedServersRun(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 140, 40, withCheck(rt))
 	hs.keys("7")
@@ -108,12 +113,14 @@ func TestCheckShowsTheSelectedServersRun(t *testing.T) {
 }
 
 func TestCheckNotAvailable(t *testing.T) {
+	t.Parallel()
 	hs := start(t, uitest.New(uitest.ReadySnapshot()), 80, 24)
 	hs.keys("c")
 	hs.waitText("checks are not available in this session")
 }
 
 func TestCheckThatCannotRun(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.CheckItems = []check.Item{}
 	rt.CheckErr = io.ErrUnexpectedEOF
@@ -123,6 +130,7 @@ func TestCheckThatCannotRun(t *testing.T) {
 }
 
 func TestQuitStopsARunningCheck(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck = make(chan struct{}) // never released: only the stop ends it
 	hs := start(t, rt, 80, 24, withCheck(rt))
@@ -136,6 +144,7 @@ func TestQuitStopsARunningCheck(t *testing.T) {
 }
 
 func TestRunWaitsForARunningCheck(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldCheck = make(chan struct{})
 	in, typing := io.Pipe()
@@ -180,6 +189,7 @@ func TestRunWaitsForARunningCheck(t *testing.T) {
 }
 
 func TestGoldenCheckFinished(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		rt := uitest.New(uitest.ReadySnapshot())
 		hs := start(t, rt, w, h, withCheck(rt))

@@ -69,6 +69,7 @@ func serveReal(t *testing.T, w, h int) (*harness, *gateway.Gateway, string) {
 // disconnects it: its call ends with an error, the server's request is
 // cancelled, and the header counts no client.
 func TestClientsTabWithTheRealGateway(t *testing.T) {
+	t.Parallel()
 	hs, g, url := serveReal(t, 140, 40)
 	hs.keys("m")
 	hs.waitText("servers 1/1 ready", "clients 0 @ 127.0.0.1:")
@@ -124,6 +125,7 @@ func TestClientsTabWithTheRealGateway(t *testing.T) {
 // first, so its call is cancelled (the server told) rather than failing
 // because every server went away under it.
 func TestQuitEndsGatewayClientsBeforeServers(t *testing.T) {
+	t.Parallel()
 	hs, g, url := serveReal(t, 120, 35)
 	hs.keys("m")
 	hs.waitText("servers 1/1 ready")

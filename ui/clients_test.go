@@ -66,6 +66,7 @@ func outstanding(rt *uitest.Runtime) {
 }
 
 func TestGoldenClients(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		g := uitest.NewGateway(uitest.Now)
 		twoClients(g)
@@ -77,6 +78,7 @@ func TestGoldenClients(t *testing.T) {
 }
 
 func TestGoldenRequestsOfClients(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		g := uitest.NewGateway(uitest.Now)
 		twoClients(g)
@@ -94,6 +96,7 @@ func TestGoldenRequestsOfClients(t *testing.T) {
 // requests in flight (which the gateway cancels), at once otherwise; the
 // list, the header and the status follow.
 func TestClientsDisconnectKey(t *testing.T) {
+	t.Parallel()
 	g := uitest.NewGateway(uitest.Now)
 	legacy, _ := twoClients(g)
 	hs := serveFake(t, uitest.New(uitest.ReadySnapshot()), g, 120, 35)
@@ -133,6 +136,7 @@ func clientByID(g *uitest.Gateway, id string) (gateway.ClientInfo, bool) {
 // y in the Clients tab copies the token itself (the screen shows only its
 // fingerprint); a client that leaves on its own is reported with why.
 func TestClientsCopyTokenAndLeave(t *testing.T) {
+	t.Parallel()
 	g := uitest.NewGateway(uitest.Now)
 	_, modern := twoClients(g)
 	var mu sync.Mutex
@@ -162,6 +166,7 @@ func TestClientsCopyTokenAndLeave(t *testing.T) {
 // Without --serve there is no Clients tab, 0 does nothing, and the
 // header counts no clients.
 func TestNoClientsTabWithoutServing(t *testing.T) {
+	t.Parallel()
 	hs := start(t, uitest.New(uitest.ReadySnapshot()), 120, 35)
 	hs.keys("0", "3")
 	v := hs.waitText("[3 Requests]")
@@ -173,6 +178,7 @@ func TestNoClientsTabWithoutServing(t *testing.T) {
 // Ten tabs fit 80 columns: the titles shorten further rather than the
 // last tab being cut off.
 func TestTenTabsFitEightyColumns(t *testing.T) {
+	t.Parallel()
 	g := uitest.NewGateway(uitest.Now)
 	hs := serveFake(t, uitest.New(uitest.ReadySnapshot()), g, 80, 24)
 	for k, active := range map[string]string{"1": "[1 Overview]", "9": "[9 Prompts]", "0": "[0 Clients]"} {
@@ -195,6 +201,7 @@ func TestTenTabsFitEightyColumns(t *testing.T) {
 // q closes the gateway (its clients are told) before the runtime shuts
 // the servers down.
 func TestQuitClosesTheGatewayFirst(t *testing.T) {
+	t.Parallel()
 	g := uitest.NewGateway(uitest.Now)
 	twoClients(g)
 	rt := uitest.New(uitest.ReadySnapshot())

@@ -22,6 +22,7 @@ const envCopy = "MCPDECK_UI_TEST_COPY"
 // wrapper, which tmux drops unless allow-passthrough is on: y said
 // "copied" and nothing was.
 func TestCopyInsideTmux(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("tmux is not installed; .ci/run installs it (apt-get install tmux)")

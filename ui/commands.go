@@ -115,6 +115,9 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.handleManage(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.handleToolDecision(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case enabledMsg:
 		delete(m.busy, "mcp")
@@ -204,6 +207,10 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		}
 		return m.trusted(msg)
 	case openFormMsg:
+		if msg.tool.Disabled {
+			m.setStatus(statusWarn, present.Line(msg.tool.ServerTool)+" is switched off: space switches it on before it can be called")
+			return nil
+		}
 		m.openModal(newToolForm(m.c, msg.tool, m.lastArgs[msg.tool.Name]))
 	case cancelIntentMsg:
 		m.setStatus(statusInfo, fmt.Sprintf("cancelling request %d…", msg.id))
@@ -212,6 +219,10 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		m.openModal(newElicitModal(m.c, msg))
 	case elicitGoneMsg:
 		m.dropElicitation(msg.id)
+	case samplingMsg:
+		m.openModal(newSamplingModal(m.c, msg))
+	case samplingGoneMsg:
+		m.dropSampling(msg.id)
 	case openNoteMsg:
 		m.openNote(msg.n)
 	}
@@ -284,16 +295,8 @@ func (m *Model) configured(msg configuredMsg) tea.Cmd {
 
 // dropElicitation closes or unqueues an elicitation the server withdrew.
 func (m *Model) dropElicitation(id uint64) {
-	if e, ok := m.modal.(*elicitModal); ok && e.id == id {
+	if e, ok := m.withdraw(func(md modal) bool { e, ok := md.(*elicitModal); return ok && e.id == id }).(*elicitModal); ok {
 		m.setStatus(statusWarn, e.req.Server+" withdrew its question")
-		m.closeModal()
-		return
-	}
-	for i, q := range m.queued {
-		if e, ok := q.(*elicitModal); ok && e.id == id {
-			m.queued = append(m.queued[:i:i], m.queued[i+1:]...)
-			return
-		}
 	}
 }
 

@@ -21,6 +21,7 @@ const envDemo = "MCPDECK_UI_TEST_DEMO"
 // demo server, as a person would: turn MCP on, call echo, read the
 // result, quit. Afterwards no server process remains.
 func TestEndToEndOnTheRealRuntime(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

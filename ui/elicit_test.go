@@ -14,6 +14,7 @@ import (
 // typed (it accepted "not-an-email" for format: email). The schema is
 // server-everything's.
 func TestElicitationFormTitlesAndFormats(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 120, 40)
 	hs.action("elicitor")
@@ -38,6 +39,7 @@ func TestElicitationFormTitlesAndFormats(t *testing.T) {
 // titles, a malformed email is refused as typed, and what is accepted
 // reaches the server.
 func TestElicitationFormOnTheRealRuntime(t *testing.T) {
+	t.Parallel()
 	hs := startEverything(t)
 	hs.openTool("trigger-elicitation-request")
 	hs.keys("enter")

@@ -25,6 +25,7 @@ func withOutstanding() *runtime.Snapshot {
 }
 
 func TestQuitStopsServersWithVisibleStatus(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldShutdown = make(chan struct{})
 	hs := start(t, rt, 80, 24)
@@ -41,6 +42,7 @@ func TestQuitStopsServersWithVisibleStatus(t *testing.T) {
 }
 
 func TestSecondCtrlCForcesQuit(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HoldShutdown = make(chan struct{})
 	t.Cleanup(func() { close(rt.HoldShutdown) })
@@ -57,6 +59,7 @@ func TestSecondCtrlCForcesQuit(t *testing.T) {
 }
 
 func TestToggleMCPAsksWhenCallsOutstanding(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(withOutstanding())
 	hs := start(t, rt, 80, 24)
 	hs.waitText("requests 1")
@@ -72,6 +75,7 @@ func TestToggleMCPAsksWhenCallsOutstanding(t *testing.T) {
 }
 
 func TestToggleMCPOnAndOff(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.OffSnapshot())
 	hs := start(t, rt, 80, 24)
 	hs.keys("m")
@@ -83,6 +87,7 @@ func TestToggleMCPOnAndOff(t *testing.T) {
 }
 
 func TestCancelSelectedRequest(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(withOutstanding())
 	hs := start(t, rt, 80, 24)
 	hs.keys("3", "tab")
@@ -93,6 +98,7 @@ func TestCancelSelectedRequest(t *testing.T) {
 }
 
 func TestServerSwitchAndReconnect(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 80, 24)
 	hs.keys("R")
@@ -104,6 +110,7 @@ func TestServerSwitchAndReconnect(t *testing.T) {
 }
 
 func TestReloadShowsPlan(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.OffSnapshot())
 	rt.ReloadPlan = runtime.Plan{Add: []string{"fresh"}, Remove: []string{"notes"}, Restart: []string{"weather"}, Keep: []string{"everything"}}
 	reads := 0
@@ -129,6 +136,7 @@ func TestReloadShowsPlan(t *testing.T) {
 }
 
 func TestCallShowsResultAndPrefillsArguments(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 80, 24)
 	hs.keys("j", "2", "tab", "j", "j") // everything › echo
@@ -146,6 +154,7 @@ func TestCallShowsResultAndPrefillsArguments(t *testing.T) {
 }
 
 func TestInvalidArgumentsAskBeforeSending(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 80, 24)
 	hs.keys("j", "2", "tab") // everything › add
@@ -161,6 +170,7 @@ func TestInvalidArgumentsAskBeforeSending(t *testing.T) {
 }
 
 func TestElicitationAnswered(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 80, 24)
 	hs.action("elicitor")
@@ -196,6 +206,7 @@ func TestElicitationAnswered(t *testing.T) {
 }
 
 func TestElicitationWithdrawnByServer(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 80, 24)
 	hs.action("elicitor")
@@ -214,6 +225,7 @@ func TestElicitationWithdrawnByServer(t *testing.T) {
 }
 
 func TestProjectFileApprovedBeforeEnable(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.OffSnapshot())
 	file := config.File{Path: "/home/dev/proj/.mcp.json", Scope: config.ScopeProject, Hash: "abc", Servers: []string{"broken"}}
 	trusted := make(chan config.File, 1)
@@ -236,11 +248,13 @@ func TestProjectFileApprovedBeforeEnable(t *testing.T) {
 }
 
 func TestTooSmallTerminal(t *testing.T) {
+	t.Parallel()
 	hs := start(t, uitest.New(uitest.OffSnapshot()), 60, 20)
 	hs.waitText("Terminal too small", "needs 80×24; this one is 60×20")
 }
 
 func TestNotificationFilterAndScope(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 140, 40)
 	hs.keys("4")
@@ -255,6 +269,7 @@ func TestNotificationFilterAndScope(t *testing.T) {
 }
 
 func TestNotificationStoreIsBounded(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 140, 40, func(o *Options) { o.NotificationLimit = 100 })
 	hs.keys("4")
@@ -266,6 +281,7 @@ func TestNotificationStoreIsBounded(t *testing.T) {
 }
 
 func TestLogsAndTrafficOfSelectedServer(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 140, 40)
 	h := runtime.EventHeader{Time: uitest.Clock, Server: "everything"}
@@ -286,6 +302,7 @@ func TestLogsAndTrafficOfSelectedServer(t *testing.T) {
 // The ? help shows the keys in titled sections, each key once in its
 // section: x and enter, which do two things in lists, are one entry each.
 func TestHelpOverlayListsEveryKey(t *testing.T) {
+	t.Parallel()
 	hs := start(t, uitest.New(uitest.OffSnapshot()), 140, 60)
 	hs.keys("?")
 	v := hs.waitText("Keys", "Session", "Moving", "Lists", "Viewers", "Forms")
@@ -305,6 +322,7 @@ func TestHelpOverlayListsEveryKey(t *testing.T) {
 }
 
 func TestFastTypedKeysAreHandledOneByOne(t *testing.T) {
+	t.Parallel()
 	m := sizedModel(t, uitest.New(uitest.ReadySnapshot()), 80, 24)
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")})
 	if m.c.server != "notes" {
@@ -317,6 +335,7 @@ func TestFastTypedKeysAreHandledOneByOne(t *testing.T) {
 }
 
 func TestRawJSONEditorTakesPastedText(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 80, 24)
 	hs.keys("j", "2", "tab", "j", "j") // everything › echo
@@ -337,6 +356,7 @@ func TestRawJSONEditorTakesPastedText(t *testing.T) {
 }
 
 func TestPasteIsNeverACommand(t *testing.T) {
+	t.Parallel()
 	m := sizedModel(t, uitest.New(withOutstanding()), 80, 24)
 	m.Update(keyMsg("m"))
 	if _, ok := m.modal.(*dialog); !ok {

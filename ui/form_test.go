@@ -29,6 +29,7 @@ func configureSchema(t *testing.T) json.RawMessage {
 }
 
 func TestSchemaFieldsCoverEveryKind(t *testing.T) {
+	t.Parallel()
 	fields := schemaFields(configureSchema(t))
 	var got []string
 	for _, f := range fields {
@@ -45,6 +46,7 @@ func TestSchemaFieldsCoverEveryKind(t *testing.T) {
 }
 
 func TestSchemaFieldsFallBackToJSON(t *testing.T) {
+	t.Parallel()
 	fields := schemaFields(json.RawMessage(`{"type":"object","properties":{"rows":{"type":"array","items":{"type":"object"}},"any":{},"opt":{"type":["integer","null"]}}}`))
 	kinds := map[string]fieldKind{}
 	for _, f := range fields {
@@ -56,6 +58,7 @@ func TestSchemaFieldsFallBackToJSON(t *testing.T) {
 }
 
 func TestFormBuildsArgumentsFromDefaultsAndEdits(t *testing.T) {
+	t.Parallel()
 	f := newForm(testCommon(), configureSchema(t), nil)
 	args, local := f.args()
 	if local {
@@ -86,6 +89,7 @@ func TestFormBuildsArgumentsFromDefaultsAndEdits(t *testing.T) {
 }
 
 func TestFormShowsSchemaViolationsOnFields(t *testing.T) {
+	t.Parallel()
 	f := newForm(testCommon(), configureSchema(t), json.RawMessage(`{"name":"x","count":99,"limits":{"memory":1}}`))
 	if f.validate() {
 		t.Fatal("count 99 exceeds the maximum of 10, yet the form validated")
@@ -102,6 +106,7 @@ func TestFormShowsSchemaViolationsOnFields(t *testing.T) {
 }
 
 func TestFormRawJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	f := newForm(testCommon(), configureSchema(t), json.RawMessage(`{"name":"x","limits":{"memory":2}}`))
 	f.toggleRaw()
 	if !f.raw || !strings.Contains(f.editor.Value(), `"memory": 2`) {
@@ -124,6 +129,7 @@ func TestFormRawJSONRoundTrip(t *testing.T) {
 }
 
 func TestFormWithoutPropertiesStartsRaw(t *testing.T) {
+	t.Parallel()
 	f := newForm(testCommon(), json.RawMessage(`{"type":"object","oneOf":[{"required":["a"]},{"required":["b"]}]}`), nil)
 	if f.raw {
 		t.Error("an object schema without properties needs no raw editor: it takes no arguments")
@@ -135,6 +141,7 @@ func TestFormWithoutPropertiesStartsRaw(t *testing.T) {
 }
 
 func TestEditorEditsLines(t *testing.T) {
+	t.Parallel()
 	ed := newEditor(testCommon().st)
 	setEditorText(&ed, "{}")
 	ed.SetWidth(40)
@@ -153,6 +160,7 @@ func TestEditorEditsLines(t *testing.T) {
 }
 
 func TestLineInput(t *testing.T) {
+	t.Parallel()
 	in := newLineInput(testCommon().st)
 	in.Focus()
 	for _, k := range []string{"h", "e", "y", "left", "left", "x"} {
@@ -188,6 +196,7 @@ const nestedSchema = `{"type":"object","properties":{
 },"required":["title","rows"]}`
 
 func TestFormNestedArraysAsSubForms(t *testing.T) {
+	t.Parallel()
 	f := newForm(testCommon(), json.RawMessage(nestedSchema), json.RawMessage(`{"title":"t","rows":[{"name":"a","tags":[1,2]},{"name":"b"}]}`))
 	var got []string
 	for _, fl := range f.fields {
@@ -227,6 +236,7 @@ func TestFormNestedArraysAsSubForms(t *testing.T) {
 }
 
 func TestFormRawStartsFromTheSchemaSkeleton(t *testing.T) {
+	t.Parallel()
 	f := newForm(testCommon(), json.RawMessage(nestedSchema), nil)
 	f.toggleRaw()
 	if got := f.editor.Value(); !strings.Contains(got, `"title": ""`) || !strings.Contains(got, `"rows": []`) {
@@ -235,6 +245,7 @@ func TestFormRawStartsFromTheSchemaSkeleton(t *testing.T) {
 }
 
 func TestToolFormValidationToggle(t *testing.T) {
+	t.Parallel()
 	c := testCommon()
 	tool := uitest.EverythingTools()[0] // add: a and b required
 	tf := newToolForm(c, tool, nil)
@@ -282,6 +293,7 @@ func boolForm(t *testing.T) (*form, func() (opt, req string)) {
 // key (← goes the other way), "unset" is drawn as such and leaves the
 // property out; a required boolean has two states, false and true.
 func TestBooleanFieldStates(t *testing.T) {
+	t.Parallel()
 	f, drawn := boolForm(t)
 	space, left := tea.KeyMsg{Type: tea.KeySpace}, tea.KeyMsg{Type: tea.KeyLeft}
 	opt, req := drawn()
@@ -331,6 +343,7 @@ func TestBooleanFieldStates(t *testing.T) {
 // Arguments filled in (the last call's, or the raw editor's) set each
 // boolean; a required one they leave out is false, an optional one unset.
 func TestBooleanFieldsFilled(t *testing.T) {
+	t.Parallel()
 	f, drawn := boolForm(t)
 	f.fill(map[string]any{"opt": true})
 	opt, req := drawn()

@@ -16,18 +16,21 @@ import (
 
 // AttachGateway connects a running program to the gateway the session
 // serves (Options.Serving): a forwarding goroutine reads the client list
-// off the program's goroutine after every burst of gateway events, and
-// once a second so ages, totals and last-seen times stay live, and sends
-// it to the program. send is program.Send (teatest: TestModel.Send).
-// detach stops the goroutine and returns once it has ended; it is safe to
-// call more than once, and after the gateway closed.
+// and the calls waiting for approval off the program's goroutine after
+// every burst of gateway events, and once a second so ages, totals and
+// last-seen times stay live, and sends them to the program; the TUI
+// becomes the gateway's approver. send is program.Send (teatest:
+// TestModel.Send). detach stops the goroutine and returns once it has
+// ended; it is safe to call more than once, and after the gateway closed.
 func AttachGateway(g Gateway, send func(tea.Msg)) (detach func()) {
 	events, cancel := g.Subscribe()
+	approver := g.AttachApprover()
 	done := make(chan struct{})
 	go forwardGateway(g, events, send, done)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
+			approver()
 			cancel()
 			<-done
 		})
@@ -38,6 +41,8 @@ func AttachGateway(g Gateway, send func(tea.Msg)) (detach func()) {
 // and what the events since the last message said.
 type gatewayMsg struct {
 	clients []gateway.ClientInfo
+	// pending are the calls waiting for the operator's approval.
+	pending []gateway.Approval
 	// forwarded: a client request reached a server, so a row of the
 	// Requests tab may now be attributed to its client.
 	forwarded bool
@@ -51,12 +56,12 @@ func forwardGateway(g Gateway, events <-chan gateway.Event, send func(tea.Msg), 
 	defer close(done)
 	clock := time.NewTicker(clockEvery)
 	defer clock.Stop()
-	send(gatewayMsg{clients: g.Clients()})
+	send(gatewayMsg{clients: g.Clients(), pending: g.Pending()})
 	for {
 		var e gateway.Event
 		select {
 		case <-clock.C:
-			send(gatewayMsg{clients: g.Clients()})
+			send(gatewayMsg{clients: g.Clients(), pending: g.Pending()})
 			continue
 		case ev, ok := <-events:
 			if !ok {
@@ -86,7 +91,7 @@ func forwardGateway(g Gateway, events <-chan gateway.Event, send func(tea.Msg), 
 				break drain
 			}
 		}
-		msg.clients = g.Clients()
+		msg.clients, msg.pending = g.Clients(), g.Pending()
 		send(msg)
 	}
 }
@@ -103,6 +108,9 @@ type gwState struct {
 	// owner attributes the outstanding runtime requests (the Requests
 	// tab's rows) to the client requests they serve.
 	owner map[reqKey]gateway.Request
+	// asked are the approvals the operator was shown a dialog for (and
+	// still wait), by ID.
+	asked map[string]bool
 }
 
 func newGWState(s *Serving) *gwState {
@@ -222,6 +230,7 @@ func (m *Model) handleGateway(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		gw.clients = msg.clients
+		m.syncApprovals(msg.pending)
 		for _, d := range msg.detached {
 			if d.Reason != gateway.ReasonOperator {
 				m.setStatus(statusInfo, fmt.Sprintf("client %s left: %s", clientName(d.Client), present.Line(d.Reason)))
@@ -231,6 +240,9 @@ func (m *Model) handleGateway(msg tea.Msg) (tea.Cmd, bool) {
 			m.tabs[tabClients].DataChanged() // the selection follows its client
 		}
 		return m.attribute(), true
+	case approvalDecidedMsg:
+		m.approvalDecided(msg)
+		return nil, true
 	case attributedMsg:
 		if gw != nil {
 			for k, r := range msg.found {

@@ -24,6 +24,7 @@ func forSizes(t *testing.T, run func(t *testing.T, w, h int)) {
 }
 
 func TestGoldenMCPOff(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		hs := start(t, uitest.New(uitest.OffSnapshot()), w, h)
 		v := hs.waitText("MCP OFF", "broken")
@@ -32,6 +33,7 @@ func TestGoldenMCPOff(t *testing.T) {
 }
 
 func TestGoldenServersReady(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		rt := uitest.New(uitest.OffSnapshot())
 		hs := start(t, rt, w, h)
@@ -47,6 +49,7 @@ func TestGoldenServersReady(t *testing.T) {
 }
 
 func TestGoldenFailedServer(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		hs := start(t, uitest.New(uitest.ReadySnapshot()), w, h)
 		v := hs.waitText("✗ process exited", "hint")
@@ -55,6 +58,7 @@ func TestGoldenFailedServer(t *testing.T) {
 }
 
 func TestGoldenToolForm(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		hs := start(t, uitest.New(uitest.ReadySnapshot()), w, h)
 		hs.keys("j", "2", "tab", "j") // everything, Tools, focus, configure
@@ -68,6 +72,7 @@ func TestGoldenToolForm(t *testing.T) {
 }
 
 func TestGoldenRequestInFlight(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		rt := uitest.New(uitest.ReadySnapshot())
 		release := make(chan struct{})
@@ -120,6 +125,7 @@ func streamFixture() []runtime.Event {
 }
 
 func TestGoldenNotificationStream(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		rt := uitest.New(uitest.ReadySnapshot())
 		hs := start(t, rt, w, h)

@@ -37,6 +37,7 @@ func rawControl(frame string) (string, bool) {
 // frame ever carried a raw control character, while the escapes are shown
 // as visible text.
 func TestHostileServerCannotControlTheTerminal(t *testing.T) {
+	t.Parallel()
 	path, args, env := jsonrpctest.Command(jsonrpctest.HostileEscapes)
 	srv := config.Server{
 		Name: "hostile", Transport: config.TransportStdio, Command: path, Args: args, Env: envMap(env), Enabled: true,

@@ -12,6 +12,7 @@ import (
 // The result viewer and the overview of a server that reflects its env
 // secret back show it scrubbed: the runtime took it in scrubbed.
 func TestReflectedSecretScrubbedInTheViewer(t *testing.T) {
+	t.Parallel()
 	const secret = "tok-reflected-tui-0123456789ab"
 	srv := fakeProcess("echo", jsonrpctest.EchoSecret, config.Reconnect{}, jsonrpctest.WithSecret(secret))
 	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}}, 140, 40)

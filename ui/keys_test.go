@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -48,6 +49,7 @@ func listed(bindings []key.Binding, k string) bool {
 // in its own help bar; on the main screen, in the key map the ? help is
 // drawn from. A key that works is a key that is documented.
 func TestEveryHandledKeyIsInTheHelp(t *testing.T) {
+	t.Parallel()
 	formTool := runtime.Tool{Name: "s__t", Server: "everything", ServerTool: "t",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"flag":{"type":"boolean"},"mode":{"enum":["a","b"]}}}`)}
 	contexts := map[string]func(m *Model){
@@ -85,31 +87,43 @@ func TestEveryHandledKeyIsInTheHelp(t *testing.T) {
 		m.focus, m.active = focusDetail, tabClients
 	}
 	km := keys.DefaultKeyMap()
-	checked := 0
-	for name, setup := range contexts {
-		for _, k := range everyKey() {
-			rt := uitest.New(uitest.ReadySnapshot())
-			m := sizedModel(t, rt, 120, 35)
-			m.opts.Reload = func() (*config.Config, error) { return &config.Config{}, nil }
-			m.selectServer(1)
-			setup(m)
-			md := m.modal
-			before := m.render()
-			_, cmd := m.Update(k)
-			if cmd == nil && m.render() == before {
-				continue
-			}
-			checked++
-			help := km.All()
-			if md != nil {
-				help = append(md.Help(), km.ForceQuit)
-			}
-			if !listed(help, k.String()) {
-				t.Errorf("%s: %q does something but its help does not list it", name, k.String())
-			}
-		}
+	// fresh is a new model in the context: every key is pressed on one.
+	fresh := func(t *testing.T, setup func(*Model)) *Model {
+		m := sizedModel(t, uitest.New(uitest.ReadySnapshot()), 120, 35)
+		m.opts.Reload = func() (*config.Config, error) { return &config.Config{}, nil }
+		m.selectServer(1)
+		setup(m)
+		return m
 	}
-	if checked < 50 {
-		t.Fatalf("only %d key presses did anything: the test is not pressing keys", checked)
+	var checked atomic.Int32
+	// The contexts run side by side; the group returns when all have.
+	t.Run("contexts", func(t *testing.T) {
+		for name, setup := range contexts {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				// The frame before a key is the same for every key (a
+				// fresh model, a fixed clock), so it is drawn once.
+				before := fresh(t, setup).render()
+				for _, k := range everyKey() {
+					m := fresh(t, setup)
+					md := m.modal
+					_, cmd := m.Update(k)
+					if cmd == nil && m.render() == before {
+						continue
+					}
+					checked.Add(1)
+					help := km.All()
+					if md != nil {
+						help = append(md.Help(), km.ForceQuit)
+					}
+					if !listed(help, k.String()) {
+						t.Errorf("%s: %q does something but its help does not list it", name, k.String())
+					}
+				}
+			})
+		}
+	})
+	if n := checked.Load(); n < 50 {
+		t.Fatalf("only %d key presses did anything: the test is not pressing keys", n)
 	}
 }

@@ -27,6 +27,7 @@ var notesRe = regexp.MustCompile(`counters +\d+ calls? · \d+ errors? · (\d+) n
 // without anything being published: the TUI used to re-read the snapshot
 // only on a publication, and its PING column stayed at "—".
 func TestHealthAndCountersAreLive(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // The TUI's hint for a server that needs a login names the login key of
 // the keymap; it used to say "press L", which sets the log level.
 func TestLoginHintNamesTheLoginKey(t *testing.T) {
+	t.Parallel()
 	k := keys.DefaultKeyMap()
 	hint := present.Hint(&runtime.ErrorInfo{Kind: runtime.KindNeedsLogin, Server: "docs"}, present.TUI)
 	if want := "press " + k.Login.Help().Key + " "; !strings.Contains(hint, want) {

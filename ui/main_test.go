@@ -169,6 +169,7 @@ func keyMsg(k string) tea.KeyMsg {
 		"space": tea.KeySpace, "backspace": tea.KeyBackspace, "ctrl+c": tea.KeyCtrlC,
 		"ctrl+s": tea.KeyCtrlS, "ctrl+e": tea.KeyCtrlE, "ctrl+x": tea.KeyCtrlX,
 		"ctrl+f": tea.KeyCtrlF, "ctrl+n": tea.KeyCtrlN, "ctrl+p": tea.KeyCtrlP, "ctrl+t": tea.KeyCtrlT,
+		"pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp,
 	}
 	if t, ok := named[k]; ok {
 		return tea.KeyMsg{Type: t}

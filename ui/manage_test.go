@@ -228,6 +228,7 @@ func TestRegistryBrowserInstalls(t *testing.T) {
 // Without Manage (an ad-hoc server, no file) the keys say why they do
 // nothing; the built-in default cannot be edited.
 func TestManageKeysExplainThemselves(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 120, 35)
 	hs.keys("a")
@@ -248,6 +249,7 @@ func TestManageKeysExplainThemselves(t *testing.T) {
 // Every key the registry browser and the form react to (where no text is
 // being typed) is in their help bar.
 func TestManageModalKeysAreInTheirHelp(t *testing.T) {
+	t.Parallel()
 	srv := registrytest.New(t)
 	reg, _ := registry.New(srv.URL, nil)
 	defer reg.CloseIdle()
@@ -296,6 +298,7 @@ func TestManageModalKeysAreInTheirHelp(t *testing.T) {
 // it is asked for, on the UI's goroutine, not from the command's: events
 // keep replacing the snapshot meanwhile (go test -race caught it).
 func TestReloadReadsStateOnTheUIGoroutine(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	m := sizedModel(t, rt, 120, 35)
 	m.opts.Reload = func() (*config.Config, error) { return &config.Config{}, nil }

@@ -44,6 +44,7 @@ func (hs *harness) openTool(tool string) {
 // and esc again closes it. get-resource-reference embeds one resource,
 // which o shows at once, over the result too.
 func TestOpenLinkOverTheResultOnTheRealRuntime(t *testing.T) {
+	t.Parallel()
 	hs := startEverything(t)
 	hs.openTool("get-resource-links")
 	hs.keys("enter")
@@ -82,6 +83,7 @@ func TestOpenLinkOverTheResultOnTheRealRuntime(t *testing.T) {
 // so in front, and esc still returns to the result. A result viewer
 // closed before its link opens leaves the resource viewer alone on screen.
 func TestOpenLinkReturnsToTheResult(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.Contents["test://gone"] = nil // resources/read answers -32002
 	rt.CallFunc = func(_ context.Context, req runtime.CallRequest) (*runtime.Result, error) {
@@ -107,6 +109,7 @@ func TestOpenLinkReturnsToTheResult(t *testing.T) {
 // to false. Its field cycles false → unset → true, unset drawn as such,
 // and true reaches the server: the result has the image.
 func TestBooleanFieldOnTheRealRuntime(t *testing.T) {
+	t.Parallel()
 	hs := startEverything(t)
 	hs.openTool("get-annotated-message")
 	hs.waitText("‹ error ›") // a required enum starts at its first value

@@ -385,6 +385,23 @@ func (m *Model) closeModal() {
 	}
 }
 
+// withdraw closes the modal in front if match accepts it, else takes the
+// first queued one it accepts out of the queue: a question its asker gave
+// up. It returns the modal it closed in front, nil otherwise.
+func (m *Model) withdraw(match func(modal) bool) modal {
+	if md := m.modal; md != nil && match(md) {
+		m.closeModal()
+		return md
+	}
+	for i, q := range m.queued {
+		if match(q) {
+			m.queued = append(m.queued[:i:i], m.queued[i+1:]...)
+			break
+		}
+	}
+	return nil
+}
+
 // openModals are the modals open now: the one in front first, then those
 // it was opened over.
 func (m *Model) openModals() []modal {

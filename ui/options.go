@@ -70,6 +70,8 @@ type Runtime interface {
 	Cancel(server string, id uint64, reason string) bool
 	// SetElicitor plugs in the UI's elicitation modal.
 	SetElicitor(e runtime.Elicitor)
+	// SetSampler plugs in the UI's sampling dialog.
+	SetSampler(s runtime.Sampler)
 	// Shutdown tears every server down; it blocks until they stopped.
 	Shutdown(ctx context.Context) error
 }
@@ -91,6 +93,13 @@ type Gateway interface {
 	// RequestOf names the client request a runtime request (a server and
 	// its request id there) serves, for the Requests tab.
 	RequestOf(server string, upstreamID uint64) (gateway.Request, bool)
+	// AttachApprover says the TUI answers the calls that need approval;
+	// Pending lists those waiting, oldest first; Decide answers one (by
+	// names who decided), gateway.ErrNoSuchApproval when it no longer
+	// waits.
+	AttachApprover() (detach func())
+	Pending() []gateway.Approval
+	Decide(id string, approve bool, by, reason string) error
 	// Close ends every client cleanly (their streams get a final answer,
 	// their requests are cancelled) and refuses new ones. The UI closes
 	// the gateway before it shuts the runtime down, so clients are told

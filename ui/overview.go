@@ -12,6 +12,7 @@ import (
 
 	"mcpdeck/runtime"
 	"mcpdeck/ui/present"
+	"mcpdeck/ui/styles"
 )
 
 // overviewTab is everything known about the selected server: identity,
@@ -148,6 +149,9 @@ func (t *overviewTab) lines() []string {
 		p := srv.Ping
 		kv("ping", fmt.Sprintf("last %s · avg %s · p95 %s · missed %d", present.Latency(p.Last), present.Latency(p.EWMA), present.Latency(p.P95), p.Missed))
 		kv("offers", present.Count(len(srv.Tools), "tool", "tools")+" · "+present.Count(len(srv.Prompts), "prompt", "prompts")+" · "+present.Count(len(srv.Resources), "resource", "resources")+" · "+present.Count(len(srv.Templates), "template", "templates"))
+		if srv.ToolCost.Bytes > 0 {
+			kv("tool cost", toolCostLine(st, srv))
+		}
 	}
 	cn := srv.Counters
 	kv("counters", strings.Join([]string{
@@ -266,6 +270,28 @@ func wrap(text string, width int) []string {
 		width = 10
 	}
 	return strings.Split(lipgloss.NewStyle().Width(width).Render(text), "\n")
+}
+
+// toolCostLine is what the server's tools cost an agent's context, all of
+// them and after the switches, with how many are off and changed.
+func toolCostLine(st styles.Styles, srv runtime.ServerSnapshot) string {
+	off, changed := 0, 0
+	for _, t := range srv.Tools {
+		if t.Disabled {
+			off++
+		}
+		if t.Changed != nil {
+			changed++
+		}
+	}
+	line := present.ToolCost(srv.ToolCost)
+	if off > 0 {
+		line += " · " + present.ToolCost(srv.ToolCostOn) + " after switches (" + present.Count(off, "tool", "tools") + " off)"
+	}
+	if changed > 0 {
+		line += " · " + st.Warning.Render(present.Count(changed, "tool", "tools")+" changed since approved (Tools tab)")
+	}
+	return line
 }
 
 // suffixIf returns sep+s, or "" when s is empty.

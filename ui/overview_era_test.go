@@ -14,6 +14,7 @@ import (
 // The overview says which era a server speaks, how that was decided, what
 // its listen stream carries, and which tools were left out.
 func TestOverviewShowsTheEra(t *testing.T) {
+	t.Parallel()
 	snap := &runtime.Snapshot{Enabled: true, Servers: []runtime.ServerSnapshot{{
 		Name: "m", State: runtime.StateReady, Transport: "http", Era: runtime.EraModern, ProtocolVersion: "2026-07-28",
 		EraReason:    "server/discover answered after 3.02s, later than the 2s fallback that sent initialize, which the server accepted (pinning that process to the legacy revisions); started it again for the modern era; server/discover answered; speaking 2026-07-28",

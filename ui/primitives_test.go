@@ -12,6 +12,7 @@ import (
 )
 
 func TestGoldenResourcesTab(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		rt := uitest.New(uitest.ReadySnapshot())
 		hs := start(t, rt, w, h)
@@ -23,6 +24,7 @@ func TestGoldenResourcesTab(t *testing.T) {
 }
 
 func TestGoldenPromptsTab(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		hs := start(t, uitest.New(uitest.ReadySnapshot()), w, h)
 		hs.keys("j", "9", "tab", "j")
@@ -32,6 +34,7 @@ func TestGoldenPromptsTab(t *testing.T) {
 }
 
 func TestGoldenPromptFormWithSuggestions(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		rt := uitest.New(uitest.ReadySnapshot())
 		hs := start(t, rt, w, h)
@@ -51,6 +54,7 @@ func TestGoldenPromptFormWithSuggestions(t *testing.T) {
 // Reading shows text, JSON pretty-printed and binary as its size; a
 // missing resource says so.
 func TestResourceViewerShowsEveryKind(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 100, 30)
 	hs.keys("j", "8", "tab", "enter")
@@ -68,6 +72,7 @@ func TestResourceViewerShowsEveryKind(t *testing.T) {
 // A subscribed resource is read again when the server says it changed;
 // the update shows in the tab and in the notification stream.
 func TestSubscribedResourceRereadsOnUpdate(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 120, 35)
 	hs.keys("j", "8", "tab", "enter")
@@ -98,6 +103,7 @@ func TestSubscribedResourceRereadsOnUpdate(t *testing.T) {
 // A template opens a form for its variables with suggestions from
 // completion/complete; enter reads the URI they make.
 func TestTemplateFormCompletesAndReads(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 100, 30)
 	hs.keys("j", "8", "tab", "G", "enter")
@@ -114,6 +120,7 @@ func TestTemplateFormCompletesAndReads(t *testing.T) {
 // A prompt's form marks required arguments and refuses to send without
 // them; the result shows as its message list.
 func TestPromptFormAndMessages(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 100, 30)
 	hs.keys("j", "9", "tab", "j", "enter")
@@ -128,6 +135,7 @@ func TestPromptFormAndMessages(t *testing.T) {
 }
 
 func TestLogLevelKey(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 100, 30)
 	hs.keys("j")
@@ -142,6 +150,7 @@ func TestLogLevelKey(t *testing.T) {
 }
 
 func TestRootsEditor(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 100, 30)
 	hs.keys("j")
@@ -158,6 +167,7 @@ func TestRootsEditor(t *testing.T) {
 // Every call is kept in the history: reopen its result, run it again as
 // it was, or edit its arguments first.
 func TestCallHistory(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.HistoryDropped = 3
 	hs := start(t, rt, 120, 35)
@@ -182,6 +192,7 @@ func TestCallHistory(t *testing.T) {
 
 // A result's search finds lines; a linked resource opens in the viewer.
 func TestResultSearchAndLinks(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	var lines []string
 	for i := range 200 {
@@ -203,6 +214,7 @@ func TestResultSearchAndLinks(t *testing.T) {
 }
 
 func TestToolDetails(t *testing.T) {
+	t.Parallel()
 	hs := start(t, uitest.New(uitest.ReadySnapshot()), 100, 40)
 	hs.keys("j", "2", "tab", "j", "d")
 	hs.waitText("Tool everything › configure", "── input schema", `"default": "deck"`)

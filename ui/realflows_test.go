@@ -60,6 +60,7 @@ func demoServer(t *testing.T) config.Server {
 // update arrives, the resource is read again, and the viewer shows the
 // new contents. Then a template read with a completed variable.
 func TestResourceReadSubscribeUpdateOnTheRealRuntime(t *testing.T) {
+	t.Parallel()
 	hs, rt := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{demoServer(t)}}}, 140, 40)
 	hs.keys("m")
 	hs.waitText("servers 1/1 ready")
@@ -100,6 +101,7 @@ func TestResourceReadSubscribeUpdateOnTheRealRuntime(t *testing.T) {
 // TestPromptAndLogLevelOnTheRealRuntime: the demo server's greet prompt
 // with a completed argument, and its log level changed by L.
 func TestPromptAndLogLevelOnTheRealRuntime(t *testing.T) {
+	t.Parallel()
 	hs, rt := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{demoServer(t)}}}, 120, 35)
 	hs.keys("m")
 	hs.waitText("servers 1/1 ready", "log level    info")
@@ -126,6 +128,7 @@ func TestPromptAndLogLevelOnTheRealRuntime(t *testing.T) {
 // approval the configuration is read again and handed to the
 // runtime before MCP starts, so the server runs with the envFile's value.
 func TestApprovalReadsTheProjectFileAgain(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "proj")
 	if err := os.MkdirAll(proj, 0o700); err != nil {
@@ -185,6 +188,7 @@ func TestApprovalReadsTheProjectFileAgain(t *testing.T) {
 // server reconnects with the token; the overview says where tokens are
 // kept; I logs out.
 func TestLoginFromTheTUI(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	store, err := auth.OpenStore(auth.StoreOptions{Dir: t.TempDir(), Kind: auth.StorageFile})
@@ -238,6 +242,7 @@ func TestLoginFromTheTUI(t *testing.T) {
 
 // TestLoginCancelled: esc cancels a login waiting for the browser.
 func TestLoginCancelled(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	store, err := auth.OpenStore(auth.StoreOptions{Dir: t.TempDir(), Kind: auth.StorageFile})
@@ -271,6 +276,7 @@ func TestLoginCancelled(t *testing.T) {
 // reach it: its get-roots-list tool appears once roots are declared (the
 // server is reconnected, since the capability changes) and lists them.
 func TestEverythingLogLevelAndRootsOnTheRealRuntime(t *testing.T) {
+	t.Parallel()
 	node, script := jsonrpctest.Everything(t)
 	srv := config.Server{Name: "everything", Transport: config.TransportStdio, Command: node, Args: []string{script}, Enabled: true,
 		StartupTimeout: 30 * time.Second, CallTimeout: 20 * time.Second, PingInterval: time.Minute}
@@ -282,7 +288,8 @@ func TestEverythingLogLevelAndRootsOnTheRealRuntime(t *testing.T) {
 	hs.keys("g", "enter")
 	hs.waitText("everything now logs at debug", "log level    debug")
 	hs.keys("2")
-	if v := hs.waitText("[2 Tools]", "14 of 14 tools", "toggle-simulated-logging"); strings.Contains(v, "get-roots-list") {
+	// 15: trigger-sampling-request too, since the TUI offers sampling.
+	if v := hs.waitText("[2 Tools]", "15 of 15 tools", "toggle-simulated-logging", "trigger-sampling-request"); strings.Contains(v, "get-roots-list") {
 		t.Fatalf("get-roots-list is offered although no roots are declared:\n%s", v)
 	}
 	dir := t.TempDir()
@@ -291,7 +298,7 @@ func TestEverythingLogLevelAndRootsOnTheRealRuntime(t *testing.T) {
 	hs.keys("+")
 	hs.tm.Type(dir)
 	hs.keys("enter", "enter")
-	hs.waitText("servers 1/1 ready", "15 of 15 tools", "get-roots-list")
+	hs.waitText("servers 1/1 ready", "16 of 16 tools", "get-roots-list")
 	hs.keys("tab", "/")
 	hs.tm.Type("roots")
 	hs.keys("enter", "enter")
@@ -308,6 +315,7 @@ func TestEverythingLogLevelAndRootsOnTheRealRuntime(t *testing.T) {
 // the read failed, with the code and method, and the hint says the
 // resource does not exist there, not the generic protocol error hint.
 func TestResourceNotFoundHintOnTheRealRuntime(t *testing.T) {
+	t.Parallel()
 	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{demoServer(t)}}}, 140, 40)
 	hs.keys("m")
 	hs.waitText("servers 1/1 ready")
@@ -325,6 +333,7 @@ func TestResourceNotFoundHintOnTheRealRuntime(t *testing.T) {
 // the list's title says so, with the key that clears it; esc on the list
 // clears it and every tool shows again.
 func TestToolsFilterIsShownAndEscClearsIt(t *testing.T) {
+	t.Parallel()
 	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{demoServer(t)}}}, 120, 35)
 	hs.keys("m")
 	hs.waitText("servers 1/1 ready")

@@ -18,6 +18,7 @@ import (
 // with its size, stops it with ctrl+r and leaves a file that replays
 // what happened in between.
 func TestRecordKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var changed []*record.Recorder
 	rt := uitest.New(uitest.ReadySnapshot())
@@ -62,6 +63,7 @@ func TestRecordKey(t *testing.T) {
 }
 
 func TestRecordKeyWithoutRecording(t *testing.T) {
+	t.Parallel()
 	hs := start(t, uitest.New(uitest.ReadySnapshot()), 140, 40)
 	hs.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlR})
 	hs.waitText("recording is not available", "--record FILE")

@@ -94,6 +94,7 @@ func demoDef(t *testing.T, env map[string]string) map[string]any {
 // whose definition changed: the others keep their live connections (the
 // same process), and none is left "not approved" waiting for a second r.
 func TestReloadApprovalKeepsTheUnchangedServers(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	hs, rt := p.start(map[string]any{"one": demoDef(t, nil), "two": demoDef(t, nil)})
 	// m on the approval shown at start asks for MCP: y switches it on.
@@ -153,6 +154,7 @@ func pids(t *testing.T, rt *runtime.Controller) map[string]int {
 // A server the changed file no longer defines is named in the approval:
 // approving stops it.
 func TestReloadApprovalNamesRemovedServers(t *testing.T) {
+	t.Parallel()
 	p := newProject(t)
 	hs, _ := p.start(map[string]any{"one": demoDef(t, nil), "gone": demoDef(t, nil)})
 	hs.keys("n")

@@ -33,6 +33,7 @@ func noteEvent(i int) runtime.Event {
 // Event batches only mark the frame dirty: one frame tick is pending at a
 // time, and the frame is rendered again only when it fires.
 func TestEventsRenderAtMostOncePerFrame(t *testing.T) {
+	t.Parallel()
 	m := sizedModel(t, uitest.New(uitest.ReadySnapshot()), 80, 24)
 	m.Update(keyMsg("4"))
 	before := m.View()
@@ -54,6 +55,7 @@ func TestEventsRenderAtMostOncePerFrame(t *testing.T) {
 }
 
 func TestResultViewerShowsEveryContentKind(t *testing.T) {
+	t.Parallel()
 	c := testCommon()
 	res := &runtime.Result{
 		IsError:   true,
@@ -89,6 +91,7 @@ func TestResultViewerShowsEveryContentKind(t *testing.T) {
 }
 
 func TestRunQuitsAndShutsDown(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	in, typing := io.Pipe()
 	done := make(chan error, 1)
@@ -119,6 +122,7 @@ func TestRunQuitsAndShutsDown(t *testing.T) {
 }
 
 func TestRunEndsWithContext(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	in, typing := io.Pipe()
 	defer typing.Close()
@@ -143,6 +147,7 @@ func TestRunEndsWithContext(t *testing.T) {
 }
 
 func TestRunNeedsRuntime(t *testing.T) {
+	t.Parallel()
 	if err := Run(context.Background(), Options{}); !errors.Is(err, ErrNoRuntime) {
 		t.Errorf("Run without a runtime = %v, want ErrNoRuntime", err)
 	}

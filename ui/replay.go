@@ -150,6 +150,9 @@ func (r *Replay) Cancel(string, uint64, string) bool { return false }
 // SetElicitor does nothing: no server can ask anything.
 func (r *Replay) SetElicitor(runtime.Elicitor) {}
 
+// SetSampler does nothing either.
+func (r *Replay) SetSampler(runtime.Sampler) {}
+
 // Shutdown has nothing to stop.
 func (r *Replay) Shutdown(context.Context) error { return nil }
 
@@ -199,6 +202,7 @@ func (m *Model) clearStores() {
 // clear empties the ring; sequence numbers start again at 0.
 func (r *ring[T]) clear() {
 	clear(r.buf)
+	r.buf = r.buf[:0]
 	r.next = 0
 }
 

@@ -19,6 +19,7 @@ import (
 // file:line:col problem, at the end, at the start, and before the first
 // publication (from the header alone), as the live TUI showed it.
 func TestReplayShowsInvalidServers(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +89,7 @@ func TestReplayShowsInvalidServers(t *testing.T) {
 // TestReplayHistoryFollowsThePosition: the call history shown is the
 // calls finished by the position, going forward and back.
 func TestReplayHistoryFollowsThePosition(t *testing.T) {
+	t.Parallel()
 	rec, err := record.ReadFile(replayFixture)
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +127,7 @@ func TestReplayHistoryFollowsThePosition(t *testing.T) {
 // back; before its start and after its end it does not. (A publication or
 // the position's own snapshot used to drop it at once.)
 func TestReplayShowsRequestsInFlight(t *testing.T) {
+	t.Parallel()
 	rec, err := record.ReadFile(replayFixture)
 	if err != nil {
 		t.Fatal(err)

@@ -150,6 +150,7 @@ func runtimeEvents(rec *record.Recording) []runtime.Event {
 // history), and opens the same recording as a replay: every tab shows
 // the same rows, the Requests tab the same calls with the same outcomes.
 func TestReplayRendersLikeLive(t *testing.T) {
+	t.Parallel()
 	path, history := recordDemoSession(t)
 	rec, err := record.ReadFile(path)
 	if err != nil {
@@ -205,6 +206,7 @@ func TestReplayRendersLikeLive(t *testing.T) {
 // TestGoldenReplay renders the checked-in recording at 140×40: the
 // overview, the requests, the traffic, and the state a milestone back.
 func TestGoldenReplay(t *testing.T) {
+	t.Parallel()
 	rec, err := record.ReadFile(replayFixture)
 	if err != nil {
 		t.Fatal(err)
@@ -232,6 +234,7 @@ func TestGoldenReplay(t *testing.T) {
 
 // TestReplayIsReadOnly: a replay starts nothing and says why.
 func TestReplayIsReadOnly(t *testing.T) {
+	t.Parallel()
 	rec, err := record.ReadFile(replayFixture)
 	if err != nil {
 		t.Fatal(err)

@@ -77,6 +77,7 @@ func TestBlockSavables(t *testing.T) {
 // enter on a notification row opens its params as the server sent them,
 // pretty-printed: the demo server's heartbeat log, level and data.
 func TestNotificationOpensItsParamsOnTheRealRuntime(t *testing.T) {
+	t.Parallel()
 	srv := demoServer(t)
 	srv.PingInterval = time.Minute
 	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}}, 140, 40)

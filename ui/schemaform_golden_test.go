@@ -34,6 +34,7 @@ func withOnlyTool(name string, raw json.RawMessage) *runtime.Snapshot {
 // The Pydantic model as the call form draws it: the nested model a
 // sub-form, the Optional enum (a $ref) a chooser, defaults filled in.
 func TestGoldenPydanticForm(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		hs := start(t, uitest.New(withOnlyTool("main_model", realSchema(t, "pydantic-main-model.json"))), w, h)
 		hs.keys("j", "2", "tab", "enter")
@@ -47,6 +48,7 @@ func TestGoldenPydanticForm(t *testing.T) {
 // A discriminated union in a list: each item a selector over the chosen
 // model's fields, its tag shown, not edited.
 func TestGoldenUnionForm(t *testing.T) {
+	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
 		hs := start(t, uitest.New(withOnlyTool("pets", realSchema(t, "pydantic-discriminated-list.json"))), w, h)
 		hs.keys("j", "2", "tab", "enter")

@@ -71,6 +71,7 @@ func wantReceived(t *testing.T, rt *runtime.Controller, tool, want string) {
 // v2 server that validates the arguments against those schemas and says
 // what it received.
 func TestPydanticFormCallsARealServer(t *testing.T) {
+	t.Parallel()
 	srv := schemaPeer(t, "pydantic-main-model.json", "pydantic-discriminated-list.json")
 	hs, rt := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}}, 140, 40)
 	hs.keys("m")

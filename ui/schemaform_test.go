@@ -51,6 +51,7 @@ func mustArgs(t *testing.T, f *form) string {
 // sub-form, the Optional enum through $ref a chooser that can stay null,
 // defaults filled in. It used to be the raw JSON box.
 func TestPydanticSchemaIsAForm(t *testing.T) {
+	t.Parallel()
 	f := newForm(testCommon(), realSchema(t, "pydantic-main-model.json"), nil)
 	if f.raw {
 		t.Fatal("the Pydantic model opened the raw JSON editor")
@@ -88,6 +89,7 @@ func TestPydanticSchemaIsAForm(t *testing.T) {
 // A discriminated union (Pydantic, in a list) is a choice per item: a
 // selector over the chosen model's fields, its tag sent with it.
 func TestDiscriminatedUnionIsAChoice(t *testing.T) {
+	t.Parallel()
 	f := newForm(testCommon(), realSchema(t, "pydantic-discriminated-list.json"), nil)
 	pet := f.byPointer("/pet")
 	if pet.kind != kindObjArray {
@@ -136,6 +138,7 @@ func TestDiscriminatedUnionIsAChoice(t *testing.T) {
 // models without properties and nested models all become fields whose
 // initial values already satisfy what they can.
 func TestFastMCPComplexArguments(t *testing.T) {
+	t.Parallel()
 	f := newForm(testCommon(), realSchema(t, "fastmcp-complex-arguments.json"), nil)
 	if f.raw {
 		t.Fatal("raw editor")
@@ -185,6 +188,7 @@ func TestFastMCPComplexArguments(t *testing.T) {
 // a union of string and list is a choice; the discriminated union starts
 // at its first shape with its tag.
 func TestZodSchemaIsAForm(t *testing.T) {
+	t.Parallel()
 	f := newForm(testCommon(), realSchema(t, "zod-shapes.json"), nil)
 	f.byPointer("/title").in.SetValue("t")
 	f.byPointer("/target").children[0].in.SetValue("x")
@@ -206,6 +210,7 @@ func TestZodSchemaIsAForm(t *testing.T) {
 // The recursive zod schema stops where it refers to itself: that field is
 // edited as JSON, the rest as fields.
 func TestRecursiveSchemaForm(t *testing.T) {
+	t.Parallel()
 	f := newForm(testCommon(), realSchema(t, "zod-tree.json"), nil)
 	if got, want := rows(f), "/root:object* /root/name:string* /root/children:json"; got != want {
 		t.Fatalf("rows:\n got %s\nwant %s", got, want)
@@ -219,6 +224,7 @@ func TestRecursiveSchemaForm(t *testing.T) {
 
 // A schema the model refuses is edited as raw JSON, and the form says why.
 func TestTooDeepSchemaFallsBackToRawJSON(t *testing.T) {
+	t.Parallel()
 	deep := json.RawMessage(strings.Repeat(`{"type":"object","properties":{"a":`, 4900) + `{"type":"string"}` + strings.Repeat(`}}`, 4900))
 	f := newForm(testCommon(), deep, nil)
 	f.setSize(100, 20)
@@ -235,6 +241,7 @@ func TestTooDeepSchemaFallsBackToRawJSON(t *testing.T) {
 // The tool detail outlines the arguments from the same model, and names a
 // schema too large to print instead of printing it.
 func TestToolDetailOutlinesArguments(t *testing.T) {
+	t.Parallel()
 	tool := runtime.Tool{Server: "py", ServerTool: "main", Name: "py__main", InputSchema: realSchema(t, "pydantic-main-model.json")}
 	text := ToolDetail(tool, nil, nil, 100)
 	for _, want := range []string{

@@ -18,6 +18,7 @@ import (
 // used to shift, and the heading sat one cell left of the rows. The PING
 // of a ping under 0.05ms is "<0.1ms", and "—" before the first ping.
 func TestServersColumnsLineUp(t *testing.T) {
+	t.Parallel()
 	snap := uitest.ReadySnapshot()
 	for i := range snap.Servers {
 		v := &snap.Servers[i]

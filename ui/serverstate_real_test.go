@@ -25,6 +25,7 @@ func fakeProcess(name string, mode jsonrpctest.Mode, reconnect config.Reconnect,
 // shows the failure as its error with a hint to act on, only, faintly,
 // what it recovered from.
 func TestReadyServerDropsTheEarlierError(t *testing.T) {
+	t.Parallel()
 	srv := fakeProcess("s", jsonrpctest.Normal, config.Reconnect{Enabled: true, MaxAttempts: 3, InitialBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
 	hs, rt := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}}, 140, 40)
 	hs.keys("m")
@@ -46,6 +47,7 @@ func TestReadyServerDropsTheEarlierError(t *testing.T) {
 // A server whose automatic reconnects all failed says that it gave up,
 // and how to try again.
 func TestReconnectThatGaveUpSaysSo(t *testing.T) {
+	t.Parallel()
 	srv := fakeProcess("broken", jsonrpctest.ExitEarly, config.Reconnect{Enabled: true, MaxAttempts: 2, InitialBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond})
 	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}}, 140, 40)
 	hs.keys("m")

@@ -12,6 +12,7 @@ import (
 // server switched off for the session, one MCP would start, one it did
 // not start and one whose configuration is invalid each have a word.
 func TestStateWordsAreDistinct(t *testing.T) {
+	t.Parallel()
 	srv := func(enabled, configEnabled bool, st runtime.State) runtime.ServerSnapshot {
 		return runtime.ServerSnapshot{Name: "s", Enabled: enabled, ConfigEnabled: configEnabled, State: st}
 	}

@@ -9,6 +9,7 @@ import (
 )
 
 func TestRingKeepsNewestAndCountsDrops(t *testing.T) {
+	t.Parallel()
 	r := newRing[int](3)
 	for i := range 5 {
 		r.push(i)
@@ -23,7 +24,42 @@ func TestRingKeepsNewestAndCountsDrops(t *testing.T) {
 	}
 }
 
+// A ring allocates as items arrive, never past its size, and keeps the
+// newest when full exactly as a preallocated one did.
+func TestRingGrowsOnlyAsNeeded(t *testing.T) {
+	t.Parallel()
+	r := newRing[[256]byte](1000)
+	if cap(r.buf) != 0 {
+		t.Fatalf("an empty ring holds room for %d items", cap(r.buf))
+	}
+	for i := range 2500 {
+		var v [256]byte
+		v[0], v[1] = byte(i), byte(i>>8)
+		r.push(v)
+		if cap(r.buf) > 1000 {
+			t.Fatalf("after %d pushes the buffer holds %d items, past the size 1000", i+1, cap(r.buf))
+		}
+	}
+	if r.len() != 1000 || r.dropped() != 1500 || r.oldest() != 1500 {
+		t.Fatalf("len %d dropped %d oldest %d; want 1000, 1500, 1500", r.len(), r.dropped(), r.oldest())
+	}
+	for seq := r.oldest(); seq < r.next; seq++ {
+		if v := r.at(seq); int(v[0])|int(v[1])<<8 != int(seq) {
+			t.Fatalf("at(%d) holds item %d", seq, int(v[0])|int(v[1])<<8)
+		}
+	}
+	// Cleared (a replay seeking back), it fills again from seq 0.
+	r.clear()
+	for i := range 3 {
+		r.push([256]byte{byte(i)})
+	}
+	if r.len() != 3 || r.dropped() != 0 || r.at(2)[0] != 2 {
+		t.Fatalf("after clear and 3 pushes: len %d dropped %d, at(2) holds %d", r.len(), r.dropped(), r.at(2)[0])
+	}
+}
+
 func TestStreamFilterFollowsArrivalsAndOverwrites(t *testing.T) {
+	t.Parallel()
 	r := newRing[int](10)
 	s := stream[int]{r: r}
 	s.setMatch(func(v *int) bool { return *v%2 == 0 })
@@ -38,6 +74,7 @@ func TestStreamFilterFollowsArrivalsAndOverwrites(t *testing.T) {
 }
 
 func TestFollowerPausesAndResumes(t *testing.T) {
+	t.Parallel()
 	r := newRing[int](100)
 	s := stream[int]{r: r}
 	for i := range 50 {
@@ -68,6 +105,7 @@ func TestFollowerPausesAndResumes(t *testing.T) {
 }
 
 func TestParseFilter(t *testing.T) {
+	t.Parallel()
 	n := noteOf(runtime.LogMessage{EventHeader: runtime.EventHeader{Server: "everything"}, Level: "error", Logger: "db",
 		Data: json.RawMessage(`"Connection refused"`)})
 	if n.level != "error" || n.text != "[db] Connection refused" {
@@ -93,6 +131,7 @@ func TestParseFilter(t *testing.T) {
 }
 
 func TestProgressNotificationDecoded(t *testing.T) {
+	t.Parallel()
 	n := noteOf(runtime.Progress{Token: "7", Progress: 2, Total: 8, Message: "two"})
 	if n.progress == nil || n.progress.token != "7" || n.progress.total != 8 || n.text != "2/8 (25%) two (token 7)" {
 		t.Fatalf("progress note = %+v %+v", n, n.progress)

@@ -2,10 +2,13 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/mcp"
@@ -54,6 +57,15 @@ func toolDetailLines(st styles.Styles, t runtime.Tool, app *appDetail, w int) []
 	if ann := annotationText(t.Annotations); ann != "" {
 		kv("annotations", ann)
 	}
+	kv("cost", present.ToolCost(t.Cost)+" of an agent's context when listed (tokens estimated as bytes/4)")
+	if t.Disabled {
+		kv("switch", st.Warning.Render("off")+": calls are refused and the gateway does not offer it (space on the Tools tab, or mcpdeck tools enable "+
+			present.Line(t.Server+" "+t.ServerTool)+")")
+	}
+	if t.Changed != nil {
+		section("changed since approved")
+		out = append(out, changeLines(st, t, w)...)
+	}
 	section("description")
 	if strings.TrimSpace(t.Description) == "" {
 		out = append(out, st.Dim.Render("(none)"))
@@ -85,6 +97,92 @@ func toolDetailLines(st styles.Styles, t runtime.Tool, app *appDetail, w int) []
 	}
 	return out
 }
+
+// changeLines say how a tool differs from what the operator approved:
+// why it is withheld, what in its new description reads as instructions
+// to the model, and a word-level diff of each member that changed, the
+// removed words as [-…-] and the added ones as {+…+}, in colour too.
+func changeLines(st styles.Styles, t runtime.Tool, w int) []string {
+	ch := t.Changed
+	var out []string
+	accept := "; the gateway withholds it until accepted (a on the Tools tab, or mcpdeck tools accept " + present.Line(t.Server+" "+t.ServerTool) + ")"
+	switch {
+	case ch.Kind == runtime.ChangeShadows:
+		out = append(out, wrap(st.Warning.Render("added after the server was first listed, taking the name of a tool of server "+
+			present.Line(ch.Shadows))+accept, w)...)
+	default:
+		when := ""
+		if !ch.PinnedAt.IsZero() {
+			when = " on " + ch.PinnedAt.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		what := "its definition"
+		if len(ch.Fields) > 0 {
+			what = strings.Join(ch.Fields, ", ")
+		}
+		out = append(out, wrap(st.Warning.Render(what+" differs from what was approved"+when)+accept, w)...)
+	}
+	if len(ch.InstructionLike) > 0 {
+		out = append(out, wrap(st.Error.Render("reads as instructions to the model: ")+showHidden(present.Line(strings.Join(ch.InstructionLike, "; "))), w)...)
+	}
+	if ch.Kind == runtime.ChangeShadows {
+		return out
+	}
+	if ch.Pinned == nil {
+		return append(out, st.Dim.Render("(the approved definition was over 64 KiB and only its hash was kept: no diff)"))
+	}
+	for _, fd := range runtime.DefinitionDiff(*ch.Pinned, t.Definition()) {
+		out = append(out, "", st.Label.Render(fd.Field+":"))
+		var b strings.Builder
+		for _, p := range fd.Parts {
+			text := showHidden(present.Block(p.Text))
+			switch p.Op {
+			case runtime.DiffRemoved:
+				b.WriteString(styleLines(st.Error, "[-"+text+"-]"))
+			case runtime.DiffAdded:
+				b.WriteString(styleLines(st.Success, "{+"+text+"+}"))
+			default:
+				b.WriteString(text)
+			}
+		}
+		for _, l := range strings.Split(b.String(), "\n") {
+			out = append(out, wrap(l, w)...)
+		}
+	}
+	return out
+}
+
+// styleLines styles each line of text on its own, so a style never spans
+// a line break (where a wrap would cut it).
+func styleLines(style lipgloss.Style, text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = style.Render(l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// showHidden makes the characters a reader cannot see, and the
+// sanitiser leaves as they are, visible in a diff: zero-width characters
+// and Unicode tag characters (which spell hidden ASCII), as \uXXXX and
+// \UXXXXXXXX escapes.
+func showHidden(s string) string {
+	return hiddenRE.ReplaceAllStringFunc(s, func(m string) string {
+		var b strings.Builder
+		for _, r := range m {
+			if r > 0xFFFF {
+				fmt.Fprintf(&b, `\U%08x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		}
+		return b.String()
+	})
+}
+
+// hiddenRE matches the invisible characters showHidden escapes.
+var hiddenRE = regexp.MustCompile(`[\x{200B}\x{200C}\x{200D}\x{2060}\x{FEFF}\x{180E}\x{E0000}-\x{E007F}]+`)
 
 // schemaLines is a schema indented, or why it is not shown: a hostile
 // schema would indent to hundreds of megabytes (schema.Omitted).

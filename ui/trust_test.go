@@ -33,6 +33,7 @@ func (a *approvals) list() []string {
 // says which servers are new, applies nothing on no and keeps the old
 // approval; on yes it saves the new approval and then reloads.
 func TestReloadAsksAgainForAChangedProjectFile(t *testing.T) {
+	t.Parallel()
 	changed := config.File{Path: "/home/dev/proj/.mcp.json", Scope: config.ScopeProject, Hash: "new", Servers: []string{"broken", "filesystem"}}
 	var ap approvals
 	rt := uitest.New(uitest.ReadySnapshot())
@@ -83,6 +84,7 @@ func TestReloadAsksAgainForAChangedProjectFile(t *testing.T) {
 // After the person answered no to a project file, c does not run the
 // check (which starts the server's command) on a server from it.
 func TestCheckRefusesAnUnapprovedServer(t *testing.T) {
+	t.Parallel()
 	file := config.File{Path: "/home/dev/proj/.mcp.json", Scope: config.ScopeProject, Hash: "h", Servers: []string{"broken"}}
 	rt := uitest.New(uitest.OffSnapshot())
 	hs := start(t, rt, 120, 35, func(o *Options) {
@@ -103,6 +105,7 @@ func TestCheckRefusesAnUnapprovedServer(t *testing.T) {
 // A server whose configuration is invalid is shown as invalid with its
 // file:line:col error, and never checked.
 func TestInvalidServerShownWithItsError(t *testing.T) {
+	t.Parallel()
 	invalid := config.Errors{{Pos: config.Position{File: "/home/dev/proj/.mcp.json", Line: 3, Column: 41}, Server: "broken", Field: "timeout", Message: `"5 s" is not a duration`}}
 	snap := uitest.ReadySnapshot()
 	for i := range snap.Servers {
@@ -145,6 +148,7 @@ func hostileProject() (config.File, *config.Config) {
 // command line shell-quoted with its working directory and env file, the
 // URL of a remote one; escapes in them are shown, never acted on.
 func TestTrustDialogShowsWhatWouldRun(t *testing.T) {
+	t.Parallel()
 	file, cfg := hostileProject()
 	rt := uitest.New(uitest.OffSnapshot())
 	var leak string
@@ -180,6 +184,7 @@ func TestTrustDialogShowsWhatWouldRun(t *testing.T) {
 // Without the configuration the dialog shows what the snapshot knows: the
 // command line or URL.
 func TestTrustDialogFromTheSnapshot(t *testing.T) {
+	t.Parallel()
 	file := config.File{Path: "/home/dev/proj/.mcp.json", Scope: config.ScopeProject, Hash: "h", Servers: []string{"broken"}}
 	hs := start(t, uitest.New(uitest.OffSnapshot()), 120, 35, func(o *Options) { o.Untrusted = []config.File{file} })
 	hs.waitText("Approve project configuration?", "broken (stdio)", "run   ./bin/broken-server --token ••••••")
@@ -188,6 +193,7 @@ func TestTrustDialogFromTheSnapshot(t *testing.T) {
 // A reload's approval shows what the changed file would run now, and
 // marks a server whose command changed, with what runs now.
 func TestReloadTrustDialogShowsTheChangedCommand(t *testing.T) {
+	t.Parallel()
 	file, cfg := hostileProject()
 	file.Servers = []string{"broken"}
 	cfg.Files, cfg.Servers = []config.File{file}, cfg.Servers[:1]
@@ -203,6 +209,7 @@ func TestReloadTrustDialogShowsTheChangedCommand(t *testing.T) {
 
 // A dialog taller than the terminal scrolls its body; the answers stay.
 func TestLongDialogScrolls(t *testing.T) {
+	t.Parallel()
 	file := config.File{Path: "/home/dev/proj/.mcp.json", Scope: config.ScopeProject, Hash: "h"}
 	cfg := &config.Config{Files: []config.File{file}}
 	for i := range 20 {

@@ -48,6 +48,7 @@ func checkFrame(t *testing.T, what, frame string, w, h int) {
 // size, tab and status message; a reload that adds a server (4 → 5 at
 // 120×35 grew the frame to 36 lines) included.
 func TestFramesNeverExceedTheTerminal(t *testing.T) {
+	t.Parallel()
 	sizes := [][2]int{{80, 24}, {100, 30}, {120, 35}, {140, 40}, {200, 60}}
 	for _, size := range sizes {
 		w, h := size[0], size[1]
@@ -79,6 +80,7 @@ func TestFramesNeverExceedTheTerminal(t *testing.T) {
 // At 80×24 a list longer than the pane scrolls with the selection and says
 // how many servers are hidden; a long name is shown whole.
 func TestLongServerListScrollsAndSaysWhatIsHidden(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.Publish(manyServers(12))
 	hs := start(t, rt, 80, 24)
@@ -97,6 +99,7 @@ func TestLongServerListScrollsAndSaysWhatIsHidden(t *testing.T) {
 
 // The active tab is marked in text, not only by colour.
 func TestActiveTabMarkedInText(t *testing.T) {
+	t.Parallel()
 	hs := start(t, uitest.New(uitest.ReadySnapshot()), 80, 24)
 	hs.keys("4")
 	v := hs.waitText("[4 Notifications]")
@@ -107,6 +110,7 @@ func TestActiveTabMarkedInText(t *testing.T) {
 
 // The reload dialog separates the label from the names.
 func TestPlanDialogSpacing(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	rt.ReloadPlan = runtime.Plan{Restart: []string{"filesystem"}, Keep: []string{"everything"}}
 	hs := start(t, rt, 100, 30, func(o *Options) { o.Reload = func() (*config.Config, error) { return &config.Config{}, nil } })
@@ -120,6 +124,7 @@ func TestPlanDialogSpacing(t *testing.T) {
 // Status messages expire, and a long error wraps at word boundaries onto
 // a second row instead of being cut mid-word.
 func TestStatusMessagesExpireAndWrapAtWords(t *testing.T) {
+	t.Parallel()
 	now := uitest.Clock
 	rt := uitest.New(uitest.ReadySnapshot())
 	m := newModel(Options{Runtime: rt, Now: func() time.Time { return now }}.withDefaults())
@@ -159,6 +164,7 @@ func TestStatusMessagesExpireAndWrapAtWords(t *testing.T) {
 // The no-tools hint fits the state: never "m switches MCP on" while MCP
 // is on.
 func TestNoToolsHintFitsTheState(t *testing.T) {
+	t.Parallel()
 	hs := start(t, uitest.New(uitest.ReadySnapshot()), 140, 40)
 	hs.keys("2") // broken is selected and failed
 	v := hs.waitText("No tools: broken has failed.")
@@ -172,6 +178,7 @@ func TestNoToolsHintFitsTheState(t *testing.T) {
 // session, also once MCP is off; one its configuration disables is
 // described as such.
 func TestSwitchedOffIsNotDisabledInConfiguration(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 140, 40)
 	hs.keys("j", "space") // everything
@@ -188,6 +195,7 @@ func TestSwitchedOffIsNotDisabledInConfiguration(t *testing.T) {
 
 // method: filters the Traffic tab too.
 func TestTrafficMethodFilter(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 140, 40)
 	h := runtime.EventHeader{Time: uitest.Clock, Server: "everything"}
@@ -212,6 +220,7 @@ func TestTrafficMethodFilter(t *testing.T) {
 // end of one leaves the other. The fake numbers per server like the
 // runtime.
 func TestRequestsKeyedByServerAndID(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 140, 40)
 	at := func(server string) runtime.EventHeader {
@@ -245,6 +254,7 @@ func TestRequestsKeyedByServerAndID(t *testing.T) {
 // on one row, under its first id, and says which round or task state it is
 // in; the row goes when the request ends.
 func TestRequestRoundsAndTasksStayOneRow(t *testing.T) {
+	t.Parallel()
 	rt := uitest.New(uitest.ReadySnapshot())
 	hs := start(t, rt, 140, 40)
 	h := runtime.EventHeader{Time: uitest.Clock, Server: "everything"}

@@ -71,7 +71,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.openModal(newHelpOverlay(m.c))
 	case key.Matches(msg, k.ToggleMCP):
 		return m.toggleMCP()
-	case key.Matches(msg, k.ToggleServer):
+	case key.Matches(msg, k.ToggleServer) && !(m.focus == focusDetail && m.active == tabTools):
+		// On the Tools tab's list space switches the selected tool instead.
 		return m.toggleServer()
 	case key.Matches(msg, k.Reload):
 		return m.reload()

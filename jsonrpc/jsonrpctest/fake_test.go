@@ -40,6 +40,7 @@ func toolNames(t *testing.T, m wire) ([]string, string, map[string]json.RawMessa
 }
 
 func TestNormalServer(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.Normal)
 
 	init := f.call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
@@ -145,6 +146,7 @@ func TestNormalServer(t *testing.T) {
 }
 
 func TestVersionNegotiation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode      jsonrpctest.Mode
 		requested string
@@ -172,6 +174,7 @@ func TestVersionNegotiation(t *testing.T) {
 // started after the cancelled one and takes twice as long, so its response marks the
 // point by which the cancelled one would have been answered.
 func TestSlowProgressAndCancel(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.Normal)
 	f.initialize()
 
@@ -203,6 +206,7 @@ func TestSlowProgressAndCancel(t *testing.T) {
 }
 
 func TestFloodTool(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.Normal)
 	f.initialize()
 	f.request(1, "tools/call", `{"name":"flood","arguments":{"count":500}}`)
@@ -226,6 +230,7 @@ func TestFloodTool(t *testing.T) {
 }
 
 func TestFloodMode(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.Flood, jsonrpctest.WithCount(2000))
 	f.initialize()
 	f.request(1, "ping", "")
@@ -236,6 +241,7 @@ func TestFloodMode(t *testing.T) {
 }
 
 func TestCrashTool(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.Normal)
 	f.initialize()
 	f.request(1, "tools/call", `{"name":"crash"}`)
@@ -246,6 +252,7 @@ func TestCrashTool(t *testing.T) {
 }
 
 func TestCrashOnCall(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.CrashOnCall)
 	f.initialize()
 	if m := f.call(1, "ping", ""); m.Error != nil {
@@ -262,6 +269,7 @@ func TestCrashOnCall(t *testing.T) {
 }
 
 func TestWrongID(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.WrongID)
 	f.initialize()
 	f.request(7, "tools/call", `{"name":"echo","arguments":{"text":"x"}}`)

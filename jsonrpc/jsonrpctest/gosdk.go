@@ -32,6 +32,10 @@ import (
 //	add_tool {name}            adds tool NAME and announces notifications/tools/list_changed
 //	slow {seconds}             progress every 100 ms when asked; "cancelled slow" on stderr
 //	log {message}              logs message at debug, info, warning and error
+//	remove {name}              annotated destructiveHint: true; answers "removed NAME"
+//	sample {prompt}            MRTR: asks (sampling "reply") a model to answer prompt (system
+//	                           prompt "Answer in one word.", maxTokens 50), then "model said:
+//	                           TEXT (MODEL)"; in the legacy era go-sdk sends the request itself
 const (
 	// GoSDKModern serves the go-sdk server on stdio.
 	GoSDKModern Mode = "gosdk-modern"
@@ -173,6 +177,41 @@ func newGoSDKServer(logf func(string, ...any)) *mcp.Server {
 					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
 				}},
 				RequestState: signState(fmt.Sprintf("ask-v1:%d", time.Now().UnixNano())),
+			}, nil
+		})
+	destructive := true
+	server.AddTool(&mcp.Tool{Name: "remove", Description: "Pretends to remove something.", InputSchema: obj(`"name":{"type":"string"}`, "name"),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			name, _ := args(req)["name"].(string)
+			return text("removed " + name), nil
+		})
+	server.AddTool(&mcp.Tool{Name: "sample", Description: "Asks the client's model to answer a prompt (sampling), then says what it said.",
+		InputSchema: obj(`"prompt":{"type":"string"}`, "prompt")},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if st := req.Params.RequestState; st != "" {
+				if !verifyState(st) {
+					return nil, &sdkjsonrpc.Error{Code: -32602, Message: "Invalid or expired requestState"}
+				}
+				if r, ok := req.Params.InputResponses["reply"].(*mcp.CreateMessageWithToolsResult); ok {
+					var said []string
+					for _, c := range r.Content {
+						if t, ok := c.(*mcp.TextContent); ok {
+							said = append(said, t.Text)
+						}
+					}
+					return text(fmt.Sprintf("model said: %s (%s)", strings.Join(said, " "), r.Model)), nil
+				}
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no sampling reply"}}}, nil
+			}
+			prompt, _ := args(req)["prompt"].(string)
+			return &mcp.CallToolResult{
+				InputRequests: mcp.InputRequestMap{"reply": &mcp.CreateMessageParams{
+					Messages:     []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: prompt}}},
+					SystemPrompt: "Answer in one word.", MaxTokens: 50,
+					ModelPreferences: &mcp.ModelPreferences{Hints: []*mcp.ModelHint{{Name: "claude"}}, IntelligencePriority: 0.8},
+				}},
+				RequestState: signState(fmt.Sprintf("sample-v1:%d", time.Now().UnixNano())),
 			}, nil
 		})
 	server.AddTool(&mcp.Tool{Name: "add_tool", Description: "Registers a new tool and announces the list change.", InputSchema: obj(`"name":{"type":"string"}`, "name")},

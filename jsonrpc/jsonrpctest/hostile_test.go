@@ -13,6 +13,7 @@ import (
 )
 
 func TestNullIDError(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.NullIDError)
 	f.initialize()
 	f.request(3, "tools/call", `{"name":"echo","arguments":{"text":"x"}}`)
@@ -23,6 +24,7 @@ func TestNullIDError(t *testing.T) {
 }
 
 func TestDeepResponse(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.DeepResponse, jsonrpctest.WithDepth(20000))
 	f.initialize()
 	f.request(3, "tools/call", `{"name":"echo","arguments":{"text":"x"}}`)
@@ -38,6 +40,7 @@ func TestDeepResponse(t *testing.T) {
 }
 
 func TestDeepSchema(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.DeepSchema, jsonrpctest.WithDepth(50))
 	f.initialize()
 	f.request(2, "tools/list", `{"cursor":"page2"}`)
@@ -58,6 +61,7 @@ func TestDeepSchema(t *testing.T) {
 }
 
 func TestBadUTF8(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.BadUTF8)
 	f.initialize()
 	l := f.line()

@@ -72,6 +72,10 @@ const (
 	EnvCount = "MCPDECK_FAKE_COUNT"
 	// EnvSecret is the value SecretLeak puts into the echo tool's description.
 	EnvSecret = "FAKE_SECRET"
+	// EnvEchoDescription, when set, replaces the echo tool's description:
+	// a server whose tool definition changes between two runs, as a
+	// rug pull does, while its command line and variable names stay.
+	EnvEchoDescription = "MCPDECK_FAKE_ECHO_DESC"
 	// EnvEvidence names a file every fake appends its stderr evidence lines
 	// to ("cancelled 3 …", "task cancelled task-1").
 	EnvEvidence = "MCPDECK_FAKE_EVIDENCE"
@@ -109,16 +113,17 @@ func (m Mode) known() bool { return slices.Contains(allModes, m) }
 
 // settings are the knobs a fake server reads from its environment at startup.
 type settings struct {
-	size   int64
-	delay  time.Duration
-	count  int
-	secret string
+	size     int64
+	delay    time.Duration
+	count    int
+	secret   string
+	echoDesc string
 }
 
 // loadSettings rejects malformed values instead of falling back to defaults, so a test
 // that mistypes a knob fails loudly rather than testing something else.
 func loadSettings(getenv func(string) string) (settings, error) {
-	s := settings{size: defaultSize, delay: defaultDelay, count: defaultCount, secret: getenv(EnvSecret)}
+	s := settings{size: defaultSize, delay: defaultDelay, count: defaultCount, secret: getenv(EnvSecret), echoDesc: getenv(EnvEchoDescription)}
 	if v := getenv(EnvSize); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestModernFake(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.Modern)
 	m := f.call(1, "server/discover", `{`+modernMeta+`}`)
 	if m.Error != nil || !bytes.Contains(m.Result, []byte(`"supportedVersions":["2026-07-28"]`)) || !bytes.Contains(m.Result, []byte(`"resultType":"complete"`)) || !bytes.Contains(m.Result, []byte(`"ttlMs":60000`)) {
@@ -91,6 +92,7 @@ func mustString(token string) string {
 }
 
 func TestModernFakeDefects(t *testing.T) {
+	t.Parallel()
 	t.Run("no resultType", func(t *testing.T) {
 		f := start(t, jsonrpctest.ModernNoResultType)
 		m := f.call(1, "tools/call", `{"name":"echo","arguments":{"text":"x"},`+modernMeta+`}`)

@@ -18,6 +18,7 @@ import (
 )
 
 func TestNotifyInstead(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.NotifyInstead)
 	f.initialize()
 	f.request(5, "tools/call", `{"name":"echo","arguments":{"text":"x"}}`)
@@ -41,6 +42,7 @@ func TestNotifyInstead(t *testing.T) {
 }
 
 func TestNoise(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.Noise)
 	if first := f.line(); json.Valid(first) {
 		t.Fatalf("first stdout line %q is JSON, want startup noise", first)
@@ -66,6 +68,7 @@ func TestNoise(t *testing.T) {
 }
 
 func TestOversized(t *testing.T) {
+	t.Parallel()
 	const size = 1 << 20
 	f := start(t, jsonrpctest.Oversized, jsonrpctest.WithSize(size))
 	f.initialize()
@@ -84,6 +87,7 @@ func TestOversized(t *testing.T) {
 }
 
 func TestHang(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.Hang)
 	f.initialize()
 	f.request(3, "tools/call", `{"name":"echo","arguments":{"text":"x"}}`)
@@ -104,6 +108,7 @@ func TestHang(t *testing.T) {
 }
 
 func TestIgnoreTerm(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.IgnoreTerm)
 	f.initialize()
 	pid := f.cmd.Process.Pid
@@ -135,6 +140,7 @@ func TestIgnoreTerm(t *testing.T) {
 }
 
 func TestIgnoreEOF(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.IgnoreEOF)
 	f.initialize()
 	if err := f.stdin.Close(); err != nil {
@@ -150,6 +156,7 @@ func TestIgnoreEOF(t *testing.T) {
 }
 
 func TestGrandchild(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.Grandchild)
 	line := f.stderrLine("grandchild ")
 	pid, err := strconv.Atoi(strings.TrimPrefix(line, "grandchild "))
@@ -173,6 +180,7 @@ func TestGrandchild(t *testing.T) {
 }
 
 func TestExitEarly(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.ExitEarly)
 	f.stderrLine("fatal: missing API key")
 	if code := f.exitCode(); code != 1 {
@@ -181,6 +189,7 @@ func TestExitEarly(t *testing.T) {
 }
 
 func TestSlowInitStillAnswersPing(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.SlowInit, jsonrpctest.WithDelay(300*time.Millisecond))
 	f.request(1, "initialize", `{"protocolVersion":"2025-11-25"}`)
 	f.request(2, "ping", "")
@@ -193,6 +202,7 @@ func TestSlowInitStillAnswersPing(t *testing.T) {
 }
 
 func TestCatalogueDefects(t *testing.T) {
+	t.Parallel()
 	listAll := func(f *fake) ([]string, map[string]json.RawMessage) {
 		names, _, schemas := toolNames(t, f.call(1, "tools/list", ""))
 		more, _, s2 := toolNames(t, f.call(2, "tools/list", `{"cursor":"page2"}`))
@@ -238,6 +248,7 @@ func TestCatalogueDefects(t *testing.T) {
 }
 
 func TestCommand(t *testing.T) {
+	t.Parallel()
 	path, args, env := jsonrpctest.Command(jsonrpctest.Hang, jsonrpctest.WithEnv("K", "1"), jsonrpctest.WithEnv("K", "2"), jsonrpctest.WithCount(7))
 	if !filepath.IsAbs(path) {
 		t.Errorf("path %q is not absolute", path)
@@ -267,6 +278,7 @@ func TestCommand(t *testing.T) {
 }
 
 func TestUnknownModeExits2(t *testing.T) {
+	t.Parallel()
 	f := start(t, jsonrpctest.Mode("no-such-mode"))
 	f.stderrLine("fake server: unknown fake server mode")
 	if code := f.exitCode(); code != 2 {
@@ -275,6 +287,7 @@ func TestUnknownModeExits2(t *testing.T) {
 }
 
 func TestProcessGone(t *testing.T) {
+	t.Parallel()
 	if jsonrpctest.ProcessGone(os.Getpid()) {
 		t.Fatal("this process is reported gone")
 	}
@@ -307,6 +320,7 @@ func (r *failRecorder) Helper()               {}
 func (r *failRecorder) Fatalf(string, ...any) { r.failed = true }
 
 func TestWaitGoneFailsOnDeadline(t *testing.T) {
+	t.Parallel()
 	r := &failRecorder{TB: t}
 	jsonrpctest.WaitGone(r, os.Getpid(), 30*time.Millisecond)
 	if !r.failed {

@@ -40,6 +40,9 @@ type catalogue struct {
 
 func newCatalogue(mode Mode, cfg settings, pid int) *catalogue {
 	echoDesc := "Echoes the text argument back as one text block."
+	if cfg.echoDesc != "" {
+		echoDesc = cfg.echoDesc
+	}
 	if mode == SecretLeak {
 		echoDesc += " Debug: authenticated with token " + cfg.secret + "."
 	}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestReadLineSkipsOverlongLines(t *testing.T) {
+	t.Parallel()
 	in := strings.Repeat("a", 100) + "\n" + "ok\r\n" + "tail"
 	r := bufio.NewReaderSize(strings.NewReader(in), 16)
 	if _, err := readLine(r, 50); !errors.Is(err, errLineTooLong) {
@@ -29,6 +30,7 @@ func TestReadLineSkipsOverlongLines(t *testing.T) {
 }
 
 func TestLoadSettings(t *testing.T) {
+	t.Parallel()
 	env := func(vars map[string]string) func(string) string {
 		return func(k string) string { return vars[k] }
 	}
@@ -47,6 +49,7 @@ func TestLoadSettings(t *testing.T) {
 }
 
 func TestShiftID(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{`7`: `1007`, `"abc"`: `"abc+1000"`} {
 		if got := string(shiftID([]byte(in))); got != want {
 			t.Errorf("shiftID(%s) = %s, want %s", in, got, want)

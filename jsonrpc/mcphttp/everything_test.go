@@ -14,6 +14,7 @@ import (
 )
 
 func TestEverythingStreamable(t *testing.T) {
+	t.Parallel()
 	base := jsonrpctest.EverythingHTTP(t, "streamableHttp")
 	c := dial(t, mcphttp.Options{URL: base + "/mcp"})
 	c.initialize(t)
@@ -27,6 +28,7 @@ func TestEverythingStreamable(t *testing.T) {
 }
 
 func TestEverythingSSE(t *testing.T) {
+	t.Parallel()
 	base := jsonrpctest.EverythingHTTP(t, "sse")
 	c := dial(t, mcphttp.Options{URL: base + "/sse", Legacy: true})
 	c.initialize(t)

@@ -66,6 +66,7 @@ func startSDKStreamable(t testing.TB, opts *mcp.StreamableHTTPOptions) (*httptes
 }
 
 func TestGoSDKStreamable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		opts *mcp.StreamableHTTPOptions
@@ -178,6 +179,7 @@ func waitSignal[T any](t testing.TB, ch <-chan T, what string) T {
 }
 
 func TestGoSDKStateless(t *testing.T) {
+	t.Parallel()
 	ts, rec, _ := startSDKStreamable(t, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	c := dial(t, mcphttp.Options{URL: ts.URL})
 	c.initialize(t)
@@ -199,6 +201,7 @@ func TestGoSDKStateless(t *testing.T) {
 }
 
 func TestGoSDKLegacySSE(t *testing.T) {
+	t.Parallel()
 	srv, _ := newSDKServer()
 	ts := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(ts.Close)
@@ -217,6 +220,7 @@ func TestGoSDKLegacySSE(t *testing.T) {
 }
 
 func TestGoSDKAutoFallback(t *testing.T) {
+	t.Parallel()
 	srv, _ := newSDKServer()
 	ts := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(ts.Close)
@@ -240,6 +244,7 @@ func TestGoSDKAutoFallback(t *testing.T) {
 }
 
 func TestNoFallbackWithoutOption(t *testing.T) {
+	t.Parallel()
 	srv, _ := newSDKServer()
 	ts := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(ts.Close)

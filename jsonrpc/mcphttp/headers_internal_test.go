@@ -11,6 +11,7 @@ import (
 // The encoding examples of the specification (streamable-http.mdx, Value
 // Encoding).
 func TestEncodeHeaderValue(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"us-west1":           "us-west1",
 		"Hello, 世界":          "=?base64?SGVsbG8sIOS4lueVjA==?=",
@@ -29,6 +30,7 @@ func TestEncodeHeaderValue(t *testing.T) {
 }
 
 func TestToolHeaders(t *testing.T) {
+	t.Parallel()
 	got, err := ToolHeaders(json.RawMessage(`{"type":"object","properties":{
 		"region":{"type":"string","x-mcp-header":"Region"},
 		"opts":{"type":"object","properties":{"dry":{"type":"boolean","x-mcp-header":"Dry-Run"}}},
@@ -70,6 +72,7 @@ func TestToolHeaders(t *testing.T) {
 }
 
 func TestParamHeaderValue(t *testing.T) {
+	t.Parallel()
 	args := json.RawMessage(`{"s":"Zürich","i":42,"f":42.0,"big":9007199254740993,"frac":1.5,"b":false,"n":null,"o":{"x":"y","deep":{"t":true}}}`)
 	cases := []struct {
 		path []string

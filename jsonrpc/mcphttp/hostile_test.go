@@ -21,6 +21,7 @@ var credentials = map[string]string{"Authorization": "Bearer tok-0123456789", "X
 // net/http would forward even Authorization) gets no credentials sent
 // there, and the target's answer is never taken.
 func TestRedirectToAnotherOriginIsRefused(t *testing.T) {
+	t.Parallel()
 	var reached atomic.Int32
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reached.Add(1)
@@ -50,6 +51,7 @@ func TestRedirectToAnotherOriginIsRefused(t *testing.T) {
 
 // A same-origin 307 is followed, headers and body included.
 func TestSameOriginRedirectIsFollowed(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	var keys atomic.Value
 	mux := http.NewServeMux()
@@ -71,6 +73,7 @@ func TestSameOriginRedirectIsFollowed(t *testing.T) {
 
 // A POST redirected with 302 would arrive as a GET without its message.
 func TestPostRedirectThatChangesMethodFails(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/old" {
 			http.Redirect(w, r, "/mcp", http.StatusFound)
@@ -89,6 +92,7 @@ func TestPostRedirectThatChangesMethodFails(t *testing.T) {
 // Invalid JSON in an application/json answer is reported as such, not as
 // "the JSON body held no response".
 func TestInvalidJSONAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.setCall(func(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
 		w.Header().Set("Content-Type", "application/json")

@@ -19,6 +19,7 @@ import (
 // A response stream that drops after retry: and an event id is resumed
 // with GET and Last-Event-ID, and the result is taken from there.
 func TestResumeDroppedResponseStream(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	lastEventID := make(chan string, 1)
 	f.setCall(func(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
@@ -51,6 +52,7 @@ func TestResumeDroppedResponseStream(t *testing.T) {
 // A stream that ends without the response and without an event id fails
 // that request alone, with a reason.
 func TestResponseStreamEndsWithoutID(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.setCall(func(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
 		startSSE(w)
@@ -66,6 +68,7 @@ func TestResponseStreamEndsWithoutID(t *testing.T) {
 }
 
 func TestSessionExpired(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		status int
@@ -116,6 +119,7 @@ func TestSessionExpired(t *testing.T) {
 
 // A 500 fails that request alone, quoting the body; the connection stays.
 func TestServerError(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.setCall(func(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
 		http.Error(w, "database exploded\n  at handler.go:12\n"+strings.Repeat("x", 1000), http.StatusInternalServerError)
@@ -144,6 +148,7 @@ func TestServerError(t *testing.T) {
 // A server may answer a request it rejects with HTTP 400 and a proper
 // JSON-RPC error in the body: the caller gets the server's own code.
 func TestJSONRPCErrorInA4xxBody(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	f.setCall(func(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
 		w.Header().Set("Content-Type", "application/json")
@@ -160,6 +165,7 @@ func TestJSONRPCErrorInA4xxBody(t *testing.T) {
 }
 
 func TestOversizedResponse(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("y", 4096)
 	for _, tc := range []struct {
 		name string
@@ -195,6 +201,7 @@ func TestOversizedResponse(t *testing.T) {
 // A server that never sends headers: the call times out, the cancellation
 // aborts the HTTP exchange, and Close leaves nothing running.
 func TestNeverSendsHeaders(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	aborted := make(chan struct{}, 1)
 	f.setCall(func(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
@@ -213,6 +220,7 @@ func TestNeverSendsHeaders(t *testing.T) {
 }
 
 func TestInitializeNeverAnswered(t *testing.T) {
+	t.Parallel()
 	stall := make(chan struct{})
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -235,6 +243,7 @@ func TestInitializeNeverAnswered(t *testing.T) {
 }
 
 func TestUnauthorized(t *testing.T) {
+	t.Parallel()
 	const secret = "Bearer very-secret-value"
 	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
@@ -265,6 +274,7 @@ func TestUnauthorized(t *testing.T) {
 }
 
 func TestConnectionRefused(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -279,6 +289,7 @@ func TestConnectionRefused(t *testing.T) {
 }
 
 func TestTLSFailure(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewTLSServer(http.NotFoundHandler())
 	t.Cleanup(ts.Close)
 	c := dial(t, mcphttp.Options{URL: ts.URL})
@@ -298,6 +309,7 @@ func TestTLSFailure(t *testing.T) {
 
 // The standalone stream is reopened when it drops, with Last-Event-ID.
 func TestStandaloneReconnect(t *testing.T) {
+	t.Parallel()
 	f := newFake(t)
 	gets := make(chan string, 4)
 	n := 0
@@ -334,6 +346,7 @@ func TestStandaloneReconnect(t *testing.T) {
 
 // The legacy transport cannot resume: its stream closing ends the session.
 func TestLegacyStreamDrop(t *testing.T) {
+	t.Parallel()
 	drop := make(chan struct{})
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
@@ -359,6 +372,7 @@ func TestLegacyStreamDrop(t *testing.T) {
 }
 
 func TestLegacyEndpointOtherOrigin(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		startSSE(w)
 		sse(w, "event: endpoint\ndata: http://elsewhere.example/messages\n\n")
@@ -372,6 +386,7 @@ func TestLegacyEndpointOtherOrigin(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{"", "ftp://host/x", "/relative"} {
 		if _, err := mcphttp.Dial(ctxT(t), mcphttp.Options{URL: u}); !errors.Is(err, mcphttp.ErrBadOptions) {
 			t.Errorf("Dial(%q) = %v, want ErrBadOptions", u, err)

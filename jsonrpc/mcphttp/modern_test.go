@@ -174,6 +174,7 @@ var modernPeers = []modernPeer{
 }
 
 func TestModernHTTPPeers(t *testing.T) {
+	t.Parallel()
 	for _, p := range modernPeers {
 		t.Run(p.name, func(t *testing.T) {
 			base := newProxy(t, p.url(t))
@@ -347,6 +348,7 @@ func TestModernHTTPPeers(t *testing.T) {
 
 // TestProbeAnswers pins the era decision for every kind of answer.
 func TestProbeAnswers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		status  int
@@ -398,6 +400,7 @@ func TestProbeAnswers(t *testing.T) {
 // TestModernLostRequest: a response stream that breaks before the response
 // loses the request, reported as such; it is never resumed with GET.
 func TestModernLostRequest(t *testing.T) {
+	t.Parallel()
 	gets := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -425,6 +428,7 @@ func TestModernLostRequest(t *testing.T) {
 }
 
 func TestModernOptionsExcludeFallback(t *testing.T) {
+	t.Parallel()
 	_, err := mcphttp.Dial(ctxT(t), mcphttp.Options{URL: "http://127.0.0.1:1/mcp", Modern: &mcphttp.ModernOptions{}, AutoFallback: true})
 	if !errors.Is(err, mcphttp.ErrBadOptions) {
 		t.Errorf("Dial = %v, want ErrBadOptions", err)

@@ -43,6 +43,7 @@ func rpcError(t *testing.T, a mcphttp.RawAnswer) (int64, string) {
 // probe sets replaces the stream's, and the answer is read whether it
 // comes as JSON or as an event stream.
 func TestSendRawToModernPeers(t *testing.T) {
+	t.Parallel()
 	for name, url := range map[string]func(*testing.T) string{
 		"ts-modern": func(t *testing.T) string { return jsonrpctest.TSServerHTTP(t, jsonrpctest.ModernEra) },
 		"gosdk":     func(t *testing.T) string { return jsonrpctest.GoSDKHTTP(t) },
@@ -77,6 +78,7 @@ func mustJSON(t *testing.T, v any) string {
 // A raw exchange keeps the stream's redirect policy: a 307 to another
 // origin is not followed, so the configured credential never reaches it.
 func TestSendRawRefusesRedirectToAnotherOrigin(t *testing.T) {
+	t.Parallel()
 	var other atomic.Int32
 	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		other.Add(1)
@@ -105,6 +107,7 @@ func TestSendRawRefusesRedirectToAnotherOrigin(t *testing.T) {
 // page is quoted without the configured values; the caller's Transport
 // carries every raw exchange.
 func TestSendRawAnswers(t *testing.T) {
+	t.Parallel()
 	var seenAuth atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seenAuth.Store(r.Header.Get("X-Added-By-Transport"))

@@ -11,6 +11,7 @@ import (
 )
 
 func TestSSEReader(t *testing.T) {
+	t.Parallel()
 	in := ": keep-alive comment\n" +
 		"id: 1\r\nretry: 1500\r\ndata: \r\n\r\n" + // priming event, CRLF
 		"event: message\ndata: {\"a\":\ndata: 1}\n\n" + // multi-line data
@@ -42,6 +43,7 @@ func TestSSEReader(t *testing.T) {
 }
 
 func TestSSEReaderBoundsEvents(t *testing.T) {
+	t.Parallel()
 	// One long line, and many short data lines adding up.
 	for name, in := range map[string]string{
 		"line":  "data: " + strings.Repeat("x", 5000) + "\n\n",
@@ -55,6 +57,7 @@ func TestSSEReaderBoundsEvents(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
+	t.Parallel()
 	if d := backoff(0, 1); d != 250*time.Millisecond {
 		t.Errorf("first attempt without retry: %s", d)
 	}
@@ -73,6 +76,7 @@ func TestBackoff(t *testing.T) {
 }
 
 func TestRedactor(t *testing.T) {
+	t.Parallel()
 	r := newRedactor(map[string]string{"Authorization": "Bearer tok-abcdef", "X-Short": "ab"})
 	got := r.excerpt([]byte("echo: Bearer tok-abcdef and tok-abcdef\n\tmore"))
 	if strings.Contains(got, "tok-abcdef") || !strings.Contains(got, "[redacted]") || strings.Contains(got, "\n") {
@@ -81,6 +85,7 @@ func TestRedactor(t *testing.T) {
 }
 
 func TestSSERetryIsClamped(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]time.Duration{
 		"0": minRetry, "5": minRetry, "1500": 1500 * time.Millisecond,
 		"600000": maxRetry, "99999999999999": maxRetry,

@@ -27,6 +27,7 @@ func (r *refusing) RoundTrip(req *http.Request) (*http.Response, error) {
 // that wraps ErrUnauthorized reaches the caller whole, so the runtime can
 // tell "needs login" from a network failure.
 func TestTransportErrorEndsStreamWithItsChain(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		t.Error("the request reached the server")
 	}))

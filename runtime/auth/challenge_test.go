@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseChallenge(t *testing.T) {
+	t.Parallel()
 	h := http.Header{}
 	h.Add("WWW-Authenticate", `Basic realm="x", Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", scope="files:read files:write", error="insufficient_scope", error_description="needs write"`)
 	c := ParseChallenge(http.StatusForbidden, h)
@@ -25,6 +26,7 @@ func TestParseChallenge(t *testing.T) {
 }
 
 func TestResourceMetadataURLs(t *testing.T) {
+	t.Parallel()
 	su := mustURL(t, "https://h.example/public/mcp")
 	got := resourceMetadataURLs(&Challenge{ResourceMetadata: "https://h.example/meta"}, su)
 	want := []string{"https://h.example/meta", "https://h.example/.well-known/oauth-protected-resource/public/mcp", "https://h.example/.well-known/oauth-protected-resource"}
@@ -37,6 +39,7 @@ func TestResourceMetadataURLs(t *testing.T) {
 }
 
 func TestPathPrefix(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		p, full string
 		want    bool

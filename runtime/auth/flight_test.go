@@ -38,6 +38,7 @@ func (b *browserOnHold) next(t *testing.T) string {
 // server's mutex) and says a login is running; a second Login joins the
 // first instead of opening a second browser.
 func TestStatusDuringLogin(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{Clients: map[string]string{"pre": ""}})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	b := newBrowserOnHold()
@@ -99,6 +100,7 @@ func TestStatusDuringLogin(t *testing.T) {
 // TestConcurrentRefreshesShareOneRequest: many requests meeting one
 // expiring token make one refresh request, and all get its token.
 func TestConcurrentRefreshesShareOneRequest(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{Clients: map[string]string{"pre": ""}})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	var hold sync.Mutex
@@ -107,6 +109,7 @@ func TestConcurrentRefreshesShareOneRequest(t *testing.T) {
 		o.HTTPClient = &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			if r.URL.Path == "/token" {
 				hold.Lock() // held by the test until every caller waits
+				//lint:ignore SA2001 the mutex is a gate, held by the test until every caller waits
 				hold.Unlock()
 			}
 			return http.DefaultTransport.RoundTrip(r)
@@ -158,6 +161,7 @@ func TestConcurrentRefreshesShareOneRequest(t *testing.T) {
 // stops waiting at once; when it was the last one waiting, the login is
 // abandoned and its redirect listener closed.
 func TestLoginWaiterLeavesOnItsOwnContext(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{Clients: map[string]string{"pre": ""}})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	b := newBrowserOnHold()

@@ -20,6 +20,7 @@ import (
 // sign with the algorithm their type implies; a wrong algorithm, a
 // missing file or a non-key say what is wrong and where.
 func TestLoadSigningKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, typ string, der []byte) string {
 		p := filepath.Join(dir, name)

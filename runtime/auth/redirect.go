@@ -51,9 +51,6 @@ func listenRedirect(port int) (*redirectListener, error) {
 	return l, nil
 }
 
-// port is the port actually bound.
-func (l *redirectListener) port() int { return l.ln.Addr().(*net.TCPAddr).Port }
-
 func (l *redirectListener) callback(w http.ResponseWriter, r *http.Request) {
 	took := false
 	l.once.Do(func() {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package auth
 
 import (
@@ -23,6 +25,7 @@ import (
 // next login drops that registration and registers again, once, wherever
 // the invalid_client comes from.
 func TestStaleRegistration(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// forget makes the server forget its clients at the right moment.
@@ -108,6 +111,7 @@ func TestStaleRegistration(t *testing.T) {
 // TestForgetClient: `auth logout --forget-client` drops the token and the
 // registration, so the next login registers anew.
 func TestForgetClient(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	h := newHarness(t, nil)
@@ -143,6 +147,7 @@ func TestForgetClient(t *testing.T) {
 // browser to an authorization endpoint that answered 400 invalid_client
 // and waited until the timeout.
 func TestStaleRegistrationTSSDKServer(t *testing.T) {
+	t.Parallel()
 	node, modules, _ := jsonrpctest.Node(t)
 	script := filepath.Join(modules, "@modelcontextprotocol", "sdk", "dist", "esm", "examples", "server", "simpleStreamableHttp.js")
 	if _, err := os.Stat(script); err != nil {

@@ -33,6 +33,7 @@ func roundTrip(t *testing.T, s *Store) {
 // The keyring tests use go-keyring's mock, which replaces the process's
 // provider: they must not run in parallel.
 func TestStoreKeyring(t *testing.T) {
+	t.Parallel()
 	keyring.MockInit()
 	s, err := OpenStore(StoreOptions{Dir: t.TempDir()})
 	if err != nil {
@@ -52,6 +53,7 @@ func TestStoreKeyring(t *testing.T) {
 }
 
 func TestStoreFallsBackToFile(t *testing.T) {
+	t.Parallel()
 	keyring.MockInitWithError(errors.New("org.freedesktop.DBus.Error.ServiceUnknown"))
 	dir := filepath.Join(t.TempDir(), "state", "mcpdeck")
 	s, err := OpenStore(StoreOptions{Dir: dir})
@@ -99,6 +101,7 @@ func TestStoreKindFromEnvironment(t *testing.T) {
 }
 
 func TestStoreTightensAnExistingDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)

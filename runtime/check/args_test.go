@@ -25,6 +25,7 @@ func realSchema(t *testing.T, name string) json.RawMessage {
 // checker's own reading found no invalid input for a tool whose
 // parameters are all Optional (anyOf with null, no "type" of its own).
 func TestArgumentsForRealSchemas(t *testing.T) {
+	t.Parallel()
 	for file, want := range map[string]string{
 		"fastmcp-complex-arguments.json":   `{"an_int":1,"an_int_annotated_with_field":1,"an_int_annotated_with_field_and_others":2,"an_int_annotated_with_junk":1,"list_of_ints":[],"list_str_or_str":[],"must_be_none":null,"must_be_none_dumb_annotation":null,"my_model_a":{},"my_model_a_forward_ref":{},"my_model_b":{"how_many_shrimp":1,"ok":{"x":1},"y":null},"unannotated":"test"}`,
 		"pydantic-main-model.json":         `{"foo_bar":{"count":1}}`,
@@ -53,6 +54,7 @@ func TestArgumentsForRealSchemas(t *testing.T) {
 }
 
 func TestArgumentsForUnreadableSchemas(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ schema, want string }{
 		{`[1,2]`, "not a JSON object"},
 		{strings.Repeat(`{"type":"object","properties":{"a":`, 100) + `{}` + strings.Repeat(`}}`, 100), "too large or too deeply nested"},
@@ -67,6 +69,7 @@ func TestArgumentsForUnreadableSchemas(t *testing.T) {
 // JSON Schema 2020-12 applies the keywords beside a $ref too: the
 // checker's own reading replaced the node by its target and lost them.
 func TestArgumentsKeepKeywordsBesideARef(t *testing.T) {
+	t.Parallel()
 	raw := json.RawMessage(`{"$defs":{"Base":{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}},
 		"$ref":"#/$defs/Base","properties":{"b":{"type":"integer","minimum":5}},"required":["b"]}`)
 	if args, reason, ok := MinimalArguments(raw); !ok || string(args) != `{"a":"test","b":5}` {

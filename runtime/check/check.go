@@ -86,6 +86,8 @@ const (
 	IDStdoutClean      = "stdout-clean"
 	IDAuthorization    = "authorization"
 	IDEnvironment      = "environment"
+	IDPinned           = "pinned-definitions"
+	IDInstructionText  = "instruction-text"
 )
 
 // itemNames are the human names of the items, in report order.
@@ -106,6 +108,8 @@ var itemNames = []struct{ id, name string }{
 	{IDStdoutClean, "Nothing but JSON-RPC on stdout"},
 	{IDAuthorization, "Authorization"},
 	{IDEnvironment, "Environment"},
+	{IDPinned, "Tool definitions as approved"},
+	{IDInstructionText, "No instruction-like text"},
 }
 
 // IDs returns every item id of every report, in report order. The
@@ -148,6 +152,17 @@ type Item struct {
 	Status   Status        `json:"status"`
 	Reason   string        `json:"reason"`
 	Duration time.Duration `json:"-"`
+	// Changed lists the tools whose definitions differ from the ones
+	// pinned (pinned-definitions), or whose changed description reads as
+	// instructions to the model (instruction-text).
+	Changed []ChangedTool `json:"changed,omitempty"`
+}
+
+// ChangedTool is a tool changed since the operator approved it: how
+// (runtime.ToolChange) and its name.
+type ChangedTool struct {
+	Tool string `json:"tool"`
+	runtime.ToolChange
 }
 
 // Report is the outcome of checking one server: every item, in report
@@ -257,6 +272,10 @@ type Options struct {
 	// Profiles are the client profiles to judge the server against
 	// (ResolveProfiles), one item each after the others.
 	Profiles []Profile
+	// Tools are the operator's tool decisions: the pinned definitions
+	// pinned-definitions compares the listing with. Nil checks against
+	// none (the listing is pinned for the check alone).
+	Tools *runtime.ToolPolicy
 }
 
 // Validate reports options that cannot run.

@@ -157,6 +157,7 @@ func TestMisbehavioursFailTheRightItem(t *testing.T) {
 }
 
 func TestSkipsAfterInitializationFails(t *testing.T) {
+	t.Parallel()
 	rep := runCheck(t, fake(jsonrpctest.VersionBad), testOptions)
 	for _, id := range []string{IDToolsList, IDCall, IDInvalidInput, IDCancellation, IDReconnect, IDShutdown, IDStableNames, IDNoSecrets} {
 		if it, _ := rep.Item(id); it.Status != Skip || it.Reason != "skipped: initialization failed" {
@@ -166,6 +167,7 @@ func TestSkipsAfterInitializationFails(t *testing.T) {
 }
 
 func TestNamedToolAndArguments(t *testing.T) {
+	t.Parallel()
 	opts := testOptions
 	opts.Tool, opts.Args = "echo", json.RawMessage(`{"text":"named"}`)
 	rep := runCheck(t, fake(jsonrpctest.Normal), opts)
@@ -206,6 +208,7 @@ func TestCancelledRunSkipsTheRest(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	for st, want := range map[Status]string{Pass: "PASS", Warn: "WARN", Fail: "FAIL", Skip: "SKIP", Status(9): "Status(9)"} {
 		if got := st.String(); got != want {
 			t.Errorf("Status(%d).String() = %q, want %q", int(st), got, want)
@@ -225,6 +228,7 @@ func TestStatus(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		opts Options
 		ok   bool

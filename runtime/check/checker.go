@@ -79,6 +79,7 @@ func newChecker(ctx context.Context, srv config.Server, opts Options, progress f
 		Roots:          opts.Roots,
 		LogLevel:       opts.LogLevel,
 		Telemetry:      opts.Telemetry,
+		Tools:          opts.Tools,
 	})
 	if opts.OnController != nil {
 		opts.OnController(c.rt)
@@ -130,6 +131,8 @@ func (c *checker) run() {
 	c.step(IDStdoutClean, c.stdoutClean)
 	c.step(IDAuthorization, c.authorization)
 	c.step(IDEnvironment, c.environment)
+	c.changedStep(IDPinned, c.pinnedDefinitions)
+	c.changedStep(IDInstructionText, c.instructionText)
 	c.modernSteps()
 	c.appSteps()
 	c.profileSteps()
@@ -145,7 +148,22 @@ func (c *checker) step(id string, decide func() (Status, string)) {
 	} else {
 		st, reason = decide()
 	}
-	it := Item{ID: id, Name: Name(id), Status: st, Reason: reason, Duration: time.Since(start)}
+	c.add(Item{ID: id, Name: Name(id), Status: st, Reason: reason, Duration: time.Since(start)})
+}
+
+// changedStep is step for an item that lists changed tools.
+func (c *checker) changedStep(id string, decide func() (Status, string, []ChangedTool)) {
+	start := time.Now()
+	it := Item{ID: id, Name: Name(id), Status: Skip, Reason: "skipped: the check was cancelled"}
+	if c.ctx.Err() == nil {
+		it.Status, it.Reason, it.Changed = decide()
+	}
+	it.Duration = time.Since(start)
+	c.add(it)
+}
+
+// add reports a decided item.
+func (c *checker) add(it Item) {
 	c.report.Items = append(c.report.Items, it)
 	if c.progress != nil {
 		c.progress(it)

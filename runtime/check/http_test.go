@@ -23,6 +23,7 @@ import (
 // Streamable HTTP server on loopback: the reconnect step drops the
 // connection and session, and a fresh session must list the same tools.
 func TestCheckOverHTTP(t *testing.T) {
+	t.Parallel()
 	s := mcp.NewServer(&mcp.Implementation{Name: "sdk", Version: "1"}, nil)
 	type echoArgs struct {
 		Text string `json:"text" jsonschema:"the text to echo"`
@@ -192,6 +193,7 @@ func TestCheckProbesCarryTheToken(t *testing.T) {
 // "accepted"; a 403 says the token is good but not allowed; a 200 accepts
 // it.
 func TestAuthorizationJudgesTheAnswerToAForgedToken(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{})
 	backend := jsonrpctest.GoSDKHTTP(t)
 	for _, tc := range []struct {
@@ -219,6 +221,7 @@ func TestAuthorizationJudgesTheAnswerToAForgedToken(t *testing.T) {
 // an OAuth server that got its challenge wrong: with the key configured the
 // item says so; without it, it warns that nothing tells a client what to do.
 func TestAuthorizationRecognisesStaticCredentials(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Api-Key") != "static-key-0123" {
 			http.Error(w, "missing API key", http.StatusUnauthorized)

@@ -25,6 +25,7 @@ func wantItems(t *testing.T, rep Report, want map[string]Status) {
 }
 
 func TestModernFakeChecksInTheModernEra(t *testing.T) {
+	t.Parallel()
 	rep := runCheck(t, fake(jsonrpctest.Modern), testOptions)
 	if rep.Era != "modern" || rep.ProtocolVersion != "2026-07-28" || rep.Failed() {
 		t.Fatalf("era %q %q, failed %v", rep.Era, rep.ProtocolVersion, rep.Failed())
@@ -39,6 +40,7 @@ func TestModernFakeChecksInTheModernEra(t *testing.T) {
 }
 
 func TestModernFakeWithoutResultTypeFailsDiscover(t *testing.T) {
+	t.Parallel()
 	rep := runCheck(t, fake(jsonrpctest.ModernNoResultType), testOptions)
 	wantItems(t, rep, map[string]Status{IDDiscover: Fail})
 	if it, _ := rep.Item(IDDiscover); !strings.Contains(it.Reason, "no resultType") {
@@ -47,6 +49,7 @@ func TestModernFakeWithoutResultTypeFailsDiscover(t *testing.T) {
 }
 
 func TestLegacyServerHasNoModernItems(t *testing.T) {
+	t.Parallel()
 	rep := runCheck(t, fake(jsonrpctest.Normal), Options{CallTimeout: 2 * time.Second, StopGrace: time.Second, Protocol: "auto"})
 	if rep.Era != "legacy" || rep.ProtocolVersion != "2025-11-25" {
 		t.Fatalf("era %q %q", rep.Era, rep.ProtocolVersion)
@@ -72,6 +75,7 @@ func tsStdio(t *testing.T, era jsonrpctest.Era) config.Server {
 // TestDualEraPeerPassesBothEras: the TypeScript SDK v2 dual-era server
 // passes the check in each era, and says which.
 func TestDualEraPeerPassesBothEras(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []string{"legacy", "modern"} {
 		t.Run(proto, func(t *testing.T) {
 			rep := runCheck(t, tsStdio(t, jsonrpctest.DualEra), Options{CallTimeout: 5 * time.Second, StopGrace: time.Second, Protocol: proto})
@@ -88,6 +92,7 @@ func TestDualEraPeerPassesBothEras(t *testing.T) {
 
 // TestModernPeersOverHTTP: the header-mismatch item needs HTTP.
 func TestModernPeersOverHTTP(t *testing.T) {
+	t.Parallel()
 	for name, url := range map[string]func(*testing.T) string{
 		"ts-modern": func(t *testing.T) string { return jsonrpctest.TSServerHTTP(t, jsonrpctest.ModernEra) },
 		"gosdk":     func(t *testing.T) string { return jsonrpctest.GoSDKHTTP(t) },
@@ -106,6 +111,7 @@ func TestModernPeersOverHTTP(t *testing.T) {
 // TestGoSDKStdioServesMissingMetaAsLegacy pins a finding: go-sdk v1.8.0 on
 // stdio serves a request without _meta as a legacy one.
 func TestGoSDKStdioServesMissingMetaAsLegacy(t *testing.T) {
+	t.Parallel()
 	rep := runCheck(t, fake(jsonrpctest.GoSDKModern), Options{CallTimeout: 5 * time.Second, StopGrace: time.Second})
 	if rep.Era != "modern" {
 		t.Fatalf("era %q", rep.Era)

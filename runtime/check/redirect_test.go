@@ -89,6 +89,7 @@ func (r *redirector) reached() []string {
 // the session's start; redirecting once the tools are listed covers every
 // request after it, each modern item and authorization dialing afresh.
 func TestCheckNeverFollowsARedirectToAnotherOrigin(t *testing.T) {
+	t.Parallel()
 	backend := jsonrpctest.GoSDKHTTP(t)
 	for _, from := range []string{"", IDToolsList} {
 		name := "from the start"

@@ -79,8 +79,11 @@ func preference(t runtime.Tool) int {
 func callCandidates(tools []runtime.Tool) (out []candidate, why string) {
 	var unsatisfiable []string
 	for _, t := range tools {
-		if destructive(t) || riskyWords().MatchString(strings.ToLower(t.ServerTool)) || appOnly(t) {
-			continue // an app-only tool is no model's to call: the call step is a model's flow
+		// A tool the operator switched off is refused before it reaches
+		// the server, and they had a reason; an app-only tool is no
+		// model's to call, and the call step is a model's flow.
+		if t.Disabled || destructive(t) || riskyWords().MatchString(strings.ToLower(t.ServerTool)) || appOnly(t) {
+			continue
 		}
 		args, reason, ok := MinimalArguments(t.InputSchema)
 		if !ok {
@@ -97,7 +100,7 @@ func callCandidates(tools []runtime.Tool) (out []candidate, why string) {
 	case len(unsatisfiable) > 0:
 		why = "no tool has arguments the checker can generate (" + strings.Join(unsatisfiable, "; ") + "); name one with --tool and --args"
 	default:
-		why = "every tool looks destructive or deliberately failing; name one to call with --tool and --args"
+		why = "every tool is switched off, or looks destructive or deliberately failing; name one to call with --tool and --args"
 	}
 	return out, why
 }
@@ -117,7 +120,7 @@ func slowTool(tools []runtime.Tool) (candidate, bool) {
 			if !byName {
 				text = strings.ToLower(t.Description)
 			}
-			if destructive(t) || !slowWords().MatchString(text) {
+			if t.Disabled || destructive(t) || !slowWords().MatchString(text) {
 				continue
 			}
 			args, _, ok := MinimalArguments(t.InputSchema)
@@ -185,7 +188,7 @@ func invalidCandidate(tools []runtime.Tool, prefer string) (t runtime.Tool, args
 		}
 	}
 	for _, t := range ordered {
-		if destructive(t) || (t.ServerTool != prefer && riskyWords().MatchString(strings.ToLower(t.ServerTool))) {
+		if t.Disabled || destructive(t) || (t.ServerTool != prefer && riskyWords().MatchString(strings.ToLower(t.ServerTool))) {
 			continue
 		}
 		if args, how, ok := InvalidArguments(t.InputSchema); ok {

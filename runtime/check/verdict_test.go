@@ -13,6 +13,7 @@ import (
 // A server that never started has said nothing on stdout: the item is
 // skipped with the reason, never passed.
 func TestStdoutCleanSkipsWhenTheServerNeverStarted(t *testing.T) {
+	t.Parallel()
 	rep := runCheck(t, fake(jsonrpctest.ExitEarly), testOptions)
 	it, _ := rep.Item(IDStdoutClean)
 	if it.Status != Skip || !strings.Contains(it.Reason, "never exercised") {
@@ -24,6 +25,7 @@ func TestStdoutCleanSkipsWhenTheServerNeverStarted(t *testing.T) {
 // answer may cross the cancellation, which the spec allows, so the item
 // is skipped with that reason rather than warned about.
 func TestCancellationSkipsWithoutASlowTool(t *testing.T) {
+	t.Parallel()
 	c := &checker{tools: []runtime.Tool{{Server: "s", ServerTool: "read_file", Name: "s__read_file",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}}}
 	st, reason := c.cancellation()
@@ -33,6 +35,7 @@ func TestCancellationSkipsWithoutASlowTool(t *testing.T) {
 }
 
 func TestCountsAgree(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int]string{0: "0 tools", 1: "1 tool", 14: "14 tools"} {
 		if got := count(n, "tool", "tools"); got != want {
 			t.Errorf("count(%d) = %q, want %q", n, got, want)
@@ -46,6 +49,7 @@ func TestCountsAgree(t *testing.T) {
 // calls it quick while another waited on it. Nothing in its name or
 // description says it is slow; what it did in the call step says it.
 func TestSlowToolWithProgressVerdictsAgree(t *testing.T) {
+	t.Parallel()
 	rep := runCheck(t, fake(jsonrpctest.SteadyProgress, jsonrpctest.WithDelay(300*time.Millisecond)),
 		Options{CallTimeout: time.Second, StopGrace: time.Second})
 	call, _ := rep.Item(IDCall)
@@ -67,6 +71,7 @@ func TestSlowToolWithProgressVerdictsAgree(t *testing.T) {
 // when the check's limit passes is not called unanswered; the item says it
 // kept reporting progress past the limit.
 func TestProgressExtendsTheWaitUpToTheLimit(t *testing.T) {
+	t.Parallel()
 	rep := runCheck(t, fake(jsonrpctest.SteadyProgress, jsonrpctest.WithDelay(300*time.Millisecond)),
 		Options{CallTimeout: time.Second, MaxCallTime: 1500 * time.Millisecond, StopGrace: time.Second})
 	it, _ := rep.Item(IDCall)
@@ -82,6 +87,7 @@ func TestProgressExtendsTheWaitUpToTheLimit(t *testing.T) {
 // x-mcp-header annotations break the rules: every HTTP client must drop
 // it) fails tools-list by name; the tool count stays the one tools shows.
 func TestToolsListNamesDroppedTools(t *testing.T) {
+	t.Parallel()
 	c := &checker{obs: &observer{changed: make(chan struct{})},
 		tools:   []runtime.Tool{{ServerTool: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}},
 		dropped: []runtime.DroppedTool{{Name: "lookup", Reason: "invalid x-mcp-header annotation: property q: x-mcp-header is only allowed on string, integer or boolean properties"}}}
@@ -95,6 +101,7 @@ func TestToolsListNamesDroppedTools(t *testing.T) {
 // without isError gets a warning naming it; the call step goes on to a
 // tool that works.
 func TestErrorTextWithoutIsErrorWarns(t *testing.T) {
+	t.Parallel()
 	rep := runCheck(t, fake(jsonrpctest.ErrorText), testOptions)
 	it, _ := rep.Item(IDCall)
 	if it.Status != Warn || !strings.Contains(it.Reason, `echo {"text":"test"} answered "Error: fetch failed" without isError`) || !strings.Contains(it.Reason, "set isError: true") {
@@ -103,6 +110,7 @@ func TestErrorTextWithoutIsErrorWarns(t *testing.T) {
 }
 
 func TestReadsLikeError(t *testing.T) {
+	t.Parallel()
 	for text, want := range map[string]bool{
 		"Error: fetch failed":                       true,
 		"error: no such file":                       true,
@@ -127,6 +135,7 @@ func TestReadsLikeError(t *testing.T) {
 // A tool that reported progress and then went silent for a whole call
 // timeout is told so, not "no response": it did say something.
 func TestTimeoutAfterProgressSaysSo(t *testing.T) {
+	t.Parallel()
 	c := &checker{opts: Options{CallTimeout: time.Second}.withDefaults(),
 		obs: &observer{changed: make(chan struct{}), events: []runtime.Event{runtime.Progress{RequestID: 7}, runtime.Progress{RequestID: 7}, runtime.Progress{RequestID: 8}}}}
 	got := c.callFailure("process", json.RawMessage(`{}`), &runtime.CancelledError{ID: 7, Method: "tools/call", Timeout: true})
@@ -141,6 +150,7 @@ func TestTimeoutAfterProgressSaysSo(t *testing.T) {
 // What a server left running is named with pid and command line, the
 // ones that left its process group apart: nothing stops those.
 func TestLeftoverReason(t *testing.T) {
+	t.Parallel()
 	got := leftoverReason([]runtime.LeftoverProcess{{Pid: 41, Command: "node worker.js"}, {Pid: 42, Command: "chrome --headless", LeftGroup: true}})
 	for _, want := range []string{"left 1 process of its process group running: pid 41 (node worker.js)", "left 1 process that moved out of its process group", "pid 42 (chrome --headless), still running", "stop every process you start"} {
 		if !strings.Contains(got, want) {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/sourcegraph/jsonrpc2"
+	sdkjsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // arguments are a tool call's arguments, decoded with UseNumber so numbers
@@ -15,7 +15,7 @@ type arguments map[string]any
 // parseArguments decodes tools/call arguments. Absent or null arguments are
 // an empty object; anything but an object is a malformed request (-32602),
 // unlike a wrong field, which the tool reports as an isError result.
-func parseArguments(raw json.RawMessage) (arguments, *jsonrpc2.Error) {
+func parseArguments(raw json.RawMessage) (arguments, *sdkjsonrpc.Error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return arguments{}, nil

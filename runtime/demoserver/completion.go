@@ -1,12 +1,12 @@
 package demoserver
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The demo server's resource template and completions: a greeting for any
@@ -18,73 +18,59 @@ const GreetingTemplate = "demo://greeting/{name}"
 
 const greetingPrefix = "demo://greeting/"
 
-type resourceTemplate struct {
-	URITemplate string `json:"uriTemplate"`
-	Name        string `json:"name"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
-	MimeType    string `json:"mimeType,omitempty"`
-}
-
-var greetingTemplate = resourceTemplate{
+var greetingTemplate = &mcp.ResourceTemplate{
 	URITemplate: GreetingTemplate,
 	Name:        "greeting",
 	Title:       "A greeting",
 	Description: "A short greeting for {name}; the name completes from a few famous programmers.",
-	MimeType:    "text/plain",
+	MIMEType:    "text/plain",
 }
 
 // completionNames are what name arguments complete from.
 var completionNames = []string{"Ada", "Alan", "Barbara", "Dennis", "Edsger", "Grace", "Ken", "Linus", "Margaret", "Radia"}
 
-// readGreeting answers resources/read for a greeting URI; ok is false for
-// any other URI.
-func readGreeting(uri string) (any, bool) {
+// greetingName is the name in a greeting URI; ok is false for any other URI.
+func greetingName(uri string) (string, bool) {
 	name, ok := strings.CutPrefix(uri, greetingPrefix)
-	if !ok || name == "" {
-		return nil, false
-	}
-	return map[string]any{
-		"contents": []resourceContents{{URI: uri, MimeType: "text/plain", Text: fmt.Sprintf("Hello, %s!\n", name)}},
-	}, true
+	return name, ok && name != ""
 }
 
-type completeParams struct {
-	Ref struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-		URI  string `json:"uri"`
-	} `json:"ref"`
-	Argument struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	} `json:"argument"`
+// readGreeting answers resources/read for a greeting URI.
+func readGreeting(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	name, ok := greetingName(uri)
+	if !ok {
+		return nil, resourceNotFound(uri)
+	}
+	return &mcp.ReadResourceResult{
+		Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: fmt.Sprintf("Hello, %s!\n", name)}},
+	}, nil
 }
 
 // complete answers completion/complete for the greet prompt's and the
 // greeting template's name argument: the names starting with the value,
 // case-insensitively.
-func complete(params *json.RawMessage) (any, *jsonrpc2.Error) {
-	var p completeParams
-	if err := decodeParams(params, &p); err != nil {
-		return nil, err
+func complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	ref, arg := req.Params.Ref, req.Params.Argument
+	if ref == nil {
+		return nil, invalidParams("completion/complete needs a \"ref\": the prompt or template whose argument to complete")
 	}
 	switch {
-	case p.Ref.Type == "ref/prompt" && p.Ref.Name == greetPrompt.Name,
-		p.Ref.Type == "ref/resource" && p.Ref.URI == GreetingTemplate:
+	case ref.Type == "ref/prompt" && ref.Name == greetPrompt.Name,
+		ref.Type == "ref/resource" && ref.URI == GreetingTemplate:
 	default:
 		return nil, invalidParams("nothing to complete for %s %q: the demo server completes the %q prompt and the %s template",
-			p.Ref.Type, p.Ref.Name+p.Ref.URI, greetPrompt.Name, GreetingTemplate)
+			ref.Type, ref.Name+ref.URI, greetPrompt.Name, GreetingTemplate)
 	}
-	if p.Argument.Name != "name" {
-		return nil, invalidParams("no argument %q to complete: only \"name\" completes", p.Argument.Name)
+	if arg.Name != "name" {
+		return nil, invalidParams("no argument %q to complete: only \"name\" completes", arg.Name)
 	}
 	values := []string{}
 	for _, n := range completionNames {
-		if strings.HasPrefix(strings.ToLower(n), strings.ToLower(p.Argument.Value)) {
+		if strings.HasPrefix(strings.ToLower(n), strings.ToLower(arg.Value)) {
 			values = append(values, n)
 		}
 	}
 	sort.Strings(values)
-	return map[string]any{"completion": map[string]any{"values": values, "total": len(values), "hasMore": false}}, nil
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: len(values)}}, nil
 }

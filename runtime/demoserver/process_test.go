@@ -17,6 +17,7 @@ import (
 // test binary re-executed; see TestMain) and checks a full exchange and a
 // clean exit 0 when its stdin closes.
 func TestChildProcess(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	// Under -race the child would otherwise linger a second at exit.
 	cmd.Env = append(os.Environ(), childEnv+"=1", "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")

@@ -1,80 +1,60 @@
 package demoserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 
-	"github.com/sourcegraph/jsonrpc2"
+	sdkjsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpdeck/runtime/mcp"
+	mcpwire "mcpdeck/runtime/mcp"
 )
 
 // LatestProtocolVersion is the MCP revision the demo server prefers and
 // answers with when a client asks for one it does not know. The demo
 // server speaks the legacy (initialize) revisions: mcp's one list of them.
-const LatestProtocolVersion = mcp.LatestLegacy
+const LatestProtocolVersion = mcpwire.LatestLegacy
 
-// supportedVersions lists every revision the demo server can speak, newest first.
-var supportedVersions = mcp.LegacyVersions()
+// supportedVersions lists every revision the demo server can speak, newest
+// first. It narrows go-sdk's list (which includes 2026-07-28): a request
+// enveloped for the stateless revision is refused with -32022 naming these,
+// which tells a client to use initialize.
+var supportedVersions = mcpwire.LegacyVersions()
 
 // SupportedProtocolVersions returns the MCP revisions the demo server answers
 // with when a client requests them, newest first.
 func SupportedProtocolVersions() []string { return slices.Clone(supportedVersions) }
 
-// negotiate picks the revision to answer initialize with: the requested one
-// when supported, else the latest, which the client may then refuse.
-func negotiate(requested string) string {
-	if slices.Contains(supportedVersions, requested) {
-		return requested
-	}
-	return LatestProtocolVersion
+func invalidParams(format string, args ...any) *sdkjsonrpc.Error {
+	return &sdkjsonrpc.Error{Code: sdkjsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
 }
 
-// codeResourceNotFound is MCP's error code for an unknown resource URI.
+// codeResourceNotFound is the session revisions' error code for an unknown
+// resource URI. (go-sdk now answers -32602, the 2026-07-28 code; the demo
+// server speaks the session revisions.)
 const codeResourceNotFound = -32002
 
-// The demo server speaks the vocabulary's types (runtime/mcp) where they
-// fit; the few below are its own.
-type (
-	content        = mcp.Content
-	callToolResult = mcp.CallToolResult
-)
-
-func textResult(text string) callToolResult {
-	return callToolResult{Content: []content{{Type: mcp.ContentText, Text: text}}}
+// resourceNotFound is the error for an unknown resource URI, with the URI
+// in data.
+func resourceNotFound(uri string) *sdkjsonrpc.Error {
+	data, _ := json.Marshal(map[string]string{"uri": uri})
+	return &sdkjsonrpc.Error{
+		Code:    codeResourceNotFound,
+		Message: fmt.Sprintf("resource %q not found: the demo server has %s and %s; call resources/list", uri, StatusURI, GreetingTemplate),
+		Data:    data,
+	}
 }
 
-func errorResult(text string) callToolResult {
-	r := textResult(text)
+// text is a result of one text block.
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// toolError is a tool's failure: a result with isError, not a protocol
+// error, so a model could correct itself and retry.
+func toolError(s string) *mcp.CallToolResult {
+	r := text(s)
 	r.IsError = true
 	return r
-}
-
-type cancelledParams struct {
-	RequestID jsonrpc2.ID `json:"requestId"`
-	Reason    string      `json:"reason,omitempty"`
-}
-
-type logMessageParams struct {
-	Level  string `json:"level"`
-	Logger string `json:"logger,omitempty"`
-	Data   any    `json:"data"`
-}
-
-// decodeParams fills v from a request's params; absent or null params leave
-// v at its zero value, so methods with optional params accept both.
-func decodeParams(raw *json.RawMessage, v any) *jsonrpc2.Error {
-	if raw == nil || len(bytes.TrimSpace(*raw)) == 0 || string(bytes.TrimSpace(*raw)) == "null" {
-		return nil
-	}
-	if err := json.Unmarshal(*raw, v); err != nil {
-		return invalidParams("params must be a JSON object matching the method's schema: %v", err)
-	}
-	return nil
-}
-
-func invalidParams(format string, args ...any) *jsonrpc2.Error {
-	return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
 }

@@ -3,13 +3,18 @@
 // `mcpdeck demo-server`) so a fresh machine has something to monitor, and that
 // tests and the compatibility checker use as a known-good peer.
 //
-// It speaks MCP 2025-11-25 over newline-delimited JSON-RPC (one message per
-// line) and answers the older revisions it supports with the version the
-// client asked for. It offers four tools (echo, add, sleep, fail), one prompt
-// (greet), one resource (demo://status), and a periodic heartbeat log message
-// so a live notification stream is visible. It is deliberately lenient about
-// ordering (it does not refuse requests that arrive before initialize) but
-// strict about arguments, so clients can exercise both happy and error paths.
+// It is the official Go SDK's server (go-sdk's mcp.Server) with the demo
+// features: four tools (echo, add, sleep with progress and cancellation,
+// fail), one prompt (greet), one resource (demo://status, subscribable) and
+// one template (demo://greeting/{name}) whose name completes, a periodic
+// heartbeat log message so a live notification stream is visible, and the
+// trace context of a request echoed in its result. It speaks the session
+// revisions, 2024-11-05 to 2025-11-25, over newline-delimited JSON-RPC (one
+// message per line), and answers with the version the client asked for
+// when it knows it. It is strict about arguments, so clients can exercise
+// both happy and error paths; its own line transport (transport.go) keeps
+// a session alive through malformed lines and never answers a cancelled
+// request.
 package demoserver
 
 import (
@@ -17,10 +22,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // DefaultLogInterval is how often the heartbeat log message is sent when
@@ -80,32 +84,42 @@ func (o Options) withDefaults() Options {
 // with a writer that blocks and cannot be interrupted, Run waits for it.
 func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	opts = opts.withDefaults()
-	stream := newLineStream(in, out)
-	srv := newServer(opts)
-
-	connCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	logger := log.New(opts.Stderr, opts.Name+": ", log.LstdFlags)
-	conn := jsonrpc2.NewConn(connCtx, stream, srv, jsonrpc2.SetLogger(logger), echoTraceContext())
+	conn := newLineConn(in, out)
+	d := newDemo(opts)
+	ss, err := d.srv.Connect(ctx, conn, &mcp.ServerSessionOptions{State: initialSession()})
+	if err != nil {
+		conn.Close()
+		conn.waitReadEnd()
+		return fmt.Errorf("starting the demo server session: %w", err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		_ = ss.Wait()
+		close(ended)
+	}()
 
 	select {
-	case <-conn.DisconnectNotify():
-	case <-stream.writeFailed():
+	case <-conn.readEnded():
+	case <-conn.writeFailed():
 	case <-ctx.Done():
+	case <-ended:
 	}
-	// Closing is idempotent; it matters when a failed write or ctx ended the
-	// session while the read loop is still blocked.
-	_ = conn.Close()
-	stream.waitReadEnd()
-	srv.shutdown()
+	// Closing the line transport first unblocks a write stuck on a client
+	// that stopped reading and ends go-sdk's read, which cancels every call
+	// still running; go-sdk's Close then waits for their handlers.
+	conn.Close()
+	d.shutdown()
+	_ = ss.Close()
+	<-ended
+	conn.waitReadEnd()
 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := stream.writeErr(); err != nil {
+	if err := conn.writeErr(); err != nil {
 		return fmt.Errorf("writing to the client: %w: %w", ErrTransport, err)
 	}
-	if err := stream.readErr(); err != nil && !errors.Is(err, io.EOF) {
+	if err := conn.readErr(); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("reading from the client: %w: %w", ErrTransport, err)
 	}
 	return nil

@@ -2,15 +2,12 @@ package demoserver
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
-	"mcpdeck/runtime/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const instructions = "mcpdeck's built-in demo server. Tools: echo (returns your text), " +
@@ -18,275 +15,169 @@ const instructions = "mcpdeck's built-in demo server. Tools: echo (returns your 
 	"and fail (always returns an error result). Read demo://status for uptime and call counts; " +
 	"a heartbeat log message arrives every few seconds (logging/setLevel warning silences it)."
 
-// server is the jsonrpc2.Handler for one session. Handle runs on jsonrpc2's
-// read loop, so everything it does directly must be quick; tool calls run in
-// goroutines started through spawn so that ping and notifications/cancelled
-// are read while a call is running.
-type server struct {
+// demo is one session of the demo server: a go-sdk mcp.Server with the demo
+// features, and the state its status resource reports. Run makes one per
+// session, so the state is the session's.
+type demo struct {
 	opts    Options
 	started time.Time
-	tools   []*tool // in tools/list order; read-only after newServer
+	srv     *mcp.Server
+	tools   []*tool // in tools/list order; read-only after newDemo
 
 	// level is the minimum log level sent to the client. It is atomic
-	// because the heartbeat and tool goroutines read it while the read
-	// loop's logging/setLevel writes it.
+	// because the heartbeat and tool handlers read it while
+	// logging/setLevel writes it.
 	level atomic.Int32
 	// logMu orders setLevel after log messages already being sent (see log).
 	logMu sync.RWMutex
 
-	// ctx ends when the session ends; every goroutine the server starts
-	// watches it, so shutdown can stop them all.
+	// ctx ends when the session ends; the heartbeat watches it.
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	// mu guards the fields below. They are touched by the read loop and by
-	// tool goroutines; no I/O happens while it is held, so a client that is
-	// slow to read can never stall the read loop through this lock.
-	mu         sync.Mutex
-	closed     bool // set by shutdown; no goroutine may start after it
-	version    string
-	heartbeat  bool // the heartbeat goroutine has been started
-	inflight   map[jsonrpc2.ID]context.CancelFunc
-	calls      map[string]int
-	subscribed map[string]bool
+	// mu guards the fields below, which go-sdk's handler goroutines and
+	// the heartbeat share. No I/O happens while it is held.
+	mu        sync.Mutex
+	closed    bool   // set by shutdown; no goroutine may start after it
+	version   string // negotiated by initialize
+	heartbeat bool   // the heartbeat goroutine has been started
+	calls     map[string]int
 }
 
-func newServer(opts Options) *server {
+func newDemo(opts Options) *demo {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &server{
-		opts:       opts,
-		started:    time.Now(),
-		tools:      demoTools(),
-		ctx:        ctx,
-		cancel:     cancel,
-		inflight:   map[jsonrpc2.ID]context.CancelFunc{},
-		calls:      map[string]int{},
-		subscribed: map[string]bool{},
+	d := &demo{
+		opts:    opts,
+		started: time.Now(),
+		tools:   demoTools(),
+		ctx:     ctx,
+		cancel:  cancel,
+		calls:   map[string]int{},
 	}
-	s.level.Store(int32(levelInfo))
-	return s
-}
-
-// spawn runs fn in a goroutine that shutdown waits for. It refuses once
-// shutdown has begun, because WaitGroup.Add must not race with Wait.
-func (s *server) spawn(fn func()) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		fn()
-	}()
-	return true
-}
-
-// shutdown cancels every running tool call and the heartbeat and waits for
-// them to return.
-func (s *server) shutdown() {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	s.cancel()
-	s.wg.Wait()
-}
-
-// Handle implements jsonrpc2.Handler.
-func (s *server) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	if req.Notif {
-		s.notification(conn, req)
-		return
-	}
-	if req.Method == "tools/call" {
-		s.startToolCall(conn, req)
-		return
-	}
-	result, rerr := s.request(conn, req.Method, req.Params)
-	s.respond(conn, req.ID, result, rerr)
-}
-
-func (s *server) request(conn *jsonrpc2.Conn, method string, params *json.RawMessage) (any, *jsonrpc2.Error) {
-	switch method {
-	case "initialize":
-		return s.initialize(params)
-	case "ping":
-		return struct{}{}, nil
-	case "tools/list":
-		return map[string]any{"tools": s.tools}, nil
-	case "prompts/list":
-		return map[string]any{"prompts": []prompt{greetPrompt}}, nil
-	case "prompts/get":
-		return getPrompt(params)
-	case "resources/list":
-		return map[string]any{"resources": []resource{statusResource}}, nil
-	case "resources/templates/list":
-		return map[string]any{"resourceTemplates": []resourceTemplate{greetingTemplate}}, nil
-	case "completion/complete":
-		return complete(params)
-	case "resources/read":
-		return s.readResource(params)
-	case "resources/subscribe":
-		return s.subscribe(params, true)
-	case "resources/unsubscribe":
-		return s.subscribe(params, false)
-	case "logging/setLevel":
-		return s.setLevel(params)
-	}
-	return nil, &jsonrpc2.Error{
-		Code:    jsonrpc2.CodeMethodNotFound,
-		Message: fmt.Sprintf("method %q is not supported by the demo server; the initialize result lists its capabilities", method),
-	}
-}
-
-// respond sends a result or an error. Send failures are not handled here:
-// ErrClosed means the session is ending, and a write failure has already
-// been recorded by the stream, which ends the session.
-func (s *server) respond(conn *jsonrpc2.Conn, id jsonrpc2.ID, result any, rerr *jsonrpc2.Error) {
-	if rerr != nil {
-		_ = conn.ReplyWithError(context.Background(), id, rerr)
-		return
-	}
-	_ = conn.Reply(context.Background(), id, result)
-}
-
-func (s *server) notification(conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	switch req.Method {
-	case "notifications/initialized":
-		s.startHeartbeat(conn)
-	case "notifications/cancelled":
-		var p cancelledParams
-		if decodeParams(req.Params, &p) == nil {
-			s.cancelRequest(p.RequestID)
-		}
-	}
-	// Other notifications (roots/list_changed, progress, …) need no action,
-	// and a notification never gets a reply, not even an error.
-}
-
-func (s *server) initialize(params *json.RawMessage) (any, *jsonrpc2.Error) {
-	var p mcp.InitializeParams
-	if err := decodeParams(params, &p); err != nil {
-		return nil, err
-	}
-	version := negotiate(p.ProtocolVersion)
-	s.mu.Lock()
-	s.version = version
-	s.mu.Unlock()
-	return mcp.InitializeResult{
-		ProtocolVersion: version,
-		Capabilities: mcp.ServerCapabilities{
-			Tools:     &mcp.ListChangedCapability{ListChanged: true},
-			Prompts:   &mcp.ListChangedCapability{},
-			Resources: &mcp.ResourcesCapability{Subscribe: true},
-			Logging:   &mcp.Empty{},
-			// The greet prompt and the greeting template complete their
-			// name argument.
-			Completions: &mcp.Empty{},
-		},
-		ServerInfo:   mcp.Implementation{Name: s.opts.Name, Title: "mcpdeck demo server", Version: s.opts.Version},
+	d.level.Store(int32(levelInfo))
+	d.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: "mcpdeck demo server", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
-	}, nil
-}
-
-// beginCall registers an in-flight request so notifications/cancelled can
-// find it. It runs on the read loop, before the call's goroutine starts, so
-// a cancellation read right after the request always finds the entry.
-func (s *server) beginCall(id jsonrpc2.ID, toolName string) (context.Context, *jsonrpc2.Error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, dup := s.inflight[id]; dup {
-		return nil, &jsonrpc2.Error{
-			Code:    jsonrpc2.CodeInvalidRequest,
-			Message: fmt.Sprintf("request id %s is already in use by a running call; use a new id for every request", id),
-		}
-	}
-	ctx, cancel := context.WithCancel(s.ctx)
-	s.inflight[id] = cancel
-	s.calls[toolName]++
-	return ctx, nil
-}
-
-// endCall unregisters a call and reports whether it may still be answered:
-// a cancelled request (by the client or by shutdown) is never answered.
-func (s *server) endCall(ctx context.Context, id jsonrpc2.ID) bool {
-	s.mu.Lock()
-	cancel := s.inflight[id]
-	delete(s.inflight, id)
-	s.mu.Unlock()
-	live := ctx.Err() == nil
-	if cancel != nil {
-		cancel()
-	}
-	return live
-}
-
-func (s *server) cancelRequest(id jsonrpc2.ID) {
-	s.mu.Lock()
-	cancel := s.inflight[id]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-}
-
-// startToolCall answers malformed calls at once and runs valid ones in
-// their own goroutine.
-func (s *server) startToolCall(conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	var p mcp.CallToolParams
-	if rerr := decodeParams(req.Params, &p); rerr != nil {
-		s.respond(conn, req.ID, nil, rerr)
-		return
-	}
-	t := s.tool(p.Name)
-	if t == nil {
-		s.respond(conn, req.ID, nil, invalidParams(
-			"unknown tool %q: the demo server has the tools echo, add, sleep and fail; call tools/list for their schemas", p.Name))
-		return
-	}
-	args, rerr := parseArguments(p.Arguments)
-	if rerr != nil {
-		s.respond(conn, req.ID, nil, rerr)
-		return
-	}
-	ctx, rerr := s.beginCall(req.ID, t.Name)
-	if rerr != nil {
-		s.respond(conn, req.ID, nil, rerr)
-		return
-	}
-	s.log(conn, levelDebug, map[string]any{"msg": "tool call", "tool": t.Name, "id": req.ID})
-	s.statusChanged(conn)
-
-	call := &toolCall{args: args}
-	// The token is kept raw: a string or a number, echoed back exactly.
-	if token := mcp.MetaValue(p.Meta, mcp.MetaProgressToken); len(token) > 0 {
-		call.progress = func(progress, total float64, message string) {
-			if ctx.Err() != nil {
-				return
-			}
-			_ = conn.Notify(context.Background(), "notifications/progress",
-				mcp.ProgressParams{ProgressToken: token, Progress: progress, Total: total, Message: message})
-		}
-	}
-	id := req.ID
-	started := s.spawn(func() {
-		result := t.run(ctx, call)
-		if s.endCall(ctx, id) {
-			s.respond(conn, id, result, nil)
-		}
+		// go-sdk's own diagnostics, errors only: its info log is a line per
+		// request.
+		Logger:             slog.New(slog.NewTextHandler(opts.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		InitializedHandler: d.startHeartbeat,
+		CompletionHandler:  complete,
+		SubscribeHandler:   subscribe,
+		UnsubscribeHandler: unsubscribe,
+		// Stated in full: go-sdk would otherwise announce list changes the
+		// demo server never makes for prompts and resources.
+		Capabilities: withLogging(&mcp.ServerCapabilities{
+			Tools:       &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: false},
+			Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: false},
+			Completions: &mcp.CompletionCapabilities{},
+		}),
+		SupportedProtocolVersions: supportedVersions,
 	})
-	if !started {
-		s.endCall(ctx, id)
+	for _, t := range d.tools {
+		d.srv.AddTool(&t.Tool, d.handle(t))
+	}
+	d.srv.AddPrompt(greetPrompt, getPrompt)
+	d.srv.AddResource(statusResource, d.readStatus)
+	d.srv.AddResourceTemplate(greetingTemplate, readGreeting)
+	d.srv.AddReceivingMiddleware(d.middleware)
+	return d
+}
+
+// middleware is where the demo server differs from go-sdk's defaults, by
+// method: clearer errors for an unknown tool or resource, a checked log
+// level, the negotiated version kept for demo://status, and the trace
+// context echoed (see echoTraceContext).
+func (d *demo) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/call":
+			if p, _ := req.GetParams().(*mcp.CallToolParamsRaw); p != nil && d.tool(p.Name) == nil {
+				return nil, invalidParams("unknown tool %q: the demo server has the tools echo, add, sleep and fail; call tools/list for their schemas", p.Name)
+			}
+		case "resources/read":
+			if p, _ := req.GetParams().(*mcp.ReadResourceParams); p != nil && p.URI != StatusURI {
+				if _, ok := greetingName(p.URI); !ok {
+					return nil, resourceNotFound(p.URI)
+				}
+			}
+		case "logging/setLevel":
+			return d.setLevel(ctx, method, req, next)
+		case "initialize":
+			res, err := next(ctx, method, req)
+			if r, ok := res.(*mcp.InitializeResult); ok && err == nil {
+				d.mu.Lock()
+				d.version = r.ProtocolVersion
+				d.mu.Unlock()
+			}
+			return res, err
+		}
+		return echoTraceContext(ctx, method, req, next)
 	}
 }
 
-func (s *server) tool(name string) *tool {
-	for _, t := range s.tools {
+func (d *demo) tool(name string) *tool {
+	for _, t := range d.tools {
 		if t.Name == name {
 			return t
 		}
 	}
 	return nil
+}
+
+// handle is the go-sdk handler of tool t: it parses the arguments (anything
+// but an object is a malformed request, -32602), counts the call, logs it
+// at debug, tells a subscriber that demo://status changed, and runs the
+// tool. A call cancelled by the client or by the session's end returns an
+// error that is never sent (see lineConn).
+func (d *demo) handle(t *tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, perr := parseArguments(req.Params.Arguments)
+		if perr != nil {
+			return nil, perr
+		}
+		d.mu.Lock()
+		d.calls[t.Name]++
+		d.mu.Unlock()
+		d.log(ctx, req.Session, levelDebug, map[string]any{"msg": "tool call", "tool": t.Name})
+		d.statusChanged(ctx)
+
+		call := &toolCall{args: args}
+		if token := req.Params.GetProgressToken(); token != nil {
+			call.progress = func(progress, total float64, message string) {
+				if ctx.Err() != nil {
+					return
+				}
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token, Progress: progress, Total: total, Message: message})
+			}
+		}
+		result := t.run(ctx, call)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return result, nil
+	}
+}
+
+// spawn runs fn in a goroutine that shutdown waits for. It refuses once
+// shutdown has begun, because WaitGroup.Add must not race with Wait.
+func (d *demo) spawn(fn func()) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return false
+	}
+	d.wg.Go(fn)
+	return true
+}
+
+// shutdown stops the heartbeat and waits for it.
+func (d *demo) shutdown() {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	d.cancel()
+	d.wg.Wait()
 }

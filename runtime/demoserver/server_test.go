@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 )
 
 func TestInitializeNegotiatesVersion(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ requested, want string }{
 		{"2025-11-25", "2025-11-25"},
 		{"2025-06-18", "2025-06-18"},
@@ -46,6 +48,7 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 // TestInitializeWireShape checks the raw JSON, which the typed decode above
 // cannot: logging must be present as an empty object.
 func TestInitializeWireShape(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1, Name: "custom", Version: "v9"})
 	m := s.call(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "0"}})
 	var r struct {
@@ -64,6 +67,7 @@ func TestInitializeWireShape(t *testing.T) {
 }
 
 func TestPing(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	m := s.call(5, "ping", nil)
 	if m.Error != nil || string(m.Result) != "{}" {
@@ -78,6 +82,7 @@ func TestPing(t *testing.T) {
 }
 
 func TestUnknownMethod(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	m := s.call(1, "tools/explode", map[string]any{})
@@ -92,6 +97,7 @@ func TestUnknownMethod(t *testing.T) {
 // TestNotificationsGetNoReply sends unknown and known notifications and
 // then a ping: the ping's response must be the first thing to come back.
 func TestNotificationsGetNoReply(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.notify("notifications/whatever", map[string]any{"x": 1})
 	s.notify("notifications/roots/list_changed", nil)
@@ -103,6 +109,7 @@ func TestNotificationsGetNoReply(t *testing.T) {
 }
 
 func TestMalformedLines(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.send(`this is not json`)
 	m := s.next()
@@ -122,6 +129,7 @@ func TestMalformedLines(t *testing.T) {
 }
 
 func TestSetLevelFiltersHeartbeat(t *testing.T) {
+	t.Parallel()
 	const interval = 20 * time.Millisecond
 	s := startSession(t, Options{LogInterval: interval})
 	s.initialize(LatestProtocolVersion)
@@ -168,6 +176,7 @@ watch:
 }
 
 func TestDebugLogPerToolCall(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	echo := map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}
@@ -196,6 +205,7 @@ func TestDebugLogPerToolCall(t *testing.T) {
 }
 
 func TestPromptsAndResources(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 
@@ -275,6 +285,7 @@ func TestPromptsAndResources(t *testing.T) {
 }
 
 func TestResourceSubscription(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	isUpdate := func(m message) bool { return m.Method == "notifications/resources/updated" }
@@ -306,12 +317,14 @@ func TestResourceSubscription(t *testing.T) {
 }
 
 func TestEOFReturnsNil(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{})
 	s.initialize(LatestProtocolVersion)
 	s.rest()
 }
 
 func TestContextCancelStopsRun(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	s.request(1, "tools/call", map[string]any{"name": "sleep", "arguments": map[string]any{"seconds": 60}})
@@ -324,6 +337,7 @@ func TestContextCancelStopsRun(t *testing.T) {
 // TestWriteFailureEndsSession closes the pipe the server writes to: the
 // next write fails, and Run reports it instead of running on deaf.
 func TestWriteFailureEndsSession(t *testing.T) {
+	t.Parallel()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -356,6 +370,7 @@ func TestWriteFailureEndsSession(t *testing.T) {
 // reading, so the server's writes are stuck on a full pipe: neither stdin EOF
 // nor ctx cancellation may hang on them.
 func TestShutdownWhileClientNotReading(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"eof", "cancel"} {
 		t.Run(how, func(t *testing.T) {
 			inR, inW, err := os.Pipe()
@@ -402,5 +417,54 @@ func TestShutdownWhileClientNotReading(t *testing.T) {
 				t.Fatal("Run hung on writes to a client that stopped reading")
 			}
 		})
+	}
+}
+
+// TestAnswersWhatWasReadBeforeEOF pipes a whole script and closes stdin at
+// once, as `printf … | mcpdeck demo-server` does: every request read before
+// EOF is answered, in the order the server finished them, before Run ends.
+func TestAnswersWhatWasReadBeforeEOF(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		s := startSession(t, Options{LogInterval: -1})
+		// One write: the server reads the script and EOF back to back.
+		script := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"0"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n" +
+			`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"demo://greeting/Ada"}}` + "\n"
+		if _, err := io.WriteString(s.in, script); err != nil {
+			t.Fatal(err)
+		}
+		answered := map[string]bool{}
+		for _, m := range s.rest() {
+			if m.isResponse() {
+				answered[string(m.ID)] = m.Error == nil
+			}
+		}
+		if !answered["1"] || !answered["2"] || !answered["3"] {
+			t.Fatalf("answered before the output ended: %v, want ids 1, 2 and 3 answered with results", answered)
+		}
+	}
+}
+
+// TestModernRequestRefused: the demo server speaks only the session
+// revisions, and says so to a client probing for 2026-07-28 with the
+// error that revision defines (-32022, naming what it supports), so the
+// client knows to use initialize.
+func TestModernRequestRefused(t *testing.T) {
+	t.Parallel()
+	s := startSession(t, Options{LogInterval: -1})
+	m := s.call(1, "server/discover", map[string]any{"_meta": map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}})
+	var data struct{ Supported []string }
+	if m.Error == nil || m.Error.Code != -32022 || json.Unmarshal(m.Error.Data, &data) != nil ||
+		strings.Join(data.Supported, ",") != strings.Join(SupportedProtocolVersions(), ",") {
+		t.Fatalf("server/discover = %s, want -32022 listing %v", m.raw, SupportedProtocolVersions())
+	}
+	// The session revisions still work on the same connection.
+	if r := s.initialize(LatestProtocolVersion); r.ProtocolVersion != LatestProtocolVersion {
+		t.Errorf("initialize after the refusal = %+v", r)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // progressInterval is how often sleep reports progress when asked to.
@@ -17,26 +19,18 @@ const maxSleepSeconds = 600
 
 // tool is one entry of tools/list plus its implementation.
 type tool struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  annotations     `json:"annotations"`
-
+	mcp.Tool
 	// run executes a call whose arguments have been parsed but not checked.
 	// It must return promptly once ctx is done; its result is then dropped.
-	run func(ctx context.Context, c *toolCall) callToolResult
+	run func(ctx context.Context, c *toolCall) *mcp.CallToolResult
 }
 
-// annotations are the tool hints. Only hints that hold are sent, except
-// openWorldHint, which defaults to true and so must be stated as false.
-type annotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    bool   `json:"readOnlyHint,omitempty"`
-	IdempotentHint  bool   `json:"idempotentHint,omitempty"`
-	DestructiveHint bool   `json:"destructiveHint,omitempty"`
-	OpenWorldHint   bool   `json:"openWorldHint"`
+// hints are the tool annotations every demo tool shares: it reads, it is
+// idempotent, and it stays in the process. Only hints that hold are sent,
+// except openWorldHint, which defaults to true and so must be stated as
+// false.
+func hints(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 }
 
 // toolCall is what a tool sees of its request.
@@ -49,24 +43,22 @@ type toolCall struct {
 
 func demoTools() []*tool {
 	return []*tool{
-		{
+		{Tool: mcp.Tool{
 			Name:        "echo",
 			Title:       "Echo",
 			Description: "Returns the given text unchanged. Useful to check that calls round-trip.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"The text to send back."}},"required":["text"]}`),
-			Annotations: annotations{Title: "Echo", ReadOnlyHint: true, IdempotentHint: true},
-			run:         runEcho,
-		},
-		{
+			Annotations: hints("Echo"),
+		}, run: runEcho},
+		{Tool: mcp.Tool{
 			Name:         "add",
 			Title:        "Add two numbers",
 			Description:  "Adds a and b. Returns the sum as text and as structured content {\"sum\": number}.",
 			InputSchema:  json.RawMessage(`{"type":"object","properties":{"a":{"type":"number","description":"The first addend."},"b":{"type":"number","description":"The second addend."}},"required":["a","b"]}`),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"sum":{"type":"number","description":"a + b"}},"required":["sum"]}`),
-			Annotations:  annotations{Title: "Add two numbers", ReadOnlyHint: true, IdempotentHint: true},
-			run:          runAdd,
-		},
-		{
+			Annotations:  hints("Add two numbers"),
+		}, run: runAdd},
+		{Tool: mcp.Tool{
 			Name:  "sleep",
 			Title: "Sleep",
 			Description: "Waits the given number of seconds, then returns \"slept N s\". " +
@@ -74,35 +66,32 @@ func demoTools() []*tool {
 				"and stops without answering when cancelled.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"seconds":{"type":"number","minimum":0,"maximum":` +
 				strconv.Itoa(maxSleepSeconds) + `,"default":2,"description":"How long to wait, in seconds."}}}`),
-			Annotations: annotations{Title: "Sleep", ReadOnlyHint: true, IdempotentHint: true},
-			run:         runSleep,
-		},
-		{
+			Annotations: hints("Sleep"),
+		}, run: runSleep},
+		{Tool: mcp.Tool{
 			Name:        "fail",
 			Title:       "Always fail",
 			Description: "Always returns a tool error (isError: true), so clients can show how they report one.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
-			Annotations: annotations{Title: "Always fail", ReadOnlyHint: true, IdempotentHint: true},
-			run:         runFail,
-		},
+			Annotations: hints("Always fail"),
+		}, run: runFail},
 	}
 }
 
-// invalidArguments is the spec's input-validation error: a result, not a
-// protocol error, so a model could correct itself and retry.
-func invalidArguments(toolName string, err error) callToolResult {
-	return errorResult(fmt.Sprintf("invalid arguments for tool %q: %v; see the tool's inputSchema in tools/list", toolName, err))
+// invalidArguments is the spec's input-validation error: a tool error.
+func invalidArguments(toolName string, err error) *mcp.CallToolResult {
+	return toolError(fmt.Sprintf("invalid arguments for tool %q: %v; see the tool's inputSchema in tools/list", toolName, err))
 }
 
-func runEcho(_ context.Context, c *toolCall) callToolResult {
-	text, err := c.args.str("text")
+func runEcho(_ context.Context, c *toolCall) *mcp.CallToolResult {
+	s, err := c.args.str("text")
 	if err != nil {
 		return invalidArguments("echo", err)
 	}
-	return textResult(text)
+	return text(s)
 }
 
-func runAdd(_ context.Context, c *toolCall) callToolResult {
+func runAdd(_ context.Context, c *toolCall) *mcp.CallToolResult {
 	a, err := c.args.number("a", nil)
 	if err != nil {
 		return invalidArguments("add", err)
@@ -113,14 +102,14 @@ func runAdd(_ context.Context, c *toolCall) callToolResult {
 	}
 	sum := a + b
 	if math.IsInf(sum, 0) {
-		return errorResult(fmt.Sprintf("add: %s + %s overflows a 64-bit float; use smaller numbers", formatNumber(a), formatNumber(b)))
+		return toolError(fmt.Sprintf("add: %s + %s overflows a 64-bit float; use smaller numbers", formatNumber(a), formatNumber(b)))
 	}
-	r := textResult(formatNumber(sum))
-	r.StructuredContent, _ = json.Marshal(map[string]float64{"sum": sum})
+	r := text(formatNumber(sum))
+	r.StructuredContent = map[string]float64{"sum": sum}
 	return r
 }
 
-func runSleep(ctx context.Context, c *toolCall) callToolResult {
+func runSleep(ctx context.Context, c *toolCall) *mcp.CallToolResult {
 	def := 2.0
 	secs, err := c.args.number("seconds", &def)
 	if err == nil && (secs < 0 || secs > maxSleepSeconds) {
@@ -142,9 +131,9 @@ func runSleep(ctx context.Context, c *toolCall) callToolResult {
 	for {
 		select {
 		case <-ctx.Done():
-			return callToolResult{}
+			return nil
 		case <-done.C:
-			return textResult(fmt.Sprintf("slept %s s", formatNumber(secs)))
+			return text(fmt.Sprintf("slept %s s", formatNumber(secs)))
 		case <-tick:
 			// Millisecond precision keeps the numbers readable; skipping
 			// repeats keeps progress strictly increasing, as the spec asks,
@@ -159,8 +148,8 @@ func runSleep(ctx context.Context, c *toolCall) callToolResult {
 	}
 }
 
-func runFail(context.Context, *toolCall) callToolResult {
-	return errorResult("the fail tool always fails: it exists so clients can show a tool error (isError: true). " +
+func runFail(context.Context, *toolCall) *mcp.CallToolResult {
+	return toolError("the fail tool always fails: it exists so clients can show a tool error (isError: true). " +
 		"Nothing is wrong with the server; call echo or add for a successful result.")
 }
 

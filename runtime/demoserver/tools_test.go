@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,7 @@ func callTool(t *testing.T, s *session, id int, name string, args any) toolResul
 }
 
 func TestToolsListSchemas(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	tools := listTools(t, s)
@@ -146,6 +148,7 @@ func TestToolsListSchemas(t *testing.T) {
 }
 
 func TestEcho(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 
@@ -163,6 +166,7 @@ func TestEcho(t *testing.T) {
 }
 
 func TestAdd(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	out := compileSchema(t, "add-output", listTools(t, s)["add"].OutputSchema)
@@ -197,6 +201,7 @@ func TestAdd(t *testing.T) {
 }
 
 func TestFail(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	r := callTool(t, s, 1, "fail", map[string]any{})
@@ -206,6 +211,7 @@ func TestFail(t *testing.T) {
 }
 
 func TestMalformedToolCalls(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	cases := []struct {
@@ -225,6 +231,7 @@ func TestMalformedToolCalls(t *testing.T) {
 }
 
 func TestSleepReportsProgress(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 
@@ -293,6 +300,7 @@ func TestSleepReportsProgress(t *testing.T) {
 // answered: a ping sent after the cancellation is answered, and nothing for
 // the cancelled id arrives before it or after it until the session ends.
 func TestSleepCancelled(t *testing.T) {
+	t.Parallel()
 	for _, id := range []string{`7`, `"sleep-7"`} {
 		t.Run("id="+id, func(t *testing.T) {
 			s := startSession(t, Options{LogInterval: -1})
@@ -315,6 +323,7 @@ func TestSleepCancelled(t *testing.T) {
 // TestEOFMidSleep closes stdin while a long sleep runs: Run must return nil
 // at once, stopping the sleep rather than waiting it out.
 func TestEOFMidSleep(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: time.Hour})
 	s.initialize(LatestProtocolVersion)
 	s.request(1, "tools/call", map[string]any{"name": "sleep", "arguments": map[string]any{"seconds": 600}})
@@ -325,6 +334,31 @@ func TestEOFMidSleep(t *testing.T) {
 	for _, m := range s.rest() {
 		if m.isResponseTo("1") {
 			t.Errorf("the interrupted sleep was answered: %s", m.raw)
+		}
+	}
+}
+
+// TestCancelledAtOnceNeverAnswered cancels calls in the same write that
+// sends them, so the cancellation often arrives before the call has
+// started: such a call is not answered either (go-sdk alone would answer
+// it with an error).
+func TestCancelledAtOnceNeverAnswered(t *testing.T) {
+	t.Parallel()
+	s := startSession(t, Options{LogInterval: -1})
+	s.initialize(LatestProtocolVersion)
+	var script strings.Builder
+	for id := 1; id <= 20; id++ {
+		fmt.Fprintf(&script, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":30}}}`+"\n", id)
+		fmt.Fprintf(&script, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"test"}}`+"\n", id)
+	}
+	if _, err := io.WriteString(s.in, script.String()); err != nil {
+		t.Fatal(err)
+	}
+	s.request(99, "ping", nil)
+	_, before := s.until(func(m message) bool { return m.isResponseTo("99") })
+	for _, m := range append(before, s.rest()...) {
+		if m.isResponse() {
+			t.Errorf("a cancelled call was answered: %s", m.raw)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 // in its result's _meta, for a tool call answered from a goroutine and for
 // a request answered on the read loop alike.
 func TestTraceContextEchoed(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
@@ -47,6 +48,7 @@ func TestTraceContextEchoed(t *testing.T) {
 // TestNoTraceContextNoMeta: without trace context the answer is as before,
 // with no _meta at all.
 func TestNoTraceContextNoMeta(t *testing.T) {
+	t.Parallel()
 	s := startSession(t, Options{LogInterval: -1})
 	s.initialize(LatestProtocolVersion)
 	call := s.call(2, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "traceparent"}})

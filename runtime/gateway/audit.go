@@ -76,6 +76,19 @@ type AuditRecord struct {
 	Error      string  `json:"error,omitempty"`
 	DurationMs float64 `json:"durationMs"`
 	RequestID  string  `json:"requestId"`
+	// Approval is the operator's decision on a call a rule made wait for
+	// it (approval.go); absent for the others.
+	Approval *AuditApproval `json:"approval,omitempty"`
+}
+
+// AuditApproval is the decision on a call that needed approval.
+type AuditApproval struct {
+	ID       string `json:"id"`
+	Rule     string `json:"rule"`
+	Decision string `json:"decision"` // approved, denied, timed out, refused, withdrawn
+	By       string `json:"by"`
+	// WaitedMs is how long the call waited for the decision.
+	WaitedMs float64 `json:"waitedMs"`
 }
 
 // AuditClient is the caller of an audited request.
@@ -134,7 +147,7 @@ func (a *Audit) record(c *call, res any, err error, end time.Time) {
 	}
 	cl.mu.Unlock()
 	c.mu.Lock()
-	rec.Server = c.srv
+	rec.Server, rec.Approval = c.srv, c.approval
 	c.mu.Unlock()
 	var args json.RawMessage
 	switch c.method {
@@ -259,7 +272,7 @@ func outcome(res any, err error, c *call) (string, int64, string) {
 		}
 	case inputRequired:
 		return "input_required", 0, ""
-	case createTaskResult:
+	case createTaskResult, legacyCreateTask:
 		return "task", 0, "" // its end is a line of its own (tasks.go)
 	}
 	return "ok", 0, ""

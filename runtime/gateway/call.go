@@ -16,6 +16,7 @@ type reqParams struct {
 	Arguments json.RawMessage `json:"arguments"`
 	Meta      json.RawMessage `json:"_meta"`
 	State     *string         `json:"requestState"`
+	Task      json.RawMessage `json:"task"` // 2025-11-25: run the call as a task
 }
 
 // call is one request of a client being served.
@@ -39,7 +40,8 @@ type call struct {
 	name     string
 	upstream uint64
 	waiting  bool
-	job      *job // modern forwarded requests: the job it waits on
+	job      *job           // modern forwarded requests: the job it waits on
+	approval *AuditApproval // the operator's decision, when a rule asked for one
 
 	done atomic.Bool
 }

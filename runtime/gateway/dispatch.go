@@ -29,10 +29,19 @@ var modernCapabilities = func() mcp.ServerCapabilities {
 	return c
 }()
 
+// legacyCapabilities are what initialize says: the same, and the
+// 2025-11-25 tasks of tools/call (legacytasks.go).
+var legacyCapabilities = func() mcp.ServerCapabilities {
+	c := gatewayCapabilities
+	c.LegacyTasks = &mcp.TasksCapability{List: &mcp.Empty{}, Cancel: &mcp.Empty{}}
+	_ = json.Unmarshal([]byte(`{"tools":{"call":{}}}`), &c.LegacyTasks.Requests)
+	return c
+}()
+
 // modernOnly and legacyOnly are the methods of one era.
 var (
-	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen, mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel}
-	legacyOnly = []string{"initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+	modernOnly = []string{mcp.MethodDiscover, mcp.MethodListen, mcp.MethodTasksUpdate}
+	legacyOnly = []string{"initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", methodTasksResult, methodTasksList}
 	// forwarded methods go to a server: they wait for Ready, count against
 	// the concurrency limit and answer on a stream (HTTP).
 	forwarded = []string{"tools/call", "prompts/get", "resources/read", "completion/complete"}
@@ -46,8 +55,8 @@ const handshakeWait = 10 * time.Second
 // to the others).
 func knownMethod(method string) bool {
 	switch method {
-	case "ping", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		return true
+	case "ping", "tools/list", "prompts/list", "resources/list", "resources/templates/list", mcp.MethodTasksGet, mcp.MethodTasksCancel:
+		return true // tasks/get and tasks/cancel: both eras
 	}
 	return slices.Contains(modernOnly, method) || slices.Contains(legacyOnly, method) || slices.Contains(forwarded, method)
 }
@@ -55,7 +64,7 @@ func knownMethod(method string) bool {
 // streams reports whether a method's answer may be preceded by related
 // messages (progress, logs, elicitation), so HTTP answers it with SSE.
 func streams(method string) bool {
-	return slices.Contains(forwarded, method) || method == mcp.MethodListen
+	return slices.Contains(forwarded, method) || method == mcp.MethodListen || method == methodTasksResult
 }
 
 // handle serves one request of a client. ctx ends when the client cancels
@@ -182,8 +191,12 @@ func (g *Gateway) method(ctx context.Context, c *call) (res any, cacheable bool,
 		res = struct{}{}
 	case mcp.MethodListen:
 		res, err = g.listen(ctx, c, cat, pol)
-	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
-		res, err = g.taskMethod(c)
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel, methodTasksResult, methodTasksList:
+		if c.env == nil {
+			res, err = g.legacyTaskMethod(ctx, c)
+		} else {
+			res, err = g.taskMethod(c)
+		}
 	case "tools/call", "prompts/get", "resources/read", "completion/complete":
 		res, err = g.forward(ctx, c, cat, pol)
 		cacheable = c.method == "resources/read"

@@ -35,6 +35,9 @@ var (
 const (
 	// CodeRefused: the gateway's policy does not let this client reach the
 	// server, tool or prompt; data.rule names the rule and where it is written.
+	// Also a tool the operator switched off (data.reason "switched-off") or
+	// whose changed definition waits for the operator's acceptance
+	// ("changed").
 	CodeRefused = -32010
 	// CodeBusy: the client already has its maximum of requests in flight.
 	CodeBusy = -32011
@@ -74,6 +77,29 @@ func invalidParams(format string, args ...any) *jsonrpc.Error {
 func refused(what, name, rule string) *jsonrpc.Error {
 	return rpcError(CodeRefused, errData{Reason: "policy", Rule: rule},
 		"mcpdeck gateway: %s %q is not available to this client: refused by %s", what, name, rule)
+}
+
+// withheld is the error for a call to a tool the operator switched off,
+// or whose definition changed since the operator approved it (it may now
+// tell the model to do something else), nil for a tool on offer. Both are
+// refusals (CodeRefused) whose data.reason says which ("switched-off",
+// "changed") and whose message says who can change it, and how.
+func withheld(t *runtime.Tool) error {
+	switch {
+	case t.Disabled:
+		return rpcError(CodeRefused, errData{Reason: "switched-off", Server: t.Server, Rule: "tool switch"},
+			"mcpdeck gateway: tool %q is switched off in mcpdeck by its operator; it is not offered until switched on again (mcpdeck tools enable %s %s, or space in mcpdeck's Tools tab)",
+			t.Name, t.Server, t.ServerTool)
+	case t.Changed != nil:
+		why := "its definition changed since the operator approved it"
+		if t.Changed.Kind == runtime.ChangeShadows {
+			why = fmt.Sprintf("the server added it later, and it takes the name of a tool of server %q", t.Changed.Shadows)
+		}
+		return rpcError(CodeRefused, errData{Reason: "changed", Server: t.Server, Rule: "pinned definition"},
+			"mcpdeck gateway: tool %q is withheld: %s; it is offered again once the operator accepts it (mcpdeck tools accept %s %s, or a in mcpdeck's Tools tab)",
+			t.Name, why, t.Server, t.ServerTool)
+	}
+	return nil
 }
 
 // upstreamError turns an error of a runtime request into what the client

@@ -42,6 +42,9 @@ type target struct {
 	server string
 	name   string // the bridged name, or the URI
 	what   string // for messages: `tool "x__y"`
+	// approval, when set, is the rule that makes the call wait for the
+	// operator's approval (approval.go).
+	approval string
 	// run sends the request through the runtime; onStarted learns the
 	// runtime's request id (tools/call only).
 	run func(ctx context.Context, onStarted func(uint64)) (any, error)
@@ -81,15 +84,26 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 			"mcpdeck gateway: this client already has %d requests in flight (gateway.maxConcurrent); wait for one to finish", cap(slots))
 	}
 	release := func() { <-slots }
+	if t.approval != "" {
+		// The wait holds the slot: a client has at most maxConcurrent
+		// calls waiting for the operator.
+		if err := g.awaitApproval(ctx, c, t); err != nil {
+			release()
+			return nil, err
+		}
+	}
+	if legacyTaskRequested(c) {
+		return g.startLegacyTask(c, t, release) // legacytasks.go
+	}
 	if c.env != nil && c.env.caps.Tasks() && c.method == "tools/call" {
 		// The client takes a task: a long call, or one whose server asks
 		// something, is answered with one (tasks.go).
 		return g.startTask(ctx, c, t, release)
 	}
-	if c.env != nil && (c.env.caps.Elicitation != nil || c.env.caps.Roots != nil) {
+	if c.env != nil && (c.env.caps.Elicitation != nil || c.env.caps.Roots != nil || c.env.caps.Sampling != nil) {
 		// The server may ask this client something (MRTR): run as a job
-		// that can be parked. A request that declared neither cannot be
-		// asked, and runs on its own goroutine like a legacy one.
+		// that can be parked. A request that declared none of them cannot
+		// be asked, and runs on its own goroutine like a legacy one.
 		return g.startJob(ctx, c, t, release)
 	}
 	defer release()
@@ -166,10 +180,17 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 		if ok, rule := pol.tool(tool.Server, tool.Name); !ok {
 			return nil, refused("tool", tool.Name, rule)
 		}
+		if err := withheld(tool); err != nil {
+			return nil, err
+		}
 		what := fmt.Sprintf("tool %q", tool.Name)
 		server, name := tool.Server, tool.ServerTool
-		return &target{server: server, name: tool.Name, what: what, run: func(ctx context.Context, onStarted func(uint64)) (any, error) {
-			res, err := g.rt.Call(ctx, runtime.CallRequest{Server: server, Tool: name, Arguments: p.Arguments, Timeout: timeout, OnStarted: onStarted})
+		_, approval := g.approvalFor(pol, tool)
+		return &target{server: server, name: tool.Name, what: what, approval: approval, run: func(ctx context.Context, onStarted func(uint64)) (any, error) {
+			// A client that asks for a task has the server asked for one
+			// too, where the tool makes it optional.
+			res, err := g.rt.Call(ctx, runtime.CallRequest{Server: server, Tool: name, Arguments: p.Arguments, Timeout: timeout, OnStarted: onStarted,
+				Task: len(p.Task) > 0})
 			return toolResult(server, what, timeout, res, err)
 		}}, nil
 	case "prompts/get":

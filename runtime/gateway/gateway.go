@@ -110,6 +110,7 @@ type Gateway struct {
 	// infoMeta is the _meta of every modern result: serverInfo.
 	infoMeta json.RawMessage
 
+	appr      approvals // calls waiting for the operator (approval.go)
 	clientSeq atomic.Uint64
 	// calls counts the tools/call requests answered, for telemetry.
 	calls atomic.Uint64

@@ -1,5 +1,7 @@
 package gateway
 
+//lint:file-ignore SA1019 the Go SDK client speaks the session revisions here, where logging is current (deprecated only in 2026-07-28)
+
 import (
 	"context"
 	"errors"
@@ -37,6 +39,7 @@ func TestGoSDKStdio(t *testing.T) {
 // TestGoSDKHTTP runs the official Go SDK client against the gateway over
 // Streamable HTTP: a legacy session, and stateless 2026-07-28 requests.
 func TestGoSDKHTTP(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"), demoServer("demo"))
 	g := newGateway(t, rt, Options{})
 	url := serveHTTP(t, g)

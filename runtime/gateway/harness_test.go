@@ -1,5 +1,7 @@
 package gateway
 
+//lint:file-ignore SA1019 the Go SDK client speaks the session revisions here, where logging is current (deprecated only in 2026-07-28)
+
 import (
 	"context"
 	"io"
@@ -42,10 +44,12 @@ func demoServer(name string) config.Server {
 }
 
 // newRuntime starts a controller on servers with MCP enabled. Its
-// Elicitor declines: it answers what a client cannot.
+// Elicitor and Sampler decline, as mcpdeck gateway's do: they answer what a
+// client cannot.
 func newRuntime(t testing.TB, servers ...config.Server) *runtime.Controller {
 	t.Helper()
-	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: servers}, Elicitor: runtime.DeclineElicitor{}, StopGrace: 500 * time.Millisecond})
+	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: servers}, Elicitor: runtime.DeclineElicitor{}, Sampler: runtime.DeclineSampler{},
+		StopGrace: 500 * time.Millisecond})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -172,10 +172,15 @@ func (g *Gateway) resume(ctx context.Context, c *call, state string) (any, error
 	}
 	ans, ok := p.InputResponses[a.key]
 	if !ok {
-		// No answer to the question: for the server it was dismissed.
-		ans = mcp.ElicitCancel()
-		if a.req.Method == mcp.MethodListRoots {
+		// No answer to the question: for the server it was dismissed
+		// (sampling: declined, which the responder says).
+		switch a.req.Method {
+		case mcp.MethodListRoots:
 			ans = mcp.RootsResult(nil)
+		case mcp.MethodSample:
+			ans = nil
+		default:
+			ans = mcp.ElicitCancel()
 		}
 	}
 	a.answer <- ans

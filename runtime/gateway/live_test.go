@@ -113,6 +113,7 @@ func TestClientsShareOneServerProcess(t *testing.T) {
 // Switching MCP off leaves clients attached and tells them the offer is
 // empty; switching it on brings the offer back.
 func TestDisableMCPKeepsClientsAndTellsThem(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"))
 	g := newGateway(t, rt, Options{})
 	url := serveHTTP(t, g)
@@ -180,6 +181,7 @@ func waitListening(t testing.TB, g *Gateway, events <-chan Event, name string) {
 // A server switched off while a client's call runs ends that call with a
 // clear error at once, never a hang.
 func TestToolGoneMidFlight(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"))
 	g := newGateway(t, rt, Options{})
 	url := serveHTTP(t, g)
@@ -224,6 +226,7 @@ func TestToolGoneMidFlight(t *testing.T) {
 // legacy session is gone, a stateless client's request is cancelled on
 // the server and its next request attaches it anew.
 func TestDisconnect(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"))
 	g := newGateway(t, rt, Options{})
 	url := serveHTTP(t, g)
@@ -293,6 +296,7 @@ func TestDisconnect(t *testing.T) {
 // back, and a reload that adds a server adds its tools: clients are told,
 // and a call right after the runtime's answer finds the tools.
 func TestReloadChangesTheOffer(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"))
 	g := newGateway(t, rt, Options{})
 	ctx := ctxFor(t, 60*time.Second)

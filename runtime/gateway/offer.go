@@ -19,16 +19,27 @@ var emptySchema = json.RawMessage(`{"type":"object"}`)
 // a host behind the gateway sees an MCP App's ui.resourceUri and
 // visibility as if it spoke to the server itself.
 
-// toolsFor lists the tools p allows.
+// toolsFor lists the tools p allows, leaving out those the operator
+// switched off and those whose definition changed since it was approved
+// (runtime.Tool.Offered): a client never sees them, and a change of either
+// is a change of the list (list_changed).
 func (cat *catalog) toolsFor(p *policy) []mcp.Tool {
 	out := make([]mcp.Tool, 0, len(cat.tools))
 	for _, t := range cat.tools {
+		if !t.Offered() {
+			continue
+		}
 		if ok, _ := p.tool(t.Server, t.Name); !ok {
 			continue
 		}
 		w := t.Wire(t.Name)
 		if len(w.InputSchema) == 0 {
 			w.InputSchema = emptySchema
+		}
+		if t.TaskSupport == "optional" || t.TaskSupport == "required" {
+			// The gateway runs any call as a task for a client that asks
+			// (tasks.go), and a required one without: optional.
+			w.Execution = &mcp.ToolExecution{TaskSupport: "optional"}
 		}
 		out = append(out, w)
 	}

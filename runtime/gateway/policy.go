@@ -21,7 +21,7 @@ type policy struct {
 }
 
 type decisionKey struct {
-	kind byte // 's'erver, 't'ool, 'p'rompt
+	kind byte // 's'erver, 't'ool, 'p'rompt, 'a'pproval ('A' of a destructive tool)
 	name string
 }
 
@@ -39,18 +39,35 @@ func newPolicy(g *config.Gateway, clientName string) *policy {
 	return &policy{rules: rules, field: field, cache: map[decisionKey]decision{}}
 }
 
-func (p *policy) callTimeout() time.Duration { return p.rules.CallTimeout }
-func (p *policy) maxConcurrent() int         { return p.rules.MaxConcurrent }
+func (p *policy) callTimeout() time.Duration     { return p.rules.CallTimeout }
+func (p *policy) maxConcurrent() int             { return p.rules.MaxConcurrent }
+func (p *policy) approvalTimeout() time.Duration { return p.rules.ApprovalTimeout }
+
+// approval reports whether a call of the bridged tool of server needs the
+// operator's approval, and the rule that asks; cached like the rest.
+func (p *policy) approval(server, tool string, destructive bool) (bool, string) {
+	kind := byte('a')
+	if destructive {
+		kind = 'A'
+	}
+	return p.cached(decisionKey{kind, server + "\x00" + tool}, func() (bool, string) {
+		return p.rules.NeedsApproval(server, tool, destructive)
+	})
+}
 
 func (p *policy) decide(kind byte, name string, rules *config.GatewayRules) (bool, string) {
-	k := decisionKey{kind, name}
+	return p.cached(decisionKey{kind, name}, func() (bool, string) { return rules.Decide(name) })
+}
+
+// cached returns the decision under k, made by f the first time.
+func (p *policy) cached(k decisionKey, f func() (bool, string)) (bool, string) {
 	p.mu.Lock()
 	d, ok := p.cache[k]
 	p.mu.Unlock()
 	if ok {
 		return d.ok, d.rule
 	}
-	d.ok, d.rule = rules.Decide(name)
+	d.ok, d.rule = f()
 	p.mu.Lock()
 	if len(p.cache) >= maxCachedDecisions {
 		clear(p.cache)

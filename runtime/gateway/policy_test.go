@@ -48,6 +48,7 @@ func rpcErr(err error) *sdkjsonrpc.Error {
 // The gateway block decides, per client, what is offered and what is
 // refused; refusals name the rule and where it is written.
 func TestPolicy(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"), demoServer("demo"), hangServer("hang"))
 	gw := gatewayConfig(t, `{
   "tools": {"deny": ["peer__slow", "*__crash"]},

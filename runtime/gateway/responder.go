@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"mcpdeck/jsonrpc"
@@ -11,7 +12,8 @@ import (
 )
 
 // responder answers, for one client, what a server asks during that
-// client's requests (runtime.CallResponder): a legacy client gets a
+// client's requests (runtime.CallResponder, and runtime.SamplingResponder
+// for sampling): a legacy client gets a
 // server→client request, a modern one an input_required answer to the
 // request it is waiting on. One per client, so the runtime can tell that
 // all the requests in flight on a server belong to the same client.
@@ -27,6 +29,11 @@ func (r *responder) Elicit(ctx context.Context, req runtime.ElicitRequest) (runt
 // Roots asks the client for its roots, as Elicit does.
 func (r *responder) Roots(ctx context.Context, server string) ([]runtime.Root, error) {
 	return rootsVia(ctx, r, server)
+}
+
+// Sample asks the client's model, as Elicit does (sampleVia).
+func (r *responder) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
+	return sampleVia(ctx, r, clientWords(r.cl.info()), req)
 }
 
 // asker puts a server's question to whoever answers it: a client (the
@@ -55,6 +62,59 @@ func elicitVia(ctx context.Context, a asker, req runtime.ElicitRequest) (runtime
 		return runtime.ElicitResponse{}, fmt.Errorf("the client's elicitation answer is not {action, content}: %s", raw)
 	}
 	return resp, nil
+}
+
+// sampleVia asks a sampling request through a, who answers for: the
+// server's request as it was sent (its reserved _meta keys, which describe
+// its hop, dropped). A client's rejection (-1), or a modern client that
+// retries without an answer, is a decline; the server hears it as one.
+func sampleVia(ctx context.Context, a asker, who string, req runtime.SampleRequest) (runtime.SampleResponse, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(req.Raw, &fields); err != nil {
+		return runtime.SampleResponse{}, fmt.Errorf("the server's sampling request: %w", err)
+	}
+	params := make(map[string]any, len(fields))
+	for k, v := range fields {
+		params[k] = v
+	}
+	if meta := hopMeta(fields["_meta"]); meta != nil {
+		params["_meta"] = meta
+	} else {
+		delete(params, "_meta")
+	}
+	raw, err := a.ask(ctx, req.Server, mcp.MethodSample, params)
+	var rpc *jsonrpc.Error
+	switch {
+	case errors.As(err, &rpc) && rpc.Code == mcp.CodeUserRejected:
+		return runtime.SampleResponse{Declined: true, Reason: "declined by " + who + ": " + rpc.Message, By: who}, nil
+	case err != nil:
+		return runtime.SampleResponse{}, err
+	case raw == nil:
+		return runtime.SampleResponse{Declined: true, Reason: who + " retried without an answer", By: who}, nil
+	}
+	var res mcp.CreateMessageResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return runtime.SampleResponse{}, fmt.Errorf("the client's sampling answer is not a CreateMessageResult: %w", err)
+	}
+	if err := res.Check(); err != nil {
+		return runtime.SampleResponse{}, fmt.Errorf("the client's sampling answer cannot be passed on: %w", err)
+	}
+	return runtime.SampleResponse{Result: res, By: who}, nil
+}
+
+// capable reports whether caps let a client be asked method with params:
+// the capability of its kind, and sampling.tools for a sampling request
+// that carries tools.
+func capable(caps mcp.ClientCapabilities, method string, params map[string]any) bool {
+	if !caps.Has(method) {
+		return false
+	}
+	if method == mcp.MethodSample {
+		if tools, ok := params["tools"].(json.RawMessage); ok && len(tools) > 0 && string(tools) != "null" {
+			return caps.Sampling.Tools != nil
+		}
+	}
+	return true
 }
 
 // rootsVia asks roots/list through a and reads the answer.
@@ -91,14 +151,14 @@ func (r *responder) ask(ctx context.Context, server, method string, params map[s
 	if len(modern) > 0 {
 		// The question belongs to one of the client's modern requests only
 		// if there is one: MRTR answers it, with the request's capabilities.
-		if len(modern) != 1 || modern[0].getJob() == nil || !modern[0].env.caps.Has(method) {
+		if len(modern) != 1 || modern[0].getJob() == nil || !capable(modern[0].env.caps, method, params) {
 			return nil, runtime.ErrNotAnswered
 		}
 		p, _ := json.Marshal(params)
 		return modern[0].getJob().ask(ctx, mcp.InputRequest{Method: method, Params: p})
 	}
 	cl.mu.Lock()
-	declared := (method == mcp.MethodElicit && cl.caps.Elicitation != nil) || (method == mcp.MethodListRoots && cl.caps.Roots != nil)
+	declared := capable(cl.caps, method, params)
 	cl.mu.Unlock()
 	if !declared || cl.conn == nil {
 		return nil, runtime.ErrNotAnswered

@@ -1,5 +1,7 @@
 package gateway
 
+//lint:file-ignore SA1019 roots are current in the session revisions the gateway serves (deprecated only in 2026-07-28)
+
 import (
 	"context"
 	"os"
@@ -47,6 +49,7 @@ func maybeServeRoots() {
 // client's roots when it declared them (a legacy client is asked, a
 // modern one gets input_required), and with mcpdeck's own otherwise.
 func TestRootsGoToTheCaller(t *testing.T) {
+	t.Parallel()
 	// The server is spoken to in each era: a 2026-07-28 server asks inside
 	// its answer (input_required), a legacy one with a request of its own.
 	for _, upstream := range []string{"modern", "legacy"} {

@@ -55,11 +55,17 @@ func dialRaw(t *testing.T, addr string) *rawConn {
 // first part of the body.
 func (c *rawConn) post(token string, length int, part string) {
 	c.t.Helper()
+	c.postTo("/mcp", token, length, part)
+}
+
+// postTo is post to another path (the legacy transport's message endpoint).
+func (c *rawConn) postTo(path, token string, length int, part string) {
+	c.t.Helper()
 	auth := ""
 	if token != "" {
 		auth = "Authorization: Bearer " + token + "\r\n"
 	}
-	_, err := fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", auth, length, part)
+	_, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", path, auth, length, part)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -93,6 +99,7 @@ func (c *rawConn) closedWithin(d time.Duration) {
 // passes, and its connection closed: it used to hold the connection (and
 // its handler) for ever.
 func TestBodyThatNeverFinishesIsCutOff(t *testing.T) {
+	t.Parallel()
 	g := newGateway(t, newRuntime(t), Options{})
 	addr := hardened(t, g, HTTPOptions{Token: testToken, LoopbackOnly: true, BodyTimeout: 300 * time.Millisecond}, 0)
 	c := dialRaw(t, addr)
@@ -108,6 +115,7 @@ func TestBodyThatNeverFinishesIsCutOff(t *testing.T) {
 // and the connection is closed rather than drained: a body trickling in
 // cannot hold it.
 func TestUnauthenticatedAnsweredBeforeTheBody(t *testing.T) {
+	t.Parallel()
 	g := newGateway(t, newRuntime(t), Options{})
 	addr := hardened(t, g, HTTPOptions{Token: testToken, LoopbackOnly: true}, 0)
 	c := dialRaw(t, addr)
@@ -123,6 +131,7 @@ func TestUnauthenticatedAnsweredBeforeTheBody(t *testing.T) {
 // once; the next is answered 503 with the reason. One that authenticates
 // no longer counts, and a closed one frees its place.
 func TestUnauthenticatedConnectionsAreCapped(t *testing.T) {
+	t.Parallel()
 	const limit = 8
 	g := newGateway(t, newRuntime(t), Options{})
 	addr := hardened(t, g, HTTPOptions{Token: testToken, LoopbackOnly: true}, limit)
@@ -161,6 +170,7 @@ const initializeFrame = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":
 // session that only initialized is let go after HandshakeTimeout, which
 // frees its place.
 func TestSessionsAreCappedAndHandshakeOnlyOnesExpire(t *testing.T) {
+	t.Parallel()
 	g := newGateway(t, newRuntime(t), Options{MaxHTTPClients: 3, HandshakeTimeout: 500 * time.Millisecond})
 	events, cancel := g.Subscribe()
 	defer cancel()
@@ -202,6 +212,7 @@ func TestSessionsAreCappedAndHandshakeOnlyOnesExpire(t *testing.T) {
 // A configured token too short or too plain is refused for a gateway
 // other machines can reach, with what a good one is.
 func TestWeakTokenRefusedForRemote(t *testing.T) {
+	t.Parallel()
 	for _, tok := range []string{"abc", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "2025-11-25", strings.Repeat("ab", 20)} {
 		err := CheckBind("0.0.0.0:8080", true, tok, true)
 		if !errors.Is(err, ErrWeakToken) || !strings.Contains(err.Error(), "at least 32 characters") {

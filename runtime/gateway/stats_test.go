@@ -10,6 +10,7 @@ import (
 // Calls counts every tools/call a client made, answered with a result,
 // a tool error or a JSON-RPC error, and nothing else (lists, prompts).
 func TestCallsCounted(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, demoServer("demo"))
 	g := newGateway(t, rt, Options{})
 	cs := connect(t, goClient("counter", newClientEvents()), pipeTransport(t, g), "legacy")

@@ -38,10 +38,6 @@ const (
 	taskPollMs = 500
 )
 
-// The tasks extension's methods served (tasks/get, tasks/update,
-// tasks/cancel: mcp's constants).
-var taskMethods = []string{mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel}
-
 // task is one tools/call running as a task. The fields under mu change as
 // it runs; the rest are fixed when it starts.
 type task struct {
@@ -224,9 +220,13 @@ func (r *taskResponder) Roots(ctx context.Context, server string) ([]runtime.Roo
 	return rootsVia(ctx, r, server)
 }
 
+func (r *taskResponder) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
+	return sampleVia(ctx, r, clientWords(r.tk.c.cl.info()), req)
+}
+
 func (r *taskResponder) ask(ctx context.Context, _ string, method string, params map[string]any) (json.RawMessage, error) {
 	tk := r.tk
-	if tk.c.env == nil || !tk.c.env.caps.Has(method) {
+	if tk.c.env == nil || !capable(tk.c.env.caps, method, params) {
 		return nil, runtime.ErrNotAnswered
 	}
 	p, _ := json.Marshal(params)
@@ -267,11 +267,9 @@ func (g *Gateway) taskMethod(c *call) (any, error) {
 	if err := json.Unmarshal(c.params, &p); err != nil || p.TaskID == "" {
 		return nil, invalidParams("%s: params need a \"taskId\"", c.method)
 	}
-	g.mu.Lock()
-	tk := g.tasks[p.TaskID]
-	g.mu.Unlock()
-	if tk == nil || tk.owner != c.cl.limitKey() {
-		return nil, invalidParams("unknown task %q: it never existed, ended more than %s ago, belongs to another client, or mcpdeck restarted", p.TaskID, g.ttl())
+	tk, err := g.taskOf(c, p.TaskID)
+	if err != nil {
+		return nil, err
 	}
 	tk.mu.Lock()
 	defer tk.mu.Unlock()
@@ -298,6 +296,18 @@ func (g *Gateway) taskMethod(c *call) (any, error) {
 		}
 	}
 	return struct{}{}, nil
+}
+
+// taskOf finds the task id of the client c comes from: to any other
+// client it is unknown.
+func (g *Gateway) taskOf(c *call, id string) (*task, error) {
+	g.mu.Lock()
+	tk := g.tasks[id]
+	g.mu.Unlock()
+	if tk == nil || tk.owner != c.cl.limitKey() {
+		return nil, invalidParams("unknown task %q: it never existed, ended more than %s ago, belongs to another client, or mcpdeck restarted", id, g.ttl())
+	}
+	return tk, nil
 }
 
 // stopTasks ends the timers of the tasks kept, when the gateway closes.

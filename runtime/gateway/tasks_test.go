@@ -21,6 +21,7 @@ type modernClient struct {
 	url  string
 	name string
 	id   atomic.Int64
+	caps map[string]any // the capabilities declared; nil: elicitation and the tasks extension
 }
 
 // do sends method with params and returns the result or the error object.
@@ -29,10 +30,14 @@ func (m *modernClient) do(method string, params map[string]any) (result, rpcErr 
 	if params == nil {
 		params = map[string]any{}
 	}
+	caps := m.caps
+	if caps == nil {
+		caps = map[string]any{"elicitation": map[string]any{"form": map[string]any{}}, "extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}}
+	}
 	params["_meta"] = map[string]any{
 		mcp.MetaProtocolVersion:    "2026-07-28",
 		mcp.MetaClientInfo:         map[string]any{"name": m.name, "version": "1"},
-		mcp.MetaClientCapabilities: map[string]any{"elicitation": map[string]any{"form": map[string]any{}}, "extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}},
+		mcp.MetaClientCapabilities: caps,
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.id.Add(1), "method": method, "params": params})
 	req, _ := http.NewRequest(http.MethodPost, m.url, strings.NewReader(string(body)))

@@ -136,6 +136,7 @@ func callTraced(t *testing.T, cs *mcp.ClientSession) {
 // both eras, with telemetry off: the server receives the client's
 // traceparent in its request's _meta (and the demo server echoes it).
 func TestTraceContextReachesTheServer(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, demoServer("demo"))
 	g := newGateway(t, rt, Options{})
 	trace := upstreamTrace(t, rt)
@@ -156,6 +157,7 @@ func TestTraceContextReachesTheServer(t *testing.T) {
 // and the client's span as its parent, and the server receives that span
 // as its parent, in the same trace.
 func TestTraceContextContinuesInTheGatewaySpan(t *testing.T) {
+	t.Parallel()
 	recv := newOTLPReceiver(t)
 	tel, err := telemetry.New(telemetry.Options{OTLPEndpoint: recv.srv.URL})
 	if err != nil {

@@ -77,7 +77,8 @@ func (c *catalog) makeTransparent(snap *runtime.Snapshot) {
 
 // offered are what the catalog's clients are told the server offers: the
 // served server's own when transparent, else the gateway's (with the
-// tasks extension for a modern client, and the apps extension when a
+// tasks extension for a modern client, the 2025-11-25 tasks of
+// tools/call for a legacy one (legacytasks.go), and the apps extension when a
 // server ships apps: capabilities, apps.go).
 func (c *catalog) offered(modern bool) mcp.ServerCapabilities {
 	switch {
@@ -86,5 +87,5 @@ func (c *catalog) offered(modern bool) mcp.ServerCapabilities {
 	case modern:
 		return c.capabilities(modernCapabilities)
 	}
-	return c.capabilities(gatewayCapabilities)
+	return c.capabilities(legacyCapabilities)
 }

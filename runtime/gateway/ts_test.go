@@ -15,9 +15,11 @@ import (
 // TestTSClient runs the TypeScript SDK v2 client script against the
 // gateway, over stdio (a real process relaying to the test's gateway) and
 // Streamable HTTP, in both eras: list, call, progress, cancel, elicitation,
-// and a list change caused by switching a server off through the runtime's
-// API while the client waits for one.
+// sampling answered by the client's own handler, and a list change caused
+// by switching a server off through the runtime's API while the client
+// waits for one.
 func TestTSClient(t *testing.T) {
+	t.Parallel()
 	jsonrpctest.Node(t) // skips (fails under CI=true) without node and the SDK
 	rt := newRuntime(t, peerServer("peer"), demoServer("demo"))
 	g := newGateway(t, rt, Options{})
@@ -61,7 +63,7 @@ func TestTSClient(t *testing.T) {
 			}()
 			stderr, stopStderr := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 14})
 			defer stopStderr()
-			args := append([]string{"--era", tc.era, "--echo", "peer__echo", "--slow", "peer__slow", "--ask", "peer__ask", "--add", "demo__echo"}, tc.target...)
+			args := append([]string{"--era", tc.era, "--echo", "peer__echo", "--slow", "peer__slow", "--ask", "peer__ask", "--sample", "peer__sample", "--add", "demo__echo"}, tc.target...)
 			got := jsonrpctest.RunTSClient(t, tc.env, args...)
 			checkTS(t, got, tc.era)
 			select {
@@ -100,8 +102,14 @@ func checkTS(t *testing.T, events []jsonrpctest.TSClientEvent, era string) {
 			return e.Event == "elicitation" && e.Message == "What is your name?"
 		},
 		"elicited answer": func(e jsonrpctest.TSClientEvent) bool { return e.Event == "call" && e.Text == "Hello, octocat!" },
-		"list change":     func(e jsonrpctest.TSClientEvent) bool { return e.Event == "list_changed" },
-		"done":            func(e jsonrpctest.TSClientEvent) bool { return e.Event == "done" },
+		"sampling request": func(e jsonrpctest.TSClientEvent) bool {
+			return e.Event == "sampling" && e.Message == "Capital of France?"
+		},
+		"sampled answer": func(e jsonrpctest.TSClientEvent) bool {
+			return e.Event == "call" && e.Text == "model said: Paris (ts-client-model)"
+		},
+		"list change": func(e jsonrpctest.TSClientEvent) bool { return e.Event == "list_changed" },
+		"done":        func(e jsonrpctest.TSClientEvent) bool { return e.Event == "done" },
 	}
 	for what, pred := range checks {
 		if !slices.ContainsFunc(events, pred) {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestCompileTemplate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		tmpl, uri string
 		match     bool
@@ -32,6 +33,7 @@ func TestCompileTemplate(t *testing.T) {
 }
 
 func TestParseEnvelope(t *testing.T) {
+	t.Parallel()
 	meta := func(s string) json.RawMessage { return json.RawMessage(`{"name":"x","_meta":{` + s + `}}`) }
 	env, tok, err := parseEnvelope(meta(`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/logLevel":"debug","progressToken":7`))
 	if err != nil || env == nil || env.logLevel != "debug" || !env.caps.Has(mcp.MethodElicit) || string(tok) != "7" {
@@ -54,6 +56,7 @@ func TestParseEnvelope(t *testing.T) {
 }
 
 func TestHeaderValues(t *testing.T) {
+	t.Parallel()
 	if v, ok := decodeHeaderValue("=?base64?SGVsbG8sIOS4lueVjA==?="); !ok || v != "Hello, 世界" {
 		t.Errorf("base64: %q %v", v, ok)
 	}
@@ -76,6 +79,7 @@ func TestHeaderValues(t *testing.T) {
 }
 
 func TestInstructions(t *testing.T) {
+	t.Parallel()
 	snap := &runtime.Snapshot{Enabled: true, Servers: []runtime.ServerSnapshot{
 		{Name: "a", State: runtime.StateReady, Instructions: "Use a for apples.", ServerInfo: runtime.Implementation{Name: "apple-server"}},
 		{Name: "b", State: runtime.StateReady},

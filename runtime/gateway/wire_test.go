@@ -105,6 +105,7 @@ func readSSE(t testing.TB, body io.Reader) <-chan rpcAnswer {
 
 // The transport's own refusals, before any method runs.
 func TestHTTPTransportRefusals(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"))
 	g := newGateway(t, rt, Options{})
 	url := serveHTTP(t, g)
@@ -167,6 +168,7 @@ func TestHTTPTransportRefusals(t *testing.T) {
 
 // The endpoint's security: the bearer token, Origin and Host.
 func TestHTTPSecurity(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t)
 	g := newGateway(t, rt, Options{})
 	url := serveMux(t, newHTTPMux(g, HTTPOptions{Token: testToken, LoopbackOnly: true, AllowedOrigins: []string{"https://app.example"}}))
@@ -204,6 +206,7 @@ func TestHTTPSecurity(t *testing.T) {
 // A browser on an allowed origin gets CORS answers; others are refused
 // before anything runs.
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t)
 	g := newGateway(t, rt, Options{})
 	url := serveMux(t, newHTTPMux(g, HTTPOptions{Token: testToken, LoopbackOnly: true}))
@@ -232,6 +235,7 @@ func TestCORS(t *testing.T) {
 }
 
 func TestBindRules(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		addr          string
 		remote, token bool
@@ -264,6 +268,7 @@ func TestBindRules(t *testing.T) {
 // comes back as input_required, and the retry continues the server's
 // exchange.
 func TestMRTRWire(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"))
 	g := newGateway(t, rt, Options{})
 	url := serveHTTP(t, g)
@@ -317,6 +322,7 @@ func TestMRTRWire(t *testing.T) {
 // An input_required question the client never answers is cancelled after
 // InputTimeout: the server's request is cancelled too.
 func TestMRTRAbandoned(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"))
 	g := newGateway(t, rt, Options{InputTimeout: 200 * time.Millisecond})
 	url := serveHTTP(t, g)
@@ -348,6 +354,7 @@ func TestMRTRAbandoned(t *testing.T) {
 // Shutting the gateway down ends every client stream cleanly: a listen
 // stream gets its final answer, a legacy GET stream and a stdio client end.
 func TestShutdownEndsStreams(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"))
 	g := New(rt, Options{})
 	url := serveHTTP(t, g)
@@ -424,6 +431,7 @@ func TestShutdownEndsStreams(t *testing.T) {
 // A tool with an x-mcp-header parameter: the header must mirror the
 // argument (2026-07-28 server validation).
 func TestParamHeaders(t *testing.T) {
+	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"))
 	g := newGateway(t, rt, Options{})
 	url := serveHTTP(t, g)

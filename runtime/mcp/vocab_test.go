@@ -1,5 +1,7 @@
 package mcp
 
+//lint:file-ignore SA1019 the go-sdk values decoded here include logging, current in the session revisions (deprecated only in 2026-07-28)
+
 import (
 	"encoding/json"
 	"os"

@@ -115,7 +115,8 @@ type Process struct {
 	exit       error         // written by the waiter before done is closed; read only after done
 	stopOnce   sync.Once
 	stopResult StopResult // written inside stopOnce; read after it
-	plat       platform   // platform supervision state (the Windows job); set in Start
+	//lint:ignore U1000 only Windows keeps state here (its job, sys_windows.go)
+	plat platform // platform supervision state (the Windows job); set in Start
 }
 
 // Start starts the process described by spec. The returned error names the

@@ -112,6 +112,10 @@ func samples() []runtime.Event {
 		runtime.ListenChanged{EventHeader: hdr("demo", 25), Listen: &runtime.ListenInfo{State: runtime.ListenOpen, ID: 4,
 			Requested: mcp.SubscriptionFilter{ToolsListChanged: true, ResourceSubscriptions: []string{"demo://status"}},
 			Granted:   mcp.SubscriptionFilter{ToolsListChanged: true}, Since: at, Opens: 1}},
+		runtime.ToolDecision{EventHeader: hdr("demo", 26), Action: runtime.ToolActionOff, Tools: []string{"echo", "add"}, Err: "disk full"},
+		runtime.OperatorDecision{EventHeader: hdr("demo", 27), Kind: runtime.DecisionApproval, ID: "g42-1", Client: "claude-code 1.0 (c1)",
+			Subject: "demo__delete", Rule: `gateway.tools.approve[0] "*__delete" at mcp.json:3:5`, Decision: "denied",
+			By: "the operator (TUI)", Asked: at},
 	}
 }
 
@@ -141,6 +145,7 @@ func recordEvents(t testing.TB, mod func(*Options), events ...runtime.Event) (st
 }
 
 func TestEveryKindRoundTrips(t *testing.T) {
+	t.Parallel()
 	in := samples()
 	covered := map[string]bool{}
 	for _, e := range in {
@@ -197,6 +202,7 @@ func TestEveryKindRoundTrips(t *testing.T) {
 }
 
 func TestHeaderAndFileMode(t *testing.T) {
+	t.Parallel()
 	cfg := configOf(demoServer("demo", "API_KEY", "sk-live-0123456789"))
 	src := newChanSource(sampleSnapshot())
 	r, path := startRecorder(t, src, cfg, func(o *Options) { o.SampleEvery = -1 })
@@ -227,6 +233,7 @@ func TestHeaderAndFileMode(t *testing.T) {
 }
 
 func TestReaderRefusesNewerMajor(t *testing.T) {
+	t.Parallel()
 	head := `{"kind":"header","format":"mcpdeck-recording","version":"2.0","mcpdeck":"v9","started":"2030-01-01T00:00:00Z","part":1}` + "\n"
 	_, err := Read(strings.NewReader(head))
 	if !errors.Is(err, ErrNewerFormat) {
@@ -241,6 +248,7 @@ func TestReaderRefusesNewerMajor(t *testing.T) {
 }
 
 func TestReaderKeepsUnknownKindsOfNewerMinor(t *testing.T) {
+	t.Parallel()
 	in := `{"kind":"header","format":"mcpdeck-recording","version":"1.9","mcpdeck":"v9","started":"2030-01-01T00:00:00Z","part":1,"future":true}
 {"seq":1,"mono":5,"kind":"Teleported","ev":{"Time":"2030-01-01T00:00:01Z","Server":"demo","Where":"mars"}}
 {"seq":2,"mono":6,"kind":"StderrLine","ev":{"Time":"2030-01-01T00:00:02Z","Server":"demo","Line":"hi","NewField":1}}
@@ -262,6 +270,7 @@ func TestReaderKeepsUnknownKindsOfNewerMinor(t *testing.T) {
 }
 
 func TestReaderStopsAtAnIncompleteLastLine(t *testing.T) {
+	t.Parallel()
 	_, raw := recordEvents(t, nil, samples()[:4]...)
 	cut := raw[:len(raw)-7] // the writer died mid-line
 	rec, err := Read(bytes.NewReader(cut))
@@ -276,6 +285,7 @@ func TestReaderStopsAtAnIncompleteLastLine(t *testing.T) {
 }
 
 func TestSnapshotAtLaysLiveOverPublished(t *testing.T) {
+	t.Parallel()
 	snap := sampleSnapshot()
 	snap.Servers[0].PID, snap.Generation = 0, 8
 	pub := runtime.Published{EventHeader: hdr("", 1), Generation: 8, Enabled: true, Snapshot: snap}
@@ -305,6 +315,7 @@ func TestSnapshotAtLaysLiveOverPublished(t *testing.T) {
 }
 
 func TestFastEncodingMatchesGeneric(t *testing.T) {
+	t.Parallel()
 	fast := 0
 	extra := []runtime.Event{
 		runtime.Progress{EventHeader: hdr("", 0), Progress: 1e-9, Total: 3e22},
@@ -344,6 +355,7 @@ func TestFastEncodingMatchesGeneric(t *testing.T) {
 }
 
 func TestIndexAtToleratesSlightlyUnorderedTimes(t *testing.T) {
+	t.Parallel()
 	rec := &Recording{}
 	for i, ms := range []int{0, 5, 4, 10, 9, 20} {
 		rec.Entries = append(rec.Entries, Entry{Seq: uint64(i + 1), Mono: time.Duration(ms) * time.Millisecond, Event: runtime.StderrLine{}})

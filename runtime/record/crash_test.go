@@ -18,6 +18,7 @@ import (
 // server that logs every 2 ms: the file reads back without error up to
 // its last complete line, with the session's opening and its log lines.
 func TestCrashLeavesAValidFile(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

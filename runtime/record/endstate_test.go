@@ -22,6 +22,7 @@ import (
 // Snapshot did after the shutdown, and the call history the runtime
 // kept, call for call.
 func TestReplayEndsAsTheSessionDid(t *testing.T) {
+	t.Parallel()
 	cfg := configOf(demoServer("demo"))
 	c := runtime.New(runtime.Options{Config: cfg, StopGrace: 500 * time.Millisecond, LogLevel: "notice", Roots: []string{t.TempDir()}})
 	t.Cleanup(func() { shutdown(t, c) })

@@ -14,6 +14,7 @@ import (
 // @modelcontextprotocol/server-everything (its list changes, a call, a
 // call with progress) and reads it back event for event.
 func TestRecordEverythingSession(t *testing.T) {
+	t.Parallel()
 	node, script := jsonrpctest.Everything(t)
 	srv := config.Server{Name: "everything", Transport: config.TransportStdio, Command: node, Args: []string{script, "stdio"},
 		Enabled: true, StartupTimeout: 30 * time.Second, CallTimeout: 30 * time.Second}
@@ -68,6 +69,7 @@ func TestRecordEverythingSession(t *testing.T) {
 // rebuilds the call history from the file: the calls the runtime's own
 // history has, with the same outcomes and results.
 func TestReplayedHistoryOfEverything(t *testing.T) {
+	t.Parallel()
 	node, script := jsonrpctest.Everything(t)
 	srv := config.Server{Name: "everything", Transport: config.TransportStdio, Command: node, Args: []string{script, "stdio"},
 		Enabled: true, StartupTimeout: 30 * time.Second, CallTimeout: 30 * time.Second}

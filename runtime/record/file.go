@@ -32,12 +32,6 @@ func createFile(path string, max int64) (*rotFile, error) {
 	return &rotFile{path: path, max: max, f: f}, nil
 }
 
-// wouldOverflow reports whether n more bytes take a non-empty file past
-// its maximum.
-func (r *rotFile) wouldOverflow(n int) bool {
-	return r.max > 0 && r.size > 0 && r.size+int64(n) > r.max
-}
-
 // write appends whole lines in one call, so a crash leaves at most the
 // tail of one line behind, which readers skip.
 func (r *rotFile) write(b []byte) error {

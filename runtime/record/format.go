@@ -54,14 +54,6 @@ type Entry struct {
 	Event runtime.Event
 }
 
-// line is the envelope of an event line. Ev is the event itself.
-type line struct {
-	Seq  uint64 `json:"seq"`
-	Mono int64  `json:"mono"` // nanoseconds
-	Kind string `json:"kind"`
-	Era  string `json:"era,omitempty"`
-}
-
 // checkVersion accepts version strings of the form MAJOR.MINOR whose major
 // this package reads.
 func checkVersion(v string) error {

@@ -18,6 +18,7 @@ import (
 // exports it as an HTTP Archive: one entry per exchange, the SSE events
 // in the response bodies, and the token nowhere.
 func TestRecordHTTPSessionAndExportHAR(t *testing.T) {
+	t.Parallel()
 	const token = "Bearer oauth-4ccess-t0ken-xyz"
 	url := jsonrpctest.EverythingHTTP(t, "streamableHttp") + "/mcp"
 	srv := config.Server{Name: "remote", Transport: config.TransportHTTP, URL: url, Headers: map[string]string{"Authorization": token},

@@ -45,6 +45,7 @@ func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"
 // position shows it invalid with its file:line:col message, as the
 // session did.
 func TestInvalidServerReplays(t *testing.T) {
+	t.Parallel()
 	cfg := loadWithInvalid(t)
 	c := newController(t, cfg)
 	r, path := startRecorder(t, c, cfg)
@@ -96,6 +97,7 @@ func TestInvalidServerReplays(t *testing.T) {
 // could not read back; testdata/invalid-server-1.0.jsonl was written by
 // such a build), and with an error it wrote as {} or a string, replay.
 func TestReadsOldInvalidHeaders(t *testing.T) {
+	t.Parallel()
 	rec, err := ReadFile("testdata/invalid-server-1.0.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -138,6 +140,7 @@ func TestReadsOldInvalidHeaders(t *testing.T) {
 // TestInvalidOfAnyErrorRoundTrips: an Invalid that is not config.Errors
 // (a Server built in code) is written as one diagnostic with its text.
 func TestInvalidOfAnyErrorRoundTrips(t *testing.T) {
+	t.Parallel()
 	h := Header{Kind: "header", Format: Format, Version: FormatVersion, Part: 1,
 		Servers: []config.Server{{Name: "x", Invalid: errors.New(`mcp.json:3:17: "timeout": "5 s" is not a duration`)}, {Name: "ok"}}}
 	b, err := marshal(h)

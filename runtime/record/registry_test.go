@@ -13,6 +13,7 @@ import (
 // written under that name and read back as the same type. (Before the
 // table, a test parsed package runtime's source to find its events.)
 func TestRegistryRecordsEveryRuntimeKind(t *testing.T) {
+	t.Parallel()
 	for _, k := range runtime.EventKinds() {
 		if registry.byName[k.Name] != k.Type {
 			t.Errorf("kind %s is registered as %v, not %s", k.Name, registry.byName[k.Name], k.Type)
@@ -37,6 +38,7 @@ func TestRegistryRecordsEveryRuntimeKind(t *testing.T) {
 }
 
 func TestKindsAreStableNames(t *testing.T) {
+	t.Parallel()
 	// Kinds are written to files: renaming one breaks every old recording.
 	want := []string{"StateChanged", "Published", "NotificationReceived", "LogMessage", "Progress", "ListChanged",
 		"ResourceUpdated", "RequestStarted", "RequestFinished", "RequestCancelled", "StderrLine", "StdoutNoise",
@@ -53,6 +55,7 @@ func TestKindsAreStableNames(t *testing.T) {
 }
 
 func TestNameOfShortcutsAgreeWithTheRegistry(t *testing.T) {
+	t.Parallel()
 	for _, e := range samples() {
 		name, ok := registry.nameOf(e)
 		if want := registry.byType[reflect.TypeOf(e)]; !ok || name != want {

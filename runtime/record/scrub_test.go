@@ -8,6 +8,7 @@ import (
 )
 
 func TestScrubberFindsEverySecret(t *testing.T) {
+	t.Parallel()
 	cfg := configOf(config.Server{Name: "a", Env: map[string]string{"API_KEY": "normal", "DB_PASSWORD": `quo"te\1`, "SECRET": "short", "UNIT": "numbers"}},
 		config.Server{Name: "b", Headers: map[string]string{"Authorization": "Bearer AbC-123_xyz"}})
 	s := newScrubber(cfg, []string{"tok-EN-99"})

@@ -67,6 +67,7 @@ func readyAgain(server string) func(runtime.Event) bool {
 // and reads it back: every event the runtime published is in the file, in
 // order, and decodes to the same value.
 func TestRecordDemoSession(t *testing.T) {
+	t.Parallel()
 	srv := demoServer("demo", "MCPDECK_RECORD_TEST_LOG_INTERVAL", "50ms")
 	srv.PingInterval = 100 * time.Millisecond
 	cfg := configOf(srv)
@@ -165,13 +166,6 @@ func TestRecordDemoSession(t *testing.T) {
 	}
 }
 
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
 func lastOf[T runtime.Event](rec *Recording) *T {
 	for i := len(rec.Entries) - 1; i >= 0; i-- {
 		if v, ok := rec.Entries[i].Event.(T); ok {
@@ -186,6 +180,7 @@ func lastOf[T runtime.Event](rec *Recording) *T {
 // called with a token only the recorder knows (as a logged-in OAuth token
 // would be): neither appears in the file, the redaction mark does.
 func TestSecretsNeverReachTheFile(t *testing.T) {
+	t.Parallel()
 	const secret = "sk-test-5ecret-value"
 	const token = "oauth-access-token-77"
 	srv := fakeServer("leaky", jsonrpctest.SecretLeak, jsonrpctest.WithSecret(secret))
@@ -226,6 +221,7 @@ func TestSecretsNeverReachTheFile(t *testing.T) {
 // TestRotation keeps one previous file, and each file opens with a
 // header and the latest state, so it replays on its own.
 func TestRotation(t *testing.T) {
+	t.Parallel()
 	srv := demoServer("demo", "MCPDECK_RECORD_TEST_LOG_INTERVAL", "5ms")
 	cfg := configOf(srv)
 	c := newController(t, cfg)
@@ -330,6 +326,7 @@ func TestGapRecordsDroppedEvents(t *testing.T) {
 }
 
 func TestParseSize(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]int64{"1024": 1024, "10KB": 10_000, "10KiB": 10 << 10, "5M": 5 << 20, "5mb": 5_000_000, "1GiB": 1 << 30, "1.5MiB": 3 << 19} {
 		if got, err := ParseSize(in); err != nil || got != want {
 			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)

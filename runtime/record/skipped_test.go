@@ -11,6 +11,7 @@ import (
 // skipped, counted, and said where: they used to vanish without a word
 // (counted as undecodable, which nothing showed).
 func TestSkippedLinesAreCountedAndReported(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "ui", "testdata", "replay-demo.jsonl"))
 	if err != nil {
 		t.Fatal(err)

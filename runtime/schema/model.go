@@ -350,7 +350,7 @@ func (p *parser) ref(ref string, depth int) *Node {
 	}
 	target, found := p.target[ref]
 	if !found {
-		target, found = lookup(p.root, frag)
+		target, _ = lookup(p.root, frag)
 		if p.target == nil {
 			p.target = map[string]json.RawMessage{}
 		}

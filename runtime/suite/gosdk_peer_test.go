@@ -1,5 +1,7 @@
 package suite
 
+//lint:file-ignore SA1019 the peer is a go-sdk server of the session revisions, where logging is current (deprecated only in 2026-07-28)
+
 import (
 	"context"
 	"encoding/json"
@@ -76,8 +78,7 @@ func prefixed(values []string, prefix string) []string {
 }
 
 func newGoSDKPeer(changed bool) *mcp.Server {
-	var server *mcp.Server
-	server = mcp.NewServer(&mcp.Implementation{Name: "suite-peer-gosdk", Version: "0.1.0"}, &mcp.ServerOptions{
+	server := mcp.NewServer(&mcp.Implementation{Name: "suite-peer-gosdk", Version: "0.1.0"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Logging: &mcp.LoggingCapabilities{}},
 		SubscribeHandler: func(context.Context, *mcp.SubscribeRequest) error {
 			return nil

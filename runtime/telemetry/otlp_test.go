@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
-	"time"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -29,7 +28,6 @@ type receiver struct {
 	// fail, while positive, answers that many requests with failStatus.
 	fail       int
 	failStatus int
-	arrived    chan struct{} // one value per export request, never blocks
 
 	// hold, while open, keeps every export request waiting: a collector
 	// that does not answer.
@@ -42,7 +40,7 @@ func newReceiver(t *testing.T) *receiver { return startReceiver(t, false) }
 // own when tls is set.
 func startReceiver(t *testing.T, tls bool) *receiver {
 	t.Helper()
-	r := &receiver{arrived: make(chan struct{}, 1024)}
+	r := &receiver{}
 	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(r.serve))
 	if tls {
 		r.srv.StartTLS()
@@ -112,10 +110,6 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	_, _ = w.Write(out)
-	select {
-	case r.arrived <- struct{}{}:
-	default:
-	}
 }
 
 // holdExports makes the collector stop answering until release.
@@ -139,22 +133,6 @@ func (r *receiver) got() []*tracepb.Span {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]*tracepb.Span(nil), r.spans...)
-}
-
-// waitSpans waits until at least n spans have arrived.
-func (r *receiver) waitSpans(t *testing.T, n int) []*tracepb.Span {
-	t.Helper()
-	deadline := time.After(20 * time.Second)
-	for {
-		if spans := r.got(); len(spans) >= n {
-			return spans
-		}
-		select {
-		case <-r.arrived:
-		case <-deadline:
-			t.Fatalf("waiting for %d spans: got %d", n, len(r.got()))
-		}
-	}
 }
 
 // byName returns the spans called name.

@@ -103,8 +103,8 @@ func TestToolsMarksApps(t *testing.T) {
 	}
 	rows := map[string]string{}
 	for _, l := range strings.Split(res.stdout, "\n") {
-		if f := strings.Fields(l); len(f) >= 3 {
-			rows[f[1]] = f[2]
+		if f := strings.Fields(l); len(f) >= 5 { // SERVER TOOL SWITCH TOKENS APP
+			rows[f[1]] = f[4]
 		}
 	}
 	if rows["TOOL"] != "APP" || rows["refresh"] != "app-only" || rows["chart"] != "app" || rows["echo"] != "-" {

@@ -235,6 +235,7 @@ func conformanceNode(t *testing.T, modules string) string {
 // conformance suites against mcpdeck and requires each to pass without a
 // failed check or a warning, except those named in conformanceNotPassing.
 func TestAuthConformance(t *testing.T) {
+	t.Parallel()
 	_, modules, _ := jsonrpctest.Node(t)
 	node := conformanceNode(t, modules)
 	exe, err := os.Executable()
@@ -350,7 +351,10 @@ func runConformanceScenario(t *testing.T, node, index, exe, scenario, specVersio
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Dir = out
-	cmd.Env = append(os.Environ(), conformanceClientEnv+"=1")
+	// The client, and the browser it opens, are this test binary: under
+	// -race each would linger a second at exit (atexit_sleep_ms), and the
+	// suite waits for the client to exit, 88 scenarios in all.
+	cmd.Env = append(os.Environ(), conformanceClientEnv+"=1", "GORACE=atexit_sleep_ms=0")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()

@@ -32,6 +32,7 @@ func authEnv(t *testing.T) (env []string, stateDir string) {
 		auth.StorageEnv + "=file",
 		"BROWSER=" + exe,
 		authtest.BrowserEnv + "=1",
+		"GORACE=atexit_sleep_ms=0", // the browser is this test binary: no second's sleep at exit under -race
 	}, stateDir
 }
 
@@ -46,6 +47,7 @@ func assertNoTokens(t *testing.T, as *authtest.AuthServer, outputs ...string) {
 }
 
 func TestAuthCommandsEndToEnd(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{Scopes: []string{"files:read"}})
 	env, state := authEnv(t)
@@ -99,6 +101,7 @@ func TestAuthCommandsEndToEnd(t *testing.T) {
 }
 
 func TestAuthCommandsConfiguredServer(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{Clients: map[string]string{"svc": "svc-secret-abcdef123"}})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	env, _ := authEnv(t)
@@ -136,6 +139,7 @@ func TestAuthCommandsConfiguredServer(t *testing.T) {
 // TestAuthLoginInterrupted: a login waiting for the browser ends with exit
 // 4 on ctrl+c (SIGINT), and stores nothing.
 func TestAuthLoginInterrupted(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	env, _ := authEnv(t)
@@ -185,6 +189,7 @@ func TestAuthLoginInterrupted(t *testing.T) {
 // and says how to log in; with --login it logs in inline, carries on, and
 // stores the token, so the next command needs no login.
 func TestHeadlessCommandsLogInWhenAsked(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	env, _ := authEnv(t)
@@ -208,6 +213,7 @@ func TestHeadlessCommandsLogInWhenAsked(t *testing.T) {
 // after --timeout with exit 4 (timeout or cancellation), as its --help
 // says, names the timeout, and stores nothing.
 func TestAuthLoginTimeoutExits4(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	env, _ := authEnv(t)
@@ -229,6 +235,7 @@ func TestAuthLoginTimeoutExits4(t *testing.T) {
 // TestAuthLogoutForgetClient: --forget-client drops the registration as
 // well as the token, and the next login registers anew.
 func TestAuthLogoutForgetClient(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	env, state := authEnv(t)

@@ -64,7 +64,16 @@ notifications/cancelled.
 
 A modern (2026-07-28) server may answer input_required: the elicitation it
 asks for is answered as --elicitation says and the call is retried (the
-rounds are counted in "rounds" of --json). A server may run the call as a
+rounds are counted in "rounds" of --json).
+
+A server may ask for sampling (sampling/createMessage: a model's reply to
+messages it sends). mcpdeck has no model: the TUI shows the request to a
+person; headless, --sampling decline refuses it (the server hears the
+user's rejection), and --sampling FILE answers with a canned reply, the
+file's text as one text block (model "mcpdeck-canned"), or a whole
+CreateMessageResult when the file is a JSON object:
+  {"role":"assistant","content":{"type":"text","text":"…"},"model":"…","stopReason":"endTurn"}
+Without --sampling, sampling is not offered to the server. A server may run the call as a
 task (the tasks extension, or a 2025-11-25 tool whose taskSupport is
 "required"; --task asks for one where it is "optional"): its states go to
 stderr, and ctrl+c cancels the task with tasks/cancel.
@@ -75,6 +84,7 @@ or protocol failure; 4 timeout or cancellation.`,
 		Example: `  mcpdeck call demo echo '{"text":"hi"}'
   echo '{"a":1,"b":2}' | mcpdeck call demo add -
   mcpdeck call demo sleep @args.json --timeout 5s
+  mcpdeck call everything trigger-sampling-request '{"prompt":"hi"}' --sampling reply.txt
   mcpdeck call --stdio 'npx -y @modelcontextprotocol/server-everything' echo '{"message":"hi"}'`,
 		Args:              cobra.RangeArgs(1, 3),
 		ValidArgsFunction: completeFirstServer(func(n cachedNames) []string { return n.Tools }),
@@ -89,6 +99,7 @@ or protocol failure; 4 timeout or cancellation.`,
 	fl.StringVar(&cf.elicitation, "elicitation", "decline", "answer the server's elicitation requests: decline, or defaults (accept with what the TUI's form starts with: defaults, first choices; declined, saying why, when a required field has none)")
 	fl.BoolVar(&cf.noValidate, "no-validate", false, "send arguments that fail the tool's input schema anyway")
 	fl.BoolVar(&cf.task, "task", false, "call a tool whose taskSupport is \"optional\" as a task (2025-11-25 servers)")
+	addSamplingFlag(cmd, "")
 	addRecordFlags(cmd, &cf.record)
 	return cmd
 }
@@ -272,6 +283,10 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	if err != nil {
 		return err
 	}
+	sampler, err := samplerFlag(cmd)
+	if err != nil {
+		return err
+	}
 	// Read the arguments before starting anything: a typo should cost
 	// nothing, and stdin must be read before a server could want it.
 	arguments, err := readArguments(target.argSpec, cmd.InOrStdin())
@@ -286,7 +301,7 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 		return err
 	}
 	defer func() { err = rec.finishInto(cmd.ErrOrStderr(), err) }() // after the shutdown below
-	rt, err := openCallTarget(ctx, cmd, tf, target, names, "call", runtime.Options{Elicitor: elicitor, LazySchemas: cf.noValidate}, rec)
+	rt, err := openCallTarget(ctx, cmd, tf, target, names, "call", runtime.Options{Elicitor: elicitor, Sampler: sampler, LazySchemas: cf.noValidate}, rec)
 	if rt != nil {
 		defer shutdownRuntime(rt)
 	}

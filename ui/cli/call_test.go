@@ -16,6 +16,7 @@ import (
 )
 
 func TestCallDemo(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
 
 	r := h.run(t, "", "call", "demo", "echo", `{"text":"hello, deck"}`)
@@ -62,6 +63,7 @@ func TestCallDemo(t *testing.T) {
 }
 
 func TestCallArgumentErrors(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
 	for _, tc := range []struct {
 		name, stdin string
@@ -94,6 +96,7 @@ func TestCallArgumentErrors(t *testing.T) {
 }
 
 func TestCallMisbehavingServers(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{
 		"hang":  srvFake(jsonrpctest.Hang),
 		"crash": srvFake(jsonrpctest.CrashOnCall),
@@ -121,6 +124,7 @@ func TestCallMisbehavingServers(t *testing.T) {
 }
 
 func TestCallInterruptCancels(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
 	p := h.start(t, "call", "demo", "sleep", `{"seconds": 60}`)
 	// A progress line proves the call is outstanding on the server.
@@ -172,6 +176,7 @@ func TestCallEverything(t *testing.T) {
 }
 
 func TestCallAdHocStdio(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, nil)
 	env := append(h.env, demoLogIntervalEnv+"=0", headlessMarkEnv+"="+h.mark)
 	r := runBin(t, h.dir, env, "", "call", "--stdio", mcpdeckBin(t)+" demo-server", "echo", `{"text":"ad hoc"}`)
@@ -184,6 +189,7 @@ func TestCallAdHocStdio(t *testing.T) {
 }
 
 func TestWriteResultGolden(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	writeResult(&b, &runtime.Result{Content: []runtime.Content{
 		{Type: "text", Text: "first block"},
@@ -199,6 +205,7 @@ func TestWriteResultGolden(t *testing.T) {
 }
 
 func TestReadArgumentsPlacesErrors(t *testing.T) {
+	t.Parallel()
 	_, err := readArguments("-", strings.NewReader("{\n  \"a\": 1,\n  oops\n}"))
 	if err == nil || !strings.Contains(err.Error(), "line 3") || codeOf(err) != ExitUsage {
 		t.Fatalf("err = %v, want a usage error at line 3", err)
@@ -213,6 +220,7 @@ func TestReadArgumentsPlacesErrors(t *testing.T) {
 }
 
 func TestProgressPrinterBarAndLines(t *testing.T) {
+	t.Parallel()
 	ev := runtime.Progress{Progress: 1, Total: 4, Message: "a quarter"}
 	var lines bytes.Buffer
 	p := &progressPrinter{w: &lines}

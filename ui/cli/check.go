@@ -108,6 +108,14 @@ initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
 	return cmd
 }
 
+// checkOptions are what a check takes from the session's settings, the
+// same for mcpdeck check and the TUI's c: the protocol, roots, log level,
+// tokens, telemetry and tool decisions the session itself would use.
+func checkOptions(session runtime.Options) check.Options {
+	return check.Options{ClientVersion: version(), Auth: session.Auth, Protocol: session.Protocol, Roots: session.Roots,
+		LogLevel: session.LogLevel, Telemetry: session.Telemetry, Tools: session.Tools}
+}
+
 func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []string) (err error) {
 	var recFailed error // a recording that could not be written
 	defer func() {
@@ -119,16 +127,16 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 	if err != nil {
 		return err
 	}
-	session, err := sessionOptions(cmd, runtime.Options{})
-	if err != nil {
-		return err
-	}
 	tel, err := commandTelemetry(cmd)
 	if err != nil {
 		return err
 	}
-	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), Protocol: protocol, Roots: session.Roots, LogLevel: session.LogLevel, Telemetry: tel}
+	session, err := sessionOptions(cmd, runtime.Options{Auth: newAuthManager(cmd, 0), Protocol: protocol, Telemetry: tel})
+	if err != nil {
+		return err
+	}
+	opts := checkOptions(session)
+	opts.Tool, opts.CallTimeout, opts.ResultMax = cf.tool, cf.timeout, cf.resultMax
 	if cf.args != "" {
 		opts.Args = json.RawMessage(cf.args)
 	}
@@ -284,6 +292,9 @@ type checkItemJSON struct {
 	Status     string `json:"status"`
 	Reason     string `json:"reason"`
 	DurationMs int64  `json:"durationMs"`
+	// Changed lists the tools changed since approved (pinned-definitions,
+	// instruction-text), with how.
+	Changed []check.ChangedTool `json:"changed,omitempty"`
 }
 
 func checkJSONOf(reports []check.Report) checkJSON {
@@ -293,7 +304,7 @@ func checkJSONOf(reports []check.Report) checkJSON {
 			Profiles: r.Profiles, Passed: !r.Failed()}
 		for _, it := range r.Items {
 			s.Items = append(s.Items, checkItemJSON{ID: it.ID, Name: it.Name, Status: it.Status.String(),
-				Reason: it.Reason, DurationMs: it.Duration.Milliseconds()})
+				Reason: it.Reason, DurationMs: it.Duration.Milliseconds(), Changed: it.Changed})
 		}
 		out.Servers = append(out.Servers, s)
 	}

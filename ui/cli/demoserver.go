@@ -28,9 +28,14 @@ message per line). The embedded default configuration starts it, so mcpdeck
 has something to show before you configure your own servers; it is also a
 known-good peer for trying clients.
 
-It offers the tools echo, add, sleep and fail, the prompt greet and the
-resource demo://status, and sends an info log message every --log-interval
-so a live notification stream is visible. It exits when stdin closes.
+It offers the tools echo, add, sleep (with progress; cancellable) and fail,
+the prompt greet, the resource demo://status (subscribable: it changes on
+every call) and the template demo://greeting/{name}, whose name completes,
+and sends an info log message every --log-interval so a live notification
+stream is visible. It is the official Go SDK's server and speaks the
+session revisions, 2024-11-05 to 2025-11-25 (a 2026-07-28 request gets
+-32022 naming them). It exits when stdin closes, after answering what it
+read before, except tool calls still running, which it drops.
 
 The interval comes from --log-interval, else from $` + demoLogIntervalEnv + `,
 else 5s; 0 or a negative duration turns the heartbeat off.`,

@@ -257,7 +257,7 @@ func diffSides(cmd *cobra.Command, df *diffFlags, args []string) ([]*diffSide, e
 		s.Server = s.live.Name
 	}
 	if sides[0].live != nil && sides[1].live != nil && sides[0].Server == sides[1].Server {
-		return nil, withCode(ExitUsage, fmt.Errorf("A and B are the same server %q: name two", sides[0].Server))
+		return nil, withCode(ExitUsage, fmt.Errorf("the two sides, A and B, are the same server %q: name two different ones", sides[0].Server))
 	}
 	return sides, nil
 }

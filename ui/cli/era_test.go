@@ -21,6 +21,7 @@ import (
 // table say it, and a legacy server that is silent on server/discover is
 // remembered in the state directory, so the next run does not probe it.
 func TestServersRememberTheEra(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"silent": srvFake(jsonrpctest.LegacySilentDiscover)})
 	r := h.run(t, "", "servers", "--json")
 	wantCode(t, r, ExitOK)

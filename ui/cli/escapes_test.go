@@ -33,6 +33,7 @@ func rawControl(out string) (string, bool) {
 // stderr of the human output, the escapes are shown as visible text, and
 // --json stays valid JSON that keeps the server's strings as they were.
 func TestHostileServerCannotControlTheTerminalFromCommands(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"hostile": srvFake(jsonrpctest.HostileEscapes)})
 	visible := `\x1b]0;pwned\x07`
 	human := []struct {

@@ -35,6 +35,7 @@ func readmeExitCodes(t *testing.T) []int {
 // situations the README's exit code table names, on the built binary, and
 // checks the code each exits with. Every code of the table is covered.
 func TestExitCodesFollowTheREADME(t *testing.T) {
+	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	env, _ := authEnv(t)

@@ -44,6 +44,7 @@ func TestTrustProjectReachesTheTUIStore(t *testing.T) {
 // as invalid with its file:line:col error and never started, every other
 // server works, and config validate still fails.
 func TestOneInvalidServerDoesNotBlockTheRest(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
 	data, err := os.ReadFile(h.cfg)
 	if err != nil {

@@ -119,12 +119,7 @@ func runFleet(cmd *cobra.Command, ff *fleetFlags) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck fleet: Prometheus warns: %s\n", present.Line(w))
 	}
 	if ff.json {
-		b, err := encodeJSON(v)
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(b)
-		return err
+		return present.WriteJSON(out, v)
 	}
 	printFleet(out, v)
 	return nil

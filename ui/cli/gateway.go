@@ -27,6 +27,7 @@ import (
 type gatewayFlags struct {
 	http        string
 	allowRemote bool
+	control     string
 	legacySSE   bool
 	audit       string
 	record      recordFlags
@@ -57,11 +58,21 @@ origins other than loopback ones are refused unless gateway.allowedOrigins
 lists them. ADDR must be a loopback address unless --allow-remote is given,
 and then the token must be configured, not generated.
 
+Calls that the gateway block marks for approval (approve patterns on
+servers and tools, approveDestructive) wait for the operator: the
+gateway opens a control socket and prints each waiting call on stderr;
+answer from another terminal with mcpdeck gateway approve ID or deny ID
+(mcpdeck gateway pending lists them). A call nobody answers within
+approvalTimeout (default 2m) is refused, naming the rule. Every decision
+is logged on stderr and recorded (--record) with who decided.
+
 The "gateway" block of mcp.json chooses what each client may reach (allow
 and deny by glob on servers, tools and prompts), the per-request timeout
 (default 60s) and how many requests a client may have in flight (default
 16); see config/doc.go. Questions a server asks during a client's call
-(elicitation, roots) go to that client.
+(elicitation, sampling, roots) go to that client when it declared the
+capability; the gateway declines those it cannot pass on (--sampling FILE
+answers sampling with a canned reply instead).
 
 --record FILE records the session (every frame the gateway's clients
 cause between mcpdeck and the servers, state changes, logs) for mcpdeck
@@ -74,6 +85,8 @@ the same trace.`,
 		Example: `  mcpdeck gateway
   mcpdeck gateway --http 127.0.0.1:8765
   mcpdeck gateway --http 127.0.0.1:8765 --record gateway.jsonl --metrics 127.0.0.1:9464
+  mcpdeck gateway pending
+  mcpdeck gateway approve 4242-1
   MCPDECK_GATEWAY_TOKEN=... mcpdeck gateway --http 0.0.0.0:8765 --allow-remote`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runGateway(cmd, &tf, &gf, args) },
 	}
@@ -83,6 +96,9 @@ the same trace.`,
 	fl.BoolVar(&gf.allowRemote, "allow-remote", false, "allow --http on a non-loopback address (needs a configured token, or gateway.auth)")
 	fl.StringVar(&gf.audit, "audit", "", "append a JSON line per call to `FILE` (rotated by size; see gateway.audit)")
 	fl.BoolVar(&gf.legacySSE, "legacy-sse", false, "also serve the deprecated HTTP+SSE transport (GET /sse, POST /message) to old clients")
+	fl.StringVar(&gf.control, "control", "", "open the control socket (where operators answer approvals) at `PATH` (default: $XDG_RUNTIME_DIR/mcpdeck/gateway-PID.sock, or the state directory's run/)")
+	addSamplingFlag(cmd, "decline")
+	cmd.AddCommand(newGatewayPendingCmd(), newGatewayDecideCmd("approve"), newGatewayDecideCmd("deny"))
 	addRecordFlags(cmd, &gf.record)
 	addTelemetryFlags(fl, &gf.telemetry)
 	return cmd
@@ -137,7 +153,11 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return err
 	}
 	defer shutdownTelemetry(tel) // after the runtime's shutdown below: its last spans are flushed
-	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, ClientVersion: version(),
+	sampler, err := samplerFlag(cmd)
+	if err != nil {
+		return err
+	}
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, Sampler: sampler, ClientVersion: version(),
 		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol, Telemetry: tel})
 	if err != nil {
 		return err
@@ -172,6 +192,11 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		<-enabled
 		closeGateway(g)
 	}()
+	stopControl, err := startControl(ctx, g, rt, cfg, gf.control, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopControl() // before the gateway closes: no operator answers after it
 
 	if gf.http == "" {
 		return serveStdio(ctx, g, cmd)

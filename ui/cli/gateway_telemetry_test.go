@@ -31,6 +31,7 @@ import (
 // mcpdeck and the server (the tools/call sent, the answer received) is in
 // the recording, which is private and readable by replay.
 func TestGatewayRecordBinary(t *testing.T) {
+	t.Parallel()
 	cfg, mark := gatewayPeerConfig(t)
 	file := filepath.Join(t.TempDir(), "gateway.jsonl")
 	cmd := exec.Command(mcpdeckBin(t), "--config", cfg, "gateway", "--record", file, "--record-max", "10MB")
@@ -176,6 +177,7 @@ func (r *gatewayRun) client(t *testing.T, ctx context.Context, name string) *mcp
 // it and its calls (parsed with the Prometheus text parser), and the
 // client's leaving shows in the next scrapes.
 func TestGatewayMetricsBinary(t *testing.T) {
+	t.Parallel()
 	cfg, mark := gatewayPeerConfig(t)
 	r := startGatewayHTTP(t, cfg, "--metrics", "127.0.0.1:0")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -222,6 +224,7 @@ const (
 // OTLP/HTTP collector receives the gateway's span of the forwarded call in
 // the client's trace, as a child of the client's span.
 func TestGatewayOTLPBinary(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var spans []*tracepb.Span
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {

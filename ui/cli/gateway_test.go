@@ -69,6 +69,7 @@ func useGateway(t *testing.T, cs *mcp.ClientSession, elicited <-chan string) {
 // The official Go SDK client starts `mcpdeck gateway` as its server, in
 // both eras; closing the client stops the gateway and its servers.
 func TestGatewayStdioBinary(t *testing.T) {
+	t.Parallel()
 	cfg, mark := gatewayPeerConfig(t)
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
@@ -112,6 +113,7 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 // `mcpdeck gateway --http` serves clients of both eras with the token it
 // prints, and stops cleanly on SIGTERM.
 func TestGatewayHTTPBinary(t *testing.T) {
+	t.Parallel()
 	cfg, mark := gatewayPeerConfig(t)
 	cmd := exec.Command(mcpdeckBin(t), "--config", cfg, "gateway", "--http", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "MCPDECK_GATEWAY_TOKEN=")
@@ -181,6 +183,7 @@ func TestGatewayHTTPBinary(t *testing.T) {
 // A non-loopback address needs --allow-remote, and then a token chosen by
 // the user.
 func TestGatewayBindRefusals(t *testing.T) {
+	t.Parallel()
 	cfg, _ := gatewayPeerConfig(t)
 	env := []string{"MCPDECK_GATEWAY_TOKEN="}
 	r := runBin(t, "", env, "", "--config", cfg, "gateway", "--http", "0.0.0.0:0")
@@ -202,6 +205,7 @@ func TestGatewayBindRefusals(t *testing.T) {
 // stdio server, in both eras: list, call, progress, cancel, elicitation,
 // and a list change (the peer's add_tool changes its tools).
 func TestGatewayTSClientBinary(t *testing.T) {
+	t.Parallel()
 	cfg, mark := gatewayPeerConfig(t)
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {
@@ -278,6 +282,7 @@ func TestServeInTUI(t *testing.T) {
 // read by the gateway the client started from it) does not recurse: the
 // inner gateway refuses, the other servers are served.
 func TestGatewayListedInItsOwnConfig(t *testing.T) {
+	t.Parallel()
 	mark := "gw-self-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	path, args, _ := jsonrpctest.Command(jsonrpctest.Normal)
 	env := jsonrpctest.ServerEnv(jsonrpctest.GoSDKModern)

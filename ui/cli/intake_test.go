@@ -13,6 +13,7 @@ import (
 // reason's server/discover error, a call result, a log and stderr) shows
 // it in none of servers --json, call (human and --json) or a recording.
 func TestReflectedSecretInNoFace(t *testing.T) {
+	t.Parallel()
 	const secret = "tok-reflected-cli-0123456789ab"
 	h := newHeadless(t, map[string]map[string]any{"echo": srvFake(jsonrpctest.EchoSecret, jsonrpctest.WithSecret(secret))})
 	rec := filepath.Join(h.dir, "session.jsonl")

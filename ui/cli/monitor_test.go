@@ -227,6 +227,7 @@ func readyAndPinged(server string) func(map[string]*dto.MetricFamily) bool {
 // every per-server metric present with the right type, and a clean exit
 // on SIGTERM that leaves no process behind.
 func TestMonitorDemo(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": withPing(srvDemo(t, "0"), "200ms")})
 	h.env = append(h.env, "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9")
 	r, url := startMonitor(t, h)
@@ -279,6 +280,7 @@ func TestMonitorDemo(t *testing.T) {
 // session duration recorded), a server made invalid shows as invalid, and
 // a file that cannot be read keeps the running set.
 func TestMonitorReloadOnSIGHUP(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"a": withPing(srvDemo(t, "0"), "200ms")})
 	r, url := startMonitor(t, h, "--reload-every", "0")
 	r.waitLog(t, "server state changed", map[string]string{"server": "a", "to": "ready"})
@@ -332,6 +334,7 @@ func TestMonitorReloadOnSIGHUP(t *testing.T) {
 // TestMonitorReloadOnFileChange: an edited file is picked up without a
 // signal.
 func TestMonitorReloadOnFileChange(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"a": srvDemo(t, "0")})
 	r, url := startMonitor(t, h, "--reload-every", "100ms")
 	r.waitLog(t, "server state changed", map[string]string{"server": "a", "to": "ready"})
@@ -350,6 +353,7 @@ func TestMonitorReloadOnFileChange(t *testing.T) {
 // TestMonitorRetriesGivenUp: a server without automatic reconnects that
 // fails is reconnected every --retry-every, and keeps being.
 func TestMonitorRetriesGivenUp(t *testing.T) {
+	t.Parallel()
 	srv := srvFake(jsonrpctest.ExitEarly)
 	srv["autoReconnect"] = false
 	h := newHeadless(t, map[string]map[string]any{"flaky": srv})
@@ -366,6 +370,7 @@ func TestMonitorRetriesGivenUp(t *testing.T) {
 
 // TestMonitorEverything: the reference server under monitor.
 func TestMonitorEverything(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"everything": withPing(srvEverything(t), "200ms")})
 	r, url := startMonitor(t, h)
 	fams := waitMetrics(t, url, "everything ready with a ping recorded", readyAndPinged("everything"))
@@ -378,6 +383,7 @@ func TestMonitorEverything(t *testing.T) {
 // TestMonitorUsageErrors: bad flags are refused at start with exit 2 and
 // a message that says what to do.
 func TestMonitorUsageErrors(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
 	for _, tc := range []struct {
 		args []string

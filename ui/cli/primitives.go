@@ -41,7 +41,11 @@ func oneServer(tf *targetFlags, args []string, usage string) (server string, nam
 // openOne starts one server and returns the runtime (the caller shuts it
 // down) once the server is ready.
 func openOne(ctx context.Context, cmd *cobra.Command, tf *targetFlags, server string, names []string, what string) (*runtime.Controller, error) {
-	rt, err := openTargets(ctx, cmd, tf, names, what, runtime.Options{Elicitor: runtime.DeclineElicitor{}})
+	sampler, err := samplerFlag(cmd) // prompt and read take --sampling
+	if err != nil {
+		return nil, err
+	}
+	rt, err := openTargets(ctx, cmd, tf, names, what, runtime.Options{Elicitor: runtime.DeclineElicitor{}, Sampler: sampler})
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +226,7 @@ an error (an unknown URI among them); 4 interrupted.`,
 	addTargetFlags(cmd, &tf)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as the server sent it")
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write the contents to `FILE` (binary as its bytes)")
+	addSamplingFlag(cmd, "")
 	return cmd
 }
 
@@ -381,6 +386,7 @@ argument); 3 the server failed or answered with an error; 4 interrupted.`,
 	}
 	addTargetFlags(cmd, &tf)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as the server sent it")
+	addSamplingFlag(cmd, "")
 	return cmd
 }
 

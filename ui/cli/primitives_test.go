@@ -21,6 +21,7 @@ func wantOut(t *testing.T, r result, code int, texts ...string) {
 }
 
 func TestResourcesAndReadOnTheDemoServer(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
 	wantOut(t, h.run(t, "", "resources"), ExitOK, "demo    status  demo://status  text/plain")
 	r := h.run(t, "", "resources", "demo", "--templates", "--json")
@@ -45,6 +46,7 @@ func TestResourcesAndReadOnTheDemoServer(t *testing.T) {
 }
 
 func TestPromptsPromptAndCompleteOnTheDemoServer(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
 	wantOut(t, h.run(t, "", "prompts"), ExitOK, "demo    greet   name*")
 	wantOut(t, h.run(t, "", "prompt", "demo", "greet", "name=Ada"), ExitOK, "[user]", "Please greet Ada warmly")
@@ -65,6 +67,7 @@ func TestPromptsPromptAndCompleteOnTheDemoServer(t *testing.T) {
 }
 
 func TestToolDetailAndDidYouMean(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
 	wantOut(t, h.run(t, "", "tools", "demo", "add"), ExitOK, "tool         add", "── input schema", "── example arguments", `"a": 0`, "── output schema")
 	r := h.run(t, "", "tools", "demo", "echo", "--json")
@@ -83,6 +86,7 @@ func TestToolDetailAndDidYouMean(t *testing.T) {
 // Shell completion offers configured servers, and the tool names a
 // previous listing remembered, without starting anything.
 func TestShellCompletion(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0"), "other": srvDemo(t, "0")})
 	h.env = append(h.env, "XDG_CACHE_HOME="+filepath.Join(h.dir, "cache"))
 	r := h.run(t, "", "__complete", "read", "d")
@@ -103,6 +107,7 @@ func TestShellCompletion(t *testing.T) {
 // server-everything's resources, templates, prompts, completions and
 // roots, over stdio and Streamable HTTP.
 func TestEverythingPrimitives(t *testing.T) {
+	t.Parallel()
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			h := newHeadless(t, nil)

@@ -15,6 +15,7 @@ import (
 // MRTR and tasks through call.
 
 func TestServersShowTheEra(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{
 		"modern": srvFake(jsonrpctest.Modern),
 		"legacy": srvFake(jsonrpctest.Normal),
@@ -48,6 +49,7 @@ func TestServersShowTheEra(t *testing.T) {
 }
 
 func TestProtocolFlag(t *testing.T) {
+	t.Parallel()
 	modernOnly := srvFake(jsonrpctest.Modern)
 	pinned := srvFake(jsonrpctest.Normal)
 	pinned["protocol"] = "2025-06-18"
@@ -85,6 +87,7 @@ func TestProtocolFlag(t *testing.T) {
 }
 
 func TestCallModernInputRequired(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"modern": srvFake(jsonrpctest.Modern)})
 	r := h.run(t, "", "call", "modern", "ask", "--elicitation", "defaults", "--json")
 	wantCode(t, r, ExitOK)
@@ -106,6 +109,7 @@ func TestCallModernInputRequired(t *testing.T) {
 // A server that asks again for what the CLI declined ends the call at once
 // with what to do, not after eight rounds blamed on the server.
 func TestCallDeclinedInputAskedAgain(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"m": srvFake(jsonrpctest.ModernEndlessInput)})
 	r := h.run(t, "", "call", "m", "ask")
 	wantCode(t, r, ExitConnection)
@@ -120,6 +124,7 @@ func TestCallDeclinedInputAskedAgain(t *testing.T) {
 }
 
 func TestCallModernTaskAndInterrupt(t *testing.T) {
+	t.Parallel()
 	evidence := filepath.Join(t.TempDir(), "evidence")
 	task := srvFake(jsonrpctest.Modern)
 	task["env"].(map[string]string)[jsonrpctest.EnvEvidence] = evidence
@@ -150,6 +155,7 @@ func TestCallModernTaskAndInterrupt(t *testing.T) {
 }
 
 func TestCallEverythingLegacyTask(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
 	r := h.run(t, "", "call", "everything", "simulate-research-query", `{"topic":"go"}`, "--json")
 	wantCode(t, r, ExitOK)
@@ -169,6 +175,7 @@ func TestCallEverythingLegacyTask(t *testing.T) {
 // task is cancelled (tasks/cancel) and the command exits 4, instead of
 // following the task to its end (5 s of research) and exiting 0.
 func TestCallTimeoutCoversTheTask(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
 	r := h.run(t, "", "call", "everything", "simulate-research-query", `{"topic":"go"}`, "--timeout", "1s")
 	wantCode(t, r, ExitTimeout)

@@ -18,6 +18,7 @@ import (
 // log level and root the command line gave in force, and the call in the
 // Requests tab's history with its arguments and outcome.
 func TestReplayOfCallEndsAsTheCallDid(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{
 		"demo":   srvDemo(t, "0"),
 		"broken": {"env": map[string]string{"A": "b"}},

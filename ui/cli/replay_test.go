@@ -18,6 +18,7 @@ import (
 // live server, which passes on the same server and fails on a changed one
 // (the same tools, one description different) unless that path is ignored.
 func TestRecordCallThenReplay(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{
 		"same":    srvFake(jsonrpctest.Normal),
 		"changed": srvFake(jsonrpctest.SecretLeak, jsonrpctest.WithSecret("a-changed-description")),
@@ -85,6 +86,7 @@ func TestRecordCallThenReplay(t *testing.T) {
 }
 
 func TestReplayRefusesWhatItCannotRead(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{})
 	newer := filepath.Join(h.dir, "newer.jsonl")
 	os.WriteFile(newer, []byte(`{"kind":"header","format":"mcpdeck-recording","version":"2.1","mcpdeck":"v9","started":"2030-01-01T00:00:00Z","part":1}`+"\n"), 0o600)
@@ -105,6 +107,7 @@ func TestReplayRefusesWhatItCannotRead(t *testing.T) {
 // demo server logs every 5 ms into it: the file reads back to its last
 // complete line.
 func TestWatchRecordingSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "5ms")})
 	file := filepath.Join(h.dir, "watch.jsonl")
 	w := h.start(t, "watch", "demo", "--record", file)
@@ -139,6 +142,7 @@ func TestWatchRecordingSurvivesSIGKILL(t *testing.T) {
 // TestRecordHTTPThenHAR records a call to server-everything over
 // Streamable HTTP and exports the session as an HTTP Archive.
 func TestRecordHTTPThenHAR(t *testing.T) {
+	t.Parallel()
 	url := jsonrpctest.EverythingHTTP(t, "streamableHttp") + "/mcp"
 	h := newHeadless(t, map[string]map[string]any{})
 	file := filepath.Join(h.dir, "http.jsonl")
@@ -178,6 +182,7 @@ func TestRecordHTTPThenHAR(t *testing.T) {
 // TestCheckRecordsEachServer: check --record writes each checked
 // server's session, one file per server when several are checked.
 func TestCheckRecordsEachServer(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"a": srvFake(jsonrpctest.Normal), "b": srvFake(jsonrpctest.Normal)})
 	file := filepath.Join(h.dir, "check.jsonl")
 	r := h.run(t, "", "check", "a", "b", "--record", file)
@@ -210,6 +215,7 @@ func TestCheckRecordsEachServer(t *testing.T) {
 // A recording with lines that cannot be read is replayed as far as it
 // can be, and the command says which lines it skipped, and why.
 func TestReplayReportsSkippedLines(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "testdata", "replay-demo.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -59,6 +59,7 @@ func runMeasured(t *testing.T, h *headless, args ...string) (out *countingWriter
 // The schema is printed up to a bound and stands as a marker past it; the
 // output and the memory stay small, and the tool detail says why.
 func TestToolsJSONBoundsAHostileSchema(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"fake": srvFake(jsonrpctest.DeepSchema, jsonrpctest.WithDepth(4900))})
 	out, stderr, rss, code := runMeasured(t, h, "tools", "--json")
 	if code != ExitOK {

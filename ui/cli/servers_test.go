@@ -257,6 +257,7 @@ func decodeServers(t *testing.T, r result) serversOutput {
 }
 
 func TestServersDemoJSON(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
 	r := h.run(t, "", "servers", "--json")
 	wantCode(t, r, ExitOK)
@@ -273,6 +274,7 @@ func TestServersDemoJSON(t *testing.T) {
 }
 
 func TestServersTableReportsFailures(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{
 		"demo":   srvDemo(t, "0"),
 		"broken": srvFake(jsonrpctest.ExitEarly),
@@ -300,6 +302,7 @@ func TestServersTableReportsFailures(t *testing.T) {
 }
 
 func TestServersNamedAndAdHoc(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{
 		"demo":   srvDemo(t, "0"),
 		"broken": srvFake(jsonrpctest.ExitEarly),
@@ -321,6 +324,7 @@ func TestServersNamedAndAdHoc(t *testing.T) {
 }
 
 func TestServersUsageErrors(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
 	for _, tc := range []struct {
 		args []string
@@ -341,6 +345,7 @@ func TestServersUsageErrors(t *testing.T) {
 }
 
 func TestServersConnectionRefused(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, nil)
 	// Port 1 is privileged and unused: the connection is refused at once.
 	r := runBin(t, h.dir, h.env, "", "servers", "--url", "http://127.0.0.1:1/mcp")
@@ -351,6 +356,7 @@ func TestServersConnectionRefused(t *testing.T) {
 }
 
 func TestHelpOnEveryCommand(t *testing.T) {
+	t.Parallel()
 	for _, c := range []string{"servers", "tools", "call", "watch", "completion"} {
 		r := runBin(t, "", nil, "", c, "--help")
 		wantCode(t, r, ExitOK)
@@ -368,6 +374,7 @@ func TestHelpOnEveryCommand(t *testing.T) {
 }
 
 func TestPrintTableAligns(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	printTable(&b, []string{"NAME", "STATE", "ERROR"}, [][]string{
 		{"a", "ready", ""},

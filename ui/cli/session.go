@@ -28,8 +28,10 @@ func addSessionFlags(root *cobra.Command) {
 
 // sessionOptions applies the global session flags to opts: --root
 // directories made absolute, and --log-level checked. It also gives the
-// session the user's era memory (eras.json in the state directory); one
-// that cannot be read is said on stderr and the servers are probed afresh.
+// session the user's era memory (eras.json in the state directory) and tool
+// decisions (tools.json: switches and pinned definitions); one that cannot
+// be read is said on stderr, and the servers are probed afresh or their
+// tools pinned afresh.
 func sessionOptions(cmd *cobra.Command, opts runtime.Options) (runtime.Options, error) {
 	if opts.Eras == nil {
 		mem, err := runtime.OpenEraMemory("")
@@ -37,6 +39,13 @@ func sessionOptions(cmd *cobra.Command, opts runtime.Options) (runtime.Options, 
 			warnf(cmd.ErrOrStderr(), "%v", err)
 		}
 		opts.Eras = mem
+	}
+	if opts.Tools == nil {
+		tools, err := runtime.OpenToolPolicy("")
+		if err != nil {
+			warnf(cmd.ErrOrStderr(), "%v", err)
+		}
+		opts.Tools = tools
 	}
 	dirs, _ := cmd.Flags().GetStringArray(rootFlag)
 	for _, d := range dirs {

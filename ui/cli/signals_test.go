@@ -92,6 +92,7 @@ func (p *pipedRun) exitCode(t *testing.T) int {
 // watch | head -5: when the reader goes away, watch ends as ctrl+c ends it:
 // every server stopped (the grandchild too), exit status 0, not 141.
 func TestWatchEndsCleanlyWhenStdoutCloses(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{
 		"demo": srvDemo(t, "20ms"),
 		"gc":   srvFake(jsonrpctest.Grandchild),
@@ -112,6 +113,7 @@ func TestWatchEndsCleanlyWhenStdoutCloses(t *testing.T) {
 
 // call | head, where head is gone before the result: exit 0, not 141.
 func TestCallEndsCleanlyWhenStdoutCloses(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"fake": srvFake(jsonrpctest.Normal)})
 	p := startPiped(t, h, "call", "fake", "echo", `{"text":"hello"}`)
 	p.stdout.Close()
@@ -123,6 +125,7 @@ func TestCallEndsCleanlyWhenStdoutCloses(t *testing.T) {
 // SIGQUIT tears down like SIGTERM: no goroutine dump, no exit status 2,
 // no server or grandchild left.
 func TestWatchSIGQUITTearsDown(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"gc": srvFake(jsonrpctest.Grandchild)})
 	p := startPiped(t, h, "watch", "--stderr")
 	gc := p.grandchild(t)

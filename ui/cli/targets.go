@@ -289,7 +289,7 @@ func exitCodeOf(err error) int {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &argErr), errors.Is(err, runtime.ErrUnknownServer), errors.Is(err, runtime.ErrUnknownTool),
-		errors.Is(err, config.ErrInvalid):
+		errors.Is(err, runtime.ErrToolSwitchedOff), errors.Is(err, config.ErrInvalid):
 		return ExitUsage
 	case errors.Is(err, runtime.ErrTimeout), errors.Is(err, runtime.ErrCancelled), errors.Is(err, context.Canceled),
 		errors.Is(err, context.DeadlineExceeded):

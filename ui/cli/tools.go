@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"slices"
+	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +21,7 @@ const toolDescriptionWidth = 72
 func newToolsCmd() *cobra.Command {
 	var tf targetFlags
 	var asJSON bool
+	var sortBy string
 	cmd := &cobra.Command{
 		Use:   "tools [SERVER]... | tools SERVER TOOL",
 		Short: "List the tools of servers (with schemas under --json), or one tool's details",
@@ -31,12 +34,33 @@ output schemas and an example of arguments built from the input schema;
 --json prints the tool as below, schemas included. An unknown tool gets
 "did you mean".
 
-The table has one row per tool: SERVER, TOOL (the server's own name) and
-DESCRIPTION (the title, then the description, cut to one line). When a
-tool has an MCP App (_meta.ui), an APP column says "app" for a tool whose
-results an app shows (open it with mcpdeck app open), "app-only" for a
-tool only apps may call (a model never sees it); the detail of such a
-tool shows its ui:// resource, visibility, CSP and permissions.
+The table has one row per tool: SERVER, TOOL (the server's own name),
+SWITCH (on; off when switched off with mcpdeck tools disable; changed when
+its definition differs from the one pinned, CHANGED! when the new text
+reads as instructions to the model: see below), TOKENS (what
+listing it costs an agent's context, estimated as its bytes/4) and
+DESCRIPTION (the title, then the description, cut to one line). Below it,
+each server's total, and its total after switches. --sort cost puts the
+costliest first. When a tool has an MCP App (_meta.ui), an APP column
+says "app" for a tool whose results an app shows (open it with mcpdeck
+app open), "app-only" for a tool only apps may call (a model never sees
+it); the detail of such a tool shows its ui:// resource, visibility, CSP
+and permissions.
+
+Switches and pinned definitions (kept per server in
+$XDG_STATE_HOME/mcpdeck/tools.json, by the server's name with its command
+line and env names, or URL):
+
+  mcpdeck tools disable SERVER TOOL...   switch tools off: calls are refused,
+                                          the gateway does not offer them
+  mcpdeck tools enable SERVER TOOL...    switch them on again
+  mcpdeck tools accept SERVER TOOL...|--all   approve changed definitions
+
+The first listing of a server pins each tool's definition (name,
+description, schemas, annotations); a later listing whose definition
+differs, or a tool added later that takes the name of another server's
+tool, is changed: the gateway withholds it until it is accepted, and
+mcpdeck check fails on it.
 
 Exit status: 0 when every server listed its tools, 3 when a server failed
 (the tools of the others are still printed), 2 for a usage or
@@ -51,8 +75,20 @@ configuration error, 4 when interrupted.
      "inputSchema": {...},
      "outputSchema": {...}, "annotations": {...},  // omitted when absent
      "taskSupport": "...", "icons": [...],         // omitted when absent
-     "_meta": {...}          // the server's, as sent (MCP Apps: ui.resourceUri)
-  }]}
+     "_meta": {...},         // the server's, as sent (MCP Apps: ui.resourceUri)
+     "cost": {"bytes": N, "tokens": N},   // its definition as compact JSON; tokens = bytes/4
+     "sha256": "...",        // of its definition (name, description, schemas, annotations)
+     "pinnedSha256": "...",  // the definition approved; omitted when none is pinned
+     "disabled": true,       // switched off; omitted when on
+     "changed": {            // omitted unless changed since approved
+       "kind": "definition", // or "shadows": added later, taking another server's tool name
+       "fields": ["description", ...], "pinned": {...}, "pinnedAt": "...",
+       "shadows": "SERVER",  // for "shadows"
+       "instructionLike": ["..."]  // text in the new description aimed at the model
+     }
+  }],
+  "servers": [{"server": "demo", "tools": N, "disabled": N, "changed": N,
+               "cost": {...}, "costEnabled": {...}}]}   // costEnabled: after switches
 
 A schema too large to print (over 1 MiB, nested over 128 levels, or over
 4 MiB once indented) is replaced by a marker with its size:
@@ -62,23 +98,60 @@ A schema too large to print (over 1 MiB, nested over 128 levels, or over
   mcpdeck tools --url http://localhost:3001/mcp --header 'Authorization: Bearer $TOKEN'`,
 		ValidArgsFunction: completeFirstServer(func(n cachedNames) []string { return n.Tools }),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if sortBy != "name" && sortBy != "cost" {
+				return withCode(ExitUsage, fmt.Errorf("--sort %q: use name or cost", sortBy))
+			}
 			if server, tool, ok := toolDetailArgs(cmd, &tf, args); ok {
 				return runToolDetail(cmd, &tf, server, tool, asJSON)
 			}
-			return runTools(cmd, &tf, args, asJSON)
+			return runTools(cmd, &tf, args, asJSON, sortBy == "cost")
 		},
 	}
 	addTargetFlags(cmd, &tf)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print stable JSON with schemas (shape in --help)")
+	cmd.Flags().StringVar(&sortBy, "sort", "name", "order tools by `name` or cost (the costliest first)")
+	cmd.AddCommand(newToolSwitchCmd(false), newToolSwitchCmd(true), newToolAcceptCmd())
 	return cmd
 }
 
 // toolsOutput is the whole of tools --json.
 type toolsOutput struct {
-	Tools []runtime.Tool `json:"tools"`
+	Tools   []runtime.Tool `json:"tools"`
+	Servers []serverTools  `json:"servers"`
 }
 
-func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) error {
+// serverTools is one server's totals in tools --json.
+type serverTools struct {
+	Server      string           `json:"server"`
+	Tools       int              `json:"tools"`
+	Disabled    int              `json:"disabled"`
+	Changed     int              `json:"changed"`
+	Cost        runtime.ToolCost `json:"cost"`
+	CostEnabled runtime.ToolCost `json:"costEnabled"`
+}
+
+// serverTotals are the totals of the servers that listed tools.
+func serverTotals(snap *runtime.Snapshot) []serverTools {
+	out := []serverTools{}
+	for _, v := range snap.Servers {
+		if len(v.Tools) == 0 {
+			continue
+		}
+		st := serverTools{Server: v.Name, Tools: len(v.Tools), Cost: v.ToolCost, CostEnabled: v.ToolCostOn}
+		for _, t := range v.Tools {
+			if t.Disabled {
+				st.Disabled++
+			}
+			if t.Changed != nil {
+				st.Changed++
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON, byCost bool) error {
 	ctx, stop := signalContext(cmd)
 	defer stop()
 	rt, err := openTargets(ctx, cmd, tf, names, "tools", runtime.Options{Elicitor: runtime.DeclineElicitor{}})
@@ -89,29 +162,44 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) 
 	snap := rt.Snapshot()
 	rememberNames(snap)
 
-	out := toolsOutput{Tools: []runtime.Tool{}}
+	out := toolsOutput{Tools: []runtime.Tool{}, Servers: serverTotals(snap)}
 	for _, t := range snap.Tools {
 		out.Tools = append(out.Tools, printable(t))
+	}
+	if byCost {
+		sort.SliceStable(out.Tools, func(i, j int) bool { return out.Tools[i].Cost.Bytes > out.Tools[j].Cost.Bytes })
 	}
 	if asJSON {
 		if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
 			return err
 		}
 	} else {
+		w := cmd.OutOrStdout()
 		rows := make([][]string, 0, len(out.Tools))
 		apps := slices.ContainsFunc(out.Tools, func(t runtime.Tool) bool { _, ok := mcp.ToolUIOf(t.Meta); return ok })
 		for _, t := range out.Tools {
-			row := []string{t.Server, present.Line(t.ServerTool)}
+			row := []string{t.Server, present.Line(t.ServerTool), present.ToolSwitch(t), present.Tokens(t.Cost.Tokens)}
 			if apps {
 				row = append(row, appMark(t))
 			}
 			rows = append(rows, append(row, present.Truncate(toolSummary(t), toolDescriptionWidth)))
 		}
-		header := []string{"SERVER", "TOOL", "DESCRIPTION"}
+		header := []string{"SERVER", "TOOL", "SWITCH", "TOKENS", "DESCRIPTION"}
 		if apps {
-			header = []string{"SERVER", "TOOL", "APP", "DESCRIPTION"}
+			header = []string{"SERVER", "TOOL", "SWITCH", "TOKENS", "APP", "DESCRIPTION"}
 		}
-		printTable(cmd.OutOrStdout(), header, rows)
+		printTable(w, header, rows)
+		for _, st := range out.Servers {
+			fmt.Fprintf(w, "\n%s: %s, %s", st.Server, present.Count(st.Tools, "tool", "tools"), present.ToolCost(st.Cost))
+			if st.Disabled > 0 {
+				fmt.Fprintf(w, "; after switches %s, %s", present.Count(st.Tools-st.Disabled, "tool", "tools"), present.ToolCost(st.CostEnabled))
+			}
+			if st.Changed > 0 {
+				fmt.Fprintf(w, "; %s changed since approved (mcpdeck tools %s TOOL shows how; mcpdeck tools accept %s TOOL approves)",
+					present.Count(st.Changed, "tool", "tools"), st.Server, st.Server)
+			}
+			fmt.Fprintln(w)
+		}
 	}
 
 	// Report every failed server, not just the first: a user fixing their

@@ -12,6 +12,7 @@ import (
 )
 
 func TestToolsDemoGolden(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
 	r := h.run(t, "", "tools")
 	wantCode(t, r, ExitOK)
@@ -32,6 +33,7 @@ func TestToolsDemoGolden(t *testing.T) {
 }
 
 func TestToolsEverything(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
 	r := h.run(t, "", "tools", "everything")
 	wantCode(t, r, ExitOK)
@@ -46,6 +48,7 @@ func TestToolsEverything(t *testing.T) {
 }
 
 func TestToolsFailingServer(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{
 		"demo":   srvDemo(t, "0"),
 		"broken": srvFake(jsonrpctest.ExitEarly),
@@ -62,12 +65,13 @@ func TestToolsFailingServer(t *testing.T) {
 
 	r = h.run(t, "", "tools", "broken", "--json")
 	wantCode(t, r, ExitConnection)
-	if strings.TrimSpace(r.stdout) != "{\n  \"tools\": []\n}" {
+	if strings.TrimSpace(r.stdout) != "{\n  \"tools\": [],\n  \"servers\": []\n}" {
 		t.Errorf("tools --json of a failed server printed %q, want an empty list", r.stdout)
 	}
 }
 
 func TestToolsFakeNormalAdHoc(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, nil)
 	path, args, _ := jsonrpctest.Command(jsonrpctest.Normal)
 	env := append(h.env, jsonrpctest.EnvMode+"=normal", headlessMarkEnv+"="+h.mark)
@@ -90,6 +94,7 @@ func TestToolsFakeNormalAdHoc(t *testing.T) {
 }
 
 func TestToolSummaryIsOneLine(t *testing.T) {
+	t.Parallel()
 	tool := struct{ title, desc, want string }{"T", "line one\n  line two", "T — line one ⏎ line two"}
 	if got := toolSummary(toolOf(tool.title, tool.desc)); got != tool.want {
 		t.Errorf("toolSummary = %q, want %q", got, tool.want)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -61,18 +60,4 @@ func fixRaw(raw json.RawMessage) (json.RawMessage, int) {
 	}
 	b, n := fixUTF8(raw)
 	return json.RawMessage(b), n
-}
-
-// encodeJSON marshals v as indented JSON and makes sure the result is
-// valid UTF-8; every --json writer goes through it.
-func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	out, _ := fixUTF8(buf.Bytes())
-	return out, nil
 }

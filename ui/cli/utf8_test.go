@@ -10,6 +10,7 @@ import (
 )
 
 func TestFixUTF8(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]struct {
 		out string
 		n   int
@@ -31,6 +32,7 @@ func TestFixUTF8(t *testing.T) {
 // invalid UTF-8 (and so invalid JSON for strict readers). It is replaced
 // and counted.
 func TestWatchJSONIsValidUTF8(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"bad": srvFake(jsonrpctest.BadUTF8)})
 	r := h.run(t, "", "watch", "--json", "--for", "300ms")
 	wantCode(t, r, ExitOK)

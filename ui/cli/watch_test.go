@@ -47,6 +47,7 @@ func countKind(lines []watchLine, kind string) int {
 }
 
 func TestWatchDemoJSON(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "50ms")})
 	r := h.run(t, "", "watch", "--json", "--for", "1s")
 	wantCode(t, r, ExitOK)
@@ -74,6 +75,7 @@ func TestWatchDemoJSON(t *testing.T) {
 }
 
 func TestWatchHumanAndLevel(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "50ms")})
 	r := h.run(t, "", "watch", "demo", "--for", "400ms")
 	wantCode(t, r, ExitOK)
@@ -94,6 +96,7 @@ func TestWatchHumanAndLevel(t *testing.T) {
 }
 
 func TestWatchIsLosslessAndEndsOnInterrupt(t *testing.T) {
+	t.Parallel()
 	const count = 3000
 	h := newHeadless(t, map[string]map[string]any{"flood": srvFake(jsonrpctest.Flood, jsonrpctest.WithCount(count))})
 	p := h.start(t, "watch", "--json")
@@ -122,6 +125,7 @@ func TestWatchIsLosslessAndEndsOnInterrupt(t *testing.T) {
 }
 
 func TestWatchStderrAndFailures(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{
 		"demo":   srvDemo(t, "0"),
 		"broken": srvFake(jsonrpctest.ExitEarly),
@@ -151,6 +155,7 @@ func TestWatchStderrAndFailures(t *testing.T) {
 }
 
 func TestWatchLinesGolden(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2025, 11, 25, 12, 30, 45, 123000000, time.UTC)
 	hd := func(server string) runtime.EventHeader { return runtime.EventHeader{Time: at, Server: server} }
 	events := []runtime.Event{

@@ -67,6 +67,11 @@ type KeyMap struct {
 	Add         key.Binding
 	Remove      key.Binding
 
+	// The Tools tab: the operator's decisions on each tool.
+	ToggleTool key.Binding // switch the selected tool off and on
+	AcceptTool key.Binding // approve a changed definition
+	SortTools  key.Binding // by name, or by what listing a tool costs
+
 	// The servers pane: change the configuration files.
 	AddServer    key.Binding
 	EditServer   key.Binding
@@ -160,6 +165,10 @@ func DefaultKeyMap() KeyMap {
 		AddToSuite:  b("T", "add the call to a test suite", "T"),
 		Add:         b("+", "add", "+", "a"),
 		Remove:      b("-", "remove", "-", "d", "delete"),
+
+		ToggleTool: b("space", "tool on/off", " "),
+		AcceptTool: b("a", "accept the changed definition", "a"),
+		SortTools:  b("s", "sort by cost/name", "s"),
 
 		AddServer:    b("a", "add a server", "a"),
 		EditServer:   b("e", "edit the server", "e"),
@@ -276,6 +285,7 @@ func (k KeyMap) helpLayout() []helpSection {
 		{"Session", append(ones(k.ToggleMCP, k.ToggleServer, k.Reload, k.Reconnect, k.Check, k.Record, k.LogLevel, k.Roots,
 			k.Login, k.Logout, k.Help), merge("quit (ctrl+c twice: force)", k.Quit, k.ForceQuit))},
 		{"Servers pane", ones(k.AddServer, k.EditServer, k.RemoveServer, k.Registry)},
+		{"Tools tab", ones(k.ToggleTool, k.AcceptTool, k.SortTools)},
 		{"Moving", ones(k.FocusNext, k.FocusPrev, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.PrevTab, k.NextTab, k.JumpTab)},
 		{"Lists", []helpEntry{one(k.Filter), merge("open; apply the filter being typed", k.Select, k.ApplyFilter), one(k.ClearFilter),
 			one(k.Details), one(k.Subscribe), merge("cancel the request; stop the check (Check tab)", k.Cancel, k.StopCheck),

@@ -15,9 +15,10 @@ import (
 type EventLine struct {
 	// Kind is the event kind's alias (runtime.EventKind): state, log,
 	// progress, list_changed, resource_updated, notification, noise,
-	// anomaly, stderr, task (a task a request follows changed state) or
+	// anomaly, stderr, task (a task a request follows changed state),
 	// listen (a subscriptions/listen stream opened or is being opened
-	// again).
+	// again) or decision (a sampling request answered, a gateway call
+	// approved or denied).
 	Kind string
 	// Method is the notification's method, for the notification kinds.
 	Method string
@@ -79,6 +80,12 @@ var eventWords = map[string]func(runtime.Event, *EventLine) bool{
 	"ListChanged": words(func(e runtime.ListChanged, l *EventLine) {
 		l.Method, l.Text = "notifications/"+e.Kind+"/list_changed", e.Kind+" list changed"
 	}),
+	"ToolDecision": words(func(e runtime.ToolDecision, l *EventLine) {
+		l.Text = e.Action + " " + Count(len(e.Tools), "tool", "tools") + ": " + Line(strings.Join(e.Tools, ", "))
+		if e.Err != "" {
+			l.Level, l.Text = "warning", l.Text+" (for this run only: "+e.Err+")"
+		}
+	}),
 	"ResourceUpdated": words(func(e runtime.ResourceUpdated, l *EventLine) {
 		l.Method, l.Text = "notifications/resources/updated", e.URI
 	}),
@@ -100,6 +107,9 @@ var eventWords = map[string]func(runtime.Event, *EventLine) bool{
 		if e.Task.Message != "" {
 			l.Text += ": " + e.Task.Message
 		}
+	}),
+	"OperatorDecision": words(func(e runtime.OperatorDecision, l *EventLine) {
+		l.Text = DecisionText(e)
 	}),
 	"ListenChanged": func(ev runtime.Event, l *EventLine) bool {
 		e := ev.(runtime.ListenChanged)
@@ -147,4 +157,34 @@ func ProgressText(progress, total float64, message string) string {
 		s += " " + Line(message)
 	}
 	return s
+}
+
+// DecisionText words a decision for a stream line and the gateway's log:
+// "approval g42-1: tool fs__write for claude-code (c1) denied by the
+// operator (TUI) after 3.2s (rule gateway.tools.approve[0] …)".
+func DecisionText(e runtime.OperatorDecision) string {
+	var b strings.Builder
+	switch e.Kind {
+	case runtime.DecisionApproval:
+		b.WriteString("approval " + e.ID + ": " + e.Subject)
+		if e.Client != "" {
+			b.WriteString(" for " + e.Client)
+		}
+	default:
+		b.WriteString(e.Subject)
+	}
+	b.WriteString(" " + e.Decision)
+	if e.By != "" {
+		b.WriteString(" by " + e.By)
+	}
+	if !e.Asked.IsZero() && e.Time.After(e.Asked) {
+		b.WriteString(" after " + Latency(e.Time.Sub(e.Asked)))
+	}
+	if e.Reason != "" {
+		b.WriteString(": " + e.Reason)
+	}
+	if e.Rule != "" {
+		b.WriteString(" (rule " + e.Rule + ")")
+	}
+	return b.String()
 }

@@ -68,6 +68,7 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 	runtime.KindNotEnabled:         byFace("MCP is off: pass --enable", "MCP is off: press m to turn it on"),
 	runtime.KindNotReady:           byFace("wait for the server to be ready, or reconnect it", "wait for the server to be ready, or press R to reconnect it"),
 	runtime.KindUnknownServer:      byFace("list the configured servers with: mcpdeck servers", ""),
+	runtime.KindToolSwitchedOff:    nil, // the message says how to switch it on
 	runtime.KindUnknownTool: func(info *runtime.ErrorInfo, face Face) string {
 		return face.pick(fmt.Sprintf("list the server's tools with: mcpdeck tools %s", info.Server), "")
 	},

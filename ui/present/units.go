@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"mcpdeck/runtime"
 )
 
 // Latency is a round trip for people: 412µs, 12ms, 1.2s; a dash for none.
@@ -71,3 +73,37 @@ func Size(n int) string {
 
 // Number is a float without trailing zeros: 1.5, 3, 0.25.
 func Number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// Tokens is an estimated token count with thousands grouped: ~1,234.
+func Tokens(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return "~" + s
+}
+
+// ToolCost is what a tool's listing (or a server's) costs an agent's
+// context: "~1,234 tokens (4.8KiB)"; the tokens are the runtime's
+// estimate (bytes/4).
+func ToolCost(c runtime.ToolCost) string {
+	return Tokens(c.Tokens) + " tokens (" + Size(c.Bytes) + ")"
+}
+
+// ToolSwitch is what the operator decided of a tool and whether its
+// server changed it since it was approved, in a word for both faces: on,
+// off, changed (CHANGED! when the new description reads as instructions
+// to the model), or off,changed.
+func ToolSwitch(t runtime.Tool) string {
+	switch {
+	case t.Disabled && t.Changed != nil:
+		return "off,changed"
+	case t.Disabled:
+		return "off"
+	case t.Changed != nil && len(t.Changed.InstructionLike) > 0:
+		return "CHANGED!"
+	case t.Changed != nil:
+		return "changed"
+	}
+	return "on"
+}

@@ -62,6 +62,7 @@ type Runtime struct {
 	on       map[string]runtime.State // the state each server reaches when enabled
 	subs     map[*subscription]struct{}
 	elicitor runtime.Elicitor
+	sampler  runtime.Sampler
 	// lastID numbers requests per server from 1, as the runtime numbers
 	// them per connection: two servers each have a request 1.
 	lastID   map[string]uint64
@@ -339,6 +340,25 @@ func (r *Runtime) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtim
 		return runtime.ElicitResponse{Action: "decline"}, nil
 	}
 	return e.Elicit(ctx, req)
+}
+
+// SetSampler installs the UI's sampler.
+func (r *Runtime) SetSampler(s runtime.Sampler) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sampler = s
+}
+
+// Sample asks the installed sampler, as a server's sampling/createMessage
+// would; it blocks until the UI answers or ctx ends.
+func (r *Runtime) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
+	r.mu.Lock()
+	s := r.sampler
+	r.mu.Unlock()
+	if s == nil {
+		return runtime.SampleResponse{Declined: true, Reason: "no sampler"}, nil
+	}
+	return s.Sample(ctx, req)
 }
 
 // Shutdown stops every server.

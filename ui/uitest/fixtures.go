@@ -18,7 +18,7 @@ func Now() time.Time { return Clock }
 // covering every kind of field the tool form generates.
 func EverythingTools() []runtime.Tool {
 	t := func(name, desc, schema string) runtime.Tool {
-		return runtime.Tool{Name: "everything__" + name, Server: "everything", ServerTool: name, Description: desc, InputSchema: raw(schema)}
+		return listed(runtime.Tool{Name: "everything__" + name, Server: "everything", ServerTool: name, Description: desc, InputSchema: raw(schema)})
 	}
 	return []runtime.Tool{
 		t("add", "Adds two numbers.", `{"type":"object","properties":{"a":{"type":"number","description":"first addend"},"b":{"type":"number","description":"second addend"}},"required":["a","b"]}`),
@@ -37,7 +37,7 @@ func EverythingTools() []runtime.Tool {
 
 // WeatherTools are the fixture tools of the "weather" server.
 func WeatherTools() []runtime.Tool {
-	return []runtime.Tool{{
+	return []runtime.Tool{listed(runtime.Tool{
 		Name: "weather__get_forecast", Server: "weather", ServerTool: "get_forecast",
 		Description: "Forecast for a city.",
 		InputSchema: raw(`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1,"maximum":7},"units":{"type":"string","enum":["metric","imperial"]}},"required":["city"]}`),
@@ -45,7 +45,24 @@ func WeatherTools() []runtime.Tool {
 		// _meta as it sent it.
 		Annotations: raw(`{"readOnlyHint":true,"openWorldHint":true}`),
 		Meta:        raw(`{"ui":{"resourceUri":"ui://weather/forecast.html","visibility":["model","app"]},"com.example/owner":"weather-team"}`),
-	}}
+	})}
+}
+
+// listed is a fixture tool as the runtime lists it: its cost and hash
+// from its definition, pinned as listed (a first listing).
+func listed(t runtime.Tool) runtime.Tool {
+	t = runtime.Listed(t)
+	t.PinnedHash = t.Hash
+	return t
+}
+
+// WithTotals sets each server's tool cost totals from its tools, as a
+// publication does (runtime.ToolTotals).
+func WithTotals(servers []runtime.ServerSnapshot) []runtime.ServerSnapshot {
+	for i := range servers {
+		servers[i].ToolCost, servers[i].ToolCostOn = runtime.ToolTotals(servers[i].Tools)
+	}
+	return servers
 }
 
 func pings(base time.Duration, n int) []time.Duration {
@@ -60,12 +77,12 @@ func pings(base time.Duration, n int) []time.Duration {
 // (stdio), weather (http), broken (stdio, fails on start) and notes
 // (disabled in its file).
 func Servers() []runtime.ServerSnapshot {
-	return []runtime.ServerSnapshot{
+	return WithTotals([]runtime.ServerSnapshot{
 		{Name: "broken", Transport: "stdio", Target: "./bin/broken-server --token ••••••", Source: "/home/dev/proj/.mcp.json", Scope: "project", Enabled: true, ConfigEnabled: true, State: runtime.StateDisabled},
 		{Name: "everything", Transport: "stdio", Target: "npx -y @modelcontextprotocol/server-everything", Source: "/home/dev/.config/mcpdeck/mcp.json", Scope: "user", Enabled: true, ConfigEnabled: true, State: runtime.StateDisabled, Tools: EverythingTools()},
 		{Name: "notes", Transport: "sse", Target: "http://localhost:8931/sse", Source: "/home/dev/.config/mcpdeck/mcp.json", Scope: "user", Enabled: false, State: runtime.StateDisabled},
 		{Name: "weather", Transport: "http", Target: "https://weather.example.com/mcp", Source: "/home/dev/.config/mcpdeck/mcp.json", Scope: "user", Enabled: true, ConfigEnabled: true, State: runtime.StateDisabled, Tools: WeatherTools()},
-	}
+	})
 }
 
 // OffSnapshot is the session before MCP is switched on.

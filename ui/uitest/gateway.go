@@ -21,10 +21,15 @@ type Gateway struct {
 	mu      sync.Mutex
 	seq     int
 	clients map[string]*gateway.ClientInfo
-	subs    map[chan gateway.Event]struct{}
-	closed  bool
-	dropped uint64
-	now     func() time.Time
+	// Approvals: the calls waiting (Ask), the decisions made (Decisions),
+	// and how many approvers are attached.
+	pending   []gateway.Approval
+	decisions []Decision
+	approvers int
+	subs      map[chan gateway.Event]struct{}
+	closed    bool
+	dropped   uint64
+	now       func() time.Time
 }
 
 // NewGateway returns an empty gateway whose clock is now (Now for
@@ -271,6 +276,94 @@ func (g *Gateway) publish(events ...gateway.Event) {
 			}
 		}
 	}
+}
+
+// Decision is one answer Decide was given.
+type Decision struct {
+	ID         string
+	Approve    bool
+	By, Reason string
+}
+
+// Ask makes a call wait for approval, as a rule of the real gateway does,
+// and announces it.
+func (g *Gateway) Ask(a gateway.Approval) {
+	g.mu.Lock()
+	g.pending = append(g.pending, a)
+	g.mu.Unlock()
+	g.publish(gateway.ApprovalRequested{Time: g.now(), Approval: a})
+}
+
+// Withdraw ends a waiting call undecided (it timed out, the client gave
+// up), as the real gateway does.
+func (g *Gateway) Withdraw(id, decision string) {
+	g.mu.Lock()
+	i := slices.IndexFunc(g.pending, func(a gateway.Approval) bool { return a.ID == id })
+	if i < 0 {
+		g.mu.Unlock()
+		return
+	}
+	a := g.pending[i]
+	g.pending = slices.Delete(g.pending, i, i+1)
+	g.mu.Unlock()
+	g.publish(gateway.ApprovalDecided{Time: g.now(), Approval: a, Decision: decision, By: "the timeout"})
+}
+
+// AttachApprover implements ui.Gateway.
+func (g *Gateway) AttachApprover() func() {
+	g.mu.Lock()
+	g.approvers++
+	g.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			g.approvers--
+			g.mu.Unlock()
+		})
+	}
+}
+
+// Approvers counts the attached approvers.
+func (g *Gateway) Approvers() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.approvers
+}
+
+// Pending implements ui.Gateway.
+func (g *Gateway) Pending() []gateway.Approval {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.pending)
+}
+
+// Decide implements ui.Gateway: the call stops waiting and the decision
+// is kept for Decisions.
+func (g *Gateway) Decide(id string, approve bool, by, reason string) error {
+	g.mu.Lock()
+	i := slices.IndexFunc(g.pending, func(a gateway.Approval) bool { return a.ID == id })
+	if i < 0 {
+		g.mu.Unlock()
+		return gateway.ErrNoSuchApproval
+	}
+	a := g.pending[i]
+	g.pending = slices.Delete(g.pending, i, i+1)
+	g.decisions = append(g.decisions, Decision{ID: id, Approve: approve, By: by, Reason: reason})
+	g.mu.Unlock()
+	decision := gateway.Denied
+	if approve {
+		decision = gateway.Approved
+	}
+	g.publish(gateway.ApprovalDecided{Time: g.now(), Approval: a, Decision: decision, By: by, Reason: reason})
+	return nil
+}
+
+// Decisions are the answers given so far.
+func (g *Gateway) Decisions() []Decision {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.decisions)
 }
 
 // clone copies a client so callers never share its InFlight slice.

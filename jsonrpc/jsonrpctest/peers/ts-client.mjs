@@ -12,10 +12,14 @@
 //                              and cancelled after its first progress (default slow)
 //   --ask TOOL                 tool that asks for a name by elicitation; answered "octocat" (default ask)
 //   --add TOOL                 tool called with {name:"added_by_client"}; its list change is awaited (default add_tool)
+//   --relist                   after that list change, list the tools again (a second tools event)
+//   --sample TOOL              tool called with {prompt:"Capital of France?"} that asks for sampling; the
+//                              client's "model" answers "Paris" (model ts-client-model) (default: none)
 //
 // Every line on stdout is one JSON object with an "event" field:
 //   connected {era, version, server}   tools {names}        call {tool, text, isError}
 //   progress {tool, progress, total}   elicitation {message} cancelled {tool, error}
+//   sampling {message}  (the first message's text)
 //   list_changed {subscription}        error {step, message} done {}
 // The exit status is 0 when every step worked, 1 otherwise.
 import { clientArgs, sdk } from './sdk.mjs';
@@ -38,12 +42,18 @@ const step = async (name, fn) => {
 const era = opts.era ?? 'auto';
 const mode = era === 'modern' ? { pin: '2026-07-28' } : era;
 const client = new Client({ name: 'mcpdeck-ts-client', version: '0.1.0' }, {
-    capabilities: { elicitation: { form: {} } },
+    capabilities: { elicitation: { form: {} }, sampling: {} },
     versionNegotiation: { mode, probe: { timeoutMs: 2000 } }
 });
 client.setRequestHandler('elicitation/create', async request => {
     out({ event: 'elicitation', message: request.params.message });
     return { action: 'accept', content: { name: 'octocat' } };
+});
+client.setRequestHandler('sampling/createMessage', async request => {
+    const first = request.params.messages?.[0]?.content;
+    const blocks = Array.isArray(first) ? first : [first];
+    out({ event: 'sampling', message: blocks.filter(b => b?.type === 'text').map(b => b.text).join(' ') });
+    return { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'ts-client-model', stopReason: 'endTurn' };
 });
 let listChanged;
 const changed = new Promise(resolve => { listChanged = resolve; });
@@ -113,12 +123,23 @@ if (tool('ask', 'ask')) {
         out({ event: 'call', tool: tool('ask', 'ask'), text: callText(r), isError: !!r.isError });
     });
 }
+const sampleTool = tool('sample', undefined); // no default: only when asked
+if (sampleTool) {
+    await step('sampling', async () => {
+        const r = await client.callTool({ name: sampleTool, arguments: { prompt: 'Capital of France?' } });
+        out({ event: 'call', tool: sampleTool, text: callText(r), isError: !!r.isError });
+    });
+}
 if (tool('add', 'add_tool')) {
     await step('list_changed', async () => {
         await client.callTool({ name: tool('add', 'add_tool'), arguments: { name: 'added_by_client' } });
         let timer;
         await Promise.race([changed, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('no notifications/tools/list_changed within 10 s')), 10000); })]);
         clearTimeout(timer);
+        if (opts.relist) {
+            const { tools } = await client.listTools();
+            out({ event: 'tools', names: tools.map(t => t.name) });
+        }
     });
 }
 await step('close', async () => {

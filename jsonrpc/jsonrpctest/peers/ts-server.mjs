@@ -13,7 +13,9 @@
 // server that reads its input on one thread while it starts on another.
 //
 // Tools:
-//   echo {text}                     one text block: text
+//   echo {text}                     one text block: text; its description is
+//                                   $TS_PEER_ECHO_DESCRIPTION when set (a definition
+//                                   that changes between runs)
 //   region_echo {region, text}      "region=R text=T"; region is x-mcp-header "Region"
 //   ask {}                          MRTR: asks (elicitation "who") for a name, then
 //                                   "Hello, NAME!"; requestState is HMAC-sealed, so a
@@ -24,6 +26,11 @@
 //                                   writes "cancelled <id>" to stderr when cancelled
 //   log {message}                   logs message at debug, info, warning and error
 //                                   (the request's logLevel filters), answers "logged"
+//   sample {prompt}                 sampling: asks the client's model to answer prompt (system
+//                                   prompt "Answer in one word.", maxTokens 50), then "model
+//                                   said: TEXT (MODEL)"; MRTR (inputRequired.createMessage) in
+//                                   the 2026-07-28 era, a sampling/createMessage request in the
+//                                   legacy era; a declined request fails the call
 //   served_era {}                   the era of the instance that answers: "modern" or
 //                                   "legacy" (stdio: the era the connection was pinned to)
 //   app {}                          an MCP App: _meta.ui {resourceUri ui://peer/app.html,
@@ -39,7 +46,7 @@ import { args, sdk, serveFetch } from './sdk.mjs';
 const opts = args();
 const transport = opts.transport ?? 'stdio';
 const era = opts.era ?? 'dual';
-const { McpServer, createMcpHandler, createRequestStateCodec, fromJsonSchema, inputRequired, acceptedContent } =
+const { McpServer, createMcpHandler, createRequestStateCodec, fromJsonSchema, inputRequired, inputResponse, acceptedContent } =
     await sdk('@modelcontextprotocol/server');
 
 const codec = createRequestStateCodec({ key: 'mcpdeck-interop-peer-key-of-32-bytes-at-least!' });
@@ -63,7 +70,7 @@ function factory({ era: served } = {}) {
             requestState: { verify: codec.verify }
         }
     );
-    server.registerTool('echo', { description: 'Echoes text.', inputSchema: schema({ text: { type: 'string' } }, ['text']) },
+    server.registerTool('echo', { description: process.env.TS_PEER_ECHO_DESCRIPTION || 'Echoes text.', inputSchema: schema({ text: { type: 'string' } }, ['text']) },
         async ({ text: t }) => text(t));
     server.registerTool('region_echo', {
         description: 'Echoes text and the region, which is mirrored into the Mcp-Param-Region header.',
@@ -116,6 +123,26 @@ function factory({ era: served } = {}) {
         async ({ message }, ctx) => {
             for (const level of ['debug', 'info', 'warning', 'error']) await ctx.mcpReq.log(level, `${level}: ${message}`, 'peer');
             return text('logged');
+        });
+    server.registerTool('sample', { description: "Asks the client's model to answer a prompt (sampling).", inputSchema: schema({ prompt: { type: 'string' } }, ['prompt']) },
+        async ({ prompt }, ctx) => {
+            const request = {
+                messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+                systemPrompt: 'Answer in one word.',
+                maxTokens: 50,
+                modelPreferences: { hints: [{ name: 'claude' }], intelligencePriority: 0.8 }
+            };
+            const said = result => {
+                const blocks = Array.isArray(result.content) ? result.content : [result.content];
+                return text(`model said: ${blocks.filter(b => b.type === 'text').map(b => b.text).join(' ')} (${result.model})`);
+            };
+            if (served === 'legacy') return said(await ctx.mcpReq.requestSampling(request));
+            const answer = inputResponse(ctx.mcpReq.inputResponses, 'reply');
+            if (answer.kind === 'sampling' && ctx.mcpReq.requestState() !== undefined) return said(answer.result);
+            return inputRequired({
+                inputRequests: { reply: inputRequired.createMessage(request) },
+                requestState: await codec.mint({ step: 'sample-v1', at: Date.now() })
+            });
         });
     server.registerTool('served_era', { description: 'Names the era of the instance that answers.', inputSchema: schema({}) },
         async () => text(served ?? 'unknown'));

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mcpdeck/jsonrpc/jsonrpctest"
+)
+
+// --sampling on the reference server: its sampling tool exists only for
+// a client that offers sampling; a canned reply (text, or a whole
+// CreateMessageResult) reaches it, and decline is its user's rejection.
+func TestCallSamplingEverything(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
+	text := filepath.Join(h.dir, "reply.txt")
+	whole := filepath.Join(h.dir, "reply.json")
+	if err := os.WriteFile(text, []byte("Paris, of course.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(whole, []byte(`{"role":"assistant","content":{"type":"text","text":"Lyon"},"model":"gpt-by-hand","stopReason":"maxTokens"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"call", "everything", "trigger-sampling-request", `{"prompt":"Capital of France?"}`}
+	for _, tc := range []struct {
+		name   string
+		flags  []string
+		code   int
+		stdout []string
+		stderr string
+	}{
+		{"text file", []string{"--sampling", text}, ExitOK, []string{"Paris, of course.", `"model": "mcpdeck-canned"`, "endTurn"},
+			"answered everything's sampling request with the canned reply (--sampling " + text + ")"},
+		{"json file", []string{"--sampling", whole}, ExitOK, []string{`"text": "Lyon"`, "gpt-by-hand", "maxTokens"}, "answered everything's sampling request"},
+		{"decline", []string{"--sampling", "decline"}, ExitToolError, []string{"User rejected sampling request"},
+			"declined everything's sampling request (--sampling decline)"},
+		// Not offered: the server does not even list its sampling tool.
+		{"not offered", nil, ExitUsage, nil, `unknown tool "trigger-sampling-request"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := h.run(t, "", append(append([]string(nil), args...), tc.flags...)...)
+			wantCode(t, r, tc.code)
+			for _, want := range tc.stdout {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("stdout does not contain %q:\n%s", want, r.stdout)
+				}
+			}
+			if !strings.Contains(r.stderr, tc.stderr) {
+				t.Errorf("stderr does not contain %q:\n%s", tc.stderr, r.stderr)
+			}
+		})
+	}
+}
+
+// --sampling on the go-sdk server in both eras: MRTR (2026-07-28) and a
+// server→client request (legacy).
+func TestCallSamplingBothEras(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"peer": srvFake(jsonrpctest.GoSDKModern)})
+	reply := filepath.Join(h.dir, "reply.txt")
+	if err := os.WriteFile(reply, []byte("Paris"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, era := range []string{"modern", "legacy"} {
+		t.Run(era, func(t *testing.T) {
+			r := h.run(t, "", "--protocol", era, "call", "peer", "sample", `{"prompt":"Capital of France?"}`, "--sampling", reply)
+			wantCode(t, r, ExitOK)
+			if r.stdout != "model said: Paris (mcpdeck-canned)\n" {
+				t.Errorf("stdout %q", r.stdout)
+			}
+			r = h.run(t, "", "--protocol", era, "call", "peer", "sample", `{"prompt":"x"}`, "--sampling", "decline")
+			wantCode(t, r, ExitConnection)
+			if !strings.Contains(r.stderr, "declined peer's sampling request") || !strings.Contains(r.stderr, "rejected") && !strings.Contains(r.stderr, "declined: mcpdeck runs headless") {
+				t.Errorf("stderr:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+// A --sampling file that cannot be a reply is refused before anything
+// starts, saying why.
+func TestCallSamplingBadFile(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
+	bad := filepath.Join(h.dir, "reply.json")
+	if err := os.WriteFile(bad, []byte(`{"role":"assistant","content":{"type":"text","text":"x"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{bad, "names no model"},
+		{filepath.Join(h.dir, "missing.txt"), "no such file"},
+	} {
+		r := h.run(t, "", "call", "demo", "echo", `{"text":"x"}`, "--sampling", tc.file)
+		wantCode(t, r, ExitUsage)
+		if !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "--sampling") || r.stdout != "" {
+			t.Errorf("%s: stderr %q", tc.file, r.stderr)
+		}
+	}
+}
