@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the Go SDK client and server speak the session revisions here, where logging is current (deprecated only in 2026-07-28)
+
 package cli
 
 import (
