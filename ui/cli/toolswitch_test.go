@@ -1,12 +1,18 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
@@ -148,5 +154,42 @@ func TestToolAcceptHeadless(t *testing.T) {
 	r = h2.run(t, "", "tools", "accept", "fake", "echo")
 	if r.code != ExitOK || !strings.Contains(r.stdout, "nothing to accept") {
 		t.Errorf("accepting an unchanged tool: %d %s", r.code, r.stdout)
+	}
+}
+
+// TestGatewayKeepsTheSwitchesOfTheCommandLine: a tool switched off with
+// `mcpdeck tools disable` is not offered by a headless `mcpdeck gateway`
+// over the same configuration, and a call to it is refused. The gateway
+// marks the servers it starts in their environment; that mark must not
+// make them other servers than the ones the decisions were made for.
+func TestGatewayKeepsTheSwitchesOfTheCommandLine(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
+	wantCode(t, h.run(t, "", "tools", "disable", "everything", "echo"), ExitOK)
+
+	cmd := exec.Command(mcpdeckBin(t), "--config", h.cfg, "gateway")
+	cmd.Dir, cmd.Env = h.dir, append(os.Environ(), h.env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := gatewayClient(make(chan string, 1)).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	defer func() { _ = cs.Close() }()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v\n%s", err, stderr.String())
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if slices.Contains(names, "everything__echo") || !slices.Contains(names, "everything__get-sum") {
+		t.Errorf("the gateway offers %v: everything__echo was switched off by mcpdeck tools disable", names)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything__echo", Arguments: map[string]any{"message": "x"}})
+	if err == nil {
+		t.Errorf("a call to the switched-off tool was answered: %+v", res)
 	}
 }
