@@ -152,8 +152,12 @@ func TestToolAcceptHeadless(t *testing.T) {
 	}
 	wantCode(t, h2.run(t, "", "check", "fake"), ExitOK)
 	r = h2.run(t, "", "tools", "accept", "fake", "echo")
-	if r.code != ExitOK || !strings.Contains(r.stdout, "nothing to accept") {
+	if r.code != ExitOK || r.stdout != "fake: nothing to accept: echo is as approved\n" {
 		t.Errorf("accepting an unchanged tool: %d %s", r.code, r.stdout)
+	}
+	r = h2.run(t, "", "tools", "accept", "fake", "--all")
+	if r.code != ExitOK || r.stdout != "fake: nothing to accept: no tool changed since it was approved\n" {
+		t.Errorf("accepting every changed tool of a server with none: %d %s", r.code, r.stdout)
 	}
 }
 
