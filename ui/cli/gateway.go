@@ -153,7 +153,8 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return err
 	}
 	defer shutdownTelemetry(tel) // after the runtime's shutdown below: its last spans are flushed
-	sampler, err := samplerFlag(cmd)
+	// Each sampling answer is logged as one of the gateway's decisions.
+	sampler, err := plainSamplerFlag(cmd)
 	if err != nil {
 		return err
 	}
