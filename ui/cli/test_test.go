@@ -294,3 +294,20 @@ steps:
 		t.Errorf("junit with hostile text: %v, %d failures\n%s", err, doc.Failures, raw)
 	}
 }
+
+// TestTestFromRecordingOfTheReferenceServer: server-everything lists its
+// elicitation tool only to a client that declares elicitation, as call
+// (and every headless command but check) does. The suite written from a
+// call's recording expects that listing, so the runner must declare what
+// call declares, or the suite fails against the very server it recorded.
+func TestTestFromRecordingOfTheReferenceServer(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
+	rec := filepath.Join(h.dir, "session.jsonl")
+	wantCode(t, h.run(t, "", "call", "everything", "get-sum", `{"a":1,"b":2}`, "--record", rec), ExitOK)
+	wantCode(t, h.run(t, "", "test", "--from-recording", rec), ExitOK)
+	r := h.run(t, "", "test")
+	wantCode(t, r, ExitOK)
+	if !strings.Contains(r.stdout, "✓ list-tools") || !strings.Contains(r.stdout, "✓ get-sum") {
+		t.Errorf("the suite from the recording:\n%s", r.stdout)
+	}
+}
