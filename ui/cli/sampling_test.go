@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,16 +108,9 @@ func TestCallSamplingBadFile(t *testing.T) {
 // operator cannot follow for that request.
 func TestGatewaySamplingDeclineSaidOnce(t *testing.T) {
 	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
-	cmd := exec.Command(mcpdeckBin(t), "--config", h.cfg, "gateway")
-	cmd.Dir, cmd.Env = h.dir, append(os.Environ(), h.env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := gatewayClient(make(chan string, 1)).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\n%s", err, stderr.String())
-	}
+	cs, stderr := h.gateway(t, ctx)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything__trigger-sampling-request", Arguments: map[string]any{"prompt": "Capital of France?"}})
 	if err != nil || !res.IsError {
 		t.Errorf("the declined sampling: %v %+v", err, res)

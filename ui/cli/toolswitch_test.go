@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -170,16 +168,9 @@ func TestGatewayKeepsTheSwitchesOfTheCommandLine(t *testing.T) {
 	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
 	wantCode(t, h.run(t, "", "tools", "disable", "everything", "echo"), ExitOK)
 
-	cmd := exec.Command(mcpdeckBin(t), "--config", h.cfg, "gateway")
-	cmd.Dir, cmd.Env = h.dir, append(os.Environ(), h.env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := gatewayClient(make(chan string, 1)).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\n%s", err, stderr.String())
-	}
+	cs, stderr := h.gateway(t, ctx)
 	defer func() { _ = cs.Close() }()
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
