@@ -178,7 +178,9 @@ func TestTestCommandExitCodes(t *testing.T) {
 	path = writeSuite(t, h, "bad", "server: demo\nprotocol: modern\nsteps:\n  - list: tools\n")
 	r = h.run(t, "", "test", path)
 	wantCode(t, r, ExitConnection)
-	if !strings.Contains(r.stdout, "bad [modern]") || !strings.Contains(r.stdout, "speaks only the legacy revisions") {
+	// The demo server (on the go-sdk) answers server/discover with the
+	// revisions it speaks, all of them legacy.
+	if !strings.Contains(r.stdout, "bad [modern]") || !strings.Contains(r.stdout, "the server speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05 and mcpdeck (under this protocol setting) 2026-07-28") {
 		t.Errorf("modern against a legacy server:\n%s", r.stdout)
 	}
 }
