@@ -26,7 +26,9 @@ func serverIdentity(cfg config.Server, withPath bool) string {
 	if cfg.Transport == config.TransportStdio {
 		parts = append([]string{"stdio", cfg.Command}, cfg.Args...)
 		parts = append(parts, "cwd", cfg.Cwd, "env")
-		parts = append(parts, slices.Sorted(maps.Keys(cfg.Env))...) // envFile's names are merged in
+		names := slices.Sorted(maps.Keys(cfg.Env)) // envFile's names are merged in
+		names = slices.DeleteFunc(names, func(n string) bool { return n == GatewayParentEnv })
+		parts = append(parts, names...)
 	} else {
 		origin := cfg.URL
 		if u, err := url.Parse(cfg.URL); err == nil && u.Host != "" {
@@ -44,6 +46,13 @@ func serverIdentity(cfg config.Server, withPath bool) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// GatewayParentEnv is the variable `mcpdeck gateway` adds to the
+// environment of the stdio servers it starts, so a gateway started as a
+// server of itself can tell. It is mcpdeck's mark, not part of what the
+// server is: a server the gateway starts is the one the TUI and the
+// command line run, with the same era memory and tool decisions.
+const GatewayParentEnv = "MCPDECK_GATEWAY_PARENT"
 
 // toolIdentity is what the tool decisions are kept by: the server's
 // identity (with its URL's path) and the name it is configured under. The

@@ -124,6 +124,9 @@ func (s *srv) snapshot() ServerSnapshot {
 	if s.conn.live {
 		v.StartedAt = s.conn.startedAt
 		v.Fallback = s.conn.info.fallback
+		if v.Fallback != "" {
+			v.Transport = config.TransportSSE // the transport in use, not the one tried first
+		}
 	} else if !s.conn.closingLive {
 		v.Stderr = s.life.left.stderr
 	}

@@ -60,7 +60,7 @@ func (s *Snapshot) Counts() (ready, total, tools, outstanding int) {
 // (env and header values) never appear in it.
 type ServerSnapshot struct {
 	Name      string
-	Transport config.Transport // stdio, http, sse
+	Transport config.Transport // stdio, http, sse: in use (sse after a fallback, which Fallback says)
 	Target    string           // command line or URL, secrets redacted
 	Source    string           // the configuration file it came from
 	Scope     config.Scope

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -144,24 +143,7 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 			m.setStatus(statusInfo, msg.name+" reconnected")
 		}
 	case reloadedMsg:
-		delete(m.busy, "reload")
-		if len(msg.pending) > 0 {
-			return m.askReloadApproval(msg)
-		}
-		if msg.err == nil && msg.cfg != nil {
-			m.applied = msg.cfg
-		}
-		switch {
-		case errors.Is(msg.err, runtime.ErrNotEnabled), errors.Is(msg.err, runtime.ErrRefused):
-			m.setStatus(statusWarn, "MCP was switched on or off meanwhile: press r again")
-		case msg.err == nil && msg.configured:
-			m.setStatus(statusInfo, "configuration read (MCP is off, nothing started): "+present.PlanSummary(msg.plan)+"; m switches MCP on")
-		case msg.err != nil:
-			m.setStatus(statusError, "reload failed: "+errText(msg.err)+"; fix the file and press r again")
-		default:
-			m.setStatus(statusInfo, "configuration reloaded: "+present.PlanSummary(msg.plan))
-			m.openModal(newPlanDialog(m.c, msg.plan))
-		}
+		return m.reloaded(msg)
 	case shutdownDoneMsg:
 		delete(m.busy, "shutdown")
 		return tea.Quit

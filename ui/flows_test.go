@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -133,6 +135,37 @@ func TestReloadShowsPlan(t *testing.T) {
 	}
 	hs.keys("esc")
 	hs.waitView("plan closed", func(v string) bool { return !strings.Contains(v, "Configuration reloaded") })
+}
+
+// An r pressed while a reload still runs (it waits for the servers it
+// starts, up to their startup timeout) is not dropped: the file may have
+// changed again meanwhile, so the configuration is read and applied once
+// more when the first reload ends.
+func TestReloadAskedWhileOneRunsRunsAfterIt(t *testing.T) {
+	t.Parallel()
+	rt := uitest.New(uitest.ReadySnapshot())
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	var reads atomic.Int32
+	hs := start(t, rt, 80, 24, func(o *Options) {
+		o.Reload = func() (*config.Config, error) {
+			if reads.Add(1) == 1 {
+				<-release
+			}
+			return &config.Config{}, nil
+		}
+	})
+	hs.keys("r")
+	hs.waitText("reloading configuration")
+	hs.keys("r")
+	hs.waitText("still reloading: reloads again when it ends")
+	once.Do(func() { close(release) })
+	hs.action("reload")
+	hs.action("reload")
+	if n := reads.Load(); n != 2 {
+		t.Errorf("the configuration was read %d times, want 2", n)
+	}
 }
 
 func TestCallShowsResultAndPrefillsArguments(t *testing.T) {

@@ -128,7 +128,10 @@ type Model struct {
 	// person said no to (by path): nothing from them may run, c included.
 	reloadCfg     *config.Config
 	reloadPending []config.File
-	declined      map[string]bool
+	// reloadAgain: r was pressed while a reload ran; the configuration is
+	// read and applied again when it ends.
+	reloadAgain bool
+	declined    map[string]bool
 	// applied is the configuration the runtime holds, as far as the UI
 	// handed it over (Options.Config, then every reload and approval): a
 	// reload's approval compares against it to say what changes.

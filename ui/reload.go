@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/config"
+	"mcpdeck/runtime"
+	"mcpdeck/ui/present"
 )
 
 // A reload reads the configuration again. A project file whose content
@@ -17,6 +20,13 @@ import (
 // reloadConfig reads the configuration and applies it, unless a project
 // file in it needs approval first.
 func (m *Model) reloadConfig() tea.Cmd {
+	if m.busy["reload"] {
+		// The file may have changed again since the running reload read
+		// it; that reload waits for the servers it starts.
+		m.reloadAgain = true
+		m.setStatus(statusInfo, "still reloading: reloads again when it ends")
+		return nil
+	}
 	read, pending := m.opts.Reload, m.opts.Pending
 	m.setStatus(statusInfo, "reloading configuration…")
 	apply := m.applier()
@@ -32,6 +42,35 @@ func (m *Model) reloadConfig() tea.Cmd {
 		}
 		return apply(cfg)
 	})
+}
+
+// reloaded shows what a reload did, and starts the one asked for while it
+// ran.
+func (m *Model) reloaded(msg reloadedMsg) tea.Cmd {
+	delete(m.busy, "reload")
+	again := m.reloadAgain
+	m.reloadAgain = false
+	if len(msg.pending) > 0 {
+		return m.askReloadApproval(msg) // once approved, the file is read again anyway
+	}
+	if msg.err == nil && msg.cfg != nil {
+		m.applied = msg.cfg
+	}
+	switch {
+	case errors.Is(msg.err, runtime.ErrNotEnabled), errors.Is(msg.err, runtime.ErrRefused):
+		m.setStatus(statusWarn, "MCP was switched on or off meanwhile: press r again")
+	case msg.err == nil && msg.configured:
+		m.setStatus(statusInfo, "configuration read (MCP is off, nothing started): "+present.PlanSummary(msg.plan)+"; m switches MCP on")
+	case msg.err != nil:
+		m.setStatus(statusError, "reload failed: "+errText(msg.err)+"; fix the file and press r again")
+	default:
+		m.setStatus(statusInfo, "configuration reloaded: "+present.PlanSummary(msg.plan))
+		m.openModal(newPlanDialog(m.c, msg.plan))
+	}
+	if again {
+		return m.reloadConfig()
+	}
+	return nil
 }
 
 // applier hands a configuration to the runtime: a reload of the running

@@ -356,7 +356,7 @@ func checkResponse(q map[string][]string, state string, md *Metadata) (string, e
 // needsLogin builds the NeedsLoginError for t from what is cached.
 func (m *Manager) needsLogin(t Target, reason string) error {
 	_, md, ch, want := m.state(t).snapshot()
-	e := &NeedsLoginError{Server: t.Name, Resource: t.URL, Reason: reason, LoginCommand: t.loginCommand()}
+	e := &NeedsLoginError{Server: t.Name, Resource: t.URL, Reason: reason, LoginCommand: m.loginCommand(t)}
 	if e.Reason == "" {
 		e.Reason = "no token is stored"
 	}

@@ -80,6 +80,16 @@ func (t Target) loginCommand() string {
 	return "mcpdeck auth login " + t.Name
 }
 
+// loginCommand is t's, else the one Options.LoginCommand words for it.
+func (m *Manager) loginCommand(t Target) string {
+	if t.LoginCommand == "" && m.opts.LoginCommand != nil {
+		if c := m.opts.LoginCommand(t); c != "" {
+			return c
+		}
+	}
+	return t.loginCommand()
+}
+
 // Options configure a Manager.
 type Options struct {
 	// Store keeps tokens and registrations; nil means OpenStore with
@@ -97,6 +107,11 @@ type Options struct {
 	// the faces can print or show it (and offer to copy it) for machines
 	// without a browser. It must return quickly.
 	OnURL func(server, url string)
+	// LoginCommand words what a person runs to log in to a target that
+	// names none itself (Target.LoginCommand), for messages: a face that
+	// connects servers it has no name for (an ad-hoc --url) says how they
+	// are logged in to. nil, or "", means "mcpdeck auth login NAME".
+	LoginCommand func(Target) string
 	// OpenURL opens the authorization URL; nil means OpenBrowser. Its
 	// failure is not fatal: the URL was reported through OnURL.
 	OpenURL func(url string) error

@@ -281,7 +281,7 @@ func (m *Manager) afterRejection(ctx context.Context, t Target, sent *tokenRecor
 		// Nothing published, only the 2025-03-26 defaults guessed: as
 		// likely a server that wants a static credential. Only a login
 		// someone asked for tries the guess.
-		return nil, fmt.Errorf("%w: %s publishes no authorization metadata; `%s` tries the 2025-03-26 default endpoints", ErrDiscovery, safeURL(t.URL), t.loginCommand())
+		return nil, fmt.Errorf("%w: %s publishes no authorization metadata; `%s` tries the 2025-03-26 default endpoints", ErrDiscovery, safeURL(t.URL), m.loginCommand(t))
 	}
 	if sent != nil && sent.refreshable() && sent.Issuer == md.Issuer {
 		next, err := m.refreshOnce(ctx, t, sent)

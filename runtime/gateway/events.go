@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,60 +18,91 @@ const (
 	TransportHTTP  Transport = "http"
 )
 
-// ClientInfo is one attached client as the Clients view shows it.
+// ClientInfo is one attached client as the Clients view shows it, and
+// as `mcpdeck gateway pending --json` prints it (camelCase keys, the era
+// as a word).
 type ClientInfo struct {
-	ID   string // stable for the client's life: "c1", "c2", …
-	Name string // clientInfo.name, self-reported; "" until it says
+	ID   string `json:"id"`             // stable for the client's life: "c1", "c2", …
+	Name string `json:"name,omitempty"` // clientInfo.name, self-reported; "" until it says
 	// Identity is who the client's access token says it is (gateway.auth's
 	// identity claim); "" without OAuth. Per-client rules match it.
-	Identity  string
-	Title     string
-	Version   string
-	Era       mcp.Era // Unknown until its first initialize or modern request
-	Protocol  string  // the negotiated (legacy) or last requested (modern) revision
-	Transport Transport
+	Identity  string    `json:"identity,omitempty"`
+	Title     string    `json:"title,omitempty"`
+	Version   string    `json:"version,omitempty"`
+	Era       mcp.Era   `json:"-"`                  // Unknown until its first initialize or modern request; "era" in JSON
+	Protocol  string    `json:"protocol,omitempty"` // the negotiated (legacy) or last requested (modern) revision
+	Transport Transport `json:"transport"`
 	// Remote is the peer's address (HTTP) or "" (stdio).
-	Remote string
+	Remote string `json:"remote,omitempty"`
 	// Session says how the client is held: "session" (a legacy HTTP
 	// session), "stateless" (modern HTTP: requests grouped by name, version
 	// and address) or "stream" (stdio).
-	Session  string
-	Since    time.Time
-	LastSeen time.Time
+	Session  string    `json:"session,omitempty"`
+	Since    time.Time `json:"since"`
+	LastSeen time.Time `json:"lastSeen"`
 	// Policy names the gateway.clients entry in force, "" for the
 	// top-level policy.
-	Policy string
+	Policy string `json:"policy,omitempty"`
 	// Listens counts the client's open subscriptions/listen streams.
-	Listens  int
-	InFlight []Request // oldest first
-	Totals   Totals
+	Listens  int       `json:"listens,omitempty"`
+	InFlight []Request `json:"inFlight,omitempty"` // oldest first
+	Totals   Totals    `json:"totals"`
+}
+
+// clientInfoJSON is ClientInfo with its era as a word.
+type clientInfoJSON struct {
+	clientInfoFields
+	Era string `json:"era"`
+}
+
+type clientInfoFields ClientInfo // without ClientInfo's methods
+
+// MarshalJSON writes the era as "legacy", "modern" or "unknown".
+func (ci ClientInfo) MarshalJSON() ([]byte, error) {
+	return json.Marshal(clientInfoJSON{clientInfoFields(ci), ci.Era.String()})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (ci *ClientInfo) UnmarshalJSON(data []byte) error {
+	var v clientInfoJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*ci = ClientInfo(v.clientInfoFields)
+	switch v.Era {
+	case mcp.Legacy.String():
+		ci.Era = mcp.Legacy
+	case mcp.Modern.String():
+		ci.Era = mcp.Modern
+	}
+	return nil
 }
 
 // Totals count a client's traffic since it attached.
 type Totals struct {
-	Requests      uint64 // requests answered (any method)
-	Errors        uint64 // of those, answered with an error
-	Refused       uint64 // refused by the policy or the concurrency limit
-	Cancelled     uint64 // cancelled by the client
-	Notifications uint64 // notifications sent to the client
-	Dropped       uint64 // notifications dropped because the client read too slowly
+	Requests      uint64 `json:"requests"`      // requests answered (any method)
+	Errors        uint64 `json:"errors"`        // of those, answered with an error
+	Refused       uint64 `json:"refused"`       // refused by the policy or the concurrency limit
+	Cancelled     uint64 `json:"cancelled"`     // cancelled by the client
+	Notifications uint64 `json:"notifications"` // notifications sent to the client
+	Dropped       uint64 `json:"dropped"`       // notifications dropped because the client read too slowly
 }
 
 // Request is one request of a client in flight, for the Clients view and
 // for attributing the runtime's outstanding requests (RequestOf).
 type Request struct {
-	Client string // the client's ID
-	ID     string // the client's request id as on the wire
-	Method string
-	Name   string // tools/call, prompts/get: the bridged name; resources/read: the URI
-	Server string // the server it went to; "" before it is resolved
+	Client string `json:"client"` // the client's ID
+	ID     string `json:"id"`     // the client's request id as on the wire
+	Method string `json:"method"`
+	Name   string `json:"name,omitempty"`   // tools/call, prompts/get: the bridged name; resources/read: the URI
+	Server string `json:"server,omitempty"` // the server it went to; "" before it is resolved
 	// UpstreamID is the runtime's request id towards Server once sent;
 	// Snapshot().Servers[…].Outstanding lists the same id.
-	UpstreamID uint64
-	Started    time.Time
+	UpstreamID uint64    `json:"upstreamId,omitempty"`
+	Started    time.Time `json:"started"`
 	// WaitingForInput is set while a modern client holds an input_required
 	// answer and mcpdeck waits for its retry.
-	WaitingForInput bool
+	WaitingForInput bool `json:"waitingForInput,omitempty"`
 }
 
 // Event is something the Clients view wants to know; switch on the type.

@@ -77,7 +77,7 @@ func (e *MissingCapabilityError) Error() string {
 	if need == "" {
 		need = string(e.Required)
 	}
-	return fmt.Sprintf("%v (-32021): the server needs the client capabilities %s, which mcpdeck did not declare for this request (%s); enable them (elicitation needs the TUI or --elicitation, roots need --root)",
+	return fmt.Sprintf("%v (-32021): the server needs the client capabilities %s, which mcpdeck did not declare for this request (%s); enable them (elicitation needs the TUI or --elicitation, sampling the TUI or --sampling, roots need --root)",
 		ErrMissingCapability, need, e.Message)
 }
 

@@ -72,6 +72,10 @@ func TestParseErrors(t *testing.T) {
 		{"bad protocol", "server: x\nprotocol: [legacy, new]\nsteps:\n  - list: tools\n", []string{`2:20: protocol[1]: "new": use auto, legacy, modern or a revision`}},
 		{"prompt arg type", "server: x\nsteps:\n  - prompt: p\n    args: {n: 1}\n", []string{"steps[0].args.n: a prompt argument is a string"}},
 		{"notification method", "server: x\nsteps:\n  - call: a\n    expect:\n      notifications:\n        - method: progress\n", []string{`"progress" is not a notification method`}},
+		// complete's argument and value belong inside it, as FORMAT.md shows.
+		{"complete argument outside", "server: x\nsteps:\n  - complete: {prompt: p}\n    argument: a\n    value: E\n",
+			[]string{`4:5: steps[0].argument: unknown field "argument"`, `5:5: steps[0].value: unknown field "value"`,
+				"steps[0].complete: names no argument: give it inside complete, as in complete: {prompt: P, argument: NAME, value: V}"}},
 		{"duplicate key", "server: x\nserver: y\nsteps:\n  - list: tools\n", []string{"2:1: invalid YAML"}},
 	}
 	for _, tt := range tests {

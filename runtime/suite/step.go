@@ -148,7 +148,7 @@ func (p *parser) complete(v any, where at) *CompleteSpec {
 	if v, ok := m["argument"]; ok {
 		c.Argument, _ = p.str(v, where.key("argument"))
 	} else {
-		p.errorf(where, "names no argument: add argument: NAME")
+		p.errorf(where, "names no argument: give it inside complete, as in complete: {prompt: P, argument: NAME, value: V}")
 	}
 	if v, ok := m["value"]; ok {
 		if v == nil {

@@ -99,9 +99,20 @@ func authTargets(cmd *cobra.Command, f *authFlags, args []string, all bool) ([]a
 // stderr, so a person on a machine without a browser can open it elsewhere.
 func newAuthManager(cmd *cobra.Command, timeout time.Duration) *auth.Manager {
 	stderr := cmd.ErrOrStderr()
+	adHocURL := ""
+	if f := cmd.Flags().Lookup("url"); f != nil {
+		adHocURL = f.Value.String()
+	}
 	return auth.NewManager(auth.Options{
 		LoginTimeout: timeout,
-		OnSecret:     config.AddSecret, // tokens are scrubbed from everything shown
+		// The ad-hoc server (--url) has no name to log in by: name its URL.
+		LoginCommand: func(t auth.Target) string {
+			if adHocURL != "" && t.Name == adHocName {
+				return "mcpdeck auth login --url " + t.URL
+			}
+			return ""
+		},
+		OnSecret: config.AddSecret, // tokens are scrubbed from everything shown
 		OnURL: func(server, u string) {
 			fmt.Fprintf(stderr, "mcpdeck: to log in to %q, open this URL in a browser (opening one now):\n\n  %s\n\nmcpdeck: waiting for the browser; ctrl+c cancels\n", server, u)
 		},

@@ -195,7 +195,9 @@ func TestHeadlessCommandsLogInWhenAsked(t *testing.T) {
 	env, _ := authEnv(t)
 
 	r := runBin(t, "", env, "", "call", "--url", rs.URL, "echo", `{"text":"hi"}`)
-	if r.code != ExitConnection || !strings.Contains(r.stderr, "mcpdeck auth login") || !strings.Contains(r.stderr, "needs a login") {
+	// The ad-hoc server has no name to log in by: the command to run names
+	// its URL ("mcpdeck auth login adhoc" is "no server adhoc", exit 2).
+	if r.code != ExitConnection || !strings.Contains(r.stderr, `run "mcpdeck auth login --url `+rs.URL+`"`) || !strings.Contains(r.stderr, "needs a login") {
 		t.Fatalf("without a token: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 	r = runBin(t, "", env, "", "call", "--login", "--url", rs.URL, "echo", `{"text":"hi"}`)

@@ -213,11 +213,11 @@ func jsonKind(v any) string {
 }
 
 // elicitorFor maps --elicitation to the runtime's headless elicitors;
-// a decline that has a reason is reported on stderr.
+// every decline is reported on stderr, with its reason.
 func elicitorFor(mode string, stderr io.Writer) (runtime.Elicitor, error) {
 	switch mode {
 	case "decline", "":
-		return runtime.DeclineElicitor{}, nil
+		return reportDeclines{runtime.DeclineElicitor{}, stderr}, nil
 	case "defaults":
 		return reportDeclines{runtime.DefaultsElicitor{}, stderr}, nil
 	default:
@@ -234,8 +234,12 @@ type reportDeclines struct {
 
 func (r reportDeclines) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
 	resp, err := r.Elicitor.Elicit(ctx, req)
-	if err == nil && resp.Action == "decline" && resp.Reason != "" {
+	switch {
+	case err != nil || resp.Action != "decline":
+	case resp.Reason != "":
 		warnf(r.w, "declined %s's elicitation %q: %s; answer it in the TUI (mcpdeck) instead", req.Server, req.Message, resp.Reason)
+	default:
+		warnf(r.w, "declined %s's elicitation %q: headless commands decline; --elicitation defaults answers with what the TUI's form starts with, or answer it in the TUI (mcpdeck)", req.Server, req.Message)
 	}
 	return resp, err
 }

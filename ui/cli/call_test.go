@@ -154,10 +154,12 @@ func TestCallEverything(t *testing.T) {
 	}{
 		{"echo", []string{"echo", `{"message":"hi"}`}, "Echo: hi\n", ""},
 		{"image", []string{"get-tiny-image"}, "[image image/png, ", ""},
-		// Elicitation: declined by default. With defaults, its form
-		// requires a name nothing can pick: it is declined, saying why
-		// (it used to be accepted without the name).
-		{"decline", []string{"trigger-elicitation-request"}, `"action": "decline"`, ""},
+		// Elicitation: declined by default, and stderr says so and what
+		// would answer it (the server only learns "decline"). With
+		// defaults, its form requires a name nothing can pick: it is
+		// declined, saying why (it used to be accepted without the name).
+		{"decline", []string{"trigger-elicitation-request"}, `"action": "decline"`,
+			`declined everything's elicitation "Please provide inputs for the following fields:": headless commands decline; --elicitation defaults answers`},
 		{"defaults", []string{"trigger-elicitation-request", "--elicitation", "defaults"}, `"action": "decline"`,
 			`declined everything's elicitation "Please provide inputs for the following fields:": the required field "name" (String) has no default`},
 	} {

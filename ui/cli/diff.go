@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -242,7 +243,10 @@ func diffSides(cmd *cobra.Command, df *diffFlags, args []string) ([]*diffSide, e
 			if s.Source != "configuration" {
 				continue
 			}
-			srv, _ := cfg.Server(s.Server)
+			// The named servers come in the order they were named, not
+			// in name order: Config.Server's search does not apply.
+			i := slices.IndexFunc(cfg.Servers, func(c config.Server) bool { return c.Name == s.Server })
+			srv := cfg.Servers[i]
 			s.live = &srv
 		}
 	}

@@ -189,3 +189,18 @@ func TestDiffSuites(t *testing.T) {
 		t.Fatalf("a step that fails on B only:\n%s\n%s", r.stdout, r.stderr)
 	}
 }
+
+// diff names its sides in any order: B before A in the alphabet is no
+// reason to lose one (the configuration's servers were looked up as if the
+// two named ones were still in name order).
+func TestDiffConfiguredSidesInAnyOrder(t *testing.T) {
+	cfg := fakeConfig(t, "diff-order-"+strconv.FormatInt(time.Now().UnixNano(), 36),
+		map[string]jsonrpctest.Mode{"zeta": jsonrpctest.GoSDKModern, "alpha": jsonrpctest.GoSDKModern})
+	for _, args := range [][]string{{"alpha", "zeta"}, {"zeta", "alpha"}} {
+		r := runBin(t, "", nil, "", append([]string{"--config", cfg, "diff"}, args...)...)
+		wantCode(t, r, ExitOK)
+		if !strings.Contains(r.stdout, "A: "+args[0]+" (") || !strings.Contains(r.stdout, "B: "+args[1]+" (") || !strings.Contains(r.stdout, "tools: no difference (") {
+			t.Errorf("diff %v:\n%s%s", args, r.stdout, r.stderr)
+		}
+	}
+}

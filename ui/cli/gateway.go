@@ -108,7 +108,7 @@ the same trace.`,
 // finds it set was started as a server of another gateway — a project's
 // mcp.json that lists `mcpdeck gateway` and is read by that very gateway —
 // and refuses, rather than start itself over and over.
-const envGatewayParent = "MCPDECK_GATEWAY_PARENT"
+const envGatewayParent = runtime.GatewayParentEnv
 
 func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []string) (err error) {
 	if os.Getenv(envGatewayParent) != "" {
@@ -153,7 +153,8 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return err
 	}
 	defer shutdownTelemetry(tel) // after the runtime's shutdown below: its last spans are flushed
-	sampler, err := samplerFlag(cmd)
+	// Each sampling answer is logged as one of the gateway's decisions.
+	sampler, err := plainSamplerFlag(cmd)
 	if err != nil {
 		return err
 	}

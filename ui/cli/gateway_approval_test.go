@@ -98,6 +98,19 @@ func TestGatewayApprovalFromASecondProcess(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil || len(listed.Pending) != 1 {
 		t.Fatalf("pending --json: %v\n%s", err, r.stdout)
 	}
+	// The client is described in the words of the rest of --json:
+	// camelCase keys, the era as a word.
+	var shape struct {
+		Pending []struct {
+			Client map[string]any `json:"client"`
+		} `json:"pending"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &shape); err != nil || len(shape.Pending) != 1 {
+		t.Fatalf("pending --json: %v\n%s", err, r.stdout)
+	}
+	if c := shape.Pending[0].Client; c["name"] != "cli-test" || c["id"] == nil || c["transport"] == nil || (c["era"] != "legacy" && c["era"] != "modern") || c["Name"] != nil {
+		t.Errorf("pending --json client %v", c)
+	}
 	var args bytes.Buffer
 	_ = json.Compact(&args, listed.Pending[0].Arguments)
 	if a := listed.Pending[0]; a.ID != id || a.Tool != "peer__echo" || a.Client.Name != "cli-test" || args.String() != `{"text":"approved by hand"}` ||

@@ -154,7 +154,9 @@ control sockets, in $XDG_RUNTIME_DIR/mcpdeck or the state directory's run/)
 for the calls waiting for approval: the ID to answer with, the client that
 asks, the tool, its arguments, the rule that asks, and how long it waits.
 --socket asks one gateway. --json prints {"pending": [{"id", "client",
-"requestId", "server", "tool", "arguments", "rule", "asked", "deadline"}]}.`,
+"requestId", "server", "tool", "arguments", "rule", "asked", "deadline"}]},
+the client as {"id", "name", "title", "version", "identity", "era",
+"protocol", "transport", "remote", "session", "since", "lastSeen", ...}.`,
 		Example: `  mcpdeck gateway pending
   mcpdeck gateway pending --json`,
 		Args: cobra.NoArgs,

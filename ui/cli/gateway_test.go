@@ -42,6 +42,22 @@ func gatewayClient(elicited chan<- string) *mcp.Client {
 	})
 }
 
+// gateway starts `mcpdeck --config mcp.json gateway ARGS...` in h's
+// environment as the official Go SDK client's stdio server; its stderr is
+// returned to be read once the session is closed.
+func (h *headless) gateway(t *testing.T, ctx context.Context, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(mcpdeckBin(t), append([]string{"--config", h.cfg, "gateway"}, args...)...)
+	cmd.Dir, cmd.Env = h.dir, append(os.Environ(), h.env...)
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	cs, err := gatewayClient(make(chan string, 1)).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	return cs, stderr
+}
+
 // useGateway lists, calls and answers an elicitation through a gateway.
 func useGateway(t *testing.T, cs *mcp.ClientSession, elicited <-chan string) {
 	t.Helper()

@@ -37,16 +37,17 @@ func TestFallbackToLegacySSE(t *testing.T) {
 	}
 	var out struct {
 		Servers []struct {
-			State, Fallback string
-			Tools           int
+			State, Fallback, Transport string
+			Tools                      int
 		}
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Servers) != 1 {
 		t.Fatalf("servers --json: %v\n%s", err, r.stdout)
 	}
 	s := out.Servers[0]
-	if s.State != "ready" || s.Tools == 0 || !strings.Contains(s.Fallback, "legacy HTTP+SSE") {
-		t.Fatalf("server = %+v, want ready with tools and the fallback reported", s)
+	// The transport is the one in use: after the fallback, sse.
+	if s.State != "ready" || s.Tools == 0 || !strings.Contains(s.Fallback, "legacy HTTP+SSE") || s.Transport != "sse" {
+		t.Fatalf("server = %+v, want ready with tools, on sse, and the fallback reported", s)
 	}
 	// Declared explicitly, no fallback is needed or reported.
 	r = runBin(t, "", nil, "", "servers", "--json", "--url", url, "--transport", "sse")

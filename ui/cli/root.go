@@ -109,7 +109,9 @@ MCP stays off until you enable it (the m key, or --enable).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
+		Version:       version(), // --version, as `mcpdeck version` prints it
 	}
+	root.SetVersionTemplate("mcpdeck {{.Version}}\n")
 	var enable bool
 	var logFile string
 	var rf recordFlags

@@ -30,6 +30,16 @@ func addSamplingFlag(cmd *cobra.Command, def string) {
 // the file, read and checked now so a mistake costs nothing. What it
 // answers is said on stderr: the server only hears the answer.
 func samplerFlag(cmd *cobra.Command) (runtime.Sampler, error) {
+	s, err := plainSamplerFlag(cmd)
+	if s == nil || err != nil {
+		return s, err
+	}
+	return reportSampling{s, cmd.ErrOrStderr()}, nil
+}
+
+// plainSamplerFlag is samplerFlag without the words on stderr, for the
+// gateway, which logs every decision in its own.
+func plainSamplerFlag(cmd *cobra.Command) (runtime.Sampler, error) {
 	f := cmd.Flags().Lookup(samplingFlag)
 	if f == nil || f.Value.String() == "" {
 		return nil, nil
@@ -45,7 +55,7 @@ func samplerFlag(cmd *cobra.Command) (runtime.Sampler, error) {
 		}
 		s = canned
 	}
-	return reportSampling{s, cmd.ErrOrStderr()}, nil
+	return s, nil
 }
 
 // reportSampling says on stderr how each sampling request was answered.

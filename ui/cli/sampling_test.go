@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpdeck/jsonrpc/jsonrpctest"
 )
@@ -95,5 +99,32 @@ func TestCallSamplingBadFile(t *testing.T) {
 		if !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "--sampling") || r.stdout != "" {
 			t.Errorf("%s: stderr %q", tc.file, r.stderr)
 		}
+	}
+}
+
+// A gateway answers the sampling its client cannot with its own --sampling
+// (decline by default) and says so once, in its own words: not also the
+// advice of a headless call ("answer it in the TUI"), which a gateway's
+// operator cannot follow for that request.
+func TestGatewaySamplingDeclineSaidOnce(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, stderr := h.gateway(t, ctx)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything__trigger-sampling-request", Arguments: map[string]any{"prompt": "Capital of France?"}})
+	if err != nil || !res.IsError {
+		t.Errorf("the declined sampling: %v %+v", err, res)
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatalf("close: %v\n%s", err, stderr.String())
+	}
+	lines := 0
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(l, "sampling") {
+			lines++
+		}
+	}
+	if n := lines; n != 1 || !strings.Contains(stderr.String(), "sampling/createMessage declined by --sampling decline") {
+		t.Errorf("the gateway said %d lines about the sampling request, want the one of its decision:\n%s", n, stderr.String())
 	}
 }

@@ -352,7 +352,9 @@ func (t *testRunner) open(ctx context.Context, s *suite.Suite, protocol string, 
 	if err != nil {
 		return nil, "", nil, t.failed(err)
 	}
-	opts, err := sessionOptions(t.cmd, runtime.Options{})
+	// Declared and declined as call does, so a server that lists tools
+	// by the client's capabilities lists what call and a recording saw.
+	opts, err := sessionOptions(t.cmd, runtime.Options{Elicitor: runtime.DeclineElicitor{}})
 	if err != nil {
 		return nil, "", nil, t.failed(err)
 	}

@@ -178,7 +178,9 @@ func TestTestCommandExitCodes(t *testing.T) {
 	path = writeSuite(t, h, "bad", "server: demo\nprotocol: modern\nsteps:\n  - list: tools\n")
 	r = h.run(t, "", "test", path)
 	wantCode(t, r, ExitConnection)
-	if !strings.Contains(r.stdout, "bad [modern]") || !strings.Contains(r.stdout, "speaks only the legacy revisions") {
+	// The demo server (on the go-sdk) answers server/discover with the
+	// revisions it speaks, all of them legacy.
+	if !strings.Contains(r.stdout, "bad [modern]") || !strings.Contains(r.stdout, "the server speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05 and mcpdeck (under this protocol setting) 2026-07-28") {
 		t.Errorf("modern against a legacy server:\n%s", r.stdout)
 	}
 }
@@ -292,5 +294,22 @@ steps:
 	}
 	if err := xml.Unmarshal(raw, &doc); err != nil || doc.Failures != 2 {
 		t.Errorf("junit with hostile text: %v, %d failures\n%s", err, doc.Failures, raw)
+	}
+}
+
+// TestTestFromRecordingOfTheReferenceServer: server-everything lists its
+// elicitation tool only to a client that declares elicitation, as call
+// (and every headless command but check) does. The suite written from a
+// call's recording expects that listing, so the runner must declare what
+// call declares, or the suite fails against the very server it recorded.
+func TestTestFromRecordingOfTheReferenceServer(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
+	rec := filepath.Join(h.dir, "session.jsonl")
+	wantCode(t, h.run(t, "", "call", "everything", "get-sum", `{"a":1,"b":2}`, "--record", rec), ExitOK)
+	wantCode(t, h.run(t, "", "test", "--from-recording", rec), ExitOK)
+	r := h.run(t, "", "test")
+	wantCode(t, r, ExitOK)
+	if !strings.Contains(r.stdout, "✓ list-tools") || !strings.Contains(r.stdout, "✓ get-sum") {
+		t.Errorf("the suite from the recording:\n%s", r.stdout)
 	}
 }

@@ -142,8 +142,14 @@ func runToolDecision(cmd *cobra.Command, tf *targetFlags, server string, tools [
 	w := cmd.OutOrStdout()
 	v, _ := rt.Snapshot().Server(server)
 	switch verb := cmd.Name(); {
+	case verb == "accept" && len(done) == 0 && len(tools) == 0:
+		fmt.Fprintf(w, "%s: nothing to accept: no tool changed since it was approved\n", server)
 	case verb == "accept" && len(done) == 0:
-		fmt.Fprintf(w, "%s: nothing to accept: no tool named is changed since it was approved\n", server)
+		be := "are"
+		if len(tools) == 1 {
+			be = "is"
+		}
+		fmt.Fprintf(w, "%s: nothing to accept: %s %s as approved\n", server, present.Line(strings.Join(tools, ", ")), be)
 	case verb == "accept":
 		fmt.Fprintf(w, "%s: accepted %s: %s\n", server, present.Count(len(done), "definition", "definitions"), present.Line(strings.Join(done, ", ")))
 	default:

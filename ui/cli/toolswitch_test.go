@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
@@ -146,7 +150,41 @@ func TestToolAcceptHeadless(t *testing.T) {
 	}
 	wantCode(t, h2.run(t, "", "check", "fake"), ExitOK)
 	r = h2.run(t, "", "tools", "accept", "fake", "echo")
-	if r.code != ExitOK || !strings.Contains(r.stdout, "nothing to accept") {
+	if r.code != ExitOK || r.stdout != "fake: nothing to accept: echo is as approved\n" {
 		t.Errorf("accepting an unchanged tool: %d %s", r.code, r.stdout)
+	}
+	r = h2.run(t, "", "tools", "accept", "fake", "--all")
+	if r.code != ExitOK || r.stdout != "fake: nothing to accept: no tool changed since it was approved\n" {
+		t.Errorf("accepting every changed tool of a server with none: %d %s", r.code, r.stdout)
+	}
+}
+
+// TestGatewayKeepsTheSwitchesOfTheCommandLine: a tool switched off with
+// `mcpdeck tools disable` is not offered by a headless `mcpdeck gateway`
+// over the same configuration, and a call to it is refused. The gateway
+// marks the servers it starts in their environment; that mark must not
+// make them other servers than the ones the decisions were made for.
+func TestGatewayKeepsTheSwitchesOfTheCommandLine(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
+	wantCode(t, h.run(t, "", "tools", "disable", "everything", "echo"), ExitOK)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, stderr := h.gateway(t, ctx)
+	defer func() { _ = cs.Close() }()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v\n%s", err, stderr.String())
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if slices.Contains(names, "everything__echo") || !slices.Contains(names, "everything__get-sum") {
+		t.Errorf("the gateway offers %v: everything__echo was switched off by mcpdeck tools disable", names)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything__echo", Arguments: map[string]any{"message": "x"}})
+	if err == nil {
+		t.Errorf("a call to the switched-off tool was answered: %+v", res)
 	}
 }

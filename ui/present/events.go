@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/gateway"
 )
 
 // EventLine is how both faces word one runtime event: the stream entry of
@@ -174,7 +175,7 @@ func DecisionText(e runtime.OperatorDecision) string {
 		b.WriteString(e.Subject)
 	}
 	b.WriteString(" " + e.Decision)
-	if e.By != "" {
+	if e.By != "" && e.Decision != gateway.TimedOut { // nobody decides a timeout
 		b.WriteString(" by " + e.By)
 	}
 	if !e.Asked.IsZero() && e.Time.After(e.Asked) {

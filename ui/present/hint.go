@@ -7,6 +7,7 @@ package present
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"mcpdeck/runtime"
@@ -101,18 +102,41 @@ func protocolHint(info *runtime.ErrorInfo, face Face) string {
 		return "the server found the request's HTTP headers (Mcp-Method, Mcp-Name, Mcp-Param-*) and its body disagreeing; mcpdeck listed the tools again and retried once: if it persists, the tool's x-mcp-header annotations and the server disagree, which is the server's to fix"
 	case mcp.CodeMissingCapability:
 		need := "a client capability"
+		var names []string
 		if err := mcp.FromCode(info.Code, info.Message, info.Data); err != nil {
 			if mc, ok := err.(*mcp.MissingCapabilityError); ok && len(mc.Names()) > 0 {
-				need = strings.Join(mc.Names(), ", ")
+				names = mc.Names()
+				need = strings.Join(names, ", ")
 			}
 		}
-		return face.pick("the server needs "+need+", which mcpdeck did not declare: elicitation needs --elicitation defaults (or the TUI), roots need --root",
+		return face.pick("the server needs "+need+", which mcpdeck did not declare: "+capabilityRemedies(names),
 			"the server needs "+need+", which mcpdeck did not declare: roots need a root directory (--root, or roots in mcp.json)")
 	case runtime.CodeParseError, runtime.CodeInvalidRequest:
 		return face.pick("the server could not read the request: a bug in the server or in mcpdeck; mcpdeck watch --json shows the frames",
 			"the server could not read the request: a bug in the server or in mcpdeck; the Traffic tab shows the frames")
 	}
 	return face.pick("the server reported an error; its stderr may say more", "the server reported an error; its stderr (Logs tab) may say more")
+}
+
+// capabilityRemedies says how a headless command declares the client
+// capabilities a server asked for: those named, or every one it can.
+func capabilityRemedies(names []string) string {
+	remedies := []struct{ name, how string }{
+		{"elicitation", "elicitation needs --elicitation defaults (or the TUI)"},
+		{"sampling", "sampling needs --sampling FILE (a canned reply) or --sampling decline (or the TUI)"},
+		{"roots", "roots need --root"},
+	}
+	var some, all []string
+	for _, r := range remedies {
+		all = append(all, r.how)
+		if slices.Contains(names, r.name) {
+			some = append(some, r.how)
+		}
+	}
+	if len(some) == 0 {
+		some = all
+	}
+	return strings.Join(some, ", ")
 }
 
 // versionHint names the revisions the server speaks, when it said.

@@ -16,6 +16,8 @@ func TestHintsForTheModernErrors(t *testing.T) {
 	}{
 		{"missing capability", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32021, Message: "Missing required client capability",
 			Data: []byte(`{"requiredCapabilities":{"elicitation":{"form":{}}}}`)}, CLI, "the server needs elicitation, which mcpdeck did not declare: elicitation needs --elicitation defaults"},
+		{"missing sampling", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32021, Message: "Missing required client capability",
+			Data: []byte(`{"requiredCapabilities":{"sampling":{}}}`)}, CLI, "the server needs sampling, which mcpdeck did not declare: sampling needs --sampling FILE (a canned reply) or --sampling decline (or the TUI)"},
 		{"header mismatch", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32020, Message: "Mcp-Name does not match"}, TUI, "x-mcp-header annotations"},
 		{"unsupported version", runtime.ErrorInfo{Kind: runtime.KindUnsupportedVersion, Code: -32022, Message: "Unsupported protocol version",
 			Data: []byte(`{"supported":["2026-07-28"],"requested":"2025-11-25"}`)}, CLI, "the server speaks 2026-07-28: choose one mcpdeck speaks with --protocol"},

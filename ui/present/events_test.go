@@ -1,0 +1,27 @@
+package present
+
+import (
+	"testing"
+	"time"
+
+	"mcpdeck/runtime"
+	"mcpdeck/runtime/gateway"
+)
+
+// A call nobody approved in time timed out: nobody decided it, so the
+// line names no decider ("timed out by the timeout" said it twice).
+func TestDecisionTextOfATimeout(t *testing.T) {
+	asked := time.Date(2026, 12, 1, 19, 0, 0, 0, time.UTC)
+	e := runtime.OperatorDecision{EventHeader: runtime.EventHeader{Time: asked.Add(3 * time.Second)}, Kind: runtime.DecisionApproval,
+		ID: "42-1", Client: "qa-client 1 (c1, http)", Subject: "tools/call everything__get-sum", Rule: `gateway.tools.approve[0] "*__get-sum"`,
+		Decision: gateway.TimedOut, By: "the timeout", Reason: "nobody answered within 3s", Asked: asked}
+	want := `approval 42-1: tools/call everything__get-sum for qa-client 1 (c1, http) timed out after 3.0s: nobody answered within 3s (rule gateway.tools.approve[0] "*__get-sum")`
+	if got := DecisionText(e); got != want {
+		t.Errorf("DecisionText:\n got %s\nwant %s", got, want)
+	}
+	e.Decision, e.By, e.Reason = gateway.Denied, "the operator (TUI)", ""
+	want = `approval 42-1: tools/call everything__get-sum for qa-client 1 (c1, http) denied by the operator (TUI) after 3.0s (rule gateway.tools.approve[0] "*__get-sum")`
+	if got := DecisionText(e); got != want {
+		t.Errorf("DecisionText:\n got %s\nwant %s", got, want)
+	}
+}
