@@ -180,7 +180,7 @@ func TestTestCommandExitCodes(t *testing.T) {
 	wantCode(t, r, ExitConnection)
 	// The demo server (on the go-sdk) answers server/discover with the
 	// revisions it speaks, all of them legacy.
-	if !strings.Contains(r.stdout, "bad [modern]") || !strings.Contains(r.stdout, "the server speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05 and mcpdeck (under this protocol setting) 2026-07-28") {
+	if !strings.Contains(r.stdout, "bad [modern]") || !strings.Contains(r.stdout, "speaks only the legacy revisions (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05) and mcpdeck, under this protocol setting, 2026-07-28") {
 		t.Errorf("modern against a legacy server:\n%s", r.stdout)
 	}
 }
