@@ -18,10 +18,50 @@ import (
 // enter reads a resource or fills in a template, u subscribes. A
 // resource updated since it was listed says when.
 type resourcesTab struct {
+	scopedList
+}
+
+// scopedList is what the list tabs over the selected server or all of
+// them share: the cursor, the scope (a toggles all servers) and the
+// filter; the cursor goes back to the top whenever what is listed
+// changes under it.
+type scopedList struct {
 	base
 	cur    cursor
 	all    bool
 	filter textinput.Model
+}
+
+func newScopedList(c *common) scopedList {
+	return scopedList{base: base{c: c}, filter: newFilterInput(c.st)}
+}
+
+func (l *scopedList) Filter() *textinput.Model { return &l.filter }
+func (l *scopedList) FilterChanged()           { l.cur = cursor{} }
+func (l *scopedList) ServerChanged() {
+	if !l.all {
+		l.cur = cursor{}
+	}
+}
+
+// toggleScope switches between the selected server and all of them.
+func (l *scopedList) toggleScope() {
+	l.all = !l.all
+	l.cur = cursor{}
+}
+
+// servers are the servers the tab shows.
+func (l *scopedList) servers() []runtime.ServerSnapshot {
+	if l.c.snap == nil {
+		return nil
+	}
+	if l.all {
+		return l.c.snap.Servers
+	}
+	if srv, ok := l.c.selected(); ok {
+		return []runtime.ServerSnapshot{srv}
+	}
+	return nil
 }
 
 // resItem is one row: a resource or a template.
@@ -31,7 +71,7 @@ type resItem struct {
 }
 
 func newResourcesTab(c *common) *resourcesTab {
-	return &resourcesTab{base: base{c: c}, filter: newFilterInput(c.st)}
+	return &resourcesTab{newScopedList(c)}
 }
 
 func (t *resourcesTab) Title() string { return "Resources" }
@@ -39,28 +79,6 @@ func (t *resourcesTab) Title() string { return "Resources" }
 func (t *resourcesTab) ShortHelp() []key.Binding {
 	k := t.c.keys
 	return []key.Binding{k.Up, k.Down, keysRelabel(k.Select, "read"), k.Subscribe, k.Scope, k.Filter}
-}
-
-func (t *resourcesTab) Filter() *textinput.Model { return &t.filter }
-func (t *resourcesTab) FilterChanged()           { t.cur = cursor{} }
-func (t *resourcesTab) ServerChanged() {
-	if !t.all {
-		t.cur = cursor{}
-	}
-}
-
-// servers are the servers the tab shows.
-func (t *resourcesTab) servers() []runtime.ServerSnapshot {
-	if t.c.snap == nil {
-		return nil
-	}
-	if t.all {
-		return t.c.snap.Servers
-	}
-	if srv, ok := t.c.selected(); ok {
-		return []runtime.ServerSnapshot{srv}
-	}
-	return nil
 }
 
 // visible is every resource, then every template, passing the filter.
@@ -99,8 +117,7 @@ func (t *resourcesTab) Update(msg tea.KeyMsg) tea.Cmd {
 	items, _, _ := t.visible()
 	switch {
 	case key.Matches(msg, k.Scope):
-		t.all = !t.all
-		t.cur = cursor{}
+		t.toggleScope()
 		return nil
 	case key.Matches(msg, k.Select):
 		return actOnSelected(&t.cur, items, t.listRows(), func(it resItem) tea.Msg {
@@ -235,14 +252,11 @@ func (t *resourcesTab) emptyText(servers []runtime.ServerSnapshot) string {
 // promptsTab lists the prompts of the selected server (a: all) with
 // their arguments; enter fills them in and gets the prompt.
 type promptsTab struct {
-	base
-	cur    cursor
-	all    bool
-	filter textinput.Model
+	scopedList
 }
 
 func newPromptsTab(c *common) *promptsTab {
-	return &promptsTab{base: base{c: c}, filter: newFilterInput(c.st)}
+	return &promptsTab{newScopedList(c)}
 }
 
 func (t *promptsTab) Title() string { return "Prompts" }
@@ -252,27 +266,10 @@ func (t *promptsTab) ShortHelp() []key.Binding {
 	return []key.Binding{k.Up, k.Down, keysRelabel(k.Select, "get"), k.Scope, k.Filter}
 }
 
-func (t *promptsTab) Filter() *textinput.Model { return &t.filter }
-func (t *promptsTab) FilterChanged()           { t.cur = cursor{} }
-func (t *promptsTab) ServerChanged() {
-	if !t.all {
-		t.cur = cursor{}
-	}
-}
-
 func (t *promptsTab) visible() []runtime.Prompt {
-	if t.c.snap == nil {
-		return nil
-	}
-	var servers []runtime.ServerSnapshot
-	if t.all {
-		servers = t.c.snap.Servers
-	} else if srv, ok := t.c.selected(); ok {
-		servers = []runtime.ServerSnapshot{srv}
-	}
 	m := parseFilter(t.filter.Value())
 	var out []runtime.Prompt
-	for _, srv := range servers {
+	for _, srv := range t.servers() {
 		for _, p := range srv.Prompts {
 			if m.server != "" && !strings.Contains(strings.ToLower(srv.Name), m.server) {
 				continue
@@ -294,8 +291,7 @@ func (t *promptsTab) Update(msg tea.KeyMsg) tea.Cmd {
 	ps := t.visible()
 	switch {
 	case key.Matches(msg, k.Scope):
-		t.all = !t.all
-		t.cur = cursor{}
+		t.toggleScope()
 		return nil
 	case key.Matches(msg, k.Select):
 		return actOnSelected(&t.cur, ps, t.h-1, func(p runtime.Prompt) tea.Msg { return openPromptMsg{p: p} })
