@@ -127,9 +127,8 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 	if v == nil {
 		return nil
 	}
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := p.object(v, r.name, field, "an object such as {\"clientId\": \"…\"}")
 	if !ok {
-		p.errorf(v.StartOffset, r.name, field, "must be an object such as {\"clientId\": \"…\"}, not %s", kindName(v.Value.Kind()))
 		return nil
 	}
 	o := &OAuth{GrantType: GrantAuthorizationCode}
@@ -215,9 +214,8 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 
 // parseIdP reads the "idp" block of enterprise-managed authorization.
 func (p *parser) parseIdP(r *rawServer, v *hujson.Value, field string) *OAuthIdP {
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := p.object(v, r.name, field, "an object such as {\"issuer\": \"https://idp.example.com\", \"clientId\": \"…\", \"idToken\": \"${env:IDP_ID_TOKEN}\"}")
 	if !ok {
-		p.errorf(v.StartOffset, r.name, field, "must be an object such as {\"issuer\": \"https://idp.example.com\", \"clientId\": \"…\", \"idToken\": \"${env:IDP_ID_TOKEN}\"}, not %s", kindName(v.Value.Kind()))
 		return nil
 	}
 	idp := &OAuthIdP{}
