@@ -61,7 +61,7 @@ func (c *checker) initialize() (Status, string) {
 		res = init.Result
 	}
 	c.tools, c.dropped, c.instructions = v.Tools, v.DroppedTools, v.Instructions
-	c.leaks = appendNew(c.leaks, v.SecretLeaks...)
+	c.leaks = runtime.MergeLeaks(c.leaks, v.SecretLeaks...)
 	var warns []string
 	if res.ServerInfo.Name == "" || res.ServerInfo.Version == "" {
 		warns = append(warns, "serverInfo needs a name and a version")
