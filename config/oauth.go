@@ -151,17 +151,13 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 		case "clientSecret":
 			o.ClientSecret = p.oauthString(r, m.value, f)
 		case "clientMetadataUrl":
-			o.ClientMetadataURL = p.oauthString(r, m.value, f)
-			p.checkOAuthURL(r, m.value, f, o.ClientMetadataURL, true)
+			o.ClientMetadataURL = p.oauthURL(r, m.value, f, true)
 		case "authServerMetadataUrl":
-			o.AuthServerMetadataURL = p.oauthString(r, m.value, f)
-			p.checkOAuthURL(r, m.value, f, o.AuthServerMetadataURL, false)
+			o.AuthServerMetadataURL = p.oauthURL(r, m.value, f, false)
 		case "scopes":
 			o.Scopes = p.oauthScopes(r, m.value, f)
 		case "privateKeyFile":
-			if s, ok := p.str(m.value, r.name, f); ok {
-				o.PrivateKeyFile = p.expandField(r, m.value.StartOffset, f, s, true)
-			}
+			o.PrivateKeyFile = p.oauthPath(r, m.value, f)
 		case "signingAlgorithm":
 			s, ok := p.str(m.value, r.name, f)
 			if ok && !slices.Contains(SigningAlgorithms, s) {
@@ -172,9 +168,7 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 		case "idp":
 			o.IdP = p.parseIdP(r, m.value, f)
 		case "assertionFile":
-			if s, ok := p.str(m.value, r.name, f); ok {
-				o.AssertionFile = p.expandField(r, m.value.StartOffset, f, s, true)
-			}
+			o.AssertionFile = p.oauthPath(r, m.value, f)
 		case "redirectPort":
 			n, ok := number(m.value)
 			if !ok || n != math.Trunc(n) || n < 1 || n > 65535 {
@@ -223,11 +217,9 @@ func (p *parser) parseIdP(r *rawServer, v *hujson.Value, field string) *OAuthIdP
 		f := field + "." + m.name
 		switch m.name {
 		case "issuer":
-			idp.Issuer = p.oauthString(r, m.value, f)
-			p.checkOAuthURL(r, m.value, f, idp.Issuer, false)
+			idp.Issuer = p.oauthURL(r, m.value, f, false)
 		case "tokenEndpoint":
-			idp.TokenEndpoint = p.oauthString(r, m.value, f)
-			p.checkOAuthURL(r, m.value, f, idp.TokenEndpoint, false)
+			idp.TokenEndpoint = p.oauthURL(r, m.value, f, false)
 		case "clientId":
 			idp.ClientID = p.oauthString(r, m.value, f)
 		case "clientSecret":
@@ -255,6 +247,23 @@ func (p *parser) oauthString(r *rawServer, v *hujson.Value, field string) string
 		return ""
 	}
 	return p.expandField(r, v.StartOffset, field, s, false)
+}
+
+// oauthURL reads a string that must be a URL (checkOAuthURL), variables
+// expanded.
+func (p *parser) oauthURL(r *rawServer, v *hujson.Value, field string, needPath bool) string {
+	s := p.oauthString(r, v, field)
+	p.checkOAuthURL(r, v, field, s, needPath)
+	return s
+}
+
+// oauthPath reads a file name, variables expanded as in a path.
+func (p *parser) oauthPath(r *rawServer, v *hujson.Value, field string) string {
+	s, ok := p.str(v, r.name, field)
+	if !ok {
+		return ""
+	}
+	return p.expandField(r, v.StartOffset, field, s, true)
 }
 
 // oauthScopes reads scopes as Claude Code writes them (one space-separated
