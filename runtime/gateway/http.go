@@ -47,7 +47,11 @@ type HTTPOptions struct {
 // with legacy sessions (initialize, Mcp-Session-Id, the GET stream,
 // DELETE) and modern stateless requests (the 2026-07-28 headers) side by
 // side. Mount it at the path clients are given (mcpdeck uses /mcp).
-func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
+func (g *Gateway) Handler(opts HTTPOptions) http.Handler { return g.httpHandler(opts) }
+
+// httpHandler is a handler with opts' defaults filled in, for both HTTP
+// transports.
+func (g *Gateway) httpHandler(opts HTTPOptions) *httpHandler {
 	if opts.MaxBodySize <= 0 {
 		opts.MaxBodySize = jsonrpc.DefaultMaxMessageSize
 	}
@@ -130,38 +134,14 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, sid string) {
-	body, err := h.readBody(w, r)
-	var tooBig *http.MaxBytesError
-	var netErr net.Error
-	switch {
-	case errors.As(err, &netErr) && netErr.Timeout():
-		dropConnection(w)
-		writeError(w, http.StatusRequestTimeout, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body did not arrive within %s; send it whole", h.opts.BodyTimeout))
-		return
-	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the message is larger than %d bytes", h.opts.MaxBodySize))
-		return
-	case err != nil:
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeParseError, "reading the request: %v", err))
-		return
-	}
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported: send one message per POST"))
-		return
-	}
-	var f frame
-	if err := json.Unmarshal(body, &f); err != nil {
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: %v", err))
-		return
-	}
-	if !f.isRequest() && !f.isNotification() && !f.isResponse() {
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "not a JSON-RPC request, notification or response"))
+	body, f, ok := h.readMessage(w, r)
+	if !ok {
 		return
 	}
 	modern := mcp.EraOf(r.Header.Get("Mcp-Protocol-Version")) == mcp.Modern || hasVersion(f.Params)
 	if sid != "" {
 		if s := h.g.sessionFor(r, sid); s != nil {
-			s.post(w, r, &f, body)
+			s.post(w, r, f, body)
 			return
 		}
 		if !modern {
@@ -176,9 +156,9 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, sid string) {
 			writeError(w, http.StatusServiceUnavailable, f.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "%v", err))
 			return
 		}
-		s.post(w, r, &f, body)
+		s.post(w, r, f, body)
 	case modern:
-		h.modern(w, r, &f, body)
+		h.modern(w, r, f, body)
 	default:
 		writeError(w, http.StatusBadRequest, f.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest,
 			"Bad Request: no valid session: send initialize first (protocol 2025-11-25 and earlier), or a 2026-07-28 request with the MCP-Protocol-Version header and _meta"))
@@ -194,6 +174,43 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request, sid string) {
 func dropConnection(w http.ResponseWriter) {
 	w.Header().Set("Connection", "close")
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
+// readMessage reads one JSON-RPC message from a POST's body (readBody)
+// and decodes its envelope, for the Streamable HTTP endpoint and the
+// legacy HTTP+SSE one alike; on any failure it has answered the client
+// (a body that trickles past BodyTimeout also loses its connection) and
+// reports false.
+func (h *httpHandler) readMessage(w http.ResponseWriter, r *http.Request) ([]byte, *frame, bool) {
+	body, err := h.readBody(w, r)
+	var tooBig *http.MaxBytesError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &netErr) && netErr.Timeout():
+		dropConnection(w)
+		writeError(w, http.StatusRequestTimeout, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the request body did not arrive within %s; send it whole", h.opts.BodyTimeout))
+		return nil, nil, false
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the message is larger than %d bytes", h.opts.MaxBodySize))
+		return nil, nil, false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeParseError, "reading the request: %v", err))
+		return nil, nil, false
+	}
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
+		writeError(w, http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported: send one message per POST"))
+		return nil, nil, false
+	}
+	f := new(frame)
+	if err := json.Unmarshal(body, f); err != nil {
+		writeError(w, http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: %v", err))
+		return nil, nil, false
+	}
+	if !f.isRequest() && !f.isNotification() && !f.isResponse() {
+		writeError(w, http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "not a JSON-RPC request, notification or response"))
+		return nil, nil, false
+	}
+	return body, f, true
 }
 
 // readBody reads a POST's body within BodyTimeout and MaxBodySize. The

@@ -1,11 +1,8 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"sync"
@@ -24,10 +21,9 @@ import (
 // /sse) and at messagePath (/message). The same checks as the Streamable
 // HTTP endpoint apply: Host, Origin, and the token or OAuth.
 func (g *Gateway) LegacySSEHandler(opts HTTPOptions, messagePath string) http.Handler {
-	if opts.MaxBodySize <= 0 {
-		opts.MaxBodySize = jsonrpc.DefaultMaxMessageSize
-	}
-	return &httpHandler{g: g, opts: opts, legacy: &legacySSE{g: g, messagePath: messagePath, sessions: map[string]*sseSession{}}}
+	h := g.httpHandler(opts)
+	h.legacy = &legacySSE{g: g, messagePath: messagePath, sessions: map[string]*sseSession{}}
+	return h
 }
 
 // legacySSE is the HTTP+SSE transport's sessions.
@@ -146,24 +142,8 @@ func (l *legacySSE) post(h *httpHandler, w http.ResponseWriter, r *http.Request)
 		writeError(w, http.StatusNotFound, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session %q not found: it ended, or mcpdeck restarted; open the stream (GET) again", id))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodySize))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "the message is larger than %d bytes", h.opts.MaxBodySize))
-		return
-	case err != nil:
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeParseError, "reading the message: %v", err))
-		return
-	}
-	body = bytes.TrimSpace(body)
-	if len(body) > 0 && body[0] == '[' {
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported: send one message per POST"))
-		return
-	}
-	var f frame
-	if err := json.Unmarshal(body, &f); err != nil || (!f.isRequest() && !f.isNotification() && !f.isResponse()) {
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.NewError(jsonrpc.CodeParseError, "not a JSON-RPC message"))
+	body, _, ok := h.readMessage(w, r)
+	if !ok {
 		return
 	}
 	s.cl.touch()

@@ -99,7 +99,7 @@ func TestLegacySSETSClient(t *testing.T) {
 // message needs a live session, one message per POST.
 func TestLegacySSERefusals(t *testing.T) {
 	g := newGateway(t, newRuntime(t, peerServer("peer")), Options{})
-	url := serveLegacy(t, g, HTTPOptions{Token: testToken, LoopbackOnly: true})
+	url := serveLegacy(t, g, HTTPOptions{Token: testToken, LoopbackOnly: true, BodyTimeout: 2 * time.Second})
 	base := strings.TrimSuffix(url, "/sse")
 	do := func(method, u, accept, body string, token bool) (*http.Response, string) {
 		req, _ := http.NewRequest(method, u, strings.NewReader(body))
@@ -168,4 +168,13 @@ func TestLegacySSERefusals(t *testing.T) {
 	if name, data := readEvent(); name != "message" || !strings.Contains(data, `"protocolVersion":"2024-11-05"`) {
 		t.Fatalf("initialize's answer: %q %s", name, data)
 	}
+
+	// A message whose body never finishes is cut off as on the Streamable
+	// HTTP endpoint (it used to hold the connection for ever).
+	raw := dialRaw(t, strings.TrimPrefix(base, "http://"))
+	raw.postTo(endpoint, testToken, 1000, `{"jsonrpc":"2.0",`)
+	if status, body := raw.response(20 * time.Second); status != http.StatusRequestTimeout || !strings.Contains(body, "did not arrive within 2s") {
+		t.Fatalf("a trickling message: %d %s", status, body)
+	}
+	raw.closedWithin(5 * time.Second)
 }

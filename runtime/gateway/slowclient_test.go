@@ -55,11 +55,17 @@ func dialRaw(t *testing.T, addr string) *rawConn {
 // first part of the body.
 func (c *rawConn) post(token string, length int, part string) {
 	c.t.Helper()
+	c.postTo("/mcp", token, length, part)
+}
+
+// postTo is post to another path (the legacy transport's message endpoint).
+func (c *rawConn) postTo(path, token string, length int, part string) {
+	c.t.Helper()
 	auth := ""
 	if token != "" {
 		auth = "Authorization: Bearer " + token + "\r\n"
 	}
-	_, err := fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", auth, length, part)
+	_, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", path, auth, length, part)
 	if err != nil {
 		c.t.Fatal(err)
 	}

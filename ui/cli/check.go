@@ -108,6 +108,14 @@ initialize item FAILs and says why), 2 for usage errors, 4 when interrupted.`,
 	return cmd
 }
 
+// checkOptions are what a check takes from the session's settings, the
+// same for mcpdeck check and the TUI's c: the protocol, roots, log level,
+// tokens, telemetry and tool decisions the session itself would use.
+func checkOptions(session runtime.Options) check.Options {
+	return check.Options{ClientVersion: version(), Auth: session.Auth, Protocol: session.Protocol, Roots: session.Roots,
+		LogLevel: session.LogLevel, Telemetry: session.Telemetry, Tools: session.Tools}
+}
+
 func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []string) (err error) {
 	var recFailed error // a recording that could not be written
 	defer func() {
@@ -119,16 +127,16 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 	if err != nil {
 		return err
 	}
-	session, err := sessionOptions(cmd, runtime.Options{})
-	if err != nil {
-		return err
-	}
 	tel, err := commandTelemetry(cmd)
 	if err != nil {
 		return err
 	}
-	opts := check.Options{Tool: cf.tool, CallTimeout: cf.timeout, ResultMax: cf.resultMax, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), Protocol: protocol, Roots: session.Roots, LogLevel: session.LogLevel, Telemetry: tel, Tools: session.Tools}
+	session, err := sessionOptions(cmd, runtime.Options{Auth: newAuthManager(cmd, 0), Protocol: protocol, Telemetry: tel})
+	if err != nil {
+		return err
+	}
+	opts := checkOptions(session)
+	opts.Tool, opts.CallTimeout, opts.ResultMax = cf.tool, cf.timeout, cf.resultMax
 	if cf.args != "" {
 		opts.Args = json.RawMessage(cf.args)
 	}

@@ -193,7 +193,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 			if srv.Invalid != nil {
 				return check.Report{}, fmt.Errorf("checking %q: its configuration is invalid: %w", server, srv.Invalid)
 			}
-			return check.Run(ctx, srv, check.Options{ClientVersion: version(), Auth: mgr, Protocol: protocol, Tools: opts.Tools}, progress), nil
+			return check.Run(ctx, srv, checkOptions(opts), progress), nil
 		},
 	})
 	if err != nil {
