@@ -84,17 +84,11 @@ func (t *resourcesTab) ShortHelp() []key.Binding {
 // visible is every resource, then every template, passing the filter.
 func (t *resourcesTab) visible() (items []resItem, resources, templates int) {
 	m := parseFilter(t.filter.Value())
-	match := func(server string, parts ...string) bool {
-		if m.server != "" && !strings.Contains(strings.ToLower(server), m.server) {
-			return false
-		}
-		return m.matchHay(strings.ToLower(present.Line(strings.Join(parts, " "))))
-	}
 	servers := t.servers()
 	for _, srv := range servers {
 		for i := range srv.Resources {
 			r := &srv.Resources[i]
-			if match(srv.Name, r.Name, r.Title, r.URI, r.Description, r.MIMEType) {
+			if m.matchItem(srv.Name, r.Name, r.Title, r.URI, r.Description, r.MIMEType) {
 				items = append(items, resItem{res: r})
 				resources++
 			}
@@ -103,7 +97,7 @@ func (t *resourcesTab) visible() (items []resItem, resources, templates int) {
 	for _, srv := range servers {
 		for i := range srv.Templates {
 			r := &srv.Templates[i]
-			if match(srv.Name, r.Name, r.Title, r.URITemplate, r.Description) {
+			if m.matchItem(srv.Name, r.Name, r.Title, r.URITemplate, r.Description) {
 				items = append(items, resItem{tmpl: r})
 				templates++
 			}
@@ -271,14 +265,11 @@ func (t *promptsTab) visible() []runtime.Prompt {
 	var out []runtime.Prompt
 	for _, srv := range t.servers() {
 		for _, p := range srv.Prompts {
-			if m.server != "" && !strings.Contains(strings.ToLower(srv.Name), m.server) {
-				continue
-			}
-			hay := p.Name + " " + p.Title + " " + p.Description
+			parts := []string{p.Name, p.Title, p.Description}
 			for _, a := range p.Arguments {
-				hay += " " + a.Name
+				parts = append(parts, a.Name)
 			}
-			if m.matchHay(strings.ToLower(present.Line(hay))) {
+			if m.matchItem(srv.Name, parts...) {
 				out = append(out, p)
 			}
 		}
