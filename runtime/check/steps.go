@@ -389,10 +389,8 @@ func closeCause(err error) string {
 }
 
 func (c *checker) tool(name string) (runtime.Tool, bool) {
-	for _, t := range c.tools {
-		if t.ServerTool == name || t.Name == name {
-			return t, true
-		}
+	if t, ok := runtime.LookupTool(c.tools, name); ok {
+		return *t, true
 	}
 	return runtime.Tool{}, false
 }
