@@ -147,9 +147,9 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 		seen[canon] = true
 		switch canon {
 		case "clientId":
-			o.ClientID = p.oauthString(r, m.value, f)
+			o.ClientID = p.oauthString(r, m.value, f, false)
 		case "clientSecret":
-			o.ClientSecret = p.oauthString(r, m.value, f)
+			o.ClientSecret = p.oauthString(r, m.value, f, false)
 		case "clientMetadataUrl":
 			o.ClientMetadataURL = p.oauthURL(r, m.value, f, true)
 		case "authServerMetadataUrl":
@@ -157,7 +157,7 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 		case "scopes":
 			o.Scopes = p.oauthScopes(r, m.value, f)
 		case "privateKeyFile":
-			o.PrivateKeyFile = p.oauthPath(r, m.value, f)
+			o.PrivateKeyFile = p.oauthString(r, m.value, f, true)
 		case "signingAlgorithm":
 			s, ok := p.str(m.value, r.name, f)
 			if ok && !slices.Contains(SigningAlgorithms, s) {
@@ -168,7 +168,7 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 		case "idp":
 			o.IdP = p.parseIdP(r, m.value, f)
 		case "assertionFile":
-			o.AssertionFile = p.oauthPath(r, m.value, f)
+			o.AssertionFile = p.oauthString(r, m.value, f, true)
 		case "redirectPort":
 			n, ok := number(m.value)
 			if !ok || n != math.Trunc(n) || n < 1 || n > 65535 {
@@ -221,11 +221,11 @@ func (p *parser) parseIdP(r *rawServer, v *hujson.Value, field string) *OAuthIdP
 		case "tokenEndpoint":
 			idp.TokenEndpoint = p.oauthURL(r, m.value, f, false)
 		case "clientId":
-			idp.ClientID = p.oauthString(r, m.value, f)
+			idp.ClientID = p.oauthString(r, m.value, f, false)
 		case "clientSecret":
-			idp.ClientSecret = p.oauthString(r, m.value, f)
+			idp.ClientSecret = p.oauthString(r, m.value, f, false)
 		case "idToken":
-			idp.IDToken = p.oauthString(r, m.value, f)
+			idp.IDToken = p.oauthString(r, m.value, f, false)
 		default:
 			p.warnf(m.keyOff, r.name, f, "%s", unknownField(m.name, idpKnown, "known: "+strings.Join(idpKnown, ", ")))
 		}
@@ -241,29 +241,22 @@ func (p *parser) parseIdP(r *rawServer, v *hujson.Value, field string) *OAuthIdP
 	return idp
 }
 
-func (p *parser) oauthString(r *rawServer, v *hujson.Value, field string) string {
+// oauthString reads a string with its variables expanded; path is for a
+// file name, whose leading ~ is expanded too.
+func (p *parser) oauthString(r *rawServer, v *hujson.Value, field string, path bool) string {
 	s, ok := p.str(v, r.name, field)
 	if !ok {
 		return ""
 	}
-	return p.expandField(r, v.StartOffset, field, s, false)
+	return p.expandField(r, v.StartOffset, field, s, path)
 }
 
 // oauthURL reads a string that must be a URL (checkOAuthURL), variables
 // expanded.
 func (p *parser) oauthURL(r *rawServer, v *hujson.Value, field string, needPath bool) string {
-	s := p.oauthString(r, v, field)
+	s := p.oauthString(r, v, field, false)
 	p.checkOAuthURL(r, v, field, s, needPath)
 	return s
-}
-
-// oauthPath reads a file name, variables expanded as in a path.
-func (p *parser) oauthPath(r *rawServer, v *hujson.Value, field string) string {
-	s, ok := p.str(v, r.name, field)
-	if !ok {
-		return ""
-	}
-	return p.expandField(r, v.StartOffset, field, s, true)
 }
 
 // oauthScopes reads scopes as Claude Code writes them (one space-separated
