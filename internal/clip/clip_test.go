@@ -24,6 +24,12 @@ func TestText(t *testing.T) {
 			t.Errorf("Text(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
 		}
 	}
+	if got := Prefix("aéb", 2); got != "a" {
+		t.Errorf("Prefix(aéb, 2) = %q, want a", got)
+	}
+	if got := Prefix("aéb", 3); got != "aé" {
+		t.Errorf("Prefix(aéb, 3) = %q, want aé", got)
+	}
 	long := strings.Repeat("é", 150)
 	for n := range 40 {
 		if got := Text(long, n); !utf8.ValidString(got) || len(got) > n+len("…") {
