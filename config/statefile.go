@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,11 @@ func UpdateStateFile(path string, update func(old []byte) ([]byte, error)) error
 	data, err := update(old)
 	if err != nil {
 		return err
+	}
+	if old != nil && bytes.Equal(old, data) {
+		// Nothing changed: no write, no fsync. A one-shot command updates
+		// the era memory and the tool pins on every run, before its call.
+		return nil
 	}
 	return writeAtomic(path, data, 0o600)
 }

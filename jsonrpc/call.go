@@ -16,11 +16,14 @@ type outstandingCall struct {
 }
 
 // response is a response as taken off the stream: a raw result, an
-// error object, or a response that cannot be decoded.
+// error object, or a response that cannot be decoded; after is how many
+// notifications had been read before it, which its caller waits for the
+// dispatcher to deliver (see awaitNotes).
 type response struct {
 	result      json.RawMessage
 	err         *Error
 	undecodable *UndecodableError
+	after       uint64
 }
 
 // take is what Call returns for the response.
@@ -90,10 +93,12 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 	}
 	select {
 	case r := <-oc.resp:
+		c.awaitNotes(ctx, r.after)
 		return r.take(method)
 	case <-c.closed:
 		select {
 		case r := <-oc.resp: // it came with the last frames read
+			c.awaitNotes(ctx, r.after)
 			return r.take(method)
 		default:
 		}

@@ -15,7 +15,8 @@
 //     there: notifications go through a bounded queue to one dispatcher
 //     goroutine, in arrival order, and each request is served on a worker
 //     goroutine, as the library's AsyncHandler would serve it, except that
-//     Close waits for every worker;
+//     Close waits for every worker; a response reaches its caller only
+//     once the notifications read before it were delivered (order.go);
 //   - it logs to stderr unless given a logger, so it always gets a silent
 //     one;
 //   - its decoder reads a message into maps and interface values and
@@ -62,7 +63,9 @@ type Options struct {
 	// {}). Nil answers -32601 to everything else.
 	Handler Handler
 	// OnNotification receives notifications in arrival order, from one
-	// dispatcher goroutine.
+	// dispatcher goroutine. A response reaches its caller only after
+	// OnNotification returned for every notification read before it, so
+	// it must not wait for a Call on the same connection.
 	OnNotification func(Notification)
 	// NotificationBuffer bounds the notifications waiting for delivery;
 	// default 4096.
@@ -125,6 +128,11 @@ type Conn struct {
 	// lastRead is the frame the read loop just decoded, for the trace; only
 	// the read loop touches it.
 	lastRead []byte
+	// read counts the notifications read, numbering them; only the read
+	// loop touches it. order is how a response waits for the ones read
+	// before it (order.go).
+	read  uint64
+	order order
 
 	framesIn, framesOut, delivered, late, unknown, noise, cancelSent atomic.Uint64
 }
@@ -148,6 +156,7 @@ func NewConn(stream Stream, opts Options) *Conn {
 		dispatchDone: make(chan struct{}),
 		idle:         make(chan func()),
 	}
+	c.order.wake = make(chan struct{})
 	connOpts := []jsonrpc2.ConnOpt{
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)),
 		jsonrpc2.OnRecv(c.onRecv),

@@ -23,6 +23,7 @@ func (c *Conn) dispatch() {
 				c.opts.OnNotification(n)
 			}
 			c.delivered.Add(1)
+			c.passed(n.seq)
 		}
 		if !ok {
 			return
@@ -237,12 +238,12 @@ func (c *Conn) takeResponse(frame []byte, m Envelope) bool {
 			derr = fmt.Errorf("nested deeper than %d levels", maxDepth)
 		}
 		c.anomaly(AnomalyUndecodable, FormatID(id), derr.Error(), frame)
-		oc.resp <- response{undecodable: &UndecodableError{ID: id, Size: len(frame), Err: derr}}
+		oc.resp <- response{undecodable: &UndecodableError{ID: id, Size: len(frame), Err: derr}, after: c.read}
 	case wireErr != nil:
-		oc.resp <- response{err: wireErr}
+		oc.resp <- response{err: wireErr, after: c.read}
 	default:
 		// The frame is valid until the next read: the caller gets a copy.
-		oc.resp <- response{result: append(json.RawMessage(nil), m.Result...)}
+		oc.resp <- response{result: append(json.RawMessage(nil), m.Result...), after: c.read}
 	}
 	return true
 }

@@ -21,6 +21,8 @@ type Notification struct {
 	Method   string
 	Params   json.RawMessage
 	Received time.Time
+
+	seq uint64 // its place among the notifications read: 1, 2, …
 }
 
 // Direction says which way a frame travelled.

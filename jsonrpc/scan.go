@@ -59,6 +59,26 @@ func Member(b []byte, key string) (value []byte, found, ok bool) {
 	}
 }
 
+// EachMember calls f with each top-level member of the JSON object b, in
+// order, read in one pass as Member reads one: the intake's way to read a
+// hot notification's params without a second decode by reflection. ok is
+// false when the scan cannot tell (b is not an object, a key holds an
+// escape, a value nests deeper than encoding/json decodes): decode b
+// instead. f sees b's own bytes, valid until b changes.
+func EachMember(b []byte, f func(key, value []byte)) (ok bool) {
+	sc := scanObject(b)
+	for {
+		k, v, depth, more := sc.next()
+		if !more {
+			return sc.done()
+		}
+		if depth > maxDepth {
+			return false
+		}
+		f(k, v)
+	}
+}
+
 // objectScan reads the members of one JSON object in order.
 type objectScan struct {
 	b     []byte

@@ -30,7 +30,8 @@ func (h *rpcHandler) Handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2
 			c.cancelIncoming(params)
 		}
 		c.recent.noted(&req.Method)
-		c.notes.push(Notification{Method: req.Method, Params: params, Received: time.Now()})
+		c.read++
+		c.notes.push(Notification{Method: req.Method, Params: params, Received: time.Now(), seq: c.read})
 		return
 	}
 	c.serve(ctx, req.ID, req.Method, params)

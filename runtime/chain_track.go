@@ -16,7 +16,7 @@ func trackLink(ctx context.Context, s *session, r *request, next sender) (json.R
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	ac := &activeCall{method: r.method, tool: r.label, started: time.Now(), cancel: cancel, span: r.span, responder: responderFrom(ctx)}
+	ac := &activeCall{method: r.method, tool: r.label, started: time.Now(), cancel: cancel, span: r.span, responder: responderFrom(ctx), hear: progressFrom(ctx)}
 	s.inflight.add(ac, s.c.progressID.Add(1))
 	defer s.inflight.remove(ac)
 	r.active = ac

@@ -42,7 +42,9 @@ func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Serve
 	if err != nil {
 		return nil, info, err
 	}
-	warmSchemas() // while the server starts, so the first call validates at once
+	if !c.opts.LazySchemas {
+		warmSchemas() // while the server starts, so the first call validates at once
+	}
 	report(StateStarting)
 	s, err := c.openTransport(ctx, gen, cfg, false)
 	if err != nil {

@@ -43,6 +43,7 @@ type activeCall struct {
 	token        string          // its progress token
 	span         *telemetry.Span // nil when telemetry is off
 	responder    CallResponder   // the caller's, from its ctx (WithResponder); may be nil
+	hear         func(Progress)  // the caller's, from its ctx (WithProgress); may be nil
 
 	first   atomic.Uint64 // the first round's id: the request's row
 	current atomic.Uint64 // the current round's id, for progress events
@@ -150,8 +151,9 @@ func (f *inflight) tasks() []*activeCall {
 
 // progressed routes a progress notification to its request, records it
 // there and extends the request's timeout; it returns the request's
-// current round id, or 0 when no request carries the token.
-func (f *inflight) progressed(token string, p ProgressInfo) uint64 {
+// current round id, or 0 when no request carries the token, and the
+// caller's progress hook (WithProgress), if any.
+func (f *inflight) progressed(token string, p ProgressInfo) (uint64, func(Progress)) {
 	f.mu.Lock()
 	ac := f.tokens[token]
 	var extend func()
@@ -160,14 +162,14 @@ func (f *inflight) progressed(token string, p ProgressInfo) uint64 {
 	}
 	f.mu.Unlock()
 	if ac == nil {
-		return 0
+		return 0, nil
 	}
 	ac.progress.Store(&p)
 	ac.span.Progress(p.Progress, p.Total, p.Message)
 	if extend != nil {
 		extend()
 	}
-	return ac.current.Load()
+	return ac.current.Load(), ac.hear
 }
 
 // responder returns the responder every request in flight carries, or nil

@@ -40,6 +40,26 @@ func WithResponder(ctx context.Context, r CallResponder) context.Context {
 	return context.WithValue(ctx, responderKey{}, r)
 }
 
+type progressKey struct{}
+
+// WithProgress returns ctx carrying f: each progress notification routed
+// to a request made with it (Call, GetPrompt, ReadResource, Complete,
+// Request) is handed to f as it is handled, on the goroutine that takes
+// in the server's notifications: in the order the server sent them, and
+// before the request's answer reaches its caller (the bus delivers its
+// Progress events later, on each subscriber's own goroutine). f must not
+// block: the server's notifications wait for it. The gateway forwards a
+// server's progress to its client this way, so that each goes out before
+// the answer it precedes.
+func WithProgress(ctx context.Context, f func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+func progressFrom(ctx context.Context) func(Progress) {
+	f, _ := ctx.Value(progressKey{}).(func(Progress))
+	return f
+}
+
 // responderFrom returns the responder ctx carries, or nil.
 func responderFrom(ctx context.Context) CallResponder {
 	r, _ := ctx.Value(responderKey{}).(CallResponder)

@@ -56,10 +56,14 @@ func (in *intake) dispatch(n jsonrpc.Notification) {
 	switch n.Method {
 	case mcp.NotificationMessage:
 		var p mcp.LoggingMessageParams
-		_ = json.Unmarshal(n.Params, &p)
+		mcp.ReadLoggingMessage(n.Params, &p)
 		s.c.bus.publish(LogMessage{EventHeader: h, Level: string(p.Level), Logger: p.Logger, Data: p.Data})
 	case mcp.NotificationProgress:
-		s.c.bus.publish(in.routeProgress(h, n.Params))
+		ev, hear := in.routeProgress(h, n.Params)
+		s.c.bus.publish(ev)
+		if hear != nil {
+			hear(ev)
+		}
 	case mcp.NotificationToolsChanged, mcp.NotificationPromptsChanged, mcp.NotificationResourcesChanged:
 		s.lists.changed(strings.TrimSuffix(strings.TrimPrefix(n.Method, "notifications/"), "/list_changed"))
 		s.c.send(s.ctx, msgListChanged{name: s.name, gen: s.gen})
@@ -82,14 +86,15 @@ func (in *intake) dispatch(n jsonrpc.Notification) {
 }
 
 // routeProgress matches a progress notification to its request, which
-// records it and extends its timeout.
-func (in *intake) routeProgress(h EventHeader, params json.RawMessage) Progress {
+// records it and extends its timeout; hear is the request's caller's hook
+// (WithProgress), if any.
+func (in *intake) routeProgress(h EventHeader, params json.RawMessage) (ev Progress, hear func(Progress)) {
 	s := in.s
 	var p mcp.ProgressParams
 	_ = json.Unmarshal(params, &p)
-	ev := Progress{EventHeader: h, Token: p.TokenString(), Progress: p.Progress, Total: p.Total, Message: p.Message}
-	ev.RequestID = s.inflight.progressed(ev.Token, ProgressInfo{Progress: p.Progress, Total: p.Total, Message: p.Message, At: h.Time})
-	return ev
+	ev = Progress{EventHeader: h, Token: p.TokenString(), Progress: p.Progress, Total: p.Total, Message: p.Message}
+	ev.RequestID, hear = s.inflight.progressed(ev.Token, ProgressInfo{Progress: p.Progress, Total: p.Total, Message: p.Message, At: h.Time})
+	return ev, hear
 }
 
 func (in *intake) onAnomaly(a jsonrpc.Anomaly) {

@@ -43,6 +43,12 @@ const (
 	// loopback port and prints "listening http://127.0.0.1:PORT/mcp" on
 	// stdout.
 	GoSDKModernHTTP Mode = "gosdk-modern-http"
+	// GoSDKFlood serves the go-sdk server on stdio and, once the client
+	// sets a log level (logging/setLevel), logs MCPDECK_FAKE_COUNT
+	// messages at info (logger "flood", data {"seq": n}) as fast as the
+	// SDK sends them: a real SDK's own rate, one write(2) a message, for
+	// measuring notification intake against what a server emits.
+	GoSDKFlood Mode = "gosdk-flood"
 )
 
 // askKey signs the ask tool's requestState. A fixed key: the state only has
@@ -88,6 +94,34 @@ func serveGoSDK(mode Mode, stderr io.Writer) int {
 	fmt.Fprintf(os.Stdout, "listening http://%s/mcp\n", l.Addr())
 	if err := (&http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}).Serve(l); err != nil {
 		logf("gosdk server: %v", err)
+		return 1
+	}
+	return 0
+}
+
+// serveGoSDKFlood runs the go-sdk server of GoSDKFlood mode on stdio.
+func serveGoSDKFlood(count int, stderr io.Writer) int {
+	server := newGoSDKServer(func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) })
+	var once sync.Once
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && method == "logging/setLevel" && err == nil {
+				once.Do(func() {
+					go func() {
+						for i := range count {
+							if ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "info", Logger: "flood", Data: map[string]int{"seq": i}}) != nil {
+								return
+							}
+						}
+					}()
+				})
+			}
+			return res, err
+		}
+	})
+	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+		fmt.Fprintf(stderr, "gosdk server: %v\n", err)
 		return 1
 	}
 	return 0

@@ -98,11 +98,12 @@ var allModes = []Mode{
 	SlowInit, ExitEarly, Flood, AnswerCancelled, StopReading,
 	// The modern era (modern.go) and the go-sdk peer (gosdk.go).
 	Modern, ModernNoResultType, ModernChangedState, ModernEndlessInput, ModernNoCommonVersion,
-	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, DualLateDiscover, GoSDKModern, GoSDKModernHTTP,
+	ModernListenNoAck, LegacySilentDiscover, LegacyDiscoverInvalidParams, DualLateDiscover, GoSDKModern, GoSDKModernHTTP, GoSDKFlood,
 	HostileEscapes, EchoSecret,
 	NullIDError, DeepResponse, DeepSchema, BadUTF8, // hostile.go
 	SteadyProgress, ErrorText, // checkfakes.go
-	AppsBroken, // apps.go
+	AppsBroken,    // apps.go
+	ProgressBurst, // burst.go
 }
 
 // Modes returns every mode a fake server understands, Normal first.

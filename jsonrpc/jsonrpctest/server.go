@@ -93,6 +93,8 @@ func serve(mode Mode) int {
 		}()
 	case GoSDKModern, GoSDKModernHTTP:
 		return serveGoSDK(mode, os.Stderr)
+	case GoSDKFlood:
+		return serveGoSDKFlood(cfg.count, os.Stderr)
 	case Grandchild:
 		pid, err := spawnSleeper()
 		if err != nil {

@@ -67,6 +67,7 @@ func newCatalogue(mode Mode, cfg settings, pid int) *catalogue {
 	tools = append(tools, hostileTools(mode)...)
 	tools = checkTools(mode, cfg, tools)
 	tools = appTools(mode, tools)
+	tools = burstTools(mode, tools)
 	if mode == RenameTools {
 		for _, t := range tools {
 			t.name += "_" + strconv.Itoa(pid)

@@ -121,6 +121,17 @@ func (w *writer) send(v any) {
 	_ = w.w.Flush()
 }
 
+// together writes lines back to back and flushes once: one write(2) when
+// they fit the buffer (64 KiB), so the reader sees them arrive together.
+func (w *writer) together(lines [][]byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, l := range lines {
+		w.lineLocked(l)
+	}
+	_ = w.w.Flush()
+}
+
 // raw writes a line that is not a JSON message, such as a noise banner.
 func (w *writer) raw(line string) {
 	w.mu.Lock()

@@ -6,20 +6,28 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"mcpdeck/runtime"
 )
 
+// The patterns below are compiled on first use, not in package init,
+// which every mcpdeck command (version, a one-shot call) paid for.
+
 // slowWords mark a tool that takes its time: the one to cancel mid-flight
 // and to keep outstanding while the transport is dropped.
-var slowWords = regexp.MustCompile(`sleep|slow|long|wait|delay`)
+var slowWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`sleep|slow|long|wait|delay`) })
 
 // riskyWords mark tools the call step does not pick by itself: tools that
 // fail, crash or flood on purpose, or take their time.
-var riskyWords = regexp.MustCompile(`crash|exit|kill|shutdown|abort|panic|fail|error|flood|sleep|slow|long|wait|delay|elicit|sampling`)
+var riskyWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`crash|exit|kill|shutdown|abort|panic|fail|error|flood|sleep|slow|long|wait|delay|elicit|sampling`)
+})
 
 // durationParam matches a numeric property that says how long to take.
-var durationParam = regexp.MustCompile(`(?i)seconds|secs|duration|delay|millis|ms$|^ms|time|wait|sleep`)
+var durationParam = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)seconds|secs|duration|delay|millis|ms$|^ms|time|wait|sleep`)
+})
 
 // annotations are the tool hints the checker respects.
 type annotations struct {
@@ -48,14 +56,14 @@ type candidate struct {
 
 // cheapWords mark tools that answer at once with a small result, the best
 // proof that a call round-trips.
-var cheapWords = regexp.MustCompile(`echo|ping`)
+var cheapWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`echo|ping`) })
 
 // preference ranks a tool for the call step: echo-like tools first, then
 // read-only ones; the runtime lists tools by name, so order alone says
 // nothing.
 func preference(t runtime.Tool) int {
 	p := 0
-	if cheapWords.MatchString(strings.ToLower(t.ServerTool)) {
+	if cheapWords().MatchString(strings.ToLower(t.ServerTool)) {
 		p += 2
 	}
 	if readOnly(t) {
@@ -74,7 +82,7 @@ func callCandidates(tools []runtime.Tool) (out []candidate, why string) {
 		// A tool the operator switched off is refused before it reaches
 		// the server, and they had a reason; an app-only tool is no
 		// model's to call, and the call step is a model's flow.
-		if t.Disabled || destructive(t) || riskyWords.MatchString(strings.ToLower(t.ServerTool)) || appOnly(t) {
+		if t.Disabled || destructive(t) || riskyWords().MatchString(strings.ToLower(t.ServerTool)) || appOnly(t) {
 			continue
 		}
 		args, reason, ok := MinimalArguments(t.InputSchema)
@@ -112,7 +120,7 @@ func slowTool(tools []runtime.Tool) (candidate, bool) {
 			if !byName {
 				text = strings.ToLower(t.Description)
 			}
-			if t.Disabled || destructive(t) || !slowWords.MatchString(text) {
+			if t.Disabled || destructive(t) || !slowWords().MatchString(text) {
 				continue
 			}
 			args, _, ok := MinimalArguments(t.InputSchema)
@@ -144,7 +152,7 @@ func lengthen(raw, args json.RawMessage) (json.RawMessage, bool) {
 	}
 	changed := false
 	for _, p := range root.Properties {
-		if !durationParam.MatchString(p.Name) || p.Type != "number" && p.Type != "integer" {
+		if !durationParam().MatchString(p.Name) || p.Type != "number" && p.Type != "integer" {
 			continue
 		}
 		v := 30.0
@@ -180,7 +188,7 @@ func invalidCandidate(tools []runtime.Tool, prefer string) (t runtime.Tool, args
 		}
 	}
 	for _, t := range ordered {
-		if t.Disabled || destructive(t) || (t.ServerTool != prefer && riskyWords.MatchString(strings.ToLower(t.ServerTool))) {
+		if t.Disabled || destructive(t) || (t.ServerTool != prefer && riskyWords().MatchString(strings.ToLower(t.ServerTool))) {
 			continue
 		}
 		if args, how, ok := InvalidArguments(t.InputSchema); ok {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"mcpdeck/jsonrpc"
@@ -120,7 +121,7 @@ func describeInit(r mcp.InitializeResult) string {
 }
 
 // toolNameRE is the specification's tool name: 1 to 128 of A-Z a-z 0-9 _ - .
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+var toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
 
 // toolsList judges every listed tool's name and input schema.
 func (c *checker) toolsList() (Status, string) {
@@ -142,7 +143,7 @@ func (c *checker) toolsList() (Status, string) {
 	seen := map[string]bool{}
 	for _, t := range c.tools {
 		name := t.ServerTool
-		if !toolNameRE.MatchString(name) {
+		if !toolNameRE().MatchString(name) {
 			problems = append(problems, fmt.Sprintf("tool name %q is not 1-128 of A-Z a-z 0-9 _ - .", name))
 		}
 		if seen[name] {

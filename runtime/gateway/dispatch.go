@@ -97,6 +97,11 @@ func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, 
 	if err == nil {
 		res, err = g.dispatch(ctx, c)
 	}
+	if streams(c.method) {
+		// What was queued for this request before its answer (its last
+		// progress) goes out before the answer, not dropped after it.
+		cl.out.flush(ctx)
+	}
 	cl.end(c, err)
 	g.opts.Audit.record(c, res, err, time.Now())
 	if err != nil {

@@ -110,7 +110,7 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 	fwd := &forward{}
 	fwd.target.Store(c)
 	defer g.unregister(fwd)
-	return t.run(runtime.WithResponder(upstreamCtx(ctx, c), c.cl.responder), g.register(fwd, c, t.server))
+	return t.run(g.hear(runtime.WithResponder(upstreamCtx(ctx, c), c.cl.responder)), g.register(fwd, c, t.server))
 }
 
 // upstreamCtx is the ctx of the runtime request that serves c: the
@@ -370,8 +370,17 @@ func hopResult(raw json.RawMessage) json.RawMessage {
 	return out
 }
 
+// hear makes the runtime hand the progress of the request made with ctx
+// to g.progress as the server's notifications are taken in: in wire
+// order, before the request's answer returns (runtime.WithProgress). The
+// event bus would hand it over later, often after the answer had gone.
+func (g *Gateway) hear(ctx context.Context) context.Context {
+	return runtime.WithProgress(ctx, g.progress)
+}
+
 // progress forwards a server's progress to the client request it serves,
-// under the client's own progress token.
+// under the client's own progress token. It only queues the send on the
+// client's outbox: it runs where the server's notifications are taken in.
 func (g *Gateway) progress(e runtime.Progress) {
 	if e.RequestID == 0 {
 		return

@@ -169,8 +169,8 @@ func New(rt *runtime.Controller, opts Options) *Gateway {
 }
 
 // pump follows the runtime's events, a burst at a time: publications
-// change the offer, progress, logs and resource updates go to the clients
-// they concern.
+// change the offer, logs and resource updates go to the clients they
+// concern. (Progress does not come this way: see hear.)
 func (g *Gateway) pump(batches <-chan []runtime.Event) {
 	defer close(g.pumpDone)
 	for batch := range batches {
@@ -180,8 +180,6 @@ func (g *Gateway) pump(batches <-chan []runtime.Event) {
 				if e.Snapshot != nil {
 					g.republish(e.Snapshot)
 				}
-			case runtime.Progress:
-				g.progress(e)
 			case runtime.LogMessage:
 				g.logMessage(e)
 			case runtime.ResourceUpdated:

@@ -68,7 +68,7 @@ func (g *Gateway) startJob(ctx context.Context, c *call, t *target, release func
 	j.fwd.target.Store(c)
 	c.setJob(j)
 	g.wg.Go(func() {
-		res, err := t.run(runtime.WithResponder(j.ctx, c.cl.responder), g.register(j.fwd, c, t.server))
+		res, err := t.run(g.hear(runtime.WithResponder(j.ctx, c.cl.responder)), g.register(j.fwd, c, t.server))
 		// Done with before the client can see the answer: a client that
 		// sends its next requests at once finds its slot free.
 		g.unregister(j.fwd)

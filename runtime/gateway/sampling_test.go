@@ -1,5 +1,7 @@
 package gateway
 
+//lint:file-ignore SA1019 the Go SDK client answers sampling in the session revisions here, where it is current (deprecated only in 2026-07-28)
+
 import (
 	"context"
 	"strings"

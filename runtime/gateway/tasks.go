@@ -80,7 +80,7 @@ func (g *Gateway) startTask(ctx context.Context, c *call, t *target, release fun
 	fwd.target.Store(c)
 	g.wg.Go(func() {
 		defer close(tk.done)
-		res, err := t.run(runtime.WithResponder(rctx, &taskResponder{tk}), g.register(fwd, c, t.server))
+		res, err := t.run(g.hear(runtime.WithResponder(rctx, &taskResponder{tk})), g.register(fwd, c, t.server))
 		g.unregister(fwd)
 		release()
 		tk.finish(res, err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"mcpdeck/jsonrpc"
@@ -136,9 +137,15 @@ type NoMutualVersionError struct {
 	Ours, Theirs []string
 }
 
+// The message says what each side speaks; what to do about it is the
+// faces' hint (ui/present), which knows whether a flag or mcp.json sets it.
 func (e *NoMutualVersionError) Error() string {
-	return fmt.Sprintf("%v: the server speaks %s and mcpdeck (under this protocol setting) %s; upgrade one of them, or change --protocol",
-		ErrNoMutualVersion, orNone(e.Theirs), orNone(e.Ours))
+	theirs := orNone(e.Theirs)
+	if len(e.Theirs) > 0 && !slices.ContainsFunc(e.Theirs, func(v string) bool { return EraOf(v) == Modern }) {
+		theirs = "only the legacy revisions (" + theirs + ")"
+	}
+	return fmt.Sprintf("%v: the server speaks %s and mcpdeck, under this protocol setting, %s",
+		ErrNoMutualVersion, theirs, orNone(e.Ours))
 }
 
 // Unwrap matches ErrNoMutualVersion.

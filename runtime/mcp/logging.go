@@ -1,8 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
+
+	"mcpdeck/jsonrpc"
 )
 
 // The logging methods. logging/setLevel is legacy only: a modern request
@@ -69,4 +73,59 @@ type LoggingMessageParams struct {
 	Logger string          `json:"logger,omitempty"`
 	Data   json.RawMessage `json:"data"`
 	Meta   json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ReadLoggingMessage reads the params of notifications/message, valid
+// JSON as the connection hands them on, into a zero p as json.Unmarshal would
+// (errors ignored, as the intake ignores them: what could be read is
+// kept), without reflection in the usual case: a flooding server's
+// messages are read once by the connection's scan and once more here,
+// and a decode by reflection was most of the intake's own time. Data and
+// Meta share raw's bytes. Anything unusual (escaped or differently cased
+// keys, duplicates, non-string or escaped or non-UTF-8 strings) is
+// decoded by encoding/json.
+func ReadLoggingMessage(raw []byte, p *LoggingMessageParams) {
+	var q LoggingMessageParams
+	var seen [4]bool
+	plain := true
+	str := func(v []byte) (string, bool) {
+		if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+			return "", false
+		}
+		return string(v[1 : len(v)-1]), true
+	}
+	ok := jsonrpc.EachMember(raw, func(k, v []byte) {
+		var i int
+		switch string(k) {
+		case "level":
+			s, ok := str(v)
+			q.Level, plain = LogLevel(s), plain && ok
+		case "logger":
+			i = 1
+			s, ok := str(v)
+			q.Logger, plain = s, plain && ok
+		case "data":
+			i = 2
+			q.Data = v
+		case "_meta":
+			i = 3
+			q.Meta = v
+		default:
+			// encoding/json matches keys without regard to case.
+			if bytes.EqualFold(k, []byte("level")) || bytes.EqualFold(k, []byte("logger")) ||
+				bytes.EqualFold(k, []byte("data")) || bytes.EqualFold(k, []byte("_meta")) {
+				plain = false
+			}
+			return
+		}
+		if seen[i] {
+			plain = false // a duplicate: the last one wins there
+		}
+		seen[i] = true
+	})
+	if !ok || !plain {
+		_ = json.Unmarshal(raw, p)
+		return
+	}
+	*p = q
 }

@@ -150,3 +150,19 @@ func BenchmarkLeftoversOfTidyServer(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReapGoneGroup is what the SIGCHLD reaper spends when the signal
+// was a tidy server's leader exiting: its group is empty (kill(-pgid, 0)
+// finds no one), so there is nothing to reap and /proc is not scanned.
+func BenchmarkReapGoneGroup(b *testing.B) {
+	p, err := Start(Spec{Path: self(), Env: childEnv("echo")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.Stop()
+	groups := map[int]bool{p.Pid(): true}
+	b.ResetTimer()
+	for b.Loop() {
+		reapGroups(groups)
+	}
+}

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"bytes"
+	"errors"
 	"maps"
 	"os"
 	"os/signal"
@@ -108,8 +109,20 @@ func reapGroup(pgid int) {
 }
 
 // reapGroups reaps our zombie children that belong to one of groups and
-// do not lead it.
+// do not lead it. A group kill(2) finds empty (ESRCH: not even a zombie
+// left) has nothing to reap: when every group is, as when a server's
+// leader has just exited alone and been reaped, /proc is not scanned.
 func reapGroups(groups map[int]bool) {
+	live := false
+	for pgid := range groups {
+		if !errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
+			live = true
+			break
+		}
+	}
+	if !live {
+		return
+	}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return

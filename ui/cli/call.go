@@ -301,7 +301,7 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 		return err
 	}
 	defer func() { err = rec.finishInto(cmd.ErrOrStderr(), err) }() // after the shutdown below
-	rt, err := openCallTarget(ctx, cmd, tf, target, names, "call", runtime.Options{Elicitor: elicitor, Sampler: sampler}, rec)
+	rt, err := openCallTarget(ctx, cmd, tf, target, names, "call", runtime.Options{Elicitor: elicitor, Sampler: sampler, LazySchemas: cf.noValidate}, rec)
 	if rt != nil {
 		defer shutdownRuntime(rt)
 	}

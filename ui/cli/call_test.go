@@ -242,3 +242,30 @@ func TestProgressPrinterBarAndLines(t *testing.T) {
 		t.Error("a buffer counted as a terminal")
 	}
 }
+
+// Every progress notification a server writes before its answer is
+// printed, the last one too, with the shapes real servers send it in: the
+// burst fake writes five and its answer in one write, server-everything's
+// long-running operation its last progress just before its answer.
+func TestCallPrintsTheLastProgress(t *testing.T) {
+	t.Parallel()
+	node, script := jsonrpctest.Everything(t)
+	h := newHeadless(t, map[string]map[string]any{
+		"burst": srvFake(jsonrpctest.ProgressBurst),
+		"every": {"command": node, "args": []string{script, "stdio"}},
+	})
+	for _, tc := range []struct {
+		server, tool, args, last string
+	}{
+		{"burst", "burst", `{"steps": 5}`, "progress: 5/5 (100%) step 5 of 5\n"},
+		{"every", "trigger-long-running-operation", `{"duration": 0.3, "steps": 3}`, "progress: 3/3 (100%)\n"},
+	} {
+		for range 3 {
+			r := h.run(t, "", "call", tc.server, tc.tool, tc.args)
+			wantCode(t, r, ExitOK)
+			if !strings.HasSuffix(r.stderr, tc.last) {
+				t.Fatalf("%s: stderr does not end with %q:\n%s", tc.tool, tc.last, r.stderr)
+			}
+		}
+	}
+}

@@ -8,9 +8,9 @@ import (
 )
 
 // BenchmarkStartup times whole processes, as a person runs them: mcpdeck
-// version, a one-shot mcpdeck call against the built-in demo server, and
-// the official Go SDK's one-shot client (testdata/gosdkcall) calling the
-// same server. Run them together, so they share the machine's state:
+// version, a one-shot mcpdeck call against the built-in demo server (and
+// the same under --no-validate), and the official Go SDK's one-shot client
+// (testdata/gosdkcall) calling the same server. Run them together, so they share the machine's state:
 //
 //	go test ./ui/cli -run '^$' -bench Startup -count 10
 func BenchmarkStartup(b *testing.B) {
@@ -27,6 +27,7 @@ func BenchmarkStartup(b *testing.B) {
 		{"version", []string{bin, "version"}},
 		{"mcpdeck-call", []string{bin, "call", "--stdio", server, "echo", `{"text":"hi"}`}},
 		{"gosdk-call", []string{gosdk, bin, "demo-server", "--", "echo", `{"text":"hi"}`}},
+		{"mcpdeck-call-novalidate", []string{bin, "call", "--no-validate", "--stdio", server, "echo", `{"text":"hi"}`}},
 	}
 	// Interleaved, one of each per iteration, so a load that comes and
 	// goes weighs on all three alike.
@@ -44,4 +45,5 @@ func BenchmarkStartup(b *testing.B) {
 		b.ReportMetric(float64(took[i].Microseconds())/1000/float64(b.N), c.name+"-ms")
 	}
 	b.ReportMetric(float64(took[1])/float64(took[2]), "call-ratio")
+	b.ReportMetric(float64(took[3])/float64(took[2]), "novalidate-ratio")
 }

@@ -1,7 +1,7 @@
 // mcpdeck: CHANGED FILE. This file is a modified copy of compiler.go from
 // github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 (Apache-2.0, see LICENSE).
-// Changed by the mcpdeck authors: AddResource and Compile call ensureMeta,
-// and compileMeta compiles the metaschemas without waiting for itself (see
+// Changed by the mcpdeck authors: compileMeta compiles a metaschema,
+// which ensureDraft (draft.go) calls when a draft's are first needed (see
 // "mcpdeck:" below).
 
 package jsonschema
@@ -125,7 +125,6 @@ func (c *Compiler) AssertVocabs() {
 // The argument url can be file path or url. Any fragment in url is ignored.
 // The argument doc must be valid json value.
 func (c *Compiler) AddResource(url string, doc any) error {
-	ensureMeta() // mcpdeck: the metaschemas, on first use
 	uf, err := absolute(url)
 	if err != nil {
 		return err
@@ -183,12 +182,11 @@ func (c *Compiler) MustCompile(loc string) *Schema {
 
 // Compile compiles json-schema at given loc.
 func (c *Compiler) Compile(loc string) (*Schema, error) {
-	ensureMeta() // mcpdeck: the metaschemas, on first use
 	return c.compile(loc)
 }
 
-// mcpdeck: compileMeta compiles a metaschema while ensureMeta runs; Compile
-// would wait for ensureMeta itself.
+// mcpdeck: compileMeta compiles a metaschema for ensureDraft, and panics,
+// as upstream's init did, if one does not compile.
 func (c *Compiler) compileMeta(loc string) *Schema {
 	sch, err := c.compile(loc)
 	if err != nil {

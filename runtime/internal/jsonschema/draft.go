@@ -1,7 +1,8 @@
 // mcpdeck: CHANGED FILE. This file is a modified copy of draft.go from
 // github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 (Apache-2.0, see LICENSE).
-// Changed by the mcpdeck authors: the metaschemas are compiled on first use
-// (ensureMeta) instead of in init (see "mcpdeck:" below).
+// Changed by the mcpdeck authors: each draft's metaschemas are compiled on
+// first use (ensureDraft, from getSchema) instead of all of them in init,
+// and MetaschemasCompiled says whether any were (see "mcpdeck:" below).
 
 package jsonschema
 
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // A Draft represents json-schema specification.
@@ -20,8 +22,13 @@ type Draft struct {
 	id            string             // property name used to represent id
 	subschemas    []SchemaPath       // locations of subschemas
 	vocabPrefix   string             // prefix used for vocabulary
-	allVocabs     map[string]*Schema // names of supported vocabs with its schemas
+	allVocabs     map[string]*Schema // names of supported vocabs (mcpdeck: their schemas are in vocabSch)
 	defaultVocabs []string           // names of default vocabs
+
+	// mcpdeck: the draft's metaschema (sch) and its vocabularies' are
+	// compiled on first use, each draft on its own (ensureDraft).
+	metaOnce sync.Once
+	vocabSch map[string]*Schema
 }
 
 // String returns the specification url.
@@ -130,26 +137,35 @@ var (
 	draftLatest = Draft2020
 )
 
-// mcpdeck: upstream compiles the metaschemas in init, which costs every
-// start of mcpdeck about 5 ms and 1.7 MB before main, whether or not a
-// schema is ever validated. They are compiled on first use instead:
-// Compile and AddResource call ensureMeta, and the metaschemas themselves
-// are compiled through compileMeta, which does not (it would wait for
-// itself).
-var metaOnce sync.Once
-
-func ensureMeta() { metaOnce.Do(loadMetaschemas) }
-
-func loadMetaschemas() {
-	c := NewCompiler()
-	c.AssertFormat()
-	for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
-		d.sch = c.compileMeta(d.url)
+// mcpdeck: upstream compiles the metaschemas of every draft in init, which
+// cost every start of mcpdeck about 5 ms and 1.7 MB before main, whether
+// or not a schema is ever validated. Each draft's are compiled instead when
+// a schema of that draft is first validated against them (getSchema calls
+// ensureDraft): a tool's 2020-12 schema costs 2020-12's metaschemas alone
+// (about 1.2 ms, against some 4 ms for all five drafts). A metaschema is
+// never validated while it compiles (addRoot skips json-schema.org), so a
+// draft's compile never waits for itself.
+func ensureDraft(d *Draft) {
+	d.metaOnce.Do(func() {
+		c := NewCompiler()
+		c.AssertFormat()
+		sch := c.compileMeta(d.url)
+		vocabs := make(map[string]*Schema, len(d.allVocabs))
 		for name := range d.allVocabs {
-			d.allVocabs[name] = c.compileMeta(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
+			vocabs[name] = c.compileMeta(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 		}
-	}
+		d.sch, d.vocabSch = sch, vocabs
+		metaCompiled.Store(true)
+	})
 }
+
+// mcpdeck: metaCompiled is set once a draft's metaschemas are compiled.
+var metaCompiled atomic.Bool
+
+// MetaschemasCompiled reports whether any draft's metaschemas have been
+// compiled in this process (mcpdeck: so that a run that never validates
+// can be shown never to have paid for them).
+func MetaschemasCompiled() bool { return metaCompiled.Load() }
 
 func draftFromURL(url string) *Draft {
 	u, frag := split(url)
@@ -280,6 +296,7 @@ func (d *dialect) activeVocabs(assertVocabs bool, vocabularies map[string]*Vocab
 }
 
 func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
+	ensureDraft(d.draft) // mcpdeck: the draft's metaschemas, on first use
 	vocabs := d.activeVocabs(assertVocabs, vocabularies)
 	if vocabs == nil {
 		return d.draft.sch
@@ -287,7 +304,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 
 	var allOf []*Schema
 	for _, vocab := range vocabs {
-		sch := d.draft.allVocabs[vocab]
+		sch := d.draft.vocabSch[vocab] // mcpdeck: allVocabs only names them
 		if sch == nil {
 			if v, ok := vocabularies[vocab]; ok {
 				sch = v.Schema
@@ -298,7 +315,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 		}
 	}
 	if !slices.Contains(vocabs, "core") {
-		sch := d.draft.allVocabs["core"]
+		sch := d.draft.vocabSch["core"] // mcpdeck: allVocabs only names them
 		if sch == nil {
 			sch = d.draft.sch
 		}

@@ -22,7 +22,26 @@ func TestMetaschemasCompiledOnFirstUse(t *testing.T) {
 	if _, err := c.Compile("mem:///s.json"); err == nil {
 		t.Fatal("a schema with an unknown type passed the metaschema")
 	}
-	if Draft2020.sch == nil || Draft2020.allVocabs["core"] == nil {
+	if Draft2020.sch == nil || Draft2020.vocabSch["core"] == nil || !MetaschemasCompiled() {
 		t.Fatal("the metaschemas were not compiled on first use")
+	}
+	// Only the draft a schema is written in pays: the others wait for a
+	// schema of theirs, and still reject what their metaschema rejects.
+	for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019} {
+		if d.sch != nil {
+			t.Fatalf("%s's metaschemas were compiled for a 2020-12 schema", d.url)
+		}
+	}
+	doc7, err := UnmarshalJSON(strings.NewReader(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"strnig"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("mem:///s7.json", doc7); err == nil {
+		if _, err := c.Compile("mem:///s7.json"); err == nil {
+			t.Fatal("a draft-07 schema with an unknown type passed the metaschema")
+		}
+	}
+	if Draft7.sch == nil || Draft2019.sch != nil {
+		t.Fatal("a draft-07 schema did not compile draft-07's metaschema alone")
 	}
 }
