@@ -132,9 +132,8 @@ func (p *parser) parseAlerts(m *member) *Alerts {
 		return nil
 	}
 	const field = "alerts"
-	obj, ok := m.value.Value.(*hujson.Object)
+	obj, ok := p.object(m.value, "", field, `an object like {"webhook": "https://...", "rules": [...]}`)
 	if !ok {
-		p.errorf(m.value.StartOffset, "", field, `must be an object like {"webhook": "https://...", "rules": [...]}, not %s`, kindName(m.value.Value.Kind()))
 		return nil
 	}
 	a := &Alerts{Source: p.path, Pos: p.pos(m.keyOff), RepeatInterval: DefaultAlertRepeatInterval, EvaluationInterval: DefaultAlertEvaluationInterval}
@@ -173,9 +172,8 @@ func (p *parser) alertWebhook(v *hujson.Value, field string) *AlertWebhook {
 		}
 		return w
 	}
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := p.object(v, "", field, `a URL or an object like {"url": "https://...", "headers": {"Authorization": "Bearer ${env:TOKEN}"}}`)
 	if !ok {
-		p.errorf(v.StartOffset, "", field, `must be a URL or an object like {"url": "https://...", "headers": {"Authorization": "Bearer ${env:TOKEN}"}}, not %s`, kindName(v.Value.Kind()))
 		return nil
 	}
 	for _, m := range p.members(obj, "", field) {
@@ -261,9 +259,8 @@ func (p *parser) alertRules(v *hujson.Value, field string) []AlertRule {
 }
 
 func (p *parser) alertRule(v *hujson.Value, field string) (AlertRule, bool) {
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := p.object(v, "", field, `an object like {"alert": "MCPServerDown", "condition": "failed", "for": "1m"}`)
 	if !ok {
-		p.errorf(v.StartOffset, "", field, `must be an object like {"alert": "MCPServerDown", "condition": "failed", "for": "1m"}, not %s`, kindName(v.Value.Kind()))
 		return AlertRule{}, false
 	}
 	r := AlertRule{Field: field, Pos: p.pos(v.StartOffset)}

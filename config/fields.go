@@ -23,6 +23,16 @@ func (p *parser) str(v *hujson.Value, server, field string) (string, bool) {
 	return "", false
 }
 
+// object reads an object; want says what it must be for the message
+// ("an object like {…}", "a URL or an object …").
+func (p *parser) object(v *hujson.Value, server, field, want string) (*hujson.Object, bool) {
+	if obj, ok := v.Value.(*hujson.Object); ok {
+		return obj, true
+	}
+	p.errorf(v.StartOffset, server, field, "must be %s, not %s", want, kindName(v.Value.Kind()))
+	return nil, false
+}
+
 func (p *parser) boolean(v *hujson.Value, server, field string) (bool, bool) {
 	if lit, ok := v.Value.(hujson.Literal); ok && (lit.Kind() == 't' || lit.Kind() == 'f') {
 		return lit.Bool(), true
@@ -64,9 +74,8 @@ func (p *parser) stringList(v *hujson.Value, server, field string) ([]string, []
 // stringMap reads an object of strings; keys keep file order so
 // diagnostics come out in file order.
 func (p *parser) stringMap(v *hujson.Value, server, field string) ([]member, map[string]string, bool) {
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := p.object(v, server, field, "an object of strings")
 	if !ok {
-		p.errorf(v.StartOffset, server, field, "must be an object of strings, not %s", kindName(v.Value.Kind()))
 		return nil, nil, false
 	}
 	ms := p.members(obj, server, field)
@@ -138,9 +147,8 @@ func (p *parser) reconnect(v *hujson.Value, server string) Reconnect {
 		r.Enabled = lit.Bool()
 		return r
 	}
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := p.object(v, server, field, "true, false or an object")
 	if !ok {
-		p.errorf(v.StartOffset, server, field, "must be true, false or an object, not %s", kindName(v.Value.Kind()))
 		return r
 	}
 	for _, m := range p.members(obj, server, field) {

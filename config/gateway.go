@@ -282,9 +282,8 @@ func (p *parser) parseGateway(m *member) *Gateway {
 		return nil
 	}
 	const field = "gateway"
-	obj, ok := m.value.Value.(*hujson.Object)
+	obj, ok := p.object(m.value, "", field, "an object")
 	if !ok {
-		p.errorf(m.value.StartOffset, "", field, "must be an object, not %s", kindName(m.value.Value.Kind()))
 		return nil
 	}
 	g := &Gateway{Source: p.path, Pos: p.pos(m.keyOff)}
@@ -347,9 +346,8 @@ func (p *parser) gatewayClients(v *hujson.Value, field string) []GatewayClient {
 	for i := range arr.Elements {
 		el := &arr.Elements[i]
 		f := fmt.Sprintf("%s[%d]", field, i)
-		obj, ok := el.Value.(*hujson.Object)
+		obj, ok := p.object(el, "", f, `an object with "match"`)
 		if !ok {
-			p.errorf(el.StartOffset, "", f, `must be an object with "match", not %s`, kindName(el.Value.Kind()))
 			continue
 		}
 		c := GatewayClient{Field: f}
@@ -425,9 +423,8 @@ func (p *parser) gatewayPolicy(ms []member, field string) GatewayPolicy {
 // gatewayRules reads {"allow": [GLOB...], "deny": [GLOB...]}, and
 // "approve": [GLOB...] where approvals apply (servers, tools).
 func (p *parser) gatewayRules(v *hujson.Value, field string, approvals bool) *GatewayRules {
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := p.object(v, "", field, `an object like {"allow": ["*"], "deny": ["x*"]}`)
 	if !ok {
-		p.errorf(v.StartOffset, "", field, `must be an object like {"allow": ["*"], "deny": ["x*"]}, not %s`, kindName(v.Value.Kind()))
 		return nil
 	}
 	r := &GatewayRules{}

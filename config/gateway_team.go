@@ -113,9 +113,8 @@ var (
 
 // gatewayAuth reads the "auth" block.
 func (p *parser) gatewayAuth(v *hujson.Value, field string) *GatewayAuth {
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := p.object(v, "", field, `an object like {"issuer": "https://auth.example.com"}`)
 	if !ok {
-		p.errorf(v.StartOffset, "", field, `must be an object like {"issuer": "https://auth.example.com"}, not %s`, kindName(v.Value.Kind()))
 		return nil
 	}
 	a := &GatewayAuth{IdentityClaim: DefaultIdentityClaim, Pos: p.pos(v.StartOffset)}
@@ -232,9 +231,8 @@ func parseRate(s string) (float64, error) {
 
 // gatewayRateLimit reads "rateLimit".
 func (p *parser) gatewayRateLimit(v *hujson.Value, field string) *GatewayRate {
-	obj, isObj := v.Value.(*hujson.Object)
+	obj, isObj := p.object(v, "", field, `an object like {"rate": "10/s", "burst": 20}`)
 	if !isObj {
-		p.errorf(v.StartOffset, "", field, `must be an object like {"rate": "10/s", "burst": 20}, not %s`, kindName(v.Value.Kind()))
 		return nil
 	}
 	r, ok := p.gatewayRate(v, field, obj, rateFields)
@@ -255,9 +253,8 @@ func (p *parser) gatewayToolRates(v *hujson.Value, field string) []GatewayToolRa
 	for i := range arr.Elements {
 		el := &arr.Elements[i]
 		f := fmt.Sprintf("%s[%d]", field, i)
-		obj, isObj := el.Value.(*hujson.Object)
+		obj, isObj := p.object(el, "", f, `an object with "tools" and "rate"`)
 		if !isObj {
-			p.errorf(el.StartOffset, "", f, `must be an object with "tools" and "rate", not %s`, kindName(el.Value.Kind()))
 			continue
 		}
 		var glob string
@@ -292,9 +289,8 @@ func (p *parser) gatewayAudit(v *hujson.Value, field string) *GatewayAudit {
 		a.File = p.auditPath(lit.String())
 		return a
 	}
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := p.object(v, "", field, `a file name or an object like {"file": "/var/log/mcpdeck/audit.jsonl", "arguments": "digest"}`)
 	if !ok {
-		p.errorf(v.StartOffset, "", field, `must be a file name or an object like {"file": "/var/log/mcpdeck/audit.jsonl", "arguments": "digest"}, not %s`, kindName(v.Value.Kind()))
 		return nil
 	}
 	for _, m := range p.members(obj, "", field) {

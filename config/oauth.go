@@ -127,9 +127,8 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 	if v == nil {
 		return nil
 	}
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := p.object(v, r.name, field, "an object such as {\"clientId\": \"…\"}")
 	if !ok {
-		p.errorf(v.StartOffset, r.name, field, "must be an object such as {\"clientId\": \"…\"}, not %s", kindName(v.Value.Kind()))
 		return nil
 	}
 	o := &OAuth{GrantType: GrantAuthorizationCode}
@@ -148,21 +147,17 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 		seen[canon] = true
 		switch canon {
 		case "clientId":
-			o.ClientID = p.oauthString(r, m.value, f)
+			o.ClientID = p.oauthString(r, m.value, f, false)
 		case "clientSecret":
-			o.ClientSecret = p.oauthString(r, m.value, f)
+			o.ClientSecret = p.oauthString(r, m.value, f, false)
 		case "clientMetadataUrl":
-			o.ClientMetadataURL = p.oauthString(r, m.value, f)
-			p.checkOAuthURL(r, m.value, f, o.ClientMetadataURL, true)
+			o.ClientMetadataURL = p.oauthURL(r, m.value, f, true)
 		case "authServerMetadataUrl":
-			o.AuthServerMetadataURL = p.oauthString(r, m.value, f)
-			p.checkOAuthURL(r, m.value, f, o.AuthServerMetadataURL, false)
+			o.AuthServerMetadataURL = p.oauthURL(r, m.value, f, false)
 		case "scopes":
 			o.Scopes = p.oauthScopes(r, m.value, f)
 		case "privateKeyFile":
-			if s, ok := p.str(m.value, r.name, f); ok {
-				o.PrivateKeyFile = p.expandField(r, m.value.StartOffset, f, s, true)
-			}
+			o.PrivateKeyFile = p.oauthString(r, m.value, f, true)
 		case "signingAlgorithm":
 			s, ok := p.str(m.value, r.name, f)
 			if ok && !slices.Contains(SigningAlgorithms, s) {
@@ -173,9 +168,7 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 		case "idp":
 			o.IdP = p.parseIdP(r, m.value, f)
 		case "assertionFile":
-			if s, ok := p.str(m.value, r.name, f); ok {
-				o.AssertionFile = p.expandField(r, m.value.StartOffset, f, s, true)
-			}
+			o.AssertionFile = p.oauthString(r, m.value, f, true)
 		case "redirectPort":
 			n, ok := number(m.value)
 			if !ok || n != math.Trunc(n) || n < 1 || n > 65535 {
@@ -215,9 +208,8 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 
 // parseIdP reads the "idp" block of enterprise-managed authorization.
 func (p *parser) parseIdP(r *rawServer, v *hujson.Value, field string) *OAuthIdP {
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := p.object(v, r.name, field, "an object such as {\"issuer\": \"https://idp.example.com\", \"clientId\": \"…\", \"idToken\": \"${env:IDP_ID_TOKEN}\"}")
 	if !ok {
-		p.errorf(v.StartOffset, r.name, field, "must be an object such as {\"issuer\": \"https://idp.example.com\", \"clientId\": \"…\", \"idToken\": \"${env:IDP_ID_TOKEN}\"}, not %s", kindName(v.Value.Kind()))
 		return nil
 	}
 	idp := &OAuthIdP{}
@@ -225,17 +217,15 @@ func (p *parser) parseIdP(r *rawServer, v *hujson.Value, field string) *OAuthIdP
 		f := field + "." + m.name
 		switch m.name {
 		case "issuer":
-			idp.Issuer = p.oauthString(r, m.value, f)
-			p.checkOAuthURL(r, m.value, f, idp.Issuer, false)
+			idp.Issuer = p.oauthURL(r, m.value, f, false)
 		case "tokenEndpoint":
-			idp.TokenEndpoint = p.oauthString(r, m.value, f)
-			p.checkOAuthURL(r, m.value, f, idp.TokenEndpoint, false)
+			idp.TokenEndpoint = p.oauthURL(r, m.value, f, false)
 		case "clientId":
-			idp.ClientID = p.oauthString(r, m.value, f)
+			idp.ClientID = p.oauthString(r, m.value, f, false)
 		case "clientSecret":
-			idp.ClientSecret = p.oauthString(r, m.value, f)
+			idp.ClientSecret = p.oauthString(r, m.value, f, false)
 		case "idToken":
-			idp.IDToken = p.oauthString(r, m.value, f)
+			idp.IDToken = p.oauthString(r, m.value, f, false)
 		default:
 			p.warnf(m.keyOff, r.name, f, "%s", unknownField(m.name, idpKnown, "known: "+strings.Join(idpKnown, ", ")))
 		}
@@ -251,12 +241,22 @@ func (p *parser) parseIdP(r *rawServer, v *hujson.Value, field string) *OAuthIdP
 	return idp
 }
 
-func (p *parser) oauthString(r *rawServer, v *hujson.Value, field string) string {
+// oauthString reads a string with its variables expanded; path is for a
+// file name, whose leading ~ is expanded too.
+func (p *parser) oauthString(r *rawServer, v *hujson.Value, field string, path bool) string {
 	s, ok := p.str(v, r.name, field)
 	if !ok {
 		return ""
 	}
-	return p.expandField(r, v.StartOffset, field, s, false)
+	return p.expandField(r, v.StartOffset, field, s, path)
+}
+
+// oauthURL reads a string that must be a URL (checkOAuthURL), variables
+// expanded.
+func (p *parser) oauthURL(r *rawServer, v *hujson.Value, field string, needPath bool) string {
+	s := p.oauthString(r, v, field, false)
+	p.checkOAuthURL(r, v, field, s, needPath)
+	return s
 }
 
 // oauthScopes reads scopes as Claude Code writes them (one space-separated

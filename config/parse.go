@@ -250,9 +250,8 @@ func (p *parser) parseInputs(m *member) map[string]string {
 	for i := range arr.Elements {
 		el := &arr.Elements[i]
 		field := fmt.Sprintf("inputs[%d]", i)
-		obj, ok := el.Value.(*hujson.Object)
+		obj, ok := p.object(el, "", field, "an object with an \"id\"")
 		if !ok {
-			p.errorf(el.StartOffset, "", field, "must be an object with an \"id\", not %s", kindName(el.Value.Kind()))
 			continue
 		}
 		var id, desc string
@@ -275,9 +274,8 @@ func (p *parser) parseInputs(m *member) map[string]string {
 
 // parseServers parses the "mcpServers"/"servers" object.
 func (p *parser) parseServers(m *member) []Server {
-	obj, ok := m.value.Value.(*hujson.Object)
+	obj, ok := p.object(m.value, "", m.name, "an object mapping server names to servers")
 	if !ok {
-		p.errorf(m.value.StartOffset, "", m.name, "must be an object mapping server names to servers, not %s", kindName(m.value.Value.Kind()))
 		return nil
 	}
 	var out []Server

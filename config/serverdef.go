@@ -50,9 +50,8 @@ type rawServer struct {
 // it has errors (they are recorded on p).
 func (p *parser) parseServer(m member) (Server, bool) {
 	errsBefore := len(p.errs)
-	obj, isObj := m.value.Value.(*hujson.Object)
+	obj, isObj := p.object(m.value, m.name, "", "an object with \"command\" or \"url\"")
 	if !isObj {
-		p.errorf(m.value.StartOffset, m.name, "", "must be an object with \"command\" or \"url\", not %s", kindName(m.value.Value.Kind()))
 		return Server{}, false
 	}
 	r := p.readFields(m, obj)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"mcpdeck/internal/clip"
 )
 
 // Sentinel errors. Match them with errors.Is: the concrete errors below
@@ -135,9 +137,10 @@ func (e *Error) toWire() *jsonrpc2.Error {
 	return out
 }
 
+// truncate quotes b, cut between characters past n bytes, with its size.
 func truncate(b []byte, n int) string {
 	if len(b) <= n {
 		return string(b)
 	}
-	return fmt.Sprintf("%s… (%d bytes)", b[:n], len(b))
+	return fmt.Sprintf("%s… (%d bytes)", clip.Prefix(string(b), n), len(b))
 }

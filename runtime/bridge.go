@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"mcpdeck/internal/clip"
 )
 
 // maxToolName bounds normalized tool names; many clients reject longer ones.
@@ -132,7 +134,7 @@ func truncate(r *Result, limit int) {
 		}
 		switch {
 		case c.Type == "text":
-			c.Text = cutUTF8(c.Text, left) + fmt.Sprintf(truncateMarker, total, limit)
+			c.Text = clip.Prefix(c.Text, left) + fmt.Sprintf(truncateMarker, total, limit)
 		default:
 			// Binary and embedded blocks are not cut mid-way: keep the type
 			// and say what was dropped.
@@ -155,17 +157,6 @@ func blockSize(c Content) int {
 		n += len(c.Resource.Text) + len(c.Resource.Blob)
 	}
 	return n
-}
-
-// cutUTF8 cuts s to at most n bytes without splitting a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // BridgeNames names (server, name) pairs the way tools are bridged —

@@ -78,14 +78,8 @@ func (c *Controller) call(ctx context.Context, req CallRequest) (res *Result, to
 }
 
 func (c *Controller) findTool(v ServerSnapshot, req CallRequest) (*Tool, error) {
-	var tool *Tool
-	for i := range v.Tools {
-		if v.Tools[i].ServerTool == req.Tool || v.Tools[i].Name == req.Tool {
-			tool = &v.Tools[i]
-			break
-		}
-	}
-	if tool == nil {
+	tool, ok := LookupTool(v.Tools, req.Tool)
+	if !ok {
 		err := fmt.Errorf("%w %q on server %q", ErrUnknownTool, req.Tool, req.Server)
 		return nil, callError(req.Server, "tools/call", err)
 	}

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"mcpdeck/config"
+	"mcpdeck/internal/clip"
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/mcp"
 )
@@ -199,15 +199,8 @@ func (s *session) explainSilence(err error) error {
 const noiseQuote = 120
 
 // cutRunes cuts s to at most n bytes without splitting a rune, marked.
-func cutRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+// (session_intake.go calls it by this name.)
+func cutRunes(s string, n int) string { return clip.Text(s, n) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -489,3 +489,13 @@ func TestReconnectAttemptsEndWhenTheServerCannotStart(t *testing.T) {
 		t.Fatalf("after the attempts: restarts %d, attempts %d, next retry %v; want 3, 3, none", v.Restarts, v.Attempts, v.NextRetry)
 	}
 }
+
+// A place found leaking in a later listing is still one place, and the
+// order they were found in is kept (the runtime's listings and check's).
+func TestMergeLeaks(t *testing.T) {
+	got := MergeLeaks([]string{"tool a description", "prompt p description"}, "prompt p description", "tool b title", "tool b title")
+	want := []string{"tool a description", "prompt p description", "tool b title"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("MergeLeaks = %q, want %q", got, want)
+	}
+}

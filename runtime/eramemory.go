@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -130,17 +128,12 @@ func decodeEras(data []byte) (map[string]RememberedEra, error) {
 
 // encodeEras writes eras.json, keeping the maxRememberedEras seen last.
 func encodeEras(eras map[string]RememberedEra) ([]byte, error) {
-	keys := slices.SortedFunc(maps.Keys(eras), func(a, b string) int { return eras[b].Seen.Compare(eras[a].Seen) })
 	f := eraFile{Eras: map[string]rememberedJSON{}}
-	for i, k := range keys {
-		if i == maxRememberedEras {
-			break
-		}
+	for _, k := range newestKeys(eras, maxRememberedEras, func(e RememberedEra) time.Time { return e.Seen }) {
 		e := eras[k]
 		f.Eras[k] = rememberedJSON{Era: e.Era.String(), Version: e.Version, Server: e.Server, Seen: e.Seen.UTC().Truncate(time.Second)}
 	}
-	data, err := json.MarshalIndent(f, "", "  ")
-	return append(data, '\n'), err
+	return encodeStateFile(f)
 }
 
 // recall returns the era cfg's server was remembered speaking.

@@ -931,23 +931,10 @@ func (m *machine) listed(in msgListed) {
 		}
 		s.conn.info.lists.Listed[in.kind] = l
 	}
-	s.conn.info.leaks = mergeLeaks(s.conn.info.leaks, in.leaks)
+	s.conn.info.leaks = MergeLeaks(s.conn.info.leaks, in.leaks...)
 	// Released with the publication that carries the new list.
 	m.events = append(m.events, ListChanged{EventHeader: EventHeader{Time: m.now, Server: in.name}, Kind: in.kind})
 	m.dirty = true
-}
-
-func mergeLeaks(have, more []string) []string {
-	for _, l := range more {
-		found := false
-		for _, h := range have {
-			found = found || h == l
-		}
-		if !found {
-			have = append(have, l)
-		}
-	}
-	return have
 }
 
 func (m *machine) pinged(in msgPing) {

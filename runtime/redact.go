@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"mcpdeck/config"
@@ -69,6 +70,19 @@ func (t *scrubTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 type scrubbedBody struct {
 	io.Reader
 	io.Closer
+}
+
+// MergeLeaks adds to have the places in more it does not name yet, in
+// order: every listing of a server is scanned (leaks), and a place found
+// again is one leak, not two. The checker gathers its own listings' leaks
+// with it too.
+func MergeLeaks(have []string, more ...string) []string {
+	for _, l := range more {
+		if !slices.Contains(have, l) {
+			have = append(have, l)
+		}
+	}
+	return have
 }
 
 // leaks says where a listed capability carried a secret, which the intake

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"mcpdeck/config"
@@ -42,6 +43,17 @@ func (s *Snapshot) Server(name string) (ServerSnapshot, bool) {
 		}
 	}
 	return ServerSnapshot{}, false
+}
+
+// LookupTool finds the tool called name among tools, by its name on the
+// server (ServerTool) or in mcpdeck (Name): what a person types names
+// either. The first that matches is the one a call reaches.
+func LookupTool(tools []Tool, name string) (*Tool, bool) {
+	i := slices.IndexFunc(tools, func(t Tool) bool { return t.ServerTool == name || t.Name == name })
+	if i < 0 {
+		return nil, false
+	}
+	return &tools[i], true
 }
 
 // Counts summarises the snapshot for headers and status lines.

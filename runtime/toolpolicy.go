@@ -200,16 +200,11 @@ func decodeTools(data []byte) (map[string]*serverDecisions, error) {
 
 // encodeTools writes tools.json, keeping the maxToolServers seen last.
 func encodeTools(servers map[string]*serverDecisions) ([]byte, error) {
-	keys := slices.SortedFunc(maps.Keys(servers), func(a, b string) int { return servers[b].Seen.Compare(servers[a].Seen) })
 	f := toolsFile{Servers: map[string]*serverDecisions{}}
-	for i, k := range keys {
-		if i == maxToolServers {
-			break
-		}
+	for _, k := range newestKeys(servers, maxToolServers, func(d *serverDecisions) time.Time { return d.Seen }) {
 		f.Servers[k] = servers[k]
 	}
-	data, err := json.MarshalIndent(f, "", "  ")
-	return append(data, '\n'), err
+	return encodeStateFile(f)
 }
 
 // change applies edit to the decisions of one identity, here and in the

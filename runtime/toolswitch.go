@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -98,11 +97,11 @@ func (c *Controller) listedNamed(server string, tools []string) (string, []Tool,
 	}
 	var found []Tool
 	for _, name := range tools {
-		i := slices.IndexFunc(v.Tools, func(t Tool) bool { return t.ServerTool == name || t.Name == name })
-		if i < 0 {
+		t, ok := LookupTool(v.Tools, name)
+		if !ok {
 			return "", nil, fmt.Errorf("%w %q on server %q (it lists %s)", ErrUnknownTool, name, server, listedNames(v.Tools))
 		}
-		found = append(found, v.Tools[i])
+		found = append(found, *t)
 	}
 	return id, found, nil
 }

@@ -186,7 +186,7 @@ func (f *serverForm) setFocus(i int) {
 func (f *serverForm) move(d int) {
 	vis := f.visible()
 	i := slices.Index(vis, f.focus)
-	f.setFocus((i + d + len(vis)) % len(vis))
+	f.setFocus(cycle(i, d, len(vis)))
 }
 
 // entry is the server the form describes, in mcpdeck's format.
@@ -333,9 +333,9 @@ func (f *serverForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	case key.Matches(msg, k.PrevField):
 		f.move(-1)
 	case fl.choices != nil && key.Matches(msg, k.Toggle):
-		fl.choice = (fl.choice + 1) % len(fl.choices)
+		fl.choice = cycle(fl.choice, 1, len(fl.choices))
 	case fl.choices != nil && key.Matches(msg, k.PrevChoice):
-		fl.choice = (fl.choice + len(fl.choices) - 1) % len(fl.choices)
+		fl.choice = cycle(fl.choice, -1, len(fl.choices))
 	case fl.choices == nil:
 		if !editLine(&fl.in, msg) {
 			return f, nil

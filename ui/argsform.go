@@ -173,10 +173,10 @@ func (f *argsForm) update(msg tea.KeyMsg) (changed bool) {
 		f.setFocus(f.focus - 1)
 		return true
 	case key.Matches(msg, k.NextSuggestion) && len(fl.sugg) > 0:
-		fl.pick = (fl.pick + 1) % len(fl.sugg)
+		fl.pick = cycle(fl.pick, 1, len(fl.sugg))
 		return false
 	case key.Matches(msg, k.PrevSuggestion) && len(fl.sugg) > 0:
-		fl.pick = (fl.pick + len(fl.sugg) - 1) % len(fl.sugg)
+		fl.pick = cycle(fl.pick, -1, len(fl.sugg))
 		return false
 	case key.Matches(msg, k.AcceptSuggestion) && len(fl.sugg) > 0 &&
 		(msg.String() == "ctrl+f" || fl.in.Position() == len([]rune(fl.in.Value()))):

@@ -93,29 +93,14 @@ func (m *Model) trust(f config.File, reload bool) tea.Cmd {
 
 // handleResult applies what a command or a modal reported.
 func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
-	if cmd, ok := m.handleCheck(msg); ok {
-		return cmd
-	}
-	if cmd, ok := m.handleRecord(msg); ok {
-		return cmd
-	}
-	if cmd, ok := m.handlePrimitive(msg); ok {
-		return cmd
-	}
-	if cmd, ok := m.handleLogin(msg); ok {
-		return cmd
-	}
-	if cmd, ok := m.handleHistory(msg); ok {
-		return cmd
-	}
-	if cmd, ok := m.handleGateway(msg); ok {
-		return cmd
-	}
-	if cmd, ok := m.handleManage(msg); ok {
-		return cmd
-	}
-	if cmd, ok := m.handleToolDecision(msg); ok {
-		return cmd
+	// Each area's handler, in turn, until one takes the message.
+	for _, handle := range []func(tea.Msg) (tea.Cmd, bool){
+		m.handleCheck, m.handleRecord, m.handlePrimitive, m.handleLogin,
+		m.handleHistory, m.handleGateway, m.handleManage, m.handleToolDecision,
+	} {
+		if cmd, ok := handle(msg); ok {
+			return cmd
+		}
 	}
 	switch msg := msg.(type) {
 	case enabledMsg:

@@ -143,10 +143,7 @@ func (m matcher) matchNote(n *note) bool {
 	if m.level != "" && n.level != m.level {
 		return false
 	}
-	if m.server != "" && !strings.Contains(strings.ToLower(n.server), m.server) {
-		return false
-	}
-	return m.matchHay(n.hay)
+	return m.matchServer(n.server) && m.matchHay(n.hay)
 }
 
 // matchFrame reports whether f passes the filter: method: matches the
@@ -158,12 +155,27 @@ func (m matcher) matchFrame(f *frame) bool {
 	if m.level != "" {
 		return false
 	}
-	if m.server != "" && !strings.Contains(strings.ToLower(f.server), m.server) {
-		return false
-	}
-	return m.matchHay(f.hay)
+	return m.matchServer(f.server) && m.matchHay(f.hay)
 }
 
+// matchServer reports whether a server name passes the server:x term.
+func (m matcher) matchServer(server string) bool {
+	return m.server == "" || strings.Contains(strings.ToLower(server), m.server)
+}
+
+// matchItem reports whether a listed item (a prompt, resource) passes
+// the filter: the server:x term on its server, the words on its text.
+func (m matcher) matchItem(server string, parts ...string) bool {
+	return m.matchServer(server) && m.matchText(parts...)
+}
+
+// matchText reports whether the words are all in the text of an item's
+// parts (names, titles, descriptions), as shown.
+func (m matcher) matchText(parts ...string) bool {
+	return m.matchHay(strings.ToLower(present.Line(strings.Join(parts, " "))))
+}
+
+// matchHay reports whether every word is in hay (already lowercased).
 func (m matcher) matchHay(hay string) bool {
 	for _, w := range m.words {
 		if !strings.Contains(hay, w) {

@@ -92,15 +92,25 @@ func (m *Model) target(srv runtime.ServerSnapshot) (auth.Target, string) {
 	return t, ""
 }
 
-// login starts the browser flow for the selected server.
-func (m *Model) login() tea.Cmd {
-	srv, ok := m.c.selected()
+// selectedTarget is the selected server and its auth target; where it
+// has none, the status line says why and ok is false.
+func (m *Model) selectedTarget() (srv runtime.ServerSnapshot, t auth.Target, ok bool) {
+	srv, ok = m.c.selected()
 	if !ok {
-		return nil
+		return srv, t, false
 	}
 	t, why := m.target(srv)
 	if why != "" {
 		m.setStatus(statusWarn, why)
+		return srv, t, false
+	}
+	return srv, t, true
+}
+
+// login starts the browser flow for the selected server.
+func (m *Model) login() tea.Cmd {
+	srv, t, ok := m.selectedTarget()
+	if !ok {
 		return nil
 	}
 	if m.busy["login "+srv.Name] {
@@ -121,13 +131,8 @@ func (m *Model) login() tea.Cmd {
 
 // logout forgets the selected server's token.
 func (m *Model) logout() tea.Cmd {
-	srv, ok := m.c.selected()
+	srv, t, ok := m.selectedTarget()
 	if !ok {
-		return nil
-	}
-	t, why := m.target(srv)
-	if why != "" {
-		m.setStatus(statusWarn, why)
 		return nil
 	}
 	a := m.opts.Auth

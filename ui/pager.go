@@ -143,11 +143,11 @@ func (p *pager) update(msg tea.KeyMsg) bool {
 		p.query.Focus()
 		return true
 	case key.Matches(msg, k.NextMatch) && len(p.matches) > 0:
-		p.match = (p.match + 1) % len(p.matches)
+		p.match = cycle(p.match, 1, len(p.matches))
 		p.show()
 		return true
 	case key.Matches(msg, k.PrevMatch) && len(p.matches) > 0:
-		p.match = (p.match + len(p.matches) - 1) % len(p.matches)
+		p.match = cycle(p.match, -1, len(p.matches))
 		p.show()
 		return true
 	default:

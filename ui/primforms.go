@@ -16,16 +16,75 @@ import (
 // templateForm asks for the variables of a resource template, with
 // suggestions from completion/complete, and reads the URI they make.
 type templateForm struct {
-	c    *common
+	argsModal
 	tmpl runtime.ResourceTemplate
 	t    *uritemplate.Template
-	f    *argsForm
 	err  string
+}
+
+// argsModal is what the template and prompt forms share: an argsForm in
+// a modal, send to act, back to close, completions asked as typed.
+type argsModal struct {
+	c    *common
+	f    *argsForm
 	w, h int
 }
 
+func (a *argsModal) SetSize(w, h int) {
+	a.w, a.h = min(max(w-6, 40), 100), h
+	a.f.setSize(a.w - 4)
+}
+
+// help labels send with what it does ("read", "get the prompt").
+func (a *argsModal) help(send string) []key.Binding {
+	k := a.c.keys
+	return append([]key.Binding{keysRelabel(k.Send, send)}, append(a.f.help(), k.Back)...)
+}
+
+// update closes on back and calls submit on send; any other key goes to
+// the form, which may want completions for what was typed.
+func (a *argsModal) update(self modal, msg tea.KeyMsg, submit func() (modal, tea.Cmd)) (modal, tea.Cmd) {
+	k := a.c.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		return nil, nil
+	case key.Matches(msg, k.Send):
+		return submit()
+	}
+	if a.f.update(msg) {
+		f := a.f
+		return self, func() tea.Msg { return formCompleteMsg{f: f} }
+	}
+	return self, nil
+}
+
+// view draws head (then a blank line, if there is a head), the form, a
+// blank line and foot.
+func (a *argsModal) view(title string, head, foot []string) string {
+	body := head
+	if len(body) > 0 {
+		body = append(body, "")
+	}
+	lines, focus := a.f.lines()
+	focus += len(body)
+	body = append(body, lines...)
+	body = append(append(body, ""), foot...)
+	return modalBox(a.c, title, body, focus+1, a.w, min(a.h, len(body)+3))
+}
+
+// descLines is a description as dim lines wrapped to w.
+func descLines(c *common, desc string, w int) []string {
+	var out []string
+	if d := present.OneLine(desc, 300); d != "" {
+		for _, l := range wrap(d, w) {
+			out = append(out, c.st.Dim.Render(l))
+		}
+	}
+	return out
+}
+
 func newTemplateForm(c *common, tmpl runtime.ResourceTemplate) *templateForm {
-	tf := &templateForm{c: c, tmpl: tmpl}
+	tf := &templateForm{argsModal: argsModal{c: c}, tmpl: tmpl}
 	t, err := uritemplate.New(tmpl.URITemplate)
 	var fields []*argField
 	if err != nil {
@@ -49,25 +108,13 @@ func (t *templateForm) uri() (string, error) {
 	return t.t.Expand(vals)
 }
 
-func (t *templateForm) SetSize(w, h int) {
-	t.w, t.h = min(max(w-6, 40), 100), h
-	t.f.setSize(t.w - 4)
-}
-
-func (t *templateForm) Help() []key.Binding {
-	k := t.c.keys
-	return append([]key.Binding{keysRelabel(k.Send, "read")}, append(t.f.help(), k.Back)...)
-}
+func (t *templateForm) Help() []key.Binding { return t.help("read") }
 
 // formCompleteMsg asks the root model to request completions for a form.
 type formCompleteMsg struct{ f *argsForm }
 
 func (t *templateForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
-	k := t.c.keys
-	switch {
-	case key.Matches(msg, k.Back):
-		return nil, nil
-	case key.Matches(msg, k.Send):
+	return t.update(t, msg, func() (modal, tea.Cmd) {
 		if t.t == nil || t.f.missing() {
 			return t, nil
 		}
@@ -78,12 +125,7 @@ func (t *templateForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 		}
 		k := resKey{server: t.tmpl.Server, uri: uri}
 		return nil, func() tea.Msg { return readIntentMsg{key: k} }
-	}
-	if t.f.update(msg) {
-		f := t.f
-		return t, func() tea.Msg { return formCompleteMsg{f: f} }
-	}
-	return t, nil
+	})
 }
 
 // readIntentMsg asks the root model to read a resource into the viewer.
@@ -91,36 +133,25 @@ type readIntentMsg struct{ key resKey }
 
 func (t *templateForm) View() string {
 	st := t.c.st
-	body := []string{st.Dim.Render(present.Truncate(present.Line(t.tmpl.URITemplate), t.w-4))}
-	if d := present.OneLine(t.tmpl.Description, 300); d != "" {
-		for _, l := range wrap(d, t.w-4) {
-			body = append(body, st.Dim.Render(l))
-		}
-	}
-	body = append(body, "")
-	lines, focus := t.f.lines()
-	focus += len(body)
-	body = append(body, lines...)
-	body = append(body, "")
+	head := append([]string{st.Dim.Render(present.Truncate(present.Line(t.tmpl.URITemplate), t.w-4))},
+		descLines(t.c, t.tmpl.Description, t.w-4)...)
+	var foot []string
 	switch {
 	case t.err != "":
-		body = append(body, st.Error.Render("✗ "+present.Line(t.err)))
+		foot = append(foot, st.Error.Render("✗ "+present.Line(t.err)))
 	case t.t != nil:
 		if uri, err := t.uri(); err == nil {
-			body = append(body, st.Dim.Render("reads ")+present.Truncate(present.Line(uri), t.w-10))
+			foot = append(foot, st.Dim.Render("reads ")+present.Truncate(present.Line(uri), t.w-10))
 		}
 	}
-	title := "Read " + t.tmpl.Server + " › " + present.Line(t.tmpl.Name)
-	return modalBox(t.c, title, body, focus+1, t.w, min(t.h, len(body)+3))
+	return t.view("Read "+t.tmpl.Server+" › "+present.Line(t.tmpl.Name), head, foot)
 }
 
 // promptForm asks for a prompt's arguments (required ones marked), with
 // suggestions, and gets the prompt.
 type promptForm struct {
-	c    *common
-	p    runtime.Prompt
-	f    *argsForm
-	w, h int
+	argsModal
+	p runtime.Prompt
 }
 
 func newPromptForm(c *common, p runtime.Prompt, prefill map[string]string) *promptForm {
@@ -128,22 +159,14 @@ func newPromptForm(c *common, p runtime.Prompt, prefill map[string]string) *prom
 	for _, a := range p.Arguments {
 		fields = append(fields, &argField{name: a.Name, desc: a.Description, required: a.Required})
 	}
-	pf := &promptForm{c: c, p: p, f: newArgsForm(c, p.Server, runtime.CompletionRef{Prompt: p.Name}, fields)}
+	pf := &promptForm{argsModal: argsModal{c: c, f: newArgsForm(c, p.Server, runtime.CompletionRef{Prompt: p.Name}, fields)}, p: p}
 	for _, fl := range pf.f.fields {
 		fl.in.SetValue(prefill[fl.name])
 	}
 	return pf
 }
 
-func (p *promptForm) SetSize(w, h int) {
-	p.w, p.h = min(max(w-6, 40), 100), h
-	p.f.setSize(p.w - 4)
-}
-
-func (p *promptForm) Help() []key.Binding {
-	k := p.c.keys
-	return append([]key.Binding{keysRelabel(k.Send, "get the prompt")}, append(p.f.help(), k.Back)...)
-}
+func (p *promptForm) Help() []key.Binding { return p.help("get the prompt") }
 
 // promptIntentMsg asks the root model to get a prompt.
 type promptIntentMsg struct {
@@ -152,39 +175,18 @@ type promptIntentMsg struct {
 }
 
 func (p *promptForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
-	k := p.c.keys
-	switch {
-	case key.Matches(msg, k.Back):
-		return nil, nil
-	case key.Matches(msg, k.Send):
+	return p.update(p, msg, func() (modal, tea.Cmd) {
 		if p.f.missing() {
 			return p, nil
 		}
 		intent := promptIntentMsg{p: p.p, args: p.f.values()}
 		return nil, func() tea.Msg { return intent }
-	}
-	if p.f.update(msg) {
-		f := p.f
-		return p, func() tea.Msg { return formCompleteMsg{f: f} }
-	}
-	return p, nil
+	})
 }
 
 func (p *promptForm) View() string {
-	st := p.c.st
-	var body []string
-	if d := present.OneLine(p.p.Description, 300); d != "" {
-		for _, l := range wrap(d, p.w-4) {
-			body = append(body, st.Dim.Render(l))
-		}
-		body = append(body, "")
-	}
-	lines, focus := p.f.lines()
-	focus += len(body)
-	body = append(body, lines...)
-	body = append(body, "", st.Dim.Render("fields marked * are required"))
-	title := "Prompt " + p.p.Server + " › " + present.Line(p.p.Name)
-	return modalBox(p.c, title, body, focus+1, p.w, min(p.h, len(body)+3))
+	return p.view("Prompt "+p.p.Server+" › "+present.Line(p.p.Name),
+		descLines(p.c, p.p.Description, p.w-4), []string{p.c.st.Dim.Render("fields marked * are required")})
 }
 
 // promptDoneMsg is a finished prompts/get.

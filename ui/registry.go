@@ -89,9 +89,9 @@ func (b *registryBrowser) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 		case key.Matches(msg, k.Back):
 			b.detail = nil
 		case key.Matches(msg, k.Toggle):
-			b.way = (b.way + 1) % len(b.ways)
+			b.way = cycle(b.way, 1, len(b.ways))
 		case key.Matches(msg, k.PrevChoice):
-			b.way = (b.way + len(b.ways) - 1) % len(b.ways)
+			b.way = cycle(b.way, -1, len(b.ways))
 		case key.Matches(msg, k.Select):
 			if w := b.ways[b.way]; w.err == nil {
 				return b, b.install(b, *b.detail, w)

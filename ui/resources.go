@@ -18,10 +18,50 @@ import (
 // enter reads a resource or fills in a template, u subscribes. A
 // resource updated since it was listed says when.
 type resourcesTab struct {
+	scopedList
+}
+
+// scopedList is what the list tabs over the selected server or all of
+// them share: the cursor, the scope (a toggles all servers) and the
+// filter; the cursor goes back to the top whenever what is listed
+// changes under it.
+type scopedList struct {
 	base
 	cur    cursor
 	all    bool
 	filter textinput.Model
+}
+
+func newScopedList(c *common) scopedList {
+	return scopedList{base: base{c: c}, filter: newFilterInput(c.st)}
+}
+
+func (l *scopedList) Filter() *textinput.Model { return &l.filter }
+func (l *scopedList) FilterChanged()           { l.cur = cursor{} }
+func (l *scopedList) ServerChanged() {
+	if !l.all {
+		l.cur = cursor{}
+	}
+}
+
+// toggleScope switches between the selected server and all of them.
+func (l *scopedList) toggleScope() {
+	l.all = !l.all
+	l.cur = cursor{}
+}
+
+// servers are the servers the tab shows.
+func (l *scopedList) servers() []runtime.ServerSnapshot {
+	if l.c.snap == nil {
+		return nil
+	}
+	if l.all {
+		return l.c.snap.Servers
+	}
+	if srv, ok := l.c.selected(); ok {
+		return []runtime.ServerSnapshot{srv}
+	}
+	return nil
 }
 
 // resItem is one row: a resource or a template.
@@ -31,7 +71,7 @@ type resItem struct {
 }
 
 func newResourcesTab(c *common) *resourcesTab {
-	return &resourcesTab{base: base{c: c}, filter: newFilterInput(c.st)}
+	return &resourcesTab{newScopedList(c)}
 }
 
 func (t *resourcesTab) Title() string { return "Resources" }
@@ -41,42 +81,14 @@ func (t *resourcesTab) ShortHelp() []key.Binding {
 	return []key.Binding{k.Up, k.Down, keysRelabel(k.Select, "read"), k.Subscribe, k.Scope, k.Filter}
 }
 
-func (t *resourcesTab) Filter() *textinput.Model { return &t.filter }
-func (t *resourcesTab) FilterChanged()           { t.cur = cursor{} }
-func (t *resourcesTab) ServerChanged() {
-	if !t.all {
-		t.cur = cursor{}
-	}
-}
-
-// servers are the servers the tab shows.
-func (t *resourcesTab) servers() []runtime.ServerSnapshot {
-	if t.c.snap == nil {
-		return nil
-	}
-	if t.all {
-		return t.c.snap.Servers
-	}
-	if srv, ok := t.c.selected(); ok {
-		return []runtime.ServerSnapshot{srv}
-	}
-	return nil
-}
-
 // visible is every resource, then every template, passing the filter.
 func (t *resourcesTab) visible() (items []resItem, resources, templates int) {
 	m := parseFilter(t.filter.Value())
-	match := func(server string, parts ...string) bool {
-		if m.server != "" && !strings.Contains(strings.ToLower(server), m.server) {
-			return false
-		}
-		return m.matchHay(strings.ToLower(present.Line(strings.Join(parts, " "))))
-	}
 	servers := t.servers()
 	for _, srv := range servers {
 		for i := range srv.Resources {
 			r := &srv.Resources[i]
-			if match(srv.Name, r.Name, r.Title, r.URI, r.Description, r.MIMEType) {
+			if m.matchItem(srv.Name, r.Name, r.Title, r.URI, r.Description, r.MIMEType) {
 				items = append(items, resItem{res: r})
 				resources++
 			}
@@ -85,7 +97,7 @@ func (t *resourcesTab) visible() (items []resItem, resources, templates int) {
 	for _, srv := range servers {
 		for i := range srv.Templates {
 			r := &srv.Templates[i]
-			if match(srv.Name, r.Name, r.Title, r.URITemplate, r.Description) {
+			if m.matchItem(srv.Name, r.Name, r.Title, r.URITemplate, r.Description) {
 				items = append(items, resItem{tmpl: r})
 				templates++
 			}
@@ -99,8 +111,7 @@ func (t *resourcesTab) Update(msg tea.KeyMsg) tea.Cmd {
 	items, _, _ := t.visible()
 	switch {
 	case key.Matches(msg, k.Scope):
-		t.all = !t.all
-		t.cur = cursor{}
+		t.toggleScope()
 		return nil
 	case key.Matches(msg, k.Select):
 		return actOnSelected(&t.cur, items, t.listRows(), func(it resItem) tea.Msg {
@@ -235,14 +246,11 @@ func (t *resourcesTab) emptyText(servers []runtime.ServerSnapshot) string {
 // promptsTab lists the prompts of the selected server (a: all) with
 // their arguments; enter fills them in and gets the prompt.
 type promptsTab struct {
-	base
-	cur    cursor
-	all    bool
-	filter textinput.Model
+	scopedList
 }
 
 func newPromptsTab(c *common) *promptsTab {
-	return &promptsTab{base: base{c: c}, filter: newFilterInput(c.st)}
+	return &promptsTab{newScopedList(c)}
 }
 
 func (t *promptsTab) Title() string { return "Prompts" }
@@ -252,36 +260,16 @@ func (t *promptsTab) ShortHelp() []key.Binding {
 	return []key.Binding{k.Up, k.Down, keysRelabel(k.Select, "get"), k.Scope, k.Filter}
 }
 
-func (t *promptsTab) Filter() *textinput.Model { return &t.filter }
-func (t *promptsTab) FilterChanged()           { t.cur = cursor{} }
-func (t *promptsTab) ServerChanged() {
-	if !t.all {
-		t.cur = cursor{}
-	}
-}
-
 func (t *promptsTab) visible() []runtime.Prompt {
-	if t.c.snap == nil {
-		return nil
-	}
-	var servers []runtime.ServerSnapshot
-	if t.all {
-		servers = t.c.snap.Servers
-	} else if srv, ok := t.c.selected(); ok {
-		servers = []runtime.ServerSnapshot{srv}
-	}
 	m := parseFilter(t.filter.Value())
 	var out []runtime.Prompt
-	for _, srv := range servers {
+	for _, srv := range t.servers() {
 		for _, p := range srv.Prompts {
-			if m.server != "" && !strings.Contains(strings.ToLower(srv.Name), m.server) {
-				continue
-			}
-			hay := p.Name + " " + p.Title + " " + p.Description
+			parts := []string{p.Name, p.Title, p.Description}
 			for _, a := range p.Arguments {
-				hay += " " + a.Name
+				parts = append(parts, a.Name)
 			}
-			if m.matchHay(strings.ToLower(present.Line(hay))) {
+			if m.matchItem(srv.Name, parts...) {
 				out = append(out, p)
 			}
 		}
@@ -294,8 +282,7 @@ func (t *promptsTab) Update(msg tea.KeyMsg) tea.Cmd {
 	ps := t.visible()
 	switch {
 	case key.Matches(msg, k.Scope):
-		t.all = !t.all
-		t.cur = cursor{}
+		t.toggleScope()
 		return nil
 	case key.Matches(msg, k.Select):
 		return actOnSelected(&t.cur, ps, t.h-1, func(p runtime.Prompt) tea.Msg { return openPromptMsg{p: p} })

@@ -86,19 +86,16 @@ func decodeContents(raw json.RawMessage) ([]resourceContent, error) {
 // pretty-printed, binary as its size and type (s saves the bytes). A
 // subscribed resource is read again on every update while it is open.
 type resourceViewer struct {
-	c    *common
-	key  resKey
-	p    *pager
-	w, h int
+	viewer
+	key resKey
 }
 
 func newResourceViewer(c *common, k resKey) *resourceViewer {
-	return &resourceViewer{c: c, key: k, p: newPager(c)}
+	return &resourceViewer{viewer: newViewer(c), key: k}
 }
 
 func (v *resourceViewer) SetSize(w, h int) {
-	v.w, v.h = modalSize(w, h)
-	v.p.setSize(v.w-4, v.h-4)
+	v.setSize(w, h, 4)
 	v.refresh()
 }
 
@@ -123,14 +120,7 @@ func (v *resourceViewer) subscribed() bool {
 	return false
 }
 
-func (v *resourceViewer) Help() []key.Binding {
-	k := v.c.keys
-	if v.p.searching {
-		return v.p.help()
-	}
-	// Actions first: the help bar truncates on narrow terminals.
-	return append([]key.Binding{k.Subscribe, k.Save, k.Copy, k.Search, k.Close}, v.p.help()...)
-}
+func (v *resourceViewer) Help() []key.Binding { return v.help(v.c.keys.Subscribe) }
 
 // subscribeIntentMsg asks the root model to switch a subscription.
 type subscribeIntentMsg struct {
@@ -139,25 +129,13 @@ type subscribeIntentMsg struct {
 }
 
 func (v *resourceViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
-	k := v.c.keys
-	if v.p.searching {
-		v.p.update(msg)
-		return v, nil
-	}
-	switch {
-	case key.Matches(msg, k.Close):
-		return nil, nil
-	case key.Matches(msg, k.Subscribe):
+	return v.update(v, msg, "resource", v.save, func(msg tea.KeyMsg) (tea.Cmd, bool) {
+		if !key.Matches(msg, v.c.keys.Subscribe) {
+			return nil, false
+		}
 		intent := subscribeIntentMsg{key: v.key, on: !v.subscribed()}
-		return v, func() tea.Msg { return intent }
-	case key.Matches(msg, k.Save):
-		return v, v.save()
-	case key.Matches(msg, k.Copy):
-		text := v.p.text()
-		return v, func() tea.Msg { return copyTextMsg{what: "resource", text: text} }
-	}
-	v.p.update(msg)
-	return v, nil
+		return func() tea.Msg { return intent }, true
+	})
 }
 
 // copyTextMsg asks the root model to copy text to the clipboard.
@@ -278,5 +256,5 @@ func (v *resourceViewer) View() string {
 	if v.subscribed() {
 		title = "◉ " + title
 	}
-	return modalBox(v.c, present.Truncate(title, v.w-20)+v.p.percent(), v.p.view(), 0, v.w, v.h)
+	return v.view(present.Truncate(title, v.w-20))
 }

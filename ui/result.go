@@ -19,28 +19,21 @@ import (
 // and searchable. o opens a resource the result links to or embeds in
 // the resource viewer; y copies the result, s saves it.
 type resultViewer struct {
-	c    *common
+	viewer
 	done callDoneMsg
-	p    *pager
-	w, h int
 }
 
 func newResultViewer(c *common, done callDoneMsg) *resultViewer {
-	return &resultViewer{c: c, done: done, p: newPager(c)}
+	return &resultViewer{viewer: newViewer(c), done: done}
 }
 
 func (r *resultViewer) SetSize(w, h int) {
-	r.w, r.h = modalSize(w, h)
-	r.p.setSize(r.w-4, r.h-3)
+	r.setSize(w, h, 3)
 	r.p.setLines(r.lines(r.w - 4))
 }
 
 func (r *resultViewer) Help() []key.Binding {
 	k := r.c.keys
-	if r.p.searching {
-		return r.p.help()
-	}
-	// Actions first: the help bar truncates on narrow terminals.
 	var b []key.Binding
 	if hasApp(r.done) {
 		b = append(b, k.OpenApp)
@@ -48,7 +41,7 @@ func (r *resultViewer) Help() []key.Binding {
 	if len(r.links()) > 0 {
 		b = append(b, k.OpenLink)
 	}
-	return append(append(b, k.Save, k.Copy, k.Search, k.Close), r.p.help()...)
+	return r.help(b...)
 }
 
 // links are the resources the result links to or embeds, in order.
@@ -74,35 +67,29 @@ type openLinkMsg struct {
 }
 
 func (r *resultViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
+	save := func() tea.Cmd { return saveResultOrBlock(r, r.done) } // record_export.go
+	return r.update(r, msg, "result", save, r.own)
+}
+
+// own answers the keys only a result has: open its app, open a link.
+func (r *resultViewer) own(msg tea.KeyMsg) (tea.Cmd, bool) {
 	k := r.c.keys
-	if r.p.searching {
-		r.p.update(msg)
-		return r, nil
-	}
 	switch {
-	case key.Matches(msg, k.Close):
-		return nil, nil
-	case key.Matches(msg, k.Save):
-		return r, saveResultOrBlock(r, r.done) // record_export.go
-	case key.Matches(msg, k.Copy):
-		text := r.p.text()
-		return r, func() tea.Msg { return copyTextMsg{what: "result", text: text} }
 	case key.Matches(msg, k.OpenApp) && hasApp(r.done):
 		done := r.done
-		return r, func() tea.Msg { return openAppMsg{done: done, from: r} }
+		return func() tea.Msg { return openAppMsg{done: done, from: r} }, true
 	case key.Matches(msg, k.OpenLink):
 		links := r.links()
 		if len(links) == 0 {
-			return r, nil
+			return nil, true
 		}
 		server := r.done.tool.Server
 		if len(links) == 1 {
-			return r, func() tea.Msg { return openLinkMsg{server: server, c: links[0], from: r} }
+			return func() tea.Msg { return openLinkMsg{server: server, c: links[0], from: r} }, true
 		}
-		return r, func() tea.Msg { return chooseLinkMsg{server: server, links: links, from: r} }
+		return func() tea.Msg { return chooseLinkMsg{server: server, links: links, from: r} }, true
 	}
-	r.p.update(msg)
-	return r, nil
+	return nil, false
 }
 
 // chooseLinkMsg asks the root model to let the person pick one of links,
@@ -246,8 +233,7 @@ func blockMeta(raw []byte) string {
 
 func (r *resultViewer) View() string {
 	d := r.done
-	title := "Result of " + d.tool.Server + " › " + present.Line(d.tool.ServerTool)
-	return modalBox(r.c, title+r.p.percent(), r.p.view(), 0, r.w, r.h)
+	return r.view("Result of " + d.tool.Server + " › " + present.Line(d.tool.ServerTool))
 }
 
 // decodedSize is the size of base64 data once decoded.
@@ -258,52 +244,27 @@ func decodedSize(data string) int {
 // textViewer is a titled, scrollable, searchable text: a prompt's
 // messages, a tool's details. y copies it and s saves it.
 type textViewer struct {
-	c      *common
+	viewer
 	title  string
 	what   string // for copy and save: "prompt", "tool"
 	server string
 	render func(w int) []string
-	p      *pager
-	w, h   int
 }
 
 func newTextViewer(c *common, title, what, server string, render func(w int) []string) *textViewer {
-	return &textViewer{c: c, title: title, what: what, server: server, render: render, p: newPager(c)}
+	return &textViewer{viewer: newViewer(c), title: title, what: what, server: server, render: render}
 }
 
 func (v *textViewer) SetSize(w, h int) {
-	v.w, v.h = modalSize(w, h)
-	v.p.setSize(v.w-4, v.h-3)
+	v.setSize(w, h, 3)
 	v.p.setLines(v.render(v.w - 4))
 }
 
-func (v *textViewer) Help() []key.Binding {
-	k := v.c.keys
-	if v.p.searching {
-		return v.p.help()
-	}
-	return append([]key.Binding{k.Save, k.Copy, k.Search, k.Close}, v.p.help()...)
-}
+func (v *textViewer) Help() []key.Binding { return v.help() }
 
 func (v *textViewer) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
-	k := v.c.keys
-	if v.p.searching {
-		v.p.update(msg)
-		return v, nil
-	}
-	switch {
-	case key.Matches(msg, k.Close):
-		return nil, nil
-	case key.Matches(msg, k.Copy):
-		what, text := v.what, v.p.text()
-		return v, func() tea.Msg { return copyTextMsg{what: what, text: text} }
-	case key.Matches(msg, k.Save):
-		return v, saveBytes(v.what, v.server, ".txt", []byte(v.p.text()))
-	}
-	v.p.update(msg)
-	return v, nil
+	save := func() tea.Cmd { return saveBytes(v.what, v.server, ".txt", []byte(v.p.text())) }
+	return v.update(v, msg, v.what, save, nil)
 }
 
-func (v *textViewer) View() string {
-	return modalBox(v.c, v.title+v.p.percent(), v.p.view(), 0, v.w, v.h)
-}
+func (v *textViewer) View() string { return v.view(v.title) }

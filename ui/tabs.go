@@ -95,6 +95,10 @@ func (b *base) empty(text string) string {
 	return b.fill([]string{padRight(b.c.st.Dim.Render(text), b.w)})
 }
 
+// cycle is i moved by d through n items, wrapping around at either end:
+// tabs, choices, suggestions, search matches.
+func cycle(i, d, n int) int { return ((i+d)%n + n) % n }
+
 // navKeys moves a cursor through n items in h rows.
 func navKeys(c *common, msg tea.KeyMsg, cur *cursor, n, h int) bool {
 	k := c.keys

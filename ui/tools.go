@@ -55,7 +55,7 @@ func (t *toolsTab) visible() []runtime.Tool {
 	if !m.empty() {
 		out = nil
 		for _, tl := range srv.Tools {
-			if m.matchHay(strings.ToLower(present.Line(tl.ServerTool + " " + tl.Title + " " + tl.Description))) {
+			if m.matchText(tl.ServerTool, tl.Title, tl.Description) {
 				out = append(out, tl)
 			}
 		}

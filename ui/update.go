@@ -95,9 +95,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 			m.focus = focusServers
 		}
 	case key.Matches(msg, k.NextTab):
-		m.active = (m.active + 1) % len(m.tabs)
+		m.active = cycle(m.active, 1, len(m.tabs))
 	case key.Matches(msg, k.PrevTab):
-		m.active = (m.active + len(m.tabs) - 1) % len(m.tabs)
+		m.active = cycle(m.active, -1, len(m.tabs))
 	case key.Matches(msg, k.JumpTab):
 		// 1-9 are the first nine tabs, 0 the tenth (Clients, when serving).
 		i := int(msg.Runes[0] - '1')

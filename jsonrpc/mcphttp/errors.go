@@ -11,7 +11,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"unicode/utf8"
+
+	"mcpdeck/internal/clip"
 )
 
 // Sentinel errors. The errors this package returns wrap one of them (match
@@ -111,14 +112,7 @@ func (r redactor) apply(s string) string {
 func (r redactor) excerpt(body []byte) string {
 	s := strings.ToValidUTF8(string(body), "?")
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > excerptLimit {
-		cut := excerptLimit
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return r.apply(s)
+	return r.apply(clip.Text(s, excerptLimit))
 }
 
 // describeNetError turns a transport-level failure of one exchange into an

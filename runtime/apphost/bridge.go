@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpdeck/internal/clip"
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/mcp"
@@ -308,7 +309,7 @@ func (a *app) openLink(m message) bridgeAnswer {
 	u, err := url.Parse(p.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		a.h.notice(Notice{Kind: NoticeLinkRefused, App: a.id, Server: a.server, Tool: a.tool.ServerTool, URL: p.URL, Text: "not an http or https URL"})
-		return a.reply(m, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid URL %q: mcpdeck opens http and https links only", cut(p.URL, 200)))
+		return a.reply(m, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid URL %q: mcpdeck opens http and https links only", clip.Text(p.URL, 200)))
 	}
 	a.mu.Lock()
 	a.links[idKey(m.ID)] = u.String()
@@ -324,7 +325,7 @@ func (a *app) answerLink(id json.RawMessage, open bool) (bridgeAnswer, error) {
 	delete(a.links, idKey(id))
 	a.mu.Unlock()
 	if !ok {
-		return bridgeAnswer{}, fmt.Errorf("no link request with id %s is waiting", cut(string(id), 40))
+		return bridgeAnswer{}, fmt.Errorf("no link request with id %s is waiting", clip.Text(string(id), 40))
 	}
 	m := message{ID: id, Method: "ui/open-link"}
 	if !open {
@@ -497,11 +498,4 @@ func mustMarshal(v any) json.RawMessage {
 		b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": jsonrpc.CodeInternalError, "message": "mcpdeck could not encode a bridge message: " + err.Error()}})
 	}
 	return b
-}
-
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -173,14 +173,8 @@ func (h *Host) Open(ctx context.Context, req Request) (*App, error) {
 	if !ok {
 		return nil, fmt.Errorf("opening an app: %w %q", runtime.ErrUnknownServer, req.Server)
 	}
-	var tool *runtime.Tool
-	for i := range v.Tools {
-		if v.Tools[i].ServerTool == req.Tool || v.Tools[i].Name == req.Tool {
-			tool = &v.Tools[i]
-			break
-		}
-	}
-	if tool == nil {
+	tool, ok := runtime.LookupTool(v.Tools, req.Tool)
+	if !ok {
 		return nil, fmt.Errorf("opening an app: %w %q on server %q", runtime.ErrUnknownTool, req.Tool, req.Server)
 	}
 	ui, _ := mcp.ToolUIOf(tool.Meta)

@@ -220,6 +220,13 @@ func TestBridgeOverHTTP(t *testing.T) {
 	if r := replyOf(t, a); !strings.Contains(errMessage(r), "http and https links only") {
 		t.Errorf("a javascript: link answered %s", a.Reply)
 	}
+	// A long refused URL is quoted cut to 200 bytes between characters,
+	// never inside one (an é split in two quoted as \xc3).
+	long := "javascript:" + strings.Repeat("é", 150)
+	_, a = p.post("/bridge", map[string]any{"jsonrpc": "2.0", "id": "l3", "method": "ui/open-link", "params": map[string]any{"url": long}})
+	if msg := errMessage(replyOf(t, a)); !strings.Contains(msg, "http and https links only") || strings.Contains(msg, `\x`) || !strings.Contains(msg, "é…") {
+		t.Errorf("a long refused link answered %q", msg)
+	}
 	_, a = p.post("/bridge", json.RawMessage(`{"jsonrpc":"2.0","id":"l2","method":"ui/open-link","params":{"url":"https://example.com/docs"}}`))
 	if a.Reply != nil || a.Page == nil || a.Page.Link == nil || a.Page.Link.URL != "https://example.com/docs" {
 		t.Fatalf("a link was not asked about: %+v", a)

@@ -209,7 +209,7 @@ func (c *checker) ensureLive() string {
 	if !v.State.Live() {
 		return "skipped: the server went down in an earlier step and did not come back: " + c.failure(v)
 	}
-	c.leaks = appendNew(c.leaks, v.SecretLeaks...)
+	c.leaks = runtime.MergeLeaks(c.leaks, v.SecretLeaks...)
 	return ""
 }
 
@@ -240,19 +240,6 @@ func errText(err error) string {
 		return ce.Info.Error()
 	}
 	return err.Error()
-}
-
-func appendNew(list []string, more ...string) []string {
-	for _, m := range more {
-		seen := false
-		for _, l := range list {
-			seen = seen || l == m
-		}
-		if !seen {
-			list = append(list, m)
-		}
-	}
-	return list
 }
 
 // ms renders a duration for a reason.

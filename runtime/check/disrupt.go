@@ -203,7 +203,7 @@ func (c *checker) reconnect() (Status, string) {
 	if c.toolsAfter == nil {
 		c.toolsAfter = []runtime.Tool{}
 	}
-	c.leaks = appendNew(c.leaks, after.SecretLeaks...)
+	c.leaks = runtime.MergeLeaks(c.leaks, after.SecretLeaks...)
 	notes = append(notes, fmt.Sprintf("a fresh connection initialized in %s", ms(time.Since(start))))
 	if !slices.Equal(sortedNames(before.Tools), sortedNames(after.Tools)) {
 		return Warn, strings.Join(notes, "; ") + ", but listed different tool names (see stable tool names)"

@@ -62,7 +62,7 @@ func (c *checker) initialize() (Status, string) {
 		res = init.Result
 	}
 	c.tools, c.dropped, c.instructions = v.Tools, v.DroppedTools, v.Instructions
-	c.leaks = appendNew(c.leaks, v.SecretLeaks...)
+	c.leaks = runtime.MergeLeaks(c.leaks, v.SecretLeaks...)
 	var warns []string
 	if res.ServerInfo.Name == "" || res.ServerInfo.Version == "" {
 		warns = append(warns, "serverInfo needs a name and a version")
@@ -390,10 +390,8 @@ func closeCause(err error) string {
 }
 
 func (c *checker) tool(name string) (runtime.Tool, bool) {
-	for _, t := range c.tools {
-		if t.ServerTool == name || t.Name == name {
-			return t, true
-		}
+	if t, ok := runtime.LookupTool(c.tools, name); ok {
+		return *t, true
 	}
 	return runtime.Tool{}, false
 }

@@ -9,7 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"mcpdeck/internal/clip"
 )
 
 // MCP Apps: the io.modelcontextprotocol/ui extension (SEP-1865, stable
@@ -331,11 +332,11 @@ func readCSP(raw json.RawMessage, problems, notes *[]string) AppCSP {
 		for _, it := range items {
 			var s string
 			if json.Unmarshal(it, &s) != nil {
-				*problems = append(*problems, fmt.Sprintf("_meta.ui.csp.%s holds %s, not a string", f.key, cut(string(it), 40)))
+				*problems = append(*problems, fmt.Sprintf("_meta.ui.csp.%s holds %s, not a string", f.key, clip.Text(string(it), 40)))
 				continue
 			}
 			if !ValidCSPSource(s) {
-				*problems = append(*problems, fmt.Sprintf("_meta.ui.csp.%s holds %q, not an origin such as https://cdn.example.com (left out of the policy)", f.key, cut(s, 80)))
+				*problems = append(*problems, fmt.Sprintf("_meta.ui.csp.%s holds %q, not an origin such as https://cdn.example.com (left out of the policy)", f.key, clip.Text(s, 80)))
 				continue
 			}
 			*f.dest = append(*f.dest, s)
@@ -350,16 +351,6 @@ func readCSP(raw json.RawMessage, problems, notes *[]string) AppCSP {
 	}
 	slices.Sort(*notes)
 	return c
-}
-
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // ErrNotApp is wrapped by AppDocumentOf for a resource that is no app's

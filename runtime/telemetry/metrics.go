@@ -176,12 +176,8 @@ func (t *Telemetry) RecordSession(s SessionEnd) {
 	}
 	attrs := []attribute.KeyValue{KeyServer.String(s.Server)}
 	attrs = appendTransport(attrs, s.Transport)
-	if s.ProtocolVersion != "" {
-		attrs = append(attrs, KeyProtocolVersion.String(s.ProtocolVersion))
-	}
-	if s.ErrorType != "" {
-		attrs = append(attrs, KeyErrorType.String(s.ErrorType))
-	}
+	attrs = appendSet(attrs, KeyProtocolVersion, s.ProtocolVersion)
+	attrs = appendSet(attrs, KeyErrorType, s.ErrorType)
 	t.meters.sessionDuration.Record(context.Background(), s.Duration.Seconds(), metric.WithAttributeSet(attribute.NewSet(attrs...)))
 }
 

@@ -85,9 +85,7 @@ func (t *Telemetry) StartConnect(ctx context.Context, info RequestInfo) (context
 	attrs = appendTransport(attrs, info.Transport)
 	attrs = appendAddress(attrs, info.URL)
 	attrs = append(attrs, KeyServer.String(info.Server))
-	if info.Transport != "" {
-		attrs = append(attrs, KeyMCPTransport.String(info.Transport))
-	}
+	attrs = appendSet(attrs, KeyMCPTransport, info.Transport)
 	ctx, s.span = t.tracer.Start(ctx, "connect", trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(s.start), trace.WithAttributes(attrs...))
 	return ctx, s
 }
@@ -145,9 +143,7 @@ func (s *Span) Progress(progress, total float64, message string) {
 	if total > 0 {
 		attrs = append(attrs, KeyProgressTotal.Float64(total))
 	}
-	if message != "" {
-		attrs = append(attrs, KeyProgressMessage.String(message))
-	}
+	attrs = appendSet(attrs, KeyProgressMessage, message)
 	s.span.AddEvent("notifications/progress", trace.WithAttributes(attrs...))
 }
 
@@ -234,27 +230,15 @@ func spanName(info RequestInfo) string {
 func spanAttributes(info RequestInfo) []attribute.KeyValue {
 	attrs := make([]attribute.KeyValue, 0, 12)
 	attrs = append(attrs, KeyMethod.String(info.Method))
-	attrs = appendTarget(attrs, info)
-	if info.RequestID != "" {
-		attrs = append(attrs, KeyRequestID.String(info.RequestID))
-	}
-	if info.SessionID != "" {
-		attrs = append(attrs, KeySessionID.String(info.SessionID))
-	}
-	if info.ProtocolVersion != "" {
-		attrs = append(attrs, KeyProtocolVersion.String(info.ProtocolVersion))
-	}
+	attrs = appendTarget(attrs, info.Method, info.Target)
+	attrs = appendSet(attrs, KeyRequestID, info.RequestID)
+	attrs = appendSet(attrs, KeySessionID, info.SessionID)
+	attrs = appendSet(attrs, KeyProtocolVersion, info.ProtocolVersion)
 	attrs = appendTransport(attrs, info.Transport)
 	attrs = appendAddress(attrs, info.URL)
-	if info.Server != "" {
-		attrs = append(attrs, KeyServer.String(info.Server))
-	}
-	if info.Transport != "" {
-		attrs = append(attrs, KeyMCPTransport.String(info.Transport))
-	}
-	if info.Era != "" {
-		attrs = append(attrs, KeyEra.String(info.Era))
-	}
+	attrs = appendSet(attrs, KeyServer, info.Server)
+	attrs = appendSet(attrs, KeyMCPTransport, info.Transport)
+	attrs = appendSet(attrs, KeyEra, info.Era)
 	return attrs
 }
 
@@ -290,44 +274,44 @@ func (m *meters) operationAttributes(info RequestInfo, errorType, code string, i
 func operationAttributes(k opKey, code string, isCode bool) attribute.Set {
 	attrs := make([]attribute.KeyValue, 0, 10)
 	attrs = append(attrs, KeyMethod.String(k.method))
-	if k.target != "" {
-		switch k.method {
-		case "tools/call":
-			attrs = append(attrs, KeyToolName.String(k.target), KeyOperationName.String("execute_tool"))
-		case "prompts/get":
-			attrs = append(attrs, KeyPromptName.String(k.target))
-		}
-	}
+	// k.target is kept for tools/call and prompts/get only: a resource
+	// URI is no series' label.
+	attrs = appendTarget(attrs, k.method, k.target)
 	if k.errorType != "" {
 		attrs = append(attrs, KeyErrorType.String(k.errorType))
 		if isCode {
 			attrs = append(attrs, KeyStatusCode.String(code))
 		}
 	}
-	if k.version != "" {
-		attrs = append(attrs, KeyProtocolVersion.String(k.version))
-	}
+	attrs = appendSet(attrs, KeyProtocolVersion, k.version)
 	attrs = appendTransport(attrs, k.transport)
-	if k.server != "" {
-		attrs = append(attrs, KeyServer.String(k.server))
-	}
+	attrs = appendSet(attrs, KeyServer, k.server)
 	return attribute.NewSet(attrs...)
 }
 
 // appendTarget adds the attribute naming what the method acts on.
-func appendTarget(attrs []attribute.KeyValue, info RequestInfo) []attribute.KeyValue {
-	if info.Target == "" {
+func appendTarget(attrs []attribute.KeyValue, method, target string) []attribute.KeyValue {
+	if target == "" {
 		return attrs
 	}
-	switch info.Method {
+	switch method {
 	case "tools/call":
-		return append(attrs, KeyToolName.String(info.Target), KeyOperationName.String("execute_tool"))
+		return append(attrs, KeyToolName.String(target), KeyOperationName.String("execute_tool"))
 	case "prompts/get":
-		return append(attrs, KeyPromptName.String(info.Target))
+		return append(attrs, KeyPromptName.String(target))
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		return append(attrs, KeyResourceURI.String(info.Target))
+		return append(attrs, KeyResourceURI.String(target))
 	}
 	return attrs
+}
+
+// appendSet adds key with value when the value is set: an attribute
+// with nothing to say is left out, not sent empty.
+func appendSet(attrs []attribute.KeyValue, key attribute.Key, value string) []attribute.KeyValue {
+	if value == "" {
+		return attrs
+	}
+	return append(attrs, key.String(value))
 }
 
 // appendAddress adds server.address and server.port from a remote

@@ -4,10 +4,11 @@ import (
 	"context"
 	"math"
 	"time"
-	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"mcpdeck/internal/clip"
 )
 
 // ServerStats is one server's counters and state as the runtime keeps them,
@@ -101,25 +102,13 @@ func (m *meters) observeServer(o metric.Observer, s ServerStats) {
 	o.ObserveInt64(m.outstanding, int64(s.Outstanding), server)
 	if s.LastError != "" && !s.LastErrorAt.IsZero() {
 		o.ObserveInt64(m.lastError, s.LastErrorAt.Unix(), metric.WithAttributeSet(attribute.NewSet(
-			KeyServer.String(s.Server), KeyErrorKind.String(s.LastErrorKind), KeyErrorMessage.String(boundLabel(s.LastError)))))
+			KeyServer.String(s.Server), KeyErrorKind.String(s.LastErrorKind), KeyErrorMessage.String(clip.Text(s.LastError, maxErrorLabel)))))
 	}
 }
 
 // maxErrorLabel bounds the error message label: a label is for reading
 // at a glance, and every distinct value is a series in Prometheus.
 const maxErrorLabel = 200
-
-// boundLabel cuts s to maxErrorLabel bytes on a rune boundary, marked.
-func boundLabel(s string) string {
-	if len(s) <= maxErrorLabel {
-		return s
-	}
-	cut := maxErrorLabel
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
 
 func clampInt64(v uint64) int64 {
 	if v > math.MaxInt64 {

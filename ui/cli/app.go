@@ -165,11 +165,9 @@ func runAppOpen(cmd *cobra.Command, tf *targetFlags, af *appFlags, args []string
 // hasApp refuses a tool without an app before it is called.
 func hasApp(snap *runtime.Snapshot, server, tool string) error {
 	v, _ := snap.Server(server)
-	for _, t := range v.Tools {
-		if t.ServerTool == tool || t.Name == tool {
-			if ui, _ := mcp.ToolUIOf(t.Meta); !ui.HasApp() {
-				return withCode(ExitUsage, fmt.Errorf("tool %q of server %q has no MCP App (no _meta.ui.resourceUri); call it with mcpdeck call instead", tool, server))
-			}
+	if t, ok := runtime.LookupTool(v.Tools, tool); ok {
+		if ui, _ := mcp.ToolUIOf(t.Meta); !ui.HasApp() {
+			return withCode(ExitUsage, fmt.Errorf("tool %q of server %q has no MCP App (no _meta.ui.resourceUri); call it with mcpdeck call instead", tool, server))
 		}
 	}
 	return nil

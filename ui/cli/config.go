@@ -212,12 +212,24 @@ type invalidConfigError config.Errors
 
 // Error lists every problem under a one-line verdict, for run to print.
 func (e invalidConfigError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s; nothing was started:\n", present.Count(len(e), "configuration error", "configuration errors"))
-	for _, d := range e {
-		fmt.Fprintf(&b, "  %s\n", d)
+	lines := make([]string, len(e))
+	for i, d := range e {
+		lines[i] = d.String()
 	}
-	b.WriteString(`fix them and check with "mcpdeck config validate"`)
+	return problemList(present.Count(len(e), "configuration error", "configuration errors")+"; nothing was started",
+		lines, `fix them and check with "mcpdeck config validate"`)
+}
+
+// problemList is the text of an error that stops a command for many
+// problems at once: the verdict, each problem on its own indented line,
+// then what to do.
+func problemList(verdict string, problems []string, next string) string {
+	var b strings.Builder
+	b.WriteString(verdict + ":\n")
+	for _, p := range problems {
+		b.WriteString("  " + p + "\n")
+	}
+	b.WriteString(next)
 	return b.String()
 }
 

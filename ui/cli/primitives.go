@@ -68,11 +68,11 @@ func requestFailure(ctx context.Context, what string, err error) error {
 // knownTool refuses a tool the server does not list, naming the closest.
 func knownTool(snap *runtime.Snapshot, server, tool string) error {
 	v, _ := snap.Server(server)
+	if _, ok := runtime.LookupTool(v.Tools, tool); ok {
+		return nil
+	}
 	var names []string
 	for _, t := range v.Tools {
-		if t.ServerTool == tool || t.Name == tool {
-			return nil
-		}
 		names = append(names, t.ServerTool)
 	}
 	return withCode(ExitUsage, fmt.Errorf("unknown tool %q on server %q%s; list them with mcpdeck tools %s", tool, server, didYouMean(tool, names), server))

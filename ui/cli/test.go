@@ -240,13 +240,12 @@ func parseSuites(files []string) ([]*suite.Suite, error) {
 type invalidSuitesError suite.Errors
 
 func (e invalidSuitesError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s in the test suites; nothing was run:\n", present.Count(len(e), "problem", "problems"))
-	for _, x := range e {
-		fmt.Fprintf(&b, "  %s\n", present.Line(x.Error()))
+	lines := make([]string, len(e))
+	for i, x := range e {
+		lines[i] = present.Line(x.Error())
 	}
-	b.WriteString("the format is documented in runtime/suite/FORMAT.md")
-	return b.String()
+	return problemList(present.Count(len(e), "problem", "problems")+" in the test suites; nothing was run",
+		lines, "the format is documented in runtime/suite/FORMAT.md")
 }
 
 func (e invalidSuitesError) Unwrap() error { return suite.Errors(e) }

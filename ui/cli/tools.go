@@ -293,24 +293,23 @@ func runToolDetail(cmd *cobra.Command, tf *targetFlags, server, tool string, asJ
 		return err
 	}
 	v, _ := snap.Server(server)
-	for _, t := range v.Tools {
-		if t.ServerTool == tool || t.Name == tool {
-			if asJSON {
-				return present.WriteJSON(cmd.OutOrStdout(), printable(t))
-			}
-			// An app's CSP and permissions are on its resource: read it.
-			var doc *mcp.AppDocument
-			var readErr error
-			if app, _ := mcp.ToolUIOf(t.Meta); app.ResourceURI != "" {
-				raw, err := rt.ReadResource(ctx, v.Name, app.ResourceURI)
-				if readErr = err; err == nil {
-					d, err := mcp.AppDocumentOf(raw, app.ResourceURI)
-					doc, readErr = &d, err
-				}
-			}
-			_, err := io.WriteString(cmd.OutOrStdout(), ui.ToolDetail(t, doc, readErr, toolDetailWidth))
-			return err
+	t, ok := runtime.LookupTool(v.Tools, tool)
+	if !ok {
+		return nil
+	}
+	if asJSON {
+		return present.WriteJSON(cmd.OutOrStdout(), printable(*t))
+	}
+	// An app's CSP and permissions are on its resource: read it.
+	var doc *mcp.AppDocument
+	var readErr error
+	if app, _ := mcp.ToolUIOf(t.Meta); app.ResourceURI != "" {
+		raw, err := rt.ReadResource(ctx, v.Name, app.ResourceURI)
+		if readErr = err; err == nil {
+			d, err := mcp.AppDocumentOf(raw, app.ResourceURI)
+			doc, readErr = &d, err
 		}
 	}
-	return nil
+	_, err = io.WriteString(cmd.OutOrStdout(), ui.ToolDetail(*t, doc, readErr, toolDetailWidth))
+	return err
 }

@@ -184,6 +184,18 @@ func (r *Runtime) publishLocked(change func(*runtime.Snapshot)) {
 	r.emitLocked(runtime.Published{EventHeader: runtime.EventHeader{Time: next.At}, Generation: next.Generation, Enabled: next.Enabled})
 }
 
+// publishServerLocked publishes a snapshot in which change has been
+// applied to the server called name.
+func (r *Runtime) publishServerLocked(name string, change func(s *runtime.Snapshot, srv *runtime.ServerSnapshot)) {
+	r.publishLocked(func(s *runtime.Snapshot) {
+		for i := range s.Servers {
+			if s.Servers[i].Name == name {
+				change(s, &s.Servers[i])
+			}
+		}
+	})
+}
+
 // SetEnabled switches MCP on (every enabled server reaches its SetOnState
 // state, ready by default) or off (every server disabled, tools withdrawn).
 func (r *Runtime) SetEnabled(_ context.Context, on bool) error {
@@ -229,18 +241,13 @@ func (r *Runtime) SetServerEnabled(_ context.Context, name string, on bool) erro
 	if _, ok := r.snap.Server(name); !ok {
 		return fmt.Errorf("switching %q: %w", name, runtime.ErrUnknownServer)
 	}
-	r.publishLocked(func(s *runtime.Snapshot) {
-		for i := range s.Servers {
-			if s.Servers[i].Name != name {
-				continue
-			}
-			s.Servers[i].Enabled = on
-			switch {
-			case !on:
-				s.Servers[i].State = runtime.StateDisabled
-			case s.Enabled:
-				s.Servers[i].State = runtime.StateReady
-			}
+	r.publishServerLocked(name, func(s *runtime.Snapshot, srv *runtime.ServerSnapshot) {
+		srv.Enabled = on
+		switch {
+		case !on:
+			srv.State = runtime.StateDisabled
+		case s.Enabled:
+			srv.State = runtime.StateReady
 		}
 	})
 	return nil
@@ -254,15 +261,11 @@ func (r *Runtime) Reconnect(_ context.Context, name string) error {
 	if !r.snap.Enabled {
 		return fmt.Errorf("reconnecting %q: %w", name, runtime.ErrNotEnabled)
 	}
-	r.publishLocked(func(s *runtime.Snapshot) {
-		for i := range s.Servers {
-			if s.Servers[i].Name == name {
-				s.Servers[i].State = runtime.StateReady
-				s.Servers[i].Restarts++
-				s.Servers[i].LastError = nil
-				s.Servers[i].Reason = ""
-			}
-		}
+	r.publishServerLocked(name, func(_ *runtime.Snapshot, srv *runtime.ServerSnapshot) {
+		srv.State = runtime.StateReady
+		srv.Restarts++
+		srv.LastError = nil
+		srv.Reason = ""
 	})
 	return nil
 }

@@ -130,18 +130,13 @@ func (r *Runtime) subscription(server, uri string, on bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.emitLocked(runtime.SubscriptionChanged{EventHeader: runtime.EventHeader{Time: r.snap.At, Server: server}, URI: uri, Subscribed: on})
-	r.publishLocked(func(s *runtime.Snapshot) {
-		for i := range s.Servers {
-			if s.Servers[i].Name != server {
-				continue
-			}
-			subs := slices.DeleteFunc(slices.Clone(s.Servers[i].Subscriptions), func(u string) bool { return u == uri })
-			if on {
-				subs = append(subs, uri)
-				slices.Sort(subs)
-			}
-			s.Servers[i].Subscriptions = subs
+	r.publishServerLocked(server, func(_ *runtime.Snapshot, srv *runtime.ServerSnapshot) {
+		subs := slices.DeleteFunc(slices.Clone(srv.Subscriptions), func(u string) bool { return u == uri })
+		if on {
+			subs = append(subs, uri)
+			slices.Sort(subs)
 		}
+		srv.Subscriptions = subs
 	})
 	return nil
 }
@@ -220,13 +215,7 @@ func (r *Runtime) SetLogLevel(_ context.Context, server, level string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.emitLocked(runtime.LogLevelSet{EventHeader: runtime.EventHeader{Time: r.snap.At, Server: server}, Level: level})
-	r.publishLocked(func(s *runtime.Snapshot) {
-		for i := range s.Servers {
-			if s.Servers[i].Name == server {
-				s.Servers[i].LogLevel = level
-			}
-		}
-	})
+	r.publishServerLocked(server, func(_ *runtime.Snapshot, srv *runtime.ServerSnapshot) { srv.LogLevel = level })
 	return nil
 }
 
@@ -244,13 +233,7 @@ func (r *Runtime) SetRoots(_ context.Context, server string, dirs []string) erro
 		roots = append(roots, runtime.Root{URI: "file://" + d, Name: d[strings.LastIndex(d, "/")+1:]})
 	}
 	r.emitLocked(runtime.RootsChanged{EventHeader: runtime.EventHeader{Time: r.snap.At, Server: server}, Roots: roots})
-	r.publishLocked(func(s *runtime.Snapshot) {
-		for i := range s.Servers {
-			if s.Servers[i].Name == server {
-				s.Servers[i].Roots = roots
-			}
-		}
-	})
+	r.publishServerLocked(server, func(_ *runtime.Snapshot, srv *runtime.ServerSnapshot) { srv.Roots = roots })
 	return nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,6 +21,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"mcpdeck/runtime/internal/daemontest"
 )
 
 // AuthServerOptions shape an AuthServer; the zero value is an RFC 8414
@@ -499,10 +500,6 @@ func (a *AuthServer) Registrations() int {
 
 // FreePort returns a loopback port that was free a moment ago.
 func FreePort(t testing.TB) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Helper()
+	return daemontest.FreePort(t)
 }

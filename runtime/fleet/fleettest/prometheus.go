@@ -9,17 +9,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"mcpdeck/runtime/internal/daemontest"
 )
 
 // Target is one scrape target: host:port of a /metrics endpoint, and
@@ -33,10 +32,8 @@ type Target struct {
 type Prometheus struct {
 	// URL is its HTTP API base, http://127.0.0.1:PORT.
 	URL string
-	cmd *exec.Cmd
-
-	mu     sync.Mutex
-	output bytes.Buffer
+	// Daemon is the process; Output is what Prometheus printed.
+	*daemontest.Daemon
 }
 
 // Binary returns the prometheus executable, skipping the test when there
@@ -98,63 +95,12 @@ func StartWithRules(t testing.TB, interval time.Duration, ruleFiles []string, ta
 		t.Fatal(err)
 	}
 	// A port free a moment ago; Prometheus cannot report one it picked.
-	port := freePort(t)
+	port := daemontest.FreePort(t)
 	p := &Prometheus{URL: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	p.cmd = exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+	p.Daemon = daemontest.Start(t, "prometheus", bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port), "--log.level=warn")
-	p.cmd.Stdout, p.cmd.Stderr = p, p
-	dieWithParent(p.cmd)
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("starting prometheus: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-exited
-		}
-	})
-	client := &http.Client{Timeout: 2 * time.Second}
-	defer client.CloseIdleConnections()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := client.Get(p.URL + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return p
-			}
-		}
-		select {
-		case <-exited:
-			t.Fatalf("prometheus exited before it was ready:\n%s", p.Output())
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("prometheus not ready after 30s:\n%s", p.Output())
-		}
-	}
-}
-
-// Write collects Prometheus's output, for failure messages.
-func (p *Prometheus) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.output.Len() < 1<<20 {
-		p.output.Write(b)
-	}
-	return len(b), nil
-}
-
-// Output is what Prometheus wrote so far.
-func (p *Prometheus) Output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.output.String()
+	p.WaitReady(t, 30*time.Second, func(c *http.Client) (*http.Response, error) { return c.Get(p.URL + "/-/ready") })
+	return p
 }
 
 // WaitUp waits until Prometheus has scraped n targets successfully.
@@ -213,14 +159,4 @@ func firstValue(body string) (float64, bool) {
 	var v float64
 	_, err := fmt.Sscan(rest[j+2:k], &v)
 	return v, err == nil
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }

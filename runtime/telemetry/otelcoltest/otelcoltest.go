@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,11 +22,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"mcpdeck/runtime/internal/daemontest"
 )
 
 // source is the collector's module directory.
@@ -109,9 +109,8 @@ type Collector struct {
 	// OTEL_EXPORTER_OTLP_ENDPOINT and --otlp take.
 	Endpoint string
 	file     string
-	cmd      *exec.Cmd
-	out      *bytes.Buffer
-	mu       sync.Mutex
+	// Daemon is the process; Output is what the collector printed.
+	*daemontest.Daemon
 }
 
 // Start runs a collector until the test ends, and waits until it accepts
@@ -120,8 +119,8 @@ func Start(t testing.TB) *Collector {
 	t.Helper()
 	bin := Binary(t)
 	dir := t.TempDir()
-	port := freePort(t)
-	c := &Collector{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), file: filepath.Join(dir, "spans.jsonl"), out: &bytes.Buffer{}}
+	port := daemontest.FreePort(t)
+	c := &Collector{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), file: filepath.Join(dir, "spans.jsonl")}
 	cfg := fmt.Sprintf(`receivers:
   otlp:
     protocols:
@@ -146,71 +145,13 @@ service:
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c.cmd = exec.Command(bin, "--config", "file:"+cfgPath)
-	c.cmd.Stdout, c.cmd.Stderr = c, c
-	dieWithParent(c.cmd)
-	if err := c.cmd.Start(); err != nil {
-		t.Fatalf("starting the collector: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = c.cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = c.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = c.cmd.Process.Kill()
-			<-exited
-		}
-	})
+	c.Daemon = daemontest.Start(t, "the collector", bin, "--config", "file:"+cfgPath)
 	// Ready when an empty export is accepted: the collector has no other
 	// signal without the health-check extension.
-	client := &http.Client{Timeout: time.Second}
-	defer client.CloseIdleConnections()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := client.Post(c.Endpoint+"/v1/traces", "application/json", strings.NewReader(`{"resourceSpans":[]}`))
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return c
-			}
-		}
-		select {
-		case <-exited:
-			t.Fatalf("the collector exited before it was ready:\n%s", c.Output())
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the collector was not ready in 60s:\n%s", c.Output())
-		}
-	}
-}
-
-// Write collects the collector's own output, for failure messages.
-func (c *Collector) Write(b []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.out.Len() < 1<<20 {
-		c.out.Write(b)
-	}
-	return len(b), nil
-}
-
-// Output is what the collector printed.
-func (c *Collector) Output() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.out.String()
-}
-
-func freePort(t testing.TB) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	c.WaitReady(t, 60*time.Second, func(hc *http.Client) (*http.Response, error) {
+		return hc.Post(c.Endpoint+"/v1/traces", "application/json", strings.NewReader(`{"resourceSpans":[]}`))
+	})
+	return c
 }
 
 // Span is one span as the collector received it.

@@ -1,9 +1,9 @@
 //go:build !linux
 
-package otelcoltest
+package daemontest
 
 import "os/exec"
 
 // dieWithParent does nothing where there is no parent-death signal: the
-// test's cleanup stops the collector.
+// test's cleanup stops the server.
 func dieWithParent(*exec.Cmd) {}
