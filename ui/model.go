@@ -140,6 +140,9 @@ type Model struct {
 	lastArgs   map[string]json.RawMessage   // per normalized tool name
 	lastPrompt map[string]map[string]string // per server and prompt name
 	busy       map[string]bool              // operations in flight, to collapse repeats
+	// acceptArmed is the tool whose CHANGED! definition the last key (a)
+	// asked to accept: the next a accepts it, any other key forgets it.
+	acceptArmed string
 
 	// The compatibility check: at most one runs at a time. checkRun
 	// numbers the runs; checkCancel and checkDone belong to the running

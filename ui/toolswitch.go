@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -87,6 +88,15 @@ func (m *Model) acceptTool(t runtime.Tool) tea.Cmd {
 		m.setStatus(statusInfo, present.Line(t.ServerTool)+" is as approved: nothing to accept")
 		return nil
 	}
+	if len(t.Changed.InstructionLike) > 0 && m.acceptArmed != t.Name {
+		// Text that reads as orders to the model is the shape of tool
+		// poisoning: one key press must not approve it unseen.
+		m.acceptArmed = t.Name
+		m.setStatus(statusWarn, present.Line(t.ServerTool)+"'s new text reads as instructions to the model ("+
+			present.Line(strings.Join(t.Changed.InstructionLike, "; "))+"): read the diff (d), then press a again to accept it")
+		return nil
+	}
+	m.acceptArmed = ""
 	d := m.decisions()
 	if d == nil {
 		return nil

@@ -29,6 +29,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
+	if !key.Matches(msg, k.AcceptTool) {
+		m.acceptArmed = "" // a changed tool that reads as instructions is accepted by two a's in a row
+	}
 	if key.Matches(msg, k.ForceQuit) {
 		if m.quitting {
 			m.forced = true
