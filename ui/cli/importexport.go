@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -168,11 +169,21 @@ are those in the table of the README ("Managing servers").`,
 			}
 			entries := map[string]config.Entry{}
 			var notes []config.Notice
+			var kept []string
 			for _, n := range names {
 				e, ok := sd.Entry(n)
 				if !ok {
 					return withCode(ExitUsage, fmt.Errorf("%s defines no server %q%s", src.path, n, didYouMean(n, sd.Names())))
 				}
+				if ownGateway(e) {
+					// What export --gateway wrote: mcpdeck would serve itself.
+					if len(args) > 0 {
+						return withCode(ExitUsage, fmt.Errorf("%s's %q is mcpdeck's own gateway (written by mcpdeck export --gateway): mcpdeck cannot serve itself; import the servers it serves instead", src.path, n))
+					}
+					notes = append(notes, config.Notice{Server: n, Message: "skipped: it is mcpdeck's own gateway (written by mcpdeck export --gateway)"})
+					continue
+				}
+				kept = append(kept, n)
 				var more []config.Notice
 				entries[n], more = srcClient.Import(n, e)
 				notes = append(notes, more...)
@@ -180,6 +191,10 @@ are those in the table of the README ("Managing servers").`,
 			if len(names) == 0 {
 				return withCode(ExitUsage, fmt.Errorf("%s defines no servers", src.path))
 			}
+			if len(kept) == 0 {
+				return withCode(ExitUsage, fmt.Errorf("%s defines no servers but mcpdeck's own gateway", src.path))
+			}
+			names = kept
 			t, err := addTarget(cmd, scope)
 			if err != nil {
 				return err
@@ -203,6 +218,20 @@ are those in the table of the README ("Managing servers").`,
 	cmd.Flags().BoolVar(&replace, "replace", false, "overwrite servers mcpdeck's file already has")
 	addSecretFlags(cmd, &sf)
 	return cmd
+}
+
+// ownGateway reports whether an entry runs or reaches mcpdeck's own
+// gateway, as export --gateway writes it: the mcpdeck command with the
+// gateway subcommand, or a URL whose headers send the gateway's token
+// variable.
+func ownGateway(e config.Entry) bool {
+	if cmd, ok := e.String("command"); ok {
+		base := strings.TrimSuffix(filepath.Base(cmd), ".exe")
+		args, _ := e.Strings("args")
+		return base == "mcpdeck" && slices.Contains(args, "gateway")
+	}
+	headers, _ := e.Map("headers")
+	return slices.ContainsFunc(headers, func(h config.Pair) bool { return strings.Contains(h.Value, gateway.EnvToken) })
 }
 
 // exportFlags are export's flags.

@@ -306,3 +306,37 @@ func startHTTPGateway(t *testing.T, cfg, token string) (string, func()) {
 	}
 	return "", stop
 }
+
+// The entry export --gateway writes is mcpdeck itself: importing every
+// server of that client's file skips it and says so, and naming it is
+// refused, for the stdio entry and the HTTP one alike (found by qa: the
+// gateway's own entry was copied into mcpdeck's file).
+func TestImportSkipsMcpdecksOwnGateway(t *testing.T) {
+	w := newConfigWorld(t)
+	proj := filepath.Join(w.project, ".mcp.json")
+	w.write(t, proj, `{"mcpServers": {"db": {"type": "stdio", "command": "/usr/local/bin/db-mcp"}}}`)
+	gw := filepath.Join(w.root, "gateway.json")
+	w.write(t, gw, `{"mcpServers": {"demo": {"command": "mcpdeck", "args": ["demo-server"]}}}`)
+	if code, _, stderr := w.run(t, "--config", gw, "export", "--to", "claude-code", "--scope", "project", "--gateway", "--command", "/opt/bin/mcpdeck"); code != ExitOK {
+		t.Fatalf("export --gateway: %d %s", code, stderr)
+	}
+	if code, _, stderr := w.run(t, "--config", gw, "export", "--to", "claude-code", "--scope", "project", "--gateway", "--name", "team", "--http", "http://127.0.0.1:8765/mcp"); code != ExitOK {
+		t.Fatalf("export --gateway --http: %d %s", code, stderr)
+	}
+	code, stdout, stderr := w.run(t, "import", "--from", "claude-code:project")
+	if code != ExitOK || !strings.Contains(stdout, `imported "db"`) {
+		t.Fatalf("import: %d\n%s%s", code, stdout, stderr)
+	}
+	for _, name := range []string{"mcpdeck", "team"} {
+		if !strings.Contains(stderr, `server "`+name+`": skipped: it is mcpdeck's own gateway`) {
+			t.Errorf("no word of skipping %s:\n%s", name, stderr)
+		}
+	}
+	cfg := loadFile(t, w.userFile(), nil)
+	if len(cfg.Servers) != 1 || cfg.Servers[0].Name != "db" {
+		t.Fatalf("imported %+v", cfg.Servers)
+	}
+	if code, _, stderr := w.run(t, "import", "--from", "claude-code:project", "mcpdeck"); code != ExitUsage || !strings.Contains(stderr, "mcpdeck cannot serve itself") {
+		t.Errorf("naming the gateway: %d %s", code, stderr)
+	}
+}
