@@ -293,3 +293,19 @@ func noProcessMarked(t *testing.T, mark string) {
 		}
 	}
 }
+
+// With server-everything's echo switched off, the call step must not pick
+// get-annotated-message with messageType "error" (its enum's first value):
+// a tool asked for an error-shaped message that answers one is not a
+// failure of the server. The reference server passes the call (found by qa).
+func TestCheckServerEverythingWithoutEchoPassesTheCall(t *testing.T) {
+	t.Parallel()
+	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
+	wantCode(t, h.run(t, "", "tools", "disable", "everything", "echo"), ExitOK)
+	r := h.run(t, "", "check", "--json", "everything")
+	out := parseCheck(t, r)
+	st := out.statuses("everything")
+	if s := st[check.IDCall]; !strings.HasPrefix(s, "PASS") || strings.Contains(s, `"error"`) || strings.Contains(s, "echo ") {
+		t.Errorf("call = %s, want PASS without echo and without asking for an error", s)
+	}
+}
