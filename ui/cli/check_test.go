@@ -309,3 +309,21 @@ func TestCheckServerEverythingWithoutEchoPassesTheCall(t *testing.T) {
 		t.Errorf("call = %s, want PASS without echo and without asking for an error", s)
 	}
 }
+
+// A server that prints two banner lines at start is started twice by the
+// check (the reconnect item starts it again): stdout-clean counts the two
+// lines once and says they came at each start, not "4 lines" (found by qa).
+func TestCheckStdoutNoiseCountedPerStart(t *testing.T) {
+	t.Parallel()
+	node, script := jsonrpctest.Everything(t)
+	wrapper := filepath.Join(t.TempDir(), "banner-server")
+	body := "#!/bin/sh\necho 'banner: starting'\necho 'banner: ready'\nexec " + node + " " + script + "\n"
+	if err := os.WriteFile(wrapper, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, t.TempDir(), nil, "", "check", "--json", "--stdio", wrapper)
+	st := parseCheck(t, r).statuses(adHocName)
+	if s := st[check.IDStdoutClean]; !strings.HasPrefix(s, "FAIL: 2 lines") || !strings.Contains(s, "each of its 2 starts") || !strings.Contains(s, "banner: starting") {
+		t.Errorf("stdout-clean = %s, want FAIL naming 2 lines at each of its 2 starts", s)
+	}
+}
