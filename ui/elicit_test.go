@@ -18,15 +18,8 @@ import (
 // server-everything's.
 func TestElicitationFormTitlesAndFormats(t *testing.T) {
 	t.Parallel()
-	rt := uitest.New(uitest.ReadySnapshot())
-	hs := start(t, rt, 120, 40)
-	hs.action("elicitor")
-	got := make(chan runtime.ElicitResponse, 1)
-	go func() {
-		resp, _ := rt.Elicit(context.Background(), runtime.ElicitRequest{Server: "everything", Message: "Please provide inputs for the following fields:",
-			RequestedSchema: realSchema(t, "everything-elicitation.json")})
-		got <- resp
-	}()
+	hs, got := askForm(t, runtime.ElicitRequest{Server: "everything", Message: "Please provide inputs for the following fields:",
+		RequestedSchema: realSchema(t, "everything-elicitation.json")})
 	v := hs.waitText("everything asks", "String with email format", "Titled Single Select Enum")
 	if strings.Contains(v, "untitledSingleSelectEnum") || strings.Contains(v, "firstLine") {
 		t.Errorf("fields are labelled by key:\n%s", v)
@@ -36,6 +29,21 @@ func TestElicitationFormTitlesAndFormats(t *testing.T) {
 	if resp.Action != "accept" || resp.Content["name"] != "Ada" || resp.Content["email"] != "ada@example.com" || resp.Content["titledSingleSelectEnum"] != "hero-1" {
 		t.Fatalf("answer = %+v", resp)
 	}
+}
+
+// askForm starts the TUI on a fake runtime and has it ask req: the form
+// opens, and its answer comes on the channel.
+func askForm(t *testing.T, req runtime.ElicitRequest) (*harness, <-chan runtime.ElicitResponse) {
+	t.Helper()
+	rt := uitest.New(uitest.ReadySnapshot())
+	hs := start(t, rt, 120, 40)
+	hs.action("elicitor")
+	got := make(chan runtime.ElicitResponse, 1)
+	go func() {
+		resp, _ := rt.Elicit(context.Background(), req)
+		got <- resp
+	}()
+	return hs, got
 }
 
 // The same with server-everything itself: its form is labelled by
@@ -76,15 +84,8 @@ func fillEverythingForm(hs *harness) {
 // in clear (found by qa).
 func TestElicitationFormMasksPasswords(t *testing.T) {
 	t.Parallel()
-	rt := uitest.New(uitest.ReadySnapshot())
-	hs := start(t, rt, 120, 40)
-	hs.action("elicitor")
-	got := make(chan runtime.ElicitResponse, 1)
-	go func() {
-		resp, _ := rt.Elicit(context.Background(), runtime.ElicitRequest{Server: "sdk", Message: "Please provide your registration information:",
-			RequestedSchema: realSchema(t, "sdk-register-user-elicitation.json")})
-		got <- resp
-	}()
+	hs, got := askForm(t, runtime.ElicitRequest{Server: "sdk", Message: "Please provide your registration information:",
+		RequestedSchema: realSchema(t, "sdk-register-user-elicitation.json")})
 	hs.waitText("sdk asks", "Password")
 	hs.tm.Type("ada")
 	hs.keys("tab")
