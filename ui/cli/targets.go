@@ -285,11 +285,10 @@ func shutdownRuntime(rt *runtime.Controller) {
 // exitCodeOf maps a runtime error to the command line's exit codes.
 func exitCodeOf(err error) int {
 	var argErr *runtime.ArgumentsError
-	var info *runtime.ErrorInfo
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &info) && info.ResourceMissing():
+	case present.InfoOf(err).ResourceMissing():
 		return ExitUsage // an unknown resource, as an unknown tool or server
 	case errors.As(err, &argErr), errors.Is(err, runtime.ErrUnknownServer), errors.Is(err, runtime.ErrUnknownTool),
 		errors.Is(err, runtime.ErrToolSwitchedOff), errors.Is(err, config.ErrInvalid):
