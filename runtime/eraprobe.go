@@ -268,7 +268,7 @@ func (c *Controller) negotiateStdio(ctx context.Context, s *session, pref mcp.Pr
 		case probeFailVerdict:
 			return s, negotiationError(st.verdict.Err)
 		case probeFailLegacyOnly:
-			return s, fmt.Errorf("%w: %s, but the protocol setting is %s: this server speaks only the legacy revisions (set protocol to auto or legacy)", ErrUnsupportedVersion, st.verdict.Reason, pref)
+			return s, fmt.Errorf("%w: %s, but the protocol setting is %s: this server speaks only the legacy revisions", ErrUnsupportedVersion, st.verdict.Reason, pref)
 		case probeFailInit:
 			return s, s.finishInitialize(ctx, ini.raw, ini.err, versions, pref)
 		}

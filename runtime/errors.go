@@ -274,6 +274,14 @@ func (e *ErrorInfo) Error() string {
 // Unwrap lets errors.Is match the kind's sentinels.
 func (e *ErrorInfo) Unwrap() []error { return e.Kind.sentinels() }
 
+// ResourceMissing reports whether the error is a server's answer that the
+// resource asked for does not exist: resources/read refused with -32602
+// (since 2026-07-28, and in some older servers) or -32002 (before).
+func (e *ErrorInfo) ResourceMissing() bool {
+	return e.Kind == KindProtocol && e.Method == mcp.MethodReadResource &&
+		(e.Code == CodeInvalidParams || e.Code == mcp.CodeResourceNotFound)
+}
+
 // CallError is a failed request: the error as data (Info), unwrapping to
 // the underlying error so errors.As finds a *RPCError, *ClosedError or
 // *CancelledError, and errors.Is the kind's sentinels.

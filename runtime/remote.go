@@ -54,7 +54,7 @@ func (c *Controller) dialRemote(ctx context.Context, s *session, cfg config.Serv
 			return mcphttp.Dial(ctx, opts)
 		}
 		if !pref.FallsBack() {
-			return nil, fmt.Errorf("%w: %s, but the protocol setting is %s: this server speaks only the legacy revisions (set protocol to auto or legacy)", ErrUnsupportedVersion, n.reason, pref)
+			return nil, fmt.Errorf("%w: %s, but the protocol setting is %s: this server speaks only the legacy revisions", ErrUnsupportedVersion, n.reason, pref)
 		}
 		s.decided = &n
 	case rememberedLegacy && cfg.Transport != config.TransportSSE:

@@ -73,7 +73,9 @@ user's rejection), and --sampling FILE answers with a canned reply, the
 file's text as one text block (model "mcpdeck-canned"), or a whole
 CreateMessageResult when the file is a JSON object:
   {"role":"assistant","content":{"type":"text","text":"…"},"model":"…","stopReason":"endTurn"}
-Without --sampling, sampling is not offered to the server. A server may run the call as a
+Without --sampling, sampling is not offered to the server, and a server
+may then not list the tools that need it (an unknown tool's error says
+so). A server may run the call as a
 task (the tasks extension, or a 2025-11-25 tool whose taskSupport is
 "required"; --task asks for one where it is "optional"): its states go to
 stderr, and ctrl+c cancels the task with tasks/cancel.
@@ -297,7 +299,13 @@ func openCallTarget(ctx context.Context, cmd *cobra.Command, tf *targetFlags, ta
 	if err := serverFailure(rt.Snapshot(), target.server); err != nil {
 		return rt, err
 	}
-	return rt, knownTool(rt.Snapshot(), target.server, target.tool)
+	err = knownTool(rt.Snapshot(), target.server, target.tool)
+	if err != nil && opts.Sampler == nil && what == "call" {
+		// Servers list some tools only to a client that can answer
+		// sampling (server-everything's trigger-sampling-request).
+		err = withCode(ExitUsage, fmt.Errorf("%w (a server may list some tools only to a client that offers sampling: give --sampling decline|FILE to offer it)", err))
+	}
+	return rt, err
 }
 
 func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) (err error) {

@@ -40,7 +40,7 @@ func TestResourcesAndReadOnTheDemoServer(t *testing.T) {
 		t.Errorf("-o wrote %q (%v)", data, err)
 	}
 	r = h.run(t, "", "read", "demo", "demo://stauts")
-	wantOut(t, r, ExitConnection, "not found", "did you mean demo://status?")
+	wantOut(t, r, ExitUsage, "not found", "did you mean demo://status?")
 	wantOut(t, h.run(t, "", "read", "demo"), ExitUsage, "give SERVER and URI")
 	wantOut(t, h.run(t, "", "read", "dmeo", "demo://status"), ExitUsage, `no server "dmeo"`, "did you mean demo?")
 }

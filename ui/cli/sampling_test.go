@@ -40,7 +40,7 @@ func TestCallSamplingEverything(t *testing.T) {
 		{"decline", []string{"--sampling", "decline"}, ExitToolError, []string{"User rejected sampling request"},
 			"declined everything's sampling request (--sampling decline)"},
 		// Not offered: the server does not even list its sampling tool.
-		{"not offered", nil, ExitUsage, nil, `unknown tool "trigger-sampling-request"`},
+		{"not offered", nil, ExitUsage, nil, `a server may list some tools only to a client that offers sampling: give --sampling decline|FILE`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

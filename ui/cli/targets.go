@@ -288,6 +288,8 @@ func exitCodeOf(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
+	case present.InfoOf(err).ResourceMissing():
+		return ExitUsage // an unknown resource, as an unknown tool or server
 	case errors.As(err, &argErr), errors.Is(err, runtime.ErrUnknownServer), errors.Is(err, runtime.ErrUnknownTool),
 		errors.Is(err, runtime.ErrToolSwitchedOff), errors.Is(err, config.ErrInvalid):
 		return ExitUsage

@@ -160,8 +160,7 @@ func methodHint(info *runtime.ErrorInfo, face Face) string {
 	}
 	switch info.Method {
 	case "resources/read":
-		// -32602 since 2026-07-28 (and in some older servers), -32002 before.
-		if info.Code == runtime.CodeInvalidParams || info.Code == mcp.CodeResourceNotFound {
+		if info.ResourceMissing() {
 			return face.pick(
 				fmt.Sprintf("the resource does not exist on %s: list the resources it has with mcpdeck resources%s, and the URIs it can make with --templates", server, named),
 				fmt.Sprintf("the resource does not exist on %s: pick one from its resources in the Resources tab (8), or fill in one of its templates there", server))
