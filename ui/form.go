@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mcpdeck/runtime/schema"
@@ -33,6 +34,9 @@ type form struct {
 	raw     bool
 	editor  textarea.Model
 	rawErr  string
+	// notice says why the last key did nothing (ctrl+e with a masked
+	// value), until the next key.
+	notice string
 	// tooComplex says why the schema is edited as raw JSON only: the
 	// model refused it (too large or deep), shown above the editor.
 	tooComplex string
@@ -152,6 +156,9 @@ func (f *form) fill(args map[string]any) {
 // so.
 func (f *form) give(fl *field) {
 	fl.in, fl.hasInput = newLineInput(f.c.st), true
+	if f.elicit && secret(fl) {
+		fl.in.EchoMode, fl.in.EchoCharacter = textinput.EchoPassword, '•'
+	}
 	if fl.required && fl.node.Nullable {
 		fl.in.Placeholder = "null"
 	}
@@ -288,7 +295,7 @@ func (f *form) attach(fe schema.FieldError) {
 		}
 	}
 	if fl := f.byPointer(fe.Path); fl != nil && fe.Path != "" {
-		fl.errs = append(fl.errs, fe.Message)
+		fl.errs = append(fl.errs, f.masked(fl, fe.Message))
 		return
 	}
 	// An array item or deeper: the closest field that contains it.
@@ -299,6 +306,21 @@ func (f *form) attach(fe schema.FieldError) {
 		}
 	}
 	f.rootErr = append(f.rootErr, fe.String())
+}
+
+// masked keeps a masked field's value out of a message about it (a
+// format error quotes the value).
+func (f *form) masked(fl *field, msg string) string {
+	if v := fl.in.Value(); f.elicit && secret(fl) && v != "" {
+		return strings.ReplaceAll(msg, v, strings.Repeat("•", len([]rune(v))))
+	}
+	return msg
+}
+
+// hasSecret reports a masked field with a value: the raw JSON editor
+// would show it in clear.
+func (f *form) hasSecret() bool {
+	return f.elicit && slices.ContainsFunc(f.fields, func(fl *field) bool { return secret(fl) && fl.in.Value() != "" })
 }
 
 func (f *form) byPointer(p string) *field {
@@ -379,6 +401,10 @@ func (f *form) errorCount() int {
 // toggleRaw switches between the fields and the raw JSON editor, carrying
 // the arguments across.
 func (f *form) toggleRaw() {
+	if !f.raw && f.hasSecret() {
+		f.notice = "the raw JSON would show the password in clear: clear it to edit as JSON"
+		return
+	}
 	if !f.raw {
 		args, _ := f.args()
 		if !f.anyValue() {
@@ -403,6 +429,7 @@ func (f *form) toggleRaw() {
 // update edits on a key; it reports whether the key was used.
 func (f *form) update(msg tea.KeyMsg) bool {
 	k := f.c.keys
+	f.notice = ""
 	if key.Matches(msg, k.RawJSON) {
 		f.toggleRaw()
 		return true
@@ -517,6 +544,9 @@ func (f *form) lines() (lines []string, focusLine int) {
 	}
 	for _, e := range f.rootErr {
 		lines = append(lines, st.Error.Render("✗ "+present.Line(e)))
+	}
+	if f.notice != "" {
+		lines = append(lines, st.Error.Render("✗ "+f.notice))
 	}
 	if len(f.fields) == 0 {
 		if f.elicit {

@@ -59,6 +59,9 @@ type common struct {
 	prim *primState
 	// gw is the gateway this session serves (--serve); nil when none.
 	gw *gwState
+	// replay: the UI shows a recording, where nothing can be started, so
+	// no word may invite a key that starts something (see replayMCPOff).
+	replay bool
 }
 
 // reqKey names an outstanding request: its server and its id there.

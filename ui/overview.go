@@ -60,6 +60,8 @@ func (t *overviewTab) lines() []string {
 		state = st.Error.Render("invalid") + st.Faint.Render("  (never started: fix its configuration and press r)")
 	case !srv.Enabled:
 		state += st.Faint.Render("  " + t.c.offText(srv))
+	case word == wordMCPOff && t.c.replay:
+		state += st.Faint.Render("  (" + replayMCPOff + ")")
 	case word == wordMCPOff:
 		state += st.Faint.Render("  (enabled: it starts when MCP is switched on with m)")
 	case word == wordNotStarted && srv.Note == "":

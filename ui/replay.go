@@ -217,6 +217,7 @@ func (m *Model) initRecordAndReplay() {
 		return
 	}
 	m.replay = &replayState{src: m.opts.Replay}
+	m.c.replay = true
 	m.replayTo(m.opts.Replay.Pos())
 	m.setStatus(statusInfo, "replaying "+present.Count(len(m.opts.Replay.rec.Entries), "event", "events")+
 		": , . step  < > 10 s  { } milestones  ^ $ ends")

@@ -262,3 +262,21 @@ func startReplay(t *testing.T, rec *record.Recording, w, h int) (*harness, *Repl
 	hs.waitView("first frame", func(string) bool { return true })
 	return hs, rp
 }
+
+// Where the recorded MCP was off (a replay's start; the end of a session
+// that switched it off), the overview says so as the recording's fact,
+// not "it starts when MCP is switched on with m", which a read-only
+// replay cannot do (found by qa).
+func TestReplayMCPOffIsNoInvitationToPressM(t *testing.T) {
+	t.Parallel()
+	rec, err := record.ReadFile(replayFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, _ := startReplay(t, rec, 140, 40)
+	hs.keys("^")
+	v := hs.waitText("MCP off", "MCP was off at this point of the recording")
+	if strings.Contains(v, "with m") || strings.Contains(v, "press m") {
+		t.Errorf("the replay invites pressing m:\n%s", v)
+	}
+}

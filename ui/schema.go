@@ -177,6 +177,23 @@ func newField(n *schema.Node, parent *field, key string, depth int, required boo
 	return f
 }
 
+// secretWords name a field that holds a secret: its key or title says
+// password, passphrase, secret, token or API key.
+var secretWords = regexp.MustCompile(`(?i)pass(word|wd|phrase)|secret|token|api[ _-]?key`)
+
+// secret reports a text field whose value the elicitation form masks:
+// writeOnly (JSON Schema's word for a value sent, never shown back),
+// format "password", or a key or title in secretWords. The value still
+// reaches the server as typed, and the Traffic tab and recordings keep
+// the wire as it was.
+func secret(fl *field) bool {
+	if fl.kind != kindString {
+		return false
+	}
+	n := fl.node
+	return n.WriteOnly || n.Format == "password" || secretWords.MatchString(fl.key) || secretWords.MatchString(n.Title)
+}
+
 // sameWords: a title that only spells the key out ("How Many Shrimp" for
 // how_many_shrimp, as Pydantic titles every field) says nothing more.
 func sameWords(title, key string) bool {

@@ -37,6 +37,10 @@ const (
 	wordInvalid     = "invalid"
 )
 
+// replayMCPOff is what a replay says where the recorded MCP was off: a
+// fact of the recording, where a live session says that m switches it on.
+const replayMCPOff = "MCP was off at this point of the recording"
+
 // mcpOff reports whether MCP is off in the snapshot shown.
 func (c *common) mcpOff() bool { return c.snap == nil || !c.snap.Enabled }
 

@@ -193,7 +193,11 @@ func (m *Model) statusRows() []string {
 	case statusError:
 		style = st.Error
 	}
-	if msg == "" && m.c.snap != nil && !m.c.snap.Enabled {
+	switch {
+	case msg != "" || m.c.snap == nil || m.c.snap.Enabled:
+	case m.c.replay:
+		msg, style = replayMCPOff, st.Dim
+	default:
 		msg, style = "MCP is off: nothing runs until you press m", st.Dim
 	}
 	lines := present.Wrap(msg, m.width)

@@ -51,7 +51,7 @@ func (t Target) key() string {
 	if err == nil {
 		c = canonical(u)
 	}
-	return "token " + t.Name + " " + c
+	return tokenPrefix + t.Name + " " + c
 }
 
 func (t Target) settings() config.OAuth {

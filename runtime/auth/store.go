@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/zalando/go-keyring"
@@ -158,7 +160,7 @@ func (s *Store) put(key string, v any) error {
 		if err := s.kr.Set(keyringService, key, string(raw)); err != nil {
 			return fmt.Errorf("storing %q in the OS keyring: %w: %v", key, ErrStorage, err)
 		}
-		return nil
+		return s.index(key, true)
 	}
 	all, err := s.readFile()
 	if err != nil {
@@ -177,7 +179,7 @@ func (s *Store) delete(key string) error {
 		if err != nil && !errors.Is(err, keyring.ErrNotFound) {
 			return fmt.Errorf("deleting %q from the OS keyring: %w: %v", key, ErrStorage, err)
 		}
-		return nil
+		return s.index(key, false)
 	}
 	all, err := s.readFile()
 	if err != nil {
@@ -188,6 +190,92 @@ func (s *Store) delete(key string) error {
 	}
 	delete(all, key)
 	return s.writeFile(all)
+}
+
+// tokenPrefix starts the key of every stored token (Target.key).
+const tokenPrefix = "token "
+
+// indexKey is the keyring entry listing the keyring's token keys: a
+// keyring cannot be listed, and auth status lists the stored tokens of
+// ad-hoc servers, which no configuration names. A file is its own index.
+const indexKey = "index"
+
+// index adds key to the keyring's index, or removes it; s.mu is held.
+// Only token keys are indexed.
+func (s *Store) index(key string, add bool) error {
+	if !strings.HasPrefix(key, tokenPrefix) {
+		return nil
+	}
+	keys, err := s.indexed()
+	if err != nil {
+		return err
+	}
+	has := slices.Contains(keys, key)
+	switch {
+	case add && !has:
+		keys = append(keys, key)
+	case !add && has:
+		keys = slices.DeleteFunc(keys, func(k string) bool { return k == key })
+	default:
+		return nil
+	}
+	raw, _ := json.Marshal(keys)
+	if err := s.kr.Set(keyringService, indexKey, string(raw)); err != nil {
+		return fmt.Errorf("storing the token index in the OS keyring: %w: %v", ErrStorage, err)
+	}
+	return nil
+}
+
+// indexed reads the keyring's index; s.mu is held.
+func (s *Store) indexed() ([]string, error) {
+	str, err := s.kr.Get(keyringService, indexKey)
+	if errors.Is(err, keyring.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the token index from the OS keyring: %w: %v", ErrStorage, err)
+	}
+	var keys []string
+	_ = json.Unmarshal([]byte(str), &keys) // a corrupt index lists nothing; the tokens still work
+	return keys, nil
+}
+
+// StoredToken names a stored token: the server name it was stored for
+// and its resource URL (canonical).
+type StoredToken struct {
+	Name, URL string
+}
+
+// Tokens lists the stored tokens by name and URL, sorted. In the keyring
+// it lists those stored since mcpdeck kept an index there.
+func (s *Store) Tokens() ([]StoredToken, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var keys []string
+	if s.kind == StorageKeyring {
+		k, err := s.indexed()
+		if err != nil {
+			return nil, err
+		}
+		keys = k
+	} else {
+		all, err := s.readFile()
+		if err != nil {
+			return nil, err
+		}
+		for k := range all {
+			keys = append(keys, k)
+		}
+	}
+	var out []StoredToken
+	for _, k := range keys {
+		name, u, ok := strings.Cut(strings.TrimPrefix(k, tokenPrefix), " ")
+		if strings.HasPrefix(k, tokenPrefix) && ok {
+			out = append(out, StoredToken{Name: name, URL: u})
+		}
+	}
+	slices.SortFunc(out, func(a, b StoredToken) int { return strings.Compare(a.Name+" "+a.URL, b.Name+" "+b.URL) })
+	return out, nil
 }
 
 func (s *Store) readFile() (map[string]json.RawMessage, error) {

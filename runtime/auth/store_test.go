@@ -117,3 +117,54 @@ func TestStoreTightensAnExistingDirectory(t *testing.T) {
 		t.Fatalf("dir mode %v, want 0700", di.Mode().Perm())
 	}
 }
+
+// A keyring cannot be listed: the store keeps an index of its token keys,
+// so Tokens lists what is stored (auth status shows the --url servers'
+// tokens by it), and a deleted token leaves it.
+func TestStoreListsTokensInTheKeyringAndTheFile(t *testing.T) {
+	t.Parallel()
+	kr, err := OpenStore(StoreOptions{Dir: t.TempDir(), Keyring: mapKeyring{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := OpenStore(StoreOptions{Dir: t.TempDir(), Kind: StorageFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*Store{kr, file} {
+		a := Target{Name: "adhoc", URL: "https://a.example/mcp"}
+		b := Target{Name: "work", URL: "https://b.example/mcp"}
+		for _, tg := range []Target{b, a, a} {
+			if err := s.put(tg.key(), &tokenRecord{AccessToken: "x"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.put("registration https://issuer", map[string]string{"v": "1"}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Tokens()
+		if err != nil || len(got) != 2 || got[0] != (StoredToken{"adhoc", "https://a.example/mcp"}) || got[1] != (StoredToken{"work", "https://b.example/mcp"}) {
+			t.Fatalf("%s: Tokens = %+v, %v", s.Kind(), got, err)
+		}
+		if err := s.delete(b.key()); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = s.Tokens(); err != nil || len(got) != 1 || got[0].Name != "adhoc" {
+			t.Fatalf("%s: after delete, Tokens = %+v, %v", s.Kind(), got, err)
+		}
+	}
+}
+
+// mapKeyring is a keyring of this test's own (go-keyring's mock replaces
+// the process's provider, which other tests set to fail).
+type mapKeyring map[string]string
+
+func (k mapKeyring) Set(s, u, p string) error { k[s+"\x00"+u] = p; return nil }
+func (k mapKeyring) Get(s, u string) (string, error) {
+	if v, ok := k[s+"\x00"+u]; ok {
+		return v, nil
+	}
+	return "", keyring.ErrNotFound
+}
+func (k mapKeyring) Delete(s, u string) error { delete(k, s+"\x00"+u); return nil }
+func (k mapKeyring) DeleteAll(string) error   { clear(k); return nil }

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/schema"
@@ -21,8 +23,9 @@ const maxDepth = 8
 // choices. Whatever it generates is validated against the schema itself
 // before it is sent.
 
-// minimal generates the smallest value the node accepts: const, enum[0] or
-// default where given; else the first choice that works; else required
+// minimal generates the smallest value the node accepts: const, the first
+// enum value that does not ask for a failure (see failValue), or default
+// where given; else the first choice that works; else required
 // properties only, "test" for strings, numbers within their bounds, false,
 // and empty arrays. The caller validates the whole against the schema, so
 // a guess that misses a pattern is caught there.
@@ -31,6 +34,12 @@ func minimal(n *schema.Node) (any, bool) {
 	case n.Const != nil:
 		return n.Const, true
 	case len(n.Enum) > 0:
+		for _, v := range n.Enum {
+			var s string
+			if json.Unmarshal(v, &s) != nil || !failValue().MatchString(s) {
+				return v, true
+			}
+		}
 		return n.Enum[0], true
 	case n.Default != nil:
 		return n.Default, true
@@ -73,6 +82,14 @@ func minimal(n *schema.Node) (any, bool) {
 	}
 	return "test", true
 }
+
+// failValue matches an enum value that asks a tool for a failure (the
+// reference server's get-annotated-message lists messageType "error"
+// first): a tool that then answers an error-shaped message did as asked,
+// so the checker picks another value when the enum has one.
+var failValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)error|fail|exception|crash|panic|abort|invalid|reject|denied|fatal`)
+})
 
 // minimalObject is an object with the required properties only.
 func minimalObject(n *schema.Node) (map[string]any, bool) {

@@ -76,3 +76,18 @@ func TestArgumentsKeepKeywordsBesideARef(t *testing.T) {
 		t.Errorf("minimal arguments %s (%s)", args, reason)
 	}
 }
+
+// An enum whose first value asks for a failure gets another value; one
+// with nothing else keeps its first.
+func TestMinimalArgumentsAvoidFailureEnumValues(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"type":"object","properties":{"messageType":{"type":"string","enum":["error","success","debug"]}},"required":["messageType"]}`: `{"messageType":"success"}`,
+		`{"type":"object","properties":{"mode":{"enum":["fail"]}},"required":["mode"]}`:                                                  `{"mode":"fail"}`,
+		`{"type":"object","properties":{"n":{"enum":[3,4]}},"required":["n"]}`:                                                           `{"n":3}`,
+	} {
+		got, why, ok := MinimalArguments(json.RawMessage(schema))
+		if !ok || string(got) != want {
+			t.Errorf("MinimalArguments(%s) = %s %q, want %s", schema, got, why, want)
+		}
+	}
+}

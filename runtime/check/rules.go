@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -274,21 +275,59 @@ func (c *checker) noNotification() (Status, string) {
 	return Pass, "no notification stood in for a response"
 }
 
+// stdoutNoise says how many lines were not JSON-RPC: once for a server
+// started once; for more starts, the lines of each start when they are the
+// same (a banner printed every time), else the total and each start's.
+func stdoutNoise(perStart []int, total int, first string) string {
+	const fix = "write logs to stderr, stdout carries only messages"
+	quote := oneLine(first, 60)
+	same := !slices.ContainsFunc(perStart, func(n int) bool { return n != perStart[0] })
+	switch {
+	case len(perStart) <= 1:
+		return fmt.Sprintf("%s on stdout %s not JSON-RPC, the first: %q: %s", count(total, "line", "lines"), plural(total, "was", "were"), quote, fix)
+	case same:
+		return fmt.Sprintf("%s on stdout %s not JSON-RPC at each of its %d starts, the first: %q: %s",
+			count(perStart[0], "line", "lines"), plural(perStart[0], "was", "were"), len(perStart), quote, fix)
+	}
+	each := make([]string, len(perStart))
+	for i, n := range perStart {
+		each[i] = strconv.Itoa(n)
+	}
+	return fmt.Sprintf("%s on stdout %s not JSON-RPC over its %d starts (%s per start), the first: %q: %s",
+		count(total, "line", "lines"), plural(total, "was", "were"), len(perStart), strings.Join(each, ", "), quote, fix)
+}
+
 // stdoutClean reports anything on a stdio server's stdout that is not
 // JSON-RPC.
 func (c *checker) stdoutClean() (Status, string) {
 	if c.srv.Transport != config.TransportStdio {
 		return Skip, "the server speaks " + string(c.srv.Transport) + ": stdout is not its transport"
 	}
-	var lines []string
+	// The check starts the server more than once (reconnect starts it
+	// again): a banner printed at every start is counted per start, not
+	// summed as if the server had printed it once more.
+	var perStart []int // the noise lines of each start, in order
+	var first string
+	total := 0
 	for _, e := range c.obs.all() {
-		if n, ok := e.(runtime.StdoutNoise); ok {
-			lines = append(lines, n.Line)
+		switch e := e.(type) {
+		case runtime.StateChanged:
+			if e.To == runtime.StateStarting && e.Server == c.name {
+				perStart = append(perStart, 0)
+			}
+		case runtime.StdoutNoise:
+			if len(perStart) == 0 {
+				perStart = append(perStart, 0)
+			}
+			if total == 0 {
+				first = e.Line
+			}
+			perStart[len(perStart)-1]++
+			total++
 		}
 	}
-	if len(lines) > 0 {
-		return Fail, fmt.Sprintf("%s on stdout %s not JSON-RPC, the first: %q: write logs to stderr, stdout carries only messages",
-			count(len(lines), "line", "lines"), plural(len(lines), "was", "were"), oneLine(lines[0], 60))
+	if total > 0 {
+		return Fail, stdoutNoise(perStart, total, first)
 	}
 	if c.initFailed != "" {
 		// Nothing was said at all: a pass would vouch for what was never

@@ -39,6 +39,11 @@ type Node struct {
 	Title, Description string
 	Format, Pattern    string
 	Default, Const     json.RawMessage // raw JSON; nil when absent
+
+	// WriteOnly is writeOnly: true, a value sent but never shown back (a
+	// password): a form masks it.
+	WriteOnly bool
+
 	// Enum lists the allowed values; EnumTitles, when not nil, names
 	// each one (MCP's titled enums: oneOf of {const, title}, or the legacy
 	// enumNames).
@@ -232,6 +237,8 @@ func (n *Node) keyword(k *keywords, m member) {
 		n.Format = str()
 	case "pattern":
 		n.Pattern = str()
+	case "writeOnly":
+		_ = json.Unmarshal(m.raw, &n.WriteOnly)
 	case "default":
 		n.Default = m.raw
 	case "const":
@@ -641,6 +648,7 @@ func (n *Node) absorb(s *Node) {
 		n.Additional = s.Additional
 	}
 	n.NoAdditional = n.NoAdditional || s.NoAdditional
+	n.WriteOnly = n.WriteOnly || s.WriteOnly
 	switch {
 	case n.Items == nil:
 		n.Items = s.Items

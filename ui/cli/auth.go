@@ -227,7 +227,8 @@ func newAuthStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status [SERVER|--url URL]",
 		Short: "Show what is stored for each remote server (never the token)",
-		Long: `status shows, for the named server or every remote one, whether a token is
+		Long: `status shows, for the named server or every remote one (and every --url
+server a token is stored for, named by its URL), whether a token is
 stored, when it expires, whether it can be refreshed, its scopes, the
 authorization server that issued it, and where tokens are kept. It makes no
 network request. --json prints an array of objects with the fields
@@ -241,6 +242,13 @@ authorizationServer, clientId, clientSource, grantType, loginRunning
 				return err
 			}
 			m := newAuthManager(cmd, 0)
+			if f.url == "" && len(args) == 0 {
+				adHoc, err := storedAdHoc(m)
+				if err != nil {
+					return withCode(ExitConnection, err)
+				}
+				targets = append(targets, adHoc...)
+			}
 			statuses := []*auth.Status{}
 			for _, t := range targets {
 				st, err := m.Status(t)
@@ -261,15 +269,40 @@ authorizationServer, clientId, clientSource, grantType, loginRunning
 	return cmd
 }
 
+// storedAdHoc are the targets of the tokens stored for ad-hoc --url
+// servers, which no configuration names: auth status lists them after the
+// configured servers, so a stored token is never hidden.
+func storedAdHoc(m *auth.Manager) ([]auth.Target, error) {
+	store, err := m.Store()
+	if err != nil {
+		return nil, err
+	}
+	toks, err := store.Tokens()
+	if err != nil {
+		return nil, err
+	}
+	var out []auth.Target
+	for _, tok := range toks {
+		if tok.Name == adHocName {
+			out = append(out, auth.Target{Name: adHocName, URL: tok.URL, LoginCommand: "mcpdeck auth login --url " + tok.URL})
+		}
+	}
+	return out, nil
+}
+
 func printStatuses(w io.Writer, statuses []*auth.Status) {
 	if len(statuses) == 0 {
-		fmt.Fprintln(w, "no remote servers configured")
+		fmt.Fprintln(w, "no remote servers configured, and no token stored for a --url server")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTATUS")
 	for _, st := range statuses {
-		fmt.Fprintf(tw, "%s\t%s\n", st.Server, describeStatus(st))
+		name := st.Server
+		if name == adHocName {
+			name = "--url " + st.Resource // an ad-hoc server is named by its URL
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", name, describeStatus(st))
 	}
 	_ = tw.Flush()
 }

@@ -256,3 +256,34 @@ func TestAuthLogoutForgetClient(t *testing.T) {
 		t.Fatalf("login after --forget-client: %d, %d registrations\n%s", r.code, as.Registrations(), r.stderr)
 	}
 }
+
+// auth status without a server lists the tokens stored for --url servers
+// too, by URL: it said "no remote servers configured" while one was
+// stored (found by qa). After logout it is gone again.
+func TestAuthStatusListsStoredAdHocTokens(t *testing.T) {
+	t.Parallel()
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{DCR: true})
+	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+	env, _ := authEnv(t)
+	env = append(env, "XDG_CONFIG_HOME="+t.TempDir())
+	dir := t.TempDir()
+	if login := runBin(t, dir, env, "", "auth", "login", "--url", rs.URL); login.code != 0 {
+		t.Fatalf("login: exit %d\n%s", login.code, login.stderr)
+	}
+	r := runBin(t, dir, env, "", "auth", "status")
+	if r.code != 0 || !strings.Contains(r.stdout, "--url "+rs.URL) || !strings.Contains(r.stdout, "token valid until") || strings.Contains(r.stdout, "no remote servers") {
+		t.Fatalf("status: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	r = runBin(t, dir, env, "", "auth", "status", "--json")
+	var sts []auth.Status
+	if err := json.Unmarshal([]byte(r.stdout), &sts); err != nil || len(sts) != 1 || !sts[0].TokenPresent || sts[0].Resource != rs.URL {
+		t.Fatalf("status --json = %s (%v)", r.stdout, err)
+	}
+	if out := runBin(t, dir, env, "", "auth", "logout", "--url", rs.URL); out.code != 0 {
+		t.Fatalf("logout: %d %s", out.code, out.stderr)
+	}
+	if r = runBin(t, dir, env, "", "auth", "status"); !strings.Contains(r.stdout, "no remote servers configured") {
+		t.Fatalf("status after logout: %s", r.stdout)
+	}
+	assertNoTokens(t, as, r.stdout, r.stderr)
+}

@@ -216,12 +216,13 @@ func jsonKind(v any) string {
 
 // elicitorFor maps --elicitation to the runtime's headless elicitors;
 // every decline is reported on stderr, with its reason.
-func elicitorFor(mode string, stderr io.Writer) (runtime.Elicitor, error) {
+func elicitorFor(mode string, cmd *cobra.Command) (runtime.Elicitor, error) {
+	stderr, advice := cmd.ErrOrStderr(), tuiAdvice(cmd)
 	switch mode {
 	case "decline", "":
-		return reportDeclines{runtime.DeclineElicitor{}, stderr}, nil
+		return reportDeclines{runtime.DeclineElicitor{}, stderr, advice}, nil
 	case "defaults":
-		return reportDeclines{runtime.DefaultsElicitor{}, stderr}, nil
+		return reportDeclines{runtime.DefaultsElicitor{}, stderr, advice}, nil
 	default:
 		return nil, withCode(ExitUsage, fmt.Errorf("--elicitation %q: use decline or defaults", mode))
 	}
@@ -231,7 +232,28 @@ func elicitorFor(mode string, stderr io.Writer) (runtime.Elicitor, error) {
 // server only learns "decline".
 type reportDeclines struct {
 	runtime.Elicitor
-	w io.Writer
+	w      io.Writer
+	advice string // tuiAdvice
+}
+
+// tuiAdvice says where a question a headless command declined can be
+// answered: in the TUI, which starts the configured servers; an ad-hoc
+// server (--url, --stdio) must be added first, so the advice names the
+// command that adds it.
+func tuiAdvice(cmd *cobra.Command) string {
+	flag := func(name string) string {
+		if f := cmd.Flags().Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}
+	switch {
+	case flag("url") != "":
+		return "to answer it in the TUI, add the server (mcpdeck add NAME --url " + flag("url") + ") and run mcpdeck"
+	case flag("stdio") != "":
+		return "to answer it in the TUI, add the server (mcpdeck add NAME -- " + flag("stdio") + ") and run mcpdeck"
+	}
+	return "answer it in the TUI (mcpdeck)"
 }
 
 func (r reportDeclines) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
@@ -239,9 +261,9 @@ func (r reportDeclines) Elicit(ctx context.Context, req runtime.ElicitRequest) (
 	switch {
 	case err != nil || resp.Action != "decline":
 	case resp.Reason != "":
-		warnf(r.w, "declined %s's elicitation %q: %s; answer it in the TUI (mcpdeck) instead", req.Server, req.Message, resp.Reason)
+		warnf(r.w, "declined %s's elicitation %q: %s; %s", req.Server, req.Message, resp.Reason, r.advice)
 	default:
-		warnf(r.w, "declined %s's elicitation %q: headless commands decline; --elicitation defaults answers with what the TUI's form starts with, or answer it in the TUI (mcpdeck)", req.Server, req.Message)
+		warnf(r.w, "declined %s's elicitation %q: headless commands decline; --elicitation defaults answers with what the TUI's form starts with; or %s", req.Server, req.Message, r.advice)
 	}
 	return resp, err
 }
@@ -291,7 +313,7 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 	if err != nil {
 		return err
 	}
-	elicitor, err := elicitorFor(cf.elicitation, cmd.ErrOrStderr())
+	elicitor, err := elicitorFor(cf.elicitation, cmd)
 	if err != nil {
 		return err
 	}

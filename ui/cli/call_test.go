@@ -271,3 +271,25 @@ func TestCallPrintsTheLastProgress(t *testing.T) {
 		}
 	}
 }
+
+// A declined elicitation of an ad-hoc server advises the TUI only by way
+// of adding the server, naming its URL or command: the TUI has no --url,
+// and "answer it in the TUI (mcpdeck)" led nowhere (found by qa). A
+// configured server is still told to use the TUI (TestCallEverything).
+func TestCallAdHocElicitationAdvice(t *testing.T) {
+	t.Parallel()
+	url := jsonrpctest.EverythingHTTP(t, "streamableHttp") + "/mcp"
+	h := newHeadless(t, nil)
+	for _, args := range [][]string{{"--elicitation", "defaults"}, nil} {
+		r := runBin(t, h.dir, h.env, "", append([]string{"call", "--url", url, "trigger-elicitation-request"}, args...)...)
+		wantCode(t, r, ExitOK)
+		if strings.Contains(r.stderr, "in the TUI (mcpdeck)") || !strings.Contains(r.stderr, "mcpdeck add NAME --url "+url) {
+			t.Errorf("call %v: stderr advises:\n%s", args, r.stderr)
+		}
+	}
+	// The same for a declined sampling request.
+	r := runBin(t, h.dir, h.env, "", "call", "--url", url, "trigger-sampling-request", `{"prompt":"Capital of France?"}`, "--sampling", "decline")
+	if strings.Contains(r.stderr, "in the TUI (mcpdeck)") || !strings.Contains(r.stderr, "sampling request") || !strings.Contains(r.stderr, "mcpdeck add NAME --url "+url) {
+		t.Errorf("call with --sampling decline: exit %d, stderr advises:\n%s", r.code, r.stderr)
+	}
+}

@@ -293,3 +293,37 @@ func noProcessMarked(t *testing.T, mark string) {
 		}
 	}
 }
+
+// With server-everything's echo switched off, the call step must not pick
+// get-annotated-message with messageType "error" (its enum's first value):
+// a tool asked for an error-shaped message that answers one is not a
+// failure of the server. The reference server passes the call (found by qa).
+func TestCheckServerEverythingWithoutEchoPassesTheCall(t *testing.T) {
+	t.Parallel()
+	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
+	wantCode(t, h.run(t, "", "tools", "disable", "everything", "echo"), ExitOK)
+	r := h.run(t, "", "check", "--json", "everything")
+	out := parseCheck(t, r)
+	st := out.statuses("everything")
+	if s := st[check.IDCall]; !strings.HasPrefix(s, "PASS") || strings.Contains(s, `"error"`) || strings.Contains(s, "echo ") {
+		t.Errorf("call = %s, want PASS without echo and without asking for an error", s)
+	}
+}
+
+// A server that prints two banner lines at start is started twice by the
+// check (the reconnect item starts it again): stdout-clean counts the two
+// lines once and says they came at each start, not "4 lines" (found by qa).
+func TestCheckStdoutNoiseCountedPerStart(t *testing.T) {
+	t.Parallel()
+	node, script := jsonrpctest.Everything(t)
+	wrapper := filepath.Join(t.TempDir(), "banner-server")
+	body := "#!/bin/sh\necho 'banner: starting'\necho 'banner: ready'\nexec " + node + " " + script + "\n"
+	if err := os.WriteFile(wrapper, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, t.TempDir(), nil, "", "check", "--json", "--stdio", wrapper)
+	st := parseCheck(t, r).statuses(adHocName)
+	if s := st[check.IDStdoutClean]; !strings.HasPrefix(s, "FAIL: 2 lines") || !strings.Contains(s, "each of its 2 starts") || !strings.Contains(s, "banner: starting") {
+		t.Errorf("stdout-clean = %s, want FAIL naming 2 lines at each of its 2 starts", s)
+	}
+}

@@ -102,7 +102,11 @@ others are still printed), 2 for a usage error, 4 when interrupted.`,
   mcpdeck resources demo --templates --json`,
 		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runList(cmd, &tf, args, "resources", func(snap *runtime.Snapshot) (any, [][]string, []string) {
+			what := "resources"
+			if templates {
+				what = "resource templates"
+			}
+			return runList(cmd, &tf, args, what, func(snap *runtime.Snapshot) (any, [][]string, []string) {
 				if templates {
 					out := struct {
 						Templates []runtime.ResourceTemplate `json:"templates"`
@@ -161,12 +165,31 @@ func runList(cmd *cobra.Command, tf *targetFlags, names []string, what string, l
 			return err
 		}
 	} else {
-		printTable(cmd.OutOrStdout(), header, rows)
+		printListed(cmd, snap, what, header, rows)
 	}
 	if code := reportFailures(cmd.ErrOrStderr(), snap); code != ExitOK {
 		return silentExit(code)
 	}
 	return nil
+}
+
+// printListed prints the rows under header; with no rows it prints no
+// table, a header alone reading as a list that came back empty: when a
+// server failed, stderr says why (reportFailures), else it says that the
+// servers list none.
+func printListed(cmd *cobra.Command, snap *runtime.Snapshot, what string, header []string, rows [][]string) {
+	if len(rows) > 0 {
+		printTable(cmd.OutOrStdout(), header, rows)
+		return
+	}
+	if _, code := failures(snap); code != ExitOK {
+		return
+	}
+	if len(snap.Servers) == 1 {
+		warnf(cmd.ErrOrStderr(), "no %s: %s lists none", what, snap.Servers[0].Name)
+	} else {
+		warnf(cmd.ErrOrStderr(), "no %s: none of the %d servers lists any", what, len(snap.Servers))
+	}
 }
 
 func newReadCmd() *cobra.Command {

@@ -190,3 +190,24 @@ func TestConfigShowsEveryField(t *testing.T) {
 		t.Errorf("remote oauth = %+v", remote.OAuth)
 	}
 }
+
+// When the only server failed, tools, prompts and resources print no
+// empty table: stdout stays empty, stderr says why, and the exit code is
+// the failure's (found by qa: the header alone was printed).
+func TestListsPrintNoEmptyTableWhenNothingIsListed(t *testing.T) {
+	t.Parallel()
+	cfg := fakeConfig(t, "empty-table", map[string]jsonrpctest.Mode{"broken": jsonrpctest.ExitEarly})
+	for _, args := range [][]string{{"tools"}, {"prompts"}, {"resources"}} {
+		r := runBin(t, t.TempDir(), nil, "", append([]string{"--config", cfg}, args...)...)
+		if r.code == ExitOK || r.stdout != "" || !strings.Contains(r.stderr, `"broken"`) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want a failure, nothing on stdout, the reason on stderr", args[0], r.code, r.stdout, r.stderr)
+		}
+	}
+	// A server that answers but lists nothing: no table either; stderr
+	// says so, and the exit code is 0.
+	cfg = fakeConfig(t, "empty-table", map[string]jsonrpctest.Mode{"plain": jsonrpctest.Normal})
+	r := runBin(t, t.TempDir(), nil, "", "--config", cfg, "prompts")
+	if r.code != ExitOK || r.stdout != "" || !strings.Contains(r.stderr, "no prompts") {
+		t.Errorf("prompts of a server with none: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -34,7 +34,7 @@ func samplerFlag(cmd *cobra.Command) (runtime.Sampler, error) {
 	if s == nil || err != nil {
 		return s, err
 	}
-	return reportSampling{s, cmd.ErrOrStderr()}, nil
+	return reportSampling{s, cmd.ErrOrStderr(), tuiAdvice(cmd)}, nil
 }
 
 // plainSamplerFlag is samplerFlag without the words on stderr, for the
@@ -61,7 +61,8 @@ func plainSamplerFlag(cmd *cobra.Command) (runtime.Sampler, error) {
 // reportSampling says on stderr how each sampling request was answered.
 type reportSampling struct {
 	runtime.Sampler
-	w io.Writer
+	w      io.Writer
+	advice string // tuiAdvice
 }
 
 func (r reportSampling) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
@@ -69,7 +70,7 @@ func (r reportSampling) Sample(ctx context.Context, req runtime.SampleRequest) (
 	switch {
 	case err != nil:
 	case resp.Declined:
-		warnf(r.w, "declined %s's sampling request (%s); answer it in the TUI (mcpdeck), or give --sampling FILE with a reply", req.Server, resp.By)
+		warnf(r.w, "declined %s's sampling request (%s); give --sampling FILE with a reply, or %s", req.Server, resp.By, r.advice)
 	default:
 		warnf(r.w, "answered %s's sampling request with the canned reply (%s)", req.Server, resp.By)
 	}

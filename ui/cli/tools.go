@@ -188,7 +188,7 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON, byCos
 		if apps {
 			header = []string{"SERVER", "TOOL", "SWITCH", "TOKENS", "APP", "DESCRIPTION"}
 		}
-		printTable(w, header, rows)
+		printListed(cmd, snap, "tools", header, rows)
 		for _, st := range out.Servers {
 			fmt.Fprintf(w, "\n%s: %s, %s", st.Server, present.Count(st.Tools, "tool", "tools"), present.ToolCost(st.Cost))
 			if st.Disabled > 0 {
