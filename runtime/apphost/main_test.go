@@ -10,6 +10,7 @@ import (
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/runtimetest"
 )
 
 func TestMain(m *testing.M) {
@@ -28,25 +29,7 @@ func appsServer(t testing.TB) config.Server {
 // at cleanup.
 func newRuntime(t testing.TB, servers ...config.Server) *runtime.Controller {
 	t.Helper()
-	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: servers}, StopGrace: 500 * time.Millisecond})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := rt.Shutdown(ctx); err != nil {
-			t.Errorf("runtime shutdown: %v", err)
-		}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	if err := rt.SetEnabled(ctx, true); err != nil {
-		t.Fatalf("enable: %v", err)
-	}
-	for _, s := range rt.Snapshot().Servers {
-		if !s.State.Live() {
-			t.Fatalf("server %s is %s: %s", s.Name, s.State, s.Reason)
-		}
-	}
-	return rt
+	return runtimetest.Start(t, runtime.Options{}, servers...)
 }
 
 // newHost is a host over rt, closed at cleanup (before the runtime).

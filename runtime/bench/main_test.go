@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/runtimetest"
 )
 
 func TestMain(m *testing.M) {
@@ -24,25 +24,9 @@ func fakeServer(name string, mode jsonrpctest.Mode) config.Server {
 		Env: jsonrpctest.ServerEnv(mode), Enabled: true, StartupTimeout: 20 * time.Second, CallTimeout: 10 * time.Second}
 }
 
-// newRuntime starts servers and waits until they are ready; they are shut
-// down at cleanup.
+// newRuntime starts a controller on servers with MCP enabled; a server
+// that fails is not reconnected (the load test's figures would hide it).
 func newRuntime(t testing.TB, servers ...config.Server) *runtime.Controller {
 	t.Helper()
-	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: servers}, StopGrace: 500 * time.Millisecond, NoAutoReconnect: true})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = rt.Shutdown(ctx)
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := rt.SetEnabled(ctx, true); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range servers {
-		if v, _ := rt.Snapshot().Server(s.Name); !v.State.Live() {
-			t.Fatalf("%s is %s: %v", s.Name, v.State, v.LastError)
-		}
-	}
-	return rt
+	return runtimetest.Start(t, runtime.Options{NoAutoReconnect: true}, servers...)
 }

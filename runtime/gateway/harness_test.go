@@ -17,6 +17,7 @@ import (
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/runtimetest"
 )
 
 // peerServer is the go-sdk peer (jsonrpctest.GoSDKModern, this test binary
@@ -48,26 +49,7 @@ func demoServer(name string) config.Server {
 // client cannot.
 func newRuntime(t testing.TB, servers ...config.Server) *runtime.Controller {
 	t.Helper()
-	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: servers}, Elicitor: runtime.DeclineElicitor{}, Sampler: runtime.DeclineSampler{},
-		StopGrace: 500 * time.Millisecond})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := rt.Shutdown(ctx); err != nil {
-			t.Errorf("runtime shutdown: %v", err)
-		}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := rt.SetEnabled(ctx, true); err != nil {
-		t.Fatalf("enable: %v", err)
-	}
-	for _, s := range rt.Snapshot().Servers {
-		if !s.State.Live() {
-			t.Fatalf("server %s is %s: %s", s.Name, s.State, s.Reason)
-		}
-	}
-	return rt
+	return runtimetest.Start(t, runtime.Options{Elicitor: runtime.DeclineElicitor{}, Sampler: runtime.DeclineSampler{}}, servers...)
 }
 
 // newGateway serves rt; it is closed before the runtime shuts down.
