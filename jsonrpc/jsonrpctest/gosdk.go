@@ -132,21 +132,7 @@ func newGoSDKServer(logf func(string, ...any)) *mcp.Server {
 		Instructions: "A go-sdk v1.8.0 test peer for mcpdeck's interop tests.",
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
-	obj := func(props string, required ...string) json.RawMessage {
-		req, _ := json.Marshal(required)
-		if required == nil {
-			req = []byte("[]")
-		}
-		return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `}`)
-	}
-	args := func(req *mcp.CallToolRequest) map[string]any {
-		var m map[string]any
-		_ = json.Unmarshal(req.Params.Arguments, &m)
-		return m
-	}
-	text := func(s string) *mcp.CallToolResult {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-	}
+	obj, args, text := GoSDKObject, GoSDKArgs, GoSDKText
 
 	server.AddTool(&mcp.Tool{Name: "echo", Description: "Echoes text.", InputSchema: obj(`"text":{"type":"string"}`, "text")},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -251,4 +237,26 @@ func newGoSDKServer(logf func(string, ...any)) *mcp.Server {
 			return text("logged"), nil
 		})
 	return server
+}
+
+// GoSDKObject is an object schema of props (JSON members) with required,
+// for a go-sdk tool's InputSchema.
+func GoSDKObject(props string, required ...string) json.RawMessage {
+	req, _ := json.Marshal(required)
+	if required == nil {
+		req = []byte("[]")
+	}
+	return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `}`)
+}
+
+// GoSDKArgs are a go-sdk tool call's arguments as a map.
+func GoSDKArgs(req *mcp.CallToolRequest) map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(req.Params.Arguments, &m)
+	return m
+}
+
+// GoSDKText is a go-sdk tool result of one text block.
+func GoSDKText(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }

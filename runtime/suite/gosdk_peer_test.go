@@ -4,7 +4,6 @@ package suite
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcpdeck/jsonrpc/jsonrpctest"
 )
 
 // The suite peer: a server on the official Go SDK (v1.8.0, which serves
@@ -97,21 +98,7 @@ func newGoSDKPeer(changed bool) *mcp.Server {
 			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: len(values)}}, nil
 		},
 	})
-	obj := func(props string, required ...string) json.RawMessage {
-		req, _ := json.Marshal(required)
-		if required == nil {
-			req = []byte("[]")
-		}
-		return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `}`)
-	}
-	args := func(req *mcp.CallToolRequest) map[string]any {
-		var m map[string]any
-		_ = json.Unmarshal(req.Params.Arguments, &m)
-		return m
-	}
-	text := func(s string) *mcp.CallToolResult {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-	}
+	obj, args, text := jsonrpctest.GoSDKObject, jsonrpctest.GoSDKArgs, jsonrpctest.GoSDKText
 	server.AddTool(&mcp.Tool{Name: "echo", Description: "Echoes text.", InputSchema: obj(`"text":{"type":"string"}`, "text")},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			t, _ := args(req)["text"].(string)
