@@ -30,12 +30,12 @@ func roundTrip(t *testing.T, s *Store) {
 	}
 }
 
-// The keyring tests use go-keyring's mock, which replaces the process's
-// provider: they must not run in parallel.
+// The keyring tests inject a keyring of their own: go-keyring's MockInit
+// replaces the process's provider, which races with every parallel test.
 func TestStoreKeyring(t *testing.T) {
 	t.Parallel()
-	keyring.MockInit()
-	s, err := OpenStore(StoreOptions{Dir: t.TempDir()})
+	kr := mapKeyring{}
+	s, err := OpenStore(StoreOptions{Dir: t.TempDir(), Keyring: kr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,16 +47,16 @@ func TestStoreKeyring(t *testing.T) {
 	if err := s.put("k", map[string]string{"v": "1"}); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := keyring.Get(keyringService, "k"); err != nil || v != `{"v":"1"}` {
+	if v, err := kr.Get(keyringService, "k"); err != nil || v != `{"v":"1"}` {
 		t.Fatalf("keyring holds %q, %v", v, err)
 	}
 }
 
 func TestStoreFallsBackToFile(t *testing.T) {
 	t.Parallel()
-	keyring.MockInitWithError(errors.New("org.freedesktop.DBus.Error.ServiceUnknown"))
+	unreachable := brokenKeyring{errors.New("org.freedesktop.DBus.Error.ServiceUnknown")}
 	dir := filepath.Join(t.TempDir(), "state", "mcpdeck")
-	s, err := OpenStore(StoreOptions{Dir: dir})
+	s, err := OpenStore(StoreOptions{Dir: dir, Keyring: unreachable})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,15 +82,14 @@ func TestStoreFallsBackToFile(t *testing.T) {
 		t.Errorf("dir mode %v, want 0700", di.Mode().Perm())
 	}
 	// A forced keyring that is unreachable is an error, not a silent file.
-	if _, err := OpenStore(StoreOptions{Dir: dir, Kind: StorageKeyring}); !errors.Is(err, ErrStorage) {
+	if _, err := OpenStore(StoreOptions{Dir: dir, Kind: StorageKeyring, Keyring: unreachable}); !errors.Is(err, ErrStorage) {
 		t.Fatalf("forced keyring: %v", err)
 	}
 }
 
 func TestStoreKindFromEnvironment(t *testing.T) {
-	keyring.MockInit()
 	t.Setenv(StorageEnv, "file")
-	s, err := OpenStore(StoreOptions{Dir: t.TempDir()})
+	s, err := OpenStore(StoreOptions{Dir: t.TempDir(), Keyring: mapKeyring{}})
 	if err != nil || s.Kind() != StorageFile {
 		t.Fatalf("OpenStore = %v, %v; want the file", s, err)
 	}
@@ -155,8 +154,7 @@ func TestStoreListsTokensInTheKeyringAndTheFile(t *testing.T) {
 	}
 }
 
-// mapKeyring is a keyring of this test's own (go-keyring's mock replaces
-// the process's provider, which other tests set to fail).
+// mapKeyring is a working keyring of a test's own.
 type mapKeyring map[string]string
 
 func (k mapKeyring) Set(s, u, p string) error { k[s+"\x00"+u] = p; return nil }
@@ -168,3 +166,11 @@ func (k mapKeyring) Get(s, u string) (string, error) {
 }
 func (k mapKeyring) Delete(s, u string) error { delete(k, s+"\x00"+u); return nil }
 func (k mapKeyring) DeleteAll(string) error   { clear(k); return nil }
+
+// brokenKeyring is a keyring whose service cannot be reached.
+type brokenKeyring struct{ err error }
+
+func (k brokenKeyring) Set(string, string, string) error   { return k.err }
+func (k brokenKeyring) Get(string, string) (string, error) { return "", k.err }
+func (k brokenKeyring) Delete(string, string) error        { return k.err }
+func (k brokenKeyring) DeleteAll(string) error             { return k.err }
