@@ -463,7 +463,11 @@ func TestFailedStartsAreReportedNotFatal(t *testing.T) {
 // reconnect attempts and no more: only a healthy run resets the count,
 // not every failure after it.
 func TestReconnectAttemptsEndWhenTheServerCannotStart(t *testing.T) {
-	defer func(d time.Duration) { healthyFor = d }(healthyFor)
+	// Restored by a cleanup registered before the controller's, so it
+	// runs after the controller's loop, which reads it, has stopped (a
+	// defer would restore it while the loop still runs).
+	old := healthyFor
+	t.Cleanup(func() { healthyFor = old })
 	healthyFor = 0 // the one run counts as healthy, however short
 
 	// The first start runs the fake server; later starts find the marker
