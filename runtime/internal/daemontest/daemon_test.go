@@ -5,8 +5,12 @@ import (
 	"strconv"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"mcpdeck/internal/porttest"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestFreePortIsOutsideTheEphemeralRange: the port a daemon is told to
 // listen on must not be one the kernel hands out by itself, or an outgoing
