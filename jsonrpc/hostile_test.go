@@ -14,6 +14,9 @@ import (
 	"mcpdeck/jsonrpc/jsonrpctest"
 )
 
+// defectWait bounds how long timedOutCall waits for the defect to show.
+const defectWait = 10 * time.Second
+
 // timedOutCall calls echo against a server whose defect keeps the call
 // unanswered, and returns the error, which must be a timeout. The call's
 // deadline passes once the defect has shown (the misaddressed response or
@@ -21,9 +24,6 @@ import (
 // how long that takes: a server descheduled for a while on a loaded CI
 // machine answered after a 700ms deadline, and the timeout then had
 // nothing to name. defectWait bounds the wait for the defect.
-// defectWait bounds how long timedOutCall waits for the defect to show.
-const defectWait = 10 * time.Second
-
 func timedOutCall(t *testing.T, mode jsonrpctest.Mode) *jsonrpc.CancelledError {
 	t.Helper()
 	var calling atomic.Bool // what arrives during the handshake is no defect
@@ -53,6 +53,7 @@ func timedOutCall(t *testing.T, mode jsonrpctest.Mode) *jsonrpc.CancelledError {
 		select {
 		case <-shown:
 		case <-time.After(defectWait):
+		case <-ctx.Done(): // the call ended some other way
 		}
 		expire(context.DeadlineExceeded)
 	}()
