@@ -150,27 +150,22 @@ func cmpOr(a, b string) string {
 // runList is the shape of resources and prompts: start the servers, list,
 // print, report every failed server.
 func runList(cmd *cobra.Command, tf *targetFlags, names []string, what string, list func(*runtime.Snapshot) (any, [][]string, []string), asJSON bool) error {
-	ctx, stop := signalContext(cmd)
-	defer stop()
-	rt, err := openTargets(ctx, cmd, tf, names, what, runtime.Options{Elicitor: runtime.DeclineElicitor{}})
-	if err != nil {
-		return err
-	}
-	defer shutdownRuntime(rt)
-	snap := rt.Snapshot()
-	rememberNames(snap)
-	out, rows, header := list(snap)
-	if asJSON {
-		if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
-			return err
+	return withTargets(cmd, tf, names, what, func(_ context.Context, rt *runtime.Controller) error {
+		snap := rt.Snapshot()
+		rememberNames(snap)
+		out, rows, header := list(snap)
+		if asJSON {
+			if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
+				return err
+			}
+		} else {
+			printListed(cmd, snap, what, header, rows)
 		}
-	} else {
-		printListed(cmd, snap, what, header, rows)
-	}
-	if code := reportFailures(cmd.ErrOrStderr(), snap); code != ExitOK {
-		return silentExit(code)
-	}
-	return nil
+		if code := reportFailures(cmd.ErrOrStderr(), snap); code != ExitOK {
+			return silentExit(code)
+		}
+		return nil
+	})
 }
 
 // printListed prints the rows under header; with no rows it prints no
@@ -222,28 +217,23 @@ an error (an unknown URI among them); 4 interrupted.`,
 				return withCode(ExitUsage, errors.New("give SERVER and URI, e.g. mcpdeck read demo demo://status (list them with mcpdeck resources)"))
 			}
 			uri := rest[0]
-			ctx, stop := signalContext(cmd)
-			defer stop()
-			rt, err := openOne(ctx, cmd, &tf, server, names, "read")
-			if err != nil {
-				return err
-			}
-			defer shutdownRuntime(rt)
-			raw, err := rt.ReadResource(ctx, server, uri)
-			if err != nil {
-				err = requestFailure(ctx, "read", err)
-				if v, ok := rt.Snapshot().Server(server); ok {
-					var uris []string
-					for _, r := range v.Resources {
-						uris = append(uris, r.URI)
+			return withServer(cmd, &tf, server, names, "read", func(ctx context.Context, rt *runtime.Controller) error {
+				raw, err := rt.ReadResource(ctx, server, uri)
+				if err != nil {
+					err = requestFailure(ctx, "read", err)
+					if v, ok := rt.Snapshot().Server(server); ok {
+						var uris []string
+						for _, r := range v.Resources {
+							uris = append(uris, r.URI)
+						}
+						if hint := didYouMean(uri, uris); hint != "" {
+							warnf(cmd.ErrOrStderr(), "%q is not among the resources %s lists%s", uri, server, hint)
+						}
 					}
-					if hint := didYouMean(uri, uris); hint != "" {
-						warnf(cmd.ErrOrStderr(), "%q is not among the resources %s lists%s", uri, server, hint)
-					}
+					return err
 				}
-				return err
-			}
-			return writeRead(cmd, raw, outFile, asJSON)
+				return writeRead(cmd, raw, outFile, asJSON)
+			})
 		},
 	}
 	addTargetFlags(cmd, &tf)
@@ -387,24 +377,19 @@ argument); 3 the server failed or answered with an error; 4 interrupted.`,
 			if err != nil {
 				return err
 			}
-			ctx, stop := signalContext(cmd)
-			defer stop()
-			rt, err := openOne(ctx, cmd, &tf, server, names, "prompt")
-			if err != nil {
-				return err
-			}
-			defer shutdownRuntime(rt)
-			if err := checkPrompt(rt.Snapshot(), server, name, promptArgs); err != nil {
-				return err
-			}
-			raw, err := rt.GetPrompt(ctx, server, name, promptArgs)
-			if err != nil {
-				return requestFailure(ctx, "prompt", err)
-			}
-			if asJSON {
-				return present.WriteJSON(cmd.OutOrStdout(), raw)
-			}
-			return writeMessages(cmd.OutOrStdout(), raw)
+			return withServer(cmd, &tf, server, names, "prompt", func(ctx context.Context, rt *runtime.Controller) error {
+				if err := checkPrompt(rt.Snapshot(), server, name, promptArgs); err != nil {
+					return err
+				}
+				raw, err := rt.GetPrompt(ctx, server, name, promptArgs)
+				if err != nil {
+					return requestFailure(ctx, "prompt", err)
+				}
+				if asJSON {
+					return present.WriteJSON(cmd.OutOrStdout(), raw)
+				}
+				return writeMessages(cmd.OutOrStdout(), raw)
+			})
 		},
 	}
 	addTargetFlags(cmd, &tf)
@@ -521,36 +506,31 @@ interrupted.`,
 			if err != nil {
 				return err
 			}
-			ctx, stop := signalContext(cmd)
-			defer stop()
-			rt, err := openOne(ctx, cmd, &tf, server, names, "complete")
-			if err != nil {
-				return err
-			}
-			defer shutdownRuntime(rt)
-			if prompt != "" {
-				if err := checkPrompt(rt.Snapshot(), server, prompt, nil); err != nil && !strings.Contains(err.Error(), " needs ") {
-					return err
+			return withServer(cmd, &tf, server, names, "complete", func(ctx context.Context, rt *runtime.Controller) error {
+				if prompt != "" {
+					if err := checkPrompt(rt.Snapshot(), server, prompt, nil); err != nil && !strings.Contains(err.Error(), " needs ") {
+						return err
+					}
 				}
-			}
-			c, err := rt.Complete(ctx, runtime.CompleteRequest{Server: server, Ref: runtime.CompletionRef{Prompt: prompt, Template: template},
-				Argument: rest[0], Value: rest[1], Context: ctxArgs})
-			if err != nil {
-				return requestFailure(ctx, "complete", err)
-			}
-			if c.Values == nil {
-				c.Values = []string{}
-			}
-			if asJSON {
-				return present.WriteJSON(cmd.OutOrStdout(), c)
-			}
-			for _, v := range c.Values {
-				fmt.Fprintln(cmd.OutOrStdout(), present.Line(v))
-			}
-			if c.HasMore || c.Total > len(c.Values) {
-				warnf(cmd.ErrOrStderr(), "the server has more values (%d in all); type more of the prefix", c.Total)
-			}
-			return nil
+				c, err := rt.Complete(ctx, runtime.CompleteRequest{Server: server, Ref: runtime.CompletionRef{Prompt: prompt, Template: template},
+					Argument: rest[0], Value: rest[1], Context: ctxArgs})
+				if err != nil {
+					return requestFailure(ctx, "complete", err)
+				}
+				if c.Values == nil {
+					c.Values = []string{}
+				}
+				if asJSON {
+					return present.WriteJSON(cmd.OutOrStdout(), c)
+				}
+				for _, v := range c.Values {
+					fmt.Fprintln(cmd.OutOrStdout(), present.Line(v))
+				}
+				if c.HasMore || c.Total > len(c.Values) {
+					warnf(cmd.ErrOrStderr(), "the server has more values (%d in all); type more of the prefix", c.Total)
+				}
+				return nil
+			})
 		},
 	}
 	addTargetFlags(cmd, &tf)
