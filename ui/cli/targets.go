@@ -255,9 +255,6 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 	if opts, err = sessionOptions(cmd, opts); err != nil {
 		return nil, err
 	}
-	if opts.Protocol, err = protocolSetting(cmd); err != nil {
-		return nil, err
-	}
 	if opts.Auth == nil {
 		opts.Auth = newAuthManager(cmd, 0)
 	}
