@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,14 +14,50 @@ import (
 	"mcpdeck/jsonrpc/jsonrpctest"
 )
 
-// timedOutCall calls echo with a short timeout that the defect makes
-// expire, and returns the error, which must be a timeout.
+// defectWait bounds how long timedOutCall waits for the defect to show.
+const defectWait = 10 * time.Second
+
+// timedOutCall calls echo against a server whose defect keeps the call
+// unanswered, and returns the error, which must be a timeout. The call's
+// deadline passes once the defect has shown (the misaddressed response or
+// the notification sent instead has arrived), not after a fixed guess at
+// how long that takes: a server descheduled for a while on a loaded CI
+// machine answered after a 700ms deadline, and the timeout then had
+// nothing to name. defectWait bounds the wait for the defect.
 func timedOutCall(t *testing.T, mode jsonrpctest.Mode) *jsonrpc.CancelledError {
 	t.Helper()
-	s := startServer(t, mode, serverOpts{})
+	var calling atomic.Bool // what arrives during the handshake is no defect
+	shown := make(chan struct{}, 1)
+	show := func() {
+		if calling.Load() {
+			select {
+			case shown <- struct{}{}:
+			default:
+			}
+		}
+	}
+	s := startServer(t, mode, serverOpts{conn: jsonrpc.Options{
+		// The conn records an arrival before it tells these, so the
+		// deadline passes after the record.
+		OnAnomaly: func(a jsonrpc.Anomaly) {
+			if a.Kind == jsonrpc.AnomalyUnknownResponse || a.Kind == jsonrpc.AnomalyNullID {
+				show()
+			}
+		},
+		OnNotification: func(jsonrpc.Notification) { show() },
+	}})
 	initialize(t, s.conn)
-	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
-	defer cancel()
+	ctx, expire := context.WithCancelCause(context.Background())
+	defer expire(nil)
+	go func() {
+		select {
+		case <-shown:
+		case <-time.After(defectWait):
+		case <-ctx.Done(): // the call ended some other way
+		}
+		expire(context.DeadlineExceeded)
+	}()
+	calling.Store(true)
 	_, err := callTool(ctx, s.conn, "echo", map[string]any{"text": "x"})
 	var ce *jsonrpc.CancelledError
 	if !errors.As(err, &ce) || !errors.Is(err, jsonrpc.ErrTimeout) {
@@ -87,22 +124,15 @@ func TestUserCancelDoesNotBlameTheServer(t *testing.T) {
 // An error with a null id answers no request; it is not "id 0".
 func TestNullIDErrorIsNotIDZero(t *testing.T) {
 	t.Parallel()
-	anomalies := make(chan jsonrpc.Anomaly, 8)
-	s := startServer(t, jsonrpctest.NullIDError, serverOpts{conn: jsonrpc.Options{OnAnomaly: func(a jsonrpc.Anomaly) { anomalies <- a }}})
-	initialize(t, s.conn)
-	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
-	defer cancel()
-	_, err := callTool(ctx, s.conn, "echo", map[string]any{"text": "x"})
-	if !errors.Is(err, jsonrpc.ErrTimeout) || !strings.Contains(err.Error(), "an error with a null id (invalid request: could not read the id (code -32600))") {
-		t.Fatalf("err = %v, want a timeout naming the null-id error", err)
+	ce := timedOutCall(t, jsonrpctest.NullIDError)
+	if !strings.Contains(ce.Error(), "an error with a null id (invalid request: could not read the id (code -32600))") {
+		t.Fatalf("err = %v, want a timeout naming the null-id error", ce)
 	}
-	select {
-	case a := <-anomalies:
-		if a.Kind != jsonrpc.AnomalyNullID || a.ID != "null" {
-			t.Fatalf("anomaly = %+v, want a null-id error, not id 0", a)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the null-id error was not reported")
+	if len(ce.Arrived.Anomalies) != 1 {
+		t.Fatalf("Arrived = %+v, want the one null-id error", ce.Arrived)
+	}
+	if a := ce.Arrived.Anomalies[0]; a.Kind != jsonrpc.AnomalyNullID || a.ID != "null" {
+		t.Fatalf("anomaly = %+v, want a null-id error, not id 0", a)
 	}
 }
 

@@ -76,7 +76,10 @@ func TestIdleConnMemoryIsSmall(t *testing.T) {
 	before := heapInUse()
 	closeAll := idleConns(t, n)
 	defer closeAll()
-	perConn := float64(heapInUse()-before) / n
+	// Signed: memory freed meanwhile (an earlier test's goroutines ending,
+	// their stacks released) can leave the second figure below the first,
+	// and an unsigned difference then wraps to a huge "per connection".
+	perConn := float64(int64(heapInUse())-int64(before)) / n
 	if perConn > 64<<10 {
 		t.Fatalf("an idle connection holds %.0f bytes, want under 64 KiB", perConn)
 	}

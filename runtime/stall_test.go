@@ -19,27 +19,32 @@ func TestStalledLosslessSubscriberNeverBlocksTheLoop(t *testing.T) {
 	c := newController(t, fakeServer("f", jsonrpctest.Normal))
 	_, stalled := c.Subscribe(SubscribeOptions{Lossless: true, Buffer: 8}) // never read
 	t.Cleanup(stalled)
-	watcher, stopWatching := c.Subscribe(SubscribeOptions{Buffer: 64}) // lossy: sees the call go out
-	t.Cleanup(stopWatching)
 	enable(t, c)
 	pid := serverOf(t, c, "f").PID
 
+	// The flood's notifications wait behind the stalled subscriber: what
+	// shows is the call being sent, which the call itself says (OnStarted).
+	// A lossy subscriber watching for its RequestStarted could miss it: the
+	// flood's traffic frames, published as they are read, pushed it out of
+	// the ring before a test descheduled for 300ms got to it.
+	started := make(chan struct{}, 1)
 	callDone := make(chan error, 1)
 	go func() {
-		_, err := c.Call(context.Background(), CallRequest{Server: "f", Tool: "flood", Arguments: json.RawMessage(`{"count":100000}`), Timeout: time.Minute})
+		_, err := c.Call(context.Background(), CallRequest{Server: "f", Tool: "flood", Arguments: json.RawMessage(`{"count":100000}`), Timeout: time.Minute,
+			OnStarted: func(uint64) {
+				select {
+				case started <- struct{}{}:
+				default:
+				}
+			}})
 		callDone <- err
 	}()
-	// The flood's notifications wait behind the stalled subscriber: what
-	// shows is the call being sent.
-	deadline := time.After(20 * time.Second)
-	for sent := false; !sent; {
-		select {
-		case e := <-watcher:
-			rs, ok := e.(RequestStarted)
-			sent = ok && rs.Tool == "flood"
-		case <-deadline:
-			t.Fatal("the flood call was never sent")
-		}
+	select {
+	case <-started:
+	case err := <-callDone:
+		t.Fatalf("the flood call ended before it was sent: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the flood call was never sent")
 	}
 
 	if err := c.SetServerEnabled(ctxFor(t, 20*time.Second), "f", false); err != nil {

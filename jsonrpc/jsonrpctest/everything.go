@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"mcpdeck/internal/porttest"
 )
 
 // EnvEverything names the environment variable holding the path of the
@@ -76,7 +78,7 @@ const everythingWait = 20 * time.Second
 func EverythingHTTP(t testing.TB, mode string) string {
 	t.Helper()
 	node, script := Everything(t)
-	port := freePort(t)
+	port := porttest.Free(t) // outside the ephemeral range: no connect(2) takes it first
 	cmd := exec.Command(node, script, mode)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 	ownGroup(cmd)
@@ -133,14 +135,4 @@ func EverythingHTTP(t testing.TB, mode string) string {
 	}
 	conn.Close()
 	return "http://" + addr
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

@@ -54,7 +54,10 @@ type exchange struct {
 	Aborted bool
 }
 
-func newProxy(t *testing.T, target string) string {
+// newProxy starts a recording proxy to target for t and returns it with
+// the URL to dial; each test holds its own (a package variable naming
+// "the running test's proxy" would be shared by parallel subtests).
+func newProxy(t *testing.T, target string) (*proxy, string) {
 	u, err := url.Parse(target)
 	if err != nil {
 		t.Fatal(err)
@@ -92,19 +95,13 @@ func newProxy(t *testing.T, target string) string {
 			t.Logf("the proxy's errors:\n%s", errs.String())
 		}
 	})
-	t.Cleanup(func() { lastProxy = nil })
-	lastProxy = p
-	return srv.URL + u.Path
+	return p, srv.URL + u.Path
 }
 
 // logWriter is an io.Writer calling f.
 type logWriter func([]byte)
 
 func (f logWriter) Write(b []byte) (int, error) { f(b); return len(b), nil }
-
-// lastProxy is the proxy of the running test (tests using it are not
-// parallel).
-var lastProxy *proxy
 
 // ServeHTTP proxies one exchange. When the client goes away while the
 // answer is copied, ReverseProxy panics with http.ErrAbortHandler: that is
@@ -177,7 +174,7 @@ func TestModernHTTPPeers(t *testing.T) {
 	t.Parallel()
 	for _, p := range modernPeers {
 		t.Run(p.name, func(t *testing.T) {
-			base := newProxy(t, p.url(t))
+			px, base := newProxy(t, p.url(t))
 
 			// The probe: a modern server answers server/discover.
 			res, err := mcphttp.Probe(ctxT(t), mcphttp.Options{URL: base}, discoverFrame("2026-07-28"))
@@ -232,7 +229,7 @@ func TestModernHTTPPeers(t *testing.T) {
 					t.Errorf("region_echo %q = %q, %v", value, r.text(), err)
 				}
 			}
-			lastProxy.waitFor(t, "a call with Mcp-Param-Region Base64-encoded", func(ex []exchange) bool {
+			px.waitFor(t, "a call with Mcp-Param-Region Base64-encoded", func(ex []exchange) bool {
 				for _, e := range ex {
 					if h := e.Header; h.Get("Mcp-Param-Region") == "=?base64?IFrDvHJpY2gK?=" {
 						if h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != "region_echo" || h.Get("Mcp-Protocol-Version") != "2026-07-28" {
@@ -331,10 +328,10 @@ func TestModernHTTPPeers(t *testing.T) {
 			if err := <-slowDone; !errors.Is(err, jsonrpc.ErrCancelled) {
 				t.Errorf("slow ended with %v, want cancelled", err)
 			}
-			lastProxy.waitFor(t, "the listen and the slow call aborted by the client", aborted(2))
+			px.waitFor(t, "the listen and the slow call aborted by the client", aborted(2))
 			c.conn.Close()
 			bare.conn.Close()
-			for _, e := range lastProxy.exchanges() {
+			for _, e := range px.exchanges() {
 				if e.Method != http.MethodPost || e.Header.Get("Mcp-Session-Id") != "" {
 					t.Errorf("a modern client sent %s (session %q)", e.Method, e.Header.Get("Mcp-Session-Id"))
 				}

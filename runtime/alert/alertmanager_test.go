@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,17 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"mcpdeck/internal/porttest"
 	"mcpdeck/runtime/fleet/fleettest"
 )
-
-func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
 
 // raw is a webhook receiver that keeps every body as it came.
 func rawHook(t *testing.T) (*httptest.Server, chan []byte) {
@@ -64,7 +55,7 @@ receivers:
 	if err := os.WriteFile(filepath.Join(dir, "am.yml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := porttest.Free(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	var out bytes.Buffer
 	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "am.yml"), "--storage.path="+filepath.Join(dir, "data"),

@@ -168,10 +168,13 @@ const initializeFrame = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":
 
 // Sessions are capped: one more is refused with 503 and the reason. A
 // session that only initialized is let go after HandshakeTimeout, which
-// frees its place.
+// frees its place. The timeout must outlast the four initializes that
+// fill the cap and go over it: at 500ms, a test descheduled for 600ms on
+// a loaded machine saw the first session expire first and the fourth
+// accepted.
 func TestSessionsAreCappedAndHandshakeOnlyOnesExpire(t *testing.T) {
 	t.Parallel()
-	g := newGateway(t, newRuntime(t), Options{MaxHTTPClients: 3, HandshakeTimeout: 500 * time.Millisecond})
+	g := newGateway(t, newRuntime(t), Options{MaxHTTPClients: 3, HandshakeTimeout: 3 * time.Second})
 	events, cancel := g.Subscribe()
 	defer cancel()
 	addr := hardened(t, g, HTTPOptions{Token: testToken, LoopbackOnly: true}, 0)

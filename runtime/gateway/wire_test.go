@@ -320,11 +320,13 @@ func TestMRTRWire(t *testing.T) {
 }
 
 // An input_required question the client never answers is cancelled after
-// InputTimeout: the server's request is cancelled too.
+// InputTimeout: the server's request is cancelled too. The timeout must
+// outlast the look at the Clients view that follows the first round: at
+// 200ms, a test descheduled for 300ms there found the request abandoned.
 func TestMRTRAbandoned(t *testing.T) {
 	t.Parallel()
 	rt := newRuntime(t, peerServer("peer"))
-	g := newGateway(t, rt, Options{InputTimeout: 200 * time.Millisecond})
+	g := newGateway(t, rt, Options{InputTimeout: 2 * time.Second})
 	url := serveHTTP(t, g)
 	events, stop := g.Subscribe()
 	defer stop()

@@ -26,6 +26,12 @@ const testDeadline = 20 * time.Second
 // shortGrace keeps escalation tests fast; it is a Spec field, not a sleep.
 const shortGrace = 100 * time.Millisecond
 
+// termGrace is the grace of tests whose server must die of SIGTERM: the
+// same grace bounds the wait after SIGTERM before SIGKILL, and a server
+// descheduled for more than shortGrace then (a loaded CI machine) was
+// killed by SIGKILL instead, failing the test for a reason of its own.
+const termGrace = time.Second
+
 // start starts the test binary in mode and registers a Stop for cleanup.
 func start(t *testing.T, mode string, mutate func(*Spec)) *Process {
 	t.Helper()
@@ -182,7 +188,7 @@ func TestStopClosesStdinFirst(t *testing.T) {
 }
 
 func TestStopEscalatesToSIGTERM(t *testing.T) {
-	p := start(t, "ignore-eof", func(s *Spec) { s.Grace = shortGrace })
+	p := start(t, "ignore-eof", func(s *Spec) { s.Grace = termGrace })
 	if got := readLine(t, bufio.NewReader(p.Stdout())); got != "ready" {
 		t.Fatalf("child said %q, want ready", got)
 	}
@@ -194,8 +200,8 @@ func TestStopEscalatesToSIGTERM(t *testing.T) {
 	if ee.Signal != syscall.SIGTERM || ee.Code != -1 {
 		t.Fatalf("exit = %+v, want killed by SIGTERM", ee)
 	}
-	if res.Elapsed < shortGrace {
-		t.Fatalf("Elapsed = %v, want at least the grace %v before SIGTERM", res.Elapsed, shortGrace)
+	if res.Elapsed < termGrace {
+		t.Fatalf("Elapsed = %v, want at least the grace %v before SIGTERM", res.Elapsed, termGrace)
 	}
 	assertGroupGone(t, p.Pid())
 }
@@ -248,7 +254,11 @@ func TestStopKillsGrandchildThatIgnoresSIGTERM(t *testing.T) {
 	})
 	gc := readGrandchild(t, p)
 	res := p.Stop()
-	if res.Step != StepStdinClose || res.Exit != nil || res.Err != nil {
+	// A loaded machine may not run the leader's exit on EOF within
+	// shortGrace; it is then stopped with SIGTERM, and its grandchild,
+	// which ignores SIGTERM, must be killed all the same.
+	late := res.Step == StepSIGTERM
+	if ((res.Step != StepStdinClose || res.Exit != nil) && !late) || res.Err != nil {
 		t.Fatalf("Stop = %+v, want the leader to exit cleanly on stdin close", res)
 	}
 	assertGroupGone(t, p.Pid())
@@ -335,7 +345,7 @@ func TestKilledBySignal(t *testing.T) {
 }
 
 func TestStopConcurrentAndRepeated(t *testing.T) {
-	p := start(t, "ignore-eof", func(s *Spec) { s.Grace = shortGrace })
+	p := start(t, "ignore-eof", func(s *Spec) { s.Grace = termGrace })
 	if got := readLine(t, bufio.NewReader(p.Stdout())); got != "ready" {
 		t.Fatalf("child said %q, want ready", got)
 	}

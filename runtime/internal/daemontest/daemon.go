@@ -7,13 +7,14 @@ package daemontest
 
 import (
 	"bytes"
-	"net"
 	"net/http"
 	"os/exec"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"mcpdeck/internal/porttest"
 )
 
 // outputLimit bounds the output kept for failure messages.
@@ -98,13 +99,10 @@ func (d *Daemon) Output() string {
 }
 
 // FreePort returns a loopback port that was free a moment ago, for a
-// server that cannot report the one it picked.
+// server that cannot report the one it picked: one outside the kernel's
+// ephemeral range (porttest.Free), so no other socket takes it before the
+// server binds it.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return porttest.Free(t)
 }

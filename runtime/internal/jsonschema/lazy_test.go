@@ -1,13 +1,29 @@
 package jsonschema
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
 
+// envLazyChild makes TestMetaschemasCompiledOnFirstUse run its body in a
+// fresh process: the metaschemas are compiled once per process, so in the
+// test binary's own process any earlier test that compiled a schema (or
+// this one, under -count=2) has compiled them already.
+const envLazyChild = "MCPDECK_JSONSCHEMA_TEST_LAZY"
+
 // The metaschemas are compiled on first use, not at init: until then,
 // starting a program that links this package costs nothing.
 func TestMetaschemasCompiledOnFirstUse(t *testing.T) {
+	if os.Getenv(envLazyChild) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMetaschemasCompiledOnFirstUse$", "-test.count=1")
+		cmd.Env = append(os.Environ(), envLazyChild+"=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
 	if Draft2020.sch != nil {
 		t.Fatal("the 2020-12 metaschema was compiled before any use (at init)")
 	}
