@@ -72,6 +72,24 @@ func TestStopReportsDescendantThatLeftTheGroup(t *testing.T) {
 	_, _ = syscall.Wait4(gc, &ws, 0, nil)
 }
 
+// The tree is read from every thread of the server, not only its main
+// one: a Go or Node server forks from whichever thread it is on.
+func TestStopReportsDescendantForkedFromAnotherThread(t *testing.T) {
+	p := start(t, "spawn-setsid-thread", func(s *Spec) {
+		s.Grace = shortGrace
+		s.Env = append(s.Env, afterEnv+"=eof")
+	})
+	gc := readGrandchild(t, p)
+	res := p.Stop()
+	if res.Err != nil {
+		t.Fatalf("Stop = %+v", res)
+	}
+	wantLeftover(t, res, gc, true)
+	_ = syscall.Kill(gc, syscall.SIGKILL)
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(gc, &ws, 0, nil)
+}
+
 // A child that exits on the same stdin EOF a moment after its parent is
 // not a leftover, nor is anything of a well-behaved server.
 func TestStopReportsNoLeftoverOfTidyServers(t *testing.T) {
@@ -164,5 +182,25 @@ func BenchmarkReapGoneGroup(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		reapGroups(groups)
+	}
+}
+
+// BenchmarkStopThreadedServer is the whole stop of a tidy server with
+// several threads, from the tree read to its reap: what a one-shot command
+// waits for after printing its result.
+func BenchmarkStopThreadedServer(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		p, err := Start(Spec{Path: self(), Env: childEnv("threads")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if line, _ := bufio.NewReader(p.Stdout()).ReadString('\n'); line != "ready\n" {
+			b.Fatalf("child said %q", line)
+		}
+		b.StartTimer()
+		if res := p.Stop(); res.Step != StepStdinClose || res.Err != nil {
+			b.Fatalf("Stop = %+v", res)
+		}
 	}
 }
