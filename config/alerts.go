@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tailscale/hujson"
@@ -123,7 +124,7 @@ var (
 	alertRuleFields = []string{"alert", "condition", "for", "threshold", "window", "method", "servers", "severity", "labels", "annotations"}
 	webhookFields   = []string{"url", "headers", "timeout"}
 	// labelName is Prometheus's label name rule, which Alertmanager keeps.
-	labelName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	labelName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 )
 
 // parseAlerts reads the "alerts" block of a file.
@@ -224,7 +225,7 @@ func (p *parser) webhookURL(v *hujson.Value, raw, field string) string {
 func (p *parser) alertLabels(v *hujson.Value, field string) map[string]string {
 	ms, out, _ := p.stringMap(v, "", field)
 	for _, m := range ms {
-		if !labelName.MatchString(m.name) {
+		if !labelName().MatchString(m.name) {
 			p.errorf(m.keyOff, "", field+"."+m.name, "%q is not a label name: use letters, digits and _, not starting with a digit", m.name)
 			delete(out, m.name)
 		}
@@ -271,7 +272,7 @@ func (p *parser) alertRule(v *hujson.Value, field string) (AlertRule, bool) {
 		switch m.name {
 		case "alert":
 			s, ok := p.str(m.value, "", f)
-			if ok && !labelName.MatchString(s) {
+			if ok && !labelName().MatchString(s) {
 				p.errorf(m.value.StartOffset, "", f, "%q is not a usable alert name: use letters, digits and _ (e.g. MCPServerDown)", s)
 				ok = false
 			}

@@ -218,7 +218,7 @@ func (d *Document) serverPtr(name string) string { return d.serversPtr() + "/" +
 // Add adds a server at the end of the servers object (creating the object
 // when the file has none). It refuses a name that is already there.
 func (d *Document) Add(name string, e Entry) error {
-	if !serverName.MatchString(name) {
+	if !serverName().MatchString(name) {
 		return fmt.Errorf("adding %q to %s: invalid server name: use 1 to 64 letters, digits, '_', '.' or '-'", name, d.path)
 	}
 	if d.root.Find(d.serverPtr(name)) != nil {

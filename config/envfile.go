@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // maxEnvFileSize bounds an envFile; a dotenv file is a few lines, and a huge
@@ -17,7 +18,7 @@ import (
 const maxEnvFileSize = 1 << 20
 
 // envFileKey accepts the keys dotenv tools accept.
-var envFileKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+var envFileKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`) })
 
 // envFileProblem is a problem on one line of an envFile.
 type envFileProblem struct {
@@ -74,7 +75,7 @@ func parseEnvFile(data []byte) (map[string]string, []envFileProblem) {
 			problems = append(problems, envFileProblem{n, fmt.Sprintf("line %q is not KEY=VALUE", line)})
 			continue
 		}
-		if !envFileKey.MatchString(key) {
+		if !envFileKey().MatchString(key) {
 			problems = append(problems, envFileProblem{n, fmt.Sprintf("invalid variable name %q", key)})
 			continue
 		}

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // envName is what ${VAR} and ${env:VAR} accept as a variable name: the
 // portable shell identifier, so a typo such as ${API-KEY} is reported
 // rather than silently looked up.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // expander expands the variables of one file's servers.
 type expander struct {
@@ -132,7 +133,7 @@ func (e *expander) resolve(name, raw string, x *expansion) (val string, set bool
 		return raw, true, ""
 	case strings.HasPrefix(name, "env:"):
 		n := strings.TrimPrefix(name, "env:")
-		if !envName.MatchString(n) {
+		if !envName().MatchString(n) {
 			return "", false, fmt.Sprintf("invalid environment variable name %q in %q", n, raw)
 		}
 		return e.env(n, raw)
@@ -143,7 +144,7 @@ func (e *expander) resolve(name, raw string, x *expansion) (val string, set bool
 	if strings.Contains(name, ":") {
 		return "", false, fmt.Sprintf("unsupported variable %q: mcpdeck expands ${VAR}, ${VAR:-default}, ${env:VAR}, ${workspaceFolder}, ${userHome} and ${input:id}", raw)
 	}
-	if !envName.MatchString(name) {
+	if !envName().MatchString(name) {
 		return "", false, fmt.Sprintf("invalid variable name %q in %q: use letters, digits and underscores", name, raw)
 	}
 	return e.env(name, raw)

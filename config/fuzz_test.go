@@ -36,7 +36,7 @@ func FuzzParse(f *testing.F) {
 		switch {
 		case err == nil:
 			for _, s := range servers {
-				if !serverName.MatchString(s.Name) || s.Transport == "" || s.Pos.Line == 0 {
+				if !serverName().MatchString(s.Name) || s.Transport == "" || s.Pos.Line == 0 {
 					t.Fatalf("accepted an invalid server: %+v", s)
 				}
 				if s.Transport == TransportStdio && s.Command == "" {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
@@ -18,7 +19,7 @@ const maxFileSize = 4 << 20
 
 // serverName is the rule for server names: they become tool-name prefixes
 // and file names elsewhere, so they stay short and unambiguous.
-var serverName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+var serverName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`) })
 
 // Parse parses one configuration file. path names it in diagnostics and
 // Source; scope is recorded on each server. It returns the servers in file
@@ -281,7 +282,7 @@ func (p *parser) parseServers(m *member) []Server {
 	var out []Server
 	for _, sm := range p.members(obj, "", m.name) {
 		before := len(p.errs)
-		if !serverName.MatchString(sm.name) {
+		if !serverName().MatchString(sm.name) {
 			p.errorf(sm.keyOff, sm.name, "", "invalid server name: use 1 to 64 letters, digits, '_', '.' or '-'")
 		}
 		if s, ok := p.parseServer(sm); ok && len(p.errs) == before {

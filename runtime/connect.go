@@ -42,13 +42,15 @@ func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Serve
 	if err != nil {
 		return nil, info, err
 	}
-	if !c.opts.LazySchemas {
-		warmSchemas() // while the server starts, so the first call validates at once
-	}
 	report(StateStarting)
 	s, err := c.openTransport(ctx, gen, cfg, false)
 	if err != nil {
 		return nil, info, err
+	}
+	if !c.opts.LazySchemas {
+		// While the server starts up, so the first call validates at once;
+		// not before it is spawned, which the compile would hold up.
+		warmSchemas()
 	}
 	report(StateInitializing)
 	s, err = c.handshake(ctx, s, pref)
@@ -70,7 +72,9 @@ func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Serve
 		return s, info, s.explainSilence(err)
 	}
 	report(StateListing)
+	levelDone := c.askLevel(ctx, s)
 	l, err := c.listFresh(ctx, s)
+	levelDone(err != nil)
 	if err != nil {
 		return s, info, s.explainSilence(err)
 	}
@@ -90,17 +94,38 @@ func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Serve
 		}
 	}
 	c.rememberEra(s, pref)
-	if level := c.logLevel(cfg.Name, cfg.LogLevel); !s.modern() && s.init.Capabilities.Logging != nil && level != "" {
-		// A server that declares logging but rejects the level still
-		// works. (A modern server gets the level in every request's _meta.)
-		_, _ = s.chain(ctx, &request{method: mcp.MethodSetLevel, wire: mcp.SetLevelParams{Level: mcp.LogLevel(level)}})
-	}
 	info.init = s.init
 	info.lists, info.leaks, info.identity = l, leaks(l), toolIdentity(cfg)
 	if note := s.fallback.Load(); note != nil {
 		info.fallback = *note
 	}
 	return s, info, nil
+}
+
+// askLevel asks a legacy server that declares logging for the configured
+// log level, while the lists are fetched: the request goes out with them,
+// and the server is ready once both are answered. A server that rejects
+// the level still works. (A modern server gets the level in every
+// request's _meta.) The returned func waits for the answer, or gives up on
+// it when the listing failed.
+func (c *Controller) askLevel(ctx context.Context, s *session) (wait func(abandon bool)) {
+	level := c.logLevel(s.cfg.Name, s.cfg.LogLevel)
+	if s.modern() || s.init.Capabilities.Logging == nil || level == "" {
+		return func(bool) {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = s.chain(ctx, &request{method: mcp.MethodSetLevel, wire: mcp.SetLevelParams{Level: mcp.LogLevel(level)}})
+	}()
+	return func(abandon bool) {
+		if abandon {
+			cancel()
+		}
+		<-done
+		cancel()
+	}
 }
 
 // listFresh opens a modern session's listen stream, then lists what the

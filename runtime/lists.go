@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,16 +42,13 @@ var listKinds = []struct{ kind, method string }{
 
 // all lists tools, and prompts and resources where declared, all pages.
 func (ls *listState) all(ctx context.Context) (lists, error) {
-	var l lists
+	var kinds []string
 	for _, kind := range []string{"tools", "prompts", "resources"} {
-		if !ls.declares(kind) {
-			continue
-		}
-		if err := ls.list(ctx, kind, &l); err != nil {
-			return l, err
+		if ls.declares(kind) {
+			kinds = append(kinds, kind)
 		}
 	}
-	return l, nil
+	return ls.list(ctx, kinds)
 }
 
 // declares reports whether the server declared a list kind; tools are
@@ -65,35 +64,88 @@ func (ls *listState) declares(kind string) bool {
 	return true
 }
 
-// list fetches every page of one kind into l, from the cache where the
-// server said a page stays fresh.
-func (ls *listState) list(ctx context.Context, kind string, l *lists) error {
-	s := ls.s
-	listing := Listing{FromCache: true}
+// list fetches every page of the kinds, from the cache where the server
+// said a page stays fresh. The methods are requested together, pipelined
+// on the one connection (a server answers each on its own): a server is
+// listed in one round trip instead of four. What they bring is put
+// together in listing order. The first method to fail cancels the others
+// (the server is told), and its error is the one returned.
+func (ls *listState) list(ctx context.Context, kinds []string) (lists, error) {
+	type fetch struct {
+		kind, method string
+		part         lists
+		got          Listing
+		skipped      bool // templates the server does not have
+	}
+	var fetches []*fetch
 	for _, k := range listKinds {
-		if k.kind != kind {
-			continue
+		if slices.Contains(kinds, k.kind) {
+			fetches = append(fetches, &fetch{kind: k.kind, method: k.method})
 		}
-		got, err := ls.paginate(ctx, k.method, l)
-		if err != nil && k.method == mcp.MethodListResourceTemplates && KindOf(err) == KindProtocol {
-			continue // templates are optional: a server without them may answer -32601
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var failed struct {
+		sync.Once
+		err error
+	}
+	run := func(f *fetch) {
+		got, err := ls.paginate(ctx, f.method, &f.part)
+		switch {
+		case err != nil && f.method == mcp.MethodListResourceTemplates && KindOf(err) == KindProtocol:
+			f.skipped = true // templates are optional: a server without them may answer -32601
+		case err != nil:
+			failed.Do(func() { failed.err = err; cancel() })
+		default:
+			f.got = got
 		}
-		if err != nil {
-			return err
+	}
+	var wg sync.WaitGroup
+	for _, f := range fetches[1:] {
+		wg.Go(func() { run(f) })
+	}
+	run(fetches[0])
+	wg.Wait()
+
+	var l lists
+	if failed.err != nil {
+		return l, failed.err
+	}
+	for _, kind := range kinds {
+		listing := Listing{FromCache: true}
+		for _, f := range fetches {
+			if f.kind == kind && !f.skipped {
+				l.add(f.part)
+				listing = listing.merge(f.got)
+			}
 		}
-		listing = listing.merge(got)
+		if l.Listed == nil {
+			l.Listed = map[string]Listing{}
+		}
+		l.Listed[kind] = listing
+		if kind == "tools" && ls.s.modern() && ls.s.remote {
+			ls.setHeaders(l.headers)
+		}
+		if kind == "tools" {
+			ls.s.c.observeTools(ls.s.cfg, l.Tools)
+		}
 	}
-	if l.Listed == nil {
-		l.Listed = map[string]Listing{}
+	return l, nil
+}
+
+// add appends what one list method brought.
+func (l *lists) add(part lists) {
+	l.Tools = append(l.Tools, part.Tools...)
+	l.Prompts = append(l.Prompts, part.Prompts...)
+	l.Resources = append(l.Resources, part.Resources...)
+	l.Templates = append(l.Templates, part.Templates...)
+	l.Dropped = append(l.Dropped, part.Dropped...)
+	if part.headers != nil {
+		if l.headers == nil {
+			l.headers = map[string][]mcphttp.ParamHeader{}
+		}
+		maps.Copy(l.headers, part.headers)
 	}
-	l.Listed[kind] = listing
-	if kind == "tools" && s.modern() && s.remote {
-		ls.setHeaders(l.headers)
-	}
-	if kind == "tools" {
-		s.c.observeTools(s.cfg, l.Tools)
-	}
-	return nil
 }
 
 // observeTools records a listing of a server's tools in the tool
@@ -256,8 +308,7 @@ func (ls *listState) refetch(kind string) (lists, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.CallTimeout)
 	defer cancel()
 	ls.invalidate(kind)
-	var l lists
-	return l, ls.list(ctx, kind, &l)
+	return ls.list(ctx, []string{kind})
 }
 
 // refetchChanged relists, on the session's goroutines, every kind announced

@@ -26,6 +26,10 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv(envListsTogether) == "1" {
+		listsTogetherServer()
+		os.Exit(0)
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -37,7 +38,7 @@ var (
 	storages    = []config.SecretStorage{config.SecretAsEnv, config.SecretAsInput, config.SecretAsValue}
 )
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`) })
 
 // formField is one line of the form: a text or a choice.
 type formField struct {
@@ -259,7 +260,7 @@ func (f *serverForm) validate() bool {
 	case f.edit != "":
 	case name == "":
 		f.f[fName].err = "required"
-	case !validName.MatchString(name):
+	case !validName().MatchString(name):
 		f.f[fName].err = "use 1 to 64 letters, digits, '_', '.' or '-'"
 	case slices.Contains(f.taken, name):
 		f.f[fName].err = "a server of this name is already configured"

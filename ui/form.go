@@ -284,7 +284,7 @@ func (f *form) attach(fe schema.FieldError) {
 	}
 	if strings.HasPrefix(fe.Message, "missing propert") {
 		attached := false
-		for _, m := range missingRe.FindAllStringSubmatch(fe.Message, -1) {
+		for _, m := range missingRe().FindAllStringSubmatch(fe.Message, -1) {
 			if fl := f.byPointer(fe.Path + "/" + m[1]); fl != nil {
 				fl.errs = append(fl.errs, "required")
 				attached = true

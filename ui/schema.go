@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/charmbracelet/bubbles/textinput"
@@ -179,7 +180,7 @@ func newField(n *schema.Node, parent *field, key string, depth int, required boo
 
 // secretWords name a field that holds a secret: its key or title says
 // password, passphrase, secret, token or API key.
-var secretWords = regexp.MustCompile(`(?i)pass(word|wd|phrase)|secret|token|api[ _-]?key`)
+var secretWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)pass(word|wd|phrase)|secret|token|api[ _-]?key`) })
 
 // secret reports a text field whose value the elicitation form masks:
 // writeOnly (JSON Schema's word for a value sent, never shown back),
@@ -191,7 +192,7 @@ func secret(fl *field) bool {
 		return false
 	}
 	n := fl.node
-	return n.WriteOnly || n.Format == "password" || secretWords.MatchString(fl.key) || secretWords.MatchString(n.Title)
+	return n.WriteOnly || n.Format == "password" || secretWords().MatchString(fl.key) || secretWords().MatchString(n.Title)
 }
 
 // sameWords: a title that only spells the key out ("How Many Shrimp" for
@@ -584,7 +585,7 @@ func scalarText(v any) string {
 
 // missingRe pulls property names out of the validator's "missing
 // property 'x'" messages, to mark the field itself.
-var missingRe = regexp.MustCompile(`'([^']+)'`)
+var missingRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'([^']+)'`) })
 
 // A boolean field has three states when it is optional: unset (the
 // property is left out of the arguments), true and false; a required one

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -168,7 +169,7 @@ func styleLines(style lipgloss.Style, text string) string {
 // and Unicode tag characters (which spell hidden ASCII), as \uXXXX and
 // \UXXXXXXXX escapes.
 func showHidden(s string) string {
-	return hiddenRE.ReplaceAllStringFunc(s, func(m string) string {
+	return hiddenRE().ReplaceAllStringFunc(s, func(m string) string {
 		var b strings.Builder
 		for _, r := range m {
 			if r > 0xFFFF {
@@ -182,7 +183,9 @@ func showHidden(s string) string {
 }
 
 // hiddenRE matches the invisible characters showHidden escapes.
-var hiddenRE = regexp.MustCompile(`[\x{200B}\x{200C}\x{200D}\x{2060}\x{FEFF}\x{180E}\x{E0000}-\x{E007F}]+`)
+var hiddenRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[\x{200B}\x{200C}\x{200D}\x{2060}\x{FEFF}\x{180E}\x{E0000}-\x{E007F}]+`)
+})
 
 // schemaLines is a schema indented, or why it is not shown: a hostile
 // schema would indent to hundreds of megabytes (schema.Omitted).

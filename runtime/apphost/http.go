@@ -9,6 +9,7 @@ import (
 	"log"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // The host page and its script and style, embedded. The page is a
@@ -17,7 +18,9 @@ import (
 //go:embed assets/page.html assets/host.js assets/host.css
 var assets embed.FS
 
-var pageTemplate = template.Must(template.ParseFS(assets, "assets/page.html"))
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(assets, "assets/page.html"))
+})
 
 // maxBridgeBody bounds one message a page POSTs (a view's tools/call
 // arguments, say).
@@ -88,7 +91,7 @@ func (h *Host) servePage(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Security-Policy", hostPagePolicy)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = pageTemplate.Execute(w, map[string]string{"Key": key, "ID": a.id, "Title": a.tool.ServerTool + " · " + a.server})
+	_ = pageTemplate().Execute(w, map[string]string{"Key": key, "ID": a.id, "Title": a.tool.ServerTool + " · " + a.server})
 }
 
 func pageError(w http.ResponseWriter, status int, text string) {

@@ -288,8 +288,12 @@ const errorLikeFix = "set isError: true on a tool's failure, so clients and mode
 // that starts like an error (Error: …, TypeError: …, Traceback …), or
 // carries a failure no result does (fetch failed, ECONNREFUSED).
 var (
-	errorStart = regexp.MustCompile(`^(?i:error\b|exception\b|fatal\b|failed to\b|failure\b|panic:|traceback \(most recent call last\))|^[\w.$]*(Error|Exception)\s*:`)
-	errorMark  = regexp.MustCompile(`(?i)\bfetch failed\b|\bE(CONNREFUSED|NOTFOUND|TIMEDOUT|CONNRESET)\b|\binternal server error\b|\bunhandled exception\b`)
+	errorStart = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?i:error\b|exception\b|fatal\b|failed to\b|failure\b|panic:|traceback \(most recent call last\))|^[\w.$]*(Error|Exception)\s*:`)
+	})
+	errorMark = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bfetch failed\b|\bE(CONNREFUSED|NOTFOUND|TIMEDOUT|CONNRESET)\b|\binternal server error\b|\bunhandled exception\b`)
+	})
 )
 
 // readsLikeError reports a result without isError whose first text reads
@@ -301,7 +305,7 @@ func readsLikeError(r *runtime.Result) (string, bool) {
 		}
 		text := strings.TrimSpace(c.Text)
 		head := text[:min(len(text), 300)]
-		if errorStart.MatchString(head) || errorMark.MatchString(head) {
+		if errorStart().MatchString(head) || errorMark().MatchString(head) {
 			return oneLine(text, 80), true
 		}
 		return "", false

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
@@ -84,7 +85,7 @@ type Fleet struct {
 	q    queries
 }
 
-var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+var labelName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`) })
 
 // New checks opts and builds the client; it sends nothing.
 func New(opts Options) (*Fleet, error) {
@@ -100,7 +101,7 @@ func New(opts Options) (*Fleet, error) {
 	if opts.HostLabel == "" {
 		opts.HostLabel = DefaultHostLabel
 	}
-	if !labelName.MatchString(opts.HostLabel) {
+	if !labelName().MatchString(opts.HostLabel) {
 		return nil, fmt.Errorf("%w: host label %q is not a Prometheus label name (letters, digits and _, not starting with a digit)", ErrBadOptions, opts.HostLabel)
 	}
 	sel := strings.TrimSpace(opts.Selector)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mcpdeck/internal/clip"
 )
@@ -244,11 +245,13 @@ type resourceUIMeta struct {
 // (data:, blob:), a bare host, or *. Anything that could add a directive
 // or a keyword (';', ',', quotes, spaces) is not one. The same shapes the
 // MCP Inspector accepts.
-var cspSource = regexp.MustCompile(`^(?:\*|[a-zA-Z][a-zA-Z0-9+.-]*:(?://(?:\*\.)?[A-Za-z0-9._~%!$&()*+=@:-]+(?::\d+)?(?:/[A-Za-z0-9._~%!$&()*+=@:/-]*)?)?|(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)$`)
+var cspSource = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:\*|[a-zA-Z][a-zA-Z0-9+.-]*:(?://(?:\*\.)?[A-Za-z0-9._~%!$&()*+=@:-]+(?::\d+)?(?:/[A-Za-z0-9._~%!$&()*+=@:/-]*)?)?|(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)$`)
+})
 
 // ValidCSPSource reports whether s is an origin a host may put into a
 // policy as it is.
-func ValidCSPSource(s string) bool { return len(s) <= 2048 && cspSource.MatchString(s) }
+func ValidCSPSource(s string) bool { return len(s) <= 2048 && cspSource().MatchString(s) }
 
 // ResourceUIOf reads a UI resource's _meta.ui (from its resources/read
 // contents, or its resources/list entry).

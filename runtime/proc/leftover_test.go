@@ -51,25 +51,31 @@ func TestStopReportsChildLeftInGroup(t *testing.T) {
 
 // A descendant that left the group (setsid) is found through the process
 // tree taken before the stop; the group kill cannot reach it, so it is
-// still running afterwards, which the leftover says.
+// still running afterwards, which the leftover says. The tree is read from
+// every thread of the server, not only its main one: a Go or Node server
+// forks from whichever thread it is on.
 func TestStopReportsDescendantThatLeftTheGroup(t *testing.T) {
-	p := start(t, "spawn-setsid", func(s *Spec) {
-		s.Grace = shortGrace
-		s.Env = append(s.Env, afterEnv+"=eof")
-	})
-	gc := readGrandchild(t, p)
-	res := p.Stop()
-	if res.Err != nil {
-		t.Fatalf("Stop = %+v", res)
+	for _, mode := range []string{"spawn-setsid", "spawn-setsid-thread"} {
+		t.Run(mode, func(t *testing.T) {
+			p := start(t, mode, func(s *Spec) {
+				s.Grace = shortGrace
+				s.Env = append(s.Env, afterEnv+"=eof")
+			})
+			gc := readGrandchild(t, p)
+			res := p.Stop()
+			if res.Err != nil {
+				t.Fatalf("Stop = %+v", res)
+			}
+			wantLeftover(t, res, gc, true)
+			if !alive(gc) {
+				t.Fatalf("the descendant %d that left the group died with it; the test proves nothing", gc)
+			}
+			// It is this process's child now (the subreaper): kill and reap it.
+			_ = syscall.Kill(gc, syscall.SIGKILL)
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(gc, &ws, 0, nil)
+		})
 	}
-	wantLeftover(t, res, gc, true)
-	if !alive(gc) {
-		t.Fatalf("the descendant %d that left the group died with it; the test proves nothing", gc)
-	}
-	// It is this process's child now (the subreaper): kill and reap it.
-	_ = syscall.Kill(gc, syscall.SIGKILL)
-	var ws syscall.WaitStatus
-	_, _ = syscall.Wait4(gc, &ws, 0, nil)
 }
 
 // A child that exits on the same stdin EOF a moment after its parent is
@@ -164,5 +170,25 @@ func BenchmarkReapGoneGroup(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		reapGroups(groups)
+	}
+}
+
+// BenchmarkStopThreadedServer is the whole stop of a tidy server with
+// several threads, from the tree read to its reap: what a one-shot command
+// waits for after printing its result.
+func BenchmarkStopThreadedServer(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		p, err := Start(Spec{Path: self(), Env: childEnv("threads")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if line, _ := bufio.NewReader(p.Stdout()).ReadString('\n'); line != "ready\n" {
+			b.Fatalf("child said %q", line)
+		}
+		b.StartTimer()
+		if res := p.Stop(); res.Step != StepStdinClose || res.Err != nil {
+			b.Fatalf("Stop = %+v", res)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -77,6 +78,12 @@ func runChild(mode string) {
 		w.Flush()
 	case "spawn-setsid": // like spawn, but the grandchild leaves the group (setsid) first
 		spawn()
+	case "spawn-setsid-thread": // like spawn-setsid, forked from a thread that is not the main one
+		onOtherThread(spawn)
+	case "threads": // a server with several OS threads, as Go and Node servers have: echoes
+		startThreads(8)
+		fmt.Println("ready")
+		io.Copy(os.Stdout, os.Stdin)
 	case "trail": // a grandchild reading the same stdin, which exits a moment after its parent
 		gc := exec.Command(self())
 		gc.Env = childEnv("trailer")
@@ -118,6 +125,7 @@ func runChild(mode string) {
 			os.Exit(1)
 		}
 		line, _ := bufio.NewReader(p.Stdout()).ReadString('\n')
+		<-supervisionReady() // the watchdog starts in the background; these tests are about it running
 		fmt.Printf("%d %s", p.Pid(), line)
 		if mode == "middle-wd" {
 			fmt.Printf("watchdog %d\n", WatchdogPid())
@@ -133,6 +141,7 @@ func runChild(mode string) {
 		if line != "ready\n" {
 			os.Exit(1)
 		}
+		<-supervisionReady()
 		fmt.Println(p.Pid())
 		hang()
 	default:
@@ -145,7 +154,7 @@ func spawn() {
 	gc := exec.Command(self())
 	gc.Env = childEnv("hang")
 	gc.Stderr = os.Stderr // holds the supervised stderr pipe open, like real grandchildren do
-	if os.Getenv(modeEnv) == "spawn-setsid" {
+	if strings.HasPrefix(os.Getenv(modeEnv), "spawn-setsid") {
 		gc.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}
 	out, err := gc.StdoutPipe()
@@ -167,6 +176,41 @@ func spawn() {
 		hang()
 	}
 	os.Exit(0)
+}
+
+// onOtherThread runs f on an OS thread other than the process's main one,
+// which is the thread whose children /proc/PID/task/PID/children lists.
+func onOtherThread(f func()) {
+	done := make(chan struct{})
+	for {
+		found := make(chan bool)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread is not reused
+			if syscall.Gettid() == os.Getpid() {
+				found <- false
+				<-done // keep the main thread taken, so the next try gets another
+				return
+			}
+			found <- true
+			f()
+		}()
+		if <-found {
+			select {} // f exits the process
+		}
+	}
+}
+
+// startThreads makes the process hold n more OS threads, each blocked.
+func startThreads(n int) {
+	for range n {
+		ready := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(ready)
+			select {}
+		}()
+		<-ready
+	}
 }
 
 // spawnOrphan runs "orphan-parent", which starts "short" and exits, so

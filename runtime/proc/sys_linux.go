@@ -21,12 +21,10 @@ import (
 var subreaper sync.Once
 
 func platformInit() {
-	// The subreaper is set once the watchdog runs (see startSupervision);
-	// the watchdog is a direct child, which the adopted-orphan reaper
+	// The watchdog is a direct child, which the adopted-orphan reaper
 	// below never reaps (it reaps only server groups).
-	startSupervision(func() {
-		subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
-	})
+	subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+	startSupervision()
 }
 
 // adopted reaps, while any server runs, the members of server groups that

@@ -17,7 +17,12 @@ func sysProcAttr() *syscall.SysProcAttr {
 // counts as live.
 func groupHasLiveMember(pgid int) bool { return true }
 
-func platformInit() { startSupervision(func() {}) }
+// platformInit waits for the watchdog: without a parent-death signal it is
+// all that would stop a server of an mcpdeck killed right after Start.
+func platformInit() {
+	startSupervision()
+	<-supervisionReady()
+}
 
 // Without a subreaper nothing is adopted: init reaps orphans.
 func adopt(int)  {}

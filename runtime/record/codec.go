@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -40,12 +41,14 @@ type frameJSON struct {
 	RawText string         // Raw when it is not JSON (cut at TraceRawLimit)
 }
 
-var (
-	encodeOpts json.Options
-	decodeOpts json.Options
-)
+// codecOptions are the encoding and decoding options of the codec, built
+// on first use rather than in package init, which every command pays. (It
+// is set in init because the options refer back to it.)
+var codecOptions func() (encode, decode json.Options)
 
-func init() {
+func init() { codecOptions = sync.OnceValues(buildCodecOptions) }
+
+func buildCodecOptions() (encode, decode json.Options) {
 	marshalers := json.JoinMarshalers(
 		json.MarshalFunc(func(s runtime.State) ([]byte, error) { return strconv.AppendQuote(nil, s.String()), nil }),
 		json.MarshalFunc(func(d jsonrpc.Direction) ([]byte, error) { return strconv.AppendQuote(nil, d.String()), nil }),
@@ -92,9 +95,12 @@ func init() {
 		json.UnmarshalFunc(unmarshalInvalid),
 	)
 	common := json.JoinOptions(json.OmitZeroStructFields(true), json.FormatNilSliceAsNull(true), json.FormatNilMapAsNull(true))
-	encodeOpts = json.JoinOptions(common, json.WithMarshalers(marshalers), jsontext.AllowInvalidUTF8(true))
-	decodeOpts = json.JoinOptions(common, json.WithUnmarshalers(unmarshalers))
+	return json.JoinOptions(common, json.WithMarshalers(marshalers), jsontext.AllowInvalidUTF8(true)),
+		json.JoinOptions(common, json.WithUnmarshalers(unmarshalers))
 }
+
+func encodeOpts() json.Options { e, _ := codecOptions(); return e }
+func decodeOpts() json.Options { _, d := codecOptions(); return d }
 
 // rawOrText is a server's raw JSON as written, or, when it is not valid
 // JSON, the same bytes as a JSON string: a recording line is always valid.
@@ -179,7 +185,7 @@ func encodeEvent(b []byte, e runtime.Event) ([]byte, error) {
 
 // encodeGeneric is the reflective encoding every kind has.
 func encodeGeneric(b []byte, e runtime.Event) ([]byte, error) {
-	out, err := json.Marshal(e, encodeOpts)
+	out, err := json.Marshal(e, encodeOpts())
 	if err != nil {
 		return b, err
 	}
@@ -194,7 +200,7 @@ func decodeEvent(kind string, raw []byte) (runtime.Event, error) {
 		return unknown(kind, raw), nil
 	}
 	v := reflect.New(typ)
-	if err := json.Unmarshal(raw, v.Interface(), decodeOpts); err != nil {
+	if err := json.Unmarshal(raw, v.Interface(), decodeOpts()); err != nil {
 		return unknown(kind, raw), fmt.Errorf("decoding a %s event: %w", kind, err)
 	}
 	return v.Elem().Interface().(runtime.Event), nil
@@ -202,13 +208,13 @@ func decodeEvent(kind string, raw []byte) (runtime.Event, error) {
 
 func unknown(kind string, raw []byte) Unknown {
 	u := Unknown{Kind: kind, Raw: append(stdjson.RawMessage(nil), raw...)}
-	_ = json.Unmarshal(raw, &u.EventHeader, decodeOpts, json.RejectUnknownMembers(false))
+	_ = json.Unmarshal(raw, &u.EventHeader, decodeOpts(), json.RejectUnknownMembers(false))
 	return u
 }
 
 // marshal encodes any value with the recording's representations (the
 // header, HAR and --json output use it too).
-func marshal(v any) ([]byte, error) { return json.Marshal(v, encodeOpts) }
+func marshal(v any) ([]byte, error) { return json.Marshal(v, encodeOpts()) }
 
 // unmarshal decodes with the recording's representations.
-func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v, decodeOpts) }
+func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v, decodeOpts()) }

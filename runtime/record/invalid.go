@@ -49,7 +49,7 @@ func unmarshalInvalid(b []byte, e *error) error {
 		*e = nil
 	case '[':
 		var diags []config.Diagnostic
-		if err := json.Unmarshal(b, &diags, decodeOpts); err != nil {
+		if err := json.Unmarshal(b, &diags, decodeOpts()); err != nil {
 			return err
 		}
 		*e = config.Errors(diags)
@@ -61,7 +61,7 @@ func unmarshalInvalid(b []byte, e *error) error {
 		*e = config.Errors{{Message: s}}
 	case '{':
 		var d config.Diagnostic
-		if json.Unmarshal(b, &d, decodeOpts) != nil || d.Message == "" {
+		if json.Unmarshal(b, &d, decodeOpts()) != nil || d.Message == "" {
 			d = config.Diagnostic{Message: invalidUnknown}
 		}
 		*e = config.Errors{d}

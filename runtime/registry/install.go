@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mcpdeck/config"
 )
@@ -98,7 +99,7 @@ func Install(s ServerJSON, o Options) (Installation, error) {
 }
 
 // nameChars are the characters a configuration name may not have.
-var nameChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+var nameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_.-]+`) })
 
 // ShortName is the part of a registry name after its namespace, as a
 // configuration name: "io.github.brave/brave-search-mcp-server" →
@@ -107,7 +108,7 @@ func ShortName(name string) string {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	name = nameChars.ReplaceAllString(name, "-")
+	name = nameChars().ReplaceAllString(name, "-")
 	if len(name) > 64 {
 		name = name[:64]
 	}

@@ -3,6 +3,7 @@ package registry
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"mcpdeck/config"
 )
@@ -81,7 +82,7 @@ func (r *resolver) args(list []Argument) []string {
 	return out
 }
 
-var braces = regexp.MustCompile(`\{([A-Za-z0-9_.-]+)\}`)
+var braces = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z0-9_.-]+)\}`) })
 
 // substitute fills the {variables} of a value. An identifier without a
 // declaration stays as written, as the schema says, unless strict (a URL,
@@ -89,7 +90,7 @@ var braces = regexp.MustCompile(`\{([A-Za-z0-9_.-]+)\}`)
 // as missing otherwise.
 func (r *resolver) substitute(value string, vars map[string]Input, strict bool) (string, []string) {
 	var missing []string
-	out := braces.ReplaceAllStringFunc(value, func(m string) string {
+	out := braces().ReplaceAllStringFunc(value, func(m string) string {
 		name := m[1 : len(m)-1]
 		in, declared := vars[name]
 		if !declared {

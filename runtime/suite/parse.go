@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agnivade/levenshtein"
@@ -464,7 +465,7 @@ func mapValues(m map[string]string) []string {
 }
 
 // revision is a protocol revision's shape, as --protocol accepts it.
-var revision = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var revision = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`) })
 
 func (p *parser) protocols(v any) []string {
 	where := at{"protocol"}
@@ -475,7 +476,7 @@ func (p *parser) protocols(v any) []string {
 	}
 	seen := map[string]bool{}
 	for i, s := range list {
-		if s != "auto" && s != "legacy" && s != "modern" && !revision.MatchString(s) {
+		if s != "auto" && s != "legacy" && s != "modern" && !revision().MatchString(s) {
 			p.errorf(where.key(i), "%q: use auto, legacy, modern or a revision such as 2025-06-18", s)
 		}
 		if seen[s] {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-yaml"
 )
@@ -11,7 +12,7 @@ import (
 var stepFields = []string{"id", "name", "list", "call", "read", "prompt", "complete", "subscribe", "wait",
 	"args", "trigger", "where", "timeout", "noValidate", "expect"}
 
-var stepID = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var stepID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 func (p *parser) step(v any, i int) Step {
 	where := at{"steps", i}
@@ -23,7 +24,7 @@ func (p *parser) step(v any, i int) Step {
 	if v, ok := m["id"]; ok {
 		st.ID, _ = p.str(v, where.key("id"))
 		switch prev, dup := p.ids[st.ID]; {
-		case !stepID.MatchString(st.ID):
+		case !stepID().MatchString(st.ID):
 			p.errorf(where.key("id"), "%q: an id is letters, digits, - and _ (it names the step in ${steps.ID...} and in snapshots)", st.ID)
 		case dup:
 			p.errorf(where.key("id"), "%q is also the id of step %d; ids must be unique", st.ID, prev+1)

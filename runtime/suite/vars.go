@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/theory/jsonpath"
 )
@@ -33,7 +34,7 @@ type ref struct {
 	hasDef     bool
 }
 
-var envVar = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // refs finds the variables of s; an escaped "$${" is not one.
 func refs(s string) ([]ref, error) {
@@ -71,7 +72,7 @@ func parseRef(body string) (ref, error) {
 	switch {
 	case strings.HasPrefix(body, "env:"):
 		name, def, hasDef := strings.Cut(strings.TrimPrefix(body, "env:"), ":-")
-		if !envVar.MatchString(name) {
+		if !envVar().MatchString(name) {
 			return ref{}, fmt.Errorf("${%s}: %q is not an environment variable name", body, name)
 		}
 		return ref{kind: "env", name: name, def: def, hasDef: hasDef}, nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -137,7 +138,7 @@ func marshalSteps(steps []NewStep) ([]byte, error) {
 func uniqueIDs(taken map[string]bool, steps []NewStep) {
 	for i := range steps {
 		base := steps[i].ID
-		if base == "" || !stepID.MatchString(base) {
+		if base == "" || !stepID().MatchString(base) {
 			base = sanitizeID(base)
 		}
 		id := base
@@ -370,12 +371,12 @@ func Fields(doc any, limit int) []PathValue {
 	return out
 }
 
-var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var identifier = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // member is a JSONPath member selector: .name, or ['name'] for names
 // that are not identifiers.
 func member(name string) string {
-	if identifier.MatchString(name) {
+	if identifier().MatchString(name) {
 		return "." + name
 	}
 	return "['" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(name) + "']"
