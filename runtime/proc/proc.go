@@ -137,6 +137,7 @@ func Start(spec Spec) (*Process, error) {
 		}
 	}
 
+	platformInit()
 	cmd := exec.Command(spec.Path, spec.Args...)
 	if cmd.Err != nil {
 		return nil, startError(spec, cmd.Err)
@@ -171,9 +172,6 @@ func Start(spec Spec) (*Process, error) {
 		pipes.closeAll()
 		return nil, startError(spec, err)
 	}
-	// Supervision starts with the first server, not before it: the watchdog
-	// spawns while the server starts up.
-	platformInit()
 	// The deferred closeChildEnds drops the parent's copies of the child's
 	// ends: only then does stdout read EOF (and the child's stdin see EOF when
 	// we close ours) once the other side is gone.

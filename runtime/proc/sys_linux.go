@@ -21,10 +21,12 @@ import (
 var subreaper sync.Once
 
 func platformInit() {
-	// The watchdog is a direct child, which the adopted-orphan reaper
+	// The subreaper is set once the watchdog runs (see startSupervision);
+	// the watchdog is a direct child, which the adopted-orphan reaper
 	// below never reaps (it reaps only server groups).
-	subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
-	startSupervision()
+	startSupervision(func() {
+		subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+	})
 }
 
 // adopted reaps, while any server runs, the members of server groups that

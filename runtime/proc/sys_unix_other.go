@@ -17,12 +17,7 @@ func sysProcAttr() *syscall.SysProcAttr {
 // counts as live.
 func groupHasLiveMember(pgid int) bool { return true }
 
-// platformInit waits for the watchdog: without a parent-death signal it is
-// all that would stop a server of an mcpdeck killed right after Start.
-func platformInit() {
-	startSupervision()
-	<-supervisionReady()
-}
+func platformInit() { startSupervision(func() {}) }
 
 // Without a subreaper nothing is adopted: init reaps orphans.
 func adopt(int)  {}

@@ -54,17 +54,15 @@ for p in $g; do [ "$p" -gt 1 ] && kill -s KILL -- "-$p" 2>/dev/null; done
 exit 0
 `
 
-// startSupervision starts the watchdog, once, in the background;
-// platformInit calls it once the first server was started. Nothing waits
-// for it: the first server starts up meanwhile instead of after a fork and
-// exec of /bin/sh, and the groups registered before the watchdog runs are
-// handed to it as soon as it does (startWatchdog). Until then, a
-// millisecond or so, a SIGKILLed mcpdeck takes its servers with it through
-// their parent-death signal, though not yet their children.
-func startSupervision() {
+// startSupervision starts the watchdog, once; platformInit calls it at the
+// first Start. It does not wait for the watchdog: the first server starts
+// meanwhile (registrations wait in the pipe). after runs once the
+// intermediate has exited, so that on Linux the process becomes a
+// subreaper only after the watchdog was orphaned to init, never adopting it.
+func startSupervision(after func()) {
 	watchdog.once.Do(func() {
 		watchdog.ready = make(chan struct{})
-		go startWatchdog()
+		startWatchdog(after)
 	})
 }
 
@@ -90,8 +88,8 @@ func WatchdogPid() int {
 	return watchdog.pid
 }
 
-// supervisionReady is closed once the watchdog was started (or failed to
-// start) with every group registered so far; tests wait on it.
+// supervisionReady is closed once supervision is fully set up (the
+// watchdog running, on Linux the subreaper set); tests wait on it.
 func supervisionReady() <-chan struct{} { return watchdog.ready }
 
 // watch registers a process group with the watchdog, starting the watchdog
@@ -194,25 +192,18 @@ func WatchdogErr() error {
 	return watchdog.err
 }
 
-// startWatchdog starts the watchdog, hands it the groups registered so far
-// (each exactly once: later ones are written by sendWatchdog, under the
-// same lock), and records a failure.
-func startWatchdog() {
-	defer close(watchdog.ready)
+// startWatchdog starts the watchdog, records a failure, and runs after.
+func startWatchdog(after func()) {
 	w, pid, err := spawnWatchdog()
 	watchdog.mu.Lock()
-	defer watchdog.mu.Unlock()
 	if err != nil {
 		watchdog.err = fmt.Errorf("starting the process watchdog: %w", err)
-		return
+	} else {
+		watchdog.w, watchdog.pid = w, pid
 	}
-	watchdog.w, watchdog.pid = w, pid
-	for g := range watchdog.groups {
-		if err := writeWatchdog('+', g); err != nil {
-			restartWatchdogLocked(fmt.Sprintf("writing to it failed: %v", err))
-			return
-		}
-	}
+	watchdog.mu.Unlock()
+	after()
+	close(watchdog.ready)
 }
 
 // spawnWatchdog starts a watchdog process and returns the write end of its
