@@ -171,6 +171,12 @@ func methodHint(info *runtime.ErrorInfo, face Face) string {
 				fmt.Sprintf("%s has no such prompt, or rejected its arguments: list its prompts and their arguments with mcpdeck prompts%s", server, named),
 				fmt.Sprintf("%s has no such prompt, or rejected its arguments: its prompts and their arguments are in the Prompts tab (9)", server))
 		}
+	case "completion/complete":
+		if info.Code == runtime.CodeInvalidParams {
+			return face.pick(
+				fmt.Sprintf("%s has no such prompt or resource template, or no such argument: list them with mcpdeck prompts%s and mcpdeck resources%s --templates", server, named, named),
+				fmt.Sprintf("%s has no such prompt or resource template, or no such argument: see the Prompts (9) and Resources (8) tabs", server))
+		}
 	}
 	return ""
 }
