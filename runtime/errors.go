@@ -299,6 +299,10 @@ func (e *CallError) Unwrap() []error { return append([]error{e.Err}, e.Info.Kind
 type ArgumentsError struct {
 	Server, Tool string
 	Fields       []FieldError
+	// Example is a skeleton of arguments the schema describes (required
+	// fields, defaults, first choices), compact; nil when there is none
+	// worth showing (see ExampleArguments).
+	Example json.RawMessage
 }
 
 func (e *ArgumentsError) Error() string {
