@@ -161,7 +161,7 @@ var errorKinds = []ErrorKindInfo{
 	{Kind: KindTooLarge, Name: "too-large", Sentinel: ErrMessageTooLarge},
 	{Kind: KindUnsupportedVersion, Name: "unsupported-version", Sentinel: ErrUnsupportedVersion,
 		Matches: []error{mcp.ErrNoMutualVersion, mcp.ErrUnsupportedVersion}, match: rpcCode(mcp.CodeUnsupportedVersion)},
-	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport, match: rpcCode(mcphttp.CodeTransportError)},
+	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport, match: mcphttp.IsTransport},
 	{Kind: KindProtocol, Name: "protocol", Sentinel: ErrProtocol,
 		Matches: []error{mcp.ErrTooManyRounds, mcp.ErrBadInputRequired, mcp.ErrUnknownResultType, mcp.ErrBadResult,
 			mcp.ErrHeaderMismatch, mcp.ErrMissingCapability},
