@@ -9,14 +9,16 @@ import (
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/check"
 	"mcpdeck/ui/present"
 )
 
-// TestTryCountsTheToolsTheTUIShows: the add form's ctrl+g tries a server
-// with the session's options, taken before the TUI attaches its dialogs.
-// server-everything lists its elicitation and sampling tools only to a
-// client that declares those capabilities, so the try said 13 tools and
-// the TUI then showed 15 for the same server once saved (found by qa3).
+// TestTryCountsTheToolsTheTUIShows: the add form's ctrl+g and the check
+// (c) start copies of a server with the session's options, taken before
+// the TUI attaches its dialogs. server-everything lists its elicitation
+// and sampling tools only to a client that declares those capabilities,
+// so the try said 13 tools and the check 14 where the Tools tab showed 15
+// for the same server (found by qa3).
 func TestTryCountsTheToolsTheTUIShows(t *testing.T) {
 	node, script := jsonrpctest.Everything(t)
 	srv := config.Server{Name: "everything", Transport: config.TransportStdio, Command: node,
@@ -45,7 +47,12 @@ func TestTryCountsTheToolsTheTUIShows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := present.Count(len(v.Tools), "tool", "tools"); !strings.Contains(summary, want) {
+	want := present.Count(len(v.Tools), "tool", "tools")
+	if !strings.Contains(summary, want) {
 		t.Errorf("the try said %q; the TUI shows %s for the same server", summary, want)
+	}
+	rep := check.Run(ctx, srv, tuiCheckOptions(runtime.Options{Eras: runtime.NewEraMemory()}), nil)
+	if it, _ := rep.Item(check.IDToolsList); !strings.HasPrefix(it.Reason, want+" over ") {
+		t.Errorf("the TUI's check said %q; the TUI shows %s for the same server", it.Reason, want)
 	}
 }
