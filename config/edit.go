@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -126,15 +125,7 @@ func OpenDocument(path string, o DocOptions) (*Document, error) {
 // (Claude Code's ~/.claude.json keeps per-project state), so the bound is
 // wider than for files mcpdeck only reads.
 func readForEdit(path string) ([]byte, fs.FileInfo, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, nil, errors.New("not a regular file")
-	}
-	data, err := readBounded(path, maxEditSize)
-	return data, info, err
+	return readRegular(path, maxEditSize)
 }
 
 // maxEditSize bounds a file opened for editing.

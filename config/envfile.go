@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
@@ -24,35 +25,32 @@ type envFileProblem struct {
 	message string
 }
 
-// readEnvFile reads an envFile. Only regular files are read: a FIFO or a
-// device named by mistake would block or never end.
-func readEnvFile(path string) ([]byte, error) {
+// readRegular reads a file mcpdeck is given by name (a configuration
+// file, an envFile, a file to edit): at most limit bytes, and only a
+// regular file, since a FIFO or a device named by mistake would block or
+// never end. The size from Stat is not trusted: files under /proc report
+// 0 and may be endless.
+func readRegular(path string, limit int64) ([]byte, fs.FileInfo, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
+		return nil, nil, errors.New("not a regular file")
 	}
-	return readBounded(path, maxEnvFileSize)
-}
-
-// readBounded reads at most limit bytes of a regular file. The size from
-// Stat is not trusted: files under /proc report 0 and may be endless.
-func readBounded(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("larger than %d bytes", limit)
+		return nil, nil, fmt.Errorf("larger than %d bytes", limit)
 	}
-	return data, nil
+	return data, info, nil
 }
 
 // parseEnvFile parses KEY=VALUE lines: blank lines and "#" comments are

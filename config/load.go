@@ -171,7 +171,7 @@ func Load(opts LoadOptions) (*Config, error) {
 		cfg.Files = append(cfg.Files, f)
 	}
 	for _, c := range cands {
-		data, err := readConfigFile(c.path)
+		data, _, err := readRegular(c.path, maxFileSize)
 		if err != nil {
 			names = append(names, c.path)
 			errs = append(errs, Diagnostic{Pos: Position{File: c.path}, Message: fmt.Sprintf("cannot read: %v; %s", unwrapPathError(err), readHint(c.scope))})
@@ -267,17 +267,4 @@ func discover(opts LoadOptions) ([]candidate, []Diagnostic) {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil || !errors.Is(err, fs.ErrNotExist)
-}
-
-// readConfigFile reads a configuration file, refusing anything that is not
-// a regular file of sane size (a FIFO would block, a device never end).
-func readConfigFile(path string) ([]byte, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	return readBounded(path, maxFileSize)
 }

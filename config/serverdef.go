@@ -344,7 +344,7 @@ func (p *parser) resolveEnv(r *rawServer) map[string]string {
 	if strings.Contains(path, "${") {
 		return env
 	}
-	data, err := readEnvFile(path)
+	data, _, err := readRegular(path, maxEnvFileSize)
 	if err != nil {
 		p.errorf(v.StartOffset, r.name, "envFile", "cannot read %s: %v; fix the path or remove \"envFile\"", path, unwrapPathError(err))
 		return env

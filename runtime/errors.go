@@ -99,8 +99,10 @@ var (
 	ErrInvalidArguments = errors.New("arguments do not match the tool's input schema")
 	// ErrSchema: a tool's schema is unusable, or a result violates its output schema.
 	ErrSchema = errors.New("schema problem")
-	// ErrUnsupportedVersion: the server and mcpdeck have no protocol revision in common.
-	ErrUnsupportedVersion = errors.New("unsupported protocol version")
+	// ErrUnsupportedVersion: the server and mcpdeck have no protocol
+	// revision in common (mcp's sentinel: a server's -32022 answer matches
+	// it too).
+	ErrUnsupportedVersion = mcp.ErrUnsupportedVersion
 	// ErrNeedsLogin: the server requires authorization and no usable token
 	// is stored (auth's sentinel: an *auth.NeedsLoginError says where to log in).
 	ErrNeedsLogin = auth.ErrNeedsLogin
@@ -160,7 +162,7 @@ var errorKinds = []ErrorKindInfo{
 	{Kind: KindCancelled, Name: "cancelled", Sentinel: ErrCancelled, Matches: []error{context.Canceled}},
 	{Kind: KindTooLarge, Name: "too-large", Sentinel: ErrMessageTooLarge},
 	{Kind: KindUnsupportedVersion, Name: "unsupported-version", Sentinel: ErrUnsupportedVersion,
-		Matches: []error{mcp.ErrNoMutualVersion, mcp.ErrUnsupportedVersion}, match: rpcCode(mcp.CodeUnsupportedVersion)},
+		Matches: []error{mcp.ErrNoMutualVersion}, match: rpcCode(mcp.CodeUnsupportedVersion)},
 	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport, match: mcphttp.IsTransport},
 	{Kind: KindProtocol, Name: "protocol", Sentinel: ErrProtocol,
 		Matches: []error{mcp.ErrTooManyRounds, mcp.ErrBadInputRequired, mcp.ErrUnknownResultType, mcp.ErrBadResult,

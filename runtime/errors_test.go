@@ -121,3 +121,20 @@ func TestSupportedVersionsOfARefusal(t *testing.T) {
 		t.Errorf("refusal by an old server: %q", msg)
 	}
 }
+
+// A server's -32022 answer and the runtime's own finding that no revision
+// is usable are one concept: one sentinel matches both, as the kind table
+// already classifies both as KindUnsupportedVersion.
+func TestUnsupportedVersionIsOneSentinel(t *testing.T) {
+	t.Parallel()
+	answer := fmt.Errorf("server/discover: %w", &mcp.UnsupportedVersionError{Requested: "2026-07-28", Supported: []string{"2025-11-25"}})
+	if !errors.Is(answer, ErrUnsupportedVersion) {
+		t.Errorf("errors.Is(%v, runtime.ErrUnsupportedVersion) = false: a -32022 answer is an unsupported version", answer)
+	}
+	if !errors.Is(ErrUnsupportedVersion, mcp.ErrUnsupportedVersion) {
+		t.Error("runtime.ErrUnsupportedVersion does not match mcp.ErrUnsupportedVersion: the concept is declared twice")
+	}
+	if got := KindOf(answer); got != KindUnsupportedVersion {
+		t.Errorf("KindOf(%v) = %s, want %s", answer, got, KindUnsupportedVersion)
+	}
+}

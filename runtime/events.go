@@ -8,6 +8,7 @@ import (
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/mcphttp"
+	"mcpdeck/runtime/mcp"
 )
 
 // Event is anything the runtime publishes to subscribers. Every event is
@@ -103,6 +104,35 @@ func EventKindOf(e Event) (EventKind, bool) {
 		return EventKind{}, false
 	}
 	return eventKinds[i], true
+}
+
+// MethodOf is the JSON-RPC method an event concerns: a request's or a
+// frame's, and for the notification events the notification they came
+// from (notifications/message for a LogMessage…); "" for the others. The
+// recorder's filters, the suites' notification expectations and the
+// faces' stream lines all read it here.
+func MethodOf(ev Event) string {
+	switch e := ev.(type) {
+	case TrafficFrame:
+		return e.Frame.Method
+	case RequestStarted:
+		return e.Method
+	case RequestFinished:
+		return e.Method
+	case RequestCancelled:
+		return e.Method
+	case NotificationReceived:
+		return e.Method
+	case LogMessage:
+		return mcp.NotificationMessage
+	case Progress:
+		return mcp.NotificationProgress
+	case ListChanged:
+		return "notifications/" + e.Kind + "/list_changed"
+	case ResourceUpdated:
+		return mcp.NotificationResourceUpdated
+	}
+	return ""
 }
 
 // StateChanged: a server moved between states.

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"mcpdeck/runtime/mcp"
 )
 
 // TestDeclinedAndProtocolMatchTheirSentinels: the two kinds the faces
@@ -102,6 +104,32 @@ func TestEventKindTable(t *testing.T) {
 		}
 		if got, ok := EventKindOf(e); !ok || got.Name != k.Name {
 			t.Errorf("EventKindOf(%T) = %+v, %v", e, got, ok)
+		}
+	}
+}
+
+// TestMethodOf: each notification event names the notification it came
+// from, spelled as the vocabulary spells it; requests and frames their
+// method; other events none.
+func TestMethodOf(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		ev   Event
+		want string
+	}{
+		{LogMessage{Level: "info"}, mcp.NotificationMessage},
+		{Progress{Token: "t"}, mcp.NotificationProgress},
+		{ListChanged{Kind: "tools"}, mcp.NotificationToolsChanged},
+		{ListChanged{Kind: "prompts"}, mcp.NotificationPromptsChanged},
+		{ResourceUpdated{URI: "demo://x"}, mcp.NotificationResourceUpdated},
+		{NotificationReceived{Method: "notifications/custom"}, "notifications/custom"},
+		{RequestStarted{Method: "tools/call"}, "tools/call"},
+		{RequestCancelled{Method: "tools/call"}, "tools/call"},
+		{StateChanged{}, ""},
+		{StderrLine{Line: "x"}, ""},
+	} {
+		if got := MethodOf(c.ev); got != c.want {
+			t.Errorf("MethodOf(%T) = %q, want %q", c.ev, got, c.want)
 		}
 	}
 }

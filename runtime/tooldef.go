@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"mcpdeck/runtime/mcp"
 )
 
 // ToolDefinition is what a model reads of a tool: its name (the server's),
@@ -68,17 +70,13 @@ const BytesPerToken = 4
 
 // Cost is what listing the definition costs an agent's context.
 func (d ToolDefinition) Cost() ToolCost {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	// As a client serialises it: <, > and & stay themselves, not \u003c.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(d); err != nil {
+	raw, err := mcp.Marshal(d) // as a client serialises it
+	n := len(raw)
+	if err != nil {
 		// A schema that is not JSON (it came through a JSON decoder, so it
 		// cannot be): count its bytes as they are.
-		n := len(d.Name) + len(d.Description) + len(d.InputSchema) + len(d.OutputSchema) + len(d.Annotations)
-		return ToolCost{Bytes: n, Tokens: (n + BytesPerToken - 1) / BytesPerToken}
+		n = len(d.Name) + len(d.Description) + len(d.InputSchema) + len(d.OutputSchema) + len(d.Annotations)
 	}
-	n := b.Len() - 1 // the encoder's newline
 	return ToolCost{Bytes: n, Tokens: (n + BytesPerToken - 1) / BytesPerToken}
 }
 
@@ -89,13 +87,11 @@ func (d ToolDefinition) Cost() ToolCost {
 func (d ToolDefinition) canonical() []byte {
 	c := d
 	c.InputSchema, c.OutputSchema, c.Annotations = canonicalJSON(d.InputSchema), canonicalJSON(d.OutputSchema), canonicalJSON(d.Annotations)
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(c); err != nil {
+	b, err := mcp.Marshal(c)
+	if err != nil {
 		return []byte(fmt.Sprintf("%q\x00%q\x00%q\x00%q\x00%q", d.Name, d.Description, d.InputSchema, d.OutputSchema, d.Annotations))
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return b
 }
 
 // canonicalJSON re-encodes a JSON value with sorted keys and no
@@ -111,13 +107,11 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 	if err := dec.Decode(&v); err != nil {
 		return raw
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := mcp.Marshal(v)
+	if err != nil {
 		return raw
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return b
 }
 
 // Hash is the SHA-256 of the definition's canonical form, in hex: what a

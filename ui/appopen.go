@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"sync"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -31,33 +30,12 @@ var _ AppHost = (*apphost.Host)(nil)
 
 // AppNotices carries the app host's notices (give Report as
 // apphost.Options.OnNotice) to a running program, like LoginURLs.
-type AppNotices struct {
-	mu   sync.Mutex
-	send func(tea.Msg)
-}
+type AppNotices struct{ programLink }
 
 // Report hands a notice to the program, if one is attached.
 func (a *AppNotices) Report(n apphost.Notice) {
-	if a == nil {
-		return
-	}
-	a.mu.Lock()
-	send := a.send
-	a.mu.Unlock()
-	if send != nil {
-		send(appNoticeMsg{n})
-	}
-}
-
-// Attach makes Report deliver to send (program.Send) until detach.
-func (a *AppNotices) Attach(send func(tea.Msg)) (detach func()) {
-	a.mu.Lock()
-	a.send = send
-	a.mu.Unlock()
-	return func() {
-		a.mu.Lock()
-		a.send = nil
-		a.mu.Unlock()
+	if a != nil {
+		a.deliver(appNoticeMsg{n})
 	}
 }
 

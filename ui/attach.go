@@ -129,6 +129,36 @@ func changesSnapshot(batch []runtime.Event) bool {
 	return false
 }
 
+// programLink hands messages from another goroutine (the auth manager's,
+// the app host's) to a running program, once one is attached; before and
+// after, they are dropped. LoginURLs and AppNotices are one each.
+type programLink struct {
+	mu   sync.Mutex
+	send func(tea.Msg)
+}
+
+// Attach makes Report deliver to send (program.Send) until detach.
+func (p *programLink) Attach(send func(tea.Msg)) (detach func()) {
+	p.mu.Lock()
+	p.send = send
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		p.send = nil
+		p.mu.Unlock()
+	}
+}
+
+// deliver sends msg to the attached program, if any.
+func (p *programLink) deliver(msg tea.Msg) {
+	p.mu.Lock()
+	send := p.send
+	p.mu.Unlock()
+	if send != nil {
+		send(msg)
+	}
+}
+
 // elicitor hands a server's elicitation to the program and waits for the
 // person's answer, the server's cancellation or the UI's exit.
 type elicitor struct {
@@ -142,6 +172,15 @@ func (e *elicitor) Elicit(ctx context.Context, req runtime.ElicitRequest) (runti
 	id := e.seq.Add(1)
 	return askPerson(ctx, e.send, e.done, func(reply chan<- runtime.ElicitResponse) tea.Msg { return elicitMsg{id: id, req: req, reply: reply} },
 		elicitGoneMsg{id: id}, runtime.ElicitResponse{Action: "cancel"})
+}
+
+// closeWith closes a question's modal and delivers the person's answer
+// in a command; reply is askPerson's, buffered, so the send never blocks.
+func closeWith[R any](reply chan<- R, resp R) (modal, tea.Cmd) {
+	return nil, func() tea.Msg {
+		reply <- resp
+		return nil
+	}
 }
 
 // askPerson hands a server's question to the program (the message ask

@@ -53,14 +53,9 @@ func (e *elicitModal) Help() []key.Binding {
 	return b
 }
 
-// answer closes the modal and delivers the response; the reply channel
-// is buffered, so the send never blocks.
+// answer closes the modal and delivers the response.
 func (e *elicitModal) answer(resp runtime.ElicitResponse) (modal, tea.Cmd) {
-	reply := e.reply
-	return nil, func() tea.Msg {
-		reply <- resp
-		return nil
-	}
+	return closeWith(e.reply, resp)
 }
 
 func (e *elicitModal) Update(msg tea.KeyMsg) (modal, tea.Cmd) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -27,34 +26,13 @@ import (
 // LoginURLs carries authorization URLs from the auth manager (give
 // Report as auth.Options.OnURL) to a running program. Nothing is printed:
 // the TUI owns the terminal.
-type LoginURLs struct {
-	mu   sync.Mutex
-	send func(tea.Msg)
-}
+type LoginURLs struct{ programLink }
 
 // Report hands the URL a login for server opened to the program, if one
 // is attached; it never blocks the login for long (the program's Send).
 func (l *LoginURLs) Report(server, url string) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	send := l.send
-	l.mu.Unlock()
-	if send != nil {
-		send(loginURLMsg{server: server, url: url})
-	}
-}
-
-// Attach makes Report deliver to send (program.Send) until detach.
-func (l *LoginURLs) Attach(send func(tea.Msg)) (detach func()) {
-	l.mu.Lock()
-	l.send = send
-	l.mu.Unlock()
-	return func() {
-		l.mu.Lock()
-		l.send = nil
-		l.mu.Unlock()
+	if l != nil {
+		l.deliver(loginURLMsg{server: server, url: url})
 	}
 }
 

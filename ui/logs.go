@@ -10,12 +10,12 @@ import (
 
 // logsTab is the selected server's noise: stderr, non-JSON stdout, state
 // changes and protocol anomalies.
-type logsTab struct{ streamPane[logLine] }
+type logsTab struct{ serverPane[logLine] }
 
 func newLogsTab(c *common) *logsTab {
-	t := &logsTab{streamPane: newStreamPane(c, c.logs)}
-	t.rematch()
-	return t
+	return &logsTab{serverPane: newServerPane(c, c.logs, func(l *logLine, server string, m matcher) bool {
+		return l.server == server && m.matchHay(l.hay)
+	})}
 }
 
 func (t *logsTab) Title() string { return "Logs" }
@@ -28,16 +28,6 @@ func (t *logsTab) ShortHelp() []key.Binding {
 func (t *logsTab) Update(msg tea.KeyMsg) tea.Cmd {
 	t.nav(msg, t.h-1)
 	return nil
-}
-
-func (t *logsTab) FilterChanged() { t.rematch() }
-func (t *logsTab) ServerChanged() { t.rematch() }
-func (t *logsTab) DataChanged()   { t.s.catchUp() }
-
-func (t *logsTab) rematch() {
-	m := parseFilter(t.filter.Value())
-	server := t.c.server
-	t.s.setMatch(func(l *logLine) bool { return l.server == server && m.matchHay(l.hay) })
 }
 
 func (t *logsTab) View() string {

@@ -73,13 +73,9 @@ func (s *samplingModal) Help() []key.Binding {
 		keys.Relabel(k.Back, "decline")}
 }
 
-// answer closes the modal and delivers resp; reply is buffered.
+// answer closes the modal and delivers resp.
 func (s *samplingModal) answer(resp runtime.SampleResponse) (modal, tea.Cmd) {
-	reply := s.reply
-	return nil, func() tea.Msg {
-		reply <- resp
-		return nil
-	}
+	return closeWith(s.reply, resp)
 }
 
 func (s *samplingModal) Update(msg tea.KeyMsg) (modal, tea.Cmd) {

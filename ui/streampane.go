@@ -20,6 +20,35 @@ func newStreamPane[T any](c *common, r *ring[T]) streamPane[T] {
 	return streamPane[T]{base: base{c: c}, s: stream[T]{r: r}, f: follower{follow: true}, filter: newFilterInput(c.st)}
 }
 
+// serverPane is a streamPane of the selected server's items that match
+// the filter: the logs and traffic tabs. match says whether an item is of
+// server and matches the filter.
+type serverPane[T any] struct {
+	streamPane[T]
+	match func(item *T, server string, m matcher) bool
+}
+
+func newServerPane[T any](c *common, r *ring[T], match func(item *T, server string, m matcher) bool) serverPane[T] {
+	p := serverPane[T]{streamPane: newStreamPane(c, r), match: match}
+	p.rematch()
+	return p
+}
+
+// FilterChanged implements tab.
+func (p *serverPane[T]) FilterChanged() { p.rematch() }
+
+// ServerChanged implements tab.
+func (p *serverPane[T]) ServerChanged() { p.rematch() }
+
+// DataChanged implements tab.
+func (p *serverPane[T]) DataChanged() { p.s.catchUp() }
+
+// rematch rebuilds the match function for the filter and server of now.
+func (p *serverPane[T]) rematch() {
+	m, server, match := parseFilter(p.filter.Value()), p.c.server, p.match
+	p.s.setMatch(func(item *T) bool { return match(item, server, m) })
+}
+
 // Filter implements tab.
 func (p *streamPane[T]) Filter() *textinput.Model { return &p.filter }
 

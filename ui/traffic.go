@@ -13,12 +13,12 @@ import (
 
 // trafficTab lists the selected server's raw JSON-RPC frames with their
 // direction and time; the selected frame is pretty-printed below.
-type trafficTab struct{ streamPane[frame] }
+type trafficTab struct{ serverPane[frame] }
 
 func newTrafficTab(c *common) *trafficTab {
-	t := &trafficTab{streamPane: newStreamPane(c, c.traffic)}
-	t.rematch()
-	return t
+	return &trafficTab{serverPane: newServerPane(c, c.traffic, func(f *frame, server string, m matcher) bool {
+		return f.server == server && m.matchFrame(f)
+	})}
 }
 
 func (t *trafficTab) Title() string { return "Traffic" }
@@ -40,16 +40,6 @@ func (t *trafficTab) Update(msg tea.KeyMsg) tea.Cmd {
 	}
 	t.nav(msg, t.listRows())
 	return nil
-}
-
-func (t *trafficTab) FilterChanged() { t.rematch() }
-func (t *trafficTab) ServerChanged() { t.rematch() }
-func (t *trafficTab) DataChanged()   { t.s.catchUp() }
-
-func (t *trafficTab) rematch() {
-	m := parseFilter(t.filter.Value())
-	server := t.c.server
-	t.s.setMatch(func(f *frame) bool { return f.server == server && m.matchFrame(f) })
 }
 
 func (t *trafficTab) View() string {

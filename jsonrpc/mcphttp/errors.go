@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"mcpdeck/internal/cause"
 	"mcpdeck/internal/clip"
 	"mcpdeck/jsonrpc"
 )
@@ -145,9 +146,9 @@ func describeNetError(what string, u *url.URL, err error) error {
 		// The caller's Transport refused to send it (no usable token), or
 		// the redirect policy stopped it: keep its error whole, it says
 		// what to do.
-		return fmt.Errorf("%s %s: %w", what, where, rootCause(err))
+		return fmt.Errorf("%s %s: %w", what, where, cause.Of(err))
 	case errors.As(err, &certErr), errors.As(err, &unknownCA), errors.As(err, &hostErr):
-		return fmt.Errorf("%s %s: %w: %v; the server's certificate is not trusted for this host: fix the certificate or add its CA to the system trust store", what, where, ErrTLS, rootCause(err))
+		return fmt.Errorf("%s %s: %w: %v; the server's certificate is not trusted for this host: fix the certificate or add its CA to the system trust store", what, where, ErrTLS, cause.Of(err))
 	case errors.As(err, &recErr), strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
 		// net/http reports the second case with a bare string error.
 		return fmt.Errorf("%s %s: %w: the server does not speak TLS on this port; use an http:// url if it serves plain HTTP", what, where, ErrTLS)
@@ -158,18 +159,8 @@ func describeNetError(what string, u *url.URL, err error) error {
 	case errors.As(err, &netErr) && netErr.Timeout():
 		return fmt.Errorf("%s %s: %w: timed out; check the network path to %s (proxies from HTTP_PROXY/HTTPS_PROXY apply)", what, where, ErrUnreachable, u.Host)
 	default:
-		return fmt.Errorf("%s %s: %w: %v", what, where, ErrUnreachable, rootCause(err))
+		return fmt.Errorf("%s %s: %w: %v", what, where, ErrUnreachable, cause.Of(err))
 	}
-}
-
-// rootCause strips *url.Error's "Post \"http://...\"" prefix, which repeats
-// the full URL (query included) and so could leak a token.
-func rootCause(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }
 
 // statusError describes an unexpected HTTP status, quoting the body.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"mcpdeck/internal/cause"
 	"mcpdeck/jsonrpc"
 )
 
@@ -103,7 +104,7 @@ func (s *Stream) runLegacy(got chan<- error) {
 func (s *Stream) endpointURL(data string) (*url.URL, error) {
 	ref, err := url.Parse(strings.TrimSpace(data))
 	if err != nil {
-		return nil, fmt.Errorf("reading the endpoint event from %s: %w: the endpoint is not a url: %v", safeURL(s.url), ErrBadResponse, rootCause(err))
+		return nil, fmt.Errorf("reading the endpoint event from %s: %w: the endpoint is not a url: %v", safeURL(s.url), ErrBadResponse, cause.Of(err))
 	}
 	ep := s.url.ResolveReference(ref)
 	if ep.Scheme != s.url.Scheme || ep.Host != s.url.Host {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpdeck/internal/cause"
 	"mcpdeck/jsonrpc"
 )
 
@@ -105,7 +106,7 @@ func (o Options) withDefaults() (Options, *url.URL, error) {
 	}
 	u, err := url.Parse(o.URL)
 	if err != nil {
-		return o, nil, fmt.Errorf("%w: parsing the url: %v", ErrBadOptions, rootCause(err))
+		return o, nil, fmt.Errorf("%w: parsing the url: %v", ErrBadOptions, cause.Of(err))
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return o, nil, fmt.Errorf("%w: %s is not an absolute http:// or https:// url", ErrBadOptions, safeURL(u))

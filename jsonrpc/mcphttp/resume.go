@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"mcpdeck/internal/cause"
 )
 
 // maxResumeAttempts bounds consecutive reconnections of a response stream
@@ -158,5 +160,5 @@ func endReason(err error) string {
 	if err == nil || errors.Is(err, io.EOF) {
 		return "the server closed it"
 	}
-	return rootCause(err).Error()
+	return cause.Of(err).Error()
 }

@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
+
+	"mcpdeck/internal/cause"
 )
 
 // ErrDelivery: the webhook did not accept an alert.
@@ -108,11 +109,7 @@ func (w *Webhook) Send(ctx context.Context, a Alert) error {
 	resp, err := client.Do(req)
 	if err != nil {
 		// url.Error would quote the whole URL, query and all.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("%w: POST %s: %w", ErrDelivery, RedactURL(w.URL), err)
+		return fmt.Errorf("%w: POST %s: %w", ErrDelivery, RedactURL(w.URL), cause.Of(err))
 	}
 	defer resp.Body.Close()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))

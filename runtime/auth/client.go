@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"mcpdeck/internal/cause"
 )
 
 // registration is a client registered dynamically (RFC 7591) with one
@@ -142,7 +144,7 @@ func (m *Manager) register(ctx context.Context, t Target, md *Metadata, redirect
 	resp, err := oauthex.RegisterClient(ctx, md.AuthServer.RegistrationEndpoint, meta, m.post)
 	if err != nil {
 		var re *oauthex.ClientRegistrationError
-		why := rootCause(errors.Unwrap(err))
+		why := cause.Of(errors.Unwrap(err))
 		if errors.As(err, &re) {
 			why = fmt.Errorf("%s %s", re.ErrorCode, oneLine(re.ErrorDescription))
 		} else if why == nil {

@@ -13,6 +13,8 @@ import (
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"mcpdeck/internal/cause"
 )
 
 // Metadata is what discovery learned about one protected server.
@@ -224,7 +226,7 @@ func getMetadata(ctx context.Context, client *http.Client, raw string) (*http.Re
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %v", raw, rootCause(err))
+		return nil, fmt.Errorf("GET %s: %v", raw, cause.Of(err))
 	}
 	return resp, nil
 }
@@ -273,12 +275,4 @@ func safeURL(raw string) string {
 	}
 	c := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
 	return c.String()
-}
-
-// rootCause strips *url.Error's repetition of the full URL.
-func rootCause(err error) error {
-	if ue, ok := err.(*url.Error); ok {
-		return ue.Err
-	}
-	return err
 }

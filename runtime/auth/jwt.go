@@ -22,6 +22,8 @@ import (
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"mcpdeck/internal/cause"
 )
 
 // grantJWTBearer is RFC 7523's grant type: an assertion (here the
@@ -75,7 +77,7 @@ func (m *Manager) assertionParams(t Target, issuer string) (url.Values, error) {
 func loadSigningKey(path, alg string) (crypto.Signer, jose.SignatureAlgorithm, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("reading the private key (\"privateKeyFile\"): %v", unwrapPath(err))
+		return nil, "", fmt.Errorf("reading the private key (\"privateKeyFile\"): %v", cause.Of(err))
 	}
 	block, _ := pem.Decode(data)
 	if block == nil {
@@ -165,7 +167,7 @@ func (m *Manager) jwtBearer(ctx context.Context, t Target, issuer, tokenURL, res
 	case s.AssertionFile != "":
 		data, err := os.ReadFile(s.AssertionFile)
 		if err != nil {
-			return nil, fmt.Errorf("requesting a token for %q: %w: reading the workload's assertion (\"assertionFile\"): %v", t.Name, ErrToken, unwrapPath(err))
+			return nil, fmt.Errorf("requesting a token for %q: %w: reading the workload's assertion (\"assertionFile\"): %v", t.Name, ErrToken, cause.Of(err))
 		}
 		assertion := strings.TrimSpace(string(data))
 		m.secret(assertion)

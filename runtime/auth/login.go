@@ -15,6 +15,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"mcpdeck/config"
+	"mcpdeck/internal/cause"
 )
 
 // probeBody is what the login probe POSTs: a ping, which creates no
@@ -32,7 +33,7 @@ func probe(ctx context.Context, client *http.Client, serverURL string) (*Challen
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("probing %s: %w: %v", safeURL(serverURL), ErrDiscovery, rootCause(err))
+		return nil, 0, fmt.Errorf("probing %s: %w: %v", safeURL(serverURL), ErrDiscovery, cause.Of(err))
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()

@@ -13,6 +13,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"mcpdeck/config"
+	"mcpdeck/internal/cause"
 )
 
 // StorageKind says where a Store keeps tokens.
@@ -284,7 +285,7 @@ func (s *Store) readFile() (map[string]json.RawMessage, error) {
 		return map[string]json.RawMessage{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w: %v", s.path, ErrStorage, unwrapPath(err))
+		return nil, fmt.Errorf("reading %s: %w: %v", s.path, ErrStorage, cause.Of(err))
 	}
 	all := map[string]json.RawMessage{}
 	if err := json.Unmarshal(data, &all); err != nil {
@@ -298,11 +299,11 @@ func (s *Store) readFile() (map[string]json.RawMessage, error) {
 func (s *Store) writeFile(all map[string]json.RawMessage) error {
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating %s: %w: %v", dir, ErrStorage, unwrapPath(err))
+		return fmt.Errorf("creating %s: %w: %v", dir, ErrStorage, cause.Of(err))
 	}
 	// The state directory may predate us with looser permissions.
 	if err := os.Chmod(dir, 0o700); err != nil {
-		return fmt.Errorf("restricting %s: %w: %v", dir, ErrStorage, unwrapPath(err))
+		return fmt.Errorf("restricting %s: %w: %v", dir, ErrStorage, cause.Of(err))
 	}
 	data, err := json.MarshalIndent(all, "", "  ")
 	if err != nil {
@@ -310,7 +311,7 @@ func (s *Store) writeFile(all map[string]json.RawMessage) error {
 	}
 	tmp, err := os.CreateTemp(dir, storeFile+".*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w: %v", s.path, ErrStorage, unwrapPath(err))
+		return fmt.Errorf("writing %s: %w: %v", s.path, ErrStorage, cause.Of(err))
 	}
 	defer os.Remove(tmp.Name())
 	err = tmp.Chmod(0o600)
@@ -327,15 +328,7 @@ func (s *Store) writeFile(all map[string]json.RawMessage) error {
 		err = os.Rename(tmp.Name(), s.path)
 	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w: %v", s.path, ErrStorage, unwrapPath(err))
+		return fmt.Errorf("writing %s: %w: %v", s.path, ErrStorage, cause.Of(err))
 	}
 	return nil
-}
-
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

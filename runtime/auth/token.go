@@ -20,6 +20,7 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	"mcpdeck/config"
+	"mcpdeck/internal/cause"
 )
 
 // Where a token's client identity came from; a refresh needs the same one.
@@ -289,8 +290,8 @@ func tokenError(what string, err error) error {
 		refused := re.ErrorCode != "" || (re.Response != nil && re.Response.StatusCode/100 == 4)
 		return &tokenRequestError{msg: fmt.Sprintf("%s: %v: %s", what, ErrToken, msg), refused: refused, code: re.ErrorCode}
 	}
-	cause := rootCause(err)
-	return &tokenRequestError{msg: fmt.Sprintf("%s: %v: %v", what, ErrToken, cause), cause: cause}
+	why := cause.Of(err)
+	return &tokenRequestError{msg: fmt.Sprintf("%s: %v: %v", what, ErrToken, why), cause: why}
 }
 
 // invalidClient reports a token request refused with invalid_client: the

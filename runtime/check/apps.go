@@ -23,7 +23,7 @@ const (
 )
 
 // appItems are the apps items' names, in report order.
-var appItems = []struct{ id, name string }{
+var appItems = itemList{
 	{IDAppResources, "MCP Apps: every resourceUri reads as an app"},
 	{IDAppMetadata, "MCP Apps: _meta.ui, CSP and permissions well-formed"},
 	{IDAppOnlyTools, "MCP Apps: app-only tools stay out of model flows"},
@@ -32,13 +32,7 @@ var appItems = []struct{ id, name string }{
 
 // AppIDs returns the ids of the items checked on servers with MCP Apps,
 // in report order; they come last.
-func AppIDs() []string {
-	out := make([]string, len(appItems))
-	for i, n := range appItems {
-		out[i] = n.id
-	}
-	return out
-}
+func AppIDs() []string { return appItems.ids() }
 
 // appTool is a listed tool with what its _meta says of apps.
 type appTool struct {

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"mcpdeck/config"
@@ -90,8 +91,23 @@ const (
 	IDInstructionText  = "instruction-text"
 )
 
+// itemName is an item's id with its human name.
+type itemName struct{ id, name string }
+
+// itemList is a group of items in report order.
+type itemList []itemName
+
+// ids are the list's ids, in its order.
+func (l itemList) ids() []string {
+	out := make([]string, len(l))
+	for i, n := range l {
+		out[i] = n.id
+	}
+	return out
+}
+
 // itemNames are the human names of the items, in report order.
-var itemNames = []struct{ id, name string }{
+var itemNames = itemList{
 	{IDInitialize, "Initialization"},
 	{IDToolsList, "Tool listing"},
 	{IDCall, "One successful call"},
@@ -114,30 +130,18 @@ var itemNames = []struct{ id, name string }{
 
 // IDs returns every item id of every report, in report order. The
 // reports of modern servers add ModernIDs after them.
-func IDs() []string {
-	out := make([]string, len(itemNames))
-	for i, n := range itemNames {
-		out[i] = n.id
-	}
-	return out
-}
+func IDs() []string { return itemNames.ids() }
 
 // ModernIDs returns the ids of the items only modern (2026-07-28) servers
 // are checked for, in report order; they follow IDs.
-func ModernIDs() []string {
-	out := make([]string, len(modernItems))
-	for i, n := range modernItems {
-		out[i] = n.id
-	}
-	return out
-}
+func ModernIDs() []string { return modernItems.ids() }
 
 // Name returns the human name of the item id, or the id itself.
 func Name(id string) string {
 	if name, ok := profileName(id); ok {
 		return name
 	}
-	for _, n := range append(append(itemNames[:len(itemNames):len(itemNames)], modernItems...), appItems...) {
+	for _, n := range slices.Concat(itemNames, modernItems, appItems) {
 		if n.id == id {
 			return n.name
 		}

@@ -32,7 +32,7 @@ const (
 )
 
 // modernItems are the modern items' names, in report order.
-var modernItems = []struct{ id, name string }{
+var modernItems = itemList{
 	{IDDiscover, "server/discover"},
 	{IDUnsupportedVersion, "Unsupported version answered with -32022"},
 	{IDMissingMeta, "A request without _meta refused"},

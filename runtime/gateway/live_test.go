@@ -90,6 +90,13 @@ func TestClientsShareOneServerProcess(t *testing.T) {
 	if r, ok := g.RequestOf("peer", sent.ID); fwd.Request.UpstreamID != sent.ID || !ok || r.Client != started.Request.Client || r.Name != "peer__slow" {
 		t.Fatalf("RequestOf(peer, %d) = %+v, %v (forwarded as %d); want the doomed client's", sent.ID, r, ok, fwd.Request.UpstreamID)
 	}
+	// Killed only once the server runs the tool (its first progress): a
+	// client gone before the request reached the server leaves it nothing
+	// to cancel.
+	waitFor(t, "the tool running on the server", rtEvents, func(e runtime.Event) bool {
+		p, ok := e.(runtime.Progress)
+		return ok && p.Server == "peer" && p.RequestID == sent.ID
+	})
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
 	waitFor(t, "the server told of the cancellation", rtEvents, func(e runtime.Event) bool {

@@ -27,7 +27,10 @@ func maybeClient() {
 		os.Stderr.WriteString("client: " + err.Error() + "\n")
 		os.Exit(1)
 	}
-	_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "peer__slow", Arguments: map[string]any{"seconds": 30}})
+	// With a progress token, so the test can tell the tool is running.
+	params := &mcp.CallToolParams{Name: "peer__slow", Arguments: map[string]any{"seconds": 30}}
+	params.SetProgressToken("doomed")
+	_, _ = cs.CallTool(context.Background(), params)
 	os.Exit(0)
 }
 

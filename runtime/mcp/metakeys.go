@@ -55,7 +55,7 @@ func SetMeta(raw json.RawMessage, key string, value json.RawMessage) json.RawMes
 		_ = json.Unmarshal(raw, &m)
 	}
 	m[key] = value
-	out, err := marshalExact(m)
+	out, err := Marshal(m)
 	if err != nil {
 		return raw
 	}

@@ -110,7 +110,7 @@ func RetryParams(original json.RawMessage, responses map[string]json.RawMessage,
 	delete(fields, "inputResponses")
 	delete(fields, "requestState")
 	if len(responses) > 0 {
-		b, err := marshalExact(responses)
+		b, err := Marshal(responses)
 		if err != nil {
 			return nil, fmt.Errorf("building the retry: encoding inputResponses: %w", err)
 		}
@@ -119,12 +119,14 @@ func RetryParams(original json.RawMessage, responses map[string]json.RawMessage,
 	if state != nil {
 		fields["requestState"] = state
 	}
-	return marshalExact(fields)
+	return Marshal(fields)
 }
 
-// marshalExact marshals without HTML escaping, so raw values (requestState
-// above all) keep their bytes.
-func marshalExact(v any) (json.RawMessage, error) {
+// Marshal is json.Marshal as MCP peers write JSON: <, > and & stay
+// themselves (no \u003c), so raw values (requestState above all) keep
+// their bytes, and what mcpdeck hashes, counts or prints is what a client
+// sends.
+func Marshal(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -63,7 +63,7 @@ func (f Filter) Match(e Entry) bool {
 		}
 	}
 	if len(f.Methods) > 0 {
-		m := MethodOf(e.Event)
+		m := runtime.MethodOf(e.Event)
 		ok := false
 		for _, want := range f.Methods {
 			ok = ok || (m != "" && strings.Contains(m, want))
@@ -76,31 +76,6 @@ func (f Filter) Match(e Entry) bool {
 		return false
 	}
 	return true
-}
-
-// MethodOf is the JSON-RPC method an event concerns, "" for none.
-func MethodOf(ev runtime.Event) string {
-	switch e := ev.(type) {
-	case runtime.TrafficFrame:
-		return e.Frame.Method
-	case runtime.RequestStarted:
-		return e.Method
-	case runtime.RequestFinished:
-		return e.Method
-	case runtime.RequestCancelled:
-		return e.Method
-	case runtime.NotificationReceived:
-		return e.Method
-	case runtime.LogMessage:
-		return "notifications/message"
-	case runtime.Progress:
-		return "notifications/progress"
-	case runtime.ListChanged:
-		return "notifications/" + e.Kind + "/list_changed"
-	case runtime.ResourceUpdated:
-		return "notifications/resources/updated"
-	}
-	return ""
 }
 
 // entryJSON is one line of `mcpdeck replay --json`.

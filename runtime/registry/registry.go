@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"mcpdeck/internal/cause"
 )
 
 // DefaultURL is the official registry.
@@ -226,7 +228,7 @@ func (c *Client) get(ctx context.Context, path string, v any) (json.RawMessage, 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("%w: reaching %s: %v; check the address (--registry, %s) and the network", ErrRegistry, c.base, unwrapURL(err), EnvURL)
+		return nil, fmt.Errorf("%w: reaching %s: %v; check the address (--registry, %s) and the network", ErrRegistry, c.base, cause.Of(err), EnvURL)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
@@ -274,14 +276,6 @@ func problem(body []byte) string {
 		return "no details"
 	}
 	return s
-}
-
-func unwrapURL(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }
 
 // CloseIdle closes the client's idle connections, when it is done.

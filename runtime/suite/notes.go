@@ -146,18 +146,16 @@ func (c *collector) waitFor(ctx context.Context, from int, ok func([]note) bool)
 // notifications they came from.
 func noteOf(ev runtime.Event) (note, bool) {
 	h := ev.Header()
-	n := note{at: h.Time}
+	n := note{at: h.Time, method: runtime.MethodOf(ev)}
 	params := map[string]any{}
 	switch e := ev.(type) {
 	case runtime.LogMessage:
-		n.method = "notifications/message"
 		params["level"] = e.Level
 		if e.Logger != "" {
 			params["logger"] = e.Logger
 		}
 		params["data"] = rawDoc(e.Data)
 	case runtime.Progress:
-		n.method = "notifications/progress"
 		n.reqID, n.token = e.RequestID, e.Token
 		params["progressToken"] = e.Token
 		params["progress"] = e.Progress
@@ -167,14 +165,11 @@ func noteOf(ev runtime.Event) (note, bool) {
 		if e.Message != "" {
 			params["message"] = e.Message
 		}
-	case runtime.ListChanged:
-		n.method = "notifications/" + e.Kind + "/list_changed"
+	case runtime.ListChanged: // no params
 	case runtime.ResourceUpdated:
-		n.method = "notifications/resources/updated"
 		n.uri = e.URI
 		params["uri"] = e.URI
 	case runtime.NotificationReceived:
-		n.method = e.Method
 		if p, ok := rawDoc(e.Params).(map[string]any); ok {
 			params = p
 		}

@@ -132,9 +132,6 @@ func runBench(cmd *cobra.Command, tf *targetFlags, bf *benchFlags, args []string
 	if err != nil {
 		return err
 	}
-	if opts.Protocol, err = protocolSetting(cmd); err != nil {
-		return err
-	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
 	rt, err := startRuntime(ctx, &config.Config{Servers: copies}, opts)

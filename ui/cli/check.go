@@ -123,15 +123,11 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 			err = recFailed
 		}
 	}()
-	protocol, err := protocolSetting(cmd)
-	if err != nil {
-		return err
-	}
 	tel, err := commandTelemetry(cmd)
 	if err != nil {
 		return err
 	}
-	session, err := sessionOptions(cmd, runtime.Options{Auth: newAuthManager(cmd, 0), Protocol: protocol, Telemetry: tel})
+	session, err := sessionOptions(cmd, runtime.Options{Auth: newAuthManager(cmd, 0), Telemetry: tel})
 	if err != nil {
 		return err
 	}

@@ -127,9 +127,6 @@ func runDiff(cmd *cobra.Command, df *diffFlags, args []string) error {
 		if err != nil {
 			return err
 		}
-		if opts.Protocol, err = protocolSetting(cmd); err != nil {
-			return err
-		}
 		rt, err := startRuntime(ctx, &config.Config{Servers: live}, opts)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -109,18 +109,14 @@ func (s *diffSide) opener(cmd *cobra.Command) (suite.Opener, error) {
 		m := mockServer(exe, s.Server, abs, "--serve", "--server", s.Server, "--speed", "0")
 		srv = &m
 	}
-	global, err := protocolSetting(cmd)
-	if err != nil {
+	if _, err := protocolSetting(cmd); err != nil { // refused before any suite runs
 		return nil, err
 	}
 	return func(ctx context.Context, _ *suite.Suite, protocol string, _ map[string]string) (*runtime.Controller, string, func(), error) {
-		opts, err := sessionOptions(cmd, runtime.Options{Elicitor: runtime.DeclineElicitor{}, Auth: newAuthManager(cmd, 0)})
+		// The suite's protocol, else --protocol (sessionOptions).
+		opts, err := sessionOptions(cmd, runtime.Options{Elicitor: runtime.DeclineElicitor{}, Auth: newAuthManager(cmd, 0), Protocol: protocol})
 		if err != nil {
 			return nil, "", nil, err
-		}
-		opts.Protocol = protocol
-		if opts.Protocol == "" {
-			opts.Protocol = global
 		}
 		rt, err := startRuntime(ctx, &config.Config{Servers: []config.Server{*srv}}, opts)
 		if err != nil {

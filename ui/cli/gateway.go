@@ -137,10 +137,6 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	// A headless gateway declines the elicitations it cannot pass to the
 	// client that caused them; declaring elicitation at all lets servers
 	// ask the clients that can answer.
-	protocol, err := protocolSetting(cmd)
-	if err != nil {
-		return err
-	}
 	rec := &recording{flags: &gf.record, cfg: cfg}
 	if err := rec.validate(); err != nil {
 		return err
@@ -159,7 +155,7 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return err
 	}
 	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, Sampler: sampler, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol, Telemetry: tel})
+		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Telemetry: tel})
 	if err != nil {
 		return err
 	}

@@ -380,6 +380,21 @@ func TestMonitorEverything(t *testing.T) {
 	r.stop(t)
 }
 
+// TestMonitorProtocolFlag: the global --protocol reaches monitor's servers
+// as it does every other command's (monitor built its session options
+// without it): modern on the demo server, which speaks only the legacy
+// revisions, fails it with the reason.
+func TestMonitorProtocolFlag(t *testing.T) {
+	t.Parallel()
+	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
+	r, _ := startMonitor(t, h, "--protocol", "modern")
+	l := r.waitLog(t, "server state changed", map[string]string{"server": "demo", "to": "failed"})
+	if !strings.Contains(l.str("reason"), "only the legacy revisions") {
+		t.Errorf("demo failed for another reason than --protocol modern: %v", l)
+	}
+	r.stop(t)
+}
+
 // TestMonitorUsageErrors: bad flags are refused at start with exit 2 and
 // a message that says what to do.
 func TestMonitorUsageErrors(t *testing.T) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -104,36 +105,24 @@ others are still printed), 2 for a usage error, 4 when interrupted.`,
   mcpdeck resources demo --templates --json`,
 		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			what := "resources"
 			if templates {
-				what = "resource templates"
+				return runList(cmd, &tf, args, asJSON, listing[runtime.ResourceTemplate]{
+					what: "resource templates", key: "templates",
+					of:     func(v runtime.ServerSnapshot) []runtime.ResourceTemplate { return v.Templates },
+					header: []string{"SERVER", "NAME", "URI TEMPLATE", "DESCRIPTION"},
+					row: func(r runtime.ResourceTemplate) []string {
+						return []string{r.Server, r.Name, r.URITemplate, listSummary(r.Title, r.Description)}
+					},
+				})
 			}
-			return runList(cmd, &tf, args, what, func(snap *runtime.Snapshot) (any, [][]string, []string) {
-				if templates {
-					out := struct {
-						Templates []runtime.ResourceTemplate `json:"templates"`
-					}{[]runtime.ResourceTemplate{}}
-					var rows [][]string
-					for _, v := range snap.Servers {
-						for _, r := range v.Templates {
-							out.Templates = append(out.Templates, r)
-							rows = append(rows, []string{r.Server, r.Name, r.URITemplate, present.Truncate(present.Line(cmpOr(r.Title, r.Description)), toolDescriptionWidth)})
-						}
-					}
-					return out, rows, []string{"SERVER", "NAME", "URI TEMPLATE", "DESCRIPTION"}
-				}
-				out := struct {
-					Resources []runtime.Resource `json:"resources"`
-				}{[]runtime.Resource{}}
-				var rows [][]string
-				for _, v := range snap.Servers {
-					for _, r := range v.Resources {
-						out.Resources = append(out.Resources, r)
-						rows = append(rows, []string{r.Server, r.Name, r.URI, present.OrHyphen(r.MIMEType)})
-					}
-				}
-				return out, rows, []string{"SERVER", "NAME", "URI", "TYPE"}
-			}, asJSON)
+			return runList(cmd, &tf, args, asJSON, listing[runtime.Resource]{
+				what: "resources", key: "resources",
+				of:     func(v runtime.ServerSnapshot) []runtime.Resource { return v.Resources },
+				header: []string{"SERVER", "NAME", "URI", "TYPE"},
+				row: func(r runtime.Resource) []string {
+					return []string{r.Server, r.Name, r.URI, present.OrHyphen(r.MIMEType)}
+				},
+			})
 		},
 	}
 	addTargetFlags(cmd, &tf)
@@ -142,37 +131,48 @@ others are still printed), 2 for a usage error, 4 when interrupted.`,
 	return cmd
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+// listSummary is the DESCRIPTION column: the title, else the description.
+func listSummary(title, description string) string {
+	return present.Truncate(present.Line(cmp.Or(title, description)), toolDescriptionWidth)
 }
 
-// runList is the shape of resources and prompts: start the servers, list,
-// print, report every failed server.
-func runList(cmd *cobra.Command, tf *targetFlags, names []string, what string, list func(*runtime.Snapshot) (any, [][]string, []string), asJSON bool) error {
-	ctx, stop := signalContext(cmd)
-	defer stop()
-	rt, err := openTargets(ctx, cmd, tf, names, what, runtime.Options{Elicitor: runtime.DeclineElicitor{}})
-	if err != nil {
-		return err
-	}
-	defer shutdownRuntime(rt)
-	snap := rt.Snapshot()
-	rememberNames(snap)
-	out, rows, header := list(snap)
-	if asJSON {
-		if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
-			return err
+// listing is one kind of item the servers list (resources, resource
+// templates, prompts), as runList prints it.
+type listing[T any] struct {
+	what   string                           // in messages: "no resources: …"
+	key    string                           // the --json member: {"resources": [...]}
+	of     func(runtime.ServerSnapshot) []T // one server's items
+	header []string
+	row    func(T) []string
+}
+
+// runList is the shape of resources, templates and prompts: start the
+// servers, gather every server's items, print them (--json: as the
+// servers sent them), report every failed server.
+func runList[T any](cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool, l listing[T]) error {
+	return withTargets(cmd, tf, names, l.what, func(_ context.Context, rt *runtime.Controller) error {
+		snap := rt.Snapshot()
+		rememberNames(snap)
+		all := []T{} // [] in --json, never null
+		var rows [][]string
+		for _, v := range snap.Servers {
+			for _, it := range l.of(v) {
+				all = append(all, it)
+				rows = append(rows, l.row(it))
+			}
 		}
-	} else {
-		printListed(cmd, snap, what, header, rows)
-	}
-	if code := reportFailures(cmd.ErrOrStderr(), snap); code != ExitOK {
-		return silentExit(code)
-	}
-	return nil
+		if asJSON {
+			if err := present.WriteJSON(cmd.OutOrStdout(), map[string][]T{l.key: all}); err != nil {
+				return err
+			}
+		} else {
+			printListed(cmd, snap, l.what, l.header, rows)
+		}
+		if code := reportFailures(cmd.ErrOrStderr(), snap); code != ExitOK {
+			return silentExit(code)
+		}
+		return nil
+	})
 }
 
 // printListed prints the rows under header; with no rows it prints no
@@ -224,28 +224,23 @@ an error (an unknown URI among them); 4 interrupted.`,
 				return withCode(ExitUsage, errors.New("give SERVER and URI, e.g. mcpdeck read demo demo://status (list them with mcpdeck resources)"))
 			}
 			uri := rest[0]
-			ctx, stop := signalContext(cmd)
-			defer stop()
-			rt, err := openOne(ctx, cmd, &tf, server, names, "read")
-			if err != nil {
-				return err
-			}
-			defer shutdownRuntime(rt)
-			raw, err := rt.ReadResource(ctx, server, uri)
-			if err != nil {
-				err = requestFailure(ctx, "read", err)
-				if v, ok := rt.Snapshot().Server(server); ok {
-					var uris []string
-					for _, r := range v.Resources {
-						uris = append(uris, r.URI)
+			return withServer(cmd, &tf, server, names, "read", func(ctx context.Context, rt *runtime.Controller) error {
+				raw, err := rt.ReadResource(ctx, server, uri)
+				if err != nil {
+					err = requestFailure(ctx, "read", err)
+					if v, ok := rt.Snapshot().Server(server); ok {
+						var uris []string
+						for _, r := range v.Resources {
+							uris = append(uris, r.URI)
+						}
+						if hint := didYouMean(uri, uris); hint != "" {
+							warnf(cmd.ErrOrStderr(), "%q is not among the resources %s lists%s", uri, server, hint)
+						}
 					}
-					if hint := didYouMean(uri, uris); hint != "" {
-						warnf(cmd.ErrOrStderr(), "%q is not among the resources %s lists%s", uri, server, hint)
-					}
+					return err
 				}
-				return err
-			}
-			return writeRead(cmd, raw, outFile, asJSON)
+				return writeRead(cmd, raw, outFile, asJSON)
+			})
 		},
 	}
 	addTargetFlags(cmd, &tf)
@@ -321,19 +316,14 @@ Exit status: 0 when every server listed, 3 when a server failed, 2 for a
 usage error, 4 when interrupted.`,
 		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runList(cmd, &tf, args, "prompts", func(snap *runtime.Snapshot) (any, [][]string, []string) {
-				out := struct {
-					Prompts []runtime.Prompt `json:"prompts"`
-				}{[]runtime.Prompt{}}
-				var rows [][]string
-				for _, v := range snap.Servers {
-					for _, p := range v.Prompts {
-						out.Prompts = append(out.Prompts, p)
-						rows = append(rows, []string{p.Server, p.Name, argList(p), present.Truncate(present.Line(cmpOr(p.Title, p.Description)), toolDescriptionWidth)})
-					}
-				}
-				return out, rows, []string{"SERVER", "PROMPT", "ARGUMENTS", "DESCRIPTION"}
-			}, asJSON)
+			return runList(cmd, &tf, args, asJSON, listing[runtime.Prompt]{
+				what: "prompts", key: "prompts",
+				of:     func(v runtime.ServerSnapshot) []runtime.Prompt { return v.Prompts },
+				header: []string{"SERVER", "PROMPT", "ARGUMENTS", "DESCRIPTION"},
+				row: func(p runtime.Prompt) []string {
+					return []string{p.Server, p.Name, argList(p), listSummary(p.Title, p.Description)}
+				},
+			})
 		},
 	}
 	addTargetFlags(cmd, &tf)
@@ -389,24 +379,19 @@ argument); 3 the server failed or answered with an error; 4 interrupted.`,
 			if err != nil {
 				return err
 			}
-			ctx, stop := signalContext(cmd)
-			defer stop()
-			rt, err := openOne(ctx, cmd, &tf, server, names, "prompt")
-			if err != nil {
-				return err
-			}
-			defer shutdownRuntime(rt)
-			if err := checkPrompt(rt.Snapshot(), server, name, promptArgs); err != nil {
-				return err
-			}
-			raw, err := rt.GetPrompt(ctx, server, name, promptArgs)
-			if err != nil {
-				return requestFailure(ctx, "prompt", err)
-			}
-			if asJSON {
-				return present.WriteJSON(cmd.OutOrStdout(), raw)
-			}
-			return writeMessages(cmd.OutOrStdout(), raw)
+			return withServer(cmd, &tf, server, names, "prompt", func(ctx context.Context, rt *runtime.Controller) error {
+				if err := checkPrompt(rt.Snapshot(), server, name, promptArgs); err != nil {
+					return err
+				}
+				raw, err := rt.GetPrompt(ctx, server, name, promptArgs)
+				if err != nil {
+					return requestFailure(ctx, "prompt", err)
+				}
+				if asJSON {
+					return present.WriteJSON(cmd.OutOrStdout(), raw)
+				}
+				return writeMessages(cmd.OutOrStdout(), raw)
+			})
 		},
 	}
 	addTargetFlags(cmd, &tf)
@@ -570,34 +555,29 @@ interrupted.`,
 			if err != nil {
 				return err
 			}
-			ctx, stop := signalContext(cmd)
-			defer stop()
-			rt, err := openOne(ctx, cmd, &tf, server, names, "complete")
-			if err != nil {
-				return err
-			}
-			defer shutdownRuntime(rt)
-			if err := completionArgument(rt.Snapshot(), server, prompt, template, rest[0]); err != nil {
-				return err
-			}
-			c, err := rt.Complete(ctx, runtime.CompleteRequest{Server: server, Ref: runtime.CompletionRef{Prompt: prompt, Template: template},
-				Argument: rest[0], Value: rest[1], Context: ctxArgs})
-			if err != nil {
-				return requestFailure(ctx, "complete", err)
-			}
-			if c.Values == nil {
-				c.Values = []string{}
-			}
-			if asJSON {
-				return present.WriteJSON(cmd.OutOrStdout(), c)
-			}
-			for _, v := range c.Values {
-				fmt.Fprintln(cmd.OutOrStdout(), present.Line(v))
-			}
-			if c.HasMore || c.Total > len(c.Values) {
-				warnf(cmd.ErrOrStderr(), "the server has more values (%d in all); type more of the prefix", c.Total)
-			}
-			return nil
+			return withServer(cmd, &tf, server, names, "complete", func(ctx context.Context, rt *runtime.Controller) error {
+				if err := completionArgument(rt.Snapshot(), server, prompt, template, rest[0]); err != nil {
+					return err
+				}
+				c, err := rt.Complete(ctx, runtime.CompleteRequest{Server: server, Ref: runtime.CompletionRef{Prompt: prompt, Template: template},
+					Argument: rest[0], Value: rest[1], Context: ctxArgs})
+				if err != nil {
+					return requestFailure(ctx, "complete", err)
+				}
+				if c.Values == nil {
+					c.Values = []string{}
+				}
+				if asJSON {
+					return present.WriteJSON(cmd.OutOrStdout(), c)
+				}
+				for _, v := range c.Values {
+					fmt.Fprintln(cmd.OutOrStdout(), present.Line(v))
+				}
+				if c.HasMore || c.Total > len(c.Values) {
+					warnf(cmd.ErrOrStderr(), "the server has more values (%d in all); type more of the prefix", c.Total)
+				}
+				return nil
+			})
 		},
 	}
 	addTargetFlags(cmd, &tf)

@@ -272,63 +272,58 @@ func runAgainst(cmd *cobra.Command, tf *targetFlags, rf *replayFlags, rec *recor
 	if rf.against != "" {
 		names, target = []string{rf.against}, rf.against
 	}
-	ctx, stop := signalContext(cmd)
-	defer stop()
-	rt, err := openTargets(ctx, cmd, tf, names, "replay", runtime.Options{Elicitor: runtime.DeclineElicitor{}})
-	if err != nil {
-		return err
-	}
-	defer shutdownRuntime(rt)
-	if err := serverFailure(rt.Snapshot(), target); err != nil {
-		return err
-	}
-	out := cmd.OutOrStdout()
-	var results []againstResult
-	failed := 0
-	for _, x := range exchanges {
-		r := againstResult{Seq: x.Seq, Server: target, Method: x.Method, Tool: x.Tool}
-		if x.Answer == nil {
-			r.Status, r.Reason = "skip", "the recording has no answer to it (cancelled, or the session ended first)"
-		} else {
-			live, err := liveAnswer(ctx, rt, target, x)
-			if ctx.Err() != nil {
-				return interrupted("replay")
-			}
-			var diffs []record.Difference
-			if err == nil {
-				diffs, err = record.CompareAnswers(x.Method, x.Answer, live, rf.ignore)
-			}
-			switch {
-			case err != nil:
-				r.Status, r.Reason = "fail", err.Error()
-			case len(diffs) > 0:
-				r.Status, r.Differences = "fail", diffs
-			default:
-				r.Status = "pass"
-			}
-		}
-		if r.Status == "fail" {
-			failed++
-		}
-		results = append(results, r)
-		if !rf.asJSON {
-			printAgainst(out, r)
-		}
-	}
-	if rf.asJSON {
-		if err := present.WriteJSON(out, struct {
-			Requests []againstResult `json:"requests"`
-			Passed   bool            `json:"passed"`
-		}{results, failed == 0}); err != nil {
+	return withTargets(cmd, tf, names, "replay", func(ctx context.Context, rt *runtime.Controller) error {
+		if err := serverFailure(rt.Snapshot(), target); err != nil {
 			return err
 		}
-	} else {
-		fmt.Fprintf(out, "%d requests: %d passed, %d failed, %d skipped\n", len(results), count(results, "pass"), failed, count(results, "skip"))
-	}
-	if failed > 0 {
-		return silentExit(ExitToolError)
-	}
-	return nil
+		out := cmd.OutOrStdout()
+		var results []againstResult
+		failed := 0
+		for _, x := range exchanges {
+			r := againstResult{Seq: x.Seq, Server: target, Method: x.Method, Tool: x.Tool}
+			if x.Answer == nil {
+				r.Status, r.Reason = "skip", "the recording has no answer to it (cancelled, or the session ended first)"
+			} else {
+				live, err := liveAnswer(ctx, rt, target, x)
+				if ctx.Err() != nil {
+					return interrupted("replay")
+				}
+				var diffs []record.Difference
+				if err == nil {
+					diffs, err = record.CompareAnswers(x.Method, x.Answer, live, rf.ignore)
+				}
+				switch {
+				case err != nil:
+					r.Status, r.Reason = "fail", err.Error()
+				case len(diffs) > 0:
+					r.Status, r.Differences = "fail", diffs
+				default:
+					r.Status = "pass"
+				}
+			}
+			if r.Status == "fail" {
+				failed++
+			}
+			results = append(results, r)
+			if !rf.asJSON {
+				printAgainst(out, r)
+			}
+		}
+		if rf.asJSON {
+			if err := present.WriteJSON(out, struct {
+				Requests []againstResult `json:"requests"`
+				Passed   bool            `json:"passed"`
+			}{results, failed == 0}); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(out, "%d requests: %d passed, %d failed, %d skipped\n", len(results), count(results, "pass"), failed, count(results, "skip"))
+		}
+		if failed > 0 {
+			return silentExit(ExitToolError)
+		}
+		return nil
+	})
 }
 
 // recordedServer picks whose requests to send: the one named, or the

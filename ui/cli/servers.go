@@ -142,35 +142,30 @@ type pingResult struct {
 }
 
 func runServers(cmd *cobra.Command, tf *targetFlags, names []string, asJSON bool) error {
-	ctx, stop := signalContext(cmd)
-	defer stop()
-	rt, err := openTargets(ctx, cmd, tf, names, "servers", runtime.Options{Elicitor: runtime.DeclineElicitor{}})
-	if err != nil {
-		return err
-	}
-	defer shutdownRuntime(rt)
-	snap := rt.Snapshot()
-	pings := pingAll(ctx, rt, snap)
-	if ctx.Err() != nil {
-		return interrupted("servers")
-	}
-
-	out := serversOutput{Servers: []serverStatusJSON{}}
-	for _, v := range snap.Servers {
-		out.Servers = append(out.Servers, serverStatus(v, pings[v.Name]))
-	}
-	if asJSON {
-		if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
-			return err
+	return withTargets(cmd, tf, names, "servers", func(ctx context.Context, rt *runtime.Controller) error {
+		snap := rt.Snapshot()
+		pings := pingAll(ctx, rt, snap)
+		if ctx.Err() != nil {
+			return interrupted("servers")
 		}
-	} else {
-		printServers(cmd, out.Servers)
-	}
-	// Each failure is on stderr already, in full (printServers).
-	if _, code := failures(snap); code != ExitOK {
-		return silentExit(code)
-	}
-	return nil
+
+		out := serversOutput{Servers: []serverStatusJSON{}}
+		for _, v := range snap.Servers {
+			out.Servers = append(out.Servers, serverStatus(v, pings[v.Name]))
+		}
+		if asJSON {
+			if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
+				return err
+			}
+		} else {
+			printServers(cmd, out.Servers)
+		}
+		// Each failure is on stderr already, in full (printServers).
+		if _, code := failures(snap); code != ExitOK {
+			return silentExit(code)
+		}
+		return nil
+	})
 }
 
 // pingAll pings every live server once, concurrently, so a slow server

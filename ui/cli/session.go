@@ -27,7 +27,8 @@ func addSessionFlags(root *cobra.Command) {
 }
 
 // sessionOptions applies the global session flags to opts: --root
-// directories made absolute, and --log-level checked. It also gives the
+// directories made absolute, --log-level checked, and --protocol (when
+// given, and opts names no protocol of its own: a suite's). It also gives the
 // session the user's era memory (eras.json in the state directory) and tool
 // decisions (tools.json: switches and pinned definitions); one that cannot
 // be read is said on stderr, and the servers are probed afresh or their
@@ -56,6 +57,13 @@ func sessionOptions(cmd *cobra.Command, opts runtime.Options) (runtime.Options, 
 			d = abs
 		}
 		opts.Roots = append(opts.Roots, d)
+	}
+	if opts.Protocol == "" {
+		protocol, err := protocolSetting(cmd)
+		if err != nil {
+			return opts, err
+		}
+		opts.Protocol = protocol
 	}
 	if level, _ := cmd.Flags().GetString(logLevelFlag); level != "" {
 		if !mcp.LogLevel(level).Known() {

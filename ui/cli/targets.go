@@ -255,9 +255,6 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 	if opts, err = sessionOptions(cmd, opts); err != nil {
 		return nil, err
 	}
-	if opts.Protocol, err = protocolSetting(cmd); err != nil {
-		return nil, err
-	}
 	if opts.Auth == nil {
 		opts.Auth = newAuthManager(cmd, 0)
 	}
@@ -275,6 +272,34 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 		return nil, err
 	}
 	return rt, nil
+}
+
+// withTargets is the whole life of a command that reads the servers it
+// targets: ctx ends on an interrupt, the runtime is started on them
+// (openTargets, every elicitation declined), fn runs, and every server is
+// torn down after.
+func withTargets(cmd *cobra.Command, tf *targetFlags, names []string, what string, fn func(context.Context, *runtime.Controller) error) error {
+	ctx, stop := signalContext(cmd)
+	defer stop()
+	rt, err := openTargets(ctx, cmd, tf, names, what, runtime.Options{Elicitor: runtime.DeclineElicitor{}})
+	if err != nil {
+		return err
+	}
+	defer shutdownRuntime(rt)
+	return fn(ctx, rt)
+}
+
+// withServer is withTargets for a command on one server, which must be up
+// (openOne: it also offers --sampling).
+func withServer(cmd *cobra.Command, tf *targetFlags, server string, names []string, what string, fn func(context.Context, *runtime.Controller) error) error {
+	ctx, stop := signalContext(cmd)
+	defer stop()
+	rt, err := openOne(ctx, cmd, tf, server, names, what)
+	if err != nil {
+		return err
+	}
+	defer shutdownRuntime(rt)
+	return fn(ctx, rt)
 }
 
 // shutdownRuntime tears every server down and waits for it.

@@ -353,13 +353,10 @@ func (t *testRunner) open(ctx context.Context, s *suite.Suite, protocol string, 
 	}
 	// Declared and declined as call does, so a server that lists tools
 	// by the client's capabilities lists what call and a recording saw.
-	opts, err := sessionOptions(t.cmd, runtime.Options{Elicitor: runtime.DeclineElicitor{}})
+	// The protocol is the run's, else --protocol (sessionOptions).
+	opts, err := sessionOptions(t.cmd, runtime.Options{Elicitor: runtime.DeclineElicitor{}, Protocol: protocol})
 	if err != nil {
 		return nil, "", nil, t.failed(err)
-	}
-	opts.Protocol = protocol
-	if opts.Protocol == "" {
-		opts.Protocol = t.protocol
 	}
 	opts.Auth = newAuthManager(t.cmd, 0)
 	if opts.Telemetry, err = commandTelemetry(t.cmd); err != nil {

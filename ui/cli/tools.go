@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -152,62 +153,57 @@ func serverTotals(snap *runtime.Snapshot) []serverTools {
 }
 
 func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON, byCost bool) error {
-	ctx, stop := signalContext(cmd)
-	defer stop()
-	rt, err := openTargets(ctx, cmd, tf, names, "tools", runtime.Options{Elicitor: runtime.DeclineElicitor{}})
-	if err != nil {
-		return err
-	}
-	defer shutdownRuntime(rt)
-	snap := rt.Snapshot()
-	rememberNames(snap)
+	return withTargets(cmd, tf, names, "tools", func(_ context.Context, rt *runtime.Controller) error {
+		snap := rt.Snapshot()
+		rememberNames(snap)
 
-	out := toolsOutput{Tools: []runtime.Tool{}, Servers: serverTotals(snap)}
-	for _, t := range snap.Tools {
-		out.Tools = append(out.Tools, printable(t))
-	}
-	if byCost {
-		sort.SliceStable(out.Tools, func(i, j int) bool { return out.Tools[i].Cost.Bytes > out.Tools[j].Cost.Bytes })
-	}
-	if asJSON {
-		if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
-			return err
+		out := toolsOutput{Tools: []runtime.Tool{}, Servers: serverTotals(snap)}
+		for _, t := range snap.Tools {
+			out.Tools = append(out.Tools, printable(t))
 		}
-	} else {
-		w := cmd.OutOrStdout()
-		rows := make([][]string, 0, len(out.Tools))
-		apps := slices.ContainsFunc(out.Tools, func(t runtime.Tool) bool { _, ok := mcp.ToolUIOf(t.Meta); return ok })
-		for _, t := range out.Tools {
-			row := []string{t.Server, present.Line(t.ServerTool), present.ToolSwitch(t), present.Tokens(t.Cost.Tokens)}
+		if byCost {
+			sort.SliceStable(out.Tools, func(i, j int) bool { return out.Tools[i].Cost.Bytes > out.Tools[j].Cost.Bytes })
+		}
+		if asJSON {
+			if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
+				return err
+			}
+		} else {
+			w := cmd.OutOrStdout()
+			rows := make([][]string, 0, len(out.Tools))
+			apps := slices.ContainsFunc(out.Tools, func(t runtime.Tool) bool { _, ok := mcp.ToolUIOf(t.Meta); return ok })
+			for _, t := range out.Tools {
+				row := []string{t.Server, present.Line(t.ServerTool), present.ToolSwitch(t), present.Tokens(t.Cost.Tokens)}
+				if apps {
+					row = append(row, appMark(t))
+				}
+				rows = append(rows, append(row, present.Truncate(toolSummary(t), toolDescriptionWidth)))
+			}
+			header := []string{"SERVER", "TOOL", "SWITCH", "TOKENS", "DESCRIPTION"}
 			if apps {
-				row = append(row, appMark(t))
+				header = []string{"SERVER", "TOOL", "SWITCH", "TOKENS", "APP", "DESCRIPTION"}
 			}
-			rows = append(rows, append(row, present.Truncate(toolSummary(t), toolDescriptionWidth)))
-		}
-		header := []string{"SERVER", "TOOL", "SWITCH", "TOKENS", "DESCRIPTION"}
-		if apps {
-			header = []string{"SERVER", "TOOL", "SWITCH", "TOKENS", "APP", "DESCRIPTION"}
-		}
-		printListed(cmd, snap, "tools", header, rows)
-		for _, st := range out.Servers {
-			fmt.Fprintf(w, "\n%s: %s, %s", st.Server, present.Count(st.Tools, "tool", "tools"), present.ToolCost(st.Cost))
-			if st.Disabled > 0 {
-				fmt.Fprintf(w, "; after switches %s, %s", present.Count(st.Tools-st.Disabled, "tool", "tools"), present.ToolCost(st.CostEnabled))
+			printListed(cmd, snap, "tools", header, rows)
+			for _, st := range out.Servers {
+				fmt.Fprintf(w, "\n%s: %s, %s", st.Server, present.Count(st.Tools, "tool", "tools"), present.ToolCost(st.Cost))
+				if st.Disabled > 0 {
+					fmt.Fprintf(w, "; after switches %s, %s", present.Count(st.Tools-st.Disabled, "tool", "tools"), present.ToolCost(st.CostEnabled))
+				}
+				if st.Changed > 0 {
+					fmt.Fprintf(w, "; %s changed since approved (mcpdeck tools %s TOOL shows how; mcpdeck tools accept %s TOOL approves)",
+						present.Count(st.Changed, "tool", "tools"), st.Server, st.Server)
+				}
+				fmt.Fprintln(w)
 			}
-			if st.Changed > 0 {
-				fmt.Fprintf(w, "; %s changed since approved (mcpdeck tools %s TOOL shows how; mcpdeck tools accept %s TOOL approves)",
-					present.Count(st.Changed, "tool", "tools"), st.Server, st.Server)
-			}
-			fmt.Fprintln(w)
 		}
-	}
 
-	// Report every failed server, not just the first: a user fixing their
-	// configuration wants the whole list in one run.
-	if code := reportFailures(cmd.ErrOrStderr(), snap); code != ExitOK {
-		return silentExit(code)
-	}
-	return nil
+		// Report every failed server, not just the first: a user fixing their
+		// configuration wants the whole list in one run.
+		if code := reportFailures(cmd.ErrOrStderr(), snap); code != ExitOK {
+			return silentExit(code)
+		}
+		return nil
+	})
 }
 
 // printable is a tool as --json prints it: a schema too large to print
@@ -281,35 +277,30 @@ func runToolDetail(cmd *cobra.Command, tf *targetFlags, server, tool string, asJ
 	if server != adHocName {
 		names = []string{server}
 	}
-	ctx, stop := signalContext(cmd)
-	defer stop()
-	rt, err := openOne(ctx, cmd, tf, server, names, "tools")
-	if err != nil {
-		return err
-	}
-	defer shutdownRuntime(rt)
-	snap := rt.Snapshot()
-	if err := knownTool(snap, server, tool); err != nil {
-		return err
-	}
-	v, _ := snap.Server(server)
-	t, ok := runtime.LookupTool(v.Tools, tool)
-	if !ok {
-		return nil
-	}
-	if asJSON {
-		return present.WriteJSON(cmd.OutOrStdout(), printable(*t))
-	}
-	// An app's CSP and permissions are on its resource: read it.
-	var doc *mcp.AppDocument
-	var readErr error
-	if app, _ := mcp.ToolUIOf(t.Meta); app.ResourceURI != "" {
-		raw, err := rt.ReadResource(ctx, v.Name, app.ResourceURI)
-		if readErr = err; err == nil {
-			d, err := mcp.AppDocumentOf(raw, app.ResourceURI)
-			doc, readErr = &d, err
+	return withServer(cmd, tf, server, names, "tools", func(ctx context.Context, rt *runtime.Controller) error {
+		snap := rt.Snapshot()
+		if err := knownTool(snap, server, tool); err != nil {
+			return err
 		}
-	}
-	_, err = io.WriteString(cmd.OutOrStdout(), ui.ToolDetail(*t, doc, readErr, toolDetailWidth))
-	return err
+		v, _ := snap.Server(server)
+		t, ok := runtime.LookupTool(v.Tools, tool)
+		if !ok {
+			return nil
+		}
+		if asJSON {
+			return present.WriteJSON(cmd.OutOrStdout(), printable(*t))
+		}
+		// An app's CSP and permissions are on its resource: read it.
+		var doc *mcp.AppDocument
+		var readErr error
+		if app, _ := mcp.ToolUIOf(t.Meta); app.ResourceURI != "" {
+			raw, err := rt.ReadResource(ctx, v.Name, app.ResourceURI)
+			if readErr = err; err == nil {
+				d, err := mcp.AppDocumentOf(raw, app.ResourceURI)
+				doc, readErr = &d, err
+			}
+		}
+		_, err := io.WriteString(cmd.OutOrStdout(), ui.ToolDetail(*t, doc, readErr, toolDetailWidth))
+		return err
+	})
 }

@@ -68,10 +68,6 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 		defer logOut.Close()
 		tlog = slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
-	protocol, err := protocolSetting(cmd)
-	if err != nil {
-		return err
-	}
 	tel, err := tf.startTelemetry(ctx, tlog)
 	if err != nil {
 		return err
@@ -82,7 +78,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 	// to the terminal.
 	urls := &ui.LoginURLs{}
 	mgr := auth.NewManager(auth.Options{OnSecret: config.AddSecret, OnURL: urls.Report})
-	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, ClientVersion: version(), Auth: mgr, Protocol: protocol, Telemetry: tel, InteractiveLogin: target.login})
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, ClientVersion: version(), Auth: mgr, Telemetry: tel, InteractiveLogin: target.login})
 	if err != nil {
 		return err
 	}

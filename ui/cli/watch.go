@@ -126,14 +126,10 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	if err := rec.validate(); err != nil {
 		return err
 	}
-	protocol, err := protocolSetting(cmd)
-	if err != nil {
-		return err
-	}
 	// --level both filters and asks; the global --log-level, when given,
 	// asks for more than is shown (or less).
 	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, LogLevel: wf.level, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Protocol: protocol, Telemetry: tel})
+		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Telemetry: tel})
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func Describe(ev runtime.Event) (EventLine, bool) {
 	if !words(ev, &l) {
 		return EventLine{}, false
 	}
-	l.Method = Line(l.Method)
+	l.Method = Line(runtime.MethodOf(ev)) // only the notification kinds have one among the lines
 	l.Text = OneLine(l.Text, summaryLimit)
 	return l, true
 }
@@ -65,13 +65,13 @@ var eventWords = map[string]func(runtime.Event, *EventLine) bool{
 		}
 	}),
 	"LogMessage": words(func(e runtime.LogMessage, l *EventLine) {
-		l.Method, l.Level, l.Text = "notifications/message", Line(e.Level), JSONText(e.Data)
+		l.Level, l.Text = Line(e.Level), JSONText(e.Data)
 		if e.Logger != "" {
 			l.Text = "[" + e.Logger + "] " + l.Text
 		}
 	}),
 	"Progress": words(func(e runtime.Progress, l *EventLine) {
-		l.Method, l.Text = "notifications/progress", ProgressText(e.Progress, e.Total, e.Message)
+		l.Text = ProgressText(e.Progress, e.Total, e.Message)
 		if e.RequestID != 0 {
 			l.Text += " (request " + strconv.FormatUint(e.RequestID, 10) + ")"
 		} else {
@@ -79,7 +79,7 @@ var eventWords = map[string]func(runtime.Event, *EventLine) bool{
 		}
 	}),
 	"ListChanged": words(func(e runtime.ListChanged, l *EventLine) {
-		l.Method, l.Text = "notifications/"+e.Kind+"/list_changed", e.Kind+" list changed"
+		l.Text = e.Kind + " list changed"
 	}),
 	"ToolDecision": words(func(e runtime.ToolDecision, l *EventLine) {
 		l.Text = e.Action + " " + Count(len(e.Tools), "tool", "tools") + ": " + Line(strings.Join(e.Tools, ", "))
@@ -88,10 +88,10 @@ var eventWords = map[string]func(runtime.Event, *EventLine) bool{
 		}
 	}),
 	"ResourceUpdated": words(func(e runtime.ResourceUpdated, l *EventLine) {
-		l.Method, l.Text = "notifications/resources/updated", e.URI
+		l.Text = e.URI
 	}),
 	"NotificationReceived": words(func(e runtime.NotificationReceived, l *EventLine) {
-		l.Method, l.Text = e.Method, CompactJSON(e.Params)
+		l.Text = CompactJSON(e.Params)
 	}),
 	"StdoutNoise": words(func(e runtime.StdoutNoise, l *EventLine) {
 		l.Text = e.Line

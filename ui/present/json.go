@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"mcpdeck/runtime/mcp"
 )
 
 // CompactJSON is raw JSON on one line, clean for display. Invalid JSON is
@@ -64,13 +66,11 @@ func WriteJSON(w io.Writer, v any) error {
 // MarshalLine is v as one line of JSON (no newline), escaped as WriteJSON
 // does: the form of streamed --json output.
 func MarshalLine(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := mcp.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return EscapeJSON(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+	return EscapeJSON(b), nil
 }
 
 // EscapeJSON rewrites encoded JSON so that C1 controls, bidi controls and
