@@ -170,7 +170,11 @@ func (t *requestsTab) View() string {
 	gw := t.c.gw
 	const clientW = 14
 	if len(reqs) == 0 {
-		rows = append(rows, padRight(st.Faint.Render("No requests in flight. Calls you send from the Tools tab show here until they finish."), t.w))
+		empty := "No requests in flight. Calls you send from the Tools tab show here until they finish."
+		if t.c.replay { // nothing can be sent from a recording
+			empty = "No requests in flight at this point of the recording."
+		}
+		rows = append(rows, padRight(st.Faint.Render(empty), t.w))
 	} else {
 		head := fmt.Sprintf(" %-7s %-12s ", "ID", "SERVER")
 		if gw != nil {
