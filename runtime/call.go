@@ -97,7 +97,7 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 			fields = []FieldError{{Message: "the tool's input schema does not compile: " + err.Error()}}
 		}
 		if len(fields) > 0 {
-			return nil, &ArgumentsError{Server: req.Server, Tool: tool.ServerTool, Fields: fields}
+			return nil, &ArgumentsError{Server: req.Server, Tool: tool.ServerTool, Fields: fields, Example: ExampleArguments(tool.InputSchema)}
 		}
 	}
 	timeout := req.Timeout

@@ -163,7 +163,7 @@ var errorKinds = []ErrorKindInfo{
 	{Kind: KindTooLarge, Name: "too-large", Sentinel: ErrMessageTooLarge},
 	{Kind: KindUnsupportedVersion, Name: "unsupported-version", Sentinel: ErrUnsupportedVersion,
 		Matches: []error{mcp.ErrNoMutualVersion}, match: rpcCode(mcp.CodeUnsupportedVersion)},
-	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport, match: rpcCode(mcphttp.CodeTransportError)},
+	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport, match: mcphttp.IsTransport},
 	{Kind: KindProtocol, Name: "protocol", Sentinel: ErrProtocol,
 		Matches: []error{mcp.ErrTooManyRounds, mcp.ErrBadInputRequired, mcp.ErrUnknownResultType, mcp.ErrBadResult,
 			mcp.ErrHeaderMismatch, mcp.ErrMissingCapability},
@@ -301,6 +301,10 @@ func (e *CallError) Unwrap() []error { return append([]error{e.Err}, e.Info.Kind
 type ArgumentsError struct {
 	Server, Tool string
 	Fields       []FieldError
+	// Example is a skeleton of arguments the schema describes (required
+	// fields, defaults, first choices), compact; nil when there is none
+	// worth showing (see ExampleArguments).
+	Example json.RawMessage
 }
 
 func (e *ArgumentsError) Error() string {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"sync"
 
@@ -46,6 +47,22 @@ func CompileSchema(s json.RawMessage) (*jsonschema.Schema, error) {
 // as JSON Schema 2020-12 has them: the server decides.
 func ValidateArguments(s, args json.RawMessage) ([]FieldError, error) {
 	return schema.Validate(s, args, schema.Options{})
+}
+
+// maxExampleArguments bounds the example an ArgumentsError carries: a
+// skeleton longer than a few lines helps no one on a terminal (the tool's
+// detail, mcpdeck tools SERVER TOOL, prints every one whole).
+const maxExampleArguments = 400
+
+// ExampleArguments is the skeleton of a tool's arguments that the TUI's
+// raw JSON editor and the tool detail start from (schema.Example),
+// compact; nil when it is {} or longer than maxExampleArguments.
+func ExampleArguments(inputSchema json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, schema.Example(inputSchema)) != nil || b.Len() > maxExampleArguments || b.String() == "{}" {
+		return nil
+	}
+	return b.Bytes()
 }
 
 // warmOnce compiles a trivial schema once, in the background, as soon as

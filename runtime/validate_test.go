@@ -91,3 +91,25 @@ func BenchmarkCompileSchemaAtTheBound(b *testing.B) {
 		}
 	}
 }
+
+// ExampleArguments of a FastMCP (Pydantic) tool's schema: $defs, a $ref'd
+// enum with a default, Optional as anyOf with null, allOf around a $ref'd
+// model. The skeleton follows them all; {} and oversized ones are nil.
+func TestExampleArgumentsOfAPydanticSchema(t *testing.T) {
+	s := json.RawMessage(`{"$defs":{"Priority":{"enum":["low","medium","high"],"type":"string"},
+		"Address":{"properties":{"street":{"type":"string"},"zip":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null}},"required":["street"],"type":"object"}},
+		"properties":{"title":{"type":"string"},"priority":{"$ref":"#/$defs/Priority","default":"medium"},
+		"address":{"allOf":[{"$ref":"#/$defs/Address"}]},"count":{"type":"integer","default":1}},
+		"required":["title","address"],"type":"object"}`)
+	want := `{"title":"","priority":"medium","address":{"street":"","zip":null},"count":1}`
+	if got := string(ExampleArguments(s)); got != want {
+		t.Errorf("example %s, want %s", got, want)
+	}
+	if got := ExampleArguments(json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)); got != nil {
+		t.Errorf("nothing required, nothing defaulted: want nil, got %s", got)
+	}
+	long := `{"type":"object","required":["a"],"properties":{"a":{"type":"string","default":"` + strings.Repeat("x", maxExampleArguments) + `"}}}`
+	if got := ExampleArguments(json.RawMessage(long)); got != nil {
+		t.Errorf("an example over %d bytes: want nil, got %d bytes", maxExampleArguments, len(got))
+	}
+}

@@ -194,6 +194,8 @@ func TestReplayRendersLikeLive(t *testing.T) {
 		live.Update(keyMsg(tab))
 		replayed.Update(keyMsg(tab))
 		want, got := body(live.render()), body(replayed.render())
+		// By design the empty Requests tab invites no call in a replay.
+		got = strings.Replace(got, noRequestsReplay+strings.Repeat(" ", len(noRequests)-len(noRequestsReplay)), noRequests, 1)
 		if got != want {
 			t.Fatalf("tab %s differs:\nlive:\n%s\nreplay:\n%s", tab, want, got)
 		}

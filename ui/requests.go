@@ -170,7 +170,11 @@ func (t *requestsTab) View() string {
 	gw := t.c.gw
 	const clientW = 14
 	if len(reqs) == 0 {
-		rows = append(rows, padRight(st.Faint.Render("No requests in flight. Calls you send from the Tools tab show here until they finish."), t.w))
+		empty := noRequests
+		if t.c.replay { // nothing can be sent from a recording
+			empty = noRequestsReplay
+		}
+		rows = append(rows, padRight(st.Faint.Render(empty), t.w))
 	} else {
 		head := fmt.Sprintf(" %-7s %-12s ", "ID", "SERVER")
 		if gw != nil {
@@ -271,3 +275,9 @@ func (t *requestsTab) historyRows(calls []runtime.CallRecord, n, sel, top, room 
 	}
 	return rows
 }
+
+// The empty Requests tab, live and in a replay, where nothing can be sent.
+const (
+	noRequests       = "No requests in flight. Calls you send from the Tools tab show here until they finish."
+	noRequestsReplay = "No requests in flight at this point of the recording."
+)

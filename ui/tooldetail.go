@@ -27,6 +27,7 @@ type appDetail struct {
 	done bool // the read ended, well or not
 	doc  mcp.AppDocument
 	err  string
+	cli  bool // shown by mcpdeck tools SERVER TOOL, where no key opens it
 }
 
 // appDetailMsg is the end of the read of a detail view's app resource.
@@ -292,7 +293,12 @@ func appLines(st styles.Styles, t runtime.Tool, ui mcp.ToolUI, app *appDetail, w
 			out = append(out, warnLines(st, p, w)...)
 		}
 	}
-	kv("open", "call the tool, then press "+"a"+" in its result (or: mcpdeck app open "+present.Line(t.Server)+" "+present.Line(t.ServerTool)+")")
+	command := "mcpdeck app open " + present.Line(t.Server) + " " + present.Line(t.ServerTool)
+	if app != nil && app.cli {
+		kv("open", command+" (in the TUI: call the tool, then press a in its result)")
+	} else {
+		kv("open", "call the tool, then press "+"a"+" in its result (or: "+command+")")
+	}
 	return out
 }
 
@@ -360,7 +366,7 @@ func (m *Model) showAppDetail(msg appDetailMsg) {
 // `mcpdeck tools SERVER TOOL`: the same text the TUI's detail view shows.
 // doc and readErr are the read of its app resource, when it has one.
 func ToolDetail(t runtime.Tool, doc *mcp.AppDocument, readErr error, width int) string {
-	app := &appDetail{done: true}
+	app := &appDetail{done: true, cli: true}
 	switch {
 	case readErr != nil:
 		app.err = readErr.Error()

@@ -14,6 +14,7 @@ import (
 
 	"mcpdeck/internal/cause"
 	"mcpdeck/internal/clip"
+	"mcpdeck/jsonrpc"
 )
 
 // Sentinel errors. The errors this package returns wrap one of them (match
@@ -55,6 +56,20 @@ var (
 // implementation-defined range; the TypeScript SDK uses the same code for a
 // closed connection.
 const CodeTransportError = -32000
+
+// transportMarker is the data of the error responses the stream
+// synthesizes for a request that failed in transit, so that IsTransport
+// tells them from a server's own -32000 (a code servers commonly use for
+// their own failures, over stdio as well).
+const transportMarker = `{"mcpdeck":"transport"}`
+
+// IsTransport reports whether err is an error response the stream
+// synthesized: a request that failed in transit, or was lost (IsLost).
+func IsTransport(err error) bool {
+	var e *jsonrpc.Error
+	return errors.As(err, &e) && e.Code == CodeTransportError &&
+		(string(e.Data) == transportMarker || string(e.Data) == lostMarker)
+}
 
 // excerptLimit bounds how much of a server's error body is quoted.
 const excerptLimit = 200

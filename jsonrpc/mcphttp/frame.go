@@ -77,14 +77,15 @@ func negotiatedVersion(frame []byte) string {
 // a request failed in transit, so that the request, and only it, fails.
 func errorFrame(id json.RawMessage, err error) []byte {
 	type rpcError struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
 	}
 	b, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   rpcError        `json:"error"`
-	}{"2.0", id, rpcError{CodeTransportError, err.Error()}})
+	}{"2.0", id, rpcError{CodeTransportError, err.Error(), json.RawMessage(transportMarker)}})
 	return b
 }
 

@@ -128,8 +128,8 @@ func TestServerError(t *testing.T) {
 	c.initialize(t)
 	_, err := c.callTool(ctxT(t), "x", map[string]any{}, nil)
 	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != mcphttp.CodeTransportError {
-		t.Fatalf("call = %v, want a -32000 error", err)
+	if !errors.As(err, &rpcErr) || rpcErr.Code != mcphttp.CodeTransportError || !mcphttp.IsTransport(err) {
+		t.Fatalf("call = %v, want a -32000 error the stream synthesized", err)
 	}
 	for _, want := range []string{"500", "database exploded at handler.go:12", "server's logs"} {
 		if !strings.Contains(rpcErr.Message, want) {
@@ -401,5 +401,28 @@ func TestOptions(t *testing.T) {
 	}
 	if !strings.Contains(s, "X-Api-Key") {
 		t.Errorf("Options.String() = %q should name the header", s)
+	}
+}
+
+// A server's own -32000 (a code servers commonly use for their failures)
+// is the server's answer, not a failed exchange: IsTransport tells it from
+// the ones the stream synthesizes, which the runtime words as "the HTTP
+// exchange failed: check the url" (found by qa3, over stdio as well).
+func TestServerOwnMinus32000IsNotTransport(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	f.setCall(func(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"boom"}}`, id)
+	})
+	c := dial(t, mcphttp.Options{URL: f.URL})
+	c.initialize(t)
+	_, err := c.callTool(ctxT(t), "x", map[string]any{}, nil)
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != -32000 || rpcErr.Message != "boom" {
+		t.Fatalf("call = %v, want the server's -32000", err)
+	}
+	if mcphttp.IsTransport(err) {
+		t.Error("IsTransport takes the server's own -32000 for a failed exchange")
 	}
 }

@@ -46,6 +46,9 @@ type Options struct {
 	Concurrency int
 	// Timeout bounds each call (0: the server's call timeout).
 	Timeout time.Duration
+	// NoValidate sends the arguments without checking them against the
+	// tool's input schema (call --no-validate).
+	NoValidate bool
 	// Warmup calls are made on each connection first and not counted.
 	Warmup int
 }
@@ -104,7 +107,7 @@ func Run(ctx context.Context, c Caller, opts Options) (Report, error) {
 	}
 	opts.Concurrency = max(opts.Concurrency, 1)
 	req := func(server string) runtime.CallRequest {
-		return runtime.CallRequest{Server: server, Tool: opts.Tool, Arguments: opts.Arguments, Timeout: opts.Timeout}
+		return runtime.CallRequest{Server: server, Tool: opts.Tool, Arguments: opts.Arguments, Timeout: opts.Timeout, NoValidate: opts.NoValidate}
 	}
 	for _, s := range opts.Servers {
 		for range opts.Warmup {

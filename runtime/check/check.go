@@ -262,6 +262,11 @@ type Options struct {
 	// client does, so the server lists the tools it lists to them (some
 	// offer a tool only to a client that can answer it).
 	Elicitor runtime.Elicitor
+	// Sampler, when set, answers sampling requests, and the check declares
+	// sampling as the session it stands for does (the TUI always does: a
+	// person answers); nil declares none, as a headless command without
+	// --sampling. Either way the server lists the tools that session sees.
+	Sampler runtime.Sampler
 	// Roots and LogLevel are what a session offers the server (--root,
 	// --log-level); empty keeps the defaults.
 	Roots    []string

@@ -76,6 +76,7 @@ func newChecker(ctx context.Context, srv config.Server, opts Options, progress f
 		MaxMessageSize: maxMessage(opts),
 		Auth:           opts.Auth,
 		Elicitor:       opts.Elicitor,
+		Sampler:        opts.Sampler,
 		Roots:          opts.Roots,
 		LogLevel:       opts.LogLevel,
 		Telemetry:      opts.Telemetry,

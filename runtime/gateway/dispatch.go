@@ -143,8 +143,11 @@ func (g *Gateway) dispatch(ctx context.Context, c *call) (any, error) {
 		cancel()
 	}
 	res, cacheable, err := g.method(ctx, c)
-	if err != nil || !modern {
+	if err != nil {
 		return res, err
+	}
+	if !modern {
+		return legacyResult(res), nil
 	}
 	if _, ok := res.(inputRequired); ok {
 		cacheable = false // an input_required answer is never cached

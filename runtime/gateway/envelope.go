@@ -152,6 +152,32 @@ func (g *Gateway) implementationIn(cat *catalog) mcp.Implementation {
 	return g.implementation()
 }
 
+// modernEnvelope are the members a 2026-07-28 result carries that the
+// session revisions do not have.
+var modernEnvelope = []string{"resultType", "ttlMs", "cacheScope"}
+
+// legacyResult is a result for a session-era client: a modern server's
+// raw result (prompts/get, resources/read, completion/complete) loses the
+// 2026-07-28 envelope; any other result passes as it is.
+func legacyResult(v any) any {
+	raw, ok := v.(json.RawMessage)
+	if !ok || !bytes.Contains(raw, []byte(`"resultType"`)) && !bytes.Contains(raw, []byte(`"ttlMs"`)) && !bytes.Contains(raw, []byte(`"cacheScope"`)) {
+		return v
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return v
+	}
+	for _, k := range modernEnvelope {
+		delete(fields, k)
+	}
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return v
+	}
+	return json.RawMessage(out)
+}
+
 // modernResult adds what every modern result carries to a result object:
 // resultType complete and _meta with serverInfo; cacheable results
 // (lists, resources/read, server/discover) also get ttlMs 0 (the offer is

@@ -34,6 +34,9 @@ type forward struct {
 	key    fwdKey
 	keys   []fwdKey
 	target atomic.Pointer[call]
+	// task is set once the call became a task (startTask): its progress
+	// then has no request to go to, and becomes the task's status message.
+	task atomic.Pointer[task]
 }
 
 // target is where a forwarded request goes, resolved from the catalog
@@ -392,7 +395,13 @@ func (g *Gateway) progress(e runtime.Progress) {
 		return
 	}
 	c := f.target.Load()
-	if c == nil || c.token == nil {
+	if c == nil {
+		if tk := f.task.Load(); tk != nil {
+			tk.progressed(e)
+		}
+		return
+	}
+	if c.token == nil {
 		return
 	}
 	p := map[string]any{"progressToken": c.token, "progress": e.Progress}

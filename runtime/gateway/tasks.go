@@ -104,7 +104,8 @@ func (g *Gateway) startTask(ctx context.Context, c *call, t *target, release fun
 		<-tk.done
 		return nil, ctx.Err()
 	}
-	fwd.target.Store(nil) // progress has no request to go to any more
+	fwd.task.Store(tk)    // progress becomes the task's status message
+	fwd.target.Store(nil) // and has no request to go to any more
 	g.mu.Lock()
 	if g.tasks == nil {
 		g.tasks = map[string]*task{}
@@ -120,6 +121,25 @@ func (g *Gateway) startTask(ctx context.Context, c *call, t *target, release fun
 		g.opts.Audit.record(c, tk.res, tk.err, time.Now())
 	}
 	return createTaskResult{ResultType: "task", Task: tk.stateLocked(false)}, nil
+}
+
+// progressed words the server's progress as the status message of a
+// working task, for the client polling tasks/get: the progress
+// notifications went with the request the task replaced, and a client
+// would otherwise see "working" and nothing more until the end.
+func (tk *task) progressed(e runtime.Progress) {
+	msg := strconv.FormatFloat(e.Progress, 'f', -1, 64)
+	if e.Total > 0 {
+		msg += "/" + strconv.FormatFloat(e.Total, 'f', -1, 64)
+	}
+	if e.Message != "" {
+		msg += " " + e.Message
+	}
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	if tk.status == mcp.TaskWorking {
+		tk.message, tk.updated = msg, time.Now()
+	}
 }
 
 // finish records the runtime's answer. A state reached before (cancelled)

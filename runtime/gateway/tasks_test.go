@@ -178,3 +178,30 @@ func TestTasksExtension(t *testing.T) {
 		t.Errorf("an unknown task: %v", e)
 	}
 }
+
+// TestTaskStatusCarriesProgress: once a call became a task its progress
+// notifications had no request to go to, and a client polling tasks/get
+// saw "working" and nothing more until the end (mcpdeck call through the
+// gateway printed progress for a second, then only "working"; found by
+// qa3). The server's latest progress is the working task's status message.
+func TestTaskStatusCarriesProgress(t *testing.T) {
+	rt := newRuntime(t, peerServer("peer"))
+	g := newGateway(t, rt, Options{TaskAfter: 300 * time.Millisecond})
+	m := &modernClient{t: t, url: serveHTTP(t, g), name: "tasker"}
+	res, e := m.do("tools/call", map[string]any{"name": "peer__slow", "arguments": map[string]any{"seconds": 3}})
+	if e != nil || res["resultType"] != "task" {
+		t.Fatalf("a long call: %v %v", res, e)
+	}
+	var msg string
+	m.poll(res["taskId"].(string), func(s string) bool {
+		if s != "working" {
+			return true
+		}
+		got, _ := m.do(mcp.MethodTasksGet, map[string]any{"taskId": res["taskId"]})
+		msg, _ = got["statusMessage"].(string)
+		return strings.Contains(msg, " of ")
+	})
+	if !strings.Contains(msg, "/") || !strings.Contains(msg, "step ") {
+		t.Errorf("the working task's status message %q does not carry the server's progress (N/TOTAL step N of TOTAL)", msg)
+	}
+}

@@ -33,10 +33,11 @@ beside their results. mcpdeck tools marks them; mcpdeck check verifies them.`,
 
 // appFlags are app open's own flags.
 type appFlags struct {
-	addr      string
-	noBrowser bool
-	timeout   time.Duration
-	record    recordFlags
+	addr       string
+	noBrowser  bool
+	timeout    time.Duration
+	noValidate bool
+	record     recordFlags
 }
 
 func newAppOpenCmd() *cobra.Command {
@@ -82,6 +83,7 @@ opens: it shows the error); 2 usage error, or the tool has no app;
 	fl.StringVar(&af.addr, "addr", "127.0.0.1:0", "serve the app's page at `ADDR`, a loopback address (port 0: any free port)")
 	fl.BoolVar(&af.noBrowser, "no-browser", false, "only print the link; open it yourself")
 	fl.DurationVar(&af.timeout, "timeout", 0, "give up on the tool call after `D` (default: the server's call timeout)")
+	fl.BoolVar(&af.noValidate, "no-validate", false, "send arguments that fail the tool's input schema anyway")
 	addRecordFlags(cmd, &af.record)
 	return cmd
 }
@@ -118,7 +120,7 @@ func runAppOpen(cmd *cobra.Command, tf *targetFlags, af *appFlags, args []string
 		return err
 	}
 
-	res, err := rt.Call(ctx, runtime.CallRequest{Server: target.server, Tool: target.tool, Arguments: arguments, Timeout: af.timeout})
+	res, err := rt.Call(ctx, runtime.CallRequest{Server: target.server, Tool: target.tool, Arguments: arguments, Timeout: af.timeout, NoValidate: af.noValidate})
 	if err != nil {
 		return callFailure(ctx, err)
 	}

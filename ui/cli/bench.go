@@ -27,6 +27,7 @@ type benchFlags struct {
 	asJSON      bool
 	baseline    string
 	tolerance   float64
+	noValidate  bool
 }
 
 // defaultBenchRequests is -n when neither -n nor --duration is given.
@@ -44,7 +45,8 @@ same arguments: -n calls in all (default 200), or as many as fit in
 --duration; --concurrency calls in flight at once (default 1), over one
 connection, or spread over --connections copies of the server (each its
 own process, or its own HTTP session). One warm-up call per connection is
-made first and not counted.
+made first and not counted. --no-validate sends arguments the tool's input
+schema refuses, as "mcpdeck call --no-validate" does.
 
 Each call goes through mcpdeck's runtime as "mcpdeck call" does (arguments
 checked against the input schema, the result decoded), so the figures are
@@ -86,6 +88,7 @@ warm-up call failed (4 when it timed out); 4 interrupted.`,
 	fl.BoolVar(&bf.asJSON, "json", false, "print the report as JSON (shape in --help)")
 	fl.StringVar(&bf.baseline, "baseline", "", "compare with an earlier --json report in `FILE`; exit 1 when p50 or p99 regressed past --tolerance")
 	fl.Float64Var(&bf.tolerance, "tolerance", 0.2, "with --baseline, how much slower p50 and p99 may be: 0.2 is 20%")
+	fl.BoolVar(&bf.noValidate, "no-validate", false, "send arguments that fail the tool's input schema anyway (load-test the server's own validation)")
 	return cmd
 }
 
@@ -124,7 +127,8 @@ func runBench(cmd *cobra.Command, tf *targetFlags, bf *benchFlags, args []string
 		return err
 	}
 	copies := connectionsOf(cfg.Servers[0], bf.connections)
-	opts, err := sessionOptions(cmd, runtime.Options{Elicitor: runtime.DeclineElicitor{}, Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login})
+	opts, err := sessionOptions(cmd, runtime.Options{Elicitor: runtime.DeclineElicitor{}, Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login,
+		LazySchemas: bf.noValidate})
 	if err != nil {
 		return err
 	}
@@ -150,7 +154,7 @@ func runBench(cmd *cobra.Command, tf *targetFlags, bf *benchFlags, args []string
 		return err
 	}
 	rep, err := bench.Run(ctx, rt, bench.Options{Servers: servers, Tool: target.tool, Arguments: arguments, Requests: bf.requests,
-		Duration: bf.duration, Concurrency: bf.concurrency, Timeout: bf.timeout, Warmup: 1})
+		Duration: bf.duration, Concurrency: bf.concurrency, Timeout: bf.timeout, NoValidate: bf.noValidate, Warmup: 1})
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted("bench")

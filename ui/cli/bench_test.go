@@ -71,3 +71,33 @@ func TestBenchBinary(t *testing.T) {
 	wantCode(t, r, ExitUsage)
 	noProcessMarked(t, mark)
 }
+
+// The invalid-arguments advice ("send anyway with --no-validate") is
+// printed by every command that calls a tool; bench and app open did not
+// take the flag it names, so following it gave "unknown flag" (found by
+// qa3). bench --no-validate sends the arguments and counts the server's
+// own answer: server-everything refuses them with an isError result.
+func TestBenchNoValidateAsAdvised(t *testing.T) {
+	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
+	args := []string{"bench", "everything", "get-sum", `{"a":1}`, "-n", "3", "--json"}
+	r := h.run(t, "", args...)
+	wantCode(t, r, ExitUsage)
+	if !strings.Contains(r.stderr, "--no-validate") {
+		t.Fatalf("the refused arguments' advice does not name --no-validate:\n%s", r.stderr)
+	}
+	r = h.run(t, "", append(args, "--no-validate")...)
+	wantCode(t, r, ExitToolError) // not one call succeeded: each is the server's isError
+	var rep bench.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("--json: %v\n%s\n%s", err, r.stdout, r.stderr)
+	}
+	if rep.Requests != 3 || rep.Errors[bench.ErrorToolResult] != 3 {
+		t.Errorf("want 3 calls answered isError by the server, got %+v", rep)
+	}
+	for _, path := range [][]string{{"call"}, {"bench"}, {"app", "open"}} {
+		cmd, _, err := newRootCmd().Find(path)
+		if err != nil || cmd.Flags().Lookup("no-validate") == nil {
+			t.Errorf("mcpdeck %s calls a tool but takes no --no-validate (%v)", strings.Join(path, " "), err)
+		}
+	}
+}

@@ -285,10 +285,15 @@ func manageFiles(cmd *cobra.Command) []ui.ManageFile {
 }
 
 // tryServer runs a copy of srv alone, as the session would (opts), until
-// it is ready or failed, says how it went, and stops it.
+// it is ready or failed, says how it went, and stops it. It declares
+// elicitation and sampling as the TUI's session does once its dialogs are
+// attached (ui.Attach), so a server that lists some tools only to such a
+// client (server-everything) counts the tools the TUI will show; whatever
+// the copy asks is declined, since no person is there to answer.
 func tryServer(ctx context.Context, srv config.Server, opts runtime.Options) (string, error) {
 	opts.Config = &config.Config{Servers: []config.Server{srv}}
 	opts.Telemetry = nil // a try is not the session's
+	opts.Elicitor, opts.Sampler = runtime.DeclineElicitor{}, runtime.DeclineSampler{}
 	rt := runtime.New(opts)
 	defer shutdownRuntime(rt)
 	if err := rt.SetEnabled(ctx, true); err != nil {

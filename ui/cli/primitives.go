@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/yosida95/uritemplate/v3"
 
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/mcp"
@@ -450,6 +452,51 @@ func checkPrompt(snap *runtime.Snapshot, server, name string, args map[string]st
 	return withCode(ExitUsage, fmt.Errorf("no prompt %q on server %q%s; list them with mcpdeck prompts %s", name, server, didYouMean(name, names), server))
 }
 
+// completionArgument refuses a completion the server can only answer
+// with nothing: an unknown prompt, a template the server does not list
+// (when it lists some), or an ARG that is not one of the prompt's
+// arguments or the template's variables. Asked anyway, a server answers
+// no values, or an error whose advice is a tool's; either reads as "no
+// completions" rather than as the typo it is.
+func completionArgument(snap *runtime.Snapshot, server, prompt, template, arg string) error {
+	v, _ := snap.Server(server)
+	var what string
+	var have []string
+	if prompt != "" {
+		what = fmt.Sprintf("prompt %q", prompt)
+		i := slices.IndexFunc(v.Prompts, func(p runtime.Prompt) bool { return p.Name == prompt })
+		if i < 0 {
+			return checkPrompt(snap, server, prompt, nil)
+		}
+		for _, a := range v.Prompts[i].Arguments {
+			have = append(have, a.Name)
+		}
+	} else {
+		what = fmt.Sprintf("resource template %q", template)
+		var listed []string
+		for _, t := range v.Templates {
+			listed = append(listed, t.URITemplate)
+		}
+		if len(listed) > 0 && !slices.Contains(listed, template) {
+			return withCode(ExitUsage, fmt.Errorf("no %s on server %q%s; list them with mcpdeck resources %s --templates",
+				what, server, didYouMean(template, listed), server))
+		}
+		t, err := uritemplate.New(template)
+		if err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--resource %q is not a URI template: %w", template, err))
+		}
+		have = t.Varnames()
+	}
+	if slices.Contains(have, arg) {
+		return nil
+	}
+	if len(have) == 0 {
+		return withCode(ExitUsage, fmt.Errorf("the %s on server %q takes no arguments, so %q has nothing to complete", what, server, arg))
+	}
+	return withCode(ExitUsage, fmt.Errorf("the %s on server %q has no argument %q%s; its arguments: %s",
+		what, server, arg, didYouMean(arg, have), strings.Join(have, ", ")))
+}
+
 // writeMessages prints a prompts/get result for a person.
 func writeMessages(w io.Writer, raw json.RawMessage) error {
 	var r mcp.GetPromptResult
@@ -484,8 +531,10 @@ TEMPLATE. --context KEY=VALUE gives arguments already chosen. It prints
 one value a line; --json prints {"values": [...], "total": N,
 "hasMore": true}.
 
-Exit status: 0 success (also with no values); 2 usage error; 3 the server
-failed, does not offer completions or answered with an error; 4
+Exit status: 0 success (also with no values); 2 usage error (also an
+unknown prompt, a template the server does not list, or an ARG that is
+not one of the prompt's arguments or the template's variables); 3 the
+server failed, does not offer completions or answered with an error; 4
 interrupted.`,
 		Example: `  mcpdeck complete demo --prompt greet name Gr
   mcpdeck complete demo --resource 'demo://greeting/{name}' name A --json`,
@@ -507,10 +556,8 @@ interrupted.`,
 				return err
 			}
 			return withServer(cmd, &tf, server, names, "complete", func(ctx context.Context, rt *runtime.Controller) error {
-				if prompt != "" {
-					if err := checkPrompt(rt.Snapshot(), server, prompt, nil); err != nil && !strings.Contains(err.Error(), " needs ") {
-						return err
-					}
+				if err := completionArgument(rt.Snapshot(), server, prompt, template, rest[0]); err != nil {
+					return err
 				}
 				c, err := rt.Complete(ctx, runtime.CompleteRequest{Server: server, Ref: runtime.CompletionRef{Prompt: prompt, Template: template},
 					Argument: rest[0], Value: rest[1], Context: ctxArgs})

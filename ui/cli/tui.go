@@ -189,7 +189,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 			if srv.Invalid != nil {
 				return check.Report{}, fmt.Errorf("checking %q: its configuration is invalid: %w", server, srv.Invalid)
 			}
-			return check.Run(ctx, srv, checkOptions(opts), progress), nil
+			return check.Run(ctx, srv, tuiCheckOptions(opts), progress), nil
 		},
 	})
 	if err != nil {
@@ -227,4 +227,14 @@ func logEvents(rt *runtime.Controller, f *os.File) func() {
 		cancel()
 		<-done
 	}
+}
+
+// tuiCheckOptions are the options of the TUI's check (c): it declares
+// sampling as the TUI does (its dialog answers), so the server lists the
+// tools the Tools tab shows; the copy's requests are declined, no person
+// being there to answer them.
+func tuiCheckOptions(session runtime.Options) check.Options {
+	co := checkOptions(session)
+	co.Sampler = runtime.DeclineSampler{}
+	return co
 }

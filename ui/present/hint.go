@@ -171,6 +171,12 @@ func methodHint(info *runtime.ErrorInfo, face Face) string {
 				fmt.Sprintf("%s has no such prompt, or rejected its arguments: list its prompts and their arguments with mcpdeck prompts%s", server, named),
 				fmt.Sprintf("%s has no such prompt, or rejected its arguments: its prompts and their arguments are in the Prompts tab (9)", server))
 		}
+	case "completion/complete":
+		if info.Code == runtime.CodeInvalidParams {
+			return face.pick(
+				fmt.Sprintf("%s has no such prompt or resource template, or no such argument: list them with mcpdeck prompts%s and mcpdeck resources%s --templates", server, named, named),
+				fmt.Sprintf("%s has no such prompt or resource template, or no such argument: see the Prompts (9) and Resources (8) tabs", server))
+		}
 	}
 	return ""
 }
@@ -178,16 +184,21 @@ func methodHint(info *runtime.ErrorInfo, face Face) string {
 // ErrorText renders any error for face: the message, then the hint its
 // kind suggests in parentheses, clean (see Clean): an error's message
 // often quotes what a server said.
+// On the command line, arguments a tool's schema refused are followed by
+// the skeleton the schema describes (the TUI has its form for that).
 func ErrorText(err error, face Face) string {
 	if err == nil {
 		return ""
 	}
-	info := InfoOf(err)
-	h := Hint(info, face)
-	if h == "" {
-		return Clean(err.Error())
+	text := err.Error()
+	if h := Hint(InfoOf(err), face); h != "" {
+		text += " (" + h + ")"
 	}
-	return Clean(err.Error() + " (" + h + ")")
+	var args *runtime.ArgumentsError
+	if face == CLI && errors.As(err, &args) && len(args.Example) > 0 {
+		text += "\n  arguments the schema describes, to start from: " + string(args.Example)
+	}
+	return Clean(text)
 }
 
 // InfoOf returns the error's data: the *runtime.ErrorInfo it carries, or

@@ -72,6 +72,10 @@ func TestHintReadsTheCodeWithTheMethod(t *testing.T) {
 		{"call, -32602", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32602, Server: "demo", Method: "tools/call"}, TUI, "rejected the parameters", "does not exist"},
 		{"call, -32002", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32002, Server: "demo", Method: "tools/call"}, TUI, "reported an error", "does not exist"},
 		{"prompt, -32602", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32602, Server: "demo", Method: "prompts/get"}, TUI, "demo has no such prompt, or rejected its arguments", ""},
+		// server-everything answers an unknown template so (found by qa3): the
+		// tools' advice was given.
+		{"complete, -32602, CLI", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32602, Server: "demo", Method: "completion/complete"}, CLI, "demo has no such prompt or resource template, or no such argument: list them with mcpdeck prompts demo and mcpdeck resources demo --templates", "tools --json"},
+		{"complete, -32602, TUI", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32602, Server: "demo", Method: "completion/complete"}, TUI, "see the Prompts (9) and Resources (8) tabs", "Tools tab"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Hint(&tc.info, tc.face)
