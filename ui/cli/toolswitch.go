@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -45,8 +46,8 @@ the server cannot start.`,
 			if err != nil {
 				return err
 			}
-			return runToolDecision(cmd, &tf, server, tools, func(rt *runtime.Controller) ([]string, error) {
-				return tools, rt.SetToolsEnabled(cmd.Context(), server, tools, on)
+			return runToolDecision(cmd, &tf, server, tools, func(ctx context.Context, rt *runtime.Controller) ([]string, error) {
+				return tools, rt.SetToolsEnabled(ctx, server, tools, on)
 			})
 		},
 		ValidArgsFunction: completeFirstServer(func(n cachedNames) []string { return n.Tools }),
@@ -86,8 +87,8 @@ the server cannot start.`,
 			if err != nil {
 				return err
 			}
-			return runToolDecision(cmd, &tf, server, tools, func(rt *runtime.Controller) ([]string, error) {
-				return rt.AcceptTools(cmd.Context(), server, tools)
+			return runToolDecision(cmd, &tf, server, tools, func(ctx context.Context, rt *runtime.Controller) ([]string, error) {
+				return rt.AcceptTools(ctx, server, tools)
 			})
 		},
 		ValidArgsFunction: completeFirstServer(func(n cachedNames) []string { return n.Tools }),
@@ -114,31 +115,31 @@ func switchArgs(tf *targetFlags, args []string) (string, []string, error) {
 
 // runToolDecision starts the server, checks the named tools against its
 // listing, applies decide and says what it did.
-func runToolDecision(cmd *cobra.Command, tf *targetFlags, server string, tools []string, decide func(*runtime.Controller) ([]string, error)) error {
+func runToolDecision(cmd *cobra.Command, tf *targetFlags, server string, tools []string, decide func(context.Context, *runtime.Controller) ([]string, error)) error {
 	var names []string
 	if server != adHocName {
 		names = []string{server}
 	}
-	ctx, stop := signalContext(cmd)
-	defer stop()
-	cmd.SetContext(ctx)
-	rt, err := openOne(ctx, cmd, tf, server, names, "tools")
-	if err != nil {
-		return err
-	}
-	defer shutdownRuntime(rt)
-	for _, tool := range tools {
-		if err := knownTool(rt.Snapshot(), server, tool); err != nil {
-			return err
+	return withServer(cmd, tf, server, names, "tools", func(ctx context.Context, rt *runtime.Controller) error {
+		for _, tool := range tools {
+			if err := knownTool(rt.Snapshot(), server, tool); err != nil {
+				return err
+			}
 		}
-	}
-	done, err := decide(rt)
-	if err != nil {
-		if errors.Is(err, runtime.ErrToolPolicy) {
-			return withCode(ExitUsage, err)
+		done, err := decide(ctx, rt)
+		if err != nil {
+			if errors.Is(err, runtime.ErrToolPolicy) {
+				return withCode(ExitUsage, err)
+			}
+			return requestFailure(ctx, "tools", err)
 		}
-		return requestFailure(ctx, "tools", err)
-	}
+		sayToolDecision(cmd, rt, server, tools, done)
+		return nil
+	})
+}
+
+// sayToolDecision says what a tools enable, disable or accept did.
+func sayToolDecision(cmd *cobra.Command, rt *runtime.Controller, server string, tools, done []string) {
 	w := cmd.OutOrStdout()
 	v, _ := rt.Snapshot().Server(server)
 	switch verb := cmd.Name(); {
@@ -160,5 +161,4 @@ func runToolDecision(cmd *cobra.Command, tf *targetFlags, server string, tools [
 		fmt.Fprintf(w, "%s: switched %s: %s. The tools on cost %s of context, of %s for all.\n", server, state,
 			present.Line(strings.Join(done, ", ")), present.ToolCost(v.ToolCostOn), present.ToolCost(v.ToolCost))
 	}
-	return nil
 }
