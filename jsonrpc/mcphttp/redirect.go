@@ -34,9 +34,9 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		status = req.Response.StatusCode
 	}
 	switch {
-	case origin(req.URL) != origin(first.URL):
+	case !SameOrigin(req.URL, first.URL):
 		return fmt.Errorf("%w: the server redirected (HTTP %d) to %s; mcpdeck does not forward credentials to another origin; put the final URL in mcp.json",
-			ErrRedirected, status, origin(req.URL))
+			ErrRedirected, status, Origin(req.URL))
 	case req.Method != first.Method:
 		return fmt.Errorf("%w: the server redirected %s with HTTP %d, which would resend it as %s without its message; put the final URL (%s) in mcp.json",
 			ErrRedirected, first.Method, status, req.Method, safeURL(req.URL))
@@ -46,12 +46,17 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// origin is scheme://host:port with the default port made explicit, so
+// Origin is scheme://host:port with the default port made explicit, so
 // http://h and http://h:80 are one origin and http://h:8080 another.
-func origin(u *url.URL) string {
+func Origin(u *url.URL) string {
 	host, port := u.Hostname(), u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
 	}
 	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(host), port)
 }
+
+// SameOrigin reports whether a and b are one origin (scheme, host and
+// port, the default port made explicit): where mcpdeck may send what it
+// sends to a.
+func SameOrigin(a, b *url.URL) bool { return Origin(a) == Origin(b) }

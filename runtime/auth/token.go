@@ -21,6 +21,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/internal/cause"
+	"mcpdeck/jsonrpc/mcphttp"
 )
 
 // Where a token's client identity came from; a refresh needs the same one.
@@ -151,7 +152,7 @@ func (p *formParams) RoundTrip(req *http.Request) (*http.Response, error) {
 // a new path, which keeps the method and body) is followed, at most five.
 func sameOriginRedirects(req *http.Request, via []*http.Request) error {
 	from := via[0].URL
-	if !sameOrigin(req.URL, from) {
+	if !mcphttp.SameOrigin(req.URL, from) {
 		return fmt.Errorf("%w: %s redirected a token or registration request to %s; mcpdeck sends codes, verifiers and client credentials only to the origin the authorization server's metadata names",
 			ErrRedirected, originOf(from), originOf(req.URL))
 	}

@@ -42,8 +42,9 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
+	// The token is bound to the target's origin and never leaves it.
 	target, err := url.Parse(tr.Target.URL)
-	if err != nil || !sameOrigin(req.URL, target) {
+	if err != nil || !mcphttp.SameOrigin(req.URL, target) {
 		return base.RoundTrip(req)
 	}
 	ctx := req.Context()
@@ -183,25 +184,6 @@ func closeBody(req *http.Request) {
 	if req.Body != nil {
 		req.Body.Close()
 	}
-}
-
-// sameOrigin compares scheme, host and port, the origin a token is bound
-// to in mcpdeck: the token never leaves for another origin.
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(hostPort(a), hostPort(b))
-}
-
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "https":
-		return u.Host + ":443"
-	case "http":
-		return u.Host + ":80"
-	}
-	return u.Host
 }
 
 // current returns the token to send, refreshing it when it is about to
