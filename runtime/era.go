@@ -152,11 +152,13 @@ func (c *Controller) handshake(ctx context.Context, s *session, pref mcp.Prefere
 	return c.negotiateStdio(ctx, s, pref, probePlan{decision: EraDiscoverAnswered, fallback: fallback})
 }
 
-// rememberedReason words a remembered era.
+// rememberedReason words a remembered era, with when it was recorded (an
+// unchanged entry is written again only after refreshAfter, so this is not
+// the last time the server was seen).
 func rememberedReason(r RememberedEra) string {
 	when := "earlier"
 	if !r.Seen.IsZero() {
-		when = "last seen " + r.Seen.Local().Format("2006-01-02 15:04")
+		when = "recorded " + r.Seen.Local().Format("2006-01-02 15:04")
 	}
 	return fmt.Sprintf("remembered as %s %s (%s)", r.Era, r.Version, when)
 }
