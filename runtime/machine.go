@@ -68,11 +68,17 @@ type machine struct {
 // says, where it is in its lifecycle, and the connection the machine knows
 // of.
 type srv struct {
-	cfg  config.Server
-	on   bool // the server's own switch: the configuration's, then toggles
-	life lifecycle
-	conn connState
+	cfg    config.Server
+	target string // cfg's command line or URL, redacted: what publications show
+	on     bool   // the server's own switch: the configuration's, then toggles
+	life   lifecycle
+	conn   connState
 }
+
+// setConfig gives s its definition and the redacted target publications
+// show. Redacting once here, not per publication, spares every snapshot a
+// scan of the inherited environment for secrets.
+func (s *srv) setConfig(c config.Server) { s.cfg, s.target = c, target(c.Redacted()) }
 
 // lifecycle is a server's state and its history across connections.
 type lifecycle struct {
@@ -248,7 +254,9 @@ type (
 func newMachine(cfg *config.Config) *machine {
 	m := &machine{cfg: cfg, servers: map[string]*srv{}}
 	for _, sc := range cfg.Servers {
-		m.servers[sc.Name] = &srv{cfg: sc, on: sc.Enabled, life: lifecycle{state: initialState(sc)}}
+		s := &srv{on: sc.Enabled, life: lifecycle{state: initialState(sc)}}
+		s.setConfig(sc)
+		m.servers[sc.Name] = s
 	}
 	return m
 }
@@ -649,7 +657,8 @@ func (m *machine) reload(cfg *config.Config, r chan reply) {
 	var start []string
 	for _, name := range plan.Changed() {
 		s := m.servers[name]
-		s.cfg, s.on = want[name], want[name].Enabled
+		s.setConfig(want[name])
+		s.on = want[name].Enabled
 		start = m.reconfigured(s, start)
 	}
 	for _, name := range plan.Add {
@@ -659,12 +668,13 @@ func (m *machine) reload(cfg *config.Config, r chan reply) {
 			m.servers[name] = s
 		}
 		s.life.after.remove = false
-		s.cfg, s.on = want[name], want[name].Enabled
+		s.setConfig(want[name])
+		s.on = want[name].Enabled
 		start = m.reconfigured(s, start)
 	}
 	for _, name := range plan.Keep {
 		s := m.servers[name]
-		s.cfg = want[name] // where it is defined may have moved
+		s.setConfig(want[name]) // where it is defined may have moved
 		if eligible(s) && s.conn.gen == 0 && s.conn.closing == 0 && (s.life.state == StateDisabled || s.life.state == StateStopped) {
 			start = append(start, name)
 		}
@@ -715,7 +725,7 @@ func (m *machine) configure(cfg *config.Config, r chan reply) {
 		}
 		changed := !sc.Equal(s.cfg) || s.life.after.remove
 		s.life.after.remove = false
-		s.cfg = sc
+		s.setConfig(sc)
 		if changed {
 			s.on = sc.Enabled
 			m.reconfigured(s, nil)

@@ -103,9 +103,8 @@ func (m *machine) publish() {
 
 // snapshot is one server's part of a publication.
 func (s *srv) snapshot() ServerSnapshot {
-	red := s.cfg.Redacted()
 	v := ServerSnapshot{
-		Name: s.cfg.Name, Transport: s.cfg.Transport, Target: target(red),
+		Name: s.cfg.Name, Transport: s.cfg.Transport, Target: s.target,
 		Source: s.cfg.Source, Scope: s.cfg.Scope, Enabled: s.on, ConfigEnabled: s.cfg.Enabled,
 		Note:  s.cfg.NeedsInput,
 		State: s.life.state, Reason: s.life.reason, Reconnectable: s.life.reconnectable, LastError: s.life.lastErr,
