@@ -50,6 +50,9 @@ func newServersCmd() *cobra.Command {
 		Long: `servers connects to every enabled server (or the named ones, or the ad-hoc
 server given with --url or --stdio), waits until each is ready or failed,
 pings the ready ones once, prints one row per server and stops them all.
+A configured server that is disabled ("disabled": true, or switched off
+with mcpdeck disable) is listed too, with state "disabled", and not
+started; naming it starts it.
 
 Columns: NAME, STATE (ready, failed, ...), TRANSPORT, PROTOCOL (the era
 and revision negotiated: "modern 2026-07-28" or "legacy 2025-11-25"),
@@ -94,6 +97,7 @@ its startup timeout, or when interrupted.
   mcpdeck servers --stdio 'npx -y @modelcontextprotocol/server-everything'`,
 		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			tf.withDisabled = true // every configured server is listed
 			return runServers(cmd, &tf, args, asJSON)
 		},
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/shlex"
@@ -25,6 +26,10 @@ type targetFlags struct {
 	transport string
 	stdio     string
 	login     bool
+	// withDisabled keeps the servers the configuration disables when no
+	// server is named (servers lists every configured one; they are not
+	// started). Not a flag: the command sets it.
+	withDisabled bool
 }
 
 func addTargetFlags(cmd *cobra.Command, f *targetFlags) {
@@ -115,17 +120,18 @@ func resolveTargets(cmd *cobra.Command, f *targetFlags, names []string) (*config
 		}
 		return &config.Config{Servers: []config.Server{s}}, nil
 	}
-	return resolveConfigured(cmd, names, nil)
+	return resolveConfigured(cmd, names, nil, f.withDisabled)
 }
 
 // resolveConfigured is resolveTargets for configured servers; vars are
-// extra predefined variables of the configuration (a test suite's inputs).
-func resolveConfigured(cmd *cobra.Command, names []string, vars map[string]string) (*config.Config, error) {
+// extra predefined variables of the configuration (a test suite's inputs);
+// withDisabled keeps the disabled servers when none is named (see narrow).
+func resolveConfigured(cmd *cobra.Command, names []string, vars map[string]string, withDisabled bool) (*config.Config, error) {
 	cfg, err := loadFor(configFiles(cmd), true, vars)
 	if err != nil {
 		return nil, err
 	}
-	narrowed, err := narrow(cfg, names)
+	narrowed, err := narrow(cfg, names, withDisabled)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +147,7 @@ func resolveConfigured(cmd *cobra.Command, names []string, vars map[string]strin
 	if cfg, err = loadFor(configFiles(cmd), false, vars); err != nil {
 		return nil, err
 	}
-	if narrowed, err = narrow(cfg, names); err != nil {
+	if narrowed, err = narrow(cfg, names, withDisabled); err != nil {
 		return nil, err
 	}
 	if anyUnapproved(narrowed.Servers) {
@@ -159,13 +165,15 @@ func anyUnapproved(servers []config.Server) bool {
 	return false
 }
 
-// narrow keeps the named servers (every enabled one when none is named).
-func narrow(cfg *config.Config, names []string) (*config.Config, error) {
+// narrow keeps the named servers (every enabled one when none is named,
+// and with withDisabled the disabled ones too, still disabled: the runtime
+// shows them and never starts them).
+func narrow(cfg *config.Config, names []string, withDisabled bool) (*config.Config, error) {
 	narrowed := *cfg
 	narrowed.Servers = nil
 	if len(names) == 0 {
 		for _, s := range cfg.Servers {
-			if s.Enabled {
+			if s.Enabled || withDisabled {
 				narrowed.Servers = append(narrowed.Servers, s)
 			}
 		}
@@ -249,7 +257,7 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.Servers) == 0 {
+	if !slices.ContainsFunc(cfg.Servers, func(s config.Server) bool { return s.Enabled }) {
 		warnf(cmd.ErrOrStderr(), "no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio", sourcesOf(cfg))
 	}
 	if opts, err = sessionOptions(cmd, opts); err != nil {
@@ -335,6 +343,9 @@ func failures(snap *runtime.Snapshot) ([]error, int) {
 	var errs []error
 	seen := map[int]bool{}
 	for _, v := range snap.Servers {
+		if !v.Enabled && v.State == runtime.StateDisabled {
+			continue // disabled, and not asked for: listed, never a failure
+		}
 		if err := serverFailure(snap, v.Name); err != nil {
 			errs = append(errs, err)
 			seen[codeOf(err)] = true

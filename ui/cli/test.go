@@ -396,7 +396,7 @@ func (t *testRunner) config(s *suite.Suite, inputs map[string]string) (*config.C
 		for id, v := range inputs {
 			vars["input:"+id] = v
 		}
-		cfg, err := resolveConfigured(t.cmd, []string{s.Server.Name}, vars)
+		cfg, err := resolveConfigured(t.cmd, []string{s.Server.Name}, vars, false)
 		if err != nil {
 			return nil, "", err
 		}
