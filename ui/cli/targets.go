@@ -267,11 +267,6 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 	if opts.Auth == nil {
 		opts.Auth = newAuthManager(cmd, 0)
 	}
-	if opts.Telemetry == nil {
-		if opts.Telemetry, err = commandTelemetry(cmd); err != nil {
-			return nil, err
-		}
-	}
 	opts.InteractiveLogin = tf.login
 	rt, err := startRuntime(ctx, cfg, opts, before...)
 	if err != nil {

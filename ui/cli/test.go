@@ -359,9 +359,6 @@ func (t *testRunner) open(ctx context.Context, s *suite.Suite, protocol string, 
 		return nil, "", nil, t.failed(err)
 	}
 	opts.Auth = newAuthManager(t.cmd, 0)
-	if opts.Telemetry, err = commandTelemetry(t.cmd); err != nil {
-		return nil, "", nil, t.failed(err)
-	}
 	rt, err := startRuntime(ctx, cfg, opts)
 	if err != nil {
 		return nil, "", nil, t.failed(err)
