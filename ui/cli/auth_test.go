@@ -147,7 +147,7 @@ func TestAuthLoginInterrupted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mcpdeckBin(t), "auth", "login", "--url", rs.URL)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = testEnv(t, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
