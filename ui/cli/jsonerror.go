@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -27,30 +28,35 @@ type jsonErrorBody struct {
 	Server string `json:"server,omitempty"`
 }
 
-// serverError is an error about one server, of the kind sentinel: the
-// message stays as written, and --json names the server and the kind.
+// serverError is an error about one server, of a kind the runtime's
+// table names: the message stays as written (it says what to do, so no
+// hint is added to it), and --json names the server and the kind.
 type serverError struct {
-	server   string
-	sentinel error
-	err      error
+	server string
+	kind   runtime.ErrorKind
+	err    error
 }
 
-func (e *serverError) Error() string   { return e.err.Error() }
-func (e *serverError) Unwrap() []error { return []error{e.err, e.sentinel} }
+func (e *serverError) Error() string { return e.err.Error() }
+func (e *serverError) Unwrap() error { return e.err }
 
-// aboutServer marks err as being about server, of the kind sentinel stands for.
-func aboutServer(server string, sentinel, err error) error {
-	return &serverError{server: server, sentinel: sentinel, err: err}
+// aboutServer marks err as being about server, of kind.
+func aboutServer(server string, kind runtime.ErrorKind, err error) error {
+	return &serverError{server: server, kind: kind, err: err}
 }
 
-// writeJSONError prints err as a jsonError on w when cmd was asked for
-// --json. A silent exit (a failed check, an isError result) is not one:
-// the command printed its own JSON.
-func writeJSONError(cmd *cobra.Command, w io.Writer, err error) {
-	if cmd == nil {
-		return
+// writeJSONError prints err as a jsonError on w when the command was asked
+// for --json: its parsed flag, or the word among args when the flags did
+// not parse (an unknown flag). A silent exit (a failed check, an isError
+// result) is not one: the command printed its own JSON.
+func writeJSONError(cmd *cobra.Command, args []string, w io.Writer, err error) {
+	asked := slices.Contains(args, "--json") || slices.Contains(args, "--json=true")
+	if cmd != nil {
+		if f := cmd.Flags().Lookup("json"); f != nil && f.Changed {
+			asked = f.Value.String() == "true"
+		}
 	}
-	if f := cmd.Flags().Lookup("json"); f == nil || f.Value.String() != "true" {
+	if !asked {
 		return
 	}
 	info := present.InfoOf(err)
@@ -58,9 +64,9 @@ func writeJSONError(cmd *cobra.Command, w io.Writer, err error) {
 	var se *serverError
 	var argErr *runtime.ArgumentsError
 	switch {
-	case body.Server != "":
 	case errors.As(err, &se):
-		body.Server = se.server
+		body.Kind, body.Server = se.kind, se.server
+	case body.Server != "":
 	case errors.As(err, &argErr):
 		body.Server = argErr.Server
 	}

@@ -36,6 +36,8 @@ func TestJSONErrorObject(t *testing.T) {
 		{"read unknown server", []string{"read", "nosuch", "demo://x"}, ExitUsage, "unknown-server", "nosuch", `no server "nosuch"`},
 		{"read missing resource", []string{"read", "demo", "demo://no-such-resource"}, ExitUsage, "protocol", "demo", "demo://no-such-resource"},
 		{"servers unknown server", []string{"servers", "nosuch"}, ExitUsage, "unknown-server", "nosuch", `no server "nosuch"`},
+		// The flags did not parse: --json is read from the arguments.
+		{"tools unknown flag", []string{"tools", "--bogus"}, ExitUsage, "unknown", "", "unknown flag: --bogus"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := h.run(t, "", append(tc.args, "--json")...)
@@ -54,6 +56,11 @@ func TestJSONErrorObject(t *testing.T) {
 			}
 			if !strings.HasPrefix(r.stderr, "mcpdeck: ") && !strings.Contains(r.stderr, "\nmcpdeck: ") {
 				t.Errorf("stderr lost the human message:\n%s", r.stderr)
+			}
+			// The kind given for --json adds no second advice to a message
+			// that says what to do.
+			if strings.Contains(r.stderr, "(list the") {
+				t.Errorf("stderr has a hint the message already gives:\n%s", r.stderr)
 			}
 		})
 	}

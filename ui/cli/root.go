@@ -90,7 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return int(s)
 	}
 	fmt.Fprintf(stderr, "mcpdeck: %s\n", present.ErrorText(err, present.CLI))
-	writeJSONError(cmd, stdout, err)
+	writeJSONError(cmd, args, stdout, err)
 	var e *exitError
 	if errors.As(err, &e) {
 		return e.code

@@ -185,7 +185,7 @@ func narrow(cfg *config.Config, names []string, withDisabled bool) (*config.Conf
 				for _, s := range cfg.Servers {
 					all = append(all, s.Name)
 				}
-				return nil, withCode(ExitUsage, aboutServer(name, runtime.ErrUnknownServer,
+				return nil, withCode(ExitUsage, aboutServer(name, runtime.KindUnknownServer,
 					fmt.Errorf("no server %q in %s%s (configured: %s)", name, sourcesOf(cfg), didYouMean(name, all), namesOf(cfg))))
 			}
 			s.Enabled = true
@@ -370,7 +370,7 @@ func reportFailures(w io.Writer, snap *runtime.Snapshot) int {
 func serverFailure(snap *runtime.Snapshot, name string) error {
 	v, ok := snap.Server(name)
 	if !ok {
-		return withCode(ExitUsage, aboutServer(name, runtime.ErrUnknownServer, fmt.Errorf("%w %q", runtime.ErrUnknownServer, name)))
+		return withCode(ExitUsage, aboutServer(name, runtime.KindUnknownServer, fmt.Errorf("%w %q", runtime.ErrUnknownServer, name)))
 	}
 	switch {
 	case v.State.Live():
