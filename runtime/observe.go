@@ -27,7 +27,7 @@ func (c *Controller) TelemetryStats() []telemetry.ServerStats {
 	for _, v := range snap.Servers {
 		st := telemetry.ServerStats{
 			Server:               v.Name,
-			State:                v.State.String(),
+			State:                v.State.Name(),
 			Transport:            v.Transport.String(),
 			ProtocolVersion:      v.ProtocolVersion,
 			Era:                  eraName(v.ProtocolVersion),

@@ -27,10 +27,26 @@ const (
 	StateInvalid                   // its configuration is invalid; it never starts
 )
 
-var stateNames = [...]string{"disabled", "starting", "initializing", "listing", "ready", "degraded", "failed",
-	"stopping", "stopped", "needs login", "invalid"}
+// stateNames are the states' stable names: identifiers, as JSON output,
+// metric labels and recordings spell them. stateWords are the words a
+// person reads (tables, the TUI) where they differ.
+var (
+	stateNames = [...]string{"disabled", "starting", "initializing", "listing", "ready", "degraded", "failed",
+		"stopping", "stopped", "needs-login", "invalid"}
+	stateWords = map[State]string{StateNeedsLogin: "needs login"}
+)
 
+// String is the state as a person reads it ("needs login").
 func (s State) String() string {
+	if w, ok := stateWords[s]; ok {
+		return w
+	}
+	return s.Name()
+}
+
+// Name is the state's stable identifier ("needs-login"): what --json,
+// metrics and recordings write.
+func (s State) Name() string {
 	if s < 0 || int(s) >= len(stateNames) {
 		return fmt.Sprintf("State(%d)", int(s))
 	}
@@ -38,12 +54,13 @@ func (s State) String() string {
 }
 
 // MarshalText writes the state's name (JSON output, recordings).
-func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+func (s State) MarshalText() ([]byte, error) { return []byte(s.Name()), nil }
 
-// UnmarshalText reads a state's name.
+// UnmarshalText reads a state's name, or its word (what recordings made
+// before the names were identifiers hold).
 func (s *State) UnmarshalText(b []byte) error {
 	for i, n := range stateNames {
-		if n == string(b) {
+		if n == string(b) || State(i).String() == string(b) {
 			*s = State(i)
 			return nil
 		}

@@ -212,7 +212,7 @@ func (m *fleetModel) fleetServerRow(s *fleet.Server, selected bool, now time.Tim
 	if s.Outstanding > 0 {
 		reqs = fmt.Sprint(s.Outstanding)
 	}
-	text := fleetCells(nameW, sparkW, present.Line(s.Name), present.Line(s.Transport), present.Line(s.State), ping,
+	text := fleetCells(nameW, sparkW, present.Line(s.Name), present.Line(s.Transport), present.Line(present.StateWord(s.State)), ping,
 		sparkValues(s.Pings, sparkW), restarts, reqs)
 	if errW > 0 && s.LastError != nil {
 		text += "  " + present.Truncate(present.Age(now.Sub(s.LastError.At))+" ago: "+present.Line(s.LastError.Message), errW)
@@ -248,7 +248,7 @@ func (m *fleetModel) detailView(w, h int) string {
 		proto += " (" + s.Era + ")"
 	}
 	lines := []string{
-		st.Bold.Render(present.Line(s.Host)+" › "+present.Line(s.Name)) + st.Dim.Render("  "+present.Line(s.State)+" · "+present.OrDash(present.Line(s.Transport))+" · protocol "+present.Line(proto)),
+		st.Bold.Render(present.Line(s.Host)+" › "+present.Line(s.Name)) + st.Dim.Render("  "+present.Line(present.StateWord(s.State))+" · "+present.OrDash(present.Line(s.Transport))+" · protocol "+present.Line(proto)),
 	}
 	if e := s.LastError; e != nil {
 		lines = append(lines, st.Error.Render("last error "+present.Age(m.opts.Now().Sub(e.At))+" ago ("+present.Line(e.Kind)+"): ")+present.Line(e.Message))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // observer collects the checker's controller events. It subscribes
@@ -44,11 +45,13 @@ func (o *observer) collect(ch <-chan runtime.Event) {
 }
 
 // keep drops what no step looks at, and the bulk of traced frames: only
-// the initialize result is read whole, the rest by size and id.
+// the initialize result and the tools/list requests (a page's cursor) are
+// read whole, the rest by size and id.
 func keep(e runtime.Event) runtime.Event {
 	switch e := e.(type) {
 	case runtime.TrafficFrame:
-		if e.Frame.Method != "initialize" {
+		listing := e.Frame.Method == mcp.MethodListTools && e.Frame.Dir == runtime.Out && e.Frame.Kind == runtime.FrameRequest
+		if e.Frame.Method != "initialize" && !listing {
 			e.Frame.Raw = nil
 		}
 		return e

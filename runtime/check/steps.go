@@ -131,14 +131,7 @@ func (c *checker) toolsList() (Status, string) {
 	if c.listFailed != "" {
 		return Fail, "listing failed: " + c.listFailed
 	}
-	// Pages are counted as the requests sent: every transport traces
-	// those with their method.
-	pages := 0
-	for _, e := range c.obs.all() {
-		if f, ok := e.(runtime.TrafficFrame); ok && f.Frame.Dir == runtime.Out && f.Frame.Kind == runtime.FrameRequest && f.Frame.Method == "tools/list" {
-			pages++
-		}
-	}
+	pages := listingPages(c.obs.all(), mcp.MethodListTools)
 	var problems []string
 	seen := map[string]bool{}
 	for _, t := range c.tools {
@@ -169,6 +162,32 @@ func (c *checker) toolsList() (Status, string) {
 		listed += " over " + count(pages, "page", "pages")
 	}
 	return Pass, listed + "; every name valid, every inputSchema a valid object schema"
+}
+
+// listingPages counts the pages of the last listing by method in events:
+// the requests sent since the last one without a cursor (every transport
+// traces the requests it sends, with their method). A server that changes
+// its list after the handshake (server-everything adds a tool for a
+// client that declares sampling, and says so) is listed again from the
+// first page: counting every request took that relisting for pages.
+func listingPages(events []runtime.Event, method string) int {
+	pages := 0
+	for _, e := range events {
+		f, ok := e.(runtime.TrafficFrame)
+		if !ok || f.Frame.Dir != runtime.Out || f.Frame.Kind != runtime.FrameRequest || f.Frame.Method != method {
+			continue
+		}
+		var req struct {
+			Params struct {
+				Cursor *string `json:"cursor"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(f.Frame.Raw, &req) == nil && req.Params.Cursor == nil {
+			pages = 0 // a first page: a listing starts
+		}
+		pages++
+	}
+	return pages
 }
 
 // schemaProblem says what is wrong with an input schema, or "".

@@ -267,3 +267,16 @@ func TestFleetHeadersAndStatus(t *testing.T) {
 		t.Errorf("headers sent: %v", got)
 	}
 }
+
+// TestStateLabelsReadAsNames: fleet --json prints each state as the
+// runtime's identifier, also from a monitor that labelled it with the
+// words ("needs login"); a label no state has is kept.
+func TestStateLabelsReadAsNames(t *testing.T) {
+	for label, want := range map[string]string{
+		"needs login": "needs-login", "needs-login": "needs-login", "ready": "ready", "something-new": "something-new",
+	} {
+		if got := stateName(label); got != want {
+			t.Errorf("label %q reads as %q, want %q", label, got, want)
+		}
+	}
+}

@@ -11,7 +11,20 @@ import (
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+
+	"mcpdeck/runtime"
 )
+
+// stateName is a state label as the runtime's stable name: a monitor of
+// an earlier version wrote "needs login", and --json prints identifiers.
+// A label no state has is kept as it came.
+func stateName(label string) string {
+	var st runtime.State
+	if st.UnmarshalText([]byte(label)) != nil {
+		return label
+	}
+	return st.Name()
+}
 
 // key names a server on a host.
 type key struct{ host, server string }
@@ -106,7 +119,7 @@ func (f *Fleet) assemble(at time.Time, a map[string]*answer) *View {
 	}
 	for _, smp := range a["state"].vec {
 		if s := get(smp.Metric); s != nil {
-			s.State = string(smp.Metric[labelState])
+			s.State = stateName(string(smp.Metric[labelState]))
 		}
 	}
 	// The numbers only for servers the inventory or the state named: a

@@ -32,11 +32,13 @@ type ClientInfo struct {
 	Era       mcp.Era   `json:"-"`                  // Unknown until its first initialize or modern request; "era" in JSON
 	Protocol  string    `json:"protocol,omitempty"` // the negotiated (legacy) or last requested (modern) revision
 	Transport Transport `json:"transport"`
-	// Remote is the peer's address (HTTP) or "" (stdio).
+	// Remote is the peer's address, with the port of its first connection
+	// (HTTP), or "" (stdio).
 	Remote string `json:"remote,omitempty"`
 	// Session says how the client is held: "session" (a legacy HTTP
-	// session), "stateless" (modern HTTP: requests grouped by name, version
-	// and address) or "stream" (stdio).
+	// session), "stateless" (modern HTTP: its connections, a new client
+	// from each server/discover on a new connection; see stateless.go) or
+	// "stream" (stdio).
 	Session  string    `json:"session,omitempty"`
 	Since    time.Time `json:"since"`
 	LastSeen time.Time `json:"lastSeen"`

@@ -126,7 +126,8 @@ type Gateway struct {
 	// mu guards the tables below; transports and the event pump touch them.
 	mu        sync.Mutex
 	clients   map[string]*client
-	stateless map[string]*client      // modern HTTP clients by grouping key
+	stateless map[string][]*client    // modern HTTP clients by grouping key, oldest first (stateless.go)
+	wires     map[string]*wire        // modern HTTP connections by remote address (stateless.go)
 	forwards  map[fwdKey]*forward     // runtime requests in flight, by server and runtime id
 	parked    map[string]*job         // modern requests waiting for the client's retry, by requestState
 	subRefs   map[subKey]*subRef      // upstream resource subscriptions held for clients
@@ -156,7 +157,7 @@ func New(rt *runtime.Controller, opts Options) *Gateway {
 		opts.Version = "dev"
 	}
 	g := &Gateway{rt: rt, opts: opts, closing: make(chan struct{}), pumpDone: make(chan struct{}),
-		clients: map[string]*client{}, stateless: map[string]*client{}, forwards: map[fwdKey]*forward{},
+		clients: map[string]*client{}, stateless: map[string][]*client{}, wires: map[string]*wire{}, forwards: map[fwdKey]*forward{},
 		parked: map[string]*job{}, subRefs: map[subKey]*subRef{}}
 	// Subscribe before reading the snapshot, so no publication falls
 	// between the two.
@@ -250,7 +251,7 @@ func (g *Gateway) attach(cl *client) error {
 	}
 	g.clients[cl.id] = cl
 	if cl.key != "" {
-		g.stateless[cl.key] = cl
+		g.stateless[cl.key] = append(g.stateless[cl.key], cl)
 	}
 	g.mu.Unlock()
 	cl.mu.Lock()
@@ -277,8 +278,8 @@ func (g *Gateway) detach(cl *client, reason string) {
 	cl.mu.Unlock()
 	g.mu.Lock()
 	delete(g.clients, cl.id)
-	if cl.key != "" && g.stateless[cl.key] == cl {
-		delete(g.stateless, cl.key)
+	if cl.key != "" {
+		g.forgetStateless(cl)
 	}
 	for state, j := range g.parked {
 		if j.cl == cl {

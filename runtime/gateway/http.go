@@ -252,47 +252,14 @@ func (h *httpHandler) modern(w http.ResponseWriter, r *http.Request, f *frame, b
 		writeError(w, http.StatusNotFound, f.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: %s", f.method()))
 		return
 	}
-	cl, err := h.g.statelessClient(env, r.RemoteAddr, IdentityFrom(r.Context()))
+	cl, done, err := h.g.statelessClient(env, f.method(), r.RemoteAddr, IdentityFrom(r.Context()))
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, f.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "%v", err))
 		return
 	}
+	defer done()
 	st := &exchangeStream{first: body, x: newExchange(w, acceptsSSE(r) && streams(f.method()), nil), cl: cl, closed: make(chan struct{})}
 	h.g.serveExchange(r, cl, st)
-}
-
-// statelessClient finds or attaches the client a modern HTTP request
-// belongs to: its clientInfo, address and verified identity (nil without
-// OAuth).
-func (g *Gateway) statelessClient(env *envelope, remote string, id *Identity) (*client, error) {
-	host := remote
-	if h, _, err := net.SplitHostPort(remote); err == nil {
-		host = h
-	}
-	var name, version string
-	if env.info != nil {
-		name, version = env.info.Name, env.info.Version
-	}
-	key := name + "\x00" + version + "\x00" + host
-	if id != nil {
-		key += "\x00" + id.ID
-	}
-	g.mu.Lock()
-	cl := g.stateless[key]
-	g.mu.Unlock()
-	if cl != nil {
-		return cl, nil
-	}
-	cl = g.newClient(TransportHTTP, "stateless", host)
-	cl.key = key
-	cl.setIdentity(id)
-	cl.closeTransport = func() {} // its requests watch cl.ctx
-	cl.identify(env.info, mcp.Modern, env.version)
-	if err := g.attach(cl); err != nil {
-		cl.out.stop()
-		return nil, err
-	}
-	return cl, nil
 }
 
 // checkHeaders is the 2026-07-28 server validation: the headers that

@@ -67,7 +67,12 @@ func buildCodecOptions() (encode, decode json.Options) {
 		json.MarshalToFunc(marshalInvalid),
 	)
 	unmarshalers := json.JoinUnmarshalers(
-		json.UnmarshalFunc(func(b []byte, s *runtime.State) error { return byName(b, s, stateNames) }),
+		json.UnmarshalFunc(func(b []byte, s *runtime.State) error {
+			if byName(b, s, stateNames) == nil {
+				return nil
+			}
+			return byName(b, s, stateWords) // recorded before states were identifiers ("needs login")
+		}),
 		json.UnmarshalFunc(func(b []byte, d *jsonrpc.Direction) error { return byName(b, d, dirNames) }),
 		json.UnmarshalFunc(func(b []byte, k *jsonrpc.FrameKind) error { return byName(b, k, frameKindNames) }),
 		json.UnmarshalFunc(func(b []byte, d *time.Duration) error {
@@ -124,7 +129,8 @@ func textOf(b []byte) string {
 // The names each enum is written with, by value, from the types' own
 // String methods: what the runtime calls a state is what the file says.
 var (
-	stateNames     = enumNames(func(i int) string { return runtime.State(i).String() })
+	stateNames     = enumNames(func(i int) string { return runtime.State(i).Name() })
+	stateWords     = enumNames(func(i int) string { return runtime.State(i).String() })
 	dirNames       = enumNames(func(i int) string { return jsonrpc.Direction(i).String() })
 	frameKindNames = enumNames(func(i int) string { return safeString(func() string { return jsonrpc.FrameKind(i).String() }) })
 )

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -228,7 +227,8 @@ func newAuthStatusCmd() *cobra.Command {
 		Use:   "status [SERVER|--url URL]",
 		Short: "Show what is stored for each remote server (never the token)",
 		Long: `status shows, for the named server or every remote one (and every --url
-server a token is stored for, named by its URL), whether a token is
+server a token is stored for, named adhoc as every command names an ad-hoc
+server, its URL beside it), whether a token is
 stored, when it expires, whether it can be refreshed, its scopes, the
 authorization server that issued it, and where tokens are kept. It makes no
 network request. --json prints an array of objects with the fields
@@ -295,16 +295,13 @@ func printStatuses(w io.Writer, statuses []*auth.Status) {
 		fmt.Fprintln(w, "no remote servers configured, and no token stored for a --url server")
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATUS")
+	// The name is the one --json and every other command print (adhoc for
+	// a --url server); the URL beside it tells two ad-hoc servers apart.
+	rows := make([][]string, 0, len(statuses))
 	for _, st := range statuses {
-		name := st.Server
-		if name == adHocName {
-			name = "--url " + st.Resource // an ad-hoc server is named by its URL
-		}
-		fmt.Fprintf(tw, "%s\t%s\n", name, describeStatus(st))
+		rows = append(rows, []string{st.Server, st.Resource, describeStatus(st)})
 	}
-	_ = tw.Flush()
+	printTable(w, []string{"NAME", "URL", "STATUS"}, rows)
 }
 
 // describeStatus says in one line what is stored for a server.

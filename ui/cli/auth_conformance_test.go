@@ -354,7 +354,7 @@ func runConformanceScenario(t *testing.T, node, index, exe, scenario, specVersio
 	// The client, and the browser it opens, are this test binary: under
 	// -race each would linger a second at exit (atexit_sleep_ms), and the
 	// suite waits for the client to exit, 88 scenarios in all.
-	cmd.Env = append(os.Environ(), conformanceClientEnv+"=1", "GORACE=atexit_sleep_ms=0")
+	cmd.Env = testEnv(t, conformanceClientEnv+"=1", "GORACE=atexit_sleep_ms=0")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()

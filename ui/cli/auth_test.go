@@ -147,7 +147,7 @@ func TestAuthLoginInterrupted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mcpdeckBin(t), "auth", "login", "--url", rs.URL)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = testEnv(t, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -270,14 +270,25 @@ func TestAuthStatusListsStoredAdHocTokens(t *testing.T) {
 	if login := runBin(t, dir, env, "", "auth", "login", "--url", rs.URL); login.code != 0 {
 		t.Fatalf("login: exit %d\n%s", login.code, login.stderr)
 	}
+	// The ad-hoc server has one name in the table and in --json: the one
+	// call --url and every other command give it, its URL beside it.
 	r := runBin(t, dir, env, "", "auth", "status")
-	if r.code != 0 || !strings.Contains(r.stdout, "--url "+rs.URL) || !strings.Contains(r.stdout, "token valid until") || strings.Contains(r.stdout, "no remote servers") {
+	if r.code != 0 || !strings.Contains(r.stdout, "token valid until") || strings.Contains(r.stdout, "no remote servers") {
 		t.Fatalf("status: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	rows := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(rows) != 2 || !strings.HasPrefix(rows[0], "NAME ") || strings.Fields(rows[1])[0] != adHocName || strings.Fields(rows[1])[1] != rs.URL {
+		t.Fatalf("status table does not name the server %s with its URL:\n%s", adHocName, r.stdout)
 	}
 	r = runBin(t, dir, env, "", "auth", "status", "--json")
 	var sts []auth.Status
-	if err := json.Unmarshal([]byte(r.stdout), &sts); err != nil || len(sts) != 1 || !sts[0].TokenPresent || sts[0].Resource != rs.URL {
+	if err := json.Unmarshal([]byte(r.stdout), &sts); err != nil || len(sts) != 1 || !sts[0].TokenPresent || sts[0].Resource != rs.URL || sts[0].Server != adHocName {
 		t.Fatalf("status --json = %s (%v)", r.stdout, err)
+	}
+	// servers --url names it so too, as call --url and the others do.
+	call := runBin(t, dir, env, "", "servers", "--url", rs.URL, "--json")
+	if out := decodeServers(t, call); len(out.Servers) != 1 || out.Servers[0].Name != sts[0].Server {
+		t.Fatalf("servers --url named the server %+v, auth status %q", out.Servers, sts[0].Server)
 	}
 	if out := runBin(t, dir, env, "", "auth", "logout", "--url", rs.URL); out.code != 0 {
 		t.Fatalf("logout: %d %s", out.code, out.stderr)

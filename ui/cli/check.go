@@ -123,11 +123,7 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 			err = recFailed
 		}
 	}()
-	tel, err := commandTelemetry(cmd)
-	if err != nil {
-		return err
-	}
-	session, err := sessionOptions(cmd, runtime.Options{Auth: newAuthManager(cmd, 0), Telemetry: tel})
+	session, err := sessionOptions(cmd, runtime.Options{Auth: newAuthManager(cmd, 0)})
 	if err != nil {
 		return err
 	}

@@ -142,7 +142,7 @@ func printFleet(w io.Writer, v *fleet.View) {
 			if e := s.LastError; e != nil {
 				lastErr = present.Age(v.At.Sub(e.At)) + " ago: " + e.Message
 			}
-			rows = append(rows, []string{h.Name, up, s.Name, s.State, present.OrHyphen(s.Transport), ping,
+			rows = append(rows, []string{h.Name, up, s.Name, present.StateWord(s.State), present.OrHyphen(s.Transport), ping,
 				fmt.Sprint(s.Restarts), fmt.Sprint(s.Outstanding), lastErr})
 		}
 	}

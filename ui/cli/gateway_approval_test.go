@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,8 +47,8 @@ func TestGatewayApprovalFromASecondProcess(t *testing.T) {
 	dir := t.TempDir()
 	env := []string{"XDG_RUNTIME_DIR=" + filepath.Join(dir, "run"), "XDG_STATE_HOME=" + filepath.Join(dir, "state")}
 	recording := filepath.Join(dir, "gateway.jsonl")
-	cmd := exec.Command(mcpdeckBin(t), "--config", cfg, "gateway", "--record", recording)
-	cmd.Env = append(os.Environ(), env...)
+	cmd := mcpdeckCmd(t, "--config", cfg, "gateway", "--record", recording)
+	cmd.Env = testEnv(t, env...)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -177,8 +176,8 @@ func TestGatewayApprovalTimesOut(t *testing.T) {
 	mark := "appr-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	cfg := approvalConfig(t, mark, "500ms")
 	dir := t.TempDir()
-	cmd := exec.Command(mcpdeckBin(t), "--config", cfg, "gateway")
-	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+filepath.Join(dir, "run"))
+	cmd := mcpdeckCmd(t, "--config", cfg, "gateway")
+	cmd.Env = testEnv(t, "XDG_RUNTIME_DIR="+filepath.Join(dir, "run"))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cs, err := gatewayClient(make(chan string, 4)).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
@@ -194,8 +193,8 @@ func TestGatewayApprovalTimesOut(t *testing.T) {
 	noProcessMarked(t, mark)
 
 	plain, _ := gatewayPeerConfig(t)
-	cmd = exec.Command(mcpdeckBin(t), "--config", plain, "gateway")
-	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+filepath.Join(dir, "run2"))
+	cmd = mcpdeckCmd(t, "--config", plain, "gateway")
+	cmd.Env = testEnv(t, "XDG_RUNTIME_DIR="+filepath.Join(dir, "run2"))
 	if cs, err = gatewayClient(make(chan string, 4)).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil); err != nil {
 		t.Fatalf("connect: %v", err)
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -31,8 +30,8 @@ func TestGatewayPassesMetaBothWays(t *testing.T) {
 	h := metaServers(t)
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
-			cmd := exec.Command(mcpdeckBin(t), "--config", h.cfg, "gateway")
-			cmd.Env = append(cmd.Environ(), h.env...)
+			cmd := mcpdeckCmd(t, "--config", h.cfg, "gateway")
+			cmd.Env = testEnv(t, h.env...)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -34,7 +34,7 @@ func TestGatewayRecordBinary(t *testing.T) {
 	t.Parallel()
 	cfg, mark := gatewayPeerConfig(t)
 	file := filepath.Join(t.TempDir(), "gateway.jsonl")
-	cmd := exec.Command(mcpdeckBin(t), "--config", cfg, "gateway", "--record", file, "--record-max", "10MB")
+	cmd := mcpdeckCmd(t, "--config", cfg, "gateway", "--record", file, "--record-max", "10MB")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -106,8 +106,8 @@ func startGatewayHTTP(t *testing.T, cfg string, args ...string) *gatewayRun {
 // --metrics) metrics URL.
 func startServingHTTP(t *testing.T, who string, argv ...string) *gatewayRun {
 	t.Helper()
-	cmd := exec.Command(mcpdeckBin(t), argv...)
-	cmd.Env = append(os.Environ(), "MCPDECK_GATEWAY_TOKEN=")
+	cmd := mcpdeckCmd(t, argv...)
+	cmd.Env = testEnv(t, "MCPDECK_GATEWAY_TOKEN=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +248,7 @@ func TestGatewayOTLPBinary(t *testing.T) {
 	defer collector.Close()
 
 	cfg, mark := gatewayPeerConfig(t)
-	cmd := exec.Command(mcpdeckBin(t), "--config", cfg, "gateway", "--otlp", collector.URL)
+	cmd := mcpdeckCmd(t, "--config", cfg, "gateway", "--otlp", collector.URL)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), otlpTimeout)

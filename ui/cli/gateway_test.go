@@ -47,8 +47,8 @@ func gatewayClient(elicited chan<- string) *mcp.Client {
 // returned to be read once the session is closed.
 func (h *headless) gateway(t *testing.T, ctx context.Context, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(mcpdeckBin(t), append([]string{"--config", h.cfg, "gateway"}, args...)...)
-	cmd.Dir, cmd.Env = h.dir, append(os.Environ(), h.env...)
+	cmd := mcpdeckCmd(t, append([]string{"--config", h.cfg, "gateway"}, args...)...)
+	cmd.Dir, cmd.Env = h.dir, testEnv(t, h.env...)
 	stderr := &bytes.Buffer{}
 	cmd.Stderr = stderr
 	cs, err := gatewayClient(make(chan string, 1)).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -89,7 +89,7 @@ func TestGatewayStdioBinary(t *testing.T) {
 	cfg, mark := gatewayPeerConfig(t)
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
-			cmd := exec.Command(mcpdeckBin(t), "--config", cfg, "gateway")
+			cmd := mcpdeckCmd(t, "--config", cfg, "gateway")
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			elicited := make(chan string, 4)
@@ -131,8 +131,8 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestGatewayHTTPBinary(t *testing.T) {
 	t.Parallel()
 	cfg, mark := gatewayPeerConfig(t)
-	cmd := exec.Command(mcpdeckBin(t), "--config", cfg, "gateway", "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "MCPDECK_GATEWAY_TOKEN=")
+	cmd := mcpdeckCmd(t, "--config", cfg, "gateway", "--http", "127.0.0.1:0")
+	cmd.Env = testEnv(t, "MCPDECK_GATEWAY_TOKEN=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +311,7 @@ func TestGatewayListedInItsOwnConfig(t *testing.T) {
 	if err := os.WriteFile(cfg, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(mcpdeckBin(t), "--config", cfg, "gateway")
+	cmd := mcpdeckCmd(t, "--config", cfg, "gateway")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -267,8 +267,8 @@ func (h headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 // returns its URL and a stop that ends it and waits.
 func startHTTPGateway(t *testing.T, cfg, token string) (string, func()) {
 	t.Helper()
-	cmd := exec.Command(mcpdeckBin(t), "--config", cfg, "gateway", "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "MCPDECK_GATEWAY_TOKEN="+token)
+	cmd := mcpdeckCmd(t, "--config", cfg, "gateway", "--http", "127.0.0.1:0")
+	cmd.Env = testEnv(t, "MCPDECK_GATEWAY_TOKEN="+token)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

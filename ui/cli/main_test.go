@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"mcpdeck/jsonrpc/jsonrpctest"
+	"mcpdeck/runtime/auth"
 	"mcpdeck/runtime/auth/authtest"
 )
 
@@ -24,15 +25,26 @@ func TestMain(m *testing.M) {
 	jsonrpctest.MaybeServe()
 	maybeConformanceClient() // the conformance suite runs this binary as its client
 	authtest.MaybeBrowse()   // tests set $BROWSER to this binary
-	// The binaries the tests run keep their state (the era memory, approvals)
-	// here unless a test gives them its own directory, never in the home of
-	// whoever runs the tests.
+	// Nothing a test runs reads or writes the state, cache, configuration
+	// or keyring of whoever runs the tests: the in-process commands keep
+	// theirs here, and every binary a test runs its own test's (testEnv).
 	state, err := os.MkdirTemp("", "mcpdeck-cli-state-")
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		os.Exit(1)
 	}
-	os.Setenv("XDG_STATE_HOME", state)
+	// The go command keeps its build cache under XDG_CACHE_HOME unless
+	// GOCACHE says where: the build of the binary (mcpdeckBin) keeps the
+	// user's, or it would compile everything afresh.
+	if os.Getenv("GOCACHE") == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			os.Setenv("GOCACHE", filepath.Join(dir, "go-build"))
+		}
+	}
+	for k, sub := range map[string]string{"XDG_STATE_HOME": "state", "XDG_CACHE_HOME": "cache", "XDG_CONFIG_HOME": "config"} {
+		os.Setenv(k, filepath.Join(state, sub))
+	}
+	os.Setenv(auth.StorageEnv, "file")
 	code := m.Run()
 	os.RemoveAll(state)
 	if binDir != "" {
@@ -80,6 +92,45 @@ func mcpdeckBin(t testing.TB) string {
 	return binPath
 }
 
+// testDirs holds each test's own directory for the state and the cache of
+// the binaries it runs (testEnv), by test.
+var testDirs sync.Map // testing.TB → string
+
+// testStateDir is the test's own directory for what mcpdeck keeps between
+// runs: its era memory (eras.json), tool decisions, approvals, tokens and
+// the names cache. A test that starts the same server command as another
+// must not find that test's remembered era, nor leave its own behind.
+func testStateDir(t testing.TB) string {
+	t.Helper()
+	if d, ok := testDirs.Load(t); ok {
+		return d.(string)
+	}
+	d, loaded := testDirs.LoadOrStore(t, t.TempDir())
+	if !loaded {
+		t.Cleanup(func() { testDirs.Delete(t) })
+	}
+	return d.(string)
+}
+
+// testEnv is the environment of an mcpdeck the test runs: the test's own
+// state and cache directories (testStateDir), then env, whose settings
+// win (a test that shares a state directory between runs on purpose).
+func testEnv(t testing.TB, env ...string) []string {
+	t.Helper()
+	dir := testStateDir(t)
+	out := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	return append(out, env...)
+}
+
+// mcpdeckCmd is the built binary with args, in the test's own environment
+// (testEnv).
+func mcpdeckCmd(t testing.TB, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(mcpdeckBin(t), args...)
+	cmd.Env = testEnv(t)
+	return cmd
+}
+
 // result is what a run of the binary produced.
 type result struct {
 	stdout, stderr string
@@ -94,7 +145,7 @@ func runBin(t testing.TB, dir string, env []string, stdin string, args ...string
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mcpdeckBin(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = testEnv(t, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -131,7 +131,7 @@ func (a *monitorAlerts) observe(snap *runtime.Snapshot) []alert.Server {
 		if !v.Enabled {
 			continue
 		}
-		s := alert.Server{Name: v.Name, State: v.State.String(), Reason: v.Reason, GaveUp: v.GaveUp,
+		s := alert.Server{Name: v.Name, State: v.State.Name(), Reason: v.Reason, GaveUp: v.GaveUp,
 			NeedsLogin:   v.State == runtime.StateFailed && v.LastError != nil && v.LastError.Kind == runtime.KindNeedsLogin,
 			ChangedTools: a.tools.changed(v)}
 		out = append(out, s)

@@ -176,8 +176,8 @@ func (f *telemetryFlags) startTelemetry(ctx context.Context, log *slog.Logger) (
 // stateNames are the runtime's server states, in order, for the state gauge.
 func stateNames() []string {
 	var out []string
-	for s := runtime.State(0); !strings.HasPrefix(s.String(), "State("); s++ {
-		out = append(out, s.String())
+	for s := runtime.State(0); !strings.HasPrefix(s.Name(), "State("); s++ {
+		out = append(out, s.Name())
 	}
 	return out
 }

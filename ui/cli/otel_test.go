@@ -142,3 +142,36 @@ func TestCommandWithCollectorDown(t *testing.T) {
 		t.Errorf("grpc: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestBenchAndDiffExportSpans: bench and diff start telemetry as every
+// other command that talks to servers does (sessionOptions), so
+// bench --otlp and diff under OTEL_EXPORTER_OTLP_ENDPOINT reach a real
+// collector: the handshake and each benchmarked call, each side's lists.
+func TestBenchAndDiffExportSpans(t *testing.T) {
+	col := otelcoltest.Start(t)
+	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0"), "other": srvDemo(t, "0")})
+
+	r := otelEnv(h, "bench", "").run(t, "", "bench", "--otlp", col.Endpoint, "demo", "echo", `{"text":"traced"}`, "-n", "5")
+	wantCode(t, r, ExitOK)
+	spans := col.WaitSpans(t, "bench --otlp's spans", hasSpans("bench", "connect", "initialize", "tools/list", "tools/call echo"))
+	calls := 0
+	for _, s := range fromCommand(spans, "bench") {
+		if s.Name == "tools/call echo" {
+			calls++
+		}
+	}
+	if calls < 5 {
+		t.Errorf("bench -n 5 exported %d tools/call spans, want one per call (and the warm-up)", calls)
+	}
+
+	r = otelEnv(h, "diff", col.Endpoint).run(t, "", "diff", "demo", "other")
+	wantCode(t, r, ExitOK)
+	spans = col.WaitSpans(t, "diff's spans", hasSpans("diff", "connect", "initialize", "tools/list", "prompts/list"))
+	servers := map[string]bool{}
+	for _, s := range fromCommand(spans, "diff") {
+		servers[s.Attr("mcpdeck.server.name")] = true
+	}
+	if !servers["demo"] || !servers["other"] {
+		t.Errorf("diff exported spans of %v, want both sides", servers)
+	}
+}

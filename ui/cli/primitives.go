@@ -78,7 +78,8 @@ func knownTool(snap *runtime.Snapshot, server, tool string) error {
 	for _, t := range v.Tools {
 		names = append(names, t.ServerTool)
 	}
-	return withCode(ExitUsage, fmt.Errorf("unknown tool %q on server %q%s; list them with mcpdeck tools %s", tool, server, didYouMean(tool, names), server))
+	return withCode(ExitUsage, aboutServer(server, runtime.KindUnknownTool,
+		fmt.Errorf("unknown tool %q on server %q%s; list them with mcpdeck tools %s", tool, server, didYouMean(tool, names), server)))
 }
 
 func newResourcesCmd() *cobra.Command {

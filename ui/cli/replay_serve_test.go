@@ -341,7 +341,7 @@ func TestReplayServeGoSDK(t *testing.T) {
 	}
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run("stdio "+version, func(t *testing.T) {
-			cmd := exec.Command(mcpdeckBin(t), "replay", path, "--serve", "--speed", "0")
+			cmd := mcpdeckCmd(t, "replay", path, "--serve", "--speed", "0")
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			got := goSDKView(t, &mcp.CommandTransport{Command: cmd}, version, everythingOps)
@@ -352,7 +352,7 @@ func TestReplayServeGoSDK(t *testing.T) {
 		})
 	}
 	t.Run("unrecorded arguments", func(t *testing.T) {
-		cmd := exec.Command(mcpdeckBin(t), "replay", path, "--serve")
+		cmd := mcpdeckCmd(t, "replay", path, "--serve")
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "mock-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -405,7 +405,7 @@ func tsView(t *testing.T, era string, ops []mockOp, path string, args ...string)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, argv...)
-	cmd.Env = append(os.Environ(), jsonrpctest.EnvNodeModules+"="+modules)
+	cmd.Env = testEnv(t, jsonrpctest.EnvNodeModules+"="+modules)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -495,7 +495,7 @@ func TestReplayServeModernRecording(t *testing.T) {
 	}
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
-			got := goSDKView(t, &mcp.CommandTransport{Command: exec.Command(mcpdeckBin(t), "replay", path, "--serve", "--speed", "0")}, version, ops)
+			got := goSDKView(t, &mcp.CommandTransport{Command: mcpdeckCmd(t, "replay", path, "--serve", "--speed", "0")}, version, ops)
 			d, err := record.CompareListings(record.Listing{Lists: withoutFalse(want.Lists)}, record.Listing{Lists: withoutFalse(got.Lists)}, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -80,7 +80,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The invocation flushes the spans the command's telemetry holds once
 	// it returns, whichever way it ends.
 	inv := &invocation{root: root}
-	err := root.ExecuteContext(withInvocation(context.Background(), inv))
+	cmd, err := root.ExecuteContextC(withInvocation(context.Background(), inv))
 	inv.flush()
 	if err == nil || brokenPipe(err) {
 		return ExitOK
@@ -90,6 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return int(s)
 	}
 	fmt.Fprintf(stderr, "mcpdeck: %s\n", present.ErrorText(err, present.CLI))
+	writeJSONError(cmd, args, stdout, err)
 	var e *exitError
 	if errors.As(err, &e) {
 		return e.code

@@ -5,7 +5,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -39,7 +38,7 @@ func runMeasured(t *testing.T, h *headless, args ...string) (out *countingWriter
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mcpdeckBin(t), append([]string{"--config", h.cfg}, args...)...)
 	cmd.Dir = h.dir
-	cmd.Env = append(os.Environ(), h.env...)
+	cmd.Env = testEnv(t, h.env...)
 	out = &countingWriter{}
 	var errb strings.Builder
 	cmd.Stdout, cmd.Stderr = out, &errb

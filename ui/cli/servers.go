@@ -50,6 +50,9 @@ func newServersCmd() *cobra.Command {
 		Long: `servers connects to every enabled server (or the named ones, or the ad-hoc
 server given with --url or --stdio), waits until each is ready or failed,
 pings the ready ones once, prints one row per server and stops them all.
+A configured server that is disabled ("disabled": true, or switched off
+with mcpdeck disable) is listed too, with state "disabled", and not
+started; naming it starts it.
 
 Columns: NAME, STATE (ready, failed, ...), TRANSPORT, PROTOCOL (the era
 and revision negotiated: "modern 2026-07-28" or "legacy 2025-11-25"),
@@ -94,6 +97,7 @@ its startup timeout, or when interrupted.
   mcpdeck servers --stdio 'npx -y @modelcontextprotocol/server-everything'`,
 		ValidArgsFunction: completeEveryServer,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			tf.withDisabled = true // every configured server is listed
 			return runServers(cmd, &tf, args, asJSON)
 		},
 	}
@@ -196,7 +200,7 @@ func pingAll(ctx context.Context, rt *runtime.Controller, snap *runtime.Snapshot
 
 func serverStatus(v runtime.ServerSnapshot, ping *pingResult) serverStatusJSON {
 	s := serverStatusJSON{
-		Name: v.Name, State: v.State.String(), Transport: v.Transport.String(), Target: v.Target, Source: v.Source,
+		Name: v.Name, State: v.State.Name(), Transport: v.Transport.String(), Target: v.Target, Source: v.Source,
 		PID: v.PID, Tools: len(v.Tools), Prompts: len(v.Prompts), Resources: len(v.Resources),
 		ServerInfo: v.ServerInfo, Era: v.Era.String(), ProtocolVersion: v.ProtocolVersion, EraDecision: v.EraDecision.String(), EraReason: v.EraReason,
 		DroppedTools: v.DroppedTools, Fallback: v.Fallback, decision: v.EraDecision,
@@ -251,7 +255,7 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 			ver = s.ServerInfo.Name + " " + s.ServerInfo.Version
 		}
 		tools, proto := "-", "-"
-		if s.State == runtime.StateReady.String() || s.State == runtime.StateDegraded.String() {
+		if s.State == runtime.StateReady.Name() || s.State == runtime.StateDegraded.Name() {
 			tools = strconv.Itoa(s.Tools)
 		}
 		if s.ProtocolVersion != "" {
@@ -261,7 +265,7 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 		if errText == "" {
 			errText = s.PingError
 		}
-		rows = append(rows, []string{s.Name, s.State, s.Transport, proto, present.OrDash(present.EraDecision(s.decision)), tools, ping, ver, present.TruncateWords(present.Line(errText), 60)})
+		rows = append(rows, []string{s.Name, present.StateWord(s.State), s.Transport, proto, present.OrDash(present.EraDecision(s.decision)), tools, ping, ver, present.TruncateWords(present.Line(errText), 60)})
 	}
 	printTable(cmd.OutOrStdout(), []string{"NAME", "STATE", "TRANSPORT", "PROTOCOL", "DECIDED", "TOOLS", "PING", "VERSION", "ERROR"}, rows)
 	for _, s := range servers {

@@ -80,7 +80,7 @@ func (h *headless) start(t *testing.T, args ...string) *running {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	cmd := exec.CommandContext(ctx, mcpdeckBin(t), append([]string{"--config", h.cfg}, args...)...)
 	cmd.Dir = h.dir
-	cmd.Env = append(os.Environ(), h.env...)
+	cmd.Env = testEnv(t, h.env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -32,8 +32,18 @@ func addSessionFlags(root *cobra.Command) {
 // session the user's era memory (eras.json in the state directory) and tool
 // decisions (tools.json: switches and pinned definitions); one that cannot
 // be read is said on stderr, and the servers are probed afresh or their
-// tools pinned afresh.
+// tools pinned afresh. A session without telemetry of its own (metrics:
+// the TUI, watch, gateway, monitor) gets the command's (commandTelemetry:
+// traces when --otlp or OTEL_* ask), so every command that talks to
+// servers is traced.
 func sessionOptions(cmd *cobra.Command, opts runtime.Options) (runtime.Options, error) {
+	if opts.Telemetry == nil {
+		tel, err := commandTelemetry(cmd)
+		if err != nil {
+			return opts, err
+		}
+		opts.Telemetry = tel
+	}
 	if opts.Eras == nil {
 		mem, err := runtime.OpenEraMemory("")
 		if err != nil {

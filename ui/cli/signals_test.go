@@ -37,7 +37,7 @@ func startPiped(t *testing.T, h *headless, args ...string) *pipedRun {
 	}
 	p := &pipedRun{stdout: r, lines: bufio.NewReader(r)}
 	p.cmd = exec.CommandContext(ctx, mcpdeckBin(t), append([]string{"--config", h.cfg}, args...)...)
-	p.cmd.Dir, p.cmd.Env = h.dir, append(os.Environ(), h.env...)
+	p.cmd.Dir, p.cmd.Env = h.dir, testEnv(t, h.env...)
 	p.cmd.Stdout, p.cmd.Stderr = w, &p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/shlex"
@@ -25,6 +26,10 @@ type targetFlags struct {
 	transport string
 	stdio     string
 	login     bool
+	// withDisabled keeps the servers the configuration disables when no
+	// server is named (servers lists every configured one; they are not
+	// started). Not a flag: the command sets it.
+	withDisabled bool
 }
 
 func addTargetFlags(cmd *cobra.Command, f *targetFlags) {
@@ -115,17 +120,18 @@ func resolveTargets(cmd *cobra.Command, f *targetFlags, names []string) (*config
 		}
 		return &config.Config{Servers: []config.Server{s}}, nil
 	}
-	return resolveConfigured(cmd, names, nil)
+	return resolveConfigured(cmd, names, nil, f.withDisabled)
 }
 
 // resolveConfigured is resolveTargets for configured servers; vars are
-// extra predefined variables of the configuration (a test suite's inputs).
-func resolveConfigured(cmd *cobra.Command, names []string, vars map[string]string) (*config.Config, error) {
+// extra predefined variables of the configuration (a test suite's inputs);
+// withDisabled keeps the disabled servers when none is named (see narrow).
+func resolveConfigured(cmd *cobra.Command, names []string, vars map[string]string, withDisabled bool) (*config.Config, error) {
 	cfg, err := loadFor(configFiles(cmd), true, vars)
 	if err != nil {
 		return nil, err
 	}
-	narrowed, err := narrow(cfg, names)
+	narrowed, err := narrow(cfg, names, withDisabled)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +147,7 @@ func resolveConfigured(cmd *cobra.Command, names []string, vars map[string]strin
 	if cfg, err = loadFor(configFiles(cmd), false, vars); err != nil {
 		return nil, err
 	}
-	if narrowed, err = narrow(cfg, names); err != nil {
+	if narrowed, err = narrow(cfg, names, withDisabled); err != nil {
 		return nil, err
 	}
 	if anyUnapproved(narrowed.Servers) {
@@ -159,13 +165,15 @@ func anyUnapproved(servers []config.Server) bool {
 	return false
 }
 
-// narrow keeps the named servers (every enabled one when none is named).
-func narrow(cfg *config.Config, names []string) (*config.Config, error) {
+// narrow keeps the named servers (every enabled one when none is named,
+// and with withDisabled the disabled ones too, still disabled: the runtime
+// shows them and never starts them).
+func narrow(cfg *config.Config, names []string, withDisabled bool) (*config.Config, error) {
 	narrowed := *cfg
 	narrowed.Servers = nil
 	if len(names) == 0 {
 		for _, s := range cfg.Servers {
-			if s.Enabled {
+			if s.Enabled || withDisabled {
 				narrowed.Servers = append(narrowed.Servers, s)
 			}
 		}
@@ -177,7 +185,8 @@ func narrow(cfg *config.Config, names []string) (*config.Config, error) {
 				for _, s := range cfg.Servers {
 					all = append(all, s.Name)
 				}
-				return nil, withCode(ExitUsage, fmt.Errorf("no server %q in %s%s (configured: %s)", name, sourcesOf(cfg), didYouMean(name, all), namesOf(cfg)))
+				return nil, withCode(ExitUsage, aboutServer(name, runtime.KindUnknownServer,
+					fmt.Errorf("no server %q in %s%s (configured: %s)", name, sourcesOf(cfg), didYouMean(name, all), namesOf(cfg))))
 			}
 			s.Enabled = true
 			narrowed.Servers = append(narrowed.Servers, s)
@@ -249,7 +258,7 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.Servers) == 0 {
+	if !slices.ContainsFunc(cfg.Servers, func(s config.Server) bool { return s.Enabled }) {
 		warnf(cmd.ErrOrStderr(), "no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio", sourcesOf(cfg))
 	}
 	if opts, err = sessionOptions(cmd, opts); err != nil {
@@ -257,11 +266,6 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 	}
 	if opts.Auth == nil {
 		opts.Auth = newAuthManager(cmd, 0)
-	}
-	if opts.Telemetry == nil {
-		if opts.Telemetry, err = commandTelemetry(cmd); err != nil {
-			return nil, err
-		}
 	}
 	opts.InteractiveLogin = tf.login
 	rt, err := startRuntime(ctx, cfg, opts, before...)
@@ -335,6 +339,9 @@ func failures(snap *runtime.Snapshot) ([]error, int) {
 	var errs []error
 	seen := map[int]bool{}
 	for _, v := range snap.Servers {
+		if !v.Enabled && v.State == runtime.StateDisabled {
+			continue // disabled, and not asked for: listed, never a failure
+		}
 		if err := serverFailure(snap, v.Name); err != nil {
 			errs = append(errs, err)
 			seen[codeOf(err)] = true
@@ -363,7 +370,7 @@ func reportFailures(w io.Writer, snap *runtime.Snapshot) int {
 func serverFailure(snap *runtime.Snapshot, name string) error {
 	v, ok := snap.Server(name)
 	if !ok {
-		return withCode(ExitUsage, fmt.Errorf("%w %q", runtime.ErrUnknownServer, name))
+		return withCode(ExitUsage, aboutServer(name, runtime.KindUnknownServer, fmt.Errorf("%w %q", runtime.ErrUnknownServer, name)))
 	}
 	switch {
 	case v.State.Live():

@@ -359,9 +359,6 @@ func (t *testRunner) open(ctx context.Context, s *suite.Suite, protocol string, 
 		return nil, "", nil, t.failed(err)
 	}
 	opts.Auth = newAuthManager(t.cmd, 0)
-	if opts.Telemetry, err = commandTelemetry(t.cmd); err != nil {
-		return nil, "", nil, t.failed(err)
-	}
 	rt, err := startRuntime(ctx, cfg, opts)
 	if err != nil {
 		return nil, "", nil, t.failed(err)
@@ -396,7 +393,7 @@ func (t *testRunner) config(s *suite.Suite, inputs map[string]string) (*config.C
 		for id, v := range inputs {
 			vars["input:"+id] = v
 		}
-		cfg, err := resolveConfigured(t.cmd, []string{s.Server.Name}, vars)
+		cfg, err := resolveConfigured(t.cmd, []string{s.Server.Name}, vars, false)
 		if err != nil {
 			return nil, "", err
 		}

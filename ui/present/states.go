@@ -21,3 +21,13 @@ func StateSentence(s runtime.State) string {
 	}
 	return "is " + s.String()
 }
+
+// StateWord is the word a person reads for a state's stable name
+// ("needs-login" reads "needs login"); a name no state has is kept.
+func StateWord(name string) string {
+	var st runtime.State
+	if st.UnmarshalText([]byte(name)) != nil {
+		return name
+	}
+	return st.String()
+}

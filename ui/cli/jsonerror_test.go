@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"mcpdeck/jsonrpc/jsonrpctest"
+)
+
+// TestJSONErrorObject: with --json, a command that fails prints one JSON
+// object on stdout, {"error": {"kind", "message", "server"}}, besides the
+// human message on stderr and with the exit status it always had; an
+// isError result stays a result.
+func TestJSONErrorObject(t *testing.T) {
+	t.Parallel()
+	h := newHeadless(t, map[string]map[string]any{
+		"demo":  srvDemo(t, "0"),
+		"crash": srvFake(jsonrpctest.CrashOnCall),
+		"broke": srvFake(jsonrpctest.ExitEarly),
+	})
+	for _, tc := range []struct {
+		name         string
+		args         []string
+		code         int
+		kind, server string
+		says         string // in the message
+	}{
+		{"call unknown server", []string{"call", "nosuch", "echo"}, ExitUsage, "unknown-server", "nosuch", `no server "nosuch"`},
+		{"call unknown tool", []string{"call", "demo", "nosuch"}, ExitUsage, "unknown-tool", "demo", `unknown tool "nosuch"`},
+		{"call refused arguments", []string{"call", "demo", "add", `{"a":"one"}`}, ExitUsage, "invalid-arguments", "demo", "input schema"},
+		{"call server crashed", []string{"call", "crash", "echo", `{"text":"x"}`}, ExitConnection, "exited", "crash", "crash"},
+		{"call server never up", []string{"call", "broke", "echo", `{"text":"x"}`}, ExitConnection, "exited", "broke", "broke"},
+		{"tools unknown server", []string{"tools", "nosuch"}, ExitUsage, "unknown-server", "nosuch", `no server "nosuch"`},
+		{"tools unknown tool", []string{"tools", "demo", "nosuch"}, ExitUsage, "unknown-tool", "demo", `"nosuch"`},
+		{"read unknown server", []string{"read", "nosuch", "demo://x"}, ExitUsage, "unknown-server", "nosuch", `no server "nosuch"`},
+		{"read missing resource", []string{"read", "demo", "demo://no-such-resource"}, ExitUsage, "protocol", "demo", "demo://no-such-resource"},
+		{"servers unknown server", []string{"servers", "nosuch"}, ExitUsage, "unknown-server", "nosuch", `no server "nosuch"`},
+		// The flags did not parse: --json is read from the arguments.
+		{"tools unknown flag", []string{"tools", "--bogus"}, ExitUsage, "unknown", "", "unknown flag: --bogus"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.run(t, "", append(tc.args, "--json")...)
+			wantCode(t, r, tc.code)
+			var out struct {
+				Error *struct{ Kind, Message, Server string }
+			}
+			dec := json.NewDecoder(strings.NewReader(r.stdout))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&out); err != nil || out.Error == nil || dec.More() {
+				t.Fatalf("stdout is not one error object (%v):\n%s\nstderr:\n%s", err, r.stdout, r.stderr)
+			}
+			e := out.Error
+			if e.Kind != tc.kind || e.Server != tc.server || !strings.Contains(e.Message, tc.says) {
+				t.Errorf("error object %+v, want kind %q, server %q, a message saying %q", *e, tc.kind, tc.server, tc.says)
+			}
+			if !strings.HasPrefix(r.stderr, "mcpdeck: ") && !strings.Contains(r.stderr, "\nmcpdeck: ") {
+				t.Errorf("stderr lost the human message:\n%s", r.stderr)
+			}
+			// The kind given for --json adds no second advice to a message
+			// that says what to do.
+			if strings.Contains(r.stderr, "(list the") {
+				t.Errorf("stderr has a hint the message already gives:\n%s", r.stderr)
+			}
+		})
+	}
+
+	// Without --json, stdout stays empty.
+	r := h.run(t, "", "call", "nosuch", "echo")
+	wantCode(t, r, ExitUsage)
+	if r.stdout != "" {
+		t.Errorf("without --json a failure printed on stdout: %q", r.stdout)
+	}
+	// A tool's isError is a result: the result, no error object.
+	r = h.run(t, "", "call", "demo", "fail", "--json")
+	wantCode(t, r, ExitToolError)
+	var res struct {
+		IsError bool `json:"isError"`
+		Error   any  `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || !res.IsError || res.Error != nil {
+		t.Errorf("call fail --json printed %q (%v), want the isError result alone", r.stdout, err)
+	}
+}
