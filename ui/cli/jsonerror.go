@@ -60,7 +60,7 @@ func writeJSONError(cmd *cobra.Command, args []string, w io.Writer, err error) {
 		return
 	}
 	info := present.InfoOf(err)
-	body := jsonErrorBody{Kind: info.Kind, Message: err.Error(), Server: info.Server}
+	body := jsonErrorBody{Kind: info.Kind, Message: present.Clean(err.Error()), Server: info.Server}
 	var se *serverError
 	var argErr *runtime.ArgumentsError
 	switch {
