@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/auth"
 	"mcpdeck/runtime/mcp"
 )
 
@@ -191,7 +192,7 @@ func ErrorText(err error, face Face) string {
 		return ""
 	}
 	text := err.Error()
-	if h := Hint(InfoOf(err), face); h != "" {
+	if h := Hint(InfoOf(err), face); h != "" && !loginNotFinished(err) {
 		text += " (" + h + ")"
 	}
 	var args *runtime.ArgumentsError
@@ -199,6 +200,13 @@ func ErrorText(err error, face Face) string {
 		text += "\n  arguments the schema describes, to start from: " + string(args.Example)
 	}
 	return Clean(text)
+}
+
+// loginNotFinished reports a browser login that timed out: the person did
+// not finish it, no server failed to answer, and its message already says
+// what to do.
+func loginNotFinished(err error) bool {
+	return errors.Is(err, auth.ErrAuthorization) && runtime.KindOf(err) == runtime.KindTimeout
 }
 
 // InfoOf returns the error's data: the *runtime.ErrorInfo it carries, or
