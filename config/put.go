@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -71,13 +72,27 @@ func PutServer(d *Document, c Client, name string, e Entry, how SecretStorage, r
 // the entry itself ({"command": ...}, {"type": "http", "url": ...},
 // Windsurf's {"serverUrl": ...}), a snippet with one server
 // ({"mcpServers": {"name": {...}}}, VS Code's {"servers": {...}}), or VS
-// Code's --add-mcp form ({"name": "x", "command": ...}). name, when not
-// empty, names the server; else the JSON must. The entry comes back in
-// mcpdeck's spelling.
+// Code's --add-mcp form ({"name": "x", "command": ...}), or one server
+// keyed by its name ({"x": {...}}, also as the member a README prints
+// inside its "mcpServers" block: "x": {...}). name, when not empty, names
+// the server; else the JSON must. The entry comes back in mcpdeck's
+// spelling.
 func ParseServerJSON(name string, data []byte) (string, Entry, error) {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '"' {
+		// A member, not an object: "x": {...}, perhaps with its comma.
+		data = append(append([]byte("{"), bytes.TrimSuffix(t, []byte(","))...), '}')
+	}
 	e, err := ParseEntry(data)
 	if err != nil {
 		return "", nil, fmt.Errorf("reading the server's JSON: %w", err)
+	}
+	if len(e) == 1 && !isServerEntry(e) && e[0].Name != "mcpServers" && e[0].Name != "servers" {
+		if inner, err := ParseEntry(e[0].Value); err == nil && isServerEntry(inner) {
+			if name == "" {
+				name = e[0].Name
+			}
+			e = inner
+		}
 	}
 	for _, key := range []string{"mcpServers", "servers"} {
 		raw, ok := e.Get(key)
@@ -104,14 +119,22 @@ func ParseServerJSON(name string, data []byte) (string, Entry, error) {
 	if name == "" {
 		return "", nil, errors.New("the JSON does not name the server: give its name")
 	}
-	_, hasCmd := e.Get("command")
-	_, hasURL := e.Get("url")
-	_, hasServerURL := e.Get("serverUrl")
-	if !hasCmd && !hasURL && !hasServerURL {
+	if !isServerEntry(e) {
 		return "", nil, fmt.Errorf(`%w: %q has neither "command" nor "url"`, ErrNotAnEntry, name)
 	}
 	windsurf, _ := ClientByID("windsurf")
 	return name, windsurf.ToMcpdeck(e), nil
+}
+
+// isServerEntry reports whether e defines a server: it has a command or a
+// url (Windsurf's serverUrl too).
+func isServerEntry(e Entry) bool {
+	for _, k := range []string{"command", "url", "serverUrl"} {
+		if _, ok := e.Get(k); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // ServerOf reads e as mcpdeck would read server name in a file at path:

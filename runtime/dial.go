@@ -61,10 +61,21 @@ func (c *Controller) startStdio(cfg config.Server, redact *redactor, onStderr fu
 	if err != nil {
 		return nil, nil, err
 	}
-	return p, jsonrpc.NewStdioStream(redact.reader(p.Stdout()), p.Stdin(), p.Stdin(), jsonrpc.StdioOptions{
+	return p, jsonrpc.NewStdioStream(redact.reader(p.Stdout()), p.Stdin(), stdioCloser{p}, jsonrpc.StdioOptions{
 		MaxMessageSize: c.opts.MaxMessageSize,
 		OnEOF:          func() error { return exitCause(p) },
 	}), nil
+}
+
+// stdioCloser closes a server's stdin, which asks it to exit, and, once it
+// has exited, its stdout: the close must unblock a pending read even when a
+// descendant that left the server's process group holds stdout open.
+type stdioCloser struct{ p *proc.Process }
+
+func (c stdioCloser) Close() error {
+	err := c.p.Stdin().Close()
+	c.p.ReleaseStdout()
+	return err
 }
 
 // exitCause waits briefly for the process behind a closed stdout and

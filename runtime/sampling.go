@@ -138,11 +138,16 @@ func (c *Controller) sampler() Sampler {
 // ErrDeclined, and a legacy server receives it as the user's rejection.
 type samplingDeclined struct{ reason string }
 
+// SamplingDeclined begins the message of a declined sampling request's
+// error, which a face reads to word its hint (an ErrorInfo keeps only the
+// kind, declined, and the message).
+const SamplingDeclined = "the sampling request was declined"
+
 func (e *samplingDeclined) Error() string {
 	if e.reason == "" {
-		return "the sampling request was declined"
+		return SamplingDeclined
 	}
-	return "the sampling request was declined: " + e.reason
+	return SamplingDeclined + ": " + e.reason
 }
 
 func (e *samplingDeclined) Unwrap() error { return ErrDeclined }

@@ -353,8 +353,8 @@ func (f *serverForm) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 // whether the paste was one.
 func (f *serverForm) pasteJSON(text string) bool {
 	text = strings.TrimSpace(text)
-	if !strings.HasPrefix(text, "{") {
-		return false
+	if !strings.HasPrefix(text, "{") && !(strings.HasPrefix(text, `"`) && strings.Contains(text, "{")) {
+		return false // a member ("x": {...}) as a README prints it is JSON too
 	}
 	name, e, err := config.ParseServerJSON(f.name(), []byte(text))
 	if err != nil && f.name() == "" {
@@ -363,7 +363,9 @@ func (f *serverForm) pasteJSON(text string) bool {
 		name = ""
 	}
 	if err != nil {
-		f.status, f.bad = "the pasted text is not a server definition: "+present.OneLine(err.Error(), 200), true
+		// Said once: the error may already say it is no server definition.
+		why := strings.Replace(err.Error(), config.ErrNotAnEntry.Error()+": ", "", 1)
+		f.status, f.bad = "the pasted text is not a server definition: "+present.OneLine(why, 200), true
 		return true
 	}
 	f.fill(name, e)

@@ -177,6 +177,25 @@ func TestAddFormValidatesAndTakesAPaste(t *testing.T) {
 	}
 }
 
+// A server keyed by its name, pasted into the empty form, fills the name
+// too; a paste that is no server says so once.
+func TestAddFormTakesAKeyedPaste(t *testing.T) {
+	w := newManageWorld(t, `{"mcpServers": {}}`)
+	rt := uitest.New(uitest.ReadySnapshot())
+	hs := start(t, rt, 120, 40, w.options(nil, nil))
+	hs.keys("a")
+	hs.waitText("Add a server")
+	hs.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Paste: true, Runes: []rune(`{"args": []}`)})
+	hs.waitText("the pasted text is not a server definition: \"-\" has neither")
+	hs.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Paste: true, Runes: []rune(`{"pasted": {"command": "node", "args": ["p.js"]}}`)})
+	hs.waitText("filled from the pasted JSON", "[pasted", "[node p.js")
+	hs.keys("enter")
+	hs.waitText("Configuration reloaded")
+	if got := w.read(t); !strings.Contains(got, `"pasted": {`) {
+		t.Fatalf("the file:\n%s", got)
+	}
+}
+
 // A file that cannot be written keeps the form open with the reason.
 func TestAddFormShowsWhyItDidNotSave(t *testing.T) {
 	w := newManageWorld(t, `{"mcpServers": {}}`)

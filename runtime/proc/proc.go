@@ -212,6 +212,19 @@ func (p *Process) Kill() error {
 	return nil
 }
 
+// ReleaseStdout closes the parent's read end of stdout once the process
+// has exited, so that a pending read returns EOF although a descendant that
+// left the process group (setsid, a detached spawn) still holds the pipe's
+// write end and would keep it open forever. While the process runs it does
+// nothing: its own exit ends stdout. Stop releases stdout in any case.
+func (p *Process) ReleaseStdout() {
+	select {
+	case <-p.reaped:
+		p.stdout.Close()
+	default:
+	}
+}
+
 // Pid returns the process id, which is also the id of its process group.
 func (p *Process) Pid() int { return p.pid }
 

@@ -77,3 +77,26 @@ func TestUnapprovedFileExpandsNothingFromTheEnvironment(t *testing.T) {
 		t.Errorf("approved: exit %d, want the envFile expanded and reported missing:\n%s%s", code, stdout, stderr)
 	}
 }
+
+// --trust-project approves and then loads the configuration again, as
+// leniently as a command on an approved project does: a server of the
+// user's file whose definition is invalid (a variable not set here) does
+// not stop the named server from running, before or after the approval.
+func TestTrustProjectKeepsOtherServersInvalidDefinitions(t *testing.T) {
+	w := newConfigWorld(t)
+	w.write(t, filepath.Join(w.userDir, "mcp.json"),
+		`{"mcpServers": {"remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${env:MCPDECK_TEST_UNSET_TOKEN}"}}}}`)
+	data, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"f": srvFake(jsonrpctest.Normal)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.write(t, filepath.Join(w.project, ".mcp.json"), string(data))
+	code, stdout, stderr := w.run(t, "tools", "f", "--trust-project")
+	if code != ExitOK || !strings.Contains(stdout, "echo") {
+		t.Fatalf("--trust-project with another server invalid: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = w.run(t, "tools", "f")
+	if code != ExitOK || !strings.Contains(stdout, "echo") {
+		t.Fatalf("approved, with another server invalid: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -224,6 +224,10 @@ func TestAuthLoginTimeoutExits4(t *testing.T) {
 	if r.code != ExitTimeout || !strings.Contains(r.stderr, "no authorization response within 1s") {
 		t.Fatalf("exit %d, want %d\nstderr %s", r.code, ExitTimeout, r.stderr)
 	}
+	// The person did not finish the login: no hint that blames the server.
+	if strings.Contains(r.stderr, "the server did not answer") {
+		t.Fatalf("a login nobody finished is worded as a server that did not answer:\n%s", r.stderr)
+	}
 	help := runBin(t, "", nil, "", "auth", "login", "--help")
 	if !strings.Contains(help.stdout, "4 interrupted or\ntimed out") {
 		t.Fatalf("--help no longer says exit 4 means a timeout:\n%s", help.stdout)

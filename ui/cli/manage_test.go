@@ -250,6 +250,10 @@ func TestAddJSON(t *testing.T) {
 		{[]string{`{"servers": {"c": {"type": "stdio", "command": "uvx", "args": ["c"], "dev": {}}}}`}, "c", `{"type":"stdio","command":"uvx","args":["c"]}`},
 		{[]string{`{"name": "d", "command": "node", "args": ["d.js"]}`}, "d", `{"command":"node","args":["d.js"]}`},
 		{[]string{"e", `{"serverUrl": "https://e.example/mcp"}`}, "e", `{"url":"https://e.example/mcp"}`},
+		// One server keyed by its name, and the member as a README prints it
+		// inside its "mcpServers" block.
+		{[]string{`{"f": {"command": "node", "args": ["f.js"]}}`}, "f", `{"command":"node","args":["f.js"]}`},
+		{[]string{`"g": {"type": "http", "url": "https://g.example/mcp"},`}, "g", `{"type":"http","url":"https://g.example/mcp"}`},
 	} {
 		code, _, stderr := w.run(t, append([]string{"add-json"}, tc.args...)...)
 		if code != ExitOK {

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -140,13 +138,11 @@ func (a *monitorAlerts) observe(snap *runtime.Snapshot) []alert.Server {
 }
 
 // toolWatch is the tool_changed rule's hook: which of a server's tools
-// changed definition. The runtime has no approved ("pinned") definitions
-// yet, so the baseline is the definition monitor first saw in this run
-// (restart monitor to accept a change); when pins land, changed becomes
-// "differs from the pinned definition" and nothing else here moves.
+// differ from the definition approved (pinned) for them, as the runtime
+// marks them (Tool.Changed): a change made while monitor was not running
+// fires too, and accepting it (mcpdeck tools accept) resolves it.
 type toolWatch struct {
-	mu       sync.Mutex
-	baseline map[string]map[string]string // server → tool → definition hash
+	mu sync.Mutex
 	// last is each server's answer while it was live: a server that is
 	// reconnecting lists no tools for a moment, and its changed tools
 	// stay changed meanwhile rather than resolving.
@@ -154,45 +150,25 @@ type toolWatch struct {
 }
 
 func newToolWatch() *toolWatch {
-	return &toolWatch{baseline: map[string]map[string]string{}, last: map[string][]string{}}
+	return &toolWatch{last: map[string][]string{}}
 }
 
-// changed returns the tools of v whose definition differs from the
-// baseline, recording the ones seen for the first time.
+// changed returns the tools of v changed since they were approved.
 func (w *toolWatch) changed(v runtime.ServerSnapshot) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !v.State.Live() {
 		return w.last[v.Name]
 	}
-	base := w.baseline[v.Name]
-	if base == nil {
-		base = map[string]string{}
-		w.baseline[v.Name] = base
-	}
 	var out []string
 	for _, t := range v.Tools {
-		h := definitionHash(t)
-		switch old, seen := base[t.ServerTool]; {
-		case !seen:
-			base[t.ServerTool] = h
-		case old != h:
+		if t.Changed != nil {
 			out = append(out, t.ServerTool)
 		}
 	}
 	slices.Sort(out)
 	w.last[v.Name] = out
 	return out
-}
-
-// definitionHash is the SHA-256 of what an agent reads of a tool.
-func definitionHash(t runtime.Tool) string {
-	b, _ := json.Marshal(struct {
-		Title, Description                     string
-		InputSchema, OutputSchema, Annotations json.RawMessage
-	}{t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
 
 // logAlert writes an alert that began firing or resolved.

@@ -143,8 +143,9 @@ func resolveConfigured(cmd *cobra.Command, names []string, vars map[string]strin
 		return narrowed, nil
 	}
 	// Approved just now: load again, since an unapproved file's envFile
-	// was not read.
-	if cfg, err = loadFor(configFiles(cmd), false, vars); err != nil {
+	// was not read; as leniently as the first load, so another server's
+	// invalid definition stays that server's problem.
+	if cfg, err = loadFor(configFiles(cmd), true, vars); err != nil {
 		return nil, err
 	}
 	if narrowed, err = narrow(cfg, names, withDisabled); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/auth"
 	"mcpdeck/runtime/mcp"
 )
 
@@ -57,7 +58,7 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 	runtime.KindTransport:          fixed("the HTTP exchange failed: check the url, and that the server is up and answers MCP there"),
 	runtime.KindTimeout:            byFace("the server did not answer in time: raise the timeout (--timeout, or callTimeout/startupTimeout in mcp.json) or check the server's stderr", "the server did not answer in time: raise callTimeout/startupTimeout in mcp.json, or check its stderr (Logs tab)"),
 	runtime.KindCancelled:          fixed("the request was cancelled; the server was told with notifications/cancelled"),
-	runtime.KindDeclined:           byFace("answer it: --elicitation defaults accepts with the schema's defaults, or call it from the TUI, which asks with a form", "call it again and accept the server's form instead of declining it"),
+	runtime.KindDeclined:           declinedHint,
 	runtime.KindTooLarge:           fixed("the server sent a message over the size limit; make the tool return less, or raise maxMessageSize"),
 	runtime.KindExited:             byFace("the server process exited; its last stderr lines say why", "the server process exited; its last stderr lines are in the Logs tab"),
 	runtime.KindClosed:             byFace("the connection closed; run the command again", "the connection closed; mcpdeck reconnects automatically where configured, or press R"),
@@ -83,6 +84,17 @@ func fixed(h string) func(*runtime.ErrorInfo, Face) string {
 // byFace is a hint worded for the CLI and for the TUI.
 func byFace(cli, tui string) func(*runtime.ErrorInfo, Face) string {
 	return func(_ *runtime.ErrorInfo, face Face) string { return face.pick(cli, tui) }
+}
+
+// declinedHint says how to answer what was declined: a sampling request
+// wants a reply, an elicitation the form's fields.
+func declinedHint(info *runtime.ErrorInfo, face Face) string {
+	if strings.Contains(info.Message, runtime.SamplingDeclined) {
+		return face.pick("answer it: --sampling FILE gives a canned reply, or call it from the TUI, which shows the request for you to answer",
+			"call it again and write the model's reply instead of declining it")
+	}
+	return face.pick("answer it: --elicitation defaults accepts with the schema's defaults, or call it from the TUI, which asks with a form",
+		"call it again and accept the server's form instead of declining it")
 }
 
 // protocolHint reads a JSON-RPC error's code, with the method it answered.
@@ -191,7 +203,7 @@ func ErrorText(err error, face Face) string {
 		return ""
 	}
 	text := err.Error()
-	if h := Hint(InfoOf(err), face); h != "" {
+	if h := Hint(InfoOf(err), face); h != "" && !loginNotFinished(err) {
 		text += " (" + h + ")"
 	}
 	var args *runtime.ArgumentsError
@@ -199,6 +211,13 @@ func ErrorText(err error, face Face) string {
 		text += "\n  arguments the schema describes, to start from: " + string(args.Example)
 	}
 	return Clean(text)
+}
+
+// loginNotFinished reports a browser login that timed out: the person did
+// not finish it, no server failed to answer, and its message already says
+// what to do.
+func loginNotFinished(err error) bool {
+	return errors.Is(err, auth.ErrAuthorization) && runtime.KindOf(err) == runtime.KindTimeout
 }
 
 // InfoOf returns the error's data: the *runtime.ErrorInfo it carries, or

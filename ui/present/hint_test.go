@@ -22,6 +22,14 @@ func TestHintsForTheModernErrors(t *testing.T) {
 		{"unsupported version", runtime.ErrorInfo{Kind: runtime.KindUnsupportedVersion, Code: -32022, Message: "Unsupported protocol version",
 			Data: []byte(`{"supported":["2026-07-28"],"requested":"2025-11-25"}`)}, CLI, "the server speaks 2026-07-28: choose one mcpdeck speaks with --protocol"},
 		{"no common version", runtime.ErrorInfo{Kind: runtime.KindUnsupportedVersion, Message: "no mutual protocol version"}, TUI, "set protocol in mcp.json"},
+		// A declined sampling request is answered with --sampling FILE, not
+		// with --elicitation (found by qa4 on the TS SDK v2 peer's sample tool).
+		{"declined sampling", runtime.ErrorInfo{Kind: runtime.KindDeclined, Method: "tools/call",
+			Message: `answering input request "reply" (sampling/createMessage): the sampling request was declined: mcpdeck runs headless with --sampling decline`}, CLI, "--sampling FILE"},
+		{"declined sampling, TUI", runtime.ErrorInfo{Kind: runtime.KindDeclined, Method: "tools/call",
+			Message: "the sampling request was declined"}, TUI, "write the model's reply"},
+		{"declined elicitation", runtime.ErrorInfo{Kind: runtime.KindDeclined, Method: "tools/call",
+			Message: "the server asked again for the input after it was declined"}, CLI, "--elicitation defaults"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Hint(&tc.info, tc.face); !strings.Contains(got, tc.want) {
