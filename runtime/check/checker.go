@@ -230,7 +230,7 @@ func (c *checker) failure(v runtime.ServerSnapshot) string {
 	if v.Reason != "" {
 		return v.Reason
 	}
-	return "the server is " + v.State.String()
+	return "the server's state is " + v.State.String()
 }
 
 // errText renders an error for a reason: the actionable form when it is

@@ -59,7 +59,7 @@ and revision negotiated: "modern 2026-07-28" or "legacy 2025-11-25"),
 DECIDED (how the era was decided: "probed: discover answered", "probed:
 legacy error", "probed: timed out" (initialize answered, server/discover
 did not), "remembered" (from an earlier run, in the state directory's
-eras.json), "pinned by config" (--protocol or "protocol" allows one
+eras.json), "pinned" (--protocol or "protocol" in mcp.json allows one
 era), "switched: late answer" (server/discover answered after the
 fallback had sent initialize)), TOOLS (how many), PING (the round trip
 of one health probe: ping, or server/discover on a modern server, which

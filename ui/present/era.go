@@ -16,7 +16,7 @@ func EraDecision(d runtime.EraDecision) string {
 	case runtime.EraRemembered:
 		return "remembered"
 	case runtime.EraPinned:
-		return "pinned by config"
+		return "pinned"
 	case runtime.EraSwitched:
 		return "switched: late answer"
 	}
