@@ -187,12 +187,12 @@ func InstructionLike(desc string) []string {
 	var nTags, nZero, nBidi int
 	for _, r := range desc {
 		switch {
-		case r >= 0xE0000 && r <= 0xE007F:
+		case TagChar(r):
 			nTags++
 			if r >= 0xE0020 && r <= 0xE007E {
 				tags.WriteRune(r - 0xE0000)
 			}
-		case r == 0x200B || r == 0x200C || r == 0x200D || r == 0x2060 || r == 0xFEFF || r == 0x180E:
+		case ZeroWidth(r):
 			nZero++
 		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
 			nBidi++
@@ -238,3 +238,14 @@ func newInstructionLike(old, cur string) []string {
 	}
 	return out
 }
+
+// ZeroWidth reports the zero-width characters (U+200B–U+200D, U+2060,
+// U+FEFF, U+180E): invisible, they split or join words a reader sees as
+// one. Every face shows them escaped in a tool's title and description.
+func ZeroWidth(r rune) bool {
+	return r == 0x200B || r == 0x200C || r == 0x200D || r == 0x2060 || r == 0xFEFF || r == 0x180E
+}
+
+// TagChar reports the Unicode tag characters (U+E0000–U+E007F), which
+// spell ASCII that no one sees but a model reads.
+func TagChar(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }

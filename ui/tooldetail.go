@@ -2,11 +2,8 @@ package ui
 
 import (
 	"encoding/json"
-	"fmt"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -52,7 +49,7 @@ func toolDetailLines(st styles.Styles, t runtime.Tool, app *appDetail, w int) []
 	}
 	kv("tool", present.Line(t.ServerTool))
 	if t.Title != "" {
-		kv("title", present.Line(t.Title))
+		kv("title", present.ShowHidden(present.Line(t.Title)))
 	}
 	kv("server", present.Line(t.Server))
 	kv("called as", present.Line(t.Name))
@@ -72,7 +69,7 @@ func toolDetailLines(st styles.Styles, t runtime.Tool, app *appDetail, w int) []
 	if strings.TrimSpace(t.Description) == "" {
 		out = append(out, st.Dim.Render("(none)"))
 	}
-	for _, l := range strings.Split(present.Block(t.Description), "\n") {
+	for _, l := range strings.Split(present.ShowHidden(present.Block(t.Description)), "\n") {
 		out = append(out, wrap(l, w)...)
 	}
 	if ui, ok := mcp.ToolUIOf(t.Meta); ok {
@@ -124,7 +121,7 @@ func changeLines(st styles.Styles, t runtime.Tool, w int) []string {
 		out = append(out, wrap(st.Warning.Render(what+" differs from what was approved"+when)+accept, w)...)
 	}
 	if len(ch.InstructionLike) > 0 {
-		out = append(out, wrap(st.Error.Render("reads as instructions to the model: ")+showHidden(present.Line(strings.Join(ch.InstructionLike, "; "))), w)...)
+		out = append(out, wrap(st.Error.Render("reads as instructions to the model: ")+present.ShowHidden(present.Line(strings.Join(ch.InstructionLike, "; "))), w)...)
 	}
 	if ch.Kind == runtime.ChangeShadows {
 		return out
@@ -136,7 +133,7 @@ func changeLines(st styles.Styles, t runtime.Tool, w int) []string {
 		out = append(out, "", st.Label.Render(fd.Field+":"))
 		var b strings.Builder
 		for _, p := range fd.Parts {
-			text := showHidden(present.Block(p.Text))
+			text := present.ShowHidden(present.Block(p.Text))
 			switch p.Op {
 			case runtime.DiffRemoved:
 				b.WriteString(styleLines(st.Error, "[-"+text+"-]"))
@@ -164,29 +161,6 @@ func styleLines(style lipgloss.Style, text string) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// showHidden makes the characters a reader cannot see, and the
-// sanitiser leaves as they are, visible in a diff: zero-width characters
-// and Unicode tag characters (which spell hidden ASCII), as \uXXXX and
-// \UXXXXXXXX escapes.
-func showHidden(s string) string {
-	return hiddenRE().ReplaceAllStringFunc(s, func(m string) string {
-		var b strings.Builder
-		for _, r := range m {
-			if r > 0xFFFF {
-				fmt.Fprintf(&b, `\U%08x`, r)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
-		}
-		return b.String()
-	})
-}
-
-// hiddenRE matches the invisible characters showHidden escapes.
-var hiddenRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`[\x{200B}\x{200C}\x{200D}\x{2060}\x{FEFF}\x{180E}\x{E0000}-\x{E007F}]+`)
-})
 
 // schemaLines is a schema indented, or why it is not shown: a hostile
 // schema would indent to hundreds of megabytes (schema.Omitted).

@@ -26,3 +26,18 @@ func TestToolDetailOpenSaysTheCommandOnTheCommandLine(t *testing.T) {
 		t.Errorf("the TUI's detail lost its key:\n%s", joined)
 	}
 }
+
+// A tool's title and description show the characters a reader cannot
+// see (tool poisoning hides words in them), escaped, in the detail both
+// faces print; before, only a changed definition's diff showed them.
+func TestToolDetailShowsHiddenCharacters(t *testing.T) {
+	t.Parallel()
+	tool := runtime.Tool{Server: "s", ServerTool: "read", Name: "s__read", Title: "Re\u200bad",
+		Description: "Reads a file.\U000E0049\U000E0047", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	text := ToolDetail(tool, nil, nil, 120)
+	for _, want := range []string{`Re\u200bad`, `Reads a file.\U000e0049\U000e0047`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("detail lacks %q:\n%s", want, text)
+		}
+	}
+}

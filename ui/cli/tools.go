@@ -237,15 +237,16 @@ func appMark(t runtime.Tool) string {
 	return "-"
 }
 
-// toolSummary is a tool's title and description as one line.
+// toolSummary is a tool's title and description as one line, its
+// invisible characters shown (present.ShowHidden).
 func toolSummary(t runtime.Tool) string {
 	switch {
 	case t.Title != "" && t.Description != "" && t.Title != t.Description:
-		return present.Line(t.Title + " — " + t.Description)
+		return present.ShowHidden(present.Line(t.Title + " — " + t.Description))
 	case t.Description != "":
-		return present.Line(t.Description)
+		return present.ShowHidden(present.Line(t.Description))
 	default:
-		return present.Line(t.Title)
+		return present.ShowHidden(present.Line(t.Title))
 	}
 }
 

@@ -105,3 +105,13 @@ func TestToolSummaryIsOneLine(t *testing.T) {
 }
 
 func toolOf(title, desc string) runtime.Tool { return runtime.Tool{Title: title, Description: desc} }
+
+// A word hidden from the reader in a description (a zero-width space, a
+// string of Unicode tag characters) shows in the list, escaped.
+func TestToolSummaryShowsHiddenCharacters(t *testing.T) {
+	t.Parallel()
+	got := toolSummary(toolOf("", "Reads\u200ba file.\U000E0049\U000E0047"))
+	if want := `Reads\u200ba file.\U000e0049\U000e0047`; got != want {
+		t.Errorf("toolSummary = %q, want %q", got, want)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"mcpdeck/runtime"
 )
 
 // Text from a server is data, never terminal control: a tool description
@@ -153,3 +155,28 @@ func invisibleControl(r rune) bool {
 	}
 	return false
 }
+
+// ShowHidden makes visible what Clean leaves as it is because it is
+// ordinary text elsewhere (an emoji's joiner): zero-width characters and
+// Unicode tag characters, as \uXXXX and \UXXXXXXXX. Both faces use it
+// for a tool's title and description and in a changed definition's diff,
+// where a hidden word is an instruction to the model (tool poisoning).
+func ShowHidden(s string) string {
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !hidden(r):
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+func hidden(r rune) bool { return runtime.ZeroWidth(r) || runtime.TagChar(r) }

@@ -85,3 +85,15 @@ func TestWordingHelpers(t *testing.T) {
 		t.Errorf("CommandLine kept a control: %q", got)
 	}
 }
+
+func TestShowHidden(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain text, ünïcode, 😀", "plain text, ünïcode, 😀"},
+		{"zero\u200bwidth\u2060joined\ufeff", `zero\u200bwidth\u2060joined\ufeff`},
+		{"tags\U000E0041\U000E007F", `tags\U000e0041\U000e007f`},
+	} {
+		if got := ShowHidden(c.in); got != c.want {
+			t.Errorf("ShowHidden(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
