@@ -15,12 +15,16 @@ import (
 //     others;
 //   - each waiter selects on its own context and returns when that ends;
 //     when the last waiter has left, the work's context is cancelled (a
-//     browser login nobody waits for closes its listener at once).
+//     browser login nobody waits for closes its listener at once), and a
+//     caller that comes meanwhile starts afresh once that run has wound
+//     down (a fixed redirect port is free again by then).
 //
 // No lock is held while the work runs: the mutex guards only the map.
 type flights struct {
 	mu sync.Mutex
 	m  map[string]*flight
+	// dying holds the abandoned run per key until its work has returned.
+	dying map[string]*flight
 	// changed, when set (by tests), is called after a flight starts, gains
 	// or loses a waiter, or ends, so a test waits on events, not time.
 	changed func()
@@ -49,7 +53,17 @@ func (f *flights) do(ctx context.Context, key string, fn func(context.Context) (
 	}
 	f.mu.Lock()
 	if f.m == nil {
-		f.m = map[string]*flight{}
+		f.m, f.dying = map[string]*flight{}, map[string]*flight{}
+	}
+	for f.m[key] == nil && f.dying[key] != nil {
+		d := f.dying[key]
+		f.mu.Unlock()
+		select {
+		case <-d.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		f.mu.Lock()
 	}
 	fl := f.m[key]
 	if fl == nil {
@@ -62,6 +76,9 @@ func (f *flights) do(ctx context.Context, key string, fn func(context.Context) (
 			f.mu.Lock()
 			if f.m[key] == fl {
 				delete(f.m, key)
+			}
+			if f.dying[key] == fl {
+				delete(f.dying, key)
 			}
 			fl.val, fl.err = val, err
 			close(fl.done)
@@ -85,6 +102,7 @@ func (f *flights) do(ctx context.Context, key string, fn func(context.Context) (
 			fl.cancel()
 			if f.m[key] == fl {
 				delete(f.m, key)
+				f.dying[key] = fl
 			}
 		}
 		f.mu.Unlock()
@@ -103,10 +121,12 @@ func (f *flights) waiters(key string) int {
 	return 0
 }
 
-// running reports whether work under key is in progress.
+// running reports whether work under key is in progress, an abandoned
+// run that has not yet returned included.
 func (f *flights) running(key string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	_, ok := f.m[key]
-	return ok
+	_, dying := f.dying[key]
+	return ok || dying
 }

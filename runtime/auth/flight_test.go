@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpdeck/config"
 	"mcpdeck/runtime/auth/authtest"
 )
 
@@ -208,6 +209,48 @@ func TestLoginWaiterLeavesOnItsOwnContext(t *testing.T) {
 	waitFor(t, changed, func() bool { return !h.m.flights.running("obtain " + tgt.key()) })
 	if err := authtest.Follow(u2); err == nil {
 		t.Fatal("the abandoned login's redirect listener still answers")
+	}
+}
+
+// TestLoginAfterAnAbandonedOneOnAFixedPort: a login started while an
+// abandoned one still winds down waits for it, so a fixed redirect port is
+// free again rather than "address already in use".
+func TestLoginAfterAnAbandonedOneOnAFixedPort(t *testing.T) {
+	t.Parallel()
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{Clients: map[string]string{"pre": ""}})
+	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
+	b := newBrowserOnHold()
+	h := newHarness(t, func(o *Options) { o.OpenURL = b.open })
+	tgt := target(rs, &config.OAuth{ClientID: "pre", RedirectPort: authtest.FreePort(t), GrantType: config.GrantAuthorizationCode})
+	for i := range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		abandoned := make(chan error, 1)
+		go func() { _, err := h.m.Login(ctx, tgt); abandoned <- err }()
+		b.next(t)
+		cancel()
+		// Its caller has left; its work may still hold the port.
+		if err := <-abandoned; !errors.Is(err, context.Canceled) {
+			t.Fatalf("round %d: the abandoned login: %v", i, err)
+		}
+		next := make(chan error, 1)
+		go func() { _, err := h.m.Login(ctxT(t), tgt); next <- err }()
+		var u string
+		select {
+		case u = <-b.urls:
+		case err := <-next:
+			t.Fatalf("round %d: the login after the abandoned one ended before the browser: %v", i, err)
+		case <-time.After(waitLimit):
+			t.Fatalf("round %d: the login after the abandoned one never opened the browser", i)
+		}
+		if err := authtest.Follow(u); err != nil {
+			t.Fatalf("round %d: following the second login: %v", i, err)
+		}
+		if err := <-next; err != nil {
+			t.Fatalf("round %d: the login after the abandoned one: %v", i, err)
+		}
+		if err := h.m.Logout(tgt); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
