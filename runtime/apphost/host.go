@@ -314,14 +314,17 @@ func (h *Host) Close(ctx context.Context) error {
 	}
 	wg.Wait()
 	close(h.closing) // the streams tell their pages and end
+	// A connection still open after a short grace is closed by force, and
+	// that is a normal stop, not an error: a browser keeps idle connections
+	// it opened speculatively (http.Server counts those as active for 5 s),
+	// and a page that went away may leave one behind.
 	var err error
 	if srv != nil {
-		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err = srv.Shutdown(sctx)
-		cancel()
-		if err != nil {
-			_ = srv.Close()
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		if srv.Shutdown(sctx) != nil {
+			err = srv.Close()
 		}
+		cancel()
 	}
 	h.serving.Wait()
 	return err

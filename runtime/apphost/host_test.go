@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -321,5 +323,37 @@ func TestHostRefusals(t *testing.T) {
 		t.Errorf("the view's document was served twice: %v %v", again.Status, err)
 	} else {
 		again.Body.Close()
+	}
+}
+
+// TestCloseWithAnIdleBrowserConnection: a browser opens connections it
+// may never use (a preconnect sends no request). http.Server waits 5 s
+// before it counts such a connection idle; Close closes it after its
+// short grace instead, and that is a normal stop, not an error (CI saw
+// "host close: context deadline exceeded" with Chromium's).
+func TestCloseWithAnIdleBrowserConnection(t *testing.T) {
+	rt := newRuntime(t, brokenServer())
+	ctx := ctxFor(t, 60*time.Second)
+	h := New(rt, Options{})
+	app, err := h.Open(ctx, Request{Server: "fake", Tool: "chart"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(app.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := h.Close(ctx); err != nil {
+		t.Fatalf("Close with a preconnected socket: %v", err)
+	}
+	// The host closed the connection: a read ends rather than blocks.
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := conn.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the idle connection was left open: %v", err)
 	}
 }
