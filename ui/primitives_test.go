@@ -81,7 +81,7 @@ func TestSubscribedResourceRereadsOnUpdate(t *testing.T) {
 	hs.action("resources/subscribe everything test://static/resource/1")
 	hs.waitText("◉ everything › test://static/resource/1", "subscribed: updates re-read it")
 	rt.UpdateResource("everything", "test://static/resource/1")
-	hs.waitText("(read 2)", "2 reads", "updated 12:00:00")
+	hs.waitText("(read 2)", "2 reads", "updated 12:00:00", "test://static/resource/1 changed and was read again")
 	hs.keys("esc")
 	hs.waitText("updated 12:00:00")
 	hs.keys("4")
