@@ -105,7 +105,8 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 		timeout = sess.cfg.CallTimeout
 	}
 	if req.AtMost > 0 {
-		timeout, total = min(timeout, req.AtMost), min(timeout, req.AtMost)
+		timeout = min(timeout, req.AtMost)
+		total = timeout
 	}
 	params := map[string]any{"name": tool.ServerTool, "arguments": args}
 	r := &request{method: "tools/call", params: params, label: tool.ServerTool, timeout: timeout, total: total, onStarted: req.OnStarted}
