@@ -100,12 +100,16 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 			return nil, &ArgumentsError{Server: req.Server, Tool: tool.ServerTool, Fields: fields, Example: ExampleArguments(tool.InputSchema)}
 		}
 	}
-	timeout := req.Timeout
+	timeout, total := req.Timeout, req.Timeout
 	if timeout <= 0 {
 		timeout = sess.cfg.CallTimeout
 	}
+	if req.AtMost > 0 {
+		timeout = min(timeout, req.AtMost)
+		total = timeout
+	}
 	params := map[string]any{"name": tool.ServerTool, "arguments": args}
-	r := &request{method: "tools/call", params: params, label: tool.ServerTool, timeout: timeout, total: req.Timeout, onStarted: req.OnStarted}
+	r := &request{method: "tools/call", params: params, label: tool.ServerTool, timeout: timeout, total: total, onStarted: req.OnStarted}
 	if sess.legacyTasks() && (tool.TaskSupport == "required" || (tool.TaskSupport == "optional" && req.Task)) {
 		r.task, params["task"] = true, map[string]any{} // a 2025-11-25 task-augmented call
 	}

@@ -182,7 +182,8 @@ func (s *session) envelope(version string) mcp.Envelope {
 	if caps.Roots != nil {
 		caps.Roots = &mcp.RootsCapability{} // no roots/list_changed in the modern era
 	}
-	caps.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage("{}")}
+	// Tasks are an extension in this era; the others (MCP Apps) stay.
+	caps.Extensions[mcp.ExtensionTasks] = json.RawMessage("{}")
 	env := mcp.Envelope{
 		Version:      version,
 		Capabilities: caps,

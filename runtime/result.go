@@ -53,6 +53,10 @@ type CallRequest struct {
 	Arguments json.RawMessage // a JSON object; nil means {}
 	// Timeout overrides the server's call timeout; 0 keeps it.
 	Timeout time.Duration
+	// AtMost, when set, bounds the call's timeout, the server's or
+	// Timeout: a gateway client's callTimeout shortens a call, never
+	// lengthens it past what the server's configuration allows.
+	AtMost time.Duration
 	// NoValidate sends arguments that fail the input schema anyway.
 	NoValidate bool
 	// OnStarted, if set, learns the request id once the call is sent, and

@@ -44,7 +44,7 @@
 // origin are never followed, so the headers never reach it: the exchange
 // fails with ErrRedirected naming the origin (put the final URL in
 // mcp.json). Same-origin redirects that keep the method (307, 308, or any
-// for GET) are followed, up to five; see checkRedirect. A server's SSE
+// for GET) are followed, up to five; see CheckRedirect. A server's SSE
 // retry: is clamped to [100 ms, 60 s].
 //
 // Requests a client would never send (the compatibility check's probes: an

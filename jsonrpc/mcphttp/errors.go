@@ -42,7 +42,7 @@ var (
 	// ErrClosed: the stream was closed by its owner.
 	ErrClosed = errors.New("http stream closed")
 	// ErrRedirected: the server redirected to another origin, or in a way
-	// that would lose the request (see checkRedirect). It ends the stream:
+	// that would lose the request (see CheckRedirect). It ends the stream:
 	// every request would be redirected the same way.
 	ErrRedirected = errors.New("redirect not followed")
 	// ErrBadOptions: Options are unusable (no URL, a relative URL, a

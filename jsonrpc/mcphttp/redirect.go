@@ -11,8 +11,10 @@ import (
 // maxRedirects bounds a chain of same-origin redirects.
 const maxRedirects = 5
 
-// The redirect policy. The configured headers usually carry credentials
-// (Authorization, X-Api-Key, or any other header the user configured), and
+// CheckRedirect is the redirect policy of every request to an MCP
+// endpoint (the Streams', and the login's probe in runtime/auth). The
+// configured headers usually carry credentials (Authorization,
+// X-Api-Key, or any other header the user configured), and
 // net/http forwards every header but Authorization, Cookie and
 // WWW-Authenticate to any host, and those too to another port of the same
 // host. The MCP authorization spec asks clients not to send credentials to
@@ -27,7 +29,7 @@ const maxRedirects = 5
 //     message, so it fails instead with the status in the error.
 //
 // Either way the fix is the same: put the final URL in mcp.json.
-func checkRedirect(req *http.Request, via []*http.Request) error {
+func CheckRedirect(req *http.Request, via []*http.Request) error {
 	first := via[0]
 	status := 0
 	if req.Response != nil {

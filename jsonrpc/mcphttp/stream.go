@@ -90,7 +90,7 @@ func Dial(ctx context.Context, opts Options) (*Stream, error) {
 	}
 	// A copy, so the caller's client keeps its own policy.
 	client := *s.client
-	client.CheckRedirect = checkRedirect
+	client.CheckRedirect = CheckRedirect
 	s.client = &client
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if opts.Legacy {

@@ -16,6 +16,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/internal/cause"
+	"mcpdeck/jsonrpc/mcphttp"
 )
 
 // probeBody is what the login probe POSTs: a ping, which creates no
@@ -31,7 +32,14 @@ func probe(ctx context.Context, client *http.Client, serverURL string) (*Challen
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := client.Do(req)
+	// The MCP endpoint's redirect policy, as every connection to it has:
+	// another origin's answer is not the server's.
+	endpoint := *client
+	endpoint.CheckRedirect = mcphttp.CheckRedirect
+	resp, err := endpoint.Do(req)
+	if errors.Is(err, mcphttp.ErrRedirected) {
+		return nil, 0, fmt.Errorf("probing %s: %w", safeURL(serverURL), cause.Of(err))
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("probing %s: %w: %v", safeURL(serverURL), ErrDiscovery, cause.Of(err))
 	}

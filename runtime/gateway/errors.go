@@ -126,7 +126,10 @@ func upstreamError(server, what string, timeout fmt.Stringer, err error) error {
 		return rpcError(CodeUnavailable, d, "%s is unavailable: server %q %s; list again, the offer has changed", what, server, unavailableWhy(kind, msg))
 	case runtime.KindTimeout:
 		d.Reason = "timeout"
-		return rpcError(CodeTimeout, d, "%s timed out after %s (the gateway's callTimeout; progress from the server extends it)", what, timeout)
+		// A call's bound is the server's callTimeout or the gateway's,
+		// whichever is shorter (CallRequest.AtMost); the runtime's
+		// message says which duration ran out.
+		return rpcError(CodeTimeout, d, "%s timed out: %s (the server's callTimeout, or the gateway's %s when shorter; progress from the server extends it)", what, msg, timeout)
 	case runtime.KindCancelled:
 		d.Reason = "cancelled"
 		return rpcError(CodeCancelled, d, "%s was cancelled in mcpdeck: %s", what, msg)

@@ -192,7 +192,7 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 		return &target{server: server, name: tool.Name, what: what, approval: approval, run: func(ctx context.Context, onStarted func(uint64)) (any, error) {
 			// A client that asks for a task has the server asked for one
 			// too, where the tool makes it optional.
-			res, err := g.rt.Call(ctx, runtime.CallRequest{Server: server, Tool: name, Arguments: p.Arguments, Timeout: timeout, OnStarted: onStarted,
+			res, err := g.rt.Call(ctx, runtime.CallRequest{Server: server, Tool: name, Arguments: p.Arguments, AtMost: timeout, OnStarted: onStarted,
 				Task: len(p.Task) > 0})
 			return toolResult(server, what, timeout, res, err)
 		}}, nil
