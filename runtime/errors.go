@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"mcpdeck/jsonrpc"
@@ -358,6 +359,11 @@ func (r *ErrorKindInfo) matches(err error) bool {
 // errorInfo turns an error into data: its kind, where, and the facts.
 func errorInfo(server, method string, err error) *ErrorInfo {
 	info := &ErrorInfo{Kind: KindOf(err), Server: server, Method: method, Message: err.Error(), At: time.Now()}
+	if method != "" {
+		// The transport's errors name their method ("tools/call: connection
+		// closed: …"); Error puts it before the message already.
+		info.Message = strings.TrimPrefix(info.Message, method+": ")
+	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
 		info.Code, info.Message, info.Data = rpcErr.Code, rpcErr.Message, rpcErr.Data
