@@ -285,6 +285,16 @@ func (e *ErrorInfo) ResourceMissing() bool {
 		(e.Code == CodeInvalidParams || e.Code == mcp.CodeResourceNotFound)
 }
 
+// kindError is an error of the runtime's own whose message says it all:
+// it matches its kind's sentinel without the sentinel's words in front.
+type kindError struct {
+	sentinel error
+	msg      string
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.sentinel }
+
 // CallError is a failed request: the error as data (Info), unwrapping to
 // the underlying error so errors.As finds a *RPCError, *ClosedError or
 // *CancelledError, and errors.Is the kind's sentinels.
