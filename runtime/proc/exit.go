@@ -104,7 +104,7 @@ func nodeErrorLine(tail []string) (int, bool) {
 }
 
 func isNodeFrame(l string) bool {
-	return strings.HasPrefix(strings.TrimLeft(l, " "), "at ") && strings.HasPrefix(l, "    ")
+	return strings.HasPrefix(l, "    at ")
 }
 
 // exitError converts the result of cmd.Wait into the value Exit reports.
