@@ -261,3 +261,9 @@ func (m *Model) reload() tea.Cmd {
 func errText(err error) string {
 	return present.OneLine(strings.TrimSpace(err.Error()), 500)
 }
+
+// errAbout is errText for a status line that names server already: the
+// server is said once (runtime.ErrorAfterServer).
+func errAbout(server string, err error) string {
+	return present.OneLine(strings.TrimSpace(runtime.ErrorAfterServer(server, err)), 500)
+}

@@ -1,0 +1,30 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"mcpdeck/config"
+	"mcpdeck/jsonrpc/jsonrpctest"
+	"mcpdeck/runtime"
+)
+
+// The status line of a failed call names the server once: "s/crash
+// failed: s: tools/call: …" said s twice (the line's server/tool, then
+// the error's own prefix).
+func TestFailedCallStatusNamesTheServerOnce(t *testing.T) {
+	t.Parallel()
+	hs, rt := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{fakeProcess("s", jsonrpctest.Normal, config.Reconnect{})}}}, 200, 40)
+	hs.keys("m")
+	hs.waitText("servers 1/1 ready")
+	v, _ := rt.Snapshot().Server("s")
+	tool, ok := runtime.LookupTool(v.Tools, "crash")
+	if !ok {
+		t.Fatalf("the fake has no crash tool: %+v", v.Tools)
+	}
+	hs.tm.Send(callIntentMsg{tool: *tool})
+	view := hs.waitText("s/crash failed: tools/call:")
+	if strings.Contains(view, "failed: s: ") {
+		t.Errorf("the status line names s twice:\n%s", view)
+	}
+}
