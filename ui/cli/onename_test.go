@@ -41,7 +41,9 @@ func TestFailedServerIsNamedOnce(t *testing.T) {
 		t.Errorf("call's error should name adhoc once:\n%s", r.stderr)
 	}
 	r = h.run(t, "", "call", "--stdio", stdio, "x", "--json")
-	var out struct{ Error struct{ Message, Server string } }
+	var out struct {
+		Error struct{ Message, Server string }
+	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("call --json: %v\n%s", err, r.stdout)
 	}
@@ -54,7 +56,9 @@ func TestFailedServerIsNamedOnce(t *testing.T) {
 		t.Errorf("servers should name adhoc once (the NAME column, the failure's sentence):\n%s%s", r.stdout, r.stderr)
 	}
 	r = h.run(t, "", "servers", "--stdio", stdio, "--json")
-	var list struct{ Servers []struct{ Name, Error string } }
+	var list struct {
+		Servers []struct{ Name, Error string }
+	}
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Servers) != 1 {
 		t.Fatalf("servers --json: %v\n%s", err, r.stdout)
 	}
