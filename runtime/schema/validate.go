@@ -54,7 +54,15 @@ type cacheKey struct {
 	opts Options
 }
 
-var cache sync.Map // cacheKey → *jsonschema.Schema
+// cache keeps what compiling each schema gave, the schema or its *Error:
+// a tool whose schema does not compile is listed, shown and called
+// again and again, and each would compile it again.
+var cache sync.Map // cacheKey → compiled
+
+type compiled struct {
+	s   *jsonschema.Schema
+	err *Error
+}
 
 // MetaschemasCompiled reports whether the validator's meta-schemas were
 // compiled in this process: a run that validates nothing never compiles
@@ -65,15 +73,36 @@ func MetaschemasCompiled() bool { return jsonschema.MetaschemasCompiled() }
 // It never fetches remote references. A schema outside the bounds of
 // CheckBounds is refused before compiling. Compiling happens only here,
 // when a schema is first used to validate, on the caller's goroutine
-// (never on a connection's read loop), and the result is cached. The
-// validator compiles its meta-schemas on the first Compile, not before.
+// (never on a connection's read loop), and the result is cached, a
+// refusal too (but for one over MaxBytes: the cache would keep its text).
+// The validator compiles its meta-schemas on the first Compile, not before.
 func Compile(schema json.RawMessage, opts Options) (*jsonschema.Schema, error) {
-	key := cacheKey{string(schema), opts}
-	if s, ok := cache.Load(key); ok {
-		return s.(*jsonschema.Schema), nil
+	if len(schema) > MaxBytes {
+		return nil, CheckBounds(schema)
 	}
+	key := cacheKey{string(schema), opts}
+	if c, ok := cache.Load(key); ok {
+		return c.(compiled).result()
+	}
+	s, err := compile(schema, opts)
+	c := compiled{s: s}
+	if err != nil {
+		c = compiled{err: err}
+	}
+	cache.Store(key, c)
+	return c.result()
+}
+
+func (c compiled) result() (*jsonschema.Schema, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	return c.s, nil
+}
+
+func compile(schema json.RawMessage, opts Options) (*jsonschema.Schema, *Error) {
 	if err := CheckBounds(schema); err != nil {
-		return nil, err
+		return nil, err.(*Error)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
@@ -87,14 +116,26 @@ func Compile(schema json.RawMessage, opts Options) (*jsonschema.Schema, error) {
 	}
 	const loc = "mcpdeck:///schema.json"
 	if err := c.AddResource(loc, doc); err != nil {
-		return nil, &Error{Err: err}
+		return nil, compileError(err)
 	}
 	s, err := c.Compile(loc)
 	if err != nil {
-		return nil, &Error{Err: err}
+		return nil, compileError(err)
 	}
-	cache.Store(key, s)
 	return s, nil
+}
+
+// compileError is the *Error of a schema the compiler refused: a schema
+// that violates the meta-schema lists its violations (Error.Fields) as
+// Validate lists an instance's.
+func compileError(err error) *Error {
+	e := &Error{Err: err}
+	var sv *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &sv) && errors.As(sv.Err, &ve) {
+		e.Fields = violations(ve)
+	}
+	return e
 }
 
 type noRemote struct{}
@@ -129,6 +170,12 @@ func Validate(schema, instance json.RawMessage, opts Options) ([]FieldError, err
 	if !errors.As(err, &ve) {
 		return nil, err
 	}
+	return violations(ve), nil
+}
+
+// violations are the leaves of the validator's tree of causes, one
+// FieldError each, without repeats, sorted by path.
+func violations(ve *jsonschema.ValidationError) []FieldError {
 	var out []FieldError
 	seen := map[string]bool{}
 	var walk func(e *jsonschema.ValidationError, alts []string)
@@ -163,7 +210,7 @@ func Validate(schema, instance json.RawMessage, opts Options) ([]FieldError, err
 	}
 	walk(ve, nil)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return out
 }
 
 // nullBranch: the violation is that of a branch that accepts only null.
