@@ -15,10 +15,10 @@
 package schema
 
 import (
-	"strings"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Bounds on a schema from a server, checked before anything else reads it.
