@@ -10,7 +10,7 @@ import (
 // A schema that violates the meta-schema is said as mcpdeck says the
 // violations of arguments: one line a violation, path first, indented
 // evenly; the validator's own text nests each cause a level deeper
-// ("- at ”: 'allOf' failed" and eight more levels here).
+// (an 'allOf' failed at the root, and eight more levels here).
 func TestCompileErrorListsViolationsPathFirst(t *testing.T) {
 	bad := json.RawMessage(`{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{"qty":{"type":"integr","minimum":"1"}}}}}}`)
 	_, err := Compile(bad, Options{})
