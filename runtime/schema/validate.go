@@ -45,19 +45,28 @@ type Options struct {
 	// elicitation form is validated with it, because the client promises
 	// the server values of the formats it asked for.
 	AssertFormats bool
+	// A new option needs its place in cacheIndex: schemas compiled with
+	// different options are cached apart.
 }
 
-// cacheKey keeps compiled schemas by their text and options; tool schemas
-// are validated on every call and compiling is the expensive part.
-type cacheKey struct {
-	text string
-	opts Options
+// cache keeps what compiling each schema gave, the schema or its *Error,
+// by the schema's text, one map for each choice of Options (index:
+// AssertFormats): tool schemas are validated on every call, and a tool's
+// schema is asked about each time the tool is listed or shown, so a
+// lookup must cost no copy of the text (a built-in map indexed with
+// string(bytes) makes none) and compiling, the expensive part, happens
+// once, a refusal too.
+var cache struct {
+	sync.RWMutex
+	byOpts [2]map[string]compiled
 }
 
-// cache keeps what compiling each schema gave, the schema or its *Error:
-// a tool whose schema does not compile is listed, shown and called
-// again and again, and each would compile it again.
-var cache sync.Map // cacheKey → compiled
+func cacheIndex(opts Options) int {
+	if opts.AssertFormats {
+		return 1
+	}
+	return 0
+}
 
 type compiled struct {
 	s   *jsonschema.Schema
@@ -80,16 +89,24 @@ func Compile(schema json.RawMessage, opts Options) (*jsonschema.Schema, error) {
 	if len(schema) > MaxBytes {
 		return nil, CheckBounds(schema)
 	}
-	key := cacheKey{string(schema), opts}
-	if c, ok := cache.Load(key); ok {
-		return c.(compiled).result()
+	i := cacheIndex(opts)
+	cache.RLock()
+	c, ok := cache.byOpts[i][string(schema)]
+	cache.RUnlock()
+	if ok {
+		return c.result()
 	}
 	s, err := compile(schema, opts)
-	c := compiled{s: s}
+	c = compiled{s: s}
 	if err != nil {
 		c = compiled{err: err}
 	}
-	cache.Store(key, c)
+	cache.Lock()
+	if cache.byOpts[i] == nil {
+		cache.byOpts[i] = map[string]compiled{}
+	}
+	cache.byOpts[i][string(schema)] = c
+	cache.Unlock()
 	return c.result()
 }
 
