@@ -9,9 +9,10 @@ import (
 	"mcpdeck/runtime"
 )
 
-// The status line of a failed call names the server once: "s/crash
-// failed: s: tools/call: …" said s twice (the line's server/tool, then
-// the error's own prefix).
+// The status line and the result viewer of a failed call name the server
+// once: "s/crash failed: s: tools/call: …" said s twice (the line's
+// server/tool, then the error's own prefix), as did the viewer under its
+// title "Result of s › crash".
 func TestFailedCallStatusNamesTheServerOnce(t *testing.T) {
 	t.Parallel()
 	hs, rt := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{fakeProcess("s", jsonrpctest.Normal, config.Reconnect{})}}}, 200, 40)
@@ -23,8 +24,8 @@ func TestFailedCallStatusNamesTheServerOnce(t *testing.T) {
 		t.Fatalf("the fake has no crash tool: %+v", v.Tools)
 	}
 	hs.tm.Send(callIntentMsg{tool: *tool})
-	view := hs.waitText("s/crash failed: tools/call:")
-	if strings.Contains(view, "failed: s: ") {
-		t.Errorf("the status line names s twice:\n%s", view)
+	view := hs.waitText("s/crash failed: tools/call:", "Result of s › crash", "✗ the call failed")
+	if strings.Contains(view, "failed: s: ") || strings.Contains(view, "s: tools/call:") {
+		t.Errorf("the status line or the result viewer names s twice:\n%s", view)
 	}
 }

@@ -128,7 +128,7 @@ func (r *resultViewer) lines(w int) []string {
 				add("", st.Warning.Render("hint: ")+present.Line(h))
 			}
 		} else {
-			para(d.err.Error())
+			para(runtime.ErrorAfterServer(d.tool.Server, d.err)) // the title names the server
 		}
 		return out
 	}

@@ -84,7 +84,7 @@ func toolDetailLines(st styles.Styles, t runtime.Tool, app *appDetail, w int) []
 	}
 	if serr := t.InputSchemaError(); serr != nil {
 		section("input schema is not valid JSON Schema")
-		out = append(out, warnLines(st, "calls are refused as the server's schema problem until the server fixes it; a call made without checking (ctrl+t in the form, --no-validate) goes through", w)...)
+		out = append(out, warnLines(st, "calls are refused until the server fixes its schema; ctrl+t in the form (call --no-validate) calls without checking", w)...)
 		for _, l := range serr.Lines() {
 			out = append(out, wrap(present.Line(l), w)...)
 		}
