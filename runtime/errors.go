@@ -282,9 +282,9 @@ func (e *ErrorInfo) Detail() string {
 
 // ErrorAfterServer is err's text for a sentence that names server
 // already ("server "demo" has failed: …", "demo/add failed: …"): the
-// "demo: " an *ErrorInfo, a *CallError or an *ArgumentsError of that
-// server puts in front
-// is left out, so the faces name the server once.
+// "demo: " that an *ErrorInfo, a *CallError or an *ArgumentsError of
+// that server puts in front is left out, so the faces name the server
+// once, as errorInfo leaves out a method the message already names.
 func ErrorAfterServer(server string, err error) string {
 	text := err.Error()
 	var info *ErrorInfo
