@@ -69,10 +69,11 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 	runtime.KindSchema:             fixed("the tool's schema is the server's to fix"),
 	runtime.KindNotEnabled:         byFace("MCP is off: pass --enable", "MCP is off: press m to turn it on"),
 	runtime.KindNotReady:           byFace("wait for the server to be ready, or reconnect it", "wait for the server to be ready, or press R to reconnect it"),
-	runtime.KindUnknownServer:      byFace("list the configured servers with: mcpdeck servers", ""),
+	runtime.KindUnknownServer:      byFace("list the configured servers with: mcpdeck servers", "it is not in the configuration any more: press r to reload it, or pick a server from the list"),
 	runtime.KindToolSwitchedOff:    nil, // the message says how to switch it on
 	runtime.KindUnknownTool: func(info *runtime.ErrorInfo, face Face) string {
-		return face.pick(fmt.Sprintf("list the server's tools with: mcpdeck tools %s", info.Server), "")
+		return face.pick(fmt.Sprintf("list the server's tools with: mcpdeck tools %s", info.Server),
+			"the server does not list it now: pick one from its tools in the Tools tab (2)")
 	},
 }
 
