@@ -31,6 +31,11 @@ var (
 	ErrClosedByClient = jsonrpc.ErrClosedByClient
 )
 
+// StoppedReading is in the message of a request that timed out before it
+// could even be written (jsonrpc.CancelledError.Unwritten): the server
+// stopped reading its input, so no timeout would have been enough.
+const StoppedReading = jsonrpc.StoppedReading
+
 // Error values of the transport, for errors.As without importing jsonrpc.
 type (
 	// RPCError is a JSON-RPC error object a server answered with.
@@ -328,10 +333,11 @@ func KindOf(err error) ErrorKind {
 		return KindUnknown
 	case errors.As(err, &info):
 		return info.Kind
-	case errors.As(err, &cancelled) && cancelled.Timeout && !cancelled.Arrived.Empty():
+	case errors.As(err, &cancelled) && cancelled.Timeout && !cancelled.Unwritten && !cancelled.Arrived.Empty():
 		// It timed out while the server sent something else (a wrong id,
 		// a notification instead of a response): the server's fault. A
-		// cancel by the user is only a cancel, whatever came meanwhile.
+		// cancel by the user is only a cancel, whatever came meanwhile;
+		// a request that never got written is a timeout of its own.
 		return KindProtocol
 	}
 	for i := range errorKinds {

@@ -56,7 +56,7 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 	runtime.KindRefused:            nil, // the message names the state that refused
 	runtime.KindProtocol:           protocolHint,
 	runtime.KindTransport:          fixed("the HTTP exchange failed: check the url, and that the server is up and answers MCP there"),
-	runtime.KindTimeout:            byFace("the server did not answer in time: raise the timeout (--timeout, or callTimeout/startupTimeout in mcp.json) or check the server's stderr", "the server did not answer in time: raise callTimeout/startupTimeout in mcp.json, or check its stderr (Logs tab)"),
+	runtime.KindTimeout:            timeoutHint,
 	runtime.KindCancelled:          fixed("the request was cancelled; the server was told with notifications/cancelled"),
 	runtime.KindDeclined:           declinedHint,
 	runtime.KindTooLarge:           fixed("the server sent a message over the size limit; make the tool return less, or raise maxMessageSize"),
@@ -85,6 +85,18 @@ func fixed(h string) func(*runtime.ErrorInfo, Face) string {
 // byFace is a hint worded for the CLI and for the TUI.
 func byFace(cli, tui string) func(*runtime.ErrorInfo, Face) string {
 	return func(_ *runtime.ErrorInfo, face Face) string { return face.pick(cli, tui) }
+}
+
+// timeoutHint says how to give a slow server more time, unless the
+// request never reached it: a server that stopped reading its input is
+// stuck, and more time would not help.
+func timeoutHint(info *runtime.ErrorInfo, face Face) string {
+	if strings.Contains(info.Message, runtime.StoppedReading) {
+		return face.pick("the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr may say why; restart it",
+			"the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr (Logs tab) may say why; press R to restart it")
+	}
+	return face.pick("the server did not answer in time: raise the timeout (--timeout, or callTimeout/startupTimeout in mcp.json) or check the server's stderr",
+		"the server did not answer in time: raise callTimeout/startupTimeout in mcp.json, or check its stderr (Logs tab)")
 }
 
 // declinedHint says how to answer what was declined: a sampling request
