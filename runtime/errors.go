@@ -72,7 +72,7 @@ const (
 	KindTooLarge                            // a message over the size limit
 	KindUnsupportedVersion                  // no protocol revision in common
 	KindNeedsLogin                          // the server requires authorization
-	KindConfig                              // the configuration cannot work (command, cwd, input)
+	KindConfig                              // the configuration cannot work (command, cwd, input, url, credentials)
 	KindInvalidArguments                    // arguments do not match the input schema
 	KindSchema                              // a schema is unusable, or a result violates it
 	KindNotEnabled                          // MCP is off
@@ -175,8 +175,12 @@ var errorKinds = []ErrorKindInfo{
 		match: func(err error) bool { var e *jsonrpc.Error; return errors.As(err, &e) }},
 	{Kind: KindExited, Name: "exited", Sentinel: ErrProcessExited, Also: []error{ErrClosed},
 		match: func(err error) bool { var e *proc.ExitError; return errors.As(err, &e) }},
+	// A refused redirect (put the final URL in mcp.json) and credentials
+	// the server rejects without asking for a login (a static key) are
+	// the configuration's to change: trying again fails the same way.
 	{Kind: KindConfig, Name: "config", Sentinel: ErrConfig,
-		Matches: []error{proc.ErrNotFound, proc.ErrNoCommand, proc.ErrNotExecutable, proc.ErrBadDir}},
+		Matches: []error{proc.ErrNotFound, proc.ErrNoCommand, proc.ErrNotExecutable, proc.ErrBadDir,
+			mcphttp.ErrRedirected, mcphttp.ErrUnauthorized, mcphttp.ErrBadOptions}},
 	{Kind: KindClosed, Name: "closed", Sentinel: ErrClosed},
 	{Kind: KindInvalidArguments, Name: "invalid-arguments", Sentinel: ErrInvalidArguments},
 	{Kind: KindSchema, Name: "schema", Sentinel: ErrSchema},

@@ -62,7 +62,7 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 	runtime.KindTooLarge:           fixed("the server sent a message over the size limit; make the tool return less, or raise maxMessageSize"),
 	runtime.KindExited:             byFace("the server process exited; its last stderr lines say why", "the server process exited; its last stderr lines are in the Logs tab"),
 	runtime.KindClosed:             byFace("the connection closed; run the command again", "the connection closed; mcpdeck reconnects automatically where configured, or press R"),
-	runtime.KindConfig:             fixed("fix the server's command, cwd or inputs in its configuration"),
+	runtime.KindConfig:             byFace("fix the server's configuration (its command, cwd, url, headers or inputs); mcpdeck does not retry it as it is", "fix the server's configuration (its command, cwd, url, headers or inputs), then press r to reload; mcpdeck does not retry it as it is"),
 	runtime.KindUnsupportedVersion: versionHint,
 	runtime.KindNeedsLogin:         byFace("or add --login to log in now, in a browser", "press i to log in, in a browser"),
 	runtime.KindInvalidArguments:   byFace("fix the arguments, or send anyway with --no-validate", "fix the fields, or switch validation off in the form"),
