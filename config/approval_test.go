@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -128,4 +129,56 @@ func err2str(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// The approval of a changed project file names what changed in the file:
+// the definition it replaces was read approved (its ${env:…} expanded) and
+// the new one unapproved (kept as written), and a reference left alone is
+// no change, while one that now names another variable is.
+func TestApprovalChangesCompareWhatTheFileWrites(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.env["GITHUB_TOKEN"], w.env["REMOTE_AUTH"], w.env["HOST"] = "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "sk-live-abcdef0123456789abcdef", "example.com"
+	file := `{"mcpServers": {
+		"gh": {"command": "node", "args": ["server.js", "--host", "${env:HOST}"], "env": {"GITHUB_TOKEN": "${env:GITHUB_TOKEN}", "LOG_LEVEL": "debug"}},
+		"remote": {"url": "https://${env:HOST}/mcp", "headers": {"Authorization": "Bearer ${env:REMOTE_AUTH}"}}}}`
+	layout(t, w.project, map[string]string{".mcp.json": file})
+	opts := w.opts()
+	ts, err := OpenTrustStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Trust(cfg.Unapproved()[0]); err != nil {
+		t.Fatal(err)
+	}
+	opts.Approved = ts.Trusted
+	applied, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := applied.Server("gh"); s.Unapproved || s.Env["GITHUB_TOKEN"] != w.env["GITHUB_TOKEN"] {
+		t.Fatalf("approved read: Unapproved=%v, want the token expanded", s.Unapproved)
+	}
+
+	changed := strings.Replace(file, `"debug"`, `"info"`, 1)
+	changed = strings.Replace(changed, `"${env:GITHUB_TOKEN}"`, `"${env:AWS_SECRET_ACCESS_KEY}"`, 1)
+	layout(t, w.project, map[string]string{".mcp.json": changed})
+	pending, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{"gh": {"env: changed GITHUB_TOKEN, LOG_LEVEL"}, "remote": nil} {
+		was, _ := applied.Server(name)
+		now, _ := pending.Server(name)
+		if !now.Unapproved {
+			t.Fatalf("%s: the changed file was read approved", name)
+		}
+		if got := now.Changes(was); !slices.Equal(got, want) {
+			t.Errorf("%s: Changes = %q, want %q", name, got, want)
+		}
+	}
 }

@@ -19,15 +19,21 @@ func (s Server) Changes(old Server) []string {
 			out = append(out, what)
 		}
 	}
+	now, was := written{s.Command, s.Args, s.URL, s.Env, s.Headers}, written{old.Command, old.Args, old.URL, old.Env, old.Headers}
+	if s.written != nil && old.written != nil {
+		// As the files write them: what changed in the file, whichever
+		// of the two had its variables expanded.
+		now, was = *s.written, *old.written
+	}
 	add(s.Transport != old.Transport, "transport "+string(old.Transport)+" → "+string(s.Transport))
-	add(s.Command != old.Command || !slices.Equal(s.Args, old.Args), "command line")
+	add(now.command != was.command || !slices.Equal(now.args, was.args), "command line")
 	add(s.Cwd != old.Cwd, "working directory")
-	add(s.URL != old.URL, "url")
-	if d := keyChanges(old.Env, s.Env); d != "" {
+	add(now.url != was.url, "url")
+	if d := keyChanges(was.env, now.env); d != "" {
 		out = append(out, "env: "+d)
 	}
 	add(s.EnvFile != old.EnvFile, "envFile")
-	if d := keyChanges(old.Headers, s.Headers); d != "" {
+	if d := keyChanges(was.headers, now.headers); d != "" {
 		out = append(out, "headers: "+d)
 	}
 	add(!equalOAuth(s.OAuth, old.OAuth), "oauth")

@@ -288,7 +288,11 @@ func (p *parser) parseServers(m *member) []Server {
 		if s, ok := p.parseServer(sm); ok && len(p.errs) == before {
 			out = append(out, s)
 		} else if p.opts.KeepInvalid {
-			out = append(out, p.invalidServer(sm, p.errs[before:]))
+			inv := p.invalidServer(sm, p.errs[before:])
+			if s.Name != "" { // its definition is an object: its "disabled"/"enabled" was read
+				inv.Enabled = s.Enabled // a disabled server stays disabled: nothing would start it
+			}
+			out = append(out, inv)
 		}
 	}
 	return out

@@ -129,6 +129,21 @@ type Server struct {
 	// Server can be trusted and it must never start, while every other
 	// server still does.
 	Invalid error
+
+	// written is the launch definition as the file writes it, before any
+	// variable is expanded; nil for a Server not read from a file.
+	written *written
+}
+
+// written is what Changes compares when both definitions have it: an
+// unapproved project file is read with its ${env:…} references kept as
+// written, the approved one it replaces with them expanded, so comparing
+// the expanded values would call every reference a change.
+type written struct {
+	command      string
+	args         []string
+	url          string
+	env, headers map[string]string
 }
 
 // Secrets returns the values that must never be displayed: every header

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -248,6 +249,7 @@ func (p *parser) transport(r *rawServer) (Transport, bool) {
 // expandServer expands variables in the launch fields and validates the
 // results.
 func (p *parser) expandServer(r *rawServer, s *Server) {
+	s.written = &written{command: r.command, args: slices.Clone(r.args), url: r.url, env: maps.Clone(r.envVals), headers: maps.Clone(r.hdrVals)}
 	ignored := []string{"headers", "oauth", "auth"}
 	if s.Transport != TransportStdio {
 		ignored = []string{"command", "args", "env", "envFile", "cwd", "envInherit"}

@@ -94,7 +94,10 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 	if !req.NoValidate {
 		fields, err := ValidateArguments(tool.InputSchema, args)
 		if err != nil {
-			fields = []FieldError{{Message: "the tool's input schema does not compile: " + err.Error()}}
+			// The server's schema is at fault, not the arguments: asking the
+			// caller (a person, or a model through the gateway) to fix them
+			// would send them round in circles.
+			return nil, callError(req.Server, "tools/call", &kindError{ErrSchema, fmt.Sprintf("the input schema of tool %q is not valid JSON Schema, so its arguments cannot be checked against it: %v", tool.ServerTool, err)})
 		}
 		if len(fields) > 0 {
 			return nil, &ArgumentsError{Server: req.Server, Tool: tool.ServerTool, Fields: fields, Example: ExampleArguments(tool.InputSchema)}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"mcpdeck/jsonrpc"
@@ -293,6 +294,16 @@ func (e *ErrorInfo) ResourceMissing() bool {
 		(e.Code == CodeInvalidParams || e.Code == mcp.CodeResourceNotFound)
 }
 
+// kindError is an error of the runtime's own whose message says it all:
+// it matches its kind's sentinel without the sentinel's words in front.
+type kindError struct {
+	sentinel error
+	msg      string
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.sentinel }
+
 // CallError is a failed request: the error as data (Info), unwrapping to
 // the underlying error so errors.As finds a *RPCError, *ClosedError or
 // *CancelledError, and errors.Is the kind's sentinels.
@@ -368,6 +379,11 @@ func (r *ErrorKindInfo) matches(err error) bool {
 // errorInfo turns an error into data: its kind, where, and the facts.
 func errorInfo(server, method string, err error) *ErrorInfo {
 	info := &ErrorInfo{Kind: KindOf(err), Server: server, Method: method, Message: err.Error(), At: time.Now()}
+	if method != "" {
+		// The transport's errors name their method ("tools/call: connection
+		// closed: …"); Error puts it before the message already.
+		info.Message = strings.TrimPrefix(info.Message, method+": ")
+	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
 		info.Code, info.Message, info.Data = rpcErr.Code, rpcErr.Message, rpcErr.Data

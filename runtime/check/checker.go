@@ -15,6 +15,10 @@ import (
 // the whole stop sequence, with its grace periods, fits well within it.
 const shutdownTimeout = time.Minute
 
+// closeSettle bounds the wait, after a request met a closed transport, for
+// the controller to mark the server failed.
+const closeSettle = 5 * time.Second
+
 // checker runs one check. Everything runs on Run's goroutine except the
 // observer, which collects the controller's events on its own.
 type checker struct {
@@ -45,6 +49,13 @@ type checker struct {
 	probedError  bool
 	appReads     map[string]appRead // MCP Apps: each resourceUri's resources/read, by URI
 	appCaps      json.RawMessage    // the capabilities the server declared, seen while it was up
+
+	// A request that met a closed transport: the controller may not have
+	// published the server's failure yet when the request returns, so the
+	// next step waits for it (from liveFrom, the events since the server
+	// was last seen live) before it decides whether to reconnect.
+	closed   bool
+	liveFrom int
 }
 
 // pending is a request that got no response within the call timeout.
@@ -200,9 +211,18 @@ func (c *checker) prerequisite() string {
 
 // ensureLive reconnects the server if an earlier step left it down.
 func (c *checker) ensureLive() string {
+	if c.closed {
+		c.closed = false
+		c.obs.waitFor(c.ctx, c.liveFrom, min(c.opts.CallTimeout, closeSettle), func(e runtime.Event) bool {
+			s, ok := e.(runtime.StateChanged)
+			return ok && s.Server == c.name && s.To == runtime.StateFailed
+		})
+	}
 	if c.server().State.Live() {
+		c.liveFrom = c.obs.mark()
 		return ""
 	}
+	c.liveFrom = c.obs.mark()
 	if err := c.rt.Reconnect(c.ctx, c.name); err != nil {
 		return "skipped: the server went down in an earlier step and reconnecting failed: " + errText(err)
 	}

@@ -372,6 +372,9 @@ func (c *checker) noteError(what string, start time.Time, err error) {
 	if errors.Is(err, runtime.ErrMessageTooLarge) {
 		c.tooLarge = true
 	}
+	if errors.Is(err, runtime.ErrClosed) {
+		c.closed = true
+	}
 }
 
 // callFailure explains a call that ended in an error rather than a result.

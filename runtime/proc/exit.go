@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 )
 
@@ -32,14 +33,78 @@ func (e *ExitError) Error() string {
 	} else {
 		msg = fmt.Sprintf("exited with status %d", e.Code)
 	}
-	if n := len(e.StderrTail); n > 0 {
-		last := e.StderrTail[n-1]
-		if len(last) > maxReasonBytes {
-			last = cutUTF8(last, maxReasonBytes) + "…"
+	if line, last, ok := tellingLine(e.StderrTail); ok {
+		if len(line) > maxReasonBytes {
+			line = cutUTF8(line, maxReasonBytes) + "…"
 		}
-		msg += "; last stderr line: " + last
+		if last {
+			msg += "; last stderr line: " + line
+		} else {
+			msg += "; stderr: " + line
+		}
 	}
 	return msg
+}
+
+// tellingLine picks the stderr line that says why a process ended: the
+// last one, except where a runtime prints the error above a stack trace
+// and ends with the trace, so that the last line says nothing: Go's
+// "panic: …" or "fatal error: …" before its goroutine dump, and Node's
+// uncaught "TypeError: …" before its "    at …" frames and its closing
+// "Node.js v22.1.0". last reports that the line is the last one.
+func tellingLine(tail []string) (line string, last, ok bool) {
+	n := len(tail)
+	for n > 0 && strings.TrimSpace(tail[n-1]) == "" {
+		n--
+	}
+	if n == 0 {
+		return "", false, false
+	}
+	if i, found := goPanicLine(tail[:n]); found {
+		return tail[i], i == n-1, true
+	}
+	if strings.HasPrefix(tail[n-1], "Node.js v") {
+		if i, found := nodeErrorLine(tail[:n-1]); found {
+			return tail[i], false, true
+		}
+	}
+	return tail[n-1], true, true
+}
+
+// goPanicLine finds a Go runtime's "panic: …" or "fatal error: …" line
+// followed by its goroutine dump.
+func goPanicLine(tail []string) (int, bool) {
+	dump := false
+	for i := len(tail) - 1; i >= 0; i-- {
+		l := tail[i]
+		switch {
+		case strings.HasPrefix(l, "goroutine ") && strings.HasSuffix(l, "]:"):
+			dump = true
+		case dump && (strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ")):
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// nodeErrorLine finds, in what Node printed before "Node.js v…", the line
+// above the last run of "    at …" stack frames: the error's message.
+func nodeErrorLine(tail []string) (int, bool) {
+	i := len(tail) - 1
+	for i >= 0 && !isNodeFrame(tail[i]) {
+		i--
+	}
+	for i >= 0 && isNodeFrame(tail[i]) {
+		i--
+	}
+	for i >= 0 && strings.TrimSpace(tail[i]) == "" {
+		i--
+	}
+	return i, i >= 0
+}
+
+func isNodeFrame(l string) bool {
+	return strings.HasPrefix(l, "    at ")
 }
 
 // exitError converts the result of cmd.Wait into the value Exit reports.

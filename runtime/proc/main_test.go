@@ -59,6 +59,10 @@ func runChild(mode string) {
 		hang()
 	case "spawn": // starts a "hang" grandchild in its own group, then exits per afterEnv
 		spawn()
+	case "panic": // a Go server that panics: the runtime prints the panic, then the goroutine dump
+		fmt.Fprintln(os.Stderr, "serving on stdio")
+		var notes map[string]string
+		notes["k"] = "v"
 	case "fail":
 		fmt.Println("hello")
 		fmt.Fprintln(os.Stderr, "starting")

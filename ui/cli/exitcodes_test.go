@@ -48,6 +48,7 @@ func TestExitCodesFollowTheREADME(t *testing.T) {
 		"slow":   slow,
 		"leaky":  srvFake(jsonrpctest.SecretLeak, jsonrpctest.WithSecret("tok-leaked-0123456789")),
 		"bad":    {"command": "x", "timeout": "5 s"},
+		"schema": srvFake(jsonrpctest.InvalidSchema),
 		"login":  {"url": rs.URL},
 		"input":  {"command": "x", "args": []string{"${input:key}"}},
 	})
@@ -109,6 +110,7 @@ func TestExitCodesFollowTheREADME(t *testing.T) {
 		{ExitConnection, []string{"tools", "login"}, "tools of a server that needs a login"},
 		{ExitConnection, []string{"call", "broken", "echo", `{"text":"x"}`}, "a call to a server that cannot start"},
 		{ExitConnection, []string{"call", "ok", "crash", `{}`}, "the server died during the call"},
+		{ExitConnection, []string{"call", "schema", "bad_type", `{"x":"y"}`}, "a tool whose input schema is not valid JSON Schema"},
 		{ExitConnection, []string{"watch", "broken", "--for", "300ms"}, "watching a server that cannot start"},
 		{ExitConnection, []string{"diff", "broken", "ok"}, "diff of a server that cannot start"},
 		{ExitConnection, []string{"bench", "broken", "echo", `{"text":"x"}`}, "a load test of a server that cannot start"},

@@ -349,7 +349,12 @@ func failures(snap *runtime.Snapshot) ([]error, int) {
 		}
 		if err := serverFailure(snap, v.Name); err != nil {
 			errs = append(errs, err)
-			seen[codeOf(err)] = true
+			// A disabled server whose configuration is invalid (a variable
+			// nobody set yet) is said, but it would not start anyway: no
+			// failure either, unless it is named.
+			if v.Enabled || v.State != runtime.StateInvalid {
+				seen[codeOf(err)] = true
+			}
 		}
 	}
 	for _, code := range []int{ExitUsage, ExitConnection, ExitTimeout} {

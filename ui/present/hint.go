@@ -66,7 +66,7 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 	runtime.KindUnsupportedVersion: versionHint,
 	runtime.KindNeedsLogin:         byFace("or add --login to log in now, in a browser", "press i to log in, in a browser"),
 	runtime.KindInvalidArguments:   byFace("fix the arguments, or send anyway with --no-validate", "fix the fields, or switch validation off in the form"),
-	runtime.KindSchema:             fixed("the tool's schema is the server's to fix"),
+	runtime.KindSchema:             byFace("the tool's schema is the server's to fix (mcpdeck check SERVER shows where); --no-validate sends the call without checking", "the tool's schema is the server's to fix; ctrl+t in the form sends the call without checking"),
 	runtime.KindNotEnabled:         byFace("MCP is off: pass --enable", "MCP is off: press m to turn it on"),
 	runtime.KindNotReady:           byFace("wait for the server to be ready, or reconnect it", "wait for the server to be ready, or press R to reconnect it"),
 	runtime.KindUnknownServer:      byFace("list the configured servers with: mcpdeck servers", "it is not in the configuration any more: press r to reload it, or pick a server from the list"),

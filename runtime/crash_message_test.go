@@ -1,0 +1,45 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"mcpdeck/jsonrpc/jsonrpctest"
+)
+
+// A call that meets a crash names its server and method once: every face
+// prints this message ("adhoc: tools/call: connection closed: …"), and the
+// transport's own "tools/call: connection closed" must not repeat the method.
+func TestCrashedCallNamesItsMethodOnce(t *testing.T) {
+	t.Parallel()
+	c := newController(t, fakeServer("c", jsonrpctest.CrashOnCall))
+	enable(t, c)
+	_, err := c.Call(ctxFor(t, 10*time.Second), CallRequest{Server: "c", Tool: "echo", Arguments: json.RawMessage(`{"text":"x"}`)})
+	const want = "c: tools/call: connection closed: server process exited with status 3; last stderr line: "
+	if err == nil || len(err.Error()) < len(want) || err.Error()[:len(want)] != want {
+		t.Fatalf("error = %v, want it to start %q", err, want)
+	}
+}
+
+// A tool whose input schema is not valid JSON Schema cannot have its
+// arguments checked: the call is refused as the server's schema problem
+// (KindSchema), not as arguments to fix, and --no-validate still sends it.
+func TestCallOfToolWithInvalidSchemaBlamesTheSchema(t *testing.T) {
+	t.Parallel()
+	c := newController(t, fakeServer("s", jsonrpctest.InvalidSchema))
+	enable(t, c)
+	_, err := c.Call(ctxFor(t, 10*time.Second), CallRequest{Server: "s", Tool: "bad_type", Arguments: json.RawMessage(`{"x":"y"}`)})
+	if !errors.Is(err, ErrSchema) || KindOf(err) != KindSchema || errors.Is(err, ErrInvalidArguments) {
+		t.Fatalf("error = %v (kind %v), want a schema problem, not invalid arguments", err, KindOf(err))
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "s: tools/call: ") || !strings.Contains(msg, `input schema of tool "bad_type" is not valid JSON Schema`) || !strings.Contains(msg, "/properties/x/type") {
+		t.Errorf("error = %q, want it to name the tool, say its schema is invalid and why", msg)
+	}
+	res, err := c.Call(ctxFor(t, 10*time.Second), CallRequest{Server: "s", Tool: "bad_type", Arguments: json.RawMessage(`{"x":"y"}`), NoValidate: true})
+	if err != nil || res.IsError {
+		t.Fatalf("with NoValidate: %v %+v, want the server's answer", err, res)
+	}
+}
