@@ -32,7 +32,9 @@ func TestPermanentFailuresAreNotRetried(t *testing.T) {
 		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
 	}))
 	t.Cleanup(moved.Close)
-	reject := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) { return nil, auth.ErrInvalidToken }
+	reject := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return nil, auth.ErrInvalidToken
+	}
 	keyed := httptest.NewServer(auth.RequireBearerToken(reject, nil)(handler))
 	t.Cleanup(keyed.Close)
 
