@@ -24,16 +24,15 @@ import (
 func TestEmptyBearerTokenScrubsNothing(t *testing.T) {
 	t.Parallel()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "protected", Version: "1"}, nil)
-	var metaURL string
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		return nil, auth.ErrInvalidToken
 	}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metaURL})(
-			mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)).ServeHTTP(w, r)
-	}))
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Config.Handler = auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{
+		ResourceMetadataURL: "http://" + ts.Listener.Addr().String() + "/.well-known/oauth-protected-resource",
+	})(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	ts.Start()
 	t.Cleanup(ts.Close)
-	metaURL = ts.URL + "/.well-known/oauth-protected-resource"
 
 	for _, tc := range []struct {
 		name, value string
