@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"math"
 	"net/url"
 	"os"
@@ -144,6 +145,54 @@ func entropy(v string) float64 {
 		}
 	}
 	return e
+}
+
+// authSchemes are the HTTP authentication schemes a header value may
+// start with (RFC 9110 and the registry): the scheme word is no secret.
+var authSchemes = []string{"Bearer", "Basic", "Digest", "DPoP", "Token", "Negotiate", "NTLM", "HOBA", "Mutual", "ApiKey", "Key"}
+
+// authScheme reports whether v is an authentication scheme's name alone.
+func authScheme(v string) bool {
+	return slices.ContainsFunc(authSchemes, func(s string) bool { return strings.EqualFold(s, v) })
+}
+
+// HeaderSecrets are what to scrub for one header value: the value, and
+// the credential after its scheme ("Bearer xyz" is often echoed as just
+// "xyz"), each only where it can be a credential: not a scheme word
+// alone, and not shorter than the shortest secret scrubbed. "Bearer "
+// with an empty token would otherwise scrub the word "Bearer" out of
+// every challenge and message. Every redactor of header values (the
+// configuration's Scrubber, the HTTP transport's errors) takes its
+// patterns from here.
+func HeaderSecrets(value string) []string {
+	var out []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); len(v) >= minScrubLen && !authScheme(v) && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	add(value)
+	if _, cred, ok := strings.Cut(strings.TrimSpace(value), " "); ok {
+		add(cred)
+	}
+	return out
+}
+
+// MissingCredential says what is wrong with a header whose value carries
+// no credential where one belongs: an authentication scheme with nothing
+// after it ("Bearer $TOKEN" with TOKEN empty), or an empty value of a
+// header whose name says credential (X-Api-Key: $KEY). "" when the value
+// is fine. Where a header is read (mcp.json, --header) this is refused or
+// warned about, as an unset variable is.
+func MissingCredential(name, value string) string {
+	v := strings.TrimSpace(value)
+	switch {
+	case authScheme(v):
+		return fmt.Sprintf("header %s is %q with no credential after the scheme (an empty variable?)", name, v)
+	case v == "" && SecretName(name):
+		return fmt.Sprintf("header %s is empty, and its name says it carries a credential (an empty variable?)", name)
+	}
+	return ""
 }
 
 // isSecret applies the rule to one env entry of s.

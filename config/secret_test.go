@@ -2,6 +2,9 @@ package config
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -109,5 +112,50 @@ func TestAddSecretRegistry(t *testing.T) {
 	}
 	if got := existing.String("configured-token " + token + "-3"); got != RedactedValue+" "+RedactedValue {
 		t.Errorf("longest first across the registry and own secrets: %q", got)
+	}
+}
+
+// TestEmptyBearerScrubsNothing: a header whose credential is empty
+// ("Bearer " from "Bearer ${TOKEN}" with TOKEN set but empty) or the
+// scheme word alone gives the scrubber no pattern: the word "Bearer" in
+// a server's challenge stays. A real token is scrubbed, with and without
+// its scheme. Loading such a header warns, at its position, as an unset
+// variable is refused.
+func TestEmptyBearerScrubsNothing(t *testing.T) {
+	t.Setenv("MCPDECK_TEST_EMPTY_TOKEN", "")
+	for _, v := range []string{"Bearer ", "Bearer", "  bearer  ", "Basic "} {
+		s := Server{Transport: TransportHTTP, Headers: map[string]string{"Authorization": v}}
+		challenge := `Bearer realm="mcp", error="invalid_token"; Basic realm="x"`
+		if got := s.Scrubber().String(challenge); got != challenge {
+			t.Errorf("header %q: the challenge reads %q", v, got)
+		}
+		if len(HeaderSecrets(v)) != 0 {
+			t.Errorf("HeaderSecrets(%q) = %q, want none", v, HeaderSecrets(v))
+		}
+	}
+	s := Server{Transport: TransportHTTP, Headers: map[string]string{"Authorization": "Bearer tok-3c9a71e2"}}
+	if got := s.Scrubber().String("sent Bearer tok-3c9a71e2; echoed tok-3c9a71e2"); got != "sent "+RedactedValue+"; echoed "+RedactedValue {
+		t.Errorf("a real token: %q", got)
+	}
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	body := `{"mcpServers": {"api": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${MCPDECK_TEST_EMPTY_TOKEN}", "X-Api-Key": "${MCPDECK_TEST_EMPTY_TOKEN}", "X-Team": "core"}}}}`
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(LoadOptions{Files: []string{path}, ProjectDir: dir})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	var fields []string
+	for _, w := range cfg.Warnings {
+		if strings.Contains(w.Message, "an empty variable?") {
+			fields = append(fields, w.Field)
+		}
+	}
+	slices.Sort(fields)
+	if !slices.Equal(fields, []string{"headers.Authorization", "headers.X-Api-Key"}) {
+		t.Errorf("warnings %v: want one for each empty credential", cfg.Warnings)
 	}
 }

@@ -147,7 +147,8 @@ type written struct {
 }
 
 // Secrets returns the values that must never be displayed: every header
-// value (and its credential after a scheme such as "Bearer "), a password
+// value (and its credential after a scheme such as "Bearer ", see
+// HeaderSecrets), a password
 // in the URL, env values whose name or shape says credential or that the
 // configuration marks ("secrets"), and such values inherited through
 // envInherit; without empties or duplicates. UNIT=numbers, paths and
@@ -161,10 +162,7 @@ func (s Server) Secrets() []string {
 		}
 	}
 	for _, v := range s.Headers {
-		out = append(out, v)
-		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
-			out = append(out, strings.TrimSpace(cred))
-		}
+		out = append(out, HeaderSecrets(v)...)
 	}
 	out = append(out, s.OAuth.secrets()...)
 	out = append(out, urlPassword(s.URL))

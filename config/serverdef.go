@@ -284,6 +284,13 @@ func (p *parser) expandServer(r *rawServer, s *Server) {
 	}
 	if !r.badType["headers"] {
 		s.Headers = p.expandMap(r, "headers", r.headers, false)
+		// A credential a set but empty variable left out is sent as it
+		// is (the server answers for it), and said here.
+		for _, m := range r.headers {
+			if msg := MissingCredential(m.name, s.Headers[m.name]); msg != "" {
+				p.warnf(m.value.StartOffset, r.name, "headers."+m.name, "%s; it is sent as it is", msg)
+			}
+		}
 	}
 	s.OAuth = p.parseOAuth(r)
 }

@@ -83,13 +83,16 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 	if err != nil {
 		return nil, fmt.Errorf("encoding the %s request: %w", method, err)
 	}
+	unwritten := false
 	if err := c.send(ctx, Message{Kind: KindRequest, ID: FormatID(id), Method: method, Frame: frame}); err != nil {
 		if ctx.Err() == nil {
 			return nil, c.sendError(method, err)
 		}
 		// ctx ended while the request waited for its turn or was being
 		// written: it is cancelled as if it had been sent (what was
-		// written of it still goes out, and its answer is then late).
+		// written of it still goes out, and its answer is then late),
+		// and its error says it never got through.
+		unwritten = true
 	}
 	select {
 	case r := <-oc.resp:
@@ -105,7 +108,7 @@ func (c *Conn) Call(ctx context.Context, method string, params any, opts ...Call
 		return nil, &ClosedError{Method: method, Cause: c.Err()}
 	case <-ctx.Done():
 		cerr := c.cancelCall(ctx, id, method, o.noCancelNotify)
-		cerr.Arrived = c.arrivedSince(start, notesBefore)
+		cerr.Arrived, cerr.Unwritten = c.arrivedSince(start, notesBefore), unwritten
 		return nil, cerr
 	}
 }

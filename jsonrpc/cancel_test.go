@@ -191,3 +191,37 @@ func TestInterruptedWriteKeepsFraming(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTimeoutOfAnUnwrittenRequestSaysTheServerStoppedReading: a server
+// that stopped reading its stdin, and a request larger than the pipe to
+// it: its write is still blocked when its time runs out. The timeout
+// says the server stopped reading, not that it did not answer: raising
+// the timeout would not help. A request that was written and then not
+// answered still says only that it timed out.
+func TestTimeoutOfAnUnwrittenRequestSaysTheServerStoppedReading(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, jsonrpctest.StopReading, serverOpts{})
+	initialize(t, s.conn)
+	t.Cleanup(func() { _ = s.conn.Close() })
+
+	// Written in full, never answered: the server stops reading after it.
+	ctx, cancel := context.WithTimeoutCause(context.Background(), 300*time.Millisecond, jsonrpc.ErrTimeout)
+	defer cancel()
+	_, err := s.conn.Call(ctx, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}})
+	var ce *jsonrpc.CancelledError
+	if !errors.As(err, &ce) || !ce.Timeout || ce.Unwritten || strings.Contains(err.Error(), jsonrpc.StoppedReading) {
+		t.Fatalf("a written, unanswered call: %v (%+v)", err, ce)
+	}
+	s.waitStderr(t, "stopped reading")
+
+	// Larger than the pipe: the write blocks until the time runs out.
+	ctx, cancel = context.WithTimeoutCause(context.Background(), 300*time.Millisecond, jsonrpc.ErrTimeout)
+	defer cancel()
+	_, err = s.conn.Call(ctx, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": strings.Repeat("x", 4<<20)}})
+	if !errors.As(err, &ce) || !ce.Timeout || !ce.Unwritten || !errors.Is(err, jsonrpc.ErrTimeout) {
+		t.Fatalf("a call whose write was still blocked: %v (%+v)", err, ce)
+	}
+	if msg := err.Error(); !strings.Contains(msg, jsonrpc.StoppedReading) || !strings.Contains(msg, "still blocked when time ran out") {
+		t.Errorf("the timeout of an unwritten request reads %q, want it to say the server stopped reading", msg)
+	}
+}

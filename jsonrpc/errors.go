@@ -68,13 +68,26 @@ type CancelledError struct {
 	// with something here is most likely a server that answered wrongly,
 	// not a slow one; for a cancel by the caller it is kept but not told.
 	Arrived Arrivals
+	// Unwritten: the request was not written in full when ctx ended: its
+	// write (or the one before it, which held the turn to write) was still
+	// blocked on a peer that does not read.
+	Unwritten bool
 }
+
+// StoppedReading is how the error of a timed-out request that could not
+// be written words it (CancelledError.Unwritten); the faces match it to
+// word their hint.
+const StoppedReading = "the server stopped reading its input"
 
 func (e *CancelledError) Error() string {
 	msg := fmt.Sprintf("%s (id %d) cancelled: %s", e.Method, e.ID, e.Reason)
 	// What arrived matters only when the wait ran out: a user's cancel
 	// says nothing about the server.
-	if e.Timeout && !e.Arrived.Empty() {
+	switch {
+	case e.Timeout && e.Unwritten:
+		// Not a slow answer: the request never reached the server.
+		msg += "; " + StoppedReading + ": the request could not be written (the write was still blocked when time ran out)"
+	case e.Timeout && !e.Arrived.Empty():
 		msg += "; no response with id " + FormatID(e.ID) + " arrived, but meanwhile the server sent " + e.Arrived.String()
 	}
 	return msg

@@ -32,6 +32,11 @@ var (
 	ErrClosedByClient = jsonrpc.ErrClosedByClient
 )
 
+// StoppedReading is in the message of a request that timed out before it
+// could even be written (jsonrpc.CancelledError.Unwritten): the server
+// stopped reading its input, so no timeout would have been enough.
+const StoppedReading = jsonrpc.StoppedReading
+
 // Error values of the transport, for errors.As without importing jsonrpc.
 type (
 	// RPCError is a JSON-RPC error object a server answered with.
@@ -68,7 +73,7 @@ const (
 	KindTooLarge                            // a message over the size limit
 	KindUnsupportedVersion                  // no protocol revision in common
 	KindNeedsLogin                          // the server requires authorization
-	KindConfig                              // the configuration cannot work (command, cwd, input)
+	KindConfig                              // the configuration cannot work (command, cwd, input, url, credentials)
 	KindInvalidArguments                    // arguments do not match the input schema
 	KindSchema                              // a schema is unusable, or a result violates it
 	KindNotEnabled                          // MCP is off
@@ -171,8 +176,12 @@ var errorKinds = []ErrorKindInfo{
 		match: func(err error) bool { var e *jsonrpc.Error; return errors.As(err, &e) }},
 	{Kind: KindExited, Name: "exited", Sentinel: ErrProcessExited, Also: []error{ErrClosed},
 		match: func(err error) bool { var e *proc.ExitError; return errors.As(err, &e) }},
+	// A refused redirect (put the final URL in mcp.json) and credentials
+	// the server rejects without asking for a login (a static key) are
+	// the configuration's to change: trying again fails the same way.
 	{Kind: KindConfig, Name: "config", Sentinel: ErrConfig,
-		Matches: []error{proc.ErrNotFound, proc.ErrNoCommand, proc.ErrNotExecutable, proc.ErrBadDir}},
+		Matches: []error{proc.ErrNotFound, proc.ErrNoCommand, proc.ErrNotExecutable, proc.ErrBadDir,
+			mcphttp.ErrRedirected, mcphttp.ErrUnauthorized, mcphttp.ErrBadOptions}},
 	{Kind: KindClosed, Name: "closed", Sentinel: ErrClosed},
 	{Kind: KindInvalidArguments, Name: "invalid-arguments", Sentinel: ErrInvalidArguments},
 	{Kind: KindSchema, Name: "schema", Sentinel: ErrSchema},
@@ -385,10 +394,11 @@ func KindOf(err error) ErrorKind {
 		return KindUnknown
 	case errors.As(err, &info):
 		return info.Kind
-	case errors.As(err, &cancelled) && cancelled.Timeout && !cancelled.Arrived.Empty():
+	case errors.As(err, &cancelled) && cancelled.Timeout && !cancelled.Unwritten && !cancelled.Arrived.Empty():
 		// It timed out while the server sent something else (a wrong id,
 		// a notification instead of a response): the server's fault. A
-		// cancel by the user is only a cancel, whatever came meanwhile.
+		// cancel by the user is only a cancel, whatever came meanwhile;
+		// a request that never got written is a timeout of its own.
 		return KindProtocol
 	}
 	for i := range errorKinds {

@@ -835,8 +835,9 @@ func (m *machine) fail(s *srv, err error) {
 }
 
 // reconnectable reports whether trying again may help: transport failures
-// yes; a configuration that cannot work, a protocol revision in common
-// that does not exist, or a login nobody has done, no.
+// yes; a configuration that cannot work (a command that is not there, a
+// redirect to another origin, credentials the server rejects), a protocol
+// revision in common that does not exist, or a login nobody has done, no.
 func reconnectable(k ErrorKind) bool {
 	return k != KindConfig && k != KindUnsupportedVersion && k != KindNeedsLogin
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -114,21 +113,19 @@ func (r *resultViewer) lines(w int) []string {
 	}
 	if d.err != nil {
 		add(st.Error.Render("✗ the call failed"))
-		var ei *runtime.ErrorInfo
-		if errors.As(d.err, &ei) {
-			para(ei.Message)
-			if ei.Code != 0 {
-				add(st.Dim.Render(present.Line(fmt.Sprintf("code %d · %s · %s", ei.Code, ei.Server, ei.Method))))
-			}
-			if len(ei.Data) > 0 {
-				add(st.Dim.Render("data:"))
-				para(present.PrettyJSON(ei.Data))
-			}
-			if h := present.Hint(ei, present.TUI); h != "" {
-				add("", st.Warning.Render("hint: ")+present.Line(h))
-			}
-		} else {
-			para(runtime.ErrorAfterServer(d.tool.Server, d.err)) // the title names the server
+		// The error's data however it is wrapped (a call returns a
+		// *CallError), as every face finds it.
+		ei := present.InfoOf(d.err)
+		para(ei.Message)
+		if ei.Code != 0 {
+			add(st.Dim.Render(present.Line(fmt.Sprintf("code %d · %s · %s", ei.Code, ei.Server, ei.Method))))
+		}
+		if len(ei.Data) > 0 {
+			add(st.Dim.Render("data:"))
+			para(present.PrettyJSON(ei.Data))
+		}
+		if h := present.Hint(ei, present.TUI); h != "" {
+			add("", st.Warning.Render("hint: ")+present.Line(h))
 		}
 		return out
 	}

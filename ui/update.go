@@ -257,9 +257,11 @@ func (m *Model) reload() tea.Cmd {
 	return m.reloadConfig()
 }
 
-// errText is an error for the status line, on one line.
+// errText is an error for the status line, on one line: the message and
+// the hint its kind suggests (present.ErrorText, as the command line words
+// its errors).
 func errText(err error) string {
-	return present.OneLine(strings.TrimSpace(err.Error()), 500)
+	return present.OneLine(strings.TrimSpace(present.ErrorText(err, present.TUI)), 500)
 }
 
 // errAbout is errText for a status line that names server already: the

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"mcpdeck/config"
 	"mcpdeck/internal/cause"
 	"mcpdeck/internal/clip"
 	"mcpdeck/jsonrpc"
@@ -102,17 +103,13 @@ func headerNames(h map[string]string) string {
 // server, in case it echoes them back (some error pages print the request).
 type redactor []string
 
+// newRedactor takes its patterns where the configuration's scrubber does
+// (config.HeaderSecrets): a scheme word alone ("Bearer " with an empty
+// token) is no secret, and scrubbing it would blank every challenge.
 func newRedactor(h map[string]string) redactor {
 	var r redactor
 	for _, v := range h {
-		v = strings.TrimSpace(v)
-		if len(v) >= 4 {
-			r = append(r, v)
-			// "Bearer xyz" is often echoed as just the token.
-			if _, tok, ok := strings.Cut(v, " "); ok && len(tok) >= 4 {
-				r = append(r, tok)
-			}
-		}
+		r = append(r, config.HeaderSecrets(v)...)
 	}
 	return r
 }

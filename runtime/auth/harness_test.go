@@ -118,7 +118,7 @@ type session struct {
 
 func (h *harness) connect(tgt Target, interactive bool, base http.RoundTripper) *session {
 	h.t.Helper()
-	s, err := mcphttp.Dial(ctxT(h.t), mcphttp.Options{URL: tgt.URL, Transport: &Transport{Base: base, Manager: h.m, Target: tgt, Interactive: interactive}})
+	s, err := mcphttp.Dial(ctxT(h.t), mcphttp.Options{URL: tgt.URL, Headers: tgt.Headers, Transport: &Transport{Base: base, Manager: h.m, Target: tgt, Interactive: interactive}})
 	if err != nil {
 		h.t.Fatalf("Dial: %v", err)
 	}

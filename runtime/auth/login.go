@@ -23,12 +23,21 @@ import (
 // session on servers that need no authorization.
 const probeBody = `{"jsonrpc":"2.0","id":"mcpdeck-auth-probe","method":"ping"}`
 
-// probe sends one unauthenticated request to the server and returns the
-// challenge of a 401 or 403, or nil when the server let it through.
-func probe(ctx context.Context, client *http.Client, serverURL string) (*Challenge, int, error) {
+// probe sends one request without a token to the target's server and
+// returns the challenge of a 401 or 403, or nil when the server let it
+// through. It carries the configured headers, as every connection to the
+// server does (an API gateway in front of the server refuses a request
+// without its key before the server can challenge it), and like theirs
+// they never leave the server's origin: the redirect policy below refuses
+// any other.
+func probe(ctx context.Context, client *http.Client, t Target) (*Challenge, int, error) {
+	serverURL := t.URL
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(probeBody))
 	if err != nil {
 		return nil, 0, fmt.Errorf("probing %s: %w: %v", safeURL(serverURL), ErrDiscovery, err)
+	}
+	for k, v := range t.Headers {
+		req.Header.Set(k, v)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -88,7 +97,7 @@ func (m *Manager) Login(ctx context.Context, t Target) (*Status, error) {
 	if _, _, err := m.token(t); err != nil {
 		return nil, err
 	}
-	ch, status, err := probe(ctx, m.client, t.URL)
+	ch, status, err := probe(ctx, m.client, t)
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +417,7 @@ func (m *Manager) ForgetClient(ctx context.Context, t Target) (string, error) {
 	} else if _, md, _, _ := m.state(t).snapshot(); md != nil {
 		issuer = md.Issuer
 	} else {
-		ch, _, err := probe(ctx, m.client, t.URL)
+		ch, _, err := probe(ctx, m.client, t)
 		if err != nil {
 			return "", err
 		}

@@ -35,6 +35,11 @@ type Target struct {
 	URL string
 	// OAuth is the server's "oauth" block; nil means none.
 	OAuth *config.OAuth
+	// Headers are the server's configured headers (mcp.json "headers": an
+	// API gateway's key, a tenant). The login's probe sends them, as every
+	// connection to the server does, and only to its origin (the
+	// transport's redirect policy); nothing else here sends them.
+	Headers map[string]string
 	// LoginCommand is what a person runs to log in, quoted in
 	// NeedsLoginError; "" means "mcpdeck auth login NAME".
 	LoginCommand string
@@ -42,7 +47,7 @@ type Target struct {
 
 // TargetOf is the target of a configured server.
 func TargetOf(s config.Server) Target {
-	return Target{Name: s.Name, URL: s.URL, OAuth: s.OAuth}
+	return Target{Name: s.Name, URL: s.URL, OAuth: s.OAuth, Headers: s.Headers}
 }
 
 func (t Target) key() string {

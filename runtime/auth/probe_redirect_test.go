@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mcpdeck/jsonrpc/mcphttp"
+	"mcpdeck/runtime/auth/authtest"
 )
 
 // TestLoginProbeKeepsTheTransportsRedirectPolicy: the login's probe of
@@ -41,4 +42,27 @@ func TestLoginProbeKeepsTheTransportsRedirectPolicy(t *testing.T) {
 	if n := elsewhere.Load(); n != 0 {
 		t.Errorf("the other origin got %d requests", n)
 	}
+}
+
+// TestLoginProbeSendsTheConfiguredHeaders: a server behind an API gateway
+// that wants X-Api-Key (mcp.json "headers") answers a request without it
+// with the gateway's bare 403, not the server's OAuth challenge. The
+// login's probe sends the configured headers, as every other request to
+// the server does, so it sees the challenge and the login goes through;
+// it used to send none and word the gateway's 403 as "it needs no login".
+func TestLoginProbeSendsTheConfiguredHeaders(t *testing.T) {
+	t.Parallel()
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{Clients: map[string]string{"pre": ""}})
+	rs := authtest.NewResource(t, as, authtest.ResourceOptions{APIKey: "gw-key-7f3a9c21"})
+	h := newHarness(t, nil)
+	tgt := target(rs, preregistered("pre"))
+	tgt.Headers = map[string]string{"X-Api-Key": "gw-key-7f3a9c21"}
+	st, err := h.login(tgt)
+	if err != nil {
+		t.Fatalf("Login behind an API gateway with its key configured: %v", err)
+	}
+	if !st.TokenPresent || st.AuthorizationServer != as.Issuer {
+		t.Fatalf("status = %+v", st)
+	}
+	h.echo(tgt)
 }

@@ -203,7 +203,7 @@ func (g *Gateway) awaitApproval(ctx context.Context, c *call, t *target) error {
 	if g.appr.approvers.Load() == 0 {
 		reason := "mcpdeck's gateway runs headless and no operator can answer (its control socket is not open)"
 		g.decided(c, p.Approval, Refused, "nobody", reason)
-		return rpcError(CodeRefused, errData{Reason: "approval", Rule: t.approval, Server: t.server},
+		return rpcError(CodeRefused, runtime.KindRefused, errData{Reason: "approval", Rule: t.approval, Server: t.server},
 			"mcpdeck gateway: %s needs the operator's approval (%s), and nobody can give it: %s; run the gateway in the TUI (mcpdeck --serve ADDR), or leave its control socket open for mcpdeck gateway approve", t.what, t.approval, reason)
 	}
 	g.appr.mu.Lock()
@@ -230,7 +230,7 @@ func (g *Gateway) awaitApproval(ctx context.Context, c *call, t *target) error {
 	case <-timer.C:
 		if withdraw() {
 			g.decided(c, p.Approval, TimedOut, "the timeout", fmt.Sprintf("nobody answered within %s", timeout))
-			return rpcError(CodeRefused, errData{Reason: "approval_timeout", Rule: t.approval, Server: t.server},
+			return rpcError(CodeRefused, runtime.KindRefused, errData{Reason: "approval_timeout", Rule: t.approval, Server: t.server},
 				"mcpdeck gateway: %s needs the operator's approval (%s), and none came within %s (gateway.approvalTimeout); ask the operator, then call again", t.what, t.approval, timeout)
 		}
 		v = <-p.answer
@@ -247,7 +247,7 @@ func (g *Gateway) awaitApproval(ctx context.Context, c *call, t *target) error {
 		if v.reason != "" {
 			why = ": " + v.reason
 		}
-		return rpcError(CodeRefused, errData{Reason: "denied", Rule: t.approval, Server: t.server},
+		return rpcError(CodeRefused, runtime.KindRefused, errData{Reason: "denied", Rule: t.approval, Server: t.server},
 			"mcpdeck gateway: the operator denied %s (%s asked for approval)%s", t.what, t.approval, why)
 	}
 	g.decided(c, p.Approval, Approved, v.by, v.reason)

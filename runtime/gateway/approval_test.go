@@ -116,6 +116,7 @@ func TestApprovalApprovedAndDenied(t *testing.T) {
 				!strings.Contains(rpc.Message, "gateway.approveDestructive") || !strings.Contains(rpc.Message, "not on a Friday") {
 				t.Fatalf("denied call: %v %+v", o.err, o.res)
 			}
+			wantKind(t, "a denied call", rpc, "denied", runtime.KindRefused)
 			if d := waitFor(t, "the decision", decided, nil); d.Decision != Denied || d.Reason != "not on a Friday" {
 				t.Fatalf("decision %+v", d)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime"
 	"mcpdeck/runtime/mcp"
 )
 
@@ -79,7 +80,7 @@ func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, 
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
-		return nil, rpcError(CodeUnavailable, errData{Reason: "shutdown"}, "the mcpdeck gateway is shutting down; reconnect once it is back")
+		return nil, rpcError(CodeUnavailable, runtime.KindShutdown, errData{Reason: "shutdown"}, "the mcpdeck gateway is shutting down; reconnect once it is back")
 	}
 	g.wg.Add(1)
 	g.mu.Unlock()

@@ -31,7 +31,11 @@ var (
 // ones and the servers' own (forwarded as they are). They lie in the range
 // JSON-RPC leaves to implementations and below the one the 2026-07-28
 // revision reserves (-32020…-32099). Every such error carries data
-// {"reason": …} and, where it applies, "server", "rule" and "kind".
+// {"reason": …, "kind": …} and, where it applies, "server" and "rule":
+// reason is the gateway's own word, kind the runtime's error kind
+// (runtime.ErrorKind's names, as the CLI's JSON errors spell them), so a
+// client can switch on kind for the gateway's refusals and for what
+// went wrong upstream alike.
 const (
 	// CodeRefused: the gateway's policy does not let this client reach the
 	// server, tool or prompt; data.rule names the rule and where it is written.
@@ -59,11 +63,14 @@ type errData struct {
 	Reason string `json:"reason"`
 	Server string `json:"server,omitempty"`
 	Rule   string `json:"rule,omitempty"`
-	Kind   string `json:"kind,omitempty"`
+	Kind   string `json:"kind"`
 	Limit  int    `json:"limit,omitempty"`
 }
 
-func rpcError(code int64, d errData, format string, args ...any) *jsonrpc.Error {
+// rpcError is every error of the gateway's own with data: the kind is
+// the runtime's, and required.
+func rpcError(code int64, kind runtime.ErrorKind, d errData, format string, args ...any) *jsonrpc.Error {
+	d.Kind = kind.String()
 	e := jsonrpc.NewError(code, format, args...)
 	e.Data, _ = json.Marshal(d)
 	return e
@@ -75,7 +82,7 @@ func invalidParams(format string, args ...any) *jsonrpc.Error {
 
 // refused is the error for a request the policy does not allow.
 func refused(what, name, rule string) *jsonrpc.Error {
-	return rpcError(CodeRefused, errData{Reason: "policy", Rule: rule},
+	return rpcError(CodeRefused, runtime.KindRefused, errData{Reason: "policy", Rule: rule},
 		"mcpdeck gateway: %s %q is not available to this client: refused by %s", what, name, rule)
 }
 
@@ -87,7 +94,7 @@ func refused(what, name, rule string) *jsonrpc.Error {
 func withheld(t *runtime.Tool) error {
 	switch {
 	case t.Disabled:
-		return rpcError(CodeRefused, errData{Reason: "switched-off", Server: t.Server, Rule: "tool switch"},
+		return rpcError(CodeRefused, runtime.KindToolSwitchedOff, errData{Reason: "switched-off", Server: t.Server, Rule: "tool switch"},
 			"mcpdeck gateway: tool %q is switched off in mcpdeck by its operator; it is not offered until switched on again (mcpdeck tools enable %s %s, or space in mcpdeck's Tools tab)",
 			t.Name, t.Server, t.ServerTool)
 	case t.Changed != nil:
@@ -95,7 +102,7 @@ func withheld(t *runtime.Tool) error {
 		if t.Changed.Kind == runtime.ChangeShadows {
 			why = fmt.Sprintf("the server added it later, and it takes the name of a tool of server %q", t.Changed.Shadows)
 		}
-		return rpcError(CodeRefused, errData{Reason: "changed", Server: t.Server, Rule: "pinned definition"},
+		return rpcError(CodeRefused, runtime.KindRefused, errData{Reason: "changed", Server: t.Server, Rule: "pinned definition"},
 			"mcpdeck gateway: tool %q is withheld: %s; it is offered again once the operator accepts it (mcpdeck tools accept %s %s, or a in mcpdeck's Tools tab)",
 			t.Name, why, t.Server, t.ServerTool)
 	}
@@ -117,25 +124,26 @@ func upstreamError(server, what string, timeout fmt.Stringer, err error) error {
 	if errors.As(err, &ce) {
 		msg = ce.Info.Message
 	}
-	d := errData{Server: server, Kind: kind.String()}
+	d := errData{Server: server}
 	switch kind {
 	case runtime.KindUnknownTool, runtime.KindUnknownServer:
-		return invalidParams("unknown %s: %s; list again, the offer has changed", what, msg)
+		d.Reason = "unknown"
+		return rpcError(jsonrpc.CodeInvalidParams, kind, d, "unknown %s: %s; list again, the offer has changed", what, msg)
 	case runtime.KindNotEnabled, runtime.KindNotReady, runtime.KindClosed, runtime.KindExited, runtime.KindShutdown:
 		d.Reason = "unavailable"
-		return rpcError(CodeUnavailable, d, "%s is unavailable: server %q %s; list again, the offer has changed", what, server, unavailableWhy(kind, msg))
+		return rpcError(CodeUnavailable, kind, d, "%s is unavailable: server %q %s; list again, the offer has changed", what, server, unavailableWhy(kind, msg))
 	case runtime.KindTimeout:
 		d.Reason = "timeout"
 		// A call's bound is the server's callTimeout or the gateway's,
 		// whichever is shorter (CallRequest.AtMost); the runtime's
 		// message says which duration ran out.
-		return rpcError(CodeTimeout, d, "%s timed out: %s (the server's callTimeout, or the gateway's %s when shorter; progress from the server extends it)", what, msg, timeout)
+		return rpcError(CodeTimeout, kind, d, "%s timed out: %s (the server's callTimeout, or the gateway's %s when shorter; progress from the server extends it)", what, msg, timeout)
 	case runtime.KindCancelled:
 		d.Reason = "cancelled"
-		return rpcError(CodeCancelled, d, "%s was cancelled in mcpdeck: %s", what, msg)
+		return rpcError(CodeCancelled, kind, d, "%s was cancelled in mcpdeck: %s", what, msg)
 	}
 	d.Reason = "failed"
-	return rpcError(jsonrpc.CodeInternalError, d, "%s failed in mcpdeck: %s", what, msg)
+	return rpcError(jsonrpc.CodeInternalError, kind, d, "%s failed in mcpdeck: %s", what, msg)
 }
 
 func unavailableWhy(kind runtime.ErrorKind, msg string) string {

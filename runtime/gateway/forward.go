@@ -83,7 +83,7 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 	select {
 	case slots <- struct{}{}:
 	default:
-		return nil, rpcError(CodeBusy, errData{Reason: "busy", Rule: "gateway.maxConcurrent", Limit: cap(slots)},
+		return nil, rpcError(CodeBusy, runtime.KindRefused, errData{Reason: "busy", Rule: "gateway.maxConcurrent", Limit: cap(slots)},
 			"mcpdeck gateway: this client already has %d requests in flight (gateway.maxConcurrent); wait for one to finish", cap(slots))
 	}
 	release := func() { <-slots }
@@ -178,7 +178,8 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 			tool = nil // not offered to a model's client
 		}
 		if tool == nil {
-			return nil, invalidParams("unknown tool %q: it is not offered now (the offer is live; list tools again)", p.Name)
+			return nil, rpcError(jsonrpc.CodeInvalidParams, runtime.KindUnknownTool, errData{Reason: "unknown"},
+				"unknown tool %q: it is not offered now (the offer is live; list tools again)", p.Name)
 		}
 		if ok, rule := pol.tool(tool.Server, tool.Name); !ok {
 			return nil, refused("tool", tool.Name, rule)

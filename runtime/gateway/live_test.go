@@ -222,6 +222,7 @@ func TestToolGoneMidFlight(t *testing.T) {
 			if !errors.As(err, &rpc) || rpc.Code != CodeUnavailable || !strings.Contains(rpc.Message, `server "peer" went away while the request was in flight`) {
 				t.Fatalf("the call's error: %v", err)
 			}
+			wantKind(t, "a call whose server went away", rpc, "unavailable", runtime.KindExited, runtime.KindClosed)
 			if took := time.Since(start); took > 10*time.Second {
 				t.Fatalf("the error took %s", took)
 			}

@@ -1,9 +1,11 @@
 package gateway
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc/jsonrpctest"
+	"mcpdeck/runtime"
 )
 
 // hangServer is the fake server whose tools/call never answers.
@@ -35,6 +38,25 @@ func gatewayConfig(t *testing.T, block string) *config.Gateway {
 		t.Fatal(err)
 	}
 	return cfg.Gateway
+}
+
+// wantKind fails unless e's data carries the reason and the runtime's
+// error kind (one of kinds): a client switches on data.kind for every
+// error of the gateway, its own refusals as those passed up from servers.
+func wantKind(t *testing.T, what string, e *sdkjsonrpc.Error, reason string, kinds ...runtime.ErrorKind) {
+	t.Helper()
+	var d struct {
+		Reason string            `json:"reason"`
+		Kind   runtime.ErrorKind `json:"kind"`
+	}
+	if e == nil {
+		t.Errorf("%s: no JSON-RPC error", what)
+		return
+	}
+	err := json.Unmarshal(e.Data, &d)
+	if err != nil || d.Reason != reason || !slices.Contains(kinds, d.Kind) || !strings.Contains(string(e.Data), `"kind":"`+d.Kind.String()+`"`) {
+		t.Errorf("%s: data %s (%v), want reason %q and kind one of %q", what, e.Data, err, reason, kinds)
+	}
 }
 
 func rpcErr(err error) *sdkjsonrpc.Error {
@@ -73,6 +95,12 @@ func TestPolicy(t *testing.T) {
 	if e == nil || e.Code != CodeRefused || !strings.Contains(e.Message, `refused by gateway.tools.deny[0] "peer__slow" at `) || !strings.Contains(string(e.Data), `"rule":"gateway.tools.deny[0]`) {
 		t.Fatalf("a denied tool: %v", err)
 	}
+	wantKind(t, "a denied tool", e, "policy", runtime.KindRefused)
+	_, err = plain.CallTool(ctx, &mcp.CallToolParams{Name: "peer__nope", Arguments: map[string]any{}})
+	if e := rpcErr(err); e == nil || e.Code != -32602 || !strings.Contains(e.Message, `unknown tool "peer__nope"`) {
+		t.Fatalf("an unknown tool: %v", err)
+	}
+	wantKind(t, "an unknown tool", rpcErr(err), "unknown", runtime.KindUnknownTool)
 
 	restricted := connect(t, goClient("restricted-agent", newClientEvents()), pipeTransport(t, g), "modern")
 	tools, err = restricted.ListTools(ctx, nil)
@@ -116,10 +144,12 @@ func TestPolicy(t *testing.T) {
 	if e := rpcErr(err); e == nil || e.Code != CodeBusy || !strings.Contains(e.Message, "gateway.maxConcurrent") {
 		t.Fatalf("over the limit: %v", err)
 	}
+	wantKind(t, "over the limit", rpcErr(err), "busy", runtime.KindRefused)
 	wg.Wait()
 	if e := rpcErr(firstErr); e == nil || e.Code != CodeTimeout || !strings.Contains(e.Message, "timed out after 1s") {
 		t.Fatalf("the hanging call: %v", firstErr)
 	}
+	wantKind(t, "the hanging call", rpcErr(firstErr), "timeout", runtime.KindTimeout)
 	if res, err := one.CallTool(ctx, &mcp.CallToolParams{Name: "peer__echo", Arguments: map[string]any{"text": "free"}}); err != nil || textOf(res) != "free" {
 		t.Fatalf("after the slot is free: %v %+v", err, res)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
+	"mcpdeck/runtime"
 )
 
 // CodeRateLimited: the client went over a rate limit (gateway.rateLimit or
@@ -139,7 +140,7 @@ func (l *limits) sweep(now time.Time) {
 // rateLimited is the -32015 answer.
 func rateLimited(l *limited) *jsonrpc.Error {
 	ms := max(l.after.Milliseconds(), 1)
-	data, _ := json.Marshal(map[string]any{"reason": "rate_limited", "rule": l.rule.String(), "retryAfterMs": ms,
+	data, _ := json.Marshal(map[string]any{"reason": "rate_limited", "kind": runtime.KindRefused, "rule": l.rule.String(), "retryAfterMs": ms,
 		"rate": config.RateString(l.rule.PerSecond), "burst": l.rule.Burst})
 	return &jsonrpc.Error{Code: CodeRateLimited, Data: data,
 		Message: fmt.Sprintf("mcpdeck gateway: rate limit: %s may make %s (burst %d; %s at %s); retry in %s",

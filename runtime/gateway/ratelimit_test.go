@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpdeck/config"
+	"mcpdeck/runtime"
 )
 
 // TestRateLimits: a client's bucket (gateway.rateLimit) and a tool's
@@ -49,6 +50,7 @@ func TestRateLimits(t *testing.T) {
 	if err := json.Unmarshal(e.Data, &data); err != nil || data.Reason != "rate_limited" || data.RetryAfterMs < 50_000 || data.RetryAfterMs > 60_000 {
 		t.Fatalf("error data %s (%v): want reason rate_limited and retryAfterMs about a minute", e.Data, err)
 	}
+	wantKind(t, "a rate-limited call", e, "rate_limited", runtime.KindRefused)
 	// A refusal costs nothing: the client's last token is still there.
 	if err := call(a, "peer__log"); err != nil {
 		t.Fatalf("another tool: %v", err)

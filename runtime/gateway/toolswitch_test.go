@@ -44,6 +44,7 @@ func TestSwitchedOffToolNeverReachesTSClient(t *testing.T) {
 				!strings.Contains(rpc.Message, "mcpdeck tools enable peer slow") || !strings.Contains(string(rpc.Data), `"reason":"switched-off"`) {
 				t.Fatalf("calling a switched-off tool: %v", err)
 			}
+			wantKind(t, "a switched-off tool", rpc, "switched-off", runtime.KindToolSwitchedOff)
 			// The script calls demo__echo and then waits for a list change:
 			// switching peer's slow on again once that call is answered is
 			// the change it must be told of.

@@ -100,7 +100,11 @@ func (f *targetFlags) adHoc() (config.Server, bool, error) {
 			if !ok || strings.TrimSpace(k) == "" {
 				return s, false, withCode(ExitUsage, fmt.Errorf("--header %q: write it as 'Name: value'", h))
 			}
-			s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			if msg := config.MissingCredential(k, v); msg != "" {
+				return s, false, withCode(ExitUsage, fmt.Errorf("--header %q: %s; give the credential, or leave the header out", h, msg))
+			}
+			s.Headers[k] = v
 		}
 	}
 	return s, true, nil

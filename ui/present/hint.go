@@ -56,23 +56,24 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 	runtime.KindRefused:            nil, // the message names the state that refused
 	runtime.KindProtocol:           protocolHint,
 	runtime.KindTransport:          fixed("the HTTP exchange failed: check the url, and that the server is up and answers MCP there"),
-	runtime.KindTimeout:            byFace("the server did not answer in time: raise the timeout (--timeout, or callTimeout/startupTimeout in mcp.json) or check the server's stderr", "the server did not answer in time: raise callTimeout/startupTimeout in mcp.json, or check its stderr (Logs tab)"),
+	runtime.KindTimeout:            timeoutHint,
 	runtime.KindCancelled:          fixed("the request was cancelled; the server was told with notifications/cancelled"),
 	runtime.KindDeclined:           declinedHint,
 	runtime.KindTooLarge:           fixed("the server sent a message over the size limit; make the tool return less, or raise maxMessageSize"),
 	runtime.KindExited:             byFace("the server process exited; its last stderr lines say why", "the server process exited; its last stderr lines are in the Logs tab"),
 	runtime.KindClosed:             byFace("the connection closed; run the command again", "the connection closed; mcpdeck reconnects automatically where configured, or press R"),
-	runtime.KindConfig:             fixed("fix the server's command, cwd or inputs in its configuration"),
+	runtime.KindConfig:             byFace("fix the server's configuration (its command, cwd, url, headers or inputs); mcpdeck does not retry it as it is", "fix the server's configuration (its command, cwd, url, headers or inputs), then press r to reload; mcpdeck does not retry it as it is"),
 	runtime.KindUnsupportedVersion: versionHint,
 	runtime.KindNeedsLogin:         byFace("or add --login to log in now, in a browser", "press i to log in, in a browser"),
 	runtime.KindInvalidArguments:   byFace("fix the arguments, or send anyway with --no-validate", "fix the fields, or switch validation off in the form"),
 	runtime.KindSchema:             byFace("the tool's schema is the server's to fix (mcpdeck check SERVER shows where); --no-validate sends the call without checking", "the tool's schema is the server's to fix; ctrl+t in the form sends the call without checking"),
 	runtime.KindNotEnabled:         byFace("MCP is off: pass --enable", "MCP is off: press m to turn it on"),
 	runtime.KindNotReady:           byFace("wait for the server to be ready, or reconnect it", "wait for the server to be ready, or press R to reconnect it"),
-	runtime.KindUnknownServer:      byFace("list the configured servers with: mcpdeck servers", ""),
+	runtime.KindUnknownServer:      byFace("list the configured servers with: mcpdeck servers", "it is not in the configuration any more: press r to reload it, or pick a server from the list"),
 	runtime.KindToolSwitchedOff:    nil, // the message says how to switch it on
 	runtime.KindUnknownTool: func(info *runtime.ErrorInfo, face Face) string {
-		return face.pick(fmt.Sprintf("list the server's tools with: mcpdeck tools %s", info.Server), "")
+		return face.pick(fmt.Sprintf("list the server's tools with: mcpdeck tools %s", info.Server),
+			"the server does not list it now: pick one from its tools in the Tools tab (2)")
 	},
 }
 
@@ -84,6 +85,18 @@ func fixed(h string) func(*runtime.ErrorInfo, Face) string {
 // byFace is a hint worded for the CLI and for the TUI.
 func byFace(cli, tui string) func(*runtime.ErrorInfo, Face) string {
 	return func(_ *runtime.ErrorInfo, face Face) string { return face.pick(cli, tui) }
+}
+
+// timeoutHint says how to give a slow server more time, unless the
+// request never reached it: a server that stopped reading its input is
+// stuck, and more time would not help.
+func timeoutHint(info *runtime.ErrorInfo, face Face) string {
+	if strings.Contains(info.Message, runtime.StoppedReading) {
+		return face.pick("the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr may say why; restart it",
+			"the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr (Logs tab) may say why; press R to restart it")
+	}
+	return face.pick("the server did not answer in time: raise the timeout (--timeout, or callTimeout/startupTimeout in mcp.json) or check the server's stderr",
+		"the server did not answer in time: raise callTimeout/startupTimeout in mcp.json, or check its stderr (Logs tab)")
 }
 
 // declinedHint says how to answer what was declined: a sampling request

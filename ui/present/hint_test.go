@@ -60,6 +60,23 @@ func TestPlanSummaryTellsWhatHappened(t *testing.T) {
 	}
 }
 
+// A timeout whose request could not even be written (the server stopped
+// reading its input) is not worded as a slow answer: raising the timeout
+// would not help. An ordinary timeout keeps its advice, on both faces.
+func TestTimeoutHintWhenTheServerStoppedReading(t *testing.T) {
+	stuck := runtime.ErrorInfo{Kind: runtime.KindTimeout, Server: "f", Method: "tools/call",
+		Message: "tools/call (id 3) cancelled: request timed out after 30s; " + runtime.StoppedReading + ": the request could not be written"}
+	slow := runtime.ErrorInfo{Kind: runtime.KindTimeout, Server: "f", Method: "tools/call", Message: "tools/call (id 3) cancelled: request timed out after 30s"}
+	for _, face := range []Face{CLI, TUI} {
+		if h := Hint(&stuck, face); !strings.Contains(h, "stopped reading") || strings.Contains(h, "did not answer in time") || strings.Contains(h, "raise") {
+			t.Errorf("face %d: the hint for a server that stopped reading is %q", face, h)
+		}
+		if h := Hint(&slow, face); !strings.Contains(h, "did not answer in time") || !strings.Contains(h, "callTimeout") {
+			t.Errorf("face %d: the hint for a slow server is %q", face, h)
+		}
+	}
+}
+
 // -32602 to resources/read means the resource does not exist (the modern
 // code; -32002 before): the hint says so and where to find the ones that
 // do, not the generic "invalid params" hint it gives other methods.

@@ -11,8 +11,9 @@ import (
 
 // TestEveryErrorKindIsWorded walks the runtime's table of error kinds: each
 // kind has an entry in hints (nil only by decision), a worded kind has a
-// hint for the command line, and an error wrapping the kind's sentinel is
-// given a hint. A kind added to the runtime fails here until it is
+// hint for the command line and one for the TUI (a face without words
+// for a kind another face words leaves its person without the remedy),
+// and an error wrapping the kind's sentinel is given a hint. A kind added to the runtime fails here until it is
 // worded, or declared wordless, in hints.
 func TestEveryErrorKindIsWorded(t *testing.T) {
 	kinds := map[runtime.ErrorKind]bool{}
@@ -31,6 +32,9 @@ func TestEveryErrorKindIsWorded(t *testing.T) {
 		if cli == "" {
 			t.Errorf("error kind %s has words in hints but none for the command line", r.Name)
 			continue
+		}
+		if Hint(info, TUI) == "" {
+			t.Errorf("error kind %s has words in hints for the command line but none for the TUI", r.Name)
 		}
 		if r.Sentinel != nil {
 			err := fmt.Errorf("doing it: %w", r.Sentinel)

@@ -37,6 +37,10 @@ type ResourceOptions struct {
 	AcceptForeign bool
 	// RedirectTo answers every MCP request with a 307 to this URL.
 	RedirectTo string
+	// APIKey puts the server behind an API gateway: an MCP request
+	// without this X-Api-Key is refused with a bare 403 (no challenge)
+	// before the server sees it, as gateways in front of MCP servers do.
+	APIKey string
 }
 
 // Resource is a protected MCP server: a go-sdk streamable server with
@@ -124,6 +128,10 @@ func (r *Resource) serveMCP(w http.ResponseWriter, req *http.Request, next http.
 	r.mu.Lock()
 	r.auth = append(r.auth, h)
 	r.mu.Unlock()
+	if r.opts.APIKey != "" && req.Header.Get("X-Api-Key") != r.opts.APIKey {
+		writeJSON(w, http.StatusForbidden, map[string]string{"message": "Forbidden: missing or invalid API key"})
+		return
+	}
 	if r.opts.RedirectTo != "" {
 		http.Redirect(w, req, r.opts.RedirectTo, http.StatusTemporaryRedirect)
 		return
