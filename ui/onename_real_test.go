@@ -28,4 +28,6 @@ func TestFailedCallStatusNamesTheServerOnce(t *testing.T) {
 	if strings.Contains(view, "failed: s: ") || strings.Contains(view, "s: tools/call:") {
 		t.Errorf("the status line or the result viewer names s twice:\n%s", view)
 	}
+	// Said once, the error keeps the hint its kind suggests.
+	hs.waitText("(the server process exited; its last stderr lines are in the Logs tab)")
 }

@@ -264,8 +264,9 @@ func errText(err error) string {
 	return present.OneLine(strings.TrimSpace(present.ErrorText(err, present.TUI)), 500)
 }
 
-// errAbout is errText for a status line that names server already: the
-// server is said once (runtime.ErrorAfterServer).
-func errAbout(server string, err error) string {
-	return present.OneLine(strings.TrimSpace(runtime.ErrorAfterServer(server, err)), 500)
+// errAbout is a status line that says what failed (sentence, which names
+// server already), then errText of the error with the server said once
+// (runtime.AboutServer), its hint included.
+func errAbout(sentence, server string, err error) string {
+	return errText(runtime.AboutServer(sentence, server, err))
 }
