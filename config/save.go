@@ -28,6 +28,23 @@ type Saved struct {
 	Unset []string
 }
 
+// Approval is the approval of the project file at path that this save
+// carries to the content it wrote, and whether there is one: the file's
+// new content is approved when the save created the file (the person's
+// own command wrote every line of it, as export, import and add do) or
+// when its old content was approved (the person changed approved
+// content). Content nobody approved stays unapproved, and an unchanged
+// file needs nothing. Every command that writes a project file (the
+// command line's and the TUI's) asks here, so they cannot differ.
+func (s Saved) Approval(path string, trusted func(File) bool) (File, bool) {
+	switch {
+	case s.Created:
+	case s.OldHash == s.NewHash, !trusted(File{Path: path, Scope: ScopeProject, Hash: s.OldHash}):
+		return File{}, false
+	}
+	return File{Path: path, Scope: ScopeProject, Hash: s.NewHash}, true
+}
+
 // Save validates the document and replaces the file with it atomically: a
 // temporary file in the same directory, flushed to disk, renamed over the
 // original (through a symbolic link to its target), with the original's

@@ -92,12 +92,15 @@ func (c *Controller) callTool(ctx context.Context, sess *session, tool *Tool, re
 		args = json.RawMessage("{}")
 	}
 	if !req.NoValidate {
+		// A schema that does not compile is the server's fault, not the
+		// arguments': asking the caller (a person, or a model through the
+		// gateway) to fix them would send them round in circles.
+		if serr := tool.InputSchemaError(); serr != nil {
+			return nil, inputSchemaRefused(req.Server, tool, serr)
+		}
 		fields, err := ValidateArguments(tool.InputSchema, args)
 		if err != nil {
-			// The server's schema is at fault, not the arguments: asking the
-			// caller (a person, or a model through the gateway) to fix them
-			// would send them round in circles.
-			return nil, callError(req.Server, "tools/call", &kindError{ErrSchema, fmt.Sprintf("the input schema of tool %q is not valid JSON Schema, so its arguments cannot be checked against it: %v", tool.ServerTool, err)})
+			return nil, callError(req.Server, "tools/call", err)
 		}
 		if len(fields) > 0 {
 			return nil, &ArgumentsError{Server: req.Server, Tool: tool.ServerTool, Fields: fields, Example: ExampleArguments(tool.InputSchema)}

@@ -273,15 +273,61 @@ type ErrorInfo struct {
 }
 
 func (e *ErrorInfo) Error() string {
-	s := e.Message
-	switch {
-	case e.Server != "" && e.Method != "":
-		s = e.Server + ": " + e.Method + ": " + s
-	case e.Server != "":
-		s = e.Server + ": " + s
+	if e.Server == "" {
+		return e.Detail()
 	}
-	return s
+	return e.Server + ": " + e.Detail()
 }
+
+// Detail is the error as said after its server's name: Error without the
+// server in front ("tools/call: connection closed"), for a sentence or a
+// row that names the server already. ErrorAfterServer says any error so.
+func (e *ErrorInfo) Detail() string {
+	if e.Method == "" {
+		return e.Message
+	}
+	return e.Method + ": " + e.Message
+}
+
+// ErrorAfterServer is err's text for a sentence that names server
+// already ("server "demo" has failed: …", "demo/add failed: …"): the
+// "demo: " that an *ErrorInfo, a *CallError or an *ArgumentsError of
+// that server puts in front is left out, so the faces name the server
+// once, as errorInfo leaves out a method the message already names.
+func ErrorAfterServer(server string, err error) string {
+	text := err.Error()
+	var info *ErrorInfo
+	var ce *CallError
+	var args *ArgumentsError
+	named := ""
+	switch {
+	case errors.As(err, &ce):
+		named = ce.Info.Server
+	case errors.As(err, &info):
+		named = info.Server
+	case errors.As(err, &args):
+		named = args.Server
+	}
+	if named != server {
+		return text
+	}
+	return strings.TrimPrefix(text, server+": ")
+}
+
+// AboutServer wraps err in sentence, a sentence that names server
+// already: its text is "sentence: " and ErrorAfterServer's, and
+// errors.Is and errors.As see err (its kind, its hint, its exit code).
+func AboutServer(sentence, server string, err error) error {
+	return &aboutServerError{text: sentence + ": " + ErrorAfterServer(server, err), err: err}
+}
+
+type aboutServerError struct {
+	text string
+	err  error
+}
+
+func (e *aboutServerError) Error() string { return e.text }
+func (e *aboutServerError) Unwrap() error { return e.err }
 
 // Unwrap lets errors.Is match the kind's sentinels.
 func (e *ErrorInfo) Unwrap() []error { return e.Kind.sentinels() }

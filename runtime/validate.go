@@ -3,6 +3,8 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 
 	jsonschema "mcpdeck/runtime/internal/jsonschema"
@@ -39,6 +41,34 @@ func CheckSchemaBounds(s json.RawMessage) error { return schema.CheckBounds(s) }
 // (schema.Compile, formats not asserted).
 func CompileSchema(s json.RawMessage) (*jsonschema.Schema, error) {
 	return schema.Compile(s, schema.Options{})
+}
+
+// InputSchemaError says why the tool's input schema is not valid JSON
+// Schema, so calls cannot validate their arguments against it; nil when
+// it compiles, or the tool has none. It compiles the schema when first
+// asked, once per schema text (schema.Compile caches a refusal too), and
+// the call path validates with that same compile: listing tools costs
+// nothing until a face asks.
+func (t Tool) InputSchemaError() *SchemaError {
+	if len(bytes.TrimSpace(t.InputSchema)) == 0 {
+		return nil
+	}
+	if _, err := CompileSchema(t.InputSchema); err != nil {
+		var serr *SchemaError
+		if errors.As(err, &serr) {
+			return serr
+		}
+		return &SchemaError{Err: err}
+	}
+	return nil
+}
+
+// inputSchemaRefused is the error of a call of a tool whose input schema
+// InputSchemaError refuses: the server's schema is at fault, not the
+// arguments.
+func inputSchemaRefused(server string, tool *Tool, serr *SchemaError) *CallError {
+	return callError(server, "tools/call", &kindError{ErrSchema, fmt.Sprintf(
+		"the input schema of tool %q is not valid JSON Schema, so its arguments cannot be checked against it:%s", tool.ServerTool, serr.Problems())})
 }
 
 // ValidateArguments checks args (a JSON object; nil means {}) against a

@@ -116,14 +116,14 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 	case serverToggledMsg:
 		delete(m.busy, "server "+msg.name)
 		if msg.err != nil {
-			m.setStatus(statusError, fmt.Sprintf("switching %s %s failed: %s", msg.name, onOff(msg.on), errText(msg.err)))
+			m.setStatus(statusError, errAbout(fmt.Sprintf("switching %s %s failed", msg.name, onOff(msg.on)), msg.name, msg.err))
 		} else {
 			m.setStatus(statusInfo, fmt.Sprintf("%s switched %s", msg.name, onOff(msg.on)))
 		}
 	case reconnectedMsg:
 		delete(m.busy, "reconnect "+msg.name)
 		if msg.err != nil {
-			m.setStatus(statusError, fmt.Sprintf("reconnecting %s failed: %s", msg.name, errText(msg.err)))
+			m.setStatus(statusError, errAbout("reconnecting "+msg.name+" failed", msg.name, msg.err))
 		} else {
 			m.setStatus(statusInfo, msg.name+" reconnected")
 		}
@@ -140,7 +140,7 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		return m.callTool(msg.tool, msg.args, msg.noValidate)
 	case callDoneMsg:
 		if msg.err != nil {
-			m.setStatus(statusError, fmt.Sprintf("%s/%s failed: %s", msg.tool.Server, msg.tool.ServerTool, errText(msg.err)))
+			m.setStatus(statusError, errAbout(msg.tool.Server+"/"+msg.tool.ServerTool+" failed", msg.tool.Server, msg.err))
 		} else {
 			m.setStatus(statusInfo, fmt.Sprintf("%s/%s returned", msg.tool.Server, msg.tool.ServerTool))
 		}

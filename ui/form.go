@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -244,7 +245,16 @@ func (f *form) validate() (ok bool) {
 	}
 	errs, err := schema.Validate(f.schema, args, schema.Options{AssertFormats: f.elicit})
 	if err != nil {
-		if f.tooComplex == "" {
+		var serr *schema.Error
+		switch {
+		case f.tooComplex != "":
+		case errors.As(err, &serr):
+			// One line a problem, path first, as the schema's errors are
+			// listed everywhere (schema.Error.Lines).
+			lines := serr.Lines()
+			f.rootErr = append(f.rootErr, "the schema is invalid, arguments are not checked: "+lines[0])
+			f.rootErr = append(f.rootErr, lines[1:]...)
+		default:
 			f.rootErr = append(f.rootErr, "the schema is invalid, arguments are not checked: "+err.Error())
 		}
 		return !local

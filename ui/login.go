@@ -153,7 +153,7 @@ func (m *Model) handleLogin(msg tea.Msg) (tea.Cmd, bool) {
 			m.setStatus(statusWarn, "login to "+msg.server+" cancelled; nothing was stored")
 			return nil, true
 		case msg.err != nil:
-			m.setStatus(statusError, "login to "+msg.server+" failed: "+errText(msg.err))
+			m.setStatus(statusError, errAbout("login to "+msg.server+" failed", msg.server, msg.err))
 			return nil, true
 		}
 		m.c.auth[msg.server] = msg.st
@@ -165,7 +165,7 @@ func (m *Model) handleLogin(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case logoutDoneMsg:
 		if msg.err != nil {
-			m.setStatus(statusError, "logging out of "+msg.server+" failed: "+errText(msg.err))
+			m.setStatus(statusError, errAbout("logging out of "+msg.server+" failed", msg.server, msg.err))
 			return nil, true
 		}
 		m.setStatus(statusInfo, "logged out of "+msg.server+": its token is forgotten (the connection open now keeps working until it closes)")

@@ -201,16 +201,16 @@ func (m *Model) saveServer(in serverIntent) tea.Cmd {
 }
 
 // keepApproval returns what carries a project file's approval over to the
-// content this session wrote: the person approved the old content and
-// made the change.
+// content this session wrote (config.Saved.Approval): the person created
+// the file here, or approved the old content and made the change.
 func (m *Model) keepApproval() func(ManageFile, config.Saved) {
 	trusted, trust := m.opts.Manage.Trusted, m.opts.Trust
 	return func(f ManageFile, s config.Saved) {
-		if !f.Shared || trusted == nil || trust == nil || s.Created || s.OldHash == s.NewHash {
+		if !f.Shared || trusted == nil || trust == nil {
 			return
 		}
-		if trusted(config.File{Path: f.Path, Scope: config.ScopeProject, Hash: s.OldHash}) {
-			_ = trust(config.File{Path: f.Path, Scope: config.ScopeProject, Hash: s.NewHash})
+		if file, ok := s.Approval(f.Path, trusted); ok {
+			_ = trust(file)
 		}
 	}
 }

@@ -126,7 +126,7 @@ func (m *Model) handlePrimitive(msg tea.Msg) (tea.Cmd, bool) {
 		}, true
 	case logLevelDoneMsg:
 		if msg.err != nil {
-			m.setStatus(statusError, fmt.Sprintf("setting %s's log level failed: %s", msg.server, errText(msg.err)))
+			m.setStatus(statusError, errAbout("setting "+msg.server+"'s log level failed", msg.server, msg.err))
 		} else {
 			m.setStatus(statusInfo, fmt.Sprintf("%s now logs at %s and above (kept across reconnects)", msg.server, msg.level))
 		}
@@ -138,7 +138,7 @@ func (m *Model) handlePrimitive(msg tea.Msg) (tea.Cmd, bool) {
 	case rootsDoneMsg:
 		switch {
 		case msg.err != nil:
-			m.setStatus(statusError, fmt.Sprintf("changing %s's roots failed: %s", msg.server, errText(msg.err)))
+			m.setStatus(statusError, errAbout("changing "+msg.server+"'s roots failed", msg.server, msg.err))
 		case len(msg.dirs) == 0:
 			m.setStatus(statusInfo, msg.server+" is offered no roots now: the roots capability is withdrawn (it reconnects if it is running)")
 		default:

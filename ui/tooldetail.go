@@ -82,6 +82,13 @@ func toolDetailLines(st styles.Styles, t runtime.Tool, app *appDetail, w int) []
 		section("_meta")
 		out = append(out, metaLines(st, t.Meta, w)...)
 	}
+	if serr := t.InputSchemaError(); serr != nil {
+		section("input schema is not valid JSON Schema")
+		out = append(out, warnLines(st, "calls are refused until the server fixes its schema; ctrl+t in the form (call --no-validate) calls without checking", w)...)
+		for _, l := range serr.Lines() {
+			out = append(out, wrap(present.Line(l), w)...)
+		}
+	}
 	section("arguments")
 	out = append(out, argumentLines(st, t.InputSchema, w)...)
 	section("input schema")

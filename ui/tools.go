@@ -120,7 +120,7 @@ func (t *toolsTab) View() string {
 		if tl.Title != "" && t.w > 100 && tl.Title != tl.ServerTool {
 			names[i] += " · " + present.Line(tl.Title)
 		}
-		names[i] += appTag(tl)
+		names[i] += appTag(tl) + present.SchemaTag(tl)
 		nameW = max(nameW, ansi.StringWidth(names[i]))
 	}
 	nameW = min(nameW, max(t.w-8, 12))

@@ -263,3 +263,10 @@ func (m *Model) reload() tea.Cmd {
 func errText(err error) string {
 	return present.OneLine(strings.TrimSpace(present.ErrorText(err, present.TUI)), 500)
 }
+
+// errAbout is a status line that says what failed (sentence, which names
+// server already), then errText of the error with the server said once
+// (runtime.AboutServer), its hint included.
+func errAbout(sentence, server string, err error) string {
+	return errText(runtime.AboutServer(sentence, server, err))
+}

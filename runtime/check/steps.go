@@ -198,8 +198,8 @@ func schemaProblem(schema json.RawMessage) string {
 	if err := runtime.CheckSchemaBounds(schema); err != nil {
 		return "inputSchema is not usable: " + err.Error() + "; clients refuse such schemas: flatten it"
 	}
-	if _, err := runtime.CompileSchema(schema); err != nil {
-		return "inputSchema is not a valid JSON Schema: " + err.Error()
+	if serr := (runtime.Tool{InputSchema: schema}).InputSchemaError(); serr != nil {
+		return "inputSchema is not a valid JSON Schema:" + serr.Problems()
 	}
 	var top struct {
 		Type any `json:"type"`

@@ -30,3 +30,23 @@ func BenchmarkHostileSchema(b *testing.B) {
 		_ = ForOutput(deep)
 	}
 }
+
+// BenchmarkCompileAgain is what asking again whether a schema compiles
+// costs once it was compiled (a listing's marker, each call): a cache
+// lookup, for a schema that compiles and for one refused.
+func BenchmarkCompileAgain(b *testing.B) {
+	for name, raw := range map[string]json.RawMessage{
+		"valid":   fixture(b, "fastmcp-complex-arguments.json"),
+		"refused": json.RawMessage(`{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{"qty":{"type":"integr","minimum":"1"}}}}}}`),
+	} {
+		b.Run(name, func(b *testing.B) {
+			_, first := Compile(raw, Options{})
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Compile(raw, Options{}); (err == nil) != (first == nil) {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Bounds on a schema from a server, checked before anything else reads it.
@@ -41,10 +42,42 @@ var ErrTooComplex = errors.New("schema too large or too deeply nested")
 
 // Error is returned when a schema itself does not compile, or is refused
 // before compiling (errors.Is(err, ErrTooComplex)).
-type Error struct{ Err error }
+type Error struct {
+	Err error
+	// Fields are the schema's violations of the JSON Schema meta-schema,
+	// path first as Validate has them, the paths JSON pointers into the
+	// schema ("/properties/qty/type"). Empty when the schema was refused
+	// for another reason (the bounds, a $ref or pattern that does not
+	// compile): Err says it in one line.
+	Fields []FieldError
+}
 
-func (e *Error) Error() string { return "invalid JSON Schema: " + e.Err.Error() }
+func (e *Error) Error() string { return "invalid JSON Schema:" + e.Problems() }
 func (e *Error) Unwrap() error { return e.Err }
+
+// Lines says what is wrong with the schema, a line each: its violations
+// of the meta-schema, path first ("/properties/qty/type: …"), as mcpdeck
+// lists the violations of arguments; or the compiler's one reason. The
+// validator's own text nests its causes over many unevenly indented lines.
+func (e *Error) Lines() []string {
+	if len(e.Fields) == 0 {
+		return []string{e.Err.Error()}
+	}
+	lines := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		lines[i] = f.String()
+	}
+	return lines
+}
+
+// Problems is Lines to follow a colon: one reason after a space, or each
+// violation on a line of its own, indented by two spaces.
+func (e *Error) Problems() string {
+	if len(e.Fields) == 0 {
+		return " " + e.Err.Error()
+	}
+	return "\n  " + strings.Join(e.Lines(), "\n  ")
+}
 
 // CheckBounds refuses a schema over MaxBytes or nested deeper than
 // MaxNesting, with an *Error wrapping ErrTooComplex. It costs one linear

@@ -45,16 +45,33 @@ type Options struct {
 	// elicitation form is validated with it, because the client promises
 	// the server values of the formats it asked for.
 	AssertFormats bool
+	// A new option needs its place in cacheIndex: schemas compiled with
+	// different options are cached apart.
 }
 
-// cacheKey keeps compiled schemas by their text and options; tool schemas
-// are validated on every call and compiling is the expensive part.
-type cacheKey struct {
-	text string
-	opts Options
+// cache keeps what compiling each schema gave, the schema or its *Error,
+// by the schema's text, one map for each choice of Options (index:
+// AssertFormats): tool schemas are validated on every call, and a tool's
+// schema is asked about each time the tool is listed or shown, so a
+// lookup must cost no copy of the text (a built-in map indexed with
+// string(bytes) makes none) and compiling, the expensive part, happens
+// once, a refusal too.
+var cache struct {
+	sync.RWMutex
+	byOpts [2]map[string]compiled
 }
 
-var cache sync.Map // cacheKey → *jsonschema.Schema
+func cacheIndex(opts Options) int {
+	if opts.AssertFormats {
+		return 1
+	}
+	return 0
+}
+
+type compiled struct {
+	s   *jsonschema.Schema
+	err *Error
+}
 
 // MetaschemasCompiled reports whether the validator's meta-schemas were
 // compiled in this process: a run that validates nothing never compiles
@@ -65,15 +82,44 @@ func MetaschemasCompiled() bool { return jsonschema.MetaschemasCompiled() }
 // It never fetches remote references. A schema outside the bounds of
 // CheckBounds is refused before compiling. Compiling happens only here,
 // when a schema is first used to validate, on the caller's goroutine
-// (never on a connection's read loop), and the result is cached. The
-// validator compiles its meta-schemas on the first Compile, not before.
+// (never on a connection's read loop), and the result is cached, a
+// refusal too (but for one over MaxBytes: the cache would keep its text).
+// The validator compiles its meta-schemas on the first Compile, not before.
 func Compile(schema json.RawMessage, opts Options) (*jsonschema.Schema, error) {
-	key := cacheKey{string(schema), opts}
-	if s, ok := cache.Load(key); ok {
-		return s.(*jsonschema.Schema), nil
+	if len(schema) > MaxBytes {
+		return nil, CheckBounds(schema)
 	}
+	i := cacheIndex(opts)
+	cache.RLock()
+	c, ok := cache.byOpts[i][string(schema)]
+	cache.RUnlock()
+	if ok {
+		return c.result()
+	}
+	s, err := compile(schema, opts)
+	c = compiled{s: s}
+	if err != nil {
+		c = compiled{err: err}
+	}
+	cache.Lock()
+	if cache.byOpts[i] == nil {
+		cache.byOpts[i] = map[string]compiled{}
+	}
+	cache.byOpts[i][string(schema)] = c
+	cache.Unlock()
+	return c.result()
+}
+
+func (c compiled) result() (*jsonschema.Schema, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	return c.s, nil
+}
+
+func compile(schema json.RawMessage, opts Options) (*jsonschema.Schema, *Error) {
 	if err := CheckBounds(schema); err != nil {
-		return nil, err
+		return nil, err.(*Error)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
@@ -87,14 +133,26 @@ func Compile(schema json.RawMessage, opts Options) (*jsonschema.Schema, error) {
 	}
 	const loc = "mcpdeck:///schema.json"
 	if err := c.AddResource(loc, doc); err != nil {
-		return nil, &Error{Err: err}
+		return nil, compileError(err)
 	}
 	s, err := c.Compile(loc)
 	if err != nil {
-		return nil, &Error{Err: err}
+		return nil, compileError(err)
 	}
-	cache.Store(key, s)
 	return s, nil
+}
+
+// compileError is the *Error of a schema the compiler refused: a schema
+// that violates the meta-schema lists its violations (Error.Fields) as
+// Validate lists an instance's.
+func compileError(err error) *Error {
+	e := &Error{Err: err}
+	var sv *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &sv) && errors.As(sv.Err, &ve) {
+		e.Fields = violations(ve)
+	}
+	return e
 }
 
 type noRemote struct{}
@@ -129,6 +187,12 @@ func Validate(schema, instance json.RawMessage, opts Options) ([]FieldError, err
 	if !errors.As(err, &ve) {
 		return nil, err
 	}
+	return violations(ve), nil
+}
+
+// violations are the leaves of the validator's tree of causes, one
+// FieldError each, without repeats, sorted by path.
+func violations(ve *jsonschema.ValidationError) []FieldError {
 	var out []FieldError
 	seen := map[string]bool{}
 	var walk func(e *jsonschema.ValidationError, alts []string)
@@ -163,7 +227,7 @@ func Validate(schema, instance json.RawMessage, opts Options) ([]FieldError, err
 	}
 	walk(ve, nil)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return out
 }
 
 // nullBranch: the violation is that of a branch that accepts only null.

@@ -149,18 +149,20 @@ func openTarget(t configTarget) (*config.Document, config.Client, error) {
 	return d, c, withCode(ExitUsage, err)
 }
 
-// saveDoc writes d and says what happened. A project file approved at the
-// content it had keeps its approval: the change is the person's own.
+// saveDoc writes d and says what happened. A project file this command
+// created is approved, and one approved at the content it had keeps its
+// approval: the content is the person's own (config.Saved.Approval).
 func saveDoc(cmd *cobra.Command, d *config.Document, done string) error {
 	saved, err := d.Save()
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", done, saved.Path)
-	if p, ok := projectFile(saved.Path); ok && saved.OldHash != saved.NewHash && !saved.Created {
-		if ts, err := config.OpenTrustStore(""); err == nil && ts.Trusted(config.File{Path: p, Scope: config.ScopeProject, Hash: saved.OldHash}) {
-			if err := ts.Trust(config.File{Path: p, Scope: config.ScopeProject, Hash: saved.NewHash}); err == nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %s stays approved: its approved content changed only by this command\n", p)
+	if p, ok := projectFile(saved.Path); ok {
+		if ts, err := config.OpenTrustStore(""); err == nil {
+			if f, ok := saved.Approval(p, ts.Trusted); ok && ts.Trust(f) == nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: %s %s\n", p, cond(saved.Created, "is approved: this command created it",
+					"stays approved: its approved content changed only by this command"))
 			}
 		}
 	}

@@ -371,7 +371,7 @@ func reportServers(w io.Writer, snap *runtime.Snapshot) {
 		}
 		reason := s.Reason
 		if s.LastError != nil {
-			reason = s.LastError.Error()
+			reason = s.LastError.Detail() // the line names the server
 		}
 		fmt.Fprintf(w, "mcpdeck gateway: %s %s: %s\n", s.Name, present.StateSentence(s.State), reason)
 	}

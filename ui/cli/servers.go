@@ -221,7 +221,7 @@ func serverStatus(v runtime.ServerSnapshot, ping *pingResult) serverStatusJSON {
 	if !v.State.Live() {
 		s.Reason = v.Reason
 		if v.LastError != nil {
-			s.Error = v.LastError.Error()
+			s.Error = v.LastError.Detail() // the row names the server
 		} else if v.Note != "" {
 			s.Error = v.Note
 		}

@@ -391,7 +391,7 @@ func serverFailure(snap *runtime.Snapshot, name string) error {
 		return withCode(ExitUsage, fmt.Errorf("server %q cannot start: %s", name, v.Note))
 	}
 	if v.LastError != nil {
-		return withCode(exitCodeOf(v.LastError), fmt.Errorf("server %q %s: %w", name, present.StateSentence(v.State), v.LastError))
+		return withCode(exitCodeOf(v.LastError), runtime.AboutServer(fmt.Sprintf("server %q %s", name, present.StateSentence(v.State)), name, v.LastError))
 	}
 	return withCode(ExitConnection, fmt.Errorf("server %q %s", name, present.StateSentence(v.State)))
 }

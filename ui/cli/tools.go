@@ -117,8 +117,19 @@ A schema too large to print (over 1 MiB, nested over 128 levels, or over
 
 // toolsOutput is the whole of tools --json.
 type toolsOutput struct {
-	Tools   []runtime.Tool `json:"tools"`
-	Servers []serverTools  `json:"servers"`
+	Tools   []printedTool `json:"tools"`
+	Servers []serverTools `json:"servers"`
+}
+
+// printedTool is a tool as --json prints it (printable).
+type printedTool struct {
+	runtime.Tool
+	// InputSchemaError says why the tool's input schema is not valid JSON
+	// Schema (runtime.Tool.InputSchemaError), one violation a line, path
+	// first; absent when it is valid. Calls of the tool are refused as
+	// the server's schema problem (kind schema, exit 3) unless made with
+	// --no-validate.
+	InputSchemaError []string `json:"inputSchemaError,omitempty"`
 }
 
 // serverTools is one server's totals in tools --json.
@@ -157,7 +168,7 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON, byCos
 		snap := rt.Snapshot()
 		rememberNames(snap)
 
-		out := toolsOutput{Tools: []runtime.Tool{}, Servers: serverTotals(snap)}
+		out := toolsOutput{Tools: []printedTool{}, Servers: serverTotals(snap)}
 		for _, t := range snap.Tools {
 			out.Tools = append(out.Tools, printable(t))
 		}
@@ -171,19 +182,31 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON, byCos
 		} else {
 			w := cmd.OutOrStdout()
 			rows := make([][]string, 0, len(out.Tools))
-			apps := slices.ContainsFunc(out.Tools, func(t runtime.Tool) bool { _, ok := mcp.ToolUIOf(t.Meta); return ok })
-			for _, t := range out.Tools {
-				row := []string{t.Server, present.Line(t.ServerTool), present.ToolSwitch(t), present.Tokens(t.Cost.Tokens)}
+			apps := slices.ContainsFunc(out.Tools, func(t printedTool) bool { _, ok := mcp.ToolUIOf(t.Meta); return ok })
+			var invalid []string
+			for _, pt := range out.Tools {
+				t := pt.Tool
+				row := []string{t.Server, present.Line(t.ServerTool) + present.SchemaTag(t), present.ToolSwitch(t), present.Tokens(t.Cost.Tokens)}
 				if apps {
 					row = append(row, appMark(t))
 				}
 				rows = append(rows, append(row, present.Truncate(toolSummary(t), toolDescriptionWidth)))
+				if p := present.SchemaProblem(t); p != "" {
+					invalid = append(invalid, fmt.Sprintf("%s %s: %s; calls are refused until the server fixes it, or made unchecked with --no-validate (mcpdeck tools %s %s says why)",
+						t.Server, present.Line(t.ServerTool), p, t.Server, present.Line(t.ServerTool)))
+				}
 			}
 			header := []string{"SERVER", "TOOL", "SWITCH", "TOKENS", "DESCRIPTION"}
 			if apps {
 				header = []string{"SERVER", "TOOL", "SWITCH", "TOKENS", "APP", "DESCRIPTION"}
 			}
 			printListed(cmd, snap, "tools", header, rows)
+			for _, l := range invalid {
+				fmt.Fprintf(w, "\n%s", l)
+			}
+			if len(invalid) > 0 {
+				fmt.Fprintln(w)
+			}
 			for _, st := range out.Servers {
 				fmt.Fprintf(w, "\n%s: %s, %s", st.Server, present.Count(st.Tools, "tool", "tools"), present.ToolCost(st.Cost))
 				if st.Disabled > 0 {
@@ -208,15 +231,20 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON, byCos
 
 // printable is a tool as --json prints it: a schema too large to print
 // stands as schema.ForOutput's marker, so a hostile server cannot make
-// mcpdeck print (and hold) hundreds of megabytes of indentation.
-func printable(t runtime.Tool) runtime.Tool {
+// mcpdeck print (and hold) hundreds of megabytes of indentation; an input
+// schema that is not valid JSON Schema says why.
+func printable(t runtime.Tool) printedTool {
+	out := printedTool{Tool: t}
+	if serr := t.InputSchemaError(); serr != nil {
+		out.InputSchemaError = serr.Lines()
+	}
 	if len(t.InputSchema) > 0 {
-		t.InputSchema = schema.ForOutput(t.InputSchema)
+		out.InputSchema = schema.ForOutput(t.InputSchema)
 	}
 	if len(t.OutputSchema) > 0 {
-		t.OutputSchema = schema.ForOutput(t.OutputSchema)
+		out.OutputSchema = schema.ForOutput(t.OutputSchema)
 	}
-	return t
+	return out
 }
 
 // appMark is the APP column: "app" for a tool whose results an MCP App

@@ -90,6 +90,32 @@ func ToolCost(c runtime.ToolCost) string {
 	return Tokens(c.Tokens) + " tokens (" + Size(c.Bytes) + ")"
 }
 
+// SchemaTag marks, after a tool's name, a tool whose input schema is not
+// valid JSON Schema (runtime.Tool.InputSchemaError): calls of it are
+// refused until the server fixes it, or made without checking
+// (--no-validate, ctrl+t). "" for every other tool.
+func SchemaTag(t runtime.Tool) string {
+	if t.InputSchemaError() == nil {
+		return ""
+	}
+	return " [invalid schema]"
+}
+
+// SchemaProblem is one line saying what is wrong with a tool's input
+// schema: its first violation, and how many more; "" when it compiles.
+func SchemaProblem(t runtime.Tool) string {
+	serr := t.InputSchemaError()
+	if serr == nil {
+		return ""
+	}
+	lines := serr.Lines()
+	p := "its input schema is not valid JSON Schema: " + Line(lines[0])
+	if len(lines) > 1 {
+		p += " (and " + Count(len(lines)-1, "more problem", "more problems") + ")"
+	}
+	return p
+}
+
 // ToolSwitch is what the operator decided of a tool and whether its
 // server changed it since it was approved, in a word for both faces: on,
 // off, changed (CHANGED! when the new description reads as instructions
