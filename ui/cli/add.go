@@ -105,7 +105,7 @@ func runAdd(cmd *cobra.Command, args []string, f *addFlags) error {
 	if err != nil {
 		return err
 	}
-	headers, err := parsePairs(f.headers, ":", "--header", "'Name: value'")
+	headers, err := parseHeaders(f.headers)
 	if err != nil {
 		return err
 	}
@@ -212,6 +212,23 @@ func parsePairs(list []string, sep, flag, shape string) (config.Pairs, error) {
 		out.Set(k, v)
 	}
 	return out, nil
+}
+
+// parseHeaders reads --header flags ('Name: value') for every command that
+// takes them, ad-hoc targets and add alike: a header with no credential
+// where one belongs (config.MissingCredential: "Bearer " from an empty
+// variable) is refused before anything is sent or written.
+func parseHeaders(list []string) (config.Pairs, error) {
+	headers, err := parsePairs(list, ":", "--header", "'Name: value'")
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range headers {
+		if msg := config.MissingCredential(h.Name, h.Value); msg != "" {
+			return nil, withCode(ExitUsage, fmt.Errorf("--header %q: %s; give the credential, or leave the header out", h.Name+": "+h.Value, msg))
+		}
+	}
+	return headers, nil
 }
 
 func newAddJSONCmd() *cobra.Command {

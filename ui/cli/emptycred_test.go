@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -30,5 +34,26 @@ func TestHeaderWithAnEmptyCredentialIsRefused(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the server got %d requests", n)
+	}
+}
+
+// TestAddRefusesAHeaderWithAnEmptyCredential: add reads --header as the
+// ad-hoc targets do (one parser): "Authorization: Bearer " from an empty
+// variable is refused, exit 2, and no file is written, instead of an
+// entry that every later command warns about.
+func TestAddRefusesAHeaderWithAnEmptyCredential(t *testing.T) {
+	w := newConfigWorld(t)
+	for _, h := range []string{"Authorization: Bearer ", "X-Api-Key:"} {
+		code, _, stderr := w.run(t, "add", "remote", "--url", "http://127.0.0.1:9/mcp", "--header", h)
+		if code != ExitUsage || !strings.Contains(stderr, "--header") || !strings.Contains(stderr, "an empty variable?") {
+			t.Errorf("add --header %q: exit %d, stderr:\n%s", h, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.userDir, "mcp.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused add wrote the user's file (stat: %v)", err)
+	}
+	code, _, stderr := w.run(t, "add", "remote", "--url", "http://127.0.0.1:9/mcp", "--header", "X-Api-Key: ${env:REMOTE_KEY}")
+	if code != ExitOK {
+		t.Errorf("add with a credential's placeholder: exit %d, stderr:\n%s", code, stderr)
 	}
 }

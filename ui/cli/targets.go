@@ -94,17 +94,13 @@ func (f *targetFlags) adHoc() (config.Server, bool, error) {
 		default:
 			return s, false, withCode(ExitUsage, fmt.Errorf("--transport %q: use http or sse", f.transport))
 		}
+		headers, err := parseHeaders(f.headers)
+		if err != nil {
+			return s, false, err
+		}
 		s.Headers = map[string]string{}
-		for _, h := range f.headers {
-			k, v, ok := strings.Cut(h, ":")
-			if !ok || strings.TrimSpace(k) == "" {
-				return s, false, withCode(ExitUsage, fmt.Errorf("--header %q: write it as 'Name: value'", h))
-			}
-			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-			if msg := config.MissingCredential(k, v); msg != "" {
-				return s, false, withCode(ExitUsage, fmt.Errorf("--header %q: %s; give the credential, or leave the header out", h, msg))
-			}
-			s.Headers[k] = v
+		for _, h := range headers {
+			s.Headers[h.Name] = h.Value
 		}
 	}
 	return s, true, nil
