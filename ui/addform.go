@@ -273,8 +273,17 @@ func (f *serverForm) validate() bool {
 		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 			f.f[fURL].err = "an http:// or https:// URL"
 		}
-		if _, err := splitHeaders(f.f[fHeaders].in.Value()); err != nil {
+		headers, err := splitHeaders(f.f[fHeaders].in.Value())
+		if err != nil {
 			f.f[fHeaders].err = err.Error()
+		}
+		for _, h := range headers {
+			// As --header is refused (config.MissingCredential): "Bearer "
+			// with an empty token is no credential.
+			if msg := config.MissingCredential(h.Name, h.Value); msg != "" {
+				f.f[fHeaders].err = msg
+				break
+			}
 		}
 	} else {
 		words, err := shlex.Split(f.f[fCommand].in.Value())

@@ -177,6 +177,23 @@ func TestAddFormValidatesAndTakesAPaste(t *testing.T) {
 	}
 }
 
+// A header with no credential after its scheme is refused by the form, as
+// by --header: the field says why and nothing is saved.
+func TestAddFormRefusesAHeaderWithNoCredential(t *testing.T) {
+	w := newManageWorld(t, `{"mcpServers": {}}`)
+	rt := uitest.New(uitest.ReadySnapshot())
+	hs := start(t, rt, 120, 40, w.options(nil, nil))
+	hs.keys("a")
+	hs.waitText("Add a server")
+	hs.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Paste: true, Runes: []rune(`{"remote": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer "}}}`)})
+	hs.waitText("filled from the pasted JSON")
+	hs.keys("enter")
+	hs.waitText("no credential after the scheme", "fix the fields marked ✗ first")
+	if got := w.read(t); strings.Contains(got, "remote") {
+		t.Fatalf("the file:\n%s", got)
+	}
+}
+
 // A server keyed by its name, pasted into the empty form, fills the name
 // too; a paste that is no server says so once.
 func TestAddFormTakesAKeyedPaste(t *testing.T) {
