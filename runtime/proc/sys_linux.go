@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -95,18 +96,37 @@ func disown(pgid int) {
 
 // reapGroup reaps the zombies of group pgid that were reparented to us as
 // subreaper. It is called once the group's leader is reaped (os/exec's
-// to reap): every child of ours left in the group is then an adopted
-// orphan, and a wait on the group reaps them without scanning /proc and
-// without touching any other server's leader.
+// to reap) and no live member is left: every child of ours left in the
+// group is then an adopted orphan on its way out, and a wait on the group
+// reaps them without scanning /proc and without touching any other
+// server's leader. A multi-threaded process (any Go or Node program)
+// killed with its group shows as a zombie before its other threads have
+// exited, and cannot be reaped until they have: reapGroup waits for that,
+// at most reapWait, so that the group id is free when Stop returns — a
+// check right after Stop saw the group still there (kill(-pgid, 0)
+// succeeds on a zombie) in about one run in ten under load.
 func reapGroup(pgid int) {
+	var deadline time.Time
 	for {
 		var ws syscall.WaitStatus
 		pid, err := syscall.Wait4(-pgid, &ws, syscall.WNOHANG, nil)
-		if pid <= 0 || err != nil {
+		switch {
+		case err != nil: // ECHILD: no child of ours left in the group
+			return
+		case pid > 0:
+			continue
+		case deadline.IsZero():
+			deadline = time.Now().Add(reapWait)
+		case time.Now().After(deadline):
 			return
 		}
+		time.Sleep(time.Millisecond) // no event says a zombie became reapable but SIGCHLD, which the reaper owns
 	}
 }
+
+// reapWait bounds how long reapGroup waits for a dying child of ours to
+// become reapable.
+const reapWait = 250 * time.Millisecond
 
 // reapGroups reaps our zombie children that belong to one of groups and
 // do not lead it. A group kill(2) finds empty (ESRCH: not even a zombie
