@@ -85,6 +85,9 @@ const (
 	KindRefused                             // the server's state does not allow the command
 	KindDeclined                            // the input the server needs was declined
 	KindToolSwitchedOff                     // the tool is switched off in mcpdeck
+	KindUnknownPrompt                       // no such prompt
+	KindUnknownResource                     // no such resource, or resource template
+	KindUnknownTask                         // no such task (never existed, expired, another client's)
 
 	numErrorKinds // not a kind: how many there are, for the table's check
 )
@@ -97,6 +100,14 @@ var (
 	ErrUnknownServer = errors.New("unknown server")
 	// ErrUnknownTool: the server has no tool of that name.
 	ErrUnknownTool = errors.New("unknown tool")
+	// ErrUnknownPrompt: no prompt of that name is offered.
+	ErrUnknownPrompt = errors.New("unknown prompt")
+	// ErrUnknownResource: no resource of that URI, or resource template,
+	// is offered.
+	ErrUnknownResource = errors.New("unknown resource")
+	// ErrUnknownTask: no task of that id is known to whoever asks: it
+	// never existed, it expired, or it is another client's.
+	ErrUnknownTask = errors.New("unknown task")
 	// ErrNotReady: the server is not ready to serve requests.
 	ErrNotReady = errors.New("server is not ready")
 	// ErrShutdown: the session has shut down.
@@ -189,6 +200,9 @@ var errorKinds = []ErrorKindInfo{
 	{Kind: KindNotReady, Name: "not-ready", Sentinel: ErrNotReady},
 	{Kind: KindUnknownServer, Name: "unknown-server", Sentinel: ErrUnknownServer},
 	{Kind: KindUnknownTool, Name: "unknown-tool", Sentinel: ErrUnknownTool},
+	{Kind: KindUnknownPrompt, Name: "unknown-prompt", Sentinel: ErrUnknownPrompt},
+	{Kind: KindUnknownResource, Name: "unknown-resource", Sentinel: ErrUnknownResource},
+	{Kind: KindUnknownTask, Name: "unknown-task", Sentinel: ErrUnknownTask},
 	{Kind: KindToolSwitchedOff, Name: "tool-switched-off", Sentinel: ErrToolSwitchedOff},
 	{Kind: KindShutdown, Name: "shutdown", Sentinel: ErrShutdown},
 	{Kind: KindSuperseded, Name: "superseded", Sentinel: ErrSuperseded},

@@ -321,6 +321,7 @@ func exitCodeOf(err error) int {
 	case present.InfoOf(err).ResourceMissing():
 		return ExitUsage // an unknown resource, as an unknown tool or server
 	case errors.As(err, &argErr), errors.Is(err, runtime.ErrUnknownServer), errors.Is(err, runtime.ErrUnknownTool),
+		errors.Is(err, runtime.ErrUnknownPrompt), errors.Is(err, runtime.ErrUnknownResource), errors.Is(err, runtime.ErrUnknownTask),
 		errors.Is(err, runtime.ErrToolSwitchedOff), errors.Is(err, config.ErrInvalid):
 		return ExitUsage
 	case errors.Is(err, runtime.ErrTimeout), errors.Is(err, runtime.ErrCancelled), errors.Is(err, context.Canceled),

@@ -75,6 +75,15 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 		return face.pick(fmt.Sprintf("list the server's tools with: mcpdeck tools %s", info.Server),
 			"the server does not list it now: pick one from its tools in the Tools tab (2)")
 	},
+	runtime.KindUnknownPrompt: func(info *runtime.ErrorInfo, face Face) string {
+		return face.pick(fmt.Sprintf("list the prompts and their arguments with: mcpdeck prompts %s", info.Server),
+			"it is not offered now: pick one from the Prompts tab (9)")
+	},
+	runtime.KindUnknownResource: func(info *runtime.ErrorInfo, face Face) string {
+		return face.pick(fmt.Sprintf("list the resources with: mcpdeck resources %s, and the URIs the templates make with --templates", info.Server),
+			"it is not offered now: pick one from the Resources tab (8), or fill in one of its templates there")
+	},
+	runtime.KindUnknownTask: fixed("the task ended and expired, belongs to another client, or was never started (mcpdeck keeps tasks in memory only): send the request again"),
 }
 
 // fixed is a hint worded the same for every face.
