@@ -177,7 +177,7 @@ var errorKinds = []ErrorKindInfo{
 	{Kind: KindDeclined, Name: "declined", Sentinel: ErrDeclined},
 	{Kind: KindTimeout, Name: "timeout", Sentinel: ErrTimeout, Also: []error{ErrCancelled}, Matches: []error{context.DeadlineExceeded}},
 	{Kind: KindCancelled, Name: "cancelled", Sentinel: ErrCancelled, Matches: []error{context.Canceled}},
-	{Kind: KindTooLarge, Name: "too-large", Sentinel: ErrMessageTooLarge},
+	{Kind: KindTooLarge, Name: "too-large", Sentinel: ErrMessageTooLarge, match: mcphttp.IsTooLarge},
 	{Kind: KindUnsupportedVersion, Name: "unsupported-version", Sentinel: ErrUnsupportedVersion,
 		Matches: []error{mcp.ErrNoMutualVersion}, match: rpcCode(mcp.CodeUnsupportedVersion)},
 	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport, match: mcphttp.IsTransport},
@@ -187,12 +187,14 @@ var errorKinds = []ErrorKindInfo{
 		match: func(err error) bool { var e *jsonrpc.Error; return errors.As(err, &e) }},
 	{Kind: KindExited, Name: "exited", Sentinel: ErrProcessExited, Also: []error{ErrClosed},
 		match: func(err error) bool { var e *proc.ExitError; return errors.As(err, &e) }},
-	// A refused redirect (put the final URL in mcp.json) and credentials
-	// the server rejects without asking for a login (a static key) are
-	// the configuration's to change: trying again fails the same way.
+	// A refused redirect (put the final URL in mcp.json), credentials
+	// the server rejects without asking for a login (a static key) and a
+	// TLS handshake that fails (a certificate not trusted for the host,
+	// an https URL to a plain HTTP port) are the configuration's to
+	// change: trying again fails the same way.
 	{Kind: KindConfig, Name: "config", Sentinel: ErrConfig,
 		Matches: []error{proc.ErrNotFound, proc.ErrNoCommand, proc.ErrNotExecutable, proc.ErrBadDir,
-			mcphttp.ErrRedirected, mcphttp.ErrUnauthorized, mcphttp.ErrBadOptions}},
+			mcphttp.ErrRedirected, mcphttp.ErrUnauthorized, mcphttp.ErrBadOptions, mcphttp.ErrTLS}},
 	{Kind: KindClosed, Name: "closed", Sentinel: ErrClosed},
 	{Kind: KindInvalidArguments, Name: "invalid-arguments", Sentinel: ErrInvalidArguments},
 	{Kind: KindSchema, Name: "schema", Sentinel: ErrSchema},
