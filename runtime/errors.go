@@ -37,6 +37,13 @@ var (
 // stopped reading its input, so no timeout would have been enough.
 const StoppedReading = jsonrpc.StoppedReading
 
+// StartupTimedOut is in the message of a start that ran out of its
+// startup timeout (the server's startupTimeout): it bounds starting the
+// server, initialize and its first listing of tools, prompts and
+// resources, so a face can say which setting to raise; callTimeout bounds
+// each request once the server is ready.
+const StartupTimedOut = "not ready within the startup timeout"
+
 // Error values of the transport, for errors.As without importing jsonrpc.
 type (
 	// RPCError is a JSON-RPC error object a server answered with.

@@ -367,7 +367,7 @@ func failures(snap *runtime.Snapshot) ([]error, int) {
 func reportFailures(w io.Writer, snap *runtime.Snapshot) int {
 	errs, code := failures(snap)
 	for _, err := range errs {
-		warnf(w, "%v", err)
+		warnf(w, "%s", present.ErrorText(err, present.CLI)) // with its hint, as the error a command ends with
 	}
 	return code
 }

@@ -104,8 +104,13 @@ func timeoutHint(info *runtime.ErrorInfo, face Face) string {
 		return face.pick("the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr may say why; restart it",
 			"the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr (Logs tab) may say why; press R to restart it")
 	}
-	return face.pick("the server did not answer in time: raise the timeout (--timeout, or callTimeout/startupTimeout in mcp.json) or check the server's stderr",
-		"the server did not answer in time: raise callTimeout/startupTimeout in mcp.json, or check its stderr (Logs tab)")
+	if strings.Contains(info.Message, runtime.StartupTimedOut) {
+		const why = "raise startupTimeout in its mcp.json entry: it bounds starting the server, initialize and listing its tools, prompts and resources (callTimeout bounds the calls once it is ready)"
+		return face.pick("the server was not ready in time: "+why+"; or check the server's stderr",
+			"the server was not ready in time: "+why+", then press R; or check its stderr (Logs tab)")
+	}
+	return face.pick("the server did not answer in time: raise the call's timeout (--timeout, or callTimeout in mcp.json) or check the server's stderr",
+		"the server did not answer in time: raise callTimeout in mcp.json, or check its stderr (Logs tab)")
 }
 
 // declinedHint says how to answer what was declined: a sampling request

@@ -77,6 +77,23 @@ func TestTimeoutHintWhenTheServerStoppedReading(t *testing.T) {
 	}
 }
 
+// A server not ready within its startup timeout (its listing was slow,
+// say) is told to raise startupTimeout, on both faces; a call's timeout
+// callTimeout, and not startupTimeout, which cannot help a call.
+func TestTimeoutHintNamesTheSetting(t *testing.T) {
+	start := runtime.ErrorInfo{Kind: runtime.KindTimeout, Server: "f",
+		Message: "tools/list: tools/list (id 2) cancelled: request timed out: " + runtime.StartupTimedOut + " of 400ms"}
+	call := runtime.ErrorInfo{Kind: runtime.KindTimeout, Server: "f", Method: "tools/call", Message: "tools/call (id 3) cancelled: request timed out after 30s"}
+	for _, face := range []Face{CLI, TUI} {
+		if h := Hint(&start, face); !strings.Contains(h, "raise startupTimeout") || strings.Contains(h, "--timeout") {
+			t.Errorf("face %d: the hint for a start that timed out is %q", face, h)
+		}
+		if h := Hint(&call, face); !strings.Contains(h, "callTimeout") || strings.Contains(h, "startupTimeout") {
+			t.Errorf("face %d: the hint for a call that timed out is %q", face, h)
+		}
+	}
+}
+
 // -32602 to resources/read means the resource does not exist (the modern
 // code; -32002 before): the hint says so and where to find the ones that
 // do, not the generic "invalid params" hint it gives other methods.
