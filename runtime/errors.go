@@ -181,7 +181,10 @@ type ErrorKindInfo struct {
 // test that it words every kind.
 var errorKinds = []ErrorKindInfo{
 	{Kind: KindNeedsLogin, Name: "needs-login", Sentinel: ErrNeedsLogin},
-	{Kind: KindDeclined, Name: "declined", Sentinel: ErrDeclined},
+	// A server's error with the user-rejected code (-1) is the
+	// operator's declined sampling passed back (a legacy server that ends
+	// its tool with it): the same decision a 2026-07-28 request ends with.
+	{Kind: KindDeclined, Name: "declined", Sentinel: ErrDeclined, match: rpcCode(mcp.CodeUserRejected)},
 	{Kind: KindTimeout, Name: "timeout", Sentinel: ErrTimeout, Also: []error{ErrCancelled}, Matches: []error{context.DeadlineExceeded}},
 	{Kind: KindCancelled, Name: "cancelled", Sentinel: ErrCancelled, Matches: []error{context.Canceled}},
 	{Kind: KindTooLarge, Name: "too-large", Sentinel: ErrMessageTooLarge, match: mcphttp.IsTooLarge},

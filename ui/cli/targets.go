@@ -324,6 +324,12 @@ func exitCodeOf(err error) int {
 		errors.Is(err, runtime.ErrUnknownPrompt), errors.Is(err, runtime.ErrUnknownResource), errors.Is(err, runtime.ErrUnknownTask),
 		errors.Is(err, runtime.ErrToolSwitchedOff), errors.Is(err, config.ErrInvalid):
 		return ExitUsage
+	case errors.Is(err, runtime.ErrDeclined):
+		// The operator declined what the server asked (sampling, an
+		// elicitation it asks again): the call failed as a tool does, in
+		// either era, whether the server ends it with the decline or
+		// answers isError.
+		return ExitToolError
 	case errors.Is(err, runtime.ErrTimeout), errors.Is(err, runtime.ErrCancelled), errors.Is(err, context.Canceled),
 		errors.Is(err, context.DeadlineExceeded):
 		return ExitTimeout

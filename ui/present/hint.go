@@ -114,9 +114,10 @@ func timeoutHint(info *runtime.ErrorInfo, face Face) string {
 }
 
 // declinedHint says how to answer what was declined: a sampling request
-// wants a reply, an elicitation the form's fields.
+// wants a reply (mcpdeck's own words, or a legacy server's -1 passed
+// back), an elicitation the form's fields.
 func declinedHint(info *runtime.ErrorInfo, face Face) string {
-	if strings.Contains(info.Message, runtime.SamplingDeclined) {
+	if strings.Contains(info.Message, runtime.SamplingDeclined) || info.Code == mcp.CodeUserRejected {
 		return face.pick("answer it: --sampling FILE gives a canned reply, or call it from the TUI, which shows the request for you to answer",
 			"call it again and write the model's reply instead of declining it")
 	}

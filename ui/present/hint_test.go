@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 func TestHintsForTheModernErrors(t *testing.T) {
@@ -125,5 +126,20 @@ func TestHintReadsTheCodeWithTheMethod(t *testing.T) {
 				t.Errorf("hint %q; want it to say %q and not %q", got, tc.want, tc.notWant)
 			}
 		})
+	}
+}
+
+// A legacy server that ends its tool with the -1 mcpdeck answered its
+// sampling request with is told how to answer sampling, as a 2026-07-28
+// request that mcpdeck ended is, not how to fill in an elicitation.
+func TestDeclinedHintReadsTheServersRejection(t *testing.T) {
+	for _, info := range []runtime.ErrorInfo{
+		{Kind: runtime.KindDeclined, Server: "s", Method: "tools/call", Code: mcp.CodeUserRejected,
+			Message: "multi-round-trip: calling \"sampling/createMessage\": User rejected sampling request"},
+		{Kind: runtime.KindDeclined, Server: "s", Method: "tools/call", Message: runtime.SamplingDeclined + ": headless"},
+	} {
+		if h := Hint(&info, CLI); !strings.Contains(h, "--sampling FILE") {
+			t.Errorf("the hint for %q is %q", info.Message, h)
+		}
 	}
 }
