@@ -220,7 +220,42 @@ func printCheckHeading(w io.Writer, server, transport string) {
 }
 
 func printCheckRow(w io.Writer, it check.Item) {
-	fmt.Fprintf(w, "%-6s  %-*s  %s\n", it.Status, checkItemWidth, it.ID, present.Line(it.Reason))
+	for i, l := range reasonLines(it.Reason) {
+		status, id := it.Status.String(), it.ID
+		if i > 0 {
+			status, id = "", ""
+		}
+		fmt.Fprintf(w, "%-6s  %-*s  %s\n", status, checkItemWidth, id, l)
+	}
+}
+
+// maxReasonLines bounds the lines one reason takes in the table.
+const maxReasonLines = 6
+
+// reasonLines are the lines of a reason as the table shows them, each
+// under the one before in the REASON column: a reason quoting what a
+// server said (a Python traceback as an error's message) keeps its lines
+// as lines, not one row joined with ⏎ running past the terminal's width.
+// Blank lines and the lines' indentation are left out; past
+// maxReasonLines the middle is counted, and --json has the whole reason.
+func reasonLines(reason string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.ReplaceAll(reason, "\r\n", "\n"), "\n") {
+		if l = strings.TrimSpace(present.Line(l)); l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) > maxReasonLines {
+		// The first lines say what failed, the last one often why (a
+		// traceback's exception): both stay, the middle is counted.
+		last := out[len(out)-1]
+		more := len(out) - (maxReasonLines - 1)
+		out = append(out[:maxReasonLines-2], fmt.Sprintf("… %d more lines (mcpdeck check --json shows the whole reason)", more), last)
+	}
+	if len(out) == 0 {
+		out = []string{""}
+	}
+	return out
 }
 
 // printCheckReports prints every report whole: a heading, a table and a
@@ -233,7 +268,13 @@ func printCheckReports(w io.Writer, reports []check.Report) {
 		fmt.Fprintf(w, "%s (%s%s)\n", r.Server, r.Transport, eraOf(r, ", "))
 		rows := make([][]string, 0, len(r.Items)+1)
 		for _, it := range r.Items {
-			rows = append(rows, []string{it.Status.String(), it.ID, it.Reason})
+			for i, l := range reasonLines(it.Reason) {
+				if i == 0 {
+					rows = append(rows, []string{it.Status.String(), it.ID, l})
+				} else {
+					rows = append(rows, []string{"", "", l})
+				}
+			}
 		}
 		// The widest id pads the ITEM column even when a report is cut
 		// short, so every table lines up with a streamed one.

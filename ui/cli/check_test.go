@@ -243,11 +243,19 @@ func TestCheckOutputGolden(t *testing.T) {
 	reports := []check.Report{
 		{Server: "demo", Transport: "stdio", Items: []check.Item{
 			{ID: check.IDInitialize, Name: check.Name(check.IDInitialize), Status: check.Pass, Reason: "protocol 2025-11-25, demo 1.0.0, capabilities: tools", Duration: 12 * time.Millisecond},
-			{ID: check.IDShutdown, Name: check.Name(check.IDShutdown), Status: check.Warn, Reason: "kept running 2.0s after stdin closed;\nSIGTERM stopped it", Duration: 2 * time.Second},
+			{ID: check.IDShutdown, Name: check.Name(check.IDShutdown), Status: check.Warn, Reason: "kept running 2.0s after stdin closed; SIGTERM stopped it: exit when stdin closes, as the stdio transport asks", Duration: 2 * time.Second},
 			{ID: check.IDNoNotification, Name: check.Name(check.IDNoNotification), Status: check.Skip, Reason: "skipped: initialization failed"},
 		}},
 		{Server: "broken", Transport: "http", Items: []check.Item{
 			{ID: check.IDInitialize, Name: check.Name(check.IDInitialize), Status: check.Fail, Reason: "initialization failed: connection refused"},
+		}},
+		// A reason quoting a server's multi-line error: its lines stay
+		// lines of the REASON column, the ones past the sixth counted.
+		{Server: "py", Transport: "http", Items: []check.Item{
+			{ID: check.IDInitialize, Name: check.Name(check.IDInitialize), Status: check.Fail, Reason: "initialization failed: Traceback (most recent call last):\n" +
+				"  File \"/srv/app/server.py\", line 88, in handle_initialize\n    cfg = load_settings(env)\n" +
+				"  File \"/srv/app/settings.py\", line 12, in load_settings\n    return parse(env[\"APP_SETTINGS\"])\n\n" +
+				"  File \"/srv/app/settings.py\", line 30, in parse\n    raise KeyError(name)\nKeyError: 'APP_SETTINGS'"},
 		}},
 	}
 	var human bytes.Buffer
