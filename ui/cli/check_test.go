@@ -269,13 +269,29 @@ func TestCheckOutputGolden(t *testing.T) {
 		}
 		printCheckHeading(&streamed, r.Server, r.Transport)
 		for _, it := range r.Items {
-			printCheckRow(&streamed, it)
+			printCheckRow(&streamed, it, 0)
 		}
 		printCheckSummary(&streamed, r)
 	}
 	if streamed.String() != human.String() {
 		t.Errorf("streamed rows differ from the table printed whole:\n%s\n---\n%s", streamed.String(), human.String())
 	}
+
+	// On a terminal 80 columns wide the streamed rows wrap their reasons
+	// in the REASON column.
+	var narrow bytes.Buffer
+	for _, r := range reports {
+		printCheckHeading(&narrow, r.Server, r.Transport)
+		for _, it := range r.Items {
+			printCheckRow(&narrow, it, 80)
+		}
+	}
+	for _, l := range strings.Split(narrow.String(), "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("a row at 80 columns is %d wide: %q", n, l)
+		}
+	}
+	golden.RequireEqual(checkGolden{t, "stream80"}, narrow.Bytes())
 
 	var js bytes.Buffer
 	if err := present.WriteJSON(&js, checkJSONOf(reports)); err != nil {
