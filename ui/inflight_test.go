@@ -1,13 +1,11 @@
 package ui
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 
 	"mcpdeck/runtime"
-	"mcpdeck/ui/uitest"
 )
 
 // A request in flight stays on the Requests tab when a snapshot is read
@@ -17,23 +15,7 @@ import (
 // waited 30 s for "waiting").
 func TestRequestInFlightOutlivesASnapshot(t *testing.T) {
 	t.Parallel()
-	rt := uitest.New(uitest.ReadySnapshot())
-	release := make(chan struct{})
-	rt.CallFunc = func(ctx context.Context, _ runtime.CallRequest) (*runtime.Result, error) {
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
-		return &runtime.Result{Content: []runtime.Content{{Type: "text", Text: "done"}}}, nil
-	}
-	hs := start(t, rt, 140, 40)
-	t.Cleanup(func() { close(release) })
-	hs.keys("j", "2", "tab", "j", "j", "j") // everything, Tools, longRunningOperation
-	hs.waitText("› longRunningOperation")
-	hs.keys("enter")
-	hs.waitText("Call everything › longRunningOperation")
-	hs.keys("enter")
-	hs.action(`call everything longRunningOperation {"duration":10,"steps":5}`)
+	rt, hs := startLongCall(t, 140, 40)
 	hs.waitText("1 outstanding", "waiting")
 
 	// A publication makes the UI read the snapshot at once, as its clock
