@@ -34,7 +34,7 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 // establish is connect inside its span.
 func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Server, report func(State)) (*session, connInfo, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, cfg.StartupTimeout,
-		fmt.Errorf("%w: not ready within the startup timeout of %s", jsonrpc.ErrTimeout, cfg.StartupTimeout))
+		fmt.Errorf("%w: %s of %s", jsonrpc.ErrTimeout, StartupTimedOut, cfg.StartupTimeout))
 	defer cancel()
 
 	var info connInfo

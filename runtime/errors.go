@@ -37,6 +37,13 @@ var (
 // stopped reading its input, so no timeout would have been enough.
 const StoppedReading = jsonrpc.StoppedReading
 
+// StartupTimedOut is in the message of a start that ran out of its
+// startup timeout (the server's startupTimeout): it bounds starting the
+// server, initialize and its first listing of tools, prompts and
+// resources, so a face can say which setting to raise; callTimeout bounds
+// each request once the server is ready.
+const StartupTimedOut = "not ready within the startup timeout"
+
 // Error values of the transport, for errors.As without importing jsonrpc.
 type (
 	// RPCError is a JSON-RPC error object a server answered with.
@@ -85,6 +92,9 @@ const (
 	KindRefused                             // the server's state does not allow the command
 	KindDeclined                            // the input the server needs was declined
 	KindToolSwitchedOff                     // the tool is switched off in mcpdeck
+	KindUnknownPrompt                       // no such prompt
+	KindUnknownResource                     // no such resource, or resource template
+	KindUnknownTask                         // no such task (never existed, expired, another client's)
 
 	numErrorKinds // not a kind: how many there are, for the table's check
 )
@@ -97,6 +107,14 @@ var (
 	ErrUnknownServer = errors.New("unknown server")
 	// ErrUnknownTool: the server has no tool of that name.
 	ErrUnknownTool = errors.New("unknown tool")
+	// ErrUnknownPrompt: no prompt of that name is offered.
+	ErrUnknownPrompt = errors.New("unknown prompt")
+	// ErrUnknownResource: no resource of that URI, or resource template,
+	// is offered.
+	ErrUnknownResource = errors.New("unknown resource")
+	// ErrUnknownTask: no task of that id is known to whoever asks: it
+	// never existed, it expired, or it is another client's.
+	ErrUnknownTask = errors.New("unknown task")
 	// ErrNotReady: the server is not ready to serve requests.
 	ErrNotReady = errors.New("server is not ready")
 	// ErrShutdown: the session has shut down.
@@ -163,10 +181,13 @@ type ErrorKindInfo struct {
 // test that it words every kind.
 var errorKinds = []ErrorKindInfo{
 	{Kind: KindNeedsLogin, Name: "needs-login", Sentinel: ErrNeedsLogin},
-	{Kind: KindDeclined, Name: "declined", Sentinel: ErrDeclined},
+	// A server's error with the user-rejected code (-1) is the
+	// operator's declined sampling passed back (a legacy server that ends
+	// its tool with it): the same decision a 2026-07-28 request ends with.
+	{Kind: KindDeclined, Name: "declined", Sentinel: ErrDeclined, match: rpcCode(mcp.CodeUserRejected)},
 	{Kind: KindTimeout, Name: "timeout", Sentinel: ErrTimeout, Also: []error{ErrCancelled}, Matches: []error{context.DeadlineExceeded}},
 	{Kind: KindCancelled, Name: "cancelled", Sentinel: ErrCancelled, Matches: []error{context.Canceled}},
-	{Kind: KindTooLarge, Name: "too-large", Sentinel: ErrMessageTooLarge},
+	{Kind: KindTooLarge, Name: "too-large", Sentinel: ErrMessageTooLarge, match: mcphttp.IsTooLarge},
 	{Kind: KindUnsupportedVersion, Name: "unsupported-version", Sentinel: ErrUnsupportedVersion,
 		Matches: []error{mcp.ErrNoMutualVersion}, match: rpcCode(mcp.CodeUnsupportedVersion)},
 	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport, match: mcphttp.IsTransport},
@@ -176,12 +197,14 @@ var errorKinds = []ErrorKindInfo{
 		match: func(err error) bool { var e *jsonrpc.Error; return errors.As(err, &e) }},
 	{Kind: KindExited, Name: "exited", Sentinel: ErrProcessExited, Also: []error{ErrClosed},
 		match: func(err error) bool { var e *proc.ExitError; return errors.As(err, &e) }},
-	// A refused redirect (put the final URL in mcp.json) and credentials
-	// the server rejects without asking for a login (a static key) are
-	// the configuration's to change: trying again fails the same way.
+	// A refused redirect (put the final URL in mcp.json), credentials
+	// the server rejects without asking for a login (a static key) and a
+	// TLS handshake that fails (a certificate not trusted for the host,
+	// an https URL to a plain HTTP port) are the configuration's to
+	// change: trying again fails the same way.
 	{Kind: KindConfig, Name: "config", Sentinel: ErrConfig,
 		Matches: []error{proc.ErrNotFound, proc.ErrNoCommand, proc.ErrNotExecutable, proc.ErrBadDir,
-			mcphttp.ErrRedirected, mcphttp.ErrUnauthorized, mcphttp.ErrBadOptions}},
+			mcphttp.ErrRedirected, mcphttp.ErrUnauthorized, mcphttp.ErrBadOptions, mcphttp.ErrTLS}},
 	{Kind: KindClosed, Name: "closed", Sentinel: ErrClosed},
 	{Kind: KindInvalidArguments, Name: "invalid-arguments", Sentinel: ErrInvalidArguments},
 	{Kind: KindSchema, Name: "schema", Sentinel: ErrSchema},
@@ -189,6 +212,9 @@ var errorKinds = []ErrorKindInfo{
 	{Kind: KindNotReady, Name: "not-ready", Sentinel: ErrNotReady},
 	{Kind: KindUnknownServer, Name: "unknown-server", Sentinel: ErrUnknownServer},
 	{Kind: KindUnknownTool, Name: "unknown-tool", Sentinel: ErrUnknownTool},
+	{Kind: KindUnknownPrompt, Name: "unknown-prompt", Sentinel: ErrUnknownPrompt},
+	{Kind: KindUnknownResource, Name: "unknown-resource", Sentinel: ErrUnknownResource},
+	{Kind: KindUnknownTask, Name: "unknown-task", Sentinel: ErrUnknownTask},
 	{Kind: KindToolSwitchedOff, Name: "tool-switched-off", Sentinel: ErrToolSwitchedOff},
 	{Kind: KindShutdown, Name: "shutdown", Sentinel: ErrShutdown},
 	{Kind: KindSuperseded, Name: "superseded", Sentinel: ErrSuperseded},

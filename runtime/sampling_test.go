@@ -150,6 +150,11 @@ func TestSamplingDeclinedInBothEras(t *testing.T) {
 			if strings.Contains(said, "model said") || !strings.Contains(strings.ToLower(said), "reject") {
 				t.Fatalf("the server did not hear the rejection: %+v, %v", res, err)
 			}
+			// A server that ends the call with the rejection (-1) ends it
+			// declined, as a modern request does: one kind, one exit code.
+			if err != nil && (KindOf(err) != KindDeclined || !errors.Is(err, ErrDeclined)) {
+				t.Fatalf("the server ended the call with the rejection, of kind %s: %v", KindOf(err), err)
+			}
 		})
 	}
 }

@@ -64,12 +64,25 @@ const CodeTransportError = -32000
 // their own failures, over stdio as well).
 const transportMarker = `{"mcpdeck":"transport"}`
 
+// tooLargeMarker is the data of the error response the stream synthesizes
+// for a request whose answer was over the size limit (IsTooLarge).
+const tooLargeMarker = `{"mcpdeck":"too-large"}`
+
 // IsTransport reports whether err is an error response the stream
-// synthesized: a request that failed in transit, or was lost (IsLost).
+// synthesized: a request that failed in transit (IsTooLarge among them),
+// or was lost (IsLost).
 func IsTransport(err error) bool {
 	var e *jsonrpc.Error
 	return errors.As(err, &e) && e.Code == CodeTransportError &&
-		(string(e.Data) == transportMarker || string(e.Data) == lostMarker)
+		(string(e.Data) == transportMarker || string(e.Data) == lostMarker || string(e.Data) == tooLargeMarker)
+}
+
+// IsTooLarge reports whether err is the error response the stream
+// synthesized for a request whose answer was over the size limit: it no
+// longer wraps jsonrpc.ErrMessageTooLarge, being a JSON-RPC error.
+func IsTooLarge(err error) bool {
+	var e *jsonrpc.Error
+	return errors.As(err, &e) && e.Code == CodeTransportError && string(e.Data) == tooLargeMarker
 }
 
 // excerptLimit bounds how much of a server's error body is quoted.

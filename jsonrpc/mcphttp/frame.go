@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"mcpdeck/jsonrpc"
 )
@@ -85,8 +86,18 @@ func errorFrame(id json.RawMessage, err error) []byte {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   rpcError        `json:"error"`
-	}{"2.0", id, rpcError{CodeTransportError, err.Error(), json.RawMessage(transportMarker)}})
+	}{"2.0", id, rpcError{CodeTransportError, err.Error(), json.RawMessage(markerOf(err))}})
 	return b
+}
+
+// markerOf is the data of the error response synthesized for err: an
+// answer over the size limit is marked as such, so that it keeps its kind
+// (IsTooLarge) once it is only a JSON-RPC error.
+func markerOf(err error) string {
+	if errors.Is(err, jsonrpc.ErrMessageTooLarge) {
+		return tooLargeMarker
+	}
+	return transportMarker
 }
 
 // splitBatch returns the messages of a JSON body: one object, or the

@@ -53,7 +53,13 @@ const maxMetadata = 1 << 20
 // one, in the specification's order. Authorization server metadata comes
 // from asMetadataURL when set, else go-sdk's discovery, which tries RFC 8414
 // and then OpenID Connect Discovery URLs in the specification's order.
-func Discover(ctx context.Context, client *http.Client, serverURL string, ch *Challenge, asMetadataURL string) (*Metadata, error) {
+//
+// headers are the server's configured headers (mcp.json "headers"): they
+// go with each protected resource metadata request to the server's own
+// origin, as with every request to the server (an API gateway in front of
+// it refuses any request without its key), and never to another origin,
+// a redirect's included, nor to the authorization server.
+func Discover(ctx context.Context, client *http.Client, serverURL string, headers map[string]string, ch *Challenge, asMetadataURL string) (*Metadata, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
@@ -66,7 +72,7 @@ func Discover(ctx context.Context, client *http.Client, serverURL string, ch *Ch
 	var lastErr error
 	for i, cand := range resourceMetadataURLs(ch, su) {
 		tried = append(tried, cand)
-		prm, err := fetchResourceMetadata(ctx, client, cand, su)
+		prm, err := fetchResourceMetadata(ctx, client, cand, su, headers)
 		if err != nil {
 			lastErr = err
 			continue
@@ -187,11 +193,11 @@ func resourceMetadataURLs(ch *Challenge, su *url.URL) []string {
 // rather than go-sdk's exact match: the metadata's resource must have the
 // server's origin and a path that is a prefix of the server's, because
 // servers commonly publish their origin as the resource.
-func fetchResourceMetadata(ctx context.Context, client *http.Client, raw string, su *url.URL) (*oauthex.ProtectedResourceMetadata, error) {
+func fetchResourceMetadata(ctx context.Context, client *http.Client, raw string, su *url.URL, headers map[string]string) (*oauthex.ProtectedResourceMetadata, error) {
 	if err := httpsOrLoopback(raw); err != nil {
 		return nil, err
 	}
-	resp, err := getMetadata(ctx, client, raw)
+	resp, err := getMetadata(ctx, withHeaders(client, su, headers), raw)
 	if err != nil {
 		return nil, err
 	}
@@ -229,6 +235,47 @@ func getMetadata(ctx context.Context, client *http.Client, raw string) (*http.Re
 		return nil, fmt.Errorf("GET %s: %v", raw, cause.Of(err))
 	}
 	return resp, nil
+}
+
+// withHeaders is client sending headers with each request to origin,
+// and none to another origin a redirect leads to (net/http strips only
+// Authorization and cookies there). Redirects are otherwise client's.
+func withHeaders(client *http.Client, origin *url.URL, headers map[string]string) *http.Client {
+	if len(headers) == 0 {
+		return client
+	}
+	c := *client
+	c.Transport = headerTransport{base: client.Transport, origin: origin, headers: headers}
+	return &c
+}
+
+// headerTransport sets the configured headers on a request to origin,
+// and removes them from any other.
+type headerTransport struct {
+	base    http.RoundTripper
+	origin  *url.URL
+	headers map[string]string
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	base := h.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		if sameOrigin(r.URL, h.origin) {
+			r.Header.Set(k, v)
+		} else {
+			r.Header.Del(k)
+		}
+	}
+	return base.RoundTrip(r)
+}
+
+// sameOrigin reports whether a and b have the same scheme and host.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
 }
 
 // pathPrefix reports whether path p is a segment-wise prefix of full.

@@ -66,7 +66,7 @@ func probe(ctx context.Context, client *http.Client, t Target) (*Challenge, int,
 // is when the server may have changed its authorization server.
 func (m *Manager) discoverOnce(ctx context.Context, t Target, ch *Challenge) (*Metadata, error) {
 	v, err := m.flights.do(ctx, "discover "+t.key(), func(ctx context.Context) (any, error) {
-		md, err := Discover(ctx, m.client, t.URL, ch, t.settings().AuthServerMetadataURL)
+		md, err := Discover(ctx, m.client, t.URL, t.Headers, ch, t.settings().AuthServerMetadataURL)
 		if err != nil {
 			return nil, err
 		}

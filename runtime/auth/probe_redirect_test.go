@@ -46,10 +46,14 @@ func TestLoginProbeKeepsTheTransportsRedirectPolicy(t *testing.T) {
 
 // TestLoginProbeSendsTheConfiguredHeaders: a server behind an API gateway
 // that wants X-Api-Key (mcp.json "headers") answers a request without it
-// with the gateway's bare 403, not the server's OAuth challenge. The
-// login's probe sends the configured headers, as every other request to
-// the server does, so it sees the challenge and the login goes through;
-// it used to send none and word the gateway's 403 as "it needs no login".
+// with the gateway's bare 403, not the server's OAuth challenge, on every
+// path of its origin. The login's probe and its discovery GET of the
+// protected resource metadata send the configured headers, as every other
+// request to the server does, so the login goes through; the probe used
+// to send none and word the gateway's 403 as "it needs no login", and the
+// discovery still sent none, fell back to the 2025-03-26 guesses at the
+// server's origin and sent the browser where the gateway refused it. The
+// authorization server never gets them.
 func TestLoginProbeSendsTheConfiguredHeaders(t *testing.T) {
 	t.Parallel()
 	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{Clients: map[string]string{"pre": ""}})
@@ -65,4 +69,50 @@ func TestLoginProbeSendsTheConfiguredHeaders(t *testing.T) {
 		t.Fatalf("status = %+v", st)
 	}
 	h.echo(tgt)
+	if as.SawHeader("X-Api-Key") {
+		t.Error("the authorization server got the server's X-Api-Key")
+	}
+}
+
+// TestDiscoveryKeepsTheHeadersToTheServersOrigin: protected resource
+// metadata the challenge names on another origin is fetched without the
+// server's configured headers, and so is metadata the server's own origin
+// redirects to another: they are the server's credentials.
+func TestDiscoveryKeepsTheHeadersToTheServersOrigin(t *testing.T) {
+	t.Parallel()
+	const key = "gw-key-7f3a9c21"
+	as := authtest.NewAuthServer(t, authtest.AuthServerOptions{Clients: map[string]string{"pre": ""}})
+	var rs *authtest.Resource
+	var leaked atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "" {
+			leaked.Add(1)
+		}
+		rs.ServeMetadata(w)
+	}))
+	defer elsewhere.Close()
+	rs = authtest.NewResource(t, as, authtest.ResourceOptions{APIKey: key, MetadataURL: elsewhere.URL + "/prm"})
+	h := newHarness(t, nil)
+	tgt := target(rs, preregistered("pre"))
+	tgt.Headers = map[string]string{"X-Api-Key": key}
+	if _, err := h.login(tgt); err != nil {
+		t.Fatalf("Login with metadata on another origin: %v", err)
+	}
+	if n := leaked.Load(); n != 0 {
+		t.Errorf("the metadata's other origin got the server's X-Api-Key %d times", n)
+	}
+
+	// The server's well-known URL redirects to the other origin.
+	var keyed atomic.Int32
+	moved := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") == key {
+			keyed.Add(1)
+		}
+		http.Redirect(w, r, elsewhere.URL+"/prm", http.StatusFound)
+	}))
+	defer moved.Close()
+	_, err := Discover(t.Context(), http.DefaultClient, moved.URL+"/mcp", tgt.Headers, nil, "")
+	if n := leaked.Load(); n != 0 || keyed.Load() == 0 {
+		t.Errorf("discovery redirected to another origin: %v; the server's origin got the key %d times, the other %d", err, keyed.Load(), n)
+	}
 }

@@ -55,7 +55,7 @@ func (c *checker) authorization() (Status, string) {
 	if ch.ResourceMetadata == "" {
 		problems = append(problems, "the 401's WWW-Authenticate challenge has no resource_metadata; clients must guess the well-known URLs")
 	}
-	md, err := auth.Discover(ctx, s.Client(), c.srv.URL, ch, "")
+	md, err := auth.Discover(ctx, s.Client(), c.srv.URL, c.srv.Headers, ch, "")
 	switch {
 	case err != nil:
 		problems = append(problems, "discovery failed: "+err.Error())

@@ -80,6 +80,13 @@ func invalidParams(format string, args ...any) *jsonrpc.Error {
 	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, format, args...)
 }
 
+// unknown is the -32602 for a name the gateway does not offer now (a
+// tool, prompt, resource, resource template or task), of the runtime's
+// kind for it, so a client tells it from malformed params by data.kind.
+func unknown(kind runtime.ErrorKind, format string, args ...any) *jsonrpc.Error {
+	return rpcError(jsonrpc.CodeInvalidParams, kind, errData{Reason: "unknown"}, format, args...)
+}
+
 // refused is the error for a request the policy does not allow.
 func refused(what, name, rule string) *jsonrpc.Error {
 	return rpcError(CodeRefused, runtime.KindRefused, errData{Reason: "policy", Rule: rule},
@@ -126,7 +133,7 @@ func upstreamError(server, what string, timeout fmt.Stringer, err error) error {
 	}
 	d := errData{Server: server}
 	switch kind {
-	case runtime.KindUnknownTool, runtime.KindUnknownServer:
+	case runtime.KindUnknownTool, runtime.KindUnknownServer, runtime.KindUnknownPrompt, runtime.KindUnknownResource, runtime.KindUnknownTask:
 		d.Reason = "unknown"
 		return rpcError(jsonrpc.CodeInvalidParams, kind, d, "unknown %s: %s; list again, the offer has changed", what, msg)
 	case runtime.KindNotEnabled, runtime.KindNotReady, runtime.KindClosed, runtime.KindExited, runtime.KindShutdown:

@@ -178,7 +178,7 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 			tool = nil // not offered to a model's client
 		}
 		if tool == nil {
-			return nil, rpcError(jsonrpc.CodeInvalidParams, runtime.KindUnknownTool, errData{Reason: "unknown"},
+			return nil, unknown(runtime.KindUnknownTool,
 				"unknown tool %q: it is not offered now (the offer is live; list tools again)", p.Name)
 		}
 		if ok, rule := pol.tool(tool.Server, tool.Name); !ok {
@@ -204,7 +204,7 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 		}
 		pr := cat.promptBy[p.Name]
 		if pr == nil {
-			return nil, invalidParams("unknown prompt %q: it is not offered now (list prompts again)", p.Name)
+			return nil, unknown(runtime.KindUnknownPrompt, "unknown prompt %q: it is not offered now (list prompts again)", p.Name)
 		}
 		if ok, rule := pol.prompt(pr.Server, pr.Name); !ok {
 			return nil, refused("prompt", pr.Name, rule)
@@ -227,7 +227,7 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 		}
 		server, ok := cat.resourceServer(p.URI, pol.allows)
 		if !ok {
-			return nil, invalidParams("resource %q is not offered now: no server lists it or a template it matches (list resources and templates again)", p.URI)
+			return nil, unknown(runtime.KindUnknownResource, "resource %q is not offered now: no server lists it or a template it matches (list resources and templates again)", p.URI)
 		}
 		what := fmt.Sprintf("resource %q", p.URI)
 		return &target{server: server, name: p.URI, what: what, run: func(ctx context.Context, _ func(uint64)) (any, error) {
@@ -261,7 +261,7 @@ func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout 
 	case mcp.RefPrompt:
 		pr := cat.promptBy[p.Ref.Name]
 		if pr == nil {
-			return nil, invalidParams("unknown prompt %q: it is not offered now (list prompts again)", p.Ref.Name)
+			return nil, unknown(runtime.KindUnknownPrompt, "unknown prompt %q: it is not offered now (list prompts again)", p.Ref.Name)
 		}
 		if ok, rule := pol.prompt(pr.Server, pr.Name); !ok {
 			return nil, refused("prompt", pr.Name, rule)
@@ -270,7 +270,7 @@ func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout 
 	case mcp.RefResource:
 		server, ok := cat.templateServer(p.Ref.URI, pol.allows)
 		if !ok {
-			return nil, invalidParams("resource template %q is not offered now (list resource templates again)", p.Ref.URI)
+			return nil, unknown(runtime.KindUnknownResource, "resource template %q is not offered now (list resource templates again)", p.Ref.URI)
 		}
 		req.Server, req.Ref.Template, what, name = server, p.Ref.URI, fmt.Sprintf("completion of template %q", p.Ref.URI), p.Ref.URI
 	default:

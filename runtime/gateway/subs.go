@@ -94,7 +94,7 @@ func (g *Gateway) subscribe(ctx context.Context, c *call, cat *catalog, pol *pol
 	}
 	server, ok := cat.resourceServer(p.URI, pol.allows)
 	if !ok {
-		return invalidParams("resources/subscribe: no server offers resource %q now (list resources and templates again)", p.URI)
+		return unknown(runtime.KindUnknownResource, "resources/subscribe: no server offers resource %q now (list resources and templates again)", p.URI)
 	}
 	if s, _ := cat.server(server); !s.subscribe {
 		return invalidParams("resources/subscribe: server %q, which offers %q, does not offer subscriptions", server, p.URI)

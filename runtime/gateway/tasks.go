@@ -325,7 +325,7 @@ func (g *Gateway) taskOf(c *call, id string) (*task, error) {
 	tk := g.tasks[id]
 	g.mu.Unlock()
 	if tk == nil || tk.owner != c.cl.limitKey() {
-		return nil, invalidParams("unknown task %q: it never existed, ended more than %s ago, belongs to another client, or mcpdeck restarted", id, g.ttl())
+		return nil, unknown(runtime.KindUnknownTask, "unknown task %q: it never existed, ended more than %s ago, belongs to another client, or mcpdeck restarted", id, g.ttl())
 	}
 	return tk, nil
 }

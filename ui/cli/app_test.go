@@ -27,6 +27,7 @@ func srvApps(t *testing.T) map[string]any {
 // hands it to $BROWSER, serves the page once, and on ctrl+c stops the
 // page and the server and exits 0.
 func TestAppOpen(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"basic": srvApps(t)})
 	opened := filepath.Join(h.dir, "browser-url")
 	browser := filepath.Join(h.dir, "browser.sh")

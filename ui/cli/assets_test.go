@@ -73,6 +73,7 @@ func TestShippedPrometheusRules(t *testing.T) {
 // MCPServerReconnectsGivenUp alert fires (Prometheus's /api/v1/alerts),
 // and MCPServerFailed is at least pending (it waits 1m before firing).
 func TestShippedRulesFireInPrometheus(t *testing.T) {
+	t.Parallel()
 	fleettest.Binary(t)
 	flaky := srvFake(jsonrpctest.ExitEarly)
 	flaky["autoReconnect"] = map[string]any{"maxAttempts": 1, "initialBackoff": "10ms", "maxBackoff": "10ms"}

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -144,9 +143,8 @@ func TestAuthLoginInterrupted(t *testing.T) {
 	rs := authtest.NewResource(t, as, authtest.ResourceOptions{})
 	env, _ := authEnv(t)
 	env = append(env, "BROWSER=true") // a browser nobody uses
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	cmd, cancel := binCommand(t, time.Minute, "auth", "login", "--url", rs.URL)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mcpdeckBin(t), "auth", "login", "--url", rs.URL)
 	cmd.Env = testEnv(t, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"mcpdeck/runtime"
@@ -161,7 +164,8 @@ func runCheck(cmd *cobra.Command, tf *targetFlags, cf *checkFlags, names []strin
 				fmt.Fprintln(out)
 			}
 			printCheckHeading(out, srv.Name, string(srv.Transport))
-			progress = func(it check.Item) { printCheckRow(out, it) }
+			width := terminalWidth(out)
+			progress = func(it check.Item) { printCheckRow(out, it, width) }
 		}
 		rec := checkRecording(&cf.record, srv, len(cfg.Servers) > 1)
 		if err := rec.validate(); err != nil {
@@ -219,8 +223,71 @@ func printCheckHeading(w io.Writer, server, transport string) {
 	fmt.Fprintf(w, "%-6s  %-*s  %s\n", "STATUS", checkItemWidth, "ITEM", "REASON")
 }
 
-func printCheckRow(w io.Writer, it check.Item) {
-	fmt.Fprintf(w, "%-6s  %-*s  %s\n", it.Status, checkItemWidth, it.ID, present.Line(it.Reason))
+// printCheckRow prints one item as the table does; on a terminal width
+// columns wide (0: not a terminal) the reason is wrapped as prose in its
+// column, where the terminal would carry it on at the left margin.
+func printCheckRow(w io.Writer, it check.Item, width int) {
+	lines := reasonLines(it.Reason)
+	if room := width - (6 + 2 + checkItemWidth + 2); width > 0 && room >= minReasonWidth {
+		var wrapped []string
+		for _, l := range lines {
+			wrapped = append(wrapped, strings.Split(ansi.Wrap(l, room, ""), "\n")...)
+		}
+		lines = wrapped
+	}
+	for i, l := range lines {
+		status, id := it.Status.String(), it.ID
+		if i > 0 {
+			status, id = "", ""
+		}
+		fmt.Fprintf(w, "%-6s  %-*s  %s\n", status, checkItemWidth, id, l)
+	}
+}
+
+// maxReasonLines bounds the lines one reason takes in the table.
+const maxReasonLines = 6
+
+// minReasonWidth is the narrowest REASON column worth wrapping into: on a
+// narrower terminal the terminal's own wrapping reads no worse.
+const minReasonWidth = 24
+
+// terminalWidth is w's width in columns when it is a terminal, else 0.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !isTerminal(w) {
+		return 0
+	}
+	width, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return width
+}
+
+// reasonLines are the lines of a reason as the table shows them, each
+// under the one before in the REASON column: a reason quoting what a
+// server said (a Python traceback as an error's message) keeps its lines
+// as lines, not one row joined with ⏎ running past the terminal's width.
+// Blank lines and the lines' indentation are left out; past
+// maxReasonLines the middle is counted, and --json has the whole reason.
+func reasonLines(reason string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.ReplaceAll(reason, "\r\n", "\n"), "\n") {
+		if l = strings.TrimSpace(present.Line(l)); l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) > maxReasonLines {
+		// The first lines say what failed, the last one often why (a
+		// traceback's exception): both stay, the middle is counted.
+		last := out[len(out)-1]
+		more := len(out) - (maxReasonLines - 1)
+		out = append(out[:maxReasonLines-2], fmt.Sprintf("… %d more lines (mcpdeck check --json shows the whole reason)", more), last)
+	}
+	if len(out) == 0 {
+		out = []string{""}
+	}
+	return out
 }
 
 // printCheckReports prints every report whole: a heading, a table and a
@@ -233,7 +300,13 @@ func printCheckReports(w io.Writer, reports []check.Report) {
 		fmt.Fprintf(w, "%s (%s%s)\n", r.Server, r.Transport, eraOf(r, ", "))
 		rows := make([][]string, 0, len(r.Items)+1)
 		for _, it := range r.Items {
-			rows = append(rows, []string{it.Status.String(), it.ID, it.Reason})
+			for i, l := range reasonLines(it.Reason) {
+				if i == 0 {
+					rows = append(rows, []string{it.Status.String(), it.ID, l})
+				} else {
+					rows = append(rows, []string{"", "", l})
+				}
+			}
 		}
 		// The widest id pads the ITEM column even when a report is cut
 		// short, so every table lines up with a streamed one.

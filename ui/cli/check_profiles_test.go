@@ -17,6 +17,7 @@ import (
 // breaks Claude Code's name rule (FAIL) and its description size (WARN),
 // and only renames for Gemini CLI, which allows dots.
 func TestCheckProfiles(t *testing.T) {
+	t.Parallel()
 	node, script := jsonrpctest.Everything(t)
 	r := runBin(t, "", nil, "", "check", "--stdio", node+" "+script+" stdio", "--profile", "all")
 	wantCode(t, r, ExitOK)

@@ -243,11 +243,19 @@ func TestCheckOutputGolden(t *testing.T) {
 	reports := []check.Report{
 		{Server: "demo", Transport: "stdio", Items: []check.Item{
 			{ID: check.IDInitialize, Name: check.Name(check.IDInitialize), Status: check.Pass, Reason: "protocol 2025-11-25, demo 1.0.0, capabilities: tools", Duration: 12 * time.Millisecond},
-			{ID: check.IDShutdown, Name: check.Name(check.IDShutdown), Status: check.Warn, Reason: "kept running 2.0s after stdin closed;\nSIGTERM stopped it", Duration: 2 * time.Second},
+			{ID: check.IDShutdown, Name: check.Name(check.IDShutdown), Status: check.Warn, Reason: "kept running 2.0s after stdin closed; SIGTERM stopped it: exit when stdin closes, as the stdio transport asks", Duration: 2 * time.Second},
 			{ID: check.IDNoNotification, Name: check.Name(check.IDNoNotification), Status: check.Skip, Reason: "skipped: initialization failed"},
 		}},
 		{Server: "broken", Transport: "http", Items: []check.Item{
 			{ID: check.IDInitialize, Name: check.Name(check.IDInitialize), Status: check.Fail, Reason: "initialization failed: connection refused"},
+		}},
+		// A reason quoting a server's multi-line error: its lines stay
+		// lines of the REASON column, the ones past the sixth counted.
+		{Server: "py", Transport: "http", Items: []check.Item{
+			{ID: check.IDInitialize, Name: check.Name(check.IDInitialize), Status: check.Fail, Reason: "initialization failed: Traceback (most recent call last):\n" +
+				"  File \"/srv/app/server.py\", line 88, in handle_initialize\n    cfg = load_settings(env)\n" +
+				"  File \"/srv/app/settings.py\", line 12, in load_settings\n    return parse(env[\"APP_SETTINGS\"])\n\n" +
+				"  File \"/srv/app/settings.py\", line 30, in parse\n    raise KeyError(name)\nKeyError: 'APP_SETTINGS'"},
 		}},
 	}
 	var human bytes.Buffer
@@ -261,13 +269,29 @@ func TestCheckOutputGolden(t *testing.T) {
 		}
 		printCheckHeading(&streamed, r.Server, r.Transport)
 		for _, it := range r.Items {
-			printCheckRow(&streamed, it)
+			printCheckRow(&streamed, it, 0)
 		}
 		printCheckSummary(&streamed, r)
 	}
 	if streamed.String() != human.String() {
 		t.Errorf("streamed rows differ from the table printed whole:\n%s\n---\n%s", streamed.String(), human.String())
 	}
+
+	// On a terminal 80 columns wide the streamed rows wrap their reasons
+	// in the REASON column.
+	var narrow bytes.Buffer
+	for _, r := range reports {
+		printCheckHeading(&narrow, r.Server, r.Transport)
+		for _, it := range r.Items {
+			printCheckRow(&narrow, it, 80)
+		}
+	}
+	for _, l := range strings.Split(narrow.String(), "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("a row at 80 columns is %d wide: %q", n, l)
+		}
+	}
+	golden.RequireEqual(checkGolden{t, "stream80"}, narrow.Bytes())
 
 	var js bytes.Buffer
 	if err := present.WriteJSON(&js, checkJSONOf(reports)); err != nil {

@@ -11,6 +11,7 @@ import (
 // list exited 3 with advice about tools' schemas (found by qa3). Each is
 // a usage error naming what there is; the right ARG still completes.
 func TestCompleteRefusesWhatTheServerDoesNotHave(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"everything": srvEverything(t)})
 	const tmpl = "demo://resource/dynamic/text/{resourceId}"
 	for _, tc := range []struct {
@@ -30,6 +31,7 @@ func TestCompleteRefusesWhatTheServerDoesNotHave(t *testing.T) {
 		{[]string{"--resource", tmpl, "resourceId", "1"}, ExitOK, "1\n", nil},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel() // each is its own run of the binary and server
 			r := h.run(t, "", append([]string{"complete", "everything"}, tc.args...)...)
 			wantCode(t, r, tc.code)
 			if r.stdout != tc.stdout {

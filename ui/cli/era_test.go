@@ -84,6 +84,7 @@ func tsSlowPeer(t testing.TB, era jsonrpctest.Era, readEarly bool) map[string]an
 // fallback's initialize reaches it and the late discovery result has to
 // win (by starting it again).
 func TestSlowDualEraPeerSameEraInServersAndGateway(t *testing.T) {
+	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"slow": tsSlowPeer(t, jsonrpctest.DualEra, true)})
 	// Each process decides on its own: no era memory shared between them.
 	fresh := func(name string) []string {
@@ -97,9 +98,7 @@ func TestSlowDualEraPeerSameEraInServersAndGateway(t *testing.T) {
 		t.Fatalf("servers: %+v", s)
 	}
 
-	t.Setenv("XDG_STATE_HOME", filepath.Join(h.dir, "state-gateway"))
-	t.Setenv("HOME", filepath.Join(h.dir, "home"))
-	g := startGatewayHTTP(t, h.cfg, "--metrics", "127.0.0.1:0")
+	g := startGatewayHTTPEnv(t, fresh("state-gateway"), h.cfg, "--metrics", "127.0.0.1:0")
 	fams := waitMetrics(t, g.metrics, "the server's era", func(f map[string]*dto.MetricFamily) bool {
 		_, ok := metricValue(f, "mcpdeck_server_info", map[string]string{"mcpdeck_server_name": "slow", "mcpdeck_protocol_era": "modern"})
 		return ok

@@ -41,16 +41,23 @@ func TestExitCodesFollowTheREADME(t *testing.T) {
 	env, _ := authEnv(t)
 	slow := srvFake(jsonrpctest.SlowInit, jsonrpctest.WithEnv(jsonrpctest.EnvDelay, "5s"))
 	slow["startupTimeout"] = "300ms"
+	// The go-sdk peer's sample tool asks for sampling: a 2026-07-28 input
+	// request, or a legacy sampling/createMessage the declined answer of
+	// which (-1) it passes back as its error.
+	samplerModern, samplerLegacy := srvFake(jsonrpctest.GoSDKModern), srvFake(jsonrpctest.GoSDKModern)
+	samplerModern["protocol"], samplerLegacy["protocol"] = "modern", "legacy"
 	h := newHeadless(t, map[string]map[string]any{
-		"ok":     srvFake(jsonrpctest.Normal),
-		"hang":   srvFake(jsonrpctest.Hang),
-		"broken": srvFake(jsonrpctest.ExitEarly),
-		"slow":   slow,
-		"leaky":  srvFake(jsonrpctest.SecretLeak, jsonrpctest.WithSecret("tok-leaked-0123456789")),
-		"bad":    {"command": "x", "timeout": "5 s"},
-		"schema": srvFake(jsonrpctest.InvalidSchema),
-		"login":  {"url": rs.URL},
-		"input":  {"command": "x", "args": []string{"${input:key}"}},
+		"ok":             srvFake(jsonrpctest.Normal),
+		"hang":           srvFake(jsonrpctest.Hang),
+		"broken":         srvFake(jsonrpctest.ExitEarly),
+		"slow":           slow,
+		"leaky":          srvFake(jsonrpctest.SecretLeak, jsonrpctest.WithSecret("tok-leaked-0123456789")),
+		"bad":            {"command": "x", "timeout": "5 s"},
+		"schema":         srvFake(jsonrpctest.InvalidSchema),
+		"login":          {"url": rs.URL},
+		"input":          {"command": "x", "args": []string{"${input:key}"}},
+		"sampler-modern": samplerModern,
+		"sampler-legacy": samplerLegacy,
 	})
 	h.env = append(h.env, env...)
 	h.env = append(h.env, "XDG_STATE_HOME="+filepath.Join(h.dir, "xdg-state")) // authEnv's own state dir would win otherwise
@@ -83,6 +90,8 @@ func TestExitCodesFollowTheREADME(t *testing.T) {
 		{ExitToolError, []string{"call", "ok", "fail", `{}`}, "the tool answered isError"},
 		{ExitToolError, []string{"check", "leaky"}, "a check failed (a secret in a tool description)"},
 		{ExitToolError, []string{"diff", recording, "leaky"}, "diff found a difference (another description)"},
+		{ExitToolError, []string{"call", "sampler-modern", "sample", `{"prompt":"x"}`, "--sampling", "decline"}, "sampling declined, 2026-07-28"},
+		{ExitToolError, []string{"call", "sampler-legacy", "sample", `{"prompt":"x"}`, "--sampling", "decline"}, "sampling declined, 2025-11-25"},
 
 		{ExitUsage, []string{"--no-such-flag"}, "an unknown flag"},
 		{ExitUsage, []string{"no-such-command"}, "an unknown command"},

@@ -43,6 +43,7 @@ type fleetJSON struct {
 // table reading it: every host, each server's state, era, ping and last
 // error; then a host goes away and its server is listed as unknown.
 func TestFleetAgainstPrometheusAndTwoMonitors(t *testing.T) {
+	t.Parallel()
 	fleettest.Binary(t)
 	hostA := newHeadless(t, map[string]map[string]any{
 		"demo":   withPing(srvDemo(t, "0"), "200ms"),

@@ -27,6 +27,7 @@ func metaOf(t *testing.T, m mcp.Meta) wireMeta {
 // Everything the server said reaches the client; the client's own _meta
 // keys reach the server.
 func TestGatewayPassesMetaBothWays(t *testing.T) {
+	t.Parallel()
 	h := metaServers(t)
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {

@@ -97,17 +97,25 @@ type gatewayRun struct {
 // and waits for its endpoint, token and (with --metrics) metrics URL.
 func startGatewayHTTP(t *testing.T, cfg string, args ...string) *gatewayRun {
 	t.Helper()
-	return startServingHTTP(t, "mcpdeck gateway", append([]string{"--config", cfg, "gateway", "--http", "127.0.0.1:0"}, args...)...)
+	return startGatewayHTTPEnv(t, nil, cfg, args...)
 }
 
-// startServingHTTP runs the binary with argv, a command that serves MCP
-// over Streamable HTTP and announces itself on stderr as who (the
-// gateway, replay --serve), and waits for its endpoint, token and (with
-// --metrics) metrics URL.
-func startServingHTTP(t *testing.T, who string, argv ...string) *gatewayRun {
+// startGatewayHTTPEnv is startGatewayHTTP with env added to the gateway's
+// environment (testEnv), for a test that sets its HOME or state directory
+// without changing its own process's (t.Setenv would keep it serial).
+func startGatewayHTTPEnv(t *testing.T, env []string, cfg string, args ...string) *gatewayRun {
+	t.Helper()
+	return startServingHTTP(t, "mcpdeck gateway", env, append([]string{"--config", cfg, "gateway", "--http", "127.0.0.1:0"}, args...)...)
+}
+
+// startServingHTTP runs the binary with argv and env added to its
+// environment, a command that serves MCP over Streamable HTTP and
+// announces itself on stderr as who (the gateway, replay --serve), and
+// waits for its endpoint, token and (with --metrics) metrics URL.
+func startServingHTTP(t *testing.T, who string, env []string, argv ...string) *gatewayRun {
 	t.Helper()
 	cmd := mcpdeckCmd(t, argv...)
-	cmd.Env = testEnv(t, "MCPDECK_GATEWAY_TOKEN=")
+	cmd.Env = testEnv(t, append([]string{"MCPDECK_GATEWAY_TOKEN="}, env...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -131,6 +131,19 @@ func mcpdeckCmd(t testing.TB, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// binCommand is the built binary with args, killed timeout after the
+// binary is built: the first test to need it waits for the build (over a
+// minute on a loaded machine with a cold build cache), and that wait must
+// not count against the deadline of the command it runs. A deadline set
+// before mcpdeckBin made TestAppOpen fail under load with "context
+// deadline exceeded" from its first exec.
+func binCommand(t testing.TB, timeout time.Duration, args ...string) (*exec.Cmd, context.CancelFunc) {
+	t.Helper()
+	bin := mcpdeckBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	return exec.CommandContext(ctx, bin, args...), cancel
+}
+
 // result is what a run of the binary produced.
 type result struct {
 	stdout, stderr string
@@ -141,9 +154,8 @@ type result struct {
 // to the environment, and a deadline. Stdin is empty unless given.
 func runBin(t testing.TB, dir string, env []string, stdin string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	cmd, cancel := binCommand(t, 2*time.Minute, args...)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mcpdeckBin(t), args...)
 	cmd.Dir = dir
 	cmd.Env = testEnv(t, env...)
 	cmd.Stdin = strings.NewReader(stdin)

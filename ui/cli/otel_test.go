@@ -62,6 +62,7 @@ func otelEnv(h *headless, command, endpoint string, extra ...string) *headless {
 // does the same without the variable, and OTEL_SDK_DISABLED=true turns
 // it off.
 func TestEveryCommandExportsSpans(t *testing.T) {
+	t.Parallel()
 	col := otelcoltest.Start(t)
 	h := newHeadless(t, map[string]map[string]any{"demo": withPing(srvDemo(t, "0"), "100ms")})
 	handshake := []string{"connect", "initialize", "tools/list"}
@@ -148,6 +149,7 @@ func TestCommandWithCollectorDown(t *testing.T) {
 // bench --otlp and diff under OTEL_EXPORTER_OTLP_ENDPOINT reach a real
 // collector: the handshake and each benchmarked call, each side's lists.
 func TestBenchAndDiffExportSpans(t *testing.T) {
+	t.Parallel()
 	col := otelcoltest.Start(t)
 	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0"), "other": srvDemo(t, "0")})
 

@@ -450,7 +450,8 @@ func checkPrompt(snap *runtime.Snapshot, server, name string, args map[string]st
 		}
 		return nil
 	}
-	return withCode(ExitUsage, fmt.Errorf("no prompt %q on server %q%s; list them with mcpdeck prompts %s", name, server, didYouMean(name, names), server))
+	return withCode(ExitUsage, aboutServer(server, runtime.KindUnknownPrompt,
+		fmt.Errorf("no prompt %q on server %q%s; list them with mcpdeck prompts %s", name, server, didYouMean(name, names), server)))
 }
 
 // completionArgument refuses a completion the server can only answer

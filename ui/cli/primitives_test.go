@@ -53,6 +53,7 @@ func TestPromptsPromptAndCompleteOnTheDemoServer(t *testing.T) {
 	wantOut(t, h.run(t, "", "prompt", "demo", "greet", `{"name":"Grace"}`, "--json"), ExitOK, `"role": "user"`, "Please greet Grace")
 	wantOut(t, h.run(t, "", "prompt", "demo", "greet"), ExitUsage, `prompt "greet" needs name`)
 	wantOut(t, h.run(t, "", "prompt", "demo", "gret", "name=x"), ExitUsage, `no prompt "gret"`, "did you mean greet?")
+	wantOut(t, h.run(t, "", "prompt", "demo", "gret", "name=x", "--json"), ExitUsage, `"kind": "unknown-prompt"`, `"server": "demo"`)
 	wantOut(t, h.run(t, "", "prompt", "demo", "greet", "name"), ExitUsage, "KEY=VALUE")
 
 	r := h.run(t, "", "complete", "demo", "--prompt", "greet", "name", "G")

@@ -112,7 +112,7 @@ func TestCallDeclinedInputAskedAgain(t *testing.T) {
 	t.Parallel()
 	h := newHeadless(t, map[string]map[string]any{"m": srvFake(jsonrpctest.ModernEndlessInput)})
 	r := h.run(t, "", "call", "m", "ask")
-	wantCode(t, r, ExitConnection)
+	wantCode(t, r, ExitToolError) // declined, as the README's exit code table says
 	for _, want := range []string{"asked again for the input", "after it was declined", "--elicitation defaults"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)

@@ -328,6 +328,7 @@ func progressOf(v clientView) int { return v.Progress[2] }
 // server-everything itself does not speak: the gateway serves both eras).
 // At the recorded pace the call's progress comes again.
 func TestReplayServeGoSDK(t *testing.T) {
+	t.Parallel()
 	node, script := jsonrpctest.Everything(t)
 	path := recordEverything(t, everythingOps)
 	want := goSDKView(t, &mcp.CommandTransport{Command: exec.Command(node, script, "stdio")}, "2025-11-25", everythingOps)
@@ -383,7 +384,7 @@ func TestReplayServeGoSDK(t *testing.T) {
 // stopped (SIGTERM) at cleanup, and must exit 0.
 func serveMockHTTP(t *testing.T, path string) (url, token string) {
 	t.Helper()
-	r := startServingHTTP(t, "mcpdeck replay", "replay", path, "--serve", "--http", "127.0.0.1:0")
+	r := startServingHTTP(t, "mcpdeck replay", nil, "replay", path, "--serve", "--http", "127.0.0.1:0")
 	t.Cleanup(func() { r.stop(t) })
 	return r.url, r.token
 }
@@ -431,6 +432,7 @@ func tsView(t *testing.T, era string, ops []mockOp, path string, args ...string)
 // (name, instructions), the same lists by name, the same answers, in the
 // legacy era and in 2026-07-28.
 func TestReplayServeTypeScript(t *testing.T) {
+	t.Parallel()
 	node, script := jsonrpctest.Everything(t)
 	path := recordEverything(t, everythingOps)
 	want, wantRaw := tsView(t, "legacy", everythingOps, node, script, "stdio")

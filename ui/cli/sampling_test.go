@@ -73,8 +73,10 @@ func TestCallSamplingBothEras(t *testing.T) {
 			if r.stdout != "model said: Paris (mcpdeck-canned)\n" {
 				t.Errorf("stdout %q", r.stdout)
 			}
+			// Declined: exit 1 in both eras (kind declined), as
+			// server-everything's isError answer to the same decision.
 			r = h.run(t, "", "--protocol", era, "call", "peer", "sample", `{"prompt":"x"}`, "--sampling", "decline")
-			wantCode(t, r, ExitConnection)
+			wantCode(t, r, ExitToolError)
 			if !strings.Contains(r.stderr, "declined peer's sampling request") || !strings.Contains(r.stderr, "rejected") && !strings.Contains(r.stderr, "declined: mcpdeck runs headless") {
 				t.Errorf("stderr:\n%s", r.stderr)
 			}

@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"os/exec"
 	"strings"
@@ -34,9 +33,8 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 // and the whole size), stderr and peak resident memory.
 func runMeasured(t *testing.T, h *headless, args ...string) (out *countingWriter, stderr string, maxRSS int64, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	cmd, cancel := binCommand(t, 2*time.Minute, append([]string{"--config", h.cfg}, args...)...)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mcpdeckBin(t), append([]string{"--config", h.cfg}, args...)...)
 	cmd.Dir = h.dir
 	cmd.Env = testEnv(t, h.env...)
 	out = &countingWriter{}

@@ -131,6 +131,7 @@ type serverStatusJSON struct {
 	Error           string                 `json:"error,omitempty"`
 
 	decision runtime.EraDecision // EraDecision, for the table's words
+	hint     string              // what to do about Error (present.Hint), for stderr
 }
 
 // serversOutput is the whole of servers --json.
@@ -222,6 +223,7 @@ func serverStatus(v runtime.ServerSnapshot, ping *pingResult) serverStatusJSON {
 		s.Reason = v.Reason
 		if v.LastError != nil {
 			s.Error = v.LastError.Detail() // the row names the server
+			s.hint = present.Hint(v.LastError, present.CLI)
 		} else if v.Note != "" {
 			s.Error = v.Note
 		}
@@ -272,7 +274,9 @@ func printServers(cmd *cobra.Command, servers []serverStatusJSON) {
 		for _, d := range s.DroppedTools {
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpdeck: server %q: left out tool %q: %s\n", s.Name, d.Name, d.Reason)
 		}
-		if s.Error != "" {
+		if s.Error != "" && s.hint != "" {
+			warnf(cmd.ErrOrStderr(), "server %q %s: %s (%s)", s.Name, stateSentence(s.State), s.Error, s.hint)
+		} else if s.Error != "" {
 			warnf(cmd.ErrOrStderr(), "server %q %s: %s", s.Name, stateSentence(s.State), s.Error)
 		} else if s.PingError != "" {
 			warnf(cmd.ErrOrStderr(), "server %q did not answer %s: %s", s.Name, s.PingMethod, s.PingError)

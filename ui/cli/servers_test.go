@@ -77,8 +77,7 @@ func (h *headless) run(t *testing.T, stdin string, args ...string) result {
 // that interrupt it; wait collects its exit code.
 func (h *headless) start(t *testing.T, args ...string) *running {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	cmd := exec.CommandContext(ctx, mcpdeckBin(t), append([]string{"--config", h.cfg}, args...)...)
+	cmd, cancel := binCommand(t, time.Minute, append([]string{"--config", h.cfg}, args...)...)
 	cmd.Dir = h.dir
 	cmd.Env = testEnv(t, h.env...)
 	stdout, err := cmd.StdoutPipe()

@@ -5,7 +5,6 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -29,14 +28,13 @@ type pipedRun struct {
 
 func startPiped(t *testing.T, h *headless, args ...string) *pipedRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	cmd, cancel := binCommand(t, time.Minute, append([]string{"--config", h.cfg}, args...)...)
 	t.Cleanup(cancel)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &pipedRun{stdout: r, lines: bufio.NewReader(r)}
-	p.cmd = exec.CommandContext(ctx, mcpdeckBin(t), append([]string{"--config", h.cfg}, args...)...)
+	p := &pipedRun{stdout: r, lines: bufio.NewReader(r), cmd: cmd}
 	p.cmd.Dir, p.cmd.Env = h.dir, testEnv(t, h.env...)
 	p.cmd.Stdout, p.cmd.Stderr = w, &p.stderr
 	if err := p.cmd.Start(); err != nil {

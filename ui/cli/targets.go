@@ -321,8 +321,15 @@ func exitCodeOf(err error) int {
 	case present.InfoOf(err).ResourceMissing():
 		return ExitUsage // an unknown resource, as an unknown tool or server
 	case errors.As(err, &argErr), errors.Is(err, runtime.ErrUnknownServer), errors.Is(err, runtime.ErrUnknownTool),
+		errors.Is(err, runtime.ErrUnknownPrompt), errors.Is(err, runtime.ErrUnknownResource), errors.Is(err, runtime.ErrUnknownTask),
 		errors.Is(err, runtime.ErrToolSwitchedOff), errors.Is(err, config.ErrInvalid):
 		return ExitUsage
+	case errors.Is(err, runtime.ErrDeclined):
+		// The operator declined what the server asked (sampling, an
+		// elicitation it asks again): the call failed as a tool does, in
+		// either era, whether the server ends it with the decline or
+		// answers isError.
+		return ExitToolError
 	case errors.Is(err, runtime.ErrTimeout), errors.Is(err, runtime.ErrCancelled), errors.Is(err, context.Canceled),
 		errors.Is(err, context.DeadlineExceeded):
 		return ExitTimeout
@@ -366,7 +373,7 @@ func failures(snap *runtime.Snapshot) ([]error, int) {
 func reportFailures(w io.Writer, snap *runtime.Snapshot) int {
 	errs, code := failures(snap)
 	for _, err := range errs {
-		warnf(w, "%v", err)
+		warnf(w, "%s", present.ErrorText(err, present.CLI)) // with its hint, as the error a command ends with
 	}
 	return code
 }

@@ -14,6 +14,7 @@ import (
 // the era the first test remembered, and its outcome depended on the order
 // the tests ran in.
 func TestEraMemoryIsPerTest(t *testing.T) {
+	t.Parallel()
 	path, args, _ := jsonrpctest.Command(jsonrpctest.Normal)
 	cmdline := path + " " + strings.Join(args, " ")
 	env := []string{jsonrpctest.EnvMode + "=" + string(jsonrpctest.Normal)}

@@ -20,6 +20,7 @@ import (
 // so the try said 13 tools and the check 14 where the Tools tab showed 15
 // for the same server (found by qa3).
 func TestTryCountsTheToolsTheTUIShows(t *testing.T) {
+	t.Parallel()
 	node, script := jsonrpctest.Everything(t)
 	srv := config.Server{Name: "everything", Transport: config.TransportStdio, Command: node,
 		Args: []string{script, "stdio"}, Enabled: true, StartupTimeout: 30 * time.Second, CallTimeout: 30 * time.Second}

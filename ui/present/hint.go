@@ -75,6 +75,15 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 		return face.pick(fmt.Sprintf("list the server's tools with: mcpdeck tools %s", info.Server),
 			"the server does not list it now: pick one from its tools in the Tools tab (2)")
 	},
+	runtime.KindUnknownPrompt: func(info *runtime.ErrorInfo, face Face) string {
+		return face.pick(fmt.Sprintf("list the prompts and their arguments with: mcpdeck prompts %s", info.Server),
+			"it is not offered now: pick one from the Prompts tab (9)")
+	},
+	runtime.KindUnknownResource: func(info *runtime.ErrorInfo, face Face) string {
+		return face.pick(fmt.Sprintf("list the resources with: mcpdeck resources %s, and the URIs the templates make with --templates", info.Server),
+			"it is not offered now: pick one from the Resources tab (8), or fill in one of its templates there")
+	},
+	runtime.KindUnknownTask: fixed("the task ended and expired, belongs to another client, or was never started (mcpdeck keeps tasks in memory only): send the request again"),
 }
 
 // fixed is a hint worded the same for every face.
@@ -95,14 +104,20 @@ func timeoutHint(info *runtime.ErrorInfo, face Face) string {
 		return face.pick("the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr may say why; restart it",
 			"the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr (Logs tab) may say why; press R to restart it")
 	}
-	return face.pick("the server did not answer in time: raise the timeout (--timeout, or callTimeout/startupTimeout in mcp.json) or check the server's stderr",
-		"the server did not answer in time: raise callTimeout/startupTimeout in mcp.json, or check its stderr (Logs tab)")
+	if strings.Contains(info.Message, runtime.StartupTimedOut) {
+		const why = "raise startupTimeout in its mcp.json entry: it bounds starting the server, initialize and listing its tools, prompts and resources (callTimeout bounds the calls once it is ready)"
+		return face.pick("the server was not ready in time: "+why+"; or check the server's stderr",
+			"the server was not ready in time: "+why+", then press R; or check its stderr (Logs tab)")
+	}
+	return face.pick("the server did not answer in time: raise the call's timeout (--timeout, or callTimeout in mcp.json) or check the server's stderr",
+		"the server did not answer in time: raise callTimeout in mcp.json, or check its stderr (Logs tab)")
 }
 
 // declinedHint says how to answer what was declined: a sampling request
-// wants a reply, an elicitation the form's fields.
+// wants a reply (mcpdeck's own words, or a legacy server's -1 passed
+// back), an elicitation the form's fields.
 func declinedHint(info *runtime.ErrorInfo, face Face) string {
-	if strings.Contains(info.Message, runtime.SamplingDeclined) {
+	if strings.Contains(info.Message, runtime.SamplingDeclined) || info.Code == mcp.CodeUserRejected {
 		return face.pick("answer it: --sampling FILE gives a canned reply, or call it from the TUI, which shows the request for you to answer",
 			"call it again and write the model's reply instead of declining it")
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 func TestHintsForTheModernErrors(t *testing.T) {
@@ -77,6 +78,23 @@ func TestTimeoutHintWhenTheServerStoppedReading(t *testing.T) {
 	}
 }
 
+// A server not ready within its startup timeout (its listing was slow,
+// say) is told to raise startupTimeout, on both faces; a call's timeout
+// callTimeout, and not startupTimeout, which cannot help a call.
+func TestTimeoutHintNamesTheSetting(t *testing.T) {
+	start := runtime.ErrorInfo{Kind: runtime.KindTimeout, Server: "f",
+		Message: "tools/list: tools/list (id 2) cancelled: request timed out: " + runtime.StartupTimedOut + " of 400ms"}
+	call := runtime.ErrorInfo{Kind: runtime.KindTimeout, Server: "f", Method: "tools/call", Message: "tools/call (id 3) cancelled: request timed out after 30s"}
+	for _, face := range []Face{CLI, TUI} {
+		if h := Hint(&start, face); !strings.Contains(h, "raise startupTimeout") || strings.Contains(h, "--timeout") {
+			t.Errorf("face %d: the hint for a start that timed out is %q", face, h)
+		}
+		if h := Hint(&call, face); !strings.Contains(h, "callTimeout") || strings.Contains(h, "startupTimeout") {
+			t.Errorf("face %d: the hint for a call that timed out is %q", face, h)
+		}
+	}
+}
+
 // -32602 to resources/read means the resource does not exist (the modern
 // code; -32002 before): the hint says so and where to find the ones that
 // do, not the generic "invalid params" hint it gives other methods.
@@ -108,5 +126,20 @@ func TestHintReadsTheCodeWithTheMethod(t *testing.T) {
 				t.Errorf("hint %q; want it to say %q and not %q", got, tc.want, tc.notWant)
 			}
 		})
+	}
+}
+
+// A legacy server that ends its tool with the -1 mcpdeck answered its
+// sampling request with is told how to answer sampling, as a 2026-07-28
+// request that mcpdeck ended is, not how to fill in an elicitation.
+func TestDeclinedHintReadsTheServersRejection(t *testing.T) {
+	for _, info := range []runtime.ErrorInfo{
+		{Kind: runtime.KindDeclined, Server: "s", Method: "tools/call", Code: mcp.CodeUserRejected,
+			Message: "multi-round-trip: calling \"sampling/createMessage\": User rejected sampling request"},
+		{Kind: runtime.KindDeclined, Server: "s", Method: "tools/call", Message: runtime.SamplingDeclined + ": headless"},
+	} {
+		if h := Hint(&info, CLI); !strings.Contains(h, "--sampling FILE") {
+			t.Errorf("the hint for %q is %q", info.Message, h)
+		}
 	}
 }

@@ -123,17 +123,33 @@ type AuthServer struct {
 	nreg      int
 	issued    []string // every access and refresh token ever issued
 	keys      *signingKeys
+	headers   map[string]bool // the names of every request header received
+}
+
+// SawHeader reports whether any request the server received carried the
+// header name (canonical form, X-Api-Key).
+func (a *AuthServer) SawHeader(name string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.headers[http.CanonicalHeaderKey(name)]
 }
 
 // NewAuthServer starts an authorization server, closed when t ends.
 func NewAuthServer(t testing.TB, opts AuthServerOptions) *AuthServer {
 	a := &AuthServer{opts: opts, clients: map[string]client{}, codes: map[string]code{},
-		access: map[string]Grant{}, refresh: map[string]Grant{}}
+		access: map[string]Grant{}, refresh: map[string]Grant{}, headers: map[string]bool{}}
 	for id, sec := range opts.Clients {
 		a.clients[id] = client{secret: sec}
 	}
 	mux := http.NewServeMux()
-	a.Server = httptest.NewServer(mux)
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		for k := range r.Header {
+			a.headers[k] = true
+		}
+		a.mu.Unlock()
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(a.Close)
 	a.Issuer = a.URL + opts.IssuerPath
 	meta := "/.well-known/oauth-authorization-server" + opts.IssuerPath

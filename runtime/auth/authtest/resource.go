@@ -37,10 +37,16 @@ type ResourceOptions struct {
 	AcceptForeign bool
 	// RedirectTo answers every MCP request with a 307 to this URL.
 	RedirectTo string
-	// APIKey puts the server behind an API gateway: an MCP request
-	// without this X-Api-Key is refused with a bare 403 (no challenge)
-	// before the server sees it, as gateways in front of MCP servers do.
+	// APIKey puts the server behind an API gateway: a request to any
+	// path of the server's origin (the MCP endpoint, its protected
+	// resource metadata) without this X-Api-Key is refused with a bare 403
+	// (no challenge) before the server sees it, as gateways in front of
+	// MCP servers do.
 	APIKey string
+	// MetadataURL, when set, is the resource_metadata the challenge names
+	// (MetadataHeader) instead of the server's own /meta/prm.json: metadata
+	// served elsewhere (see ServeMetadata).
+	MetadataURL string
 }
 
 // Resource is a protected MCP server: a go-sdk streamable server with
@@ -75,7 +81,7 @@ func NewResource(t testing.TB, as *AuthServer, opts ResourceOptions) *Resource {
 		})
 	r := &Resource{as: as, opts: opts}
 	mux := http.NewServeMux()
-	r.Server = httptest.NewServer(mux)
+	r.Server = httptest.NewServer(r.gateway(mux))
 	t.Cleanup(func() {
 		r.Close()
 		// Sessions whose client never sent DELETE (it was refused
@@ -107,11 +113,36 @@ func NewResource(t testing.TB, as *AuthServer, opts ResourceOptions) *Resource {
 	return r
 }
 
+// gateway refuses, with a bare 403, a request to any path of the origin
+// that lacks the API key (ResourceOptions.APIKey).
+func (r *Resource) gateway(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if r.opts.APIKey != "" && req.Header.Get("X-Api-Key") != r.opts.APIKey {
+			writeJSON(w, http.StatusForbidden, map[string]string{"message": "Forbidden: missing or invalid API key"})
+			return
+		}
+		next.ServeHTTP(w, req)
+	})
+}
+
+// ServeMetadata writes the protected resource metadata of r: for a
+// server that publishes it on another origin (ResourceOptions.MetadataURL).
+func (r *Resource) ServeMetadata(w http.ResponseWriter) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"resource":              r.URL,
+		"authorization_servers": []string{r.as.Issuer},
+	})
+}
+
 // challenge writes a 401 or 403 with the Bearer challenge.
 func (r *Resource) challenge(w http.ResponseWriter, status int, errCode string, scopes []string) {
 	var params []string
 	if r.opts.Metadata == MetadataHeader {
-		params = append(params, fmt.Sprintf("resource_metadata=%q", r.Server.URL+"/meta/prm.json"))
+		at := r.Server.URL + "/meta/prm.json"
+		if r.opts.MetadataURL != "" {
+			at = r.opts.MetadataURL
+		}
+		params = append(params, fmt.Sprintf("resource_metadata=%q", at))
 	}
 	if len(scopes) > 0 {
 		params = append(params, fmt.Sprintf("scope=%q", strings.Join(scopes, " ")))
@@ -128,10 +159,6 @@ func (r *Resource) serveMCP(w http.ResponseWriter, req *http.Request, next http.
 	r.mu.Lock()
 	r.auth = append(r.auth, h)
 	r.mu.Unlock()
-	if r.opts.APIKey != "" && req.Header.Get("X-Api-Key") != r.opts.APIKey {
-		writeJSON(w, http.StatusForbidden, map[string]string{"message": "Forbidden: missing or invalid API key"})
-		return
-	}
 	if r.opts.RedirectTo != "" {
 		http.Redirect(w, req, r.opts.RedirectTo, http.StatusTemporaryRedirect)
 		return

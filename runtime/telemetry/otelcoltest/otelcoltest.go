@@ -40,6 +40,11 @@ var (
 	buildOnce sync.Once
 	built     string
 	buildErr  error
+	// userCache is the user's cache directory, read when the package is
+	// initialized: before a TestMain points XDG_CACHE_HOME at a scratch
+	// directory (ui/cli's does, so no command it runs touches the user's
+	// cache), which would make every test run link the collector afresh.
+	userCache, userCacheErr = os.UserCacheDir()
 )
 
 // Binary builds the collector (once per test process; cached across runs
@@ -70,8 +75,8 @@ func build() (string, error) {
 		h.Write(b)
 	}
 	fmt.Fprint(h, goruntime.Version(), goruntime.GOOS, goruntime.GOARCH)
-	cache, err := os.UserCacheDir()
-	if err != nil {
+	cache := userCache
+	if userCacheErr != nil {
 		cache = os.TempDir()
 	}
 	cache = filepath.Join(cache, "mcpdeck-test")
