@@ -308,7 +308,10 @@ func (c *Controller) Reconnect(ctx context.Context, name string) error {
 
 // Reload applies a new configuration to the running set: removed servers
 // close, changed ones restart, added ones start, the rest keep their live
-// connections. Refused with ErrNotEnabled while MCP is off.
+// connections. It returns once the added and restarted servers are ready
+// or failed; removed and switched-off servers close in the background, and
+// their last StateChanged (stopped, disabled) says when they are gone.
+// Refused with ErrNotEnabled while MCP is off.
 func (c *Controller) Reload(ctx context.Context, cfg *config.Config) (Plan, error) {
 	return c.do(ctx, command{kind: cmdReload, cfg: cfg})
 }

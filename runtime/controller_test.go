@@ -184,6 +184,7 @@ func TestReloadAppliesPlan(t *testing.T) {
 	switchedOff := fakeServer("off", jsonrpctest.Normal)
 	switchedOff.Enabled = false
 	cfg := configOf(keep, changed, fakeServer("add", jsonrpctest.Normal), switchedOff)
+	rec := record(t, c)
 	plan, err := c.Reload(ctxFor(t, 30*time.Second), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +194,12 @@ func TestReloadAppliesPlan(t *testing.T) {
 	if !reflect.DeepEqual(plan, want) {
 		t.Fatalf("plan = %+v, want %+v", plan, want)
 	}
+	// Reload returns once the added and restarted servers are up; the
+	// removed and switched-off ones close in the background (their stop
+	// sequence may take longer than a restart under load), and their last
+	// state change says when they are gone.
+	rec.waitAny(t, "the removed server stopped", stateIs("remove", StateStopped))
+	rec.waitAny(t, "the switched-off server disabled", stateIs("off", StateDisabled))
 	after := c.Snapshot()
 	if pid(after, "keep") != pid(before, "keep") {
 		t.Fatal("the unchanged server was restarted")

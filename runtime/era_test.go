@@ -107,6 +107,12 @@ func TestEraIdentity(t *testing.T) {
 }
 
 // eraController is a controller whose era memory is the file in dir.
+// generousDiscoverWait is the discover fallback of tests that expect
+// server/discover answered before it: a loaded CI machine has taken more
+// than the default 2 s to answer it (TestStaleEraOfRealStdioServers, 1 run
+// in 16 with four copies of the package's tests at once).
+const generousDiscoverWait = 20 * time.Second
+
 func eraController(t *testing.T, dir string, servers ...config.Server) *Controller {
 	t.Helper()
 	mem, err := OpenEraMemory(dir)
@@ -197,6 +203,10 @@ func TestRememberedEraGoneStale(t *testing.T) {
 			shutdownOrFail(t, c)
 
 			now := fakeServer("s", tc.now)
+			// The fresh probe after a refused initialize waits this long
+			// before initialize goes too; the default 2 s is within reach of
+			// a loaded machine's answer, which would make it switched.
+			now.DiscoverTimeout = generousDiscoverWait
 			c = eraController(t, dir, now)
 			rec := record(t, c)
 			enable(t, c)
@@ -356,7 +366,8 @@ func TestStaleEraOfRealStdioServers(t *testing.T) {
 	t.Parallel()
 	tsPath, tsArgs, tsEnv := jsonrpctest.TSServerStdio(t, jsonrpctest.ModernEra)
 	ts := config.Server{Name: "s", Transport: config.TransportStdio, Command: tsPath, Args: tsArgs, Enabled: true,
-		Env: map[string]string{jsonrpctest.EnvNodeModules: envValue(tsEnv, jsonrpctest.EnvNodeModules)}, StartupTimeout: 30 * time.Second, CallTimeout: 10 * time.Second}
+		Env: map[string]string{jsonrpctest.EnvNodeModules: envValue(tsEnv, jsonrpctest.EnvNodeModules)}, StartupTimeout: 30 * time.Second, CallTimeout: 10 * time.Second,
+		DiscoverTimeout: generousDiscoverWait} // answered, not switched, however loaded the machine
 	node, script := jsonrpctest.Everything(t)
 	everything := config.Server{Name: "s", Transport: config.TransportStdio, Command: node, Args: []string{script}, Enabled: true,
 		StartupTimeout: 30 * time.Second, CallTimeout: 10 * time.Second}

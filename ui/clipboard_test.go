@@ -43,7 +43,10 @@ func TestCopyInsideTmux(t *testing.T) {
 	if out, err := tmux("new-session", "-d", "-s", "copy", "-x", "80", "-y", "20", "sleep 600"); err != nil {
 		t.Fatalf("starting tmux: %v: %s", err, out)
 	}
-	t.Cleanup(func() { _, _ = tmux("kill-server") })
+	// Not through tmux(): its ctx is cancelled when the test function
+	// returns, before cleanups run, and the server (with its sleep 600)
+	// outlived every run.
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "-f", "/dev/null", "kill-server").Run() })
 	if v, _ := tmux("show-options", "-gv", "set-clipboard"); v != "external" {
 		t.Fatalf("tmux's set-clipboard is %q, want its default, external", v)
 	}

@@ -71,26 +71,35 @@ func TestGoldenToolForm(t *testing.T) {
 	})
 }
 
+// startLongCall starts the UI at w×h and calls everything's
+// longRunningOperation from the Tools tab; the call is held until the test
+// ends.
+func startLongCall(t *testing.T, w, h int) (*uitest.Runtime, *harness) {
+	t.Helper()
+	rt := uitest.New(uitest.ReadySnapshot())
+	release := make(chan struct{})
+	rt.CallFunc = func(ctx context.Context, req runtime.CallRequest) (*runtime.Result, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &runtime.Result{Content: []runtime.Content{{Type: "text", Text: "done"}}}, nil
+	}
+	hs := start(t, rt, w, h)
+	t.Cleanup(func() { close(release) })
+	hs.keys("j", "2", "tab", "j", "j", "j") // everything, Tools, longRunningOperation
+	hs.waitText("› longRunningOperation")
+	hs.keys("enter")
+	hs.waitText("Call everything › longRunningOperation")
+	hs.keys("enter")
+	hs.action(`call everything longRunningOperation {"duration":10,"steps":5}`)
+	return rt, hs
+}
+
 func TestGoldenRequestInFlight(t *testing.T) {
 	t.Parallel()
 	forSizes(t, func(t *testing.T, w, h int) {
-		rt := uitest.New(uitest.ReadySnapshot())
-		release := make(chan struct{})
-		rt.CallFunc = func(ctx context.Context, req runtime.CallRequest) (*runtime.Result, error) {
-			select {
-			case <-release:
-			case <-ctx.Done():
-			}
-			return &runtime.Result{Content: []runtime.Content{{Type: "text", Text: "done"}}}, nil
-		}
-		hs := start(t, rt, w, h)
-		t.Cleanup(func() { close(release) })
-		hs.keys("j", "2", "tab", "j", "j", "j") // everything, Tools, longRunningOperation
-		hs.waitText("› longRunningOperation")
-		hs.keys("enter")
-		hs.waitText("Call everything › longRunningOperation")
-		hs.keys("enter")
-		hs.action(`call everything longRunningOperation {"duration":10,"steps":5}`)
+		rt, hs := startLongCall(t, w, h)
 		hs.waitText("waiting")
 		rt.Emit(runtime.Progress{EventHeader: runtime.EventHeader{Time: uitest.Clock, Server: "everything"}, RequestID: 1, Token: "t1", Progress: 3, Total: 5, Message: "step 3 of 5"})
 		v := hs.waitText("60%", "step 3 of 5")

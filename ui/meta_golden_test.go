@@ -24,7 +24,9 @@ func TestGoldenToolDetailMeta(t *testing.T) {
 			"_meta":{"ui":{"csp":{"connectDomains":["https://api.weather.example.com"]},"permissions":{"geolocation":{}}}}}]}`)}
 		hs := start(t, rt, w, h)
 		hs.keys("j", "j", "j", "2", "tab", "d") // weather, Tools, focus, get_forecast's details
-		v := hs.waitText("Tool weather › get_forecast", "── MCP App", "permissions  geolocation", "── _meta", "ui://weather/forecast.html", "readOnlyHint")
+		// The app's resource is read on a command and its RequestFinished
+		// comes on the event stream: wait for both (see TestGoldenResultMeta).
+		v := hs.waitText("Tool weather › get_forecast", "── MCP App", "permissions  geolocation", "── _meta", "ui://weather/forecast.html", "readOnlyHint", "requests 0")
 		golden.RequireEqual(t, []byte(v))
 	})
 }
@@ -51,7 +53,10 @@ func TestGoldenResultMeta(t *testing.T) {
 		hs.keys("enter")
 		hs.waitText("Call everything › echo", "required")
 		hs.keys("h", "i", "enter")
-		v := hs.waitText("Result of everything › echo", "── _meta", "viewUUID", "priority=0.9")
+		// The result comes back on the call's command and RequestFinished on
+		// the event stream: the frame the golden holds is the one both have
+		// reached (under load the result has been drawn first).
+		v := hs.waitText("Result of everything › echo", "── _meta", "viewUUID", "priority=0.9", "requests 0")
 		golden.RequireEqual(t, []byte(v))
 	})
 }

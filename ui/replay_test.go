@@ -83,7 +83,16 @@ func recordDemoSession(t *testing.T) (string, []runtime.CallRecord) {
 	if err := rt.Reconnect(ctx, "demo"); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, events, func(e runtime.Event) bool { _, ok := e.(runtime.LogMessage); return ok })
+	// A heartbeat of the new connection, read after the reconnect: the
+	// events still queued hold the first connection's heartbeats (one each
+	// 200 ms), and stopping at one of those closed the recording before the
+	// new connection had logged anything; the Traffic tab then ended with
+	// its listing.
+	reconnected := time.Now()
+	waitEvent(t, events, func(e runtime.Event) bool {
+		f, ok := e.(runtime.TrafficFrame)
+		return ok && f.Frame.Method == "notifications/message" && f.Time.After(reconnected)
+	})
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -184,6 +184,45 @@ func (r *Runtime) publishLocked(change func(*runtime.Snapshot)) {
 	r.emitLocked(runtime.Published{EventHeader: runtime.EventHeader{Time: next.At}, Generation: next.Generation, Enabled: next.Enabled})
 }
 
+// liveServerLocked replaces the snapshot with a copy in which change has
+// been applied to the server called name, without announcing it: the
+// runtime's live part (outstanding requests, counters) changes so, and the
+// UI reads it on its next clock tick.
+func (r *Runtime) liveServerLocked(name string, change func(srv *runtime.ServerSnapshot)) {
+	next := *r.snap
+	next.Servers = slices.Clone(r.snap.Servers)
+	for i := range next.Servers {
+		if next.Servers[i].Name == name {
+			change(&next.Servers[i])
+		}
+	}
+	r.snap = &next
+}
+
+// startRequestLocked numbers a request to server, emits RequestStarted and
+// lists the request among the server's outstanding ones in the snapshot,
+// as the runtime does: the UI reads the snapshot on its clock tick and
+// drops a request it learned from an event that a later snapshot no longer
+// lists.
+func (r *Runtime) startRequestLocked(server, method, tool string) (uint64, time.Time) {
+	r.lastID[server]++
+	id := r.lastID[server]
+	now := r.snap.At
+	r.emitLocked(runtime.RequestStarted{EventHeader: runtime.EventHeader{Time: now, Server: server}, ID: id, Method: method, Tool: tool})
+	r.liveServerLocked(server, func(srv *runtime.ServerSnapshot) {
+		srv.Outstanding = append(slices.Clone(srv.Outstanding), runtime.RequestInfo{ID: id, Server: server, Method: method, Tool: tool, Started: now})
+	})
+	return id, now
+}
+
+// forgetRequestLocked takes request id off its server's outstanding
+// requests.
+func (r *Runtime) forgetRequestLocked(server string, id uint64) {
+	r.liveServerLocked(server, func(srv *runtime.ServerSnapshot) {
+		srv.Outstanding = slices.DeleteFunc(slices.Clone(srv.Outstanding), func(o runtime.RequestInfo) bool { return o.ID == id })
+	})
+}
+
 // publishServerLocked publishes a snapshot in which change has been
 // applied to the server called name.
 func (r *Runtime) publishServerLocked(name string, change func(s *runtime.Snapshot, srv *runtime.ServerSnapshot)) {
@@ -282,14 +321,12 @@ func (r *Runtime) Reload(_ context.Context, cfg *config.Config) (runtime.Plan, e
 }
 
 // Call registers an outstanding request, emits RequestStarted, runs
-// CallFunc and emits RequestFinished.
+// CallFunc and emits RequestFinished; the snapshot lists the request while
+// CallFunc runs.
 func (r *Runtime) Call(ctx context.Context, req runtime.CallRequest) (*runtime.Result, error) {
 	r.mu.Lock()
-	r.lastID[req.Server]++
-	id := r.lastID[req.Server]
 	r.record("call %s %s %s", req.Server, req.Tool, string(req.Arguments))
-	now := r.snap.At
-	r.emitLocked(runtime.RequestStarted{EventHeader: runtime.EventHeader{Time: now, Server: req.Server}, ID: id, Method: "tools/call", Tool: req.Tool})
+	id, now := r.startRequestLocked(req.Server, "tools/call", req.Tool)
 	fn := r.CallFunc
 	r.mu.Unlock()
 	if req.OnStarted != nil {
@@ -306,6 +343,9 @@ func (r *Runtime) Call(ctx context.Context, req runtime.CallRequest) (*runtime.R
 		res.RequestID = id
 	}
 	r.addHistory(req, id, res, err)
+	r.mu.Lock()
+	r.forgetRequestLocked(req.Server, id)
+	r.mu.Unlock()
 	fin := runtime.RequestFinished{EventHeader: runtime.EventHeader{Time: now, Server: req.Server}, ID: id, Method: "tools/call", Tool: req.Tool}
 	if err != nil {
 		fin.Err = err.Error()
@@ -321,6 +361,7 @@ func (r *Runtime) Cancel(server string, id uint64, reason string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.record("cancel %d", id)
+	r.forgetRequestLocked(server, id) // gone at once, as the runtime's is, whenever CallFunc returns
 	r.emitLocked(runtime.RequestCancelled{EventHeader: runtime.EventHeader{Time: r.snap.At, Server: server}, ID: id, Reason: reason})
 	return true
 }

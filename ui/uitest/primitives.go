@@ -44,12 +44,12 @@ func (r *Runtime) request(server, method, target string, answer func() (json.Raw
 		r.mu.Unlock()
 		return nil, err
 	}
-	r.lastID[server]++
-	id := r.lastID[server]
-	now := r.snap.At
-	r.emitLocked(runtime.RequestStarted{EventHeader: runtime.EventHeader{Time: now, Server: server}, ID: id, Method: method})
+	id, now := r.startRequestLocked(server, method, "")
 	r.mu.Unlock()
 	raw, err := answer()
+	r.mu.Lock()
+	r.forgetRequestLocked(server, id)
+	r.mu.Unlock()
 	fin := runtime.RequestFinished{EventHeader: runtime.EventHeader{Time: now, Server: server}, ID: id, Method: method}
 	if err != nil {
 		fin.Err = err.Error()
