@@ -390,17 +390,46 @@ func (s *subscriber) awaitQueued() bool {
 }
 
 // pumpBatches moves everything queued to the subscriber as one slice.
+// Once cancelled it hands what is still queued over as one last batch to
+// a reader that reads on, waiting for it at most lastBatchWait (one that
+// stopped reading holds the cancel no longer): a consumer that drains the
+// channel after cancelling, as both batched consumers do (the session
+// recorder at Close, the gateway), gets every event published before the
+// cancel, however late the pump ran.
 func (s *subscriber) pumpBatches() {
 	for s.awaitQueued() {
-		batch := make([]Event, min(s.n, maxBatch))
-		for i := range batch {
-			batch[i] = s.take()
-		}
+		batch := s.takeUpTo(maxBatch)
 		s.mu.Unlock()
 		select {
 		case s.batches <- batch:
+			continue
 		case <-s.done:
-			return
 		}
+		s.mu.Lock()
+		batch = append(batch, s.takeUpTo(s.n)...)
+		s.mu.Unlock()
+		stalled := time.NewTimer(lastBatchWait)
+		defer stalled.Stop()
+		select {
+		case s.batches <- batch:
+		case <-stalled.C:
+		}
+		return
 	}
+}
+
+// lastBatchWait bounds how long a cancelled batched subscription waits
+// for its reader to take the last batch. Both readers take it at once;
+// the bound is for one that stopped reading, and generous so that a
+// reader starved of CPU for a moment still gets its events.
+const lastBatchWait = time.Second
+
+// takeUpTo takes up to n events off the queue, oldest first. The caller
+// holds mu.
+func (s *subscriber) takeUpTo(n int) []Event {
+	batch := make([]Event, min(s.n, n))
+	for i := range batch {
+		batch[i] = s.take()
+	}
+	return batch
 }

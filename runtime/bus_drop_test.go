@@ -249,3 +249,40 @@ func TestLosslessCancelDeliversWhatWasPublished(t *testing.T) {
 		t.Fatal("cancel waits for a reader that stopped")
 	}
 }
+
+// TestBatchedCancelHandsOverWhatIsQueued: a batched subscriber that reads
+// on after cancelling gets every event published before the cancel, even
+// those its pump had not handed over yet. The session recorder drains its
+// subscription this way at Close; before, the pump returned at the cancel
+// and what it held and what was queued were lost, so a recording missed
+// its last events whenever the pump had not run in time.
+func TestBatchedCancelHandsOverWhatIsQueued(t *testing.T) {
+	t.Parallel()
+	b := newBus()
+	s, cancel := b.add(SubscribeOptions{Buffer: 4096}, true)
+	const n = 3000 // more than one batch (maxBatch): the pump holds one, the rest queue
+	for i := range n {
+		b.publish(Progress{Progress: float64(i)})
+	}
+	cancelled := make(chan struct{})
+	go func() { cancel(); close(cancelled) }()
+	<-s.done // cancelled before anyone reads
+	var got []float64
+	for batch := range s.batches {
+		for _, e := range batch {
+			got = append(got, e.(Progress).Progress)
+		}
+	}
+	<-cancelled
+	if len(got) != n {
+		t.Fatalf("read %d of the %d events published before the cancel", len(got), n)
+	}
+	for i, p := range got {
+		if p != float64(i) {
+			t.Fatalf("event %d is %v: out of order", i, p)
+		}
+	}
+	if d := b.dropped.Load(); d != 0 {
+		t.Errorf("%d events dropped", d)
+	}
+}

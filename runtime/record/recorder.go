@@ -162,14 +162,6 @@ func (r *Recorder) Note(e runtime.Event) {
 	}
 }
 
-// drainQuiet is how long Close keeps writing after the last event: the
-// runtime has shut down by then, so what its last events need is only for
-// the subscription's pump to hand them over.
-const (
-	drainQuiet = 100 * time.Millisecond
-	drainMax   = 5 * time.Second
-)
-
 // Close writes the events still queued, stops recording and closes the
 // file. Close it after the runtime's Shutdown so the teardown is in the
 // file. It is safe to call more than once.
@@ -229,44 +221,33 @@ func (r *Recorder) run() {
 			r.flush()
 		case <-r.stop:
 			flushT.Stop()
-			r.drainClosing()
 			r.finish()
 			return
 		}
 	}
 }
 
-// drainClosing records until the stream has been quiet for drainQuiet.
-func (r *Recorder) drainClosing() {
-	quiet := time.NewTimer(drainQuiet)
-	defer quiet.Stop()
-	deadline := time.After(drainMax)
-	for {
-		select {
-		case batch, ok := <-r.events:
-			if !ok {
-				return
-			}
-			for _, e := range batch {
-				r.record(e)
-			}
-			if len(r.batch) > 64<<10 {
-				r.flush()
-			}
-			quiet.Reset(drainQuiet)
-		case e := <-r.notes:
+// finish records what is still queued and closes the file. The
+// subscription hands what it holds at the cancel over as its last batch,
+// and closes its channel: the events the runtime published before Close
+// are all in the file, whenever its pump got to run, and Close waits for
+// nothing else. Notes queued by then are written too.
+func (r *Recorder) finish() {
+	cancelled := make(chan struct{})
+	go func() { r.cancel(); close(cancelled) }()
+	for batch := range r.events {
+		for _, e := range batch {
 			r.record(e)
-		case <-quiet.C:
-			return
-		case <-deadline:
-			return
 		}
 	}
-}
-
-func (r *Recorder) finish() {
-	r.cancel()
-	for range r.events { // the pump closes it once cancelled
+	<-cancelled
+	for queued := true; queued; {
+		select {
+		case e := <-r.notes:
+			r.record(e)
+		default:
+			queued = false
+		}
 	}
 	r.sample(r.src.Snapshot(), false)
 	r.flush()
