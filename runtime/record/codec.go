@@ -205,7 +205,7 @@ func encodeGeneric(b []byte, e runtime.Event) ([]byte, error) {
 // decodeEvent decodes the event of kind from raw; an unknown kind, or one
 // that does not decode, becomes an Unknown holding raw.
 func decodeEvent(kind string, raw []byte) (runtime.Event, error) {
-	typ, ok := registry.byName[kind]
+	typ, ok := registry().byName[kind]
 	if !ok {
 		return unknown(kind, raw), nil
 	}
