@@ -18,9 +18,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/api"
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 )
 
 // Defaults of Options.
@@ -80,7 +77,7 @@ var (
 
 // Fleet queries one Prometheus. Safe for concurrent use.
 type Fleet struct {
-	api  v1.API
+	api  *promAPI
 	opts Options
 	q    queries
 }
@@ -124,11 +121,11 @@ func New(opts Options) (*Fleet, error) {
 	if len(opts.Header) > 0 {
 		rt = headerTransport{h: opts.Header, next: rt}
 	}
-	c, err := api.NewClient(api.Config{Address: strings.TrimSuffix(opts.URL, "/"), RoundTripper: rt})
+	c, err := newPromAPI(strings.TrimSuffix(opts.URL, "/"), rt)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOptions, err)
 	}
-	return &Fleet{api: v1.NewAPI(c), opts: opts, q: newQueries(opts)}, nil
+	return &Fleet{api: c, opts: opts, q: newQueries(opts)}, nil
 }
 
 func positive(d, def time.Duration) time.Duration {
@@ -161,12 +158,12 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // explain turns a client error into what happened, where and what to do.
 func (f *Fleet) explain(what, query string, err error) error {
-	var perr *v1.Error
+	var perr *promError
 	if errors.As(err, &perr) {
 		switch {
 		case strings.Contains(perr.Msg, "401") || strings.Contains(perr.Msg, "403"):
 			return fmt.Errorf("%w: %s at %s: %s: send credentials with --header 'Authorization: Bearer TOKEN' (or the tenant header your store needs)", ErrRejected, what, f.opts.URL, perr.Msg)
-		case perr.Type == v1.ErrBadData:
+		case perr.Type == promErrBadData:
 			return fmt.Errorf("%w (%w): %s: Prometheus at %s says: %s (query %s); check --selector and --host-label", ErrRejected, ErrBadQuery, what, f.opts.URL, perr.Msg, query)
 		}
 		detail := perr.Msg

@@ -280,3 +280,70 @@ func TestStateLabelsReadAsNames(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetSpeaksTheQueryAPI covers what a store in front of Prometheus
+// may do: serve the API under a path prefix (Mimir's /prometheus), refuse
+// a POST (the fleet then asks by GET, as Prometheus' own client does), and
+// answer with something that is not the API's JSON (named as such).
+func TestFleetSpeaksTheQueryAPI(t *testing.T) {
+	var mu sync.Mutex
+	methods := map[string]int{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/prometheus/api/v1/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		methods[r.Method]++
+		mu.Unlock()
+		if r.Method != http.MethodGet {
+			http.Error(w, "GET only", http.StatusMethodNotAllowed)
+			return
+		}
+		if r.URL.Query().Get("query") == "" || r.URL.Query().Get("time") == "" && r.URL.Query().Get("step") == "" {
+			http.Error(w, "no query", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/query_range") {
+			_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"matrix","result":[]},"warnings":["range is partial"]}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[{"metric":{"instance":"h1","mcpdeck_server_name":"alpha","mcpdeck_transport":"stdio"},"value":[1700000000,"1"]}]}}`))
+	})
+	mux.HandleFunc("/other/", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("<html>not an API</html>")) })
+	srv := &http.Server{Handler: mux}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	base := "http://" + ln.Addr().String()
+
+	f, err := New(Options{URL: base + "/prometheus/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := f.Load(t.Context())
+	if err != nil {
+		t.Fatalf("through a GET-only store under /prometheus: %v", err)
+	}
+	if len(v.Hosts) != 1 || len(v.Hosts[0].Servers) != 1 || v.Hosts[0].Servers[0].Name != "alpha" || v.Hosts[0].Servers[0].Transport != "stdio" {
+		t.Errorf("view %+v, want host h1 with alpha over stdio", v.Hosts)
+	}
+	if len(v.Warnings) != 1 || v.Warnings[0] != "range is partial" {
+		t.Errorf("warnings %q, want the store's one", v.Warnings)
+	}
+	mu.Lock()
+	if methods[http.MethodPost] != 10 || methods[http.MethodGet] != 10 {
+		t.Errorf("requests by method %v, want each of the 10 queries POSTed, refused, then sent as a GET", methods)
+	}
+	mu.Unlock()
+
+	g, err := New(Options{URL: base + "/other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Load(t.Context())
+	if !errors.Is(err, ErrRejected) || !strings.Contains(err.Error(), "/api/v1/query") {
+		t.Errorf("an HTML page: %v, want ErrRejected asking whether the URL is the API's base", err)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
 	"mcpdeck/runtime"
@@ -57,23 +56,16 @@ func (f *Fleet) LoadAt(ctx context.Context, at time.Time) (*View, error) {
 	var mu sync.Mutex
 	for name, query := range instant {
 		wg.Go(func() {
-			val, warn, _, err := f.api.Query(ctx, query, at)
-			a := &answer{warnings: warn, err: err}
-			if err == nil {
-				a.vec, _ = val.(model.Vector)
-			}
+			vec, warn, err := f.api.query(ctx, query, at)
+			a := &answer{vec: vec, warnings: warn, err: err}
 			mu.Lock()
 			answers[name] = a
 			mu.Unlock()
 		})
 	}
 	wg.Go(func() {
-		r := v1.Range{Start: at.Add(-f.opts.History), End: at, Step: step(f.opts)}
-		val, warn, _, err := f.api.QueryRange(ctx, q.ping, r)
-		a := &answer{warnings: warn, err: err}
-		if err == nil {
-			a.matrix, _ = val.(model.Matrix)
-		}
+		matrix, warn, err := f.api.queryRange(ctx, q.ping, at.Add(-f.opts.History), at, step(f.opts))
+		a := &answer{matrix: matrix, warnings: warn, err: err}
 		mu.Lock()
 		answers["history"] = a
 		mu.Unlock()

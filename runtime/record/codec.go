@@ -68,13 +68,13 @@ func buildCodecOptions() (encode, decode json.Options) {
 	)
 	unmarshalers := json.JoinUnmarshalers(
 		json.UnmarshalFunc(func(b []byte, s *runtime.State) error {
-			if byName(b, s, stateNames) == nil {
+			if byName(b, s, stateNames()) == nil {
 				return nil
 			}
-			return byName(b, s, stateWords) // recorded before states were identifiers ("needs login")
+			return byName(b, s, stateWords()) // recorded before states were identifiers ("needs login")
 		}),
-		json.UnmarshalFunc(func(b []byte, d *jsonrpc.Direction) error { return byName(b, d, dirNames) }),
-		json.UnmarshalFunc(func(b []byte, k *jsonrpc.FrameKind) error { return byName(b, k, frameKindNames) }),
+		json.UnmarshalFunc(func(b []byte, d *jsonrpc.Direction) error { return byName(b, d, dirNames()) }),
+		json.UnmarshalFunc(func(b []byte, k *jsonrpc.FrameKind) error { return byName(b, k, frameKindNames()) }),
 		json.UnmarshalFunc(func(b []byte, d *time.Duration) error {
 			n, err := strconv.ParseInt(string(b), 10, 64)
 			*d = time.Duration(n)
@@ -128,11 +128,15 @@ func textOf(b []byte) string {
 
 // The names each enum is written with, by value, from the types' own
 // String methods: what the runtime calls a state is what the file says.
+// Listed on first decode, not in package init: every mcpdeck start paid
+// for them (and for the panic FrameKind's String ends its list with).
 var (
-	stateNames     = enumNames(func(i int) string { return runtime.State(i).Name() })
-	stateWords     = enumNames(func(i int) string { return runtime.State(i).String() })
-	dirNames       = enumNames(func(i int) string { return jsonrpc.Direction(i).String() })
-	frameKindNames = enumNames(func(i int) string { return safeString(func() string { return jsonrpc.FrameKind(i).String() }) })
+	stateNames     = sync.OnceValue(func() []string { return enumNames(func(i int) string { return runtime.State(i).Name() }) })
+	stateWords     = sync.OnceValue(func() []string { return enumNames(func(i int) string { return runtime.State(i).String() }) })
+	dirNames       = sync.OnceValue(func() []string { return enumNames(func(i int) string { return jsonrpc.Direction(i).String() }) })
+	frameKindNames = sync.OnceValue(func() []string {
+		return enumNames(func(i int) string { return safeString(func() string { return jsonrpc.FrameKind(i).String() }) })
+	})
 )
 
 // enumNames lists name(i) for i = 0, 1, … until a name repeats or looks
@@ -201,7 +205,7 @@ func encodeGeneric(b []byte, e runtime.Event) ([]byte, error) {
 // decodeEvent decodes the event of kind from raw; an unknown kind, or one
 // that does not decode, becomes an Unknown holding raw.
 func decodeEvent(kind string, raw []byte) (runtime.Event, error) {
-	typ, ok := registry.byName[kind]
+	typ, ok := registry().byName[kind]
 	if !ok {
 		return unknown(kind, raw), nil
 	}

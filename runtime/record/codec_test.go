@@ -149,7 +149,7 @@ func TestEveryKindRoundTrips(t *testing.T) {
 	in := samples()
 	covered := map[string]bool{}
 	for _, e := range in {
-		k, ok := registry.nameOf(e)
+		k, ok := registry().nameOf(e)
 		if !ok {
 			t.Fatalf("sample %T is not registered", e)
 		}

@@ -303,7 +303,7 @@ func (r *Recorder) sample(s *runtime.Snapshot, always bool) {
 }
 
 func (r *Recorder) emitEvent(e runtime.Event) {
-	kind, _ := registry.nameOf(e)
+	kind, _ := registry().nameOf(e)
 	h := e.Header()
 	r.seq++
 	b := append(r.line[:0], `{"seq":`...)

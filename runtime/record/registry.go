@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"mcpdeck/runtime"
 )
@@ -12,11 +13,14 @@ import (
 // registry names every event type a recording holds: the runtime's table
 // of event kinds (runtime.EventKinds), and this package's own. The name is
 // written as the line's "kind" and a reader maps it back to the type; the
-// alias is what filters take (replay --kind, as watch prints kinds).
-var registry = newRegistry(append(runtimeKinds(),
-	kind[Gap]("Gap", "gap"),
-	kind[Live]("Live", "live"),
-)...)
+// alias is what filters take (replay --kind, as watch prints kinds). Built
+// on first use, not in package init, which every mcpdeck start runs.
+var registry = sync.OnceValue(func() *kinds {
+	return newRegistry(append(runtimeKinds(),
+		kind[Gap]("Gap", "gap"),
+		kind[Live]("Live", "live"),
+	)...)
+})
 
 // kindSynonyms are further words filters take for an alias.
 var kindSynonyms = map[string]string{"traffic": "frame"}
@@ -89,12 +93,12 @@ func (k *kinds) nameOf(e runtime.Event) (string, bool) {
 
 // Kinds returns every kind name a recording of this version can hold, in
 // registry order (for --kind help and validation).
-func Kinds() []string { return append([]string(nil), registry.order...) }
+func Kinds() []string { return append([]string(nil), registry().order...) }
 
 // KindAliases returns the short words filters take for kinds, in registry
 // order, synonyms last.
 func KindAliases() []string {
-	return append(append([]string(nil), registry.words...), slices.Sorted(maps.Keys(kindSynonyms))...)
+	return append(append([]string(nil), registry().words...), slices.Sorted(maps.Keys(kindSynonyms))...)
 }
 
 // expand returns the kind names a filter word stands for: an alias or a

@@ -15,11 +15,11 @@ import (
 func TestRegistryRecordsEveryRuntimeKind(t *testing.T) {
 	t.Parallel()
 	for _, k := range runtime.EventKinds() {
-		if registry.byName[k.Name] != k.Type {
-			t.Errorf("kind %s is registered as %v, not %s", k.Name, registry.byName[k.Name], k.Type)
+		if registry().byName[k.Name] != k.Type {
+			t.Errorf("kind %s is registered as %v, not %s", k.Name, registry().byName[k.Name], k.Type)
 		}
 		e := reflect.New(k.Type).Elem().Interface().(runtime.Event)
-		if name, ok := registry.nameOf(e); !ok || name != k.Name {
+		if name, ok := registry().nameOf(e); !ok || name != k.Name {
 			t.Errorf("an event of type %s is written as %q", k.Type, name)
 		}
 		line, err := encodeEvent(nil, e)
@@ -31,7 +31,7 @@ func TestRegistryRecordsEveryRuntimeKind(t *testing.T) {
 		if err != nil || reflect.TypeOf(back) != k.Type {
 			t.Errorf("a %s reads back as %T (%v)", k.Name, back, err)
 		}
-		if got := registry.expand(k.Alias); !slices.Contains(got, k.Name) {
+		if got := registry().expand(k.Alias); !slices.Contains(got, k.Name) {
 			t.Errorf("the filter word %q does not select %s (it selects %v)", k.Alias, k.Name, got)
 		}
 	}
@@ -57,8 +57,8 @@ func TestKindsAreStableNames(t *testing.T) {
 func TestNameOfShortcutsAgreeWithTheRegistry(t *testing.T) {
 	t.Parallel()
 	for _, e := range samples() {
-		name, ok := registry.nameOf(e)
-		if want := registry.byType[reflect.TypeOf(e)]; !ok || name != want {
+		name, ok := registry().nameOf(e)
+		if want := registry().byType[reflect.TypeOf(e)]; !ok || name != want {
 			t.Errorf("nameOf(%T) = %q, registry says %q", e, name, want)
 		}
 	}

@@ -353,7 +353,7 @@ func sameEvents(t *testing.T, seen []runtime.Event, recorded []Entry) {
 	want := map[key][]string{}
 	for _, e := range seen {
 		b, _ := encodeEvent(nil, e)
-		k, _ := registry.nameOf(e)
+		k, _ := registry().nameOf(e)
 		want[key{e.Header().Server, k}] = append(want[key{e.Header().Server, k}], string(b))
 	}
 	got := map[key][]string{}

@@ -29,7 +29,7 @@ type Filter struct {
 // CheckKinds reports a kind the filter cannot match, naming the valid ones.
 func CheckKinds(kinds []string) error {
 	for _, k := range kinds {
-		if len(registry.expand(k)) == 0 {
+		if len(registry().expand(k)) == 0 {
 			return fmt.Errorf("unknown kind %q: use one of %s", k, strings.Join(append(Kinds(), KindAliases()...), ", "))
 		}
 	}
@@ -44,7 +44,7 @@ func (f Filter) Match(e Entry) bool {
 	if len(f.Kinds) > 0 {
 		ok := false
 		for _, k := range f.Kinds {
-			for _, name := range registry.expand(k) {
+			for _, name := range registry().expand(k) {
 				ok = ok || name == e.Kind
 			}
 		}

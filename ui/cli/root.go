@@ -72,7 +72,10 @@ func Main(args []string) int {
 func brokenPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd()
+	return runRoot(newRootCmdFor(args), args, stdin, stdout, stderr)
+}
+
+func runRoot(root *cobra.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -99,7 +102,84 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return ExitUsage
 }
 
+// subcommands are the root's commands by name, each built by its
+// constructor only when a run needs it (newRootCmdFor). The names are
+// the commands' own (TestSubcommandTable checks them against each Use).
+var subcommands = []struct {
+	name  string
+	build func() *cobra.Command
+}{
+	{"version", newVersionCmd},
+	{"config", newConfigCmd},
+	{"demo-server", newDemoServerCmd},
+	{"servers", newServersCmd},
+	{"tools", newToolsCmd},
+	{"call", newCallCmd},
+	{"resources", newResourcesCmd},
+	{"read", newReadCmd},
+	{"prompts", newPromptsCmd},
+	{"prompt", newPromptCmd},
+	{"complete", newCompleteCmd},
+	{"watch", newWatchCmd},
+	{"check", newCheckCmd},
+	{"auth", newAuthCmd},
+	{"monitor", newMonitorCmd},
+	{"replay", newReplayCmd},
+	{"diff", newDiffCmd},
+	{"bench", newBenchCmd},
+	{"gateway", newGatewayCmd},
+	{"add", newAddCmd},
+	{"add-json", newAddJSONCmd},
+	{"remove", newRemoveCmd},
+	{"edit", newEditCmd},
+	{"enable", func() *cobra.Command { return newEnableCmd(true) }},
+	{"disable", func() *cobra.Command { return newEnableCmd(false) }},
+	{"import", newImportCmd},
+	{"export", newExportCmd},
+	{"registry", newRegistryCmd},
+	{"fleet", newFleetCmd},
+	{"assets", newAssetsCmd},
+	{"test", newTestCmd},
+	{"app", newAppCmd},
+}
+
+// newRootCmd is the whole command tree.
 func newRootCmd() *cobra.Command {
+	root := newRootOnly()
+	for _, sc := range subcommands {
+		root.AddCommand(sc.build())
+	}
+	return root
+}
+
+// newRootCmdFor is the command tree a run with args needs. Building every
+// command's flags took about a tenth of the page faults of a one-shot
+// start, so a run that names a command (mcpdeck call ..., mcpdeck servers
+// list) gets the root and that command's subtree only: nothing else can
+// show in what it prints, since its help, its flag errors and its
+// completions are its own and the root's persistent flags. Every other
+// run (the TUI, --help, help, completion, an unknown command and its
+// suggestions) gets the whole tree. Which command args name is cobra's own
+// Find on the root's flags, over stand-ins that carry only the names.
+func newRootCmdFor(args []string) *cobra.Command {
+	root := newRootOnly()
+	standIns := make([]*cobra.Command, len(subcommands))
+	for i, sc := range subcommands {
+		standIns[i] = &cobra.Command{Use: sc.name}
+	}
+	root.AddCommand(standIns...)
+	found, _, err := root.Find(args)
+	root.RemoveCommand(standIns...)
+	for i, sc := range subcommands {
+		if err != nil || found == root || found == standIns[i] {
+			root.AddCommand(sc.build())
+		}
+	}
+	return root
+}
+
+// newRootOnly is the root command with its flags and no subcommands.
+func newRootOnly() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mcpdeck",
 		Short: "An operations console for Model Context Protocol servers",
@@ -130,39 +210,5 @@ MCP stays off until you enable it (the m key, or --enable).`,
 	addSessionFlags(root)
 	addProtocolFlag(root)
 	addOTLPFlag(root)
-	root.AddCommand(
-		newVersionCmd(),
-		newConfigCmd(),
-		newDemoServerCmd(),
-		newServersCmd(),
-		newToolsCmd(),
-		newCallCmd(),
-		newResourcesCmd(),
-		newReadCmd(),
-		newPromptsCmd(),
-		newPromptCmd(),
-		newCompleteCmd(),
-		newWatchCmd(),
-		newCheckCmd(),
-		newAuthCmd(),
-		newMonitorCmd(),
-		newReplayCmd(),
-		newDiffCmd(),
-		newBenchCmd(),
-		newGatewayCmd(),
-		newAddCmd(),
-		newAddJSONCmd(),
-		newRemoveCmd(),
-		newEditCmd(),
-		newEnableCmd(true),
-		newEnableCmd(false),
-		newImportCmd(),
-		newExportCmd(),
-		newRegistryCmd(),
-		newFleetCmd(),
-		newAssetsCmd(),
-		newTestCmd(),
-		newAppCmd(),
-	)
 	return root
 }
