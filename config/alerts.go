@@ -138,13 +138,11 @@ func (p *parser) parseAlerts(m *member) *Alerts {
 		return nil
 	}
 	a := &Alerts{Source: p.path, Pos: p.pos(m.keyOff), RepeatInterval: DefaultAlertRepeatInterval, EvaluationInterval: DefaultAlertEvaluationInterval}
-	trusted := p.scope == ScopeExplicit || p.scope == ScopeUser
 	for _, am := range p.members(obj, "", field) {
 		f := field + "." + am.name
 		switch am.name {
 		case "webhook":
-			if !trusted {
-				p.warnf(am.keyOff, "", f, "is ignored in a %s file: a project must not choose where alerts are sent; put it in your user mcp.json or a --config file, or use monitor --alert-webhook", p.scope)
+			if p.untrusted(am, f, "a project must not choose where alerts are sent; put it in your user mcp.json or a --config file, or use monitor --alert-webhook") {
 				continue
 			}
 			a.Webhook = p.alertWebhook(am.value, f)

@@ -287,14 +287,12 @@ func (p *parser) parseGateway(m *member) *Gateway {
 		return nil
 	}
 	g := &Gateway{Source: p.path, Pos: p.pos(m.keyOff)}
-	trusted := p.scope == ScopeExplicit || p.scope == ScopeUser
 	var rest []member
 	for _, gm := range p.members(obj, "", field) {
 		f := field + "." + gm.name
 		switch gm.name {
 		case "token":
-			if !trusted {
-				p.warnf(gm.keyOff, "", f, "is ignored in a %s file: put the token in your user mcp.json, a --config file or MCPDECK_GATEWAY_TOKEN", p.scope)
+			if p.untrusted(gm, f, "put the token in your user mcp.json, a --config file or MCPDECK_GATEWAY_TOKEN") {
 				continue
 			}
 			raw, ok := p.str(gm.value, "", f)
@@ -310,16 +308,14 @@ func (p *parser) parseGateway(m *member) *Gateway {
 			}
 			g.Token = x.value
 		case "allowedOrigins":
-			if !trusted {
-				p.warnf(gm.keyOff, "", f, "is ignored in a %s file: a project must not open the gateway to web pages; put it in your user mcp.json or a --config file", p.scope)
+			if p.untrusted(gm, f, "a project must not open the gateway to web pages; put it in your user mcp.json or a --config file") {
 				continue
 			}
 			g.AllowedOrigins, _, _ = p.stringList(gm.value, "", f)
 		case "clients":
 			g.Clients = p.gatewayClients(gm.value, f)
 		case "auth", "audit":
-			if !trusted {
-				p.warnf(gm.keyOff, "", f, "is ignored in a %s file: put it in your user mcp.json or a --config file", p.scope)
+			if p.untrusted(gm, f, "put it in your user mcp.json or a --config file") {
 				continue
 			}
 			if gm.name == "auth" {

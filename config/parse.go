@@ -121,6 +121,18 @@ func (p *parser) warnf(off int, server, field, format string, args ...any) {
 	p.warns = append(p.warns, Diagnostic{Pos: p.pos(off), Server: server, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
+// untrusted reports whether m, a setting only the person's own files may
+// make (a --config file or their user mcp.json: never a project's, which
+// anyone can commit), is in a file of another scope; it then warns that m
+// is ignored, and why (what to do instead).
+func (p *parser) untrusted(m member, field, why string) bool {
+	if p.scope == ScopeExplicit || p.scope == ScopeUser {
+		return false
+	}
+	p.warnf(m.keyOff, "", field, "is ignored in a %s file: %s", p.scope, why)
+	return true
+}
+
 // member is one object member with the offsets diagnostics point at.
 type member struct {
 	name   string

@@ -1,6 +1,10 @@
 package jsonrpc
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
 
 // maxDepth is encoding/json's nesting limit.
 const maxDepth = 10000
@@ -77,6 +81,49 @@ func EachMember(b []byte, f func(key, value []byte)) (ok bool) {
 		}
 		f(k, v)
 	}
+}
+
+// RawMember is one member of a JSON object: its key, decoded, and its
+// value as written.
+type RawMember struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// Members returns the top-level members of the JSON object b in the order
+// they are written (people order them on purpose; a map would shuffle
+// them), without decoding the values. It reads b in one pass as
+// EachMember does, and as encoding/json's decoder does where that scan
+// cannot tell (an escaped key, a key that is not UTF-8, broken
+// structure). nil when b is not an object; when b breaks off, the members
+// before the break. A value may share b's bytes.
+func Members(b []byte) []RawMember {
+	var out []RawMember
+	utf := true
+	if EachMember(b, func(k, v []byte) {
+		utf = utf && utf8.Valid(k)
+		out = append(out, RawMember{Key: string(k), Value: v})
+	}) && utf {
+		return out
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	out = nil
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return out
+		}
+		out = append(out, RawMember{Key: k, Value: v})
+	}
+	return out
 }
 
 // objectScan reads the members of one JSON object in order.

@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -68,4 +69,33 @@ func FuzzScanMembers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Members reads an object's members in order whichever way it reads them:
+// the one-pass scan, or the decoder where the scan cannot tell.
+func TestMembers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want []string // key=value, in order
+	}{
+		{`{"b":1,"a":{"x":[1,"}"]},"c":"s"}`, []string{`b=1`, `a={"x":[1,"}"]}`, `c="s"`}},
+		{` { "k" : true } `, []string{`k=true`}},
+		{`{}`, nil},
+		{`{"a\u0062":1,"c":2}`, []string{`ab=1`, `c=2`}},           // an escaped key: decoded
+		{"{\"a\xffb\":1}", []string{"a\ufffdb=1"}},                 // a key that is not UTF-8: as encoding/json reads it
+		{`{"a":1,"a":2}`, []string{`a=1`, `a=2`}},                  // a duplicate: both, as written
+		{`{"a":1,"b":`, []string{`a=1`}},                           // broken off: what came before
+		{`{"a":1,"b":[1,2]} trailing`, []string{`a=1`, `b=[1,2]`}}, // more after the object
+		{`[{"a":1}]`, nil},
+		{`"a"`, nil},
+	} {
+		var got []string
+		for _, m := range Members([]byte(tc.in)) {
+			got = append(got, m.Key+"="+string(m.Value))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Members(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }

@@ -274,12 +274,7 @@ func (f fleetFilter) match(s *fleet.Server) bool {
 	if s.LastError != nil {
 		hay += " " + strings.ToLower(s.LastError.Kind+" "+s.LastError.Message)
 	}
-	for _, w := range f.words {
-		if !strings.Contains(hay, w) {
-			return false
-		}
-	}
-	return true
+	return matcher{words: f.words}.matchHay(hay)
 }
 
 func (m *fleetModel) View() string { return m.render() }

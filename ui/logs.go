@@ -32,8 +32,7 @@ func (t *logsTab) Update(msg tea.KeyMsg) tea.Cmd {
 
 func (t *logsTab) View() string {
 	st := t.c.st
-	info := fmt.Sprintf("%s · %s · %s", t.c.server, t.followLabel(), present.Count(t.s.count(), "line", "lines"))
-	rows := []string{padRight(st.Dim.Render(info)+filterNote(st, &t.filter), t.w)}
+	rows := []string{t.header("line", "lines")}
 	if t.s.count() == 0 {
 		msg := "Nothing logged. stderr lines, stray stdout and state changes of this server show here."
 		if srv, ok := t.c.selected(); ok && len(srv.Stderr) > 0 {

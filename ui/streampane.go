@@ -1,9 +1,13 @@
 package ui
 
 import (
+	"fmt"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"mcpdeck/ui/present"
 )
 
 // streamPane is the scrolling, filterable, follow-or-pause list shared by
@@ -47,6 +51,14 @@ func (p *serverPane[T]) DataChanged() { p.s.catchUp() }
 func (p *serverPane[T]) rematch() {
 	m, server, match := parseFilter(p.filter.Value()), p.c.server, p.match
 	p.s.setMatch(func(item *T) bool { return match(item, server, m) })
+}
+
+// header is the pane's first row: the server, following or paused, how
+// many of its items match (one, many: the items' word) and the filter.
+func (p *serverPane[T]) header(one, many string) string {
+	st := p.c.st
+	info := fmt.Sprintf("%s · %s · %s", p.c.server, p.followLabel(), present.Count(p.s.count(), one, many))
+	return padRight(st.Dim.Render(info)+filterNote(st, &p.filter), p.w)
 }
 
 // Filter implements tab.

@@ -44,8 +44,7 @@ func (t *trafficTab) Update(msg tea.KeyMsg) tea.Cmd {
 
 func (t *trafficTab) View() string {
 	st := t.c.st
-	info := fmt.Sprintf("%s · %s · %s", t.c.server, t.followLabel(), present.Count(t.s.count(), "frame", "frames"))
-	rows := []string{padRight(st.Dim.Render(info)+filterNote(st, &t.filter), t.w)}
+	rows := []string{t.header("frame", "frames")}
 	if t.s.count() == 0 {
 		rows = append(rows, padRight(st.Faint.Render("No frames yet: JSON-RPC messages to and from this server show here."), t.w))
 		return t.fill(rows)

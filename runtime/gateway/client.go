@@ -40,7 +40,7 @@ type client struct {
 	// stream.
 	routeRequest func(id uint64, related *call)
 	slots        chan struct{} // the concurrency limit of the policy; under mu
-	responder    *responder
+	responder    *answers
 	// listenEnded is signalled when a listen stream ends (Close waits).
 	listenEnded chan struct{}
 
@@ -88,7 +88,7 @@ const defaultLevel = 1
 func (g *Gateway) newClient(transport Transport, session, remote string) *client {
 	cl := &client{g: g, transport: transport, session: session, remote: remote, since: time.Now(), level: defaultLevel,
 		subs: map[string]string{}, listenEnded: make(chan struct{}, 1), replyWait: map[string]chan struct{}{}}
-	cl.responder = &responder{cl}
+	cl.responder = &answers{&responder{cl}, cl}
 	cl.id = "c" + strconv.FormatUint(g.clientSeq.Add(1), 10)
 	cl.ctx, cl.cancel = context.WithCancel(context.Background())
 	cl.pol = newPolicy(g.opts.Config, "")

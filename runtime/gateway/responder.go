@@ -11,30 +11,12 @@ import (
 	"mcpdeck/runtime/mcp"
 )
 
-// responder answers, for one client, what a server asks during that
-// client's requests (runtime.CallResponder, and runtime.SamplingResponder
-// for sampling): a legacy client gets a
-// server→client request, a modern one an input_required answer to the
-// request it is waiting on. One per client, so the runtime can tell that
-// all the requests in flight on a server belong to the same client.
+// responder puts what a server asks during one client's requests to that
+// client: a legacy client gets a server→client request, a modern one an
+// input_required answer to the request it is waiting on. The client keeps
+// one answers over it (client.responder), so the runtime can tell that all
+// the requests in flight on a server belong to the same client.
 type responder struct{ cl *client }
-
-// Elicit asks the client. It passes (runtime.ErrNotAnswered) when the
-// client did not declare elicitation, or when the question cannot be tied
-// to one of its modern requests; mcpdeck's own Elicitor then answers.
-func (r *responder) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
-	return elicitVia(ctx, r, req)
-}
-
-// Roots asks the client for its roots, as Elicit does.
-func (r *responder) Roots(ctx context.Context, server string) ([]runtime.Root, error) {
-	return rootsVia(ctx, r, server)
-}
-
-// Sample asks the client's model, as Elicit does (sampleVia).
-func (r *responder) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
-	return sampleVia(ctx, r, clientWords(r.cl.info()), req)
-}
 
 // asker puts a server's question to whoever answers it: a client (the
 // responder), or a task's poller (taskResponder).
@@ -42,8 +24,19 @@ type asker interface {
 	ask(ctx context.Context, server, method string, params map[string]any) (json.RawMessage, error)
 }
 
-// elicitVia asks an elicitation through a and reads the answer.
-func elicitVia(ctx context.Context, a asker, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
+// answers is the runtime.CallResponder (and runtime.SamplingResponder)
+// over an asker: each question is asked through it and its answer read.
+// cl is the client a sampling answer is said to come from. A question
+// passes (runtime.ErrNotAnswered) when the client did not declare the
+// capability, or when it cannot be tied to one of the client's modern
+// requests; mcpdeck's own Elicitor (roots, sampler) then answers.
+type answers struct {
+	asker
+	cl *client
+}
+
+// Elicit asks an elicitation and reads the answer.
+func (a *answers) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
 	params := map[string]any{"message": req.Message}
 	if req.Mode == "url" {
 		params["mode"], params["url"] = "url", req.URL
@@ -64,11 +57,12 @@ func elicitVia(ctx context.Context, a asker, req runtime.ElicitRequest) (runtime
 	return resp, nil
 }
 
-// sampleVia asks a sampling request through a, who answers for: the
-// server's request as it was sent (its reserved _meta keys, which describe
-// its hop, dropped). A client's rejection (-1), or a modern client that
-// retries without an answer, is a decline; the server hears it as one.
-func sampleVia(ctx context.Context, a asker, who string, req runtime.SampleRequest) (runtime.SampleResponse, error) {
+// Sample asks the client's model: the server's request as it was sent
+// (its reserved _meta keys, which describe its hop, dropped). A client's
+// rejection (-1), or a modern client that retries without an answer, is a
+// decline; the server hears it as one.
+func (a *answers) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
+	who := clientWords(a.cl.info())
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(req.Raw, &fields); err != nil {
 		return runtime.SampleResponse{}, fmt.Errorf("the server's sampling request: %w", err)
@@ -117,8 +111,8 @@ func capable(caps mcp.ClientCapabilities, method string, params map[string]any) 
 	return true
 }
 
-// rootsVia asks roots/list through a and reads the answer.
-func rootsVia(ctx context.Context, a asker, server string) ([]runtime.Root, error) {
+// Roots asks roots/list and reads the answer.
+func (a *answers) Roots(ctx context.Context, server string) ([]runtime.Root, error) {
 	raw, err := a.ask(ctx, server, mcp.MethodListRoots, map[string]any{})
 	if err != nil {
 		return nil, err

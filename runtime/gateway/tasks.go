@@ -80,7 +80,7 @@ func (g *Gateway) startTask(ctx context.Context, c *call, t *target, release fun
 	fwd.target.Store(c)
 	g.wg.Go(func() {
 		defer close(tk.done)
-		res, err := t.run(g.hear(runtime.WithResponder(rctx, &taskResponder{tk})), g.register(fwd, c, t.server))
+		res, err := t.run(g.hear(runtime.WithResponder(rctx, &answers{&taskResponder{tk}, c.cl})), g.register(fwd, c, t.server))
 		g.unregister(fwd)
 		release()
 		tk.finish(res, err)
@@ -231,18 +231,6 @@ func (g *Gateway) ttl() time.Duration {
 // taskResponder puts a task's server questions to its client by way of
 // the task: input_required with inputRequests, answered by tasks/update.
 type taskResponder struct{ tk *task }
-
-func (r *taskResponder) Elicit(ctx context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
-	return elicitVia(ctx, r, req)
-}
-
-func (r *taskResponder) Roots(ctx context.Context, server string) ([]runtime.Root, error) {
-	return rootsVia(ctx, r, server)
-}
-
-func (r *taskResponder) Sample(ctx context.Context, req runtime.SampleRequest) (runtime.SampleResponse, error) {
-	return sampleVia(ctx, r, clientWords(r.tk.c.cl.info()), req)
-}
 
 func (r *taskResponder) ask(ctx context.Context, _ string, method string, params map[string]any) (json.RawMessage, error) {
 	tk := r.tk

@@ -230,22 +230,9 @@ func isObject(raw json.RawMessage) bool {
 // orderedKeys returns the keys of a JSON object in document order, so
 // messages list things as the server sent them.
 func orderedKeys(raw json.RawMessage) []string {
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
 	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return keys
-		}
-		k, _ := t.(string)
-		keys = append(keys, k)
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return keys
-		}
+	for _, m := range jsonrpc.Members(raw) {
+		keys = append(keys, m.Key)
 	}
 	return keys
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"mcpdeck/jsonrpc"
 )
 
 // Bounds on the model Parse builds, on top of CheckBounds on the text:
@@ -198,19 +200,19 @@ func (p *parser) node(raw json.RawMessage, depth int, loc string) *Node {
 func (n *Node) keyword(k *keywords, m member) {
 	str := func() string {
 		var s string
-		_ = json.Unmarshal(m.raw, &s)
+		_ = json.Unmarshal(m.Value, &s)
 		return s
 	}
 	num := func() *float64 {
 		var f float64
-		if json.Unmarshal(m.raw, &f) != nil {
+		if json.Unmarshal(m.Value, &f) != nil {
 			return nil
 		}
 		return &f
 	}
 	count := func() *int {
 		var f float64
-		if json.Unmarshal(m.raw, &f) != nil || f < 0 {
+		if json.Unmarshal(m.Value, &f) != nil || f < 0 {
 			return nil
 		}
 		i := int(f)
@@ -218,16 +220,16 @@ func (n *Node) keyword(k *keywords, m member) {
 	}
 	list := func() []json.RawMessage {
 		var l []json.RawMessage
-		_ = json.Unmarshal(m.raw, &l)
+		_ = json.Unmarshal(m.Value, &l)
 		return l
 	}
-	switch m.key {
+	switch m.Key {
 	case "type":
 		k.typeGiven = true
 		if s := str(); s != "" {
 			k.types = []string{s}
 		} else {
-			_ = json.Unmarshal(m.raw, &k.types)
+			_ = json.Unmarshal(m.Value, &k.types)
 		}
 	case "title":
 		n.Title = str()
@@ -238,15 +240,15 @@ func (n *Node) keyword(k *keywords, m member) {
 	case "pattern":
 		n.Pattern = str()
 	case "writeOnly":
-		_ = json.Unmarshal(m.raw, &n.WriteOnly)
+		_ = json.Unmarshal(m.Value, &n.WriteOnly)
 	case "default":
-		n.Default = m.raw
+		n.Default = m.Value
 	case "const":
-		n.Const = m.raw
+		n.Const = m.Value
 	case "enum":
 		n.Enum = list()
 	case "enumNames":
-		_ = json.Unmarshal(m.raw, &k.enumNames)
+		_ = json.Unmarshal(m.Value, &k.enumNames)
 	case "minimum":
 		n.Minimum = num()
 	case "maximum":
@@ -264,20 +266,20 @@ func (n *Node) keyword(k *keywords, m member) {
 	case "maxItems":
 		n.MaxItems = count()
 	case "properties":
-		k.properties = members(m.raw)
+		k.properties = members(m.Value)
 	case "required":
-		_ = json.Unmarshal(m.raw, &k.required)
+		_ = json.Unmarshal(m.Value, &k.required)
 	case "additionalProperties":
-		switch string(bytes.TrimSpace(m.raw)) {
+		switch string(bytes.TrimSpace(m.Value)) {
 		case "false":
 			k.additionalFalse = true
 			n.NoAdditional = true
 		case "true":
 		default:
-			k.additional = m.raw
+			k.additional = m.Value
 		}
 	case "items":
-		k.items = m.raw
+		k.items = m.Value
 	case "prefixItems":
 		k.prefixItems = true
 	case "$ref":
@@ -292,7 +294,7 @@ func (n *Node) keyword(k *keywords, m member) {
 		var d struct {
 			PropertyName string `json:"propertyName"`
 		}
-		_ = json.Unmarshal(m.raw, &d)
+		_ = json.Unmarshal(m.Value, &d)
 		k.discriminator = d.PropertyName
 	}
 }
@@ -327,7 +329,7 @@ func (n *Node) typesFrom(types []string, given bool) {
 // schema, or any value.
 func (p *parser) properties(n *Node, k keywords, depth int, loc string) {
 	for _, m := range k.properties {
-		n.Properties = append(n.Properties, &Property{Name: m.key, Required: slices.Contains(k.required, m.key), Node: p.node(m.raw, depth+1, loc+Pointer("properties", m.key))})
+		n.Properties = append(n.Properties, &Property{Name: m.Key, Required: slices.Contains(k.required, m.Key), Node: p.node(m.Value, depth+1, loc+Pointer("properties", m.Key))})
 	}
 	for _, r := range k.required {
 		if n.Property(r) != nil {
@@ -399,8 +401,8 @@ func lookup(doc json.RawMessage, pointer string) (json.RawMessage, bool) {
 		case len(t) > 0 && t[0] == '{':
 			next, ok := json.RawMessage(nil), false
 			for _, m := range members(cur) {
-				if m.key == tok {
-					next, ok = m.raw, true
+				if m.Key == tok {
+					next, ok = m.Value, true
 				}
 			}
 			if !ok {
@@ -706,100 +708,10 @@ func jsonType(raw json.RawMessage) string {
 	return "number"
 }
 
-// member is one key of a JSON object with its raw value.
-type member struct {
-	key string
-	raw json.RawMessage
-}
+// member is one member of a schema object: its key and raw value.
+type member = jsonrpc.RawMember
 
 // members splits a JSON object into its members in their order (authors
 // order properties on purpose, and a map would shuffle them), without
-// decoding the values: each is read only if the model needs it. raw comes
-// from a decoded message, so it is valid JSON; anything else ends the
-// list where it stops making sense.
-func members(raw json.RawMessage) []member {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return nil
-	}
-	var out []member
-	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '"'; {
-		end := valueEnd(raw, i)
-		if end < 0 {
-			return out
-		}
-		key := string(raw[i+1 : end-1])
-		if bytes.IndexByte(raw[i:end], '\\') >= 0 && json.Unmarshal(raw[i:end], &key) != nil {
-			return out
-		}
-		i = skipSpace(raw, end)
-		if i >= len(raw) || raw[i] != ':' {
-			return out
-		}
-		start := skipSpace(raw, i+1)
-		end = valueEnd(raw, start)
-		if end < 0 {
-			return out
-		}
-		out = append(out, member{key: key, raw: raw[start:end]})
-		i = skipSpace(raw, end)
-		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-		}
-	}
-	return out
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// valueEnd is the index just past the JSON value starting at i, or -1.
-func valueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		for j := i + 1; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
-			}
-		}
-		return -1
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end := valueEnd(b, j)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[j])) {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
-}
+// decoding the values: each is read only if the model needs it.
+func members(raw json.RawMessage) []member { return jsonrpc.Members(raw) }

@@ -69,7 +69,7 @@ func example(n *Node) any {
 		obj := orderedObject{}
 		for _, p := range n.Properties {
 			if p.Required || p.Default != nil {
-				obj = append(obj, member{key: p.Name, raw: mustJSON(example(p.Node))})
+				obj = append(obj, member{Key: p.Name, Value: mustJSON(example(p.Node))})
 			}
 		}
 		return obj
@@ -103,10 +103,10 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(m.key)
+		k, _ := json.Marshal(m.Key)
 		b.Write(k)
 		b.WriteByte(':')
-		b.Write(m.raw)
+		b.Write(m.Value)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

@@ -134,11 +134,8 @@ func runBench(cmd *cobra.Command, tf *targetFlags, bf *benchFlags, args []string
 	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	rt, err := startRuntime(ctx, &config.Config{Servers: copies}, opts)
+	rt, err := startCommand(ctx, "bench", &config.Config{Servers: copies}, opts)
 	if err != nil {
-		if ctx.Err() != nil {
-			return interrupted("bench")
-		}
 		return err
 	}
 	defer shutdownRuntime(rt)

@@ -127,11 +127,8 @@ func runDiff(cmd *cobra.Command, df *diffFlags, args []string) error {
 		if err != nil {
 			return err
 		}
-		rt, err := startRuntime(ctx, &config.Config{Servers: live}, opts)
+		rt, err := startCommand(ctx, "diff", &config.Config{Servers: live}, opts)
 		if err != nil {
-			if ctx.Err() != nil {
-				return interrupted("diff")
-			}
 			return err
 		}
 		defer shutdownRuntime(rt)

@@ -269,14 +269,17 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 		opts.Auth = newAuthManager(cmd, 0)
 	}
 	opts.InteractiveLogin = tf.login
+	return startCommand(ctx, what, cfg, opts, before...)
+}
+
+// startCommand is startRuntime for the command named what: an error that
+// an interrupt caused is said as one (interrupted).
+func startCommand(ctx context.Context, what string, cfg *config.Config, opts runtime.Options, before ...func(*runtime.Controller, *config.Config) error) (*runtime.Controller, error) {
 	rt, err := startRuntime(ctx, cfg, opts, before...)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, interrupted(what)
-		}
-		return nil, err
+	if err != nil && ctx.Err() != nil {
+		return nil, interrupted(what)
 	}
-	return rt, nil
+	return rt, err
 }
 
 // withTargets is the whole life of a command that reads the servers it

@@ -7,6 +7,7 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/mcp"
 )
 
@@ -106,22 +107,9 @@ type Member struct{ Key, Value string }
 // them, for a compact view of a _meta or annotations object; nil when raw
 // is not an object (CompactJSON shows that).
 func Members(raw []byte) []Member {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
 	var out []Member
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return out
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			return out
-		}
-		out = append(out, Member{Key: Line(k), Value: CompactJSON(v)})
+	for _, m := range jsonrpc.Members(raw) {
+		out = append(out, Member{Key: Line(m.Key), Value: CompactJSON(m.Value)})
 	}
 	return out
 }
