@@ -26,3 +26,28 @@ func TestRequestInFlightOutlivesASnapshot(t *testing.T) {
 		t.Fatalf("the request in flight left the Requests tab when a snapshot was read:\n%s", v)
 	}
 }
+
+// TestRequestsShowWholeToolNames: at 140 columns the Requests tab cut
+// server-everything's trigger-long-running-operation to
+// "trigger-long-running-op…" in flight and in the history, with half the
+// row empty; the tool column is as wide as the longest name shown, up to a
+// quarter of the row, the same in both tables.
+func TestRequestsShowWholeToolNames(t *testing.T) {
+	t.Parallel()
+	hs := startEverything(t)
+	hs.openTool("trigger-long-running-operation")
+	hs.keys("backspace", "backspace") // duration: 10 s
+	hs.tm.Type("30")
+	hs.keys("enter")
+	v := hs.waitText("1 outstanding", "tools/call")
+	if !strings.Contains(v, " trigger-long-running-operation ") {
+		t.Errorf("the request in flight does not name its tool whole:\n%s", v)
+	}
+	hs.keys("x")
+	hs.waitText("Result of everything › trigger-long-running-operation", "cancelled")
+	hs.keys("esc")
+	v = hs.waitText("history · 1 call")
+	if !strings.Contains(v, " trigger-long-running-operation ") {
+		t.Errorf("the history does not name the tool whole:\n%s", v)
+	}
+}
