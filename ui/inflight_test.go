@@ -50,4 +50,9 @@ func TestRequestsShowWholeToolNames(t *testing.T) {
 	if !strings.Contains(v, " trigger-long-running-operation ") {
 		t.Errorf("the history does not name the tool whole:\n%s", v)
 	}
+	// The status line names the method once: the cancellation's own text
+	// ("tools/call (id 9) cancelled: …") names it already.
+	if strings.Contains(v, "tools/call: tools/call") || !strings.Contains(v, "failed: tools/call (id ") {
+		t.Errorf("the status line does not name the cancelled method once:\n%s", v)
+	}
 }
