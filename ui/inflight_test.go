@@ -3,7 +3,10 @@ package ui
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/charmbracelet/x/exp/teatest"
 
 	"mcpdeck/runtime"
 )
@@ -54,5 +57,38 @@ func TestRequestsShowWholeToolNames(t *testing.T) {
 	// ("tools/call (id 9) cancelled: …") names it already.
 	if strings.Contains(v, "tools/call: tools/call") || !strings.Contains(v, "failed: tools/call (id ") {
 		t.Errorf("the status line does not name the cancelled method once:\n%s", v)
+	}
+}
+
+// TestQuitWithACallInFlightShowsNoResult: q while server-everything runs a
+// long operation ends the call as its server stops; the quitting screen
+// then showed that call's failure as a result, saying "mcpdeck reconnects
+// automatically where configured, or press R", over the status that says
+// the servers are stopping and ctrl+c forces. Nothing opens while quitting.
+func TestQuitWithACallInFlightShowsNoResult(t *testing.T) {
+	t.Parallel()
+	hs := startEverything(t)
+	var mu sync.Mutex
+	var shown []string
+	hs.p.mu.Lock()
+	hs.p.onFrame = func(v string) {
+		if strings.Contains(v, "ctrl+c") && strings.Contains(v, "force") && strings.Contains(v, "Result of") {
+			mu.Lock()
+			shown = append(shown, v)
+			mu.Unlock()
+		}
+	}
+	hs.p.mu.Unlock()
+	hs.openTool("trigger-long-running-operation")
+	hs.keys("enter")
+	hs.waitText("1 outstanding", "tools/call")
+	hs.keys("q")
+	hs.tm.WaitFinished(t, teatest.WithFinalTimeout(waitWithin))
+	hs.done = true
+	hs.detach()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(shown) > 0 {
+		t.Errorf("while quitting, the call's failure opened as a result:\n%s", shown[0])
 	}
 }
