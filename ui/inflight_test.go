@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/teatest"
 
+	"mcpdeck/config"
 	"mcpdeck/runtime"
 )
 
@@ -90,5 +92,36 @@ func TestQuitWithACallInFlightShowsNoResult(t *testing.T) {
 	defer mu.Unlock()
 	if len(shown) > 0 {
 		t.Errorf("while quitting, the call's failure opened as a result:\n%s", shown[0])
+	}
+}
+
+// TestReadyServerWaitingForItsBatchSaysSo: servers switched on together
+// publish their tools together, when the last is ready. Until then a
+// server that is ready has none in the snapshot, and the Tools tab said
+// "No tools: everything is ready." beside a TOOLS column of 0 for as long
+// as the slowest server took to start (seconds for npx).
+func TestReadyServerWaitingForItsBatchSaysSo(t *testing.T) {
+	t.Parallel()
+	fast := everythingServer(t)
+	slow := everythingServer(t)
+	slow.Name, slow.Command, slow.Args = "slow", "sh", []string{"-c", `sleep 60; exec "$0" "$@"`, fast.Command, fast.Args[0]}
+	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{fast, slow}}}, 140, 40)
+	hs.keys("m")
+	hs.waitView("everything ready while slow starts", func(v string) bool {
+		return strings.Contains(v, "servers 1/2 ready") && strings.Contains(v, "everything stdio ready")
+	})
+	hs.keys("2")
+	v := hs.waitText("[2 Tools]")
+	if strings.Contains(v, "No tools: everything is ready.") || !strings.Contains(v, "its tools show once slow is ready too") {
+		t.Errorf("the Tools tab does not say why a ready server has no tools yet:\n%s", v)
+	}
+	if !regexp.MustCompile(`everything stdio ready +— +\S+ +… `).MatchString(v) {
+		t.Errorf("the TOOLS column counts 0 tools for a server whose tools are held back:\n%s", v)
+	}
+	// server-everything offers resources: not "does not offer resources".
+	hs.keys("8")
+	v = hs.waitText("[8 Resources]")
+	if !strings.Contains(v, "No resources yet: everything is ready; its resources show once slow is ready too") {
+		t.Errorf("the Resources tab does not say why a ready server has no resources yet:\n%s", v)
 	}
 }
