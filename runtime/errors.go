@@ -309,7 +309,9 @@ func (e *ErrorInfo) Error() string {
 // server in front ("tools/call: connection closed"), for a sentence or a
 // row that names the server already. ErrorAfterServer says any error so.
 func (e *ErrorInfo) Detail() string {
-	if e.Method == "" {
+	// A message that opens with its method names it already:
+	// "tools/call (id 9) cancelled: …".
+	if e.Method == "" || strings.HasPrefix(e.Message, e.Method+" (") {
 		return e.Message
 	}
 	return e.Method + ": " + e.Message

@@ -129,6 +129,7 @@ func (s *srv) snapshot() ServerSnapshot {
 	} else if !s.conn.closingLive {
 		v.Stderr = s.life.left.stderr
 	}
+	v.HeldBack = s.conn.live && !s.conn.published && s.life.state.Live()
 	if s.conn.published && s.conn.live {
 		in := s.conn.info
 		v.ServerInfo, v.ProtocolVersion = in.init.ServerInfo, in.init.ProtocolVersion

@@ -97,6 +97,10 @@ type ServerSnapshot struct {
 	// again after every attempt its policy allows (Attempts of them), and
 	// only a manual reconnect (or a reload) starts it again.
 	GaveUp bool
+	// HeldBack: the server is ready but its capabilities (server info,
+	// tools, prompts, resources) are held back until the servers switched
+	// on with it are ready or failed too, and then published together.
+	HeldBack bool `json:",omitempty"` // left out when false: recordings stay as they were
 
 	Ping PingStats
 

@@ -91,14 +91,12 @@ func (e *elicitModal) View() string {
 		body = append(body, st.Text.Render(l))
 	}
 	body = append(body, "")
-	focus := 0
 	if e.f == nil {
 		body = append(body, st.Label.Render("open this address to continue:"), st.Accent.Render(e.req.URL), "",
 			st.Dim.Render("enter once done (accept), ctrl+x to decline, esc to cancel"))
-	} else {
-		lines, fl := e.f.lines()
-		focus = fl + len(body)
-		body = append(body, lines...)
+		return modalBox(e.c, e.req.Server+" asks", body, 1, e.w, min(e.h, len(body)+3))
 	}
-	return modalBox(e.c, e.req.Server+" asks", body, focus+1, e.w, min(e.h, len(body)+3))
+	// The server's message stays in view while the fields scroll.
+	lines, focus := e.f.lines()
+	return modalPinned(e.c, e.req.Server+" asks", body, lines, nil, focus+1, e.w, min(e.h, len(body)+len(lines)+3))
 }

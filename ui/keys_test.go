@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -125,5 +127,34 @@ func TestEveryHandledKeyIsInTheHelp(t *testing.T) {
 	})
 	if n := checked.Load(); n < 50 {
 		t.Fatalf("only %d key presses did anything: the test is not pressing keys", n)
+	}
+}
+
+// TestHelpBarNamesEachKeyOnce: the result viewer's help bar said "/ search"
+// twice (the viewer lists it early, for narrow bars, and the pager's keys
+// again), spending room the bar does not have on a repeat.
+func TestHelpBarNamesEachKeyOnce(t *testing.T) {
+	t.Parallel()
+	rt := uitest.New(uitest.ReadySnapshot())
+	rt.CallFunc = func(_ context.Context, req runtime.CallRequest) (*runtime.Result, error) {
+		return &runtime.Result{Content: []runtime.Content{{Type: "text", Text: "a result"}}}, nil
+	}
+	hs := start(t, rt, 200, 40)
+	hs.keys("j", "2", "tab", "j", "j", "enter")
+	hs.waitText("Call everything › echo")
+	hs.keys("x", "enter")
+	v := hs.waitText("Result of everything › echo", "a result")
+	lines := strings.Split(strings.TrimRight(v, "\n "), "\n")
+	bar := lines[len(lines)-1]
+	seen := map[string]bool{}
+	for _, item := range strings.Split(bar, " • ") {
+		item = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(item), "…"))
+		if seen[item] {
+			t.Errorf("the help bar names %q twice: %s", item, bar)
+		}
+		seen[item] = true
+	}
+	if !seen["/ search"] {
+		t.Errorf("the help bar has no / search: %s", bar)
 	}
 }

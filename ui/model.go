@@ -329,6 +329,9 @@ const (
 // setStatus shows a message in the status line until the next one, or
 // until it expires.
 func (m *Model) setStatus(kind statusKind, s string) {
+	if m.quitting {
+		return // the quitting status says what is going on (see quit)
+	}
 	rows := len(m.statusRows())
 	m.status, m.statusKind, m.statusAt = present.Line(s), kind, m.c.now()
 	if len(m.statusRows()) != rows {
@@ -359,6 +362,9 @@ func (m *Model) expireStatus() {
 // was opened over) closes: something the person did not ask for from the
 // modal in front of them waits its turn.
 func (m *Model) openModal(md modal) {
+	if m.quitting {
+		return // see quit
+	}
 	if m.modal == nil {
 		m.modal = md
 		m.sizeModal(md)

@@ -61,15 +61,13 @@ func (a *argsModal) update(self modal, msg tea.KeyMsg, submit func() (modal, tea
 // view draws head (then a blank line, if there is a head), the form, a
 // blank line and foot.
 func (a *argsModal) view(title string, head, foot []string) string {
-	body := head
-	if len(body) > 0 {
-		body = append(body, "")
+	head = append([]string(nil), head...)
+	if len(head) > 0 {
+		head = append(head, "")
 	}
 	lines, focus := a.f.lines()
-	focus += len(body)
-	body = append(body, lines...)
-	body = append(append(body, ""), foot...)
-	return modalBox(a.c, title, body, focus+1, a.w, min(a.h, len(body)+3))
+	foot = append([]string{""}, foot...)
+	return modalPinned(a.c, title, head, lines, foot, focus+1, a.w, min(a.h, len(head)+len(lines)+len(foot)+3))
 }
 
 // descLines is a description as dim lines wrapped to w.

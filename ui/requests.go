@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"mcpdeck/runtime"
 	"mcpdeck/ui/present"
@@ -164,7 +165,7 @@ func (t *requestsTab) View() string {
 	if wide {
 		barW = 20
 	}
-	toolW := min(24, max(t.w/5, 10))
+	toolW := t.toolWidth(reqs, calls)
 	// While the session serves MCP, each request says which gateway
 	// client it is for ("—": the person's own).
 	gw := t.c.gw
@@ -234,12 +235,30 @@ func (t *requestsTab) View() string {
 		}
 		rows = append(rows, padRight(line+progress, t.w))
 	}
-	return t.fill(append(rows, t.historyRows(calls, len(reqs), sel, top, t.h-len(rows))...))
+	return t.fill(append(rows, t.historyRows(calls, toolW, len(reqs), sel, top, t.h-len(rows))...))
+}
+
+// toolWidth is the TOOL column of both tables: as wide as the longest
+// name they show (tool names are kept whole where the row has room), at
+// least 10 and at most a quarter of the row.
+func (t *requestsTab) toolWidth(reqs []*runtime.RequestInfo, calls []runtime.CallRecord) int {
+	longest := 0
+	for _, r := range reqs {
+		what := r.Tool
+		if what == "" {
+			what = r.Method
+		}
+		longest = max(longest, ansi.StringWidth(present.Line(what)))
+	}
+	for _, c := range calls {
+		longest = max(longest, ansi.StringWidth(present.Line(c.Tool)))
+	}
+	return min(max(longest, 10), max(t.w/4, 10))
 }
 
 // historyRows draws the call history in room rows; item indexes continue
 // after the n outstanding requests.
-func (t *requestsTab) historyRows(calls []runtime.CallRecord, n, sel, top, room int) []string {
+func (t *requestsTab) historyRows(calls []runtime.CallRecord, toolW, n, sel, top, room int) []string {
 	st := t.c.st
 	if room < 2 {
 		return nil
@@ -256,7 +275,6 @@ func (t *requestsTab) historyRows(calls []runtime.CallRecord, n, sel, top, room 
 	if len(calls) == 0 {
 		return append(rows, padRight(st.Faint.Render("No finished calls yet."), t.w))
 	}
-	toolW := min(28, max(t.w/4, 12))
 	rows = append(rows, st.ColumnHead.Render(padRight(fmt.Sprintf(" %-5s %-12s %-*s %-10s %8s %8s  %s", "#", "SERVER", toolW, "TOOL", "STATUS", "TOOK", "AGO", "ARGUMENTS"), t.w)))
 	now := t.c.now()
 	for j := max(top-n, 0); j < len(calls) && len(rows) < room; j++ {

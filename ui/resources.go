@@ -236,6 +236,9 @@ func (t *resourcesTab) emptyText(servers []runtime.ServerSnapshot) string {
 		if !srv.State.Live() {
 			return "No resources: " + srv.Name + " " + t.c.stateSentence(srv) + "; they are listed once it is ready."
 		}
+		if held := t.c.heldBack(srv, "resources"); held != "" {
+			return "No resources yet: " + held + "."
+		}
 		if !strings.Contains(string(srv.Capabilities), `"resources"`) {
 			return srv.Name + " does not offer resources."
 		}
@@ -314,6 +317,8 @@ func (t *promptsTab) View() string {
 			msg = "Nothing matches the filter."
 		case !t.all && !srv.State.Live():
 			msg = "No prompts: " + srv.Name + " " + t.c.stateSentence(srv) + "; they are listed once it is ready."
+		case !t.all && srv.HeldBack:
+			msg = "No prompts yet: " + t.c.heldBack(srv, "prompts") + "."
 		case !t.all && !strings.Contains(string(srv.Capabilities), `"prompts"`):
 			msg = srv.Name + " does not offer prompts."
 		}

@@ -259,3 +259,38 @@ func TestToolDetailOutlinesArguments(t *testing.T) {
 		t.Errorf("the detail of a schema nested 9,800 levels (%d bytes):\n%s", len(text), text)
 	}
 }
+
+// TestLongFormKeepsItsVerdictInView: a form taller than the screen (the
+// FastMCP schema at 80×24) scrolls its fields, not the tool's description
+// or the verdict under them. The verdict is what says that the next enter
+// sends the arguments unvalidated: scrolled out of view, the person pressed
+// enter twice and sent invalid arguments without having been told.
+func TestLongFormKeepsItsVerdictInView(t *testing.T) {
+	t.Parallel()
+	tool := runtime.Tool{Server: "py", ServerTool: "complex", Description: "Takes every argument shape FastMCP writes.",
+		InputSchema: realSchema(t, "fastmcp-complex-arguments.json")}
+	tf := newToolForm(testCommon(), tool, nil)
+	tf.SetSize(80, 20)
+	view := func() string { return stripStyle(tf.View()) }
+	if v := view(); !strings.Contains(v, "problems · fields marked * are required") || !strings.Contains(v, "Takes every argument shape") {
+		t.Errorf("the long form hides its description or its problems at the first field:\n%s", v)
+	}
+	for range 40 {
+		tf.Update(keyMsg("tab"))
+	}
+	if v := view(); !strings.Contains(v, "problems · fields marked * are required") || !strings.Contains(v, "Takes every argument shape") {
+		t.Errorf("at the last field the form hides its description or its problems:\n%s", v)
+	}
+	for range 40 {
+		tf.Update(keyMsg("shift+tab"))
+	}
+	if next, cmd := tf.Update(keyMsg("enter")); next == nil || cmd != nil {
+		t.Fatal("invalid arguments were sent on the first enter")
+	}
+	if v := view(); !strings.Contains(v, "Send again to send them anyway") {
+		t.Errorf("the first enter's warning is out of view; the next enter sends unvalidated:\n%s", v)
+	}
+	if v := view(); strings.Count(v, "\n")+1 != 20 {
+		t.Errorf("the form is %d rows, want the 20 it was given:\n%s", strings.Count(v, "\n")+1, v)
+	}
+}

@@ -107,7 +107,10 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 		}
 	}
 	tools := "—"
-	if srv.State.Live() {
+	switch {
+	case srv.HeldBack:
+		tools = "…" // listed, published with the servers switched on with it
+	case srv.State.Live():
 		tools = fmt.Sprint(len(srv.Tools))
 	}
 	target := srv.Target

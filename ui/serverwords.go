@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"mcpdeck/runtime"
 	"mcpdeck/ui/present"
 )
@@ -102,4 +104,31 @@ func (c *common) offText(srv runtime.ServerSnapshot) string {
 		return "(switched off in this session: space turns it on)"
 	}
 	return "(disabled in configuration: space turns it on for this session)"
+}
+
+// heldBack says, for a server that is ready but whose capabilities wait for
+// the servers switched on with it, what the wait is for ("its tools show
+// once slow is ready too"); "" for any other server. what names the
+// capability ("tools", "prompts", "resources").
+func (c *common) heldBack(srv runtime.ServerSnapshot, what string) string {
+	if !srv.HeldBack || c.snap == nil {
+		return ""
+	}
+	var waiting []string
+	for _, s := range c.snap.Servers {
+		if s.State.Busy() {
+			waiting = append(waiting, s.Name)
+		}
+	}
+	switch {
+	case len(waiting) == 0:
+		return srv.Name + " is ready; its " + what + " show in a moment"
+	case len(waiting) > 3:
+		waiting = append(waiting[:3], present.Count(len(waiting)-3, "other", "others"))
+	}
+	verb := " is"
+	if len(waiting) > 1 {
+		verb = " are"
+	}
+	return srv.Name + " is ready; its " + what + " show once " + strings.Join(waiting, ", ") + verb + " ready too, as servers switched on together publish together"
 }

@@ -89,27 +89,28 @@ func (t *toolForm) submit() (modal, tea.Cmd) {
 func (t *toolForm) View() string {
 	st := t.c.st
 	inner := t.w - 4
-	var body []string
+	var head []string
 	for _, l := range t.description(inner) {
-		body = append(body, st.Dim.Render(l))
+		head = append(head, st.Dim.Render(l))
 	}
-	body = append(body, "")
+	head = append(head, "")
 	lines, focus := t.f.lines()
-	focus += len(body)
-	body = append(body, lines...)
-	body = append(body, "")
+	verdict, style := "✓ arguments match the schema", st.Success
 	switch n := t.f.errorCount(); {
 	case t.noValidate && n > 0:
-		body = append(body, st.Warning.Render("validation off (ctrl+t): sent as typed, "+present.Count(n, "problem", "problems")+" and all"))
+		verdict, style = "validation off (ctrl+t): sent as typed, "+present.Count(n, "problem", "problems")+" and all", st.Warning
 	case t.noValidate:
-		body = append(body, st.Warning.Render("validation off (ctrl+t): sent as typed"))
+		verdict, style = "validation off (ctrl+t): sent as typed", st.Warning
 	case t.armed:
-		body = append(body, st.Warning.Render("The arguments do not match the schema. Send again to send them anyway, unvalidated."))
+		verdict, style = "The arguments do not match the schema. Send again to send them anyway, unvalidated.", st.Warning
 	case n > 0:
-		body = append(body, st.Error.Render(present.Count(n, "problem", "problems")+" · fields marked * are required"))
-	default:
-		body = append(body, st.Success.Render("✓ arguments match the schema"))
+		verdict, style = present.Count(n, "problem", "problems")+" · fields marked * are required", st.Error
+	}
+	// The verdict is wrapped, never cut: it says what the next enter does.
+	foot := []string{""}
+	for _, l := range wrap(verdict, inner) {
+		foot = append(foot, style.Render(l))
 	}
 	title := "Call " + t.tool.Server + " › " + present.Line(t.tool.ServerTool)
-	return modalBox(t.c, title, body, focus+1, t.w, min(t.h, len(body)+3))
+	return modalPinned(t.c, title, head, lines, foot, focus+1, t.w, min(t.h, len(head)+len(lines)+len(foot)+3))
 }

@@ -107,6 +107,9 @@ func (t *toolsTab) View() string {
 	rows := []string{padRight(st.Dim.Render(info)+filterNote(st, &t.filter)+st.Dim.Render(cost), t.w)}
 	if len(srv.Tools) == 0 {
 		msg := "No tools: " + srv.Name + " " + t.c.stateSentence(srv) + "." + t.noToolsHint(srv)
+		if held := t.c.heldBack(srv, "tools"); held != "" {
+			msg = "No tools yet: " + held + "."
+		}
 		rows = append(rows, padRight(st.Faint.Render(msg), t.w))
 		return t.fill(rows)
 	}

@@ -192,7 +192,6 @@ func (m *Model) handleFilterKey(msg tea.KeyMsg) tea.Cmd {
 // quit starts teardown with a visible status; shutdownDoneMsg ends the
 // program. A second ctrl+c forces.
 func (m *Model) quit() tea.Cmd {
-	m.quitting = true
 	m.modal, m.under, m.queued, m.filtering = nil, nil, nil, false
 	m.stopCheck() // teardown stops the check's own server too
 	n := 0
@@ -205,6 +204,10 @@ func (m *Model) quit() tea.Cmd {
 		}
 	}
 	m.setStatus(statusWarn, fmt.Sprintf("stopping %d %s… (ctrl+c again to force)", n, present.Plural(n, "server", "servers")))
+	// From here the status stays and nothing opens: the calls and
+	// questions that end as their servers stop are no news to the person
+	// who quit.
+	m.quitting = true
 	return m.shutdown()
 }
 

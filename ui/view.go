@@ -2,11 +2,13 @@ package ui
 
 import (
 	"fmt"
-	"mcpdeck/ui/present"
 	"path/filepath"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
+
+	"mcpdeck/ui/present"
 )
 
 // Layout rows outside the two panes: header and help bar, plus the status
@@ -214,7 +216,22 @@ func (m *Model) statusRows() []string {
 
 func (m *Model) helpBar() string {
 	m.help.Width = m.width
-	return padRight(m.help.ShortHelpView(m.shortHelp()), m.width)
+	return padRight(m.help.ShortHelpView(onceEach(m.shortHelp())), m.width)
+}
+
+// onceEach keeps the first of bindings that read the same in the help bar:
+// a modal lists its important keys first, for narrow bars, and may list
+// them again among the keys it shares.
+func onceEach(bs []key.Binding) []key.Binding {
+	seen := make(map[key.Help]bool, len(bs))
+	out := bs[:0:0]
+	for _, b := range bs {
+		if h := b.Help(); !seen[h] {
+			seen[h] = true
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // detailView is the tab bar plus the active tab.
