@@ -63,7 +63,7 @@ func (f *targetFlags) adHoc() (config.Server, bool, error) {
 		}
 		return config.Server{}, false, nil
 	}
-	s := adHocServer("command line")
+	s := adHocServer(config.SourceCommandLine)
 	switch {
 	case f.url != "" && f.stdio != "":
 		return s, false, withCode(ExitUsage, errors.New("give either --url or --stdio, not both"))
