@@ -63,6 +63,10 @@ func DefaultReconnect() Reconnect {
 	return Reconnect{Enabled: true, MaxAttempts: DefaultMaxAttempts, InitialBackoff: DefaultInitialBackoff, MaxBackoff: DefaultMaxBackoff}
 }
 
+// SourceCommandLine is the Source of an ad-hoc server, given with --stdio
+// or --url rather than in a file: it has no name a configuration knows.
+const SourceCommandLine = "command line"
+
 // Server is one resolved server definition: variables expanded, envFile
 // merged, defaults filled in. Env and Headers hold secrets: display a
 // Redacted copy.
@@ -121,7 +125,7 @@ type Server struct {
 	// content was not approved at Load: its envFile was not read and it
 	// must not start. Approve the file, then Load again.
 	Unapproved bool
-	Source     string // the file it came from, or the embedded default's name
+	Source     string // the file it came from, the embedded default's name, or SourceCommandLine
 	Scope      Scope
 	Pos        Position // the server's key in Source
 	// Invalid, when set (only with LoadOptions.KeepInvalid), is every

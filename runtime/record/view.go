@@ -166,19 +166,40 @@ func summary(e Entry) string {
 	case runtime.ProtocolAnomaly:
 		return strings.TrimSpace(ev.Kind + " " + ev.ID + " " + ev.Detail)
 	case runtime.TrafficFrame:
-		f := ev.Frame
-		arrow := "→"
-		if f.Dir == jsonrpc.In {
-			arrow = "←"
+		return frameSummary(ev.Frame)
+	case runtime.HTTPExchange:
+		x := ev.Exchange
+		s := x.Method + " " + x.URL
+		if x.Status != 0 {
+			s += fmt.Sprintf(" %d", x.Status)
 		}
-		s := arrow + " " + f.Kind.String()
-		if f.Method != "" {
-			s += " " + f.Method
+		s += fmt.Sprintf(" (%d B in, %d B out) %s", x.RequestSize, x.ResponseSize, x.Total.Round(time.Microsecond))
+		if x.Err != "" {
+			s += ": " + x.Err
 		}
-		if f.ID != "" {
-			s += " #" + f.ID
+		return s
+	case runtime.HealthChecked:
+		if ev.OK {
+			return fmt.Sprintf("%s ok %s", ev.Method, ev.Latency.Round(time.Microsecond))
 		}
-		return s + fmt.Sprintf(" (%d B) %s", f.Size, f.Raw)
+		return fmt.Sprintf("%s missed (%d in a row): %s", ev.Method, ev.Missed, ev.Err)
+	case runtime.RuntimeFault:
+		return "fault: " + ev.Err
+	case runtime.LogLevelSet:
+		return "log level " + ev.Level
+	case runtime.SubscriptionChanged:
+		if ev.Subscribed {
+			return "subscribed to " + ev.URI
+		}
+		return "unsubscribed from " + ev.URI
+	case runtime.RootsChanged:
+		uris := make([]string, len(ev.Roots))
+		for i, r := range ev.Roots {
+			uris[i] = r.URI
+		}
+		return fmt.Sprintf("roots (%d): %s", len(ev.Roots), strings.Join(uris, ", "))
+	case runtime.AppMessage:
+		return "app " + ev.View + " " + frameSummary(ev.Frame)
 	case Gap:
 		return fmt.Sprintf("%d events lost here (the recorder fell behind)", ev.Dropped)
 	case Live:
@@ -204,6 +225,23 @@ func summary(e Entry) string {
 		return "(a kind this mcpdeck does not know) " + string(ev.Raw)
 	}
 	return ""
+}
+
+// frameSummary is "→ request tools/call #8 (138 B) {...}": the direction
+// (→ out of mcpdeck), the kind, method and id, the size and the frame.
+func frameSummary(f jsonrpc.Frame) string {
+	arrow := "→"
+	if f.Dir == jsonrpc.In {
+		arrow = "←"
+	}
+	s := arrow + " " + f.Kind.String()
+	if f.Method != "" {
+		s += " " + f.Method
+	}
+	if f.ID != "" {
+		s += " #" + f.ID
+	}
+	return s + fmt.Sprintf(" (%d B) %s", f.Size, f.Raw)
 }
 
 func onOff(on bool) string {

@@ -202,6 +202,7 @@ type Expect struct {
 type ErrorExpect struct {
 	Code    *int64
 	Message string // a regular expression; "" matches any
+	Pos     Pos    // where it is written
 }
 
 // PathValue is a JSONPath query and a value (or a pattern, in Matches).

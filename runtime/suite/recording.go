@@ -5,9 +5,30 @@ import (
 	"fmt"
 	"strings"
 
+	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/record"
 )
+
+// RecordedServer is how a suite written from rec reaches its server: by
+// name, as the configuration has it, or, for an ad-hoc server (--stdio or
+// --url, named "adhoc", which no configuration has), inline with the
+// command or URL the recording's header holds. The header keeps no
+// secrets, so an inline server carries neither env nor headers; secret
+// tells whether the recorded one had some the suite's author must add.
+func RecordedServer(rec *record.Recording, name string) (ref ServerRef, secret bool) {
+	for _, s := range rec.Header.Servers {
+		if s.Name != name || s.Source != config.SourceCommandLine {
+			continue
+		}
+		in := &InlineServer{Command: s.Command, Args: s.Args, URL: s.URL}
+		if s.URL != "" && !s.TransportInferred {
+			in.Transport = string(s.Transport)
+		}
+		return ServerRef{Name: name, Inline: in}, len(s.Headers) > 0
+	}
+	return ServerRef{Name: name}, false
+}
 
 // FromRecording turns the requests a recording holds into steps, each
 // expecting what the server answered then: a snapshot of the result, or

@@ -296,11 +296,11 @@ func checkError(want *ErrorExpect, doc any) []Failure {
 		got, _ := m["code"].(float64)
 		if int64(got) != *want.Code {
 			fails = append(fails, Failure{Expectation: "error", Path: "$.code", Message: "a different error code",
-				Expected: fmt.Sprint(*want.Code), Actual: compact(m["code"])})
+				Expected: fmt.Sprint(*want.Code), Actual: compact(m["code"]), Pos: want.Pos.String()})
 		}
 	}
 	if want.Message != "" {
-		checks := checkPaths(nil, doc, nil, []PathValue{{Path: "$.message", Value: want.Message}}, nil, nil)
+		checks := checkPaths(nil, doc, nil, []PathValue{{Path: "$.message", Value: want.Message, Pos: want.Pos}}, nil, nil)
 		for _, f := range checks {
 			f.Expectation = "error"
 			fails = append(fails, f)

@@ -260,13 +260,13 @@ func (p *parser) errorExpect(v any, where at) *ErrorExpect {
 		if !b {
 			p.errorf(where, "error: false is what every step expects already; leave it out")
 		}
-		return &ErrorExpect{}
+		return &ErrorExpect{Pos: p.pos(where)}
 	}
 	m, _, ok := p.fields(v, where, "error", "code", "message")
 	if !ok {
 		return nil
 	}
-	e := &ErrorExpect{}
+	e := &ErrorExpect{Pos: p.pos(where)}
 	if v, ok := m["code"]; ok {
 		switch x := v.(type) {
 		case uint64:

@@ -175,8 +175,14 @@ func sanitizeID(s string) string {
 	return out
 }
 
-// NewSuite writes a new suite's text: a comment, the server, the steps.
+// NewSuite writes a new suite's text: a comment, the configured server,
+// the steps.
 func NewSuite(server, comment string, steps []NewStep) ([]byte, error) {
+	return NewSuiteFor(ServerRef{Name: server}, comment, steps)
+}
+
+// NewSuiteFor is NewSuite for a server named or inline.
+func NewSuiteFor(server ServerRef, comment string, steps []NewStep) ([]byte, error) {
 	uniqueIDs(map[string]bool{}, steps)
 	var b bytes.Buffer
 	for _, line := range strings.Split(strings.TrimSpace(comment), "\n") {
@@ -184,7 +190,17 @@ func NewSuite(server, comment string, steps []NewStep) ([]byte, error) {
 			fmt.Fprintf(&b, "# %s\n", line)
 		}
 	}
-	head, err := yaml.Marshal(yaml.MapSlice{{Key: "server", Value: server}})
+	var value any = server.Name
+	if in := server.Inline; in != nil {
+		var m yaml.MapSlice
+		for _, kv := range []yaml.MapItem{{Key: "command", Value: in.Command}, {Key: "args", Value: in.Args}, {Key: "url", Value: in.URL}, {Key: "transport", Value: in.Transport}} {
+			if kv.Value != "" && kv.Value != nil && !(kv.Key == "args" && len(in.Args) == 0) {
+				m = append(m, kv)
+			}
+		}
+		value = m
+	}
+	head, err := yaml.Marshal(yaml.MapSlice{{Key: "server", Value: value}})
 	if err != nil {
 		return nil, err
 	}

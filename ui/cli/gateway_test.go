@@ -331,3 +331,49 @@ func TestGatewayListedInItsOwnConfig(t *testing.T) {
 	}
 	noProcessMarked(t, mark)
 }
+
+// TestGatewayAdHocServerComesBack: a gateway's ad-hoc server (--stdio)
+// that crashes is started again, as a configured one is: the gateway
+// lives on, and its client sees the tools go and come back. It stayed
+// stopped, the client's tool list empty for the rest of the session.
+func TestGatewayAdHocServerComesBack(t *testing.T) {
+	t.Parallel()
+	mark := "gw-adhoc-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	path, args, env := jsonrpctest.Command(jsonrpctest.Normal)
+	cmd := mcpdeckCmd(t, "--protocol", "legacy", "gateway", "--stdio", strings.Join(append([]string{path}, args...), " "))
+	cmd.Env = append(testEnv(t, env...), "MCPDECK_CHECK_TEST_MARK="+mark)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	changed := make(chan struct{}, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	offered := func() bool {
+		tools, err := cs.ListTools(ctx, nil)
+		return err == nil && slices.ContainsFunc(tools.Tools, func(tl *mcp.Tool) bool { return tl.Name == "adhoc__echo" })
+	}
+	if !offered() {
+		t.Fatalf("adhoc__echo is not offered\n%s", stderr.String())
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "adhoc__crash", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("the crash call was answered")
+	}
+	for back := false; !back; {
+		select {
+		case <-changed:
+			back = offered()
+		case <-ctx.Done():
+			t.Fatalf("the crashed ad-hoc server never came back\n%s", stderr.String())
+		}
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatalf("close: %v\n%s", err, stderr.String())
+	}
+	noProcessMarked(t, mark)
+}

@@ -235,11 +235,23 @@ func printEntries(w io.Writer, rec *record.Recording, f record.Filter, asJSON bo
 		}
 		h := e.Event.Header()
 		if _, err := fmt.Fprintf(w, "+%s  %s  %s  %-16s  %s\n", offsetText(e.Mono), h.Time.Format("15:04:05.000"),
-			present.OrHyphen(present.Line(h.Server)), e.Kind, record.Summary(e)); err != nil {
+			present.OrHyphen(present.Line(h.Server)), e.Kind, replaySummary(e)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// replaySummary is replay --text's words for e: the recording's own, else
+// the stream line the TUI and watch show for it.
+func replaySummary(e record.Entry) string {
+	if s := record.Summary(e); s != "" {
+		return s
+	}
+	if l, ok := present.Describe(e.Event); ok {
+		return l.Text
+	}
+	return ""
 }
 
 func offsetText(d time.Duration) string {

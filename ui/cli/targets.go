@@ -46,12 +46,14 @@ const adHocName = "adhoc"
 
 // adHocServer is the start of an ad-hoc server (--stdio, --url, or a test
 // suite's inline server): defaults as for a server in mcp.json, and source
-// saying where it was given.
+// saying where it was given. Like one in mcp.json it is started again when
+// it fails, where something lives on to serve it (the gateway, monitor,
+// the TUI); one-shot commands turn that off for every server.
 func adHocServer(source string) config.Server {
 	return config.Server{
 		Name: adHocName, Enabled: true, Scope: config.ScopeExplicit, Source: source,
 		StartupTimeout: config.DefaultStartupTimeout, CallTimeout: config.DefaultCallTimeout,
-		PingInterval: config.DefaultPingInterval,
+		PingInterval: config.DefaultPingInterval, AutoReconnect: config.DefaultReconnect(),
 	}
 }
 
@@ -63,7 +65,7 @@ func (f *targetFlags) adHoc() (config.Server, bool, error) {
 		}
 		return config.Server{}, false, nil
 	}
-	s := adHocServer("command line")
+	s := adHocServer(config.SourceCommandLine)
 	switch {
 	case f.url != "" && f.stdio != "":
 		return s, false, withCode(ExitUsage, errors.New("give either --url or --stdio, not both"))

@@ -567,7 +567,11 @@ func runFromRecording(cmd *cobra.Command, f *testFlags, args []string) error {
 	}
 	comment := fmt.Sprintf("Written by mcpdeck test --from-recording %s:\n%s.\nEach step expects the answer the recording holds (a snapshot in __snapshots__/).",
 		filepath.Base(f.fromRecording), present.Count(len(steps), "request", "requests"))
-	text, err := suite.NewSuite(server, comment, steps)
+	ref, secret := suite.RecordedServer(rec, server)
+	if secret {
+		comment += "\nThe recording keeps no secrets: add the server's headers (e.g. Authorization: \"Bearer ${env:TOKEN}\")."
+	}
+	text, err := suite.NewSuiteFor(ref, comment, steps)
 	if err != nil {
 		return err
 	}

@@ -313,3 +313,29 @@ func TestTestFromRecordingOfTheReferenceServer(t *testing.T) {
 		t.Errorf("the suite from the recording:\n%s", r.stdout)
 	}
 }
+
+// TestTestFromRecordingOfAnAdHocServer: a session recorded with --stdio (or
+// a gateway's --stdio) names its server "adhoc", which no configuration
+// has; the suite written from it starts the recorded command inline, so it
+// runs as written instead of failing on an unknown server.
+func TestTestFromRecordingOfAnAdHocServer(t *testing.T) {
+	t.Parallel()
+	node, script := jsonrpctest.Everything(t)
+	h := newHeadless(t, map[string]map[string]any{})
+	rec := filepath.Join(h.dir, "session.jsonl")
+	wantCode(t, runBin(t, h.dir, h.env, "", "call", "--stdio", node+" "+script+" stdio", "get-sum", `{"a":1,"b":2}`, "--record", rec), ExitOK)
+	r := runBin(t, h.dir, h.env, "", "test", "--from-recording", rec)
+	wantCode(t, r, ExitOK)
+	text, err := os.ReadFile(filepath.Join(h.dir, "mcp-tests", "adhoc.mcptest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "command: "+node) || !strings.Contains(string(text), "- "+script) {
+		t.Errorf("the suite does not start the recorded command:\n%s", text)
+	}
+	r = runBin(t, h.dir, append(h.env, "CI=true"), "", "test")
+	wantCode(t, r, ExitOK)
+	if !strings.Contains(r.stdout, "✓ get-sum") {
+		t.Errorf("the suite from the ad-hoc recording:\n%s", r.stdout)
+	}
+}
