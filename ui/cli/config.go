@@ -119,18 +119,12 @@ func configFiles(cmd *cobra.Command) []string {
 	return files
 }
 
-// loadConfig loads the configuration every command works from: files (the
+// loadRunnable loads the configuration the commands work from: files (the
 // --config flags) or discovery, with the embedded default and ${mcpdeck}
-// set to this executable. An invalid configuration is an ExitUsage error
-// listing every problem; nothing may start from it.
-func loadConfig(_ *cobra.Command, files []string) (*config.Config, error) {
-	return loadFor(files, false, nil)
-}
-
-// loadRunnable is loadConfig for the commands that start servers: a
-// server whose own definition is invalid is kept, marked and isolated (it
-// never starts, and says why), so it does not stop the others. Problems
-// outside any server still fail as in loadConfig.
+// set to this executable. A server whose own definition is invalid is
+// kept, marked and isolated (it never starts, and says why), so it does
+// not stop the others, nor hide its name. Problems outside any server are
+// an ExitUsage error listing every problem; nothing may start from it.
 func loadRunnable(files []string) (*config.Config, error) {
 	return loadFor(files, true, nil)
 }

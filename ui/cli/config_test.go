@@ -225,7 +225,7 @@ func TestConfigShowTrustProject(t *testing.T) {
 func TestApproveProject(t *testing.T) {
 	w := richWorld(t)
 	t.Chdir(w.project)
-	cfg, err := loadConfig(nil, nil)
+	cfg, err := loadRunnable(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

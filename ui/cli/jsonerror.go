@@ -59,6 +59,12 @@ func writeJSONError(cmd *cobra.Command, args []string, w io.Writer, err error) {
 	if !asked {
 		return
 	}
+	_ = present.WriteJSON(w, jsonError{Error: jsonErrorOf(err)})
+}
+
+// jsonErrorOf is err as the error object's body: its kind, its message
+// and the server it is about.
+func jsonErrorOf(err error) jsonErrorBody {
 	info := present.InfoOf(err)
 	body := jsonErrorBody{Kind: info.Kind, Message: present.Clean(err.Error()), Server: info.Server}
 	var se *serverError
@@ -70,5 +76,15 @@ func writeJSONError(cmd *cobra.Command, args []string, w io.Writer, err error) {
 	case errors.As(err, &argErr):
 		body.Server = argErr.Server
 	}
-	_ = present.WriteJSON(w, jsonError{Error: body})
+	return body
+}
+
+// jsonErrorsOf are errs as a listing's "errors" member: nil (left out)
+// when there are none.
+func jsonErrorsOf(errs []error) []jsonErrorBody {
+	var out []jsonErrorBody
+	for _, err := range errs {
+		out = append(out, jsonErrorOf(err))
+	}
+	return out
 }

@@ -18,6 +18,7 @@ func TestJSONErrorObject(t *testing.T) {
 		"demo":  srvDemo(t, "0"),
 		"crash": srvFake(jsonrpctest.CrashOnCall),
 		"broke": srvFake(jsonrpctest.ExitEarly),
+		"bad":   {"url": "htp://127.0.0.1:1/mcp"},
 	})
 	for _, tc := range []struct {
 		name         string
@@ -31,11 +32,20 @@ func TestJSONErrorObject(t *testing.T) {
 		{"call refused arguments", []string{"call", "demo", "add", `{"a":"one"}`}, ExitUsage, "invalid-arguments", "demo", "input schema"},
 		{"call server crashed", []string{"call", "crash", "echo", `{"text":"x"}`}, ExitConnection, "exited", "crash", "crash"},
 		{"call server never up", []string{"call", "broke", "echo", `{"text":"x"}`}, ExitConnection, "exited", "broke", "broke"},
+		// An invalid definition is the configuration's kind, about its server.
+		{"call invalid server", []string{"call", "bad", "echo"}, ExitUsage, "config", "bad", `server "bad" has an invalid configuration`},
+		{"tools invalid server", []string{"tools", "bad"}, ExitUsage, "config", "bad", `server "bad" has an invalid configuration`},
 		{"tools unknown server", []string{"tools", "nosuch"}, ExitUsage, "unknown-server", "nosuch", `no server "nosuch"`},
 		{"tools unknown tool", []string{"tools", "demo", "nosuch"}, ExitUsage, "unknown-tool", "demo", `"nosuch"`},
 		{"read unknown server", []string{"read", "nosuch", "demo://x"}, ExitUsage, "unknown-server", "nosuch", `no server "nosuch"`},
 		{"read missing resource", []string{"read", "demo", "demo://no-such-resource"}, ExitUsage, "protocol", "demo", "demo://no-such-resource"},
 		{"servers unknown server", []string{"servers", "nosuch"}, ExitUsage, "unknown-server", "nosuch", `no server "nosuch"`},
+		// A listing whose only server never came up failed as a whole: the
+		// error object, not an empty list a script reads as "none".
+		{"tools server never up", []string{"tools", "broke"}, ExitConnection, "exited", "broke", `server "broke"`},
+		{"prompts server never up", []string{"prompts", "broke"}, ExitConnection, "exited", "broke", `server "broke"`},
+		{"resources server never up", []string{"resources", "broke"}, ExitConnection, "exited", "broke", `server "broke"`},
+		{"templates server never up", []string{"resources", "broke", "--templates"}, ExitConnection, "exited", "broke", `server "broke"`},
 		// The flags did not parse: --json is read from the arguments.
 		{"tools unknown flag", []string{"tools", "--bogus"}, ExitUsage, "unknown", "", "unknown flag: --bogus"},
 	} {
@@ -63,6 +73,27 @@ func TestJSONErrorObject(t *testing.T) {
 				t.Errorf("stderr has a hint the message already gives:\n%s", r.stderr)
 			}
 		})
+	}
+
+	// A listing of many where one server failed prints what the others
+	// listed, and the failure beside it in "errors", each as the error
+	// object's body.
+	r0 := h.run(t, "", "tools", "demo", "broke", "--json")
+	wantCode(t, r0, ExitConnection)
+	var listed struct {
+		Tools []struct {
+			Server string `json:"server"`
+		} `json:"tools"`
+		Errors []struct{ Kind, Message, Server string } `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(r0.stdout), &listed); err != nil || len(listed.Tools) == 0 || listed.Tools[0].Server != "demo" {
+		t.Fatalf("tools demo broke --json printed %q (%v), want demo's tools", r0.stdout, err)
+	}
+	if len(listed.Errors) != 1 || listed.Errors[0].Server != "broke" || listed.Errors[0].Kind != "exited" || !strings.Contains(listed.Errors[0].Message, `server "broke"`) {
+		t.Errorf("tools demo broke --json: errors %+v, want broke's failure (kind exited)", listed.Errors)
+	}
+	if !strings.Contains(r0.stderr, `mcpdeck: server "broke"`) {
+		t.Errorf("stderr lost the failure:\n%s", r0.stderr)
 	}
 
 	// Without --json, stdout stays empty.

@@ -98,7 +98,8 @@ suggests values).
 "description", "mimeType", "size", "annotations", "icons", "_meta"}]} or
 {"templates": [{"server", "uriTemplate", "name", "title", "description",
 "mimeType", "annotations", "icons", "_meta"}]}: what the server sent,
-absent members left out.
+absent members left out. A server that failed is in "errors": [{"kind",
+"message", "server"}]; when none came up, the error object alone.
 
 Exit status: 0 when every server listed, 3 when a server failed (the
 others are still printed), 2 for a usage error, 4 when interrupted.`,
@@ -154,6 +155,11 @@ func runList[T any](cmd *cobra.Command, tf *targetFlags, names []string, asJSON 
 	return withTargets(cmd, tf, names, l.what, func(_ context.Context, rt *runtime.Controller) error {
 		snap := rt.Snapshot()
 		rememberNames(snap)
+		if asJSON {
+			if err := listFailed(cmd, snap); err != nil {
+				return err
+			}
+		}
 		all := []T{} // [] in --json, never null
 		var rows [][]string
 		for _, v := range snap.Servers {
@@ -163,7 +169,11 @@ func runList[T any](cmd *cobra.Command, tf *targetFlags, names []string, asJSON 
 			}
 		}
 		if asJSON {
-			if err := present.WriteJSON(cmd.OutOrStdout(), map[string][]T{l.key: all}); err != nil {
+			out := map[string]any{l.key: all}
+			if errs, _ := failures(snap); len(errs) > 0 {
+				out["errors"] = jsonErrorsOf(errs) // each failed server, as the error object's body
+			}
+			if err := present.WriteJSON(cmd.OutOrStdout(), out); err != nil {
 				return err
 			}
 		} else {
@@ -311,7 +321,9 @@ and stops them. Get one with mcpdeck prompt SERVER NAME.
 
 --json prints {"prompts": [{"server", "name", "title", "description",
 "arguments": [{"name", "title", "description", "required"}], "icons",
-"_meta"}]}: what the server sent, absent members left out.
+"_meta"}]}: what the server sent, absent members left out. A server
+that failed is in "errors": [{"kind", "message", "server"}]; when none
+came up, the error object alone.
 
 Exit status: 0 when every server listed, 3 when a server failed, 2 for a
 usage error, 4 when interrupted.`,

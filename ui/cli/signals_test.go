@@ -109,6 +109,34 @@ func TestWatchEndsCleanlyWhenStdoutCloses(t *testing.T) {
 	jsonrpctest.WaitGone(t, gc, 5*time.Second)
 }
 
+// watch | head -3 on a server that has gone quiet: nothing more is
+// written, so no write fails with EPIPE; watch still notices its reader
+// is gone and ends, status 0, instead of holding the pipeline forever.
+func TestWatchEndsWhenStdoutClosesOnAQuietServer(t *testing.T) {
+	t.Parallel()
+	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0")})
+	p := startPiped(t, h, "watch", "demo")
+	for {
+		line, err := p.lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("watch output ended before demo was ready: %v; stderr:\n%s", err, p.stderr.String())
+		}
+		if strings.Contains(line, "ready") {
+			break
+		}
+	}
+	p.stdout.Close()
+	// A deadline, then the kill: exitCode's wait returns either way.
+	timer := time.AfterFunc(20*time.Second, func() { _ = p.cmd.Process.Kill() })
+	code := p.exitCode(t)
+	if !timer.Stop() {
+		t.Fatalf("watch still running 20s after its reader went away (killed); stderr:\n%s", p.stderr.String())
+	}
+	if code != ExitOK {
+		t.Fatalf("exit status %d after its reader went away, want 0; stderr:\n%s", code, p.stderr.String())
+	}
+}
+
 // call | head, where head is gone before the result: exit 0, not 141.
 func TestCallEndsCleanlyWhenStdoutCloses(t *testing.T) {
 	t.Parallel()

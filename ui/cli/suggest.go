@@ -129,7 +129,7 @@ func rememberNames(snap *runtime.Snapshot) {
 
 // completeServers offers the configured server names.
 func completeServers(cmd *cobra.Command, toComplete string) []string {
-	cfg, err := loadConfig(cmd, configFiles(cmd))
+	cfg, err := loadRunnable(configFiles(cmd)) // an invalid server is still a name to offer
 	if err != nil {
 		return nil
 	}

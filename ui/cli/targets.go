@@ -383,6 +383,28 @@ func reportFailures(w io.Writer, snap *runtime.Snapshot) int {
 	return code
 }
 
+// listFailed is how a listing (tools, prompts, resources) run with --json
+// ends when none of its servers came up: nothing was listed, so the
+// command failed as a whole, and it returns the failure that makes its exit
+// code, for the error object, as call does; the other failures are said on
+// stderr first. Nil when a server is ready or none failed: the listing is
+// printed, with its "errors".
+func listFailed(cmd *cobra.Command, snap *runtime.Snapshot) error {
+	errs, code := failures(snap)
+	if code == ExitOK || slices.ContainsFunc(snap.Servers, func(v runtime.ServerSnapshot) bool { return v.State.Live() }) {
+		return nil
+	}
+	var end error
+	for _, err := range errs {
+		if end == nil && codeOf(err) == code {
+			end = err
+			continue
+		}
+		warnf(cmd.ErrOrStderr(), "%s", present.ErrorText(err, present.CLI))
+	}
+	return end
+}
+
 // serverFailure returns the error of a named server that did not become
 // ready, from the snapshot, with its hint; nil if it is ready.
 func serverFailure(snap *runtime.Snapshot, name string) error {
@@ -394,9 +416,9 @@ func serverFailure(snap *runtime.Snapshot, name string) error {
 	case v.State.Live():
 		return nil
 	case v.State == runtime.StateInvalid:
-		return withCode(ExitUsage, fmt.Errorf("server %q has an invalid configuration: %s", name, v.Note))
+		return withCode(ExitUsage, aboutServer(name, runtime.KindConfig, fmt.Errorf("server %q has an invalid configuration: %s", name, v.Note)))
 	case v.State == runtime.StateDisabled && v.Note != "":
-		return withCode(ExitUsage, fmt.Errorf("server %q cannot start: %s", name, v.Note))
+		return withCode(ExitUsage, aboutServer(name, runtime.KindConfig, fmt.Errorf("server %q cannot start: %s", name, v.Note)))
 	}
 	if v.LastError != nil {
 		return withCode(exitCodeOf(v.LastError), runtime.AboutServer(fmt.Sprintf("server %q %s", name, present.StateSentence(v.State)), name, v.LastError))

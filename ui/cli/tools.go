@@ -89,7 +89,11 @@ configuration error, 4 when interrupted.
      }
   }],
   "servers": [{"server": "demo", "tools": N, "disabled": N, "changed": N,
-               "cost": {...}, "costEnabled": {...}}]}   // costEnabled: after switches
+               "cost": {...}, "costEnabled": {...}}],   // costEnabled: after switches
+  "errors": [{"kind": "exited", "message": "...", "server": "..."}]}
+                              // the servers that failed; omitted when none
+
+When no server came up, the error object alone: {"error": {...}}.
 
 A schema too large to print (over 1 MiB, nested over 128 levels, or over
 4 MiB once indented) is replaced by a marker with its size:
@@ -119,6 +123,8 @@ A schema too large to print (over 1 MiB, nested over 128 levels, or over
 type toolsOutput struct {
 	Tools   []printedTool `json:"tools"`
 	Servers []serverTools `json:"servers"`
+	// Errors are the servers that failed, each as the error object's body.
+	Errors []jsonErrorBody `json:"errors,omitempty"`
 }
 
 // printedTool is a tool as --json prints it (printable).
@@ -167,8 +173,14 @@ func runTools(cmd *cobra.Command, tf *targetFlags, names []string, asJSON, byCos
 	return withTargets(cmd, tf, names, "tools", func(_ context.Context, rt *runtime.Controller) error {
 		snap := rt.Snapshot()
 		rememberNames(snap)
+		if asJSON {
+			if err := listFailed(cmd, snap); err != nil {
+				return err
+			}
+		}
 
-		out := toolsOutput{Tools: []printedTool{}, Servers: serverTotals(snap)}
+		errs, _ := failures(snap)
+		out := toolsOutput{Tools: []printedTool{}, Servers: serverTotals(snap), Errors: jsonErrorsOf(errs)}
 		for _, t := range snap.Tools {
 			out.Tools = append(out.Tools, printable(t))
 		}
@@ -290,7 +302,9 @@ func toolDetailArgs(cmd *cobra.Command, tf *targetFlags, args []string) (server,
 	if len(args) != 2 {
 		return "", "", false
 	}
-	if cfg, err := loadConfig(cmd, configFiles(cmd)); err == nil {
+	// Invalid servers are kept: another server's broken definition does
+	// not make a server's name read as a tool's.
+	if cfg, err := loadRunnable(configFiles(cmd)); err == nil {
 		if _, isServer := cfg.Server(args[1]); isServer {
 			return "", "", false
 		}

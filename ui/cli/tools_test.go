@@ -65,8 +65,10 @@ func TestToolsFailingServer(t *testing.T) {
 
 	r = h.run(t, "", "tools", "broken", "--json")
 	wantCode(t, r, ExitConnection)
-	if strings.TrimSpace(r.stdout) != "{\n  \"tools\": [],\n  \"servers\": []\n}" {
-		t.Errorf("tools --json of a failed server printed %q, want an empty list", r.stdout)
+	// Nothing was listed: the error object, not an empty list that reads
+	// as a server with no tools (TestJSONErrorObject has the other listings).
+	if !strings.HasPrefix(strings.TrimSpace(r.stdout), "{\n  \"error\": {\n    \"kind\": \"exited\"") {
+		t.Errorf("tools --json of a failed server printed %q, want the error object", r.stdout)
 	}
 }
 

@@ -246,10 +246,15 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 		defer t.Stop()
 		deadline = t.C
 	}
+	// A quiet server may give nothing to write for hours: the reader's
+	// going away is watched for as well, not only learnt from a write.
+	gone, stopWatching := readerGone(cmd.OutOrStdout())
+	defer stopWatching()
 	select {
 	case <-ctx.Done():
 	case <-deadline:
 	case <-broken:
+	case <-gone:
 	}
 	finish()
 	return nil
