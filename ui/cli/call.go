@@ -421,7 +421,7 @@ func writeResult(w io.Writer, r *runtime.Result) {
 				io.WriteString(w, "\n")
 			}
 		case "image", "audio":
-			fmt.Fprintf(w, "[%s %s, %d bytes]\n", c.Type, present.Line(orUnknown(c.MIMEType)), base64Size(c.Data))
+			fmt.Fprintf(w, "[%s %s, %s]\n", c.Type, present.Line(orUnknown(c.MIMEType)), present.Count(base64Size(c.Data), "byte", "bytes"))
 		case "resource_link":
 			fmt.Fprintf(w, "[resource link %s]\n", present.Line(c.URI+suffix(" ", c.Name)+suffix(", ", c.MIMEType)))
 		case "resource":

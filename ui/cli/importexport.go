@@ -120,14 +120,14 @@ func (b *batch) put(names []string, entries map[string]config.Entry) error {
 	return nil
 }
 
-// save writes the file and reports; with nothing written because of
-// conflicts it is a usage error.
-func (b *batch) save(verb, from string) error {
+// save writes the file and reports ("imported …"); with nothing written
+// because of conflicts it is a usage error ("nothing to import").
+func (b *batch) save(verb, done, from string) error {
 	printNotices(b.cmd.ErrOrStderr(), b.notes)
 	if len(b.added) == 0 {
 		return withCode(ExitUsage, fmt.Errorf("nothing to %s: every server was skipped (%s)", verb, strings.Join(b.skipped, ", ")))
 	}
-	return saveDoc(b.cmd, b.d, fmt.Sprintf("%s %s%s into", verb, quoteNames(b.added), from))
+	return saveDoc(b.cmd, b.d, fmt.Sprintf("%s %s%s into", done, quoteNames(b.added), from))
 }
 
 func newImportCmd() *cobra.Command {
@@ -210,7 +210,7 @@ are those in the table of the README ("Managing servers").`,
 			if err := b.put(names, entries); err != nil {
 				return err
 			}
-			return b.save("imported", " from "+src.path)
+			return b.save("import", "imported", " from "+src.path)
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the client (claude-desktop, claude-code, cursor, vscode, windsurf; :SCOPE picks its user, project or local file) or a `FILE`")
@@ -348,7 +348,7 @@ func runExport(cmd *cobra.Command, args []string, f *exportFlags) error {
 	if err := b.put(exported, entries); err != nil {
 		return err
 	}
-	return b.save("exported", "")
+	return b.save("export", "exported", "")
 }
 
 func serverNames(cfg *config.Config) []string {

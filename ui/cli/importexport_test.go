@@ -77,7 +77,7 @@ func TestImport(t *testing.T) {
 	}
 	// The second import of the same servers is refused by name.
 	code, _, stderr = w.run(t, "import", "--from", "cursor")
-	if code != ExitUsage || !strings.Contains(stderr, `server "web-search": skipped: `+w.userFile()+" already defines it") {
+	if code != ExitUsage || !strings.Contains(stderr, `server "web-search": skipped: `+w.userFile()+" already defines it") || !strings.Contains(stderr, "nothing to import: every server was skipped") {
 		t.Errorf("a conflict: %d %s", code, stderr)
 	}
 	if code, _, stderr = w.run(t, "import", "--from", "cursor", "--replace"); code != ExitOK {
