@@ -190,7 +190,11 @@ var errorKinds = []ErrorKindInfo{
 	{Kind: KindTooLarge, Name: "too-large", Sentinel: ErrMessageTooLarge, match: mcphttp.IsTooLarge},
 	{Kind: KindUnsupportedVersion, Name: "unsupported-version", Sentinel: ErrUnsupportedVersion,
 		Matches: []error{mcp.ErrNoMutualVersion}, match: rpcCode(mcp.CodeUnsupportedVersion)},
-	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport, match: mcphttp.IsTransport},
+	// Nothing answering (refused, unresolvable, timed out), an HTTP status
+	// that is no MCP answer, or an answer that cannot be read: the HTTP
+	// exchange failed, as the transport's synthesized errors say.
+	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport,
+		Matches: []error{mcphttp.ErrUnreachable, mcphttp.ErrHTTPStatus, mcphttp.ErrBadResponse}, match: mcphttp.IsTransport},
 	{Kind: KindProtocol, Name: "protocol", Sentinel: ErrProtocol,
 		Matches: []error{mcp.ErrTooManyRounds, mcp.ErrBadInputRequired, mcp.ErrUnknownResultType, mcp.ErrBadResult,
 			mcp.ErrHeaderMismatch, mcp.ErrMissingCapability},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"mcpdeck/jsonrpc"
+	"mcpdeck/jsonrpc/mcphttp"
 	"mcpdeck/runtime/mcp"
 	"mcpdeck/runtime/proc"
 )
@@ -35,6 +36,13 @@ func TestKindOfClassifiesWhatTheRuntimeReturns(t *testing.T) {
 		{fmt.Errorf("%w %q", ErrUnknownServer, "x"), KindUnknownServer},
 		{&ArgumentsError{}, KindInvalidArguments},
 		{jsonrpc.ErrMessageTooLarge, KindTooLarge},
+		// An HTTP exchange that failed is the transport's kind (its hint:
+		// check the url and that the server is up); a TLS failure stays
+		// the configuration's, which no retry mends.
+		{fmt.Errorf("probing: %w: connection refused", mcphttp.ErrUnreachable), KindTransport},
+		{fmt.Errorf("initialize: %w: HTTP 502 Bad Gateway", mcphttp.ErrHTTPStatus), KindTransport},
+		{fmt.Errorf("initialize: %w: not an event stream", mcphttp.ErrBadResponse), KindTransport},
+		{fmt.Errorf("initialize: %w: certificate", mcphttp.ErrTLS), KindConfig},
 		{errors.New("something else"), KindUnknown},
 	}
 	for _, c := range cases {

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
+	"mcpdeck/internal/porttest"
 	"mcpdeck/jsonrpc/jsonrpctest"
 )
 
@@ -19,6 +21,7 @@ func TestJSONErrorObject(t *testing.T) {
 		"crash": srvFake(jsonrpctest.CrashOnCall),
 		"broke": srvFake(jsonrpctest.ExitEarly),
 		"bad":   {"url": "htp://127.0.0.1:1/mcp"},
+		"down":  {"url": fmt.Sprintf("http://127.0.0.1:%d/mcp", porttest.Free(t))},
 	})
 	for _, tc := range []struct {
 		name         string
@@ -32,6 +35,9 @@ func TestJSONErrorObject(t *testing.T) {
 		{"call refused arguments", []string{"call", "demo", "add", `{"a":"one"}`}, ExitUsage, "invalid-arguments", "demo", "input schema"},
 		{"call server crashed", []string{"call", "crash", "echo", `{"text":"x"}`}, ExitConnection, "exited", "crash", "crash"},
 		{"call server never up", []string{"call", "broke", "echo", `{"text":"x"}`}, ExitConnection, "exited", "broke", "broke"},
+		// Nothing listening: the HTTP exchange failed (kind transport, with
+		// its hint), not an unknown failure.
+		{"call server unreachable", []string{"call", "down", "echo", `{"text":"x"}`}, ExitConnection, "transport", "down", "connection refused"},
 		// An invalid definition is the configuration's kind, about its server.
 		{"call invalid server", []string{"call", "bad", "echo"}, ExitUsage, "config", "bad", `server "bad" has an invalid configuration`},
 		{"tools invalid server", []string{"tools", "bad"}, ExitUsage, "config", "bad", `server "bad" has an invalid configuration`},
@@ -69,7 +75,7 @@ func TestJSONErrorObject(t *testing.T) {
 			}
 			// The kind given for --json adds no second advice to a message
 			// that says what to do.
-			if strings.Contains(r.stderr, "(list the") {
+			if strings.Contains(r.stderr, "(list the") || strings.Contains(r.stderr, "(the HTTP exchange failed") {
 				t.Errorf("stderr has a hint the message already gives:\n%s", r.stderr)
 			}
 		})

@@ -55,7 +55,7 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 	runtime.KindSuperseded:         nil, // a later request of the person's own replaced it
 	runtime.KindRefused:            nil, // the message names the state that refused
 	runtime.KindProtocol:           protocolHint,
-	runtime.KindTransport:          fixed("the HTTP exchange failed: check the url, and that the server is up and answers MCP there"),
+	runtime.KindTransport:          transportHint,
 	runtime.KindTimeout:            timeoutHint,
 	runtime.KindCancelled:          fixed("the request was cancelled; the server was told with notifications/cancelled"),
 	runtime.KindDeclined:           declinedHint,
@@ -99,6 +99,17 @@ func byFace(cli, tui string) func(*runtime.ErrorInfo, Face) string {
 // timeoutHint says how to give a slow server more time, unless the
 // request never reached it: a server that stopped reading its input is
 // stuck, and more time would not help.
+// transportHint: the HTTP transport's own messages for a server that did
+// not answer (refused, unresolvable, timed out) already say what to
+// check; the rest (an HTTP status, an answer that is not MCP) get the
+// general advice.
+func transportHint(info *runtime.ErrorInfo, _ Face) string {
+	if strings.Contains(info.Message, "; check ") {
+		return ""
+	}
+	return "the HTTP exchange failed: check the url, and that the server is up and answers MCP there"
+}
+
 func timeoutHint(info *runtime.ErrorInfo, face Face) string {
 	if strings.Contains(info.Message, runtime.StoppedReading) {
 		return face.pick("the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr may say why; restart it",
