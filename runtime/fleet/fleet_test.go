@@ -347,3 +347,49 @@ func TestFleetSpeaksTheQueryAPI(t *testing.T) {
 		t.Errorf("an HTML page: %v, want ErrRejected asking whether the URL is the API's base", err)
 	}
 }
+
+// TestFleetKeepsItsHeadersToPrometheusOrigin: the configured headers
+// (Authorization, X-Scope-OrgID) carry credentials; a store that
+// redirects to another origin does not receive them there — the load
+// fails, naming the origin — as the MCP transports refuse such a
+// redirect (mcphttp.CheckRedirect).
+func TestFleetKeepsItsHeadersToPrometheusOrigin(t *testing.T) {
+	var mu sync.Mutex
+	var leaked []string
+	other := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		leaked = append(leaked, r.Header.Get("X-Api-Key"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`))
+	})}
+	oln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = other.Serve(oln) }()
+	t.Cleanup(func() { _ = other.Close() })
+	redirector := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://"+oln.Addr().String()+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = redirector.Serve(ln) }()
+	t.Cleanup(func() { _ = redirector.Close() })
+
+	f, err := New(Options{URL: "http://" + ln.Addr().String(), Header: http.Header{"X-Api-Key": {"secret"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Load(t.Context())
+	mu.Lock()
+	defer mu.Unlock()
+	if len(leaked) > 0 {
+		t.Errorf("the other origin received %d requests, with X-Api-Key %q", len(leaked), leaked)
+	}
+	if err == nil || !strings.Contains(err.Error(), oln.Addr().String()) {
+		t.Errorf("the load gave %v; want a failure naming the origin it was redirected to", err)
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"mcpdeck/jsonrpc/mcphttp"
 )
 
 // promAPI asks the Prometheus HTTP query API (/api/v1/query and
@@ -53,7 +55,23 @@ func newPromAPI(address string, rt http.RoundTripper) (*promAPI, error) {
 		return nil, err
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
-	return &promAPI{base: u, client: &http.Client{Transport: rt}}, nil
+	return &promAPI{base: u, client: &http.Client{Transport: rt, CheckRedirect: sameOrigin}}, nil
+}
+
+// sameOrigin follows a store's redirects within its own origin only: the
+// configured headers carry credentials (Authorization, X-Scope-OrgID), and
+// net/http would send all but Authorization to another host, as the MCP
+// transports' policy (mcphttp.CheckRedirect) says. A redirect elsewhere
+// fails, naming where it led.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if !mcphttp.SameOrigin(req.URL, via[0].URL) {
+		return fmt.Errorf("Prometheus at %s redirected to %s; mcpdeck does not send the configured headers to another origin: give the final URL",
+			mcphttp.Origin(via[0].URL), mcphttp.Origin(req.URL))
+	}
+	if len(via) >= 5 {
+		return fmt.Errorf("Prometheus at %s redirected more than 5 times: give the final URL", mcphttp.Origin(via[0].URL))
+	}
+	return nil
 }
 
 // query runs an instant query at ts.
