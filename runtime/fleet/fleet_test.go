@@ -246,14 +246,7 @@ func TestFleetHeadersAndStatus(t *testing.T) {
 		mu.Unlock()
 		http.Error(w, "no tenant", http.StatusUnauthorized)
 	})
-	srv := &http.Server{Handler: mux}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	f, err := New(Options{URL: "http://" + ln.Addr().String(), Header: http.Header{"X-Scope-Orgid": {"team-a"}}})
+	f, err := New(Options{URL: serve(t, mux), Header: http.Header{"X-Scope-Orgid": {"team-a"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,14 +302,7 @@ func TestFleetSpeaksTheQueryAPI(t *testing.T) {
 		_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[{"metric":{"instance":"h1","mcpdeck_server_name":"alpha","mcpdeck_transport":"stdio"},"value":[1700000000,"1"]}]}}`))
 	})
 	mux.HandleFunc("/other/", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("<html>not an API</html>")) })
-	srv := &http.Server{Handler: mux}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	base := "http://" + ln.Addr().String()
+	base := serve(t, mux)
 
 	f, err := New(Options{URL: base + "/prometheus/"})
 	if err != nil {
@@ -356,30 +342,18 @@ func TestFleetSpeaksTheQueryAPI(t *testing.T) {
 func TestFleetKeepsItsHeadersToPrometheusOrigin(t *testing.T) {
 	var mu sync.Mutex
 	var leaked []string
-	other := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	other := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		leaked = append(leaked, r.Header.Get("X-Api-Key"))
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`))
-	})}
-	oln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = other.Serve(oln) }()
-	t.Cleanup(func() { _ = other.Close() })
-	redirector := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "http://"+oln.Addr().String()+r.URL.RequestURI(), http.StatusTemporaryRedirect)
-	})}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = redirector.Serve(ln) }()
-	t.Cleanup(func() { _ = redirector.Close() })
+	}))
+	redirector := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	}))
 
-	f, err := New(Options{URL: "http://" + ln.Addr().String(), Header: http.Header{"X-Api-Key": {"secret"}}})
+	f, err := New(Options{URL: redirector, Header: http.Header{"X-Api-Key": {"secret"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +363,21 @@ func TestFleetKeepsItsHeadersToPrometheusOrigin(t *testing.T) {
 	if len(leaked) > 0 {
 		t.Errorf("the other origin received %d requests, with X-Api-Key %q", len(leaked), leaked)
 	}
-	if err == nil || !strings.Contains(err.Error(), oln.Addr().String()) {
+	if err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(other, "http://")) {
 		t.Errorf("the load gave %v; want a failure naming the origin it was redirected to", err)
 	}
+}
+
+// serve serves h on a loopback port until the test ends; it returns the
+// server's base URL.
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String()
 }
