@@ -59,7 +59,7 @@ func Describe(ev runtime.Event) (EventLine, bool) {
 // the runtime fails TestEveryEventKindIsWorded until it has its entry.
 var eventWords = map[string]func(runtime.Event, *EventLine) bool{
 	"StateChanged": words(func(e runtime.StateChanged, l *EventLine) {
-		l.Text = e.From.String() + " → " + e.To.String()
+		l.Text = TransitionWord(e.From) + " → " + TransitionWord(e.To)
 		if e.Reason != "" {
 			l.Text += ": " + e.Reason
 		}
