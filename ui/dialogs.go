@@ -18,7 +18,7 @@ type dialog struct {
 	c     *common
 	title string
 	body  []string
-	yes   func() tea.Msg // nil: any key closes
+	yes   func() tea.Msg // nil: a notice, which any key closes (see givesWay)
 	no    func() tea.Msg
 	// approvesStart marks the approval of a project file before MCP
 	// starts: m on it asks for MCP to switch on after y.
@@ -88,6 +88,17 @@ func (d *dialog) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 		return nil, d.no
 	}
 	return d, nil
+}
+
+// givesWay reports whether msg is not the notice's own key: d informs
+// (it asks nothing) and msg neither closes nor scrolls it. Such a key
+// closes the notice and goes on to what is under it (see handleKey).
+func (d *dialog) givesWay(msg tea.KeyMsg) bool {
+	k := d.c.keys
+	if d.yes != nil || key.Matches(msg, k.Close) {
+		return false
+	}
+	return !d.scrolls() || !key.Matches(msg, k.Up) && !key.Matches(msg, k.Down)
 }
 
 func (d *dialog) View() string {

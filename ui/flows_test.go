@@ -137,6 +137,26 @@ func TestReloadShowsPlan(t *testing.T) {
 	hs.waitView("plan closed", func(v string) bool { return !strings.Contains(v, "Configuration reloaded") })
 }
 
+// TestNoticePassesTheKeyOn: a key typed while the "Configuration reloaded"
+// notice shows is not eaten: it closes the notice and does what it does
+// without one (2 here: the Tools tab), as an informational notice in
+// other TUIs gives way to typing. A question (y/n) still takes its keys.
+func TestNoticePassesTheKeyOn(t *testing.T) {
+	t.Parallel()
+	rt := uitest.New(uitest.ReadySnapshot())
+	rt.ReloadPlan = runtime.Plan{Keep: []string{"everything"}}
+	hs := start(t, rt, 80, 24, func(o *Options) {
+		o.Reload = func() (*config.Config, error) { return &config.Config{}, nil }
+	})
+	hs.keys("r")
+	hs.action("reload")
+	hs.waitText("Configuration reloaded", "kept")
+	hs.keys("2")
+	hs.waitView("the notice closed and the Tools tab shows", func(v string) bool {
+		return !strings.Contains(v, "Configuration reloaded") && strings.Contains(v, "[2 Tools]")
+	})
+}
+
 // An r pressed while a reload still runs (it waits for the servers it
 // starts, up to their startup timeout) is not dropped: the file may have
 // changed again meanwhile, so the configuration is read and applied once
