@@ -107,8 +107,7 @@ func (d *dialog) View() string {
 	if d.scrolls() {
 		rows := d.textRows()
 		top := min(d.top, d.maxTop())
-		body = append(append([]string(nil), body[top:top+rows]...),
-			st.Dim.Render(fmt.Sprintf("lines %d–%d of %d · ↑/↓ scroll", top+1, top+rows, len(d.body))))
+		body = append(append([]string(nil), body[top:top+rows]...), scrollNote(d.c, top, rows, len(d.body)))
 	} else {
 		body = append([]string(nil), body...)
 	}

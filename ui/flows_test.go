@@ -374,6 +374,26 @@ func TestHelpOverlayListsEveryKey(t *testing.T) {
 	hs.waitView("help closed", func(v string) bool { return !strings.Contains(v, "stop the check") })
 }
 
+// The ? help taller than the terminal says so, as a scrolling dialog
+// does ("lines 1–34 of 53 · ↑/↓ scroll"), and scrolls to its last line:
+// at 140×40 it was cut after the Forms section with nothing saying more
+// was below.
+func TestHelpOverlaySaysMoreIsBelow(t *testing.T) {
+	t.Parallel()
+	for _, s := range sizes {
+		hs := start(t, uitest.New(uitest.OffSnapshot()), s.w, s.h)
+		hs.keys("?")
+		hs.waitText("Keys", "Session", "lines 1–", "↑/↓ scroll")
+		for range 80 {
+			hs.keys("down")
+		}
+		v := hs.waitText("Filters: words match anywhere")
+		if !strings.Contains(v, "↑/↓ scroll") {
+			t.Errorf("%dx%d: scrolled to its end the help no longer says it scrolls:\n%s", s.w, s.h, v)
+		}
+	}
+}
+
 func TestFastTypedKeysAreHandledOneByOne(t *testing.T) {
 	t.Parallel()
 	m := sizedModel(t, uitest.New(uitest.ReadySnapshot()), 80, 24)
