@@ -72,9 +72,12 @@ var eventWords = map[string]func(runtime.Event, *EventLine) bool{
 	}),
 	"Progress": words(func(e runtime.Progress, l *EventLine) {
 		l.Text = ProgressText(e.Progress, e.Total, e.Message)
-		if e.RequestID != 0 {
+		switch {
+		case e.Late != "":
+			l.Text = "late progress for " + Line(e.Tool) + " (" + e.Late + "): " + l.Text
+		case e.RequestID != 0:
 			l.Text += " (request " + strconv.FormatUint(e.RequestID, 10) + ")"
-		} else {
+		default:
 			l.Text += " (token " + e.Token + ")"
 		}
 	}),

@@ -47,3 +47,18 @@ func TestStateChangeWordsOffNotDisabled(t *testing.T) {
 		}
 	}
 }
+
+// Progress that comes after its call was cancelled names the call, not
+// the raw token it carried ("(token mcpdeck-7)" was all watch and the
+// Notifications tab said of it).
+func TestLateProgressNamesItsCall(t *testing.T) {
+	h := runtime.EventHeader{Server: "everything"}
+	l, ok := Describe(runtime.Progress{EventHeader: h, Token: "mcpdeck-7", Progress: 2, Total: 30, Tool: "trigger-long-running-operation", Late: "cancelled"})
+	if want := "late progress for trigger-long-running-operation (cancelled): 2/30 (6%)"; !ok || l.Text != want {
+		t.Errorf("late progress reads %q, want %q", l.Text, want)
+	}
+	l, _ = Describe(runtime.Progress{EventHeader: h, Token: "theirs", Progress: 1})
+	if want := "1 (token theirs)"; l.Text != want {
+		t.Errorf("progress of no request of ours reads %q, want %q", l.Text, want)
+	}
+}
