@@ -55,7 +55,7 @@ func (d *dialog) Help() []key.Binding {
 	k := d.c.keys
 	var b []key.Binding
 	if d.yes == nil {
-		b = []key.Binding{k.Close}
+		b = []key.Binding{k.Close, d.passKeys()}
 	} else {
 		b = k.DialogHelp()
 	}
@@ -90,15 +90,29 @@ func (d *dialog) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	return d, nil
 }
 
-// givesWay reports whether msg is not the notice's own key: d informs
-// (it asks nothing) and msg neither closes nor scrolls it. Such a key
-// closes the notice and goes on to what is under it (see handleKey).
+// givesWay reports whether msg is a key of the screen under the notice d
+// (it asks nothing) and not one of d's own (close, scroll). Such a key
+// closes the notice and goes on to the screen (see handleKey); a key
+// bound to nothing does nothing.
 func (d *dialog) givesWay(msg tea.KeyMsg) bool {
 	k := d.c.keys
-	if d.yes != nil || key.Matches(msg, k.Close) {
+	switch {
+	case d.yes != nil || key.Matches(msg, k.Close):
+		return false
+	case d.scrolls() && (key.Matches(msg, k.Up) || key.Matches(msg, k.Down)):
 		return false
 	}
-	return !d.scrolls() || !key.Matches(msg, k.Up) && !key.Matches(msg, k.Down)
+	return key.Matches(msg, d.passKeys())
+}
+
+// passKeys is the help's entry for the keys a notice lets through: every
+// key of the key map.
+func (d *dialog) passKeys() key.Binding {
+	var keys []string
+	for _, b := range d.c.keys.All() {
+		keys = append(keys, b.Keys()...)
+	}
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp("other keys", "close it and act"))
 }
 
 func (d *dialog) View() string {
