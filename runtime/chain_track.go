@@ -18,7 +18,9 @@ func trackLink(ctx context.Context, s *session, r *request, next sender) (json.R
 	defer cancel(nil)
 	ac := &activeCall{method: r.method, tool: r.label, started: time.Now(), cancel: cancel, span: r.span, responder: responderFrom(ctx), hear: progressFrom(ctx)}
 	s.inflight.add(ac, s.c.progressID.Add(1))
-	defer s.inflight.remove(ac)
+	// Removed before cancel(nil) runs: ctx is done here only when the
+	// request was cancelled (by Cancel, or by its caller giving up).
+	defer func() { s.inflight.remove(ac, ctx.Err() != nil) }()
 	r.active = ac
 	return next(ctx, r)
 }

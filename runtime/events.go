@@ -189,11 +189,19 @@ type LogMessage struct {
 // Progress: a notifications/progress routed to its request.
 type Progress struct {
 	EventHeader
-	RequestID uint64 // 0 when the token matched no request of ours
+	RequestID uint64 // 0 when the token matched no request in flight
 	Token     string
 	Progress  float64
 	Total     float64
 	Message   string
+	// Tool is the request the token belongs to: its tool, or its method
+	// for a request that calls no tool; "" when the token is not ours.
+	Tool string
+	// Late is how the request had ended ("cancelled", "ended") when its
+	// progress came after its end, within lateProgressWindow: a server
+	// that has not read the cancel yet, or ignores it, goes on reporting.
+	// RequestID is 0 then: no request runs for it any more.
+	Late string
 }
 
 // ListChanged: a server's tools, prompts or resources changed and were

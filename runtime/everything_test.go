@@ -72,6 +72,16 @@ func TestEverythingInterop(t *testing.T) {
 	if err := <-errc; !errors.Is(err, jsonrpc.ErrCancelled) {
 		t.Fatalf("cancelled operation: %v", err)
 	}
+	// server-everything does not stop the operation: its next progress,
+	// after the cancel, still names the call it belonged to (it was
+	// labelled by the raw token alone).
+	late := rec.waitFor(t, "late progress of the cancelled operation", func(e Event) bool {
+		p, ok := e.(Progress)
+		return ok && p.RequestID == 0 && p.Late != ""
+	}).(Progress)
+	if late.Tool != "trigger-long-running-operation" || late.Late != "cancelled" {
+		t.Errorf("late progress = %+v, want it for trigger-long-running-operation, cancelled", late)
+	}
 	if _, err := c.Call(ctx, CallRequest{Server: "everything", Tool: "echo", Arguments: json.RawMessage(`{"message":"still here"}`)}); err != nil {
 		t.Fatalf("call after cancel: %v", err)
 	}

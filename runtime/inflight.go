@@ -33,6 +33,24 @@ type inflight struct {
 	byID   map[uint64]*activeCall
 	tokens map[string]*activeCall   // progress token → request
 	wakes  map[string]chan struct{} // task id → the task following it (legacy tasks)
+	// ended keeps the tokens of the requests that ended within
+	// lateProgressWindow, so progress sent after the end still names its
+	// request (Progress.Late).
+	ended map[string]endedCall
+}
+
+// lateProgressWindow is how long a request's progress token is still
+// known after the request ended: a server reads a cancel late, or not at
+// all (server-everything's long operation reports to its end), and its
+// progress meanwhile is the late progress of that call, not of a token
+// nobody knows.
+const lateProgressWindow = time.Minute
+
+// endedCall is what a progress token still says after its request ended.
+type endedCall struct {
+	tool string    // the request's tool, or its method
+	how  string    // "cancelled" or "ended"
+	at   time.Time // when it ended
 }
 
 // activeCall is one caller's request being driven down the chain.
@@ -69,12 +87,30 @@ func (f *inflight) add(ac *activeCall, progressID uint64) {
 	f.mu.Unlock()
 }
 
-// remove forgets a request that ended.
-func (f *inflight) remove(ac *activeCall) {
+// remove forgets a request that ended, cancelled or not, keeping its
+// token for lateProgressWindow.
+func (f *inflight) remove(ac *activeCall, cancelled bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.calls, ac)
 	delete(f.tokens, ac.token)
+	now := time.Now()
+	for tok, e := range f.ended {
+		if now.Sub(e.at) > lateProgressWindow {
+			delete(f.ended, tok)
+		}
+	}
+	if f.ended == nil {
+		f.ended = map[string]endedCall{}
+	}
+	e := endedCall{tool: ac.tool, how: "ended", at: now}
+	if e.tool == "" {
+		e.tool = ac.method
+	}
+	if cancelled {
+		e.how = "cancelled"
+	}
+	f.ended[ac.token] = e
 	for id, c := range f.byID {
 		if c == ac {
 			delete(f.byID, id)
@@ -150,26 +186,34 @@ func (f *inflight) tasks() []*activeCall {
 }
 
 // progressed routes a progress notification to its request, records it
-// there and extends the request's timeout; it returns the request's
-// current round id, or 0 when no request carries the token, and the
-// caller's progress hook (WithProgress), if any.
-func (f *inflight) progressed(token string, p ProgressInfo) (uint64, func(Progress)) {
+// there and extends the request's timeout; it fills in ev's request (its
+// current round id and tool, or, for a request that ended within
+// lateProgressWindow, its tool and how it ended) and returns the caller's
+// progress hook (WithProgress), if any.
+func (f *inflight) progressed(ev *Progress, p ProgressInfo) func(Progress) {
 	f.mu.Lock()
-	ac := f.tokens[token]
+	ac := f.tokens[ev.Token]
 	var extend func()
 	if ac != nil {
 		extend = ac.extend
+	} else if e, ok := f.ended[ev.Token]; ok && time.Since(e.at) <= lateProgressWindow {
+		ev.Tool, ev.Late = e.tool, e.how
 	}
 	f.mu.Unlock()
 	if ac == nil {
-		return 0, nil
+		return nil
+	}
+	ev.Tool = ac.tool
+	if ev.Tool == "" {
+		ev.Tool = ac.method
 	}
 	ac.progress.Store(&p)
 	ac.span.Progress(p.Progress, p.Total, p.Message)
 	if extend != nil {
 		extend()
 	}
-	return ac.current.Load(), ac.hear
+	ev.RequestID = ac.current.Load()
+	return ac.hear
 }
 
 // responder returns the responder every request in flight carries, or nil

@@ -93,7 +93,7 @@ func (in *intake) routeProgress(h EventHeader, params json.RawMessage) (ev Progr
 	var p mcp.ProgressParams
 	_ = json.Unmarshal(params, &p)
 	ev = Progress{EventHeader: h, Token: p.TokenString(), Progress: p.Progress, Total: p.Total, Message: p.Message}
-	ev.RequestID, hear = s.inflight.progressed(ev.Token, ProgressInfo{Progress: p.Progress, Total: p.Total, Message: p.Message, At: h.Time})
+	hear = s.inflight.progressed(&ev, ProgressInfo{Progress: p.Progress, Total: p.Total, Message: p.Message, At: h.Time})
 	return ev, hear
 }
 

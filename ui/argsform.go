@@ -211,7 +211,7 @@ func (f *argsForm) lines() (lines []string, focusLine int) {
 			req = "*"
 		}
 		inputW := max(f.w-f.labelW-6, 10)
-		lines = append(lines, marker+ls.Render(padRight(present.Line(fl.name), f.labelW-1))+st.Required.Render(req)+" ["+lineView(&fl.in, inputW)+"]")
+		lines = append(lines, marker+ls.Render(fieldLabel(present.Line(fl.name), f.labelW-1))+st.Required.Render(req)+" ["+lineView(&fl.in, inputW)+"]")
 		indent := strings.Repeat(" ", f.labelW+3)
 		if fl.err != "" {
 			lines = append(lines, indent+st.Error.Render("✗ "+fl.err))

@@ -41,7 +41,7 @@ type note struct {
 const maxKeptParams = 4 << 10
 
 type progressNote struct {
-	token           string
+	label           string // the call it belongs to (its tool), or its token when it is no call of ours
 	progress, total float64
 }
 
@@ -71,7 +71,11 @@ func newNote(e runtime.Event, l present.EventLine) note {
 	h := e.Header()
 	n := note{at: h.Time, server: h.Server, method: l.Method, level: l.Level, text: l.Text}
 	if p, ok := e.(runtime.Progress); ok {
-		n.progress = &progressNote{token: present.Line(p.Token), progress: p.Progress, total: p.Total}
+		label := p.Tool
+		if label == "" {
+			label = p.Token
+		}
+		n.progress = &progressNote{label: present.Line(label), progress: p.Progress, total: p.Total}
 	}
 	if n.rawSize = paramsSize(e); n.rawSize <= maxKeptParams {
 		n.ev = e

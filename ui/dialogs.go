@@ -18,7 +18,7 @@ type dialog struct {
 	c     *common
 	title string
 	body  []string
-	yes   func() tea.Msg // nil: any key closes
+	yes   func() tea.Msg // nil: a notice, which any key closes (see givesWay)
 	no    func() tea.Msg
 	// approvesStart marks the approval of a project file before MCP
 	// starts: m on it asks for MCP to switch on after y.
@@ -55,7 +55,7 @@ func (d *dialog) Help() []key.Binding {
 	k := d.c.keys
 	var b []key.Binding
 	if d.yes == nil {
-		b = []key.Binding{k.Close}
+		b = []key.Binding{k.Close, d.passKeys()}
 	} else {
 		b = k.DialogHelp()
 	}
@@ -90,14 +90,38 @@ func (d *dialog) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	return d, nil
 }
 
+// givesWay reports whether msg is a key of the screen under the notice d
+// (it asks nothing) and not one of d's own (close, scroll). Such a key
+// closes the notice and goes on to the screen (see handleKey); a key
+// bound to nothing does nothing.
+func (d *dialog) givesWay(msg tea.KeyMsg) bool {
+	k := d.c.keys
+	switch {
+	case d.yes != nil || key.Matches(msg, k.Close):
+		return false
+	case d.scrolls() && (key.Matches(msg, k.Up) || key.Matches(msg, k.Down)):
+		return false
+	}
+	return key.Matches(msg, d.passKeys())
+}
+
+// passKeys is the help's entry for the keys a notice lets through: every
+// key of the key map.
+func (d *dialog) passKeys() key.Binding {
+	var keys []string
+	for _, b := range d.c.keys.All() {
+		keys = append(keys, b.Keys()...)
+	}
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp("other keys", "close it and act"))
+}
+
 func (d *dialog) View() string {
 	st := d.c.st
 	body := d.body
 	if d.scrolls() {
 		rows := d.textRows()
 		top := min(d.top, d.maxTop())
-		body = append(append([]string(nil), body[top:top+rows]...),
-			st.Dim.Render(fmt.Sprintf("lines %d–%d of %d · ↑/↓ scroll", top+1, top+rows, len(d.body))))
+		body = append(append([]string(nil), body[top:top+rows]...), scrollNote(d.c, top, rows, len(d.body)))
 	} else {
 		body = append([]string(nil), body...)
 	}

@@ -137,6 +137,26 @@ func TestReloadShowsPlan(t *testing.T) {
 	hs.waitView("plan closed", func(v string) bool { return !strings.Contains(v, "Configuration reloaded") })
 }
 
+// TestNoticePassesTheKeyOn: a key typed while the "Configuration reloaded"
+// notice shows is not eaten: it closes the notice and does what it does
+// without one (2 here: the Tools tab), as an informational notice in
+// other TUIs gives way to typing. A question (y/n) still takes its keys.
+func TestNoticePassesTheKeyOn(t *testing.T) {
+	t.Parallel()
+	rt := uitest.New(uitest.ReadySnapshot())
+	rt.ReloadPlan = runtime.Plan{Keep: []string{"everything"}}
+	hs := start(t, rt, 80, 24, func(o *Options) {
+		o.Reload = func() (*config.Config, error) { return &config.Config{}, nil }
+	})
+	hs.keys("r")
+	hs.action("reload")
+	hs.waitText("Configuration reloaded", "kept")
+	hs.keys("2")
+	hs.waitView("the notice closed and the Tools tab shows", func(v string) bool {
+		return !strings.Contains(v, "Configuration reloaded") && strings.Contains(v, "[2 Tools]")
+	})
+}
+
 // An r pressed while a reload still runs (it waits for the servers it
 // starts, up to their startup timeout) is not dropped: the file may have
 // changed again meanwhile, so the configuration is read and applied once
@@ -352,6 +372,26 @@ func TestHelpOverlayListsEveryKey(t *testing.T) {
 	}
 	hs.keys("esc")
 	hs.waitView("help closed", func(v string) bool { return !strings.Contains(v, "stop the check") })
+}
+
+// The ? help taller than the terminal says so, as a scrolling dialog
+// does ("lines 1–34 of 53 · ↑/↓ scroll"), and scrolls to its last line:
+// at 140×40 it was cut after the Forms section with nothing saying more
+// was below.
+func TestHelpOverlaySaysMoreIsBelow(t *testing.T) {
+	t.Parallel()
+	for _, s := range sizes {
+		hs := start(t, uitest.New(uitest.OffSnapshot()), s.w, s.h)
+		hs.keys("?")
+		hs.waitText("Keys", "Session", "lines 1–", "↑/↓ scroll")
+		for range 80 {
+			hs.keys("down")
+		}
+		v := hs.waitText("Filters: words match anywhere")
+		if !strings.Contains(v, "↑/↓ scroll") {
+			t.Errorf("%dx%d: scrolled to its end the help no longer says it scrolls:\n%s", s.w, s.h, v)
+		}
+	}
 }
 
 func TestFastTypedKeysAreHandledOneByOne(t *testing.T) {

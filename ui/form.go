@@ -582,7 +582,7 @@ func (f *form) lines() (lines []string, focusLine int) {
 			ls = st.LabelFocus
 			focusLine = len(lines)
 		}
-		head := marker + ls.Render(padRight(label, labelW-1)) + st.Required.Render(req) + " "
+		head := marker + ls.Render(fieldLabel(label, labelW-1)) + st.Required.Render(req) + " "
 		var widget string
 		switch fl.kind {
 		case kindObject:

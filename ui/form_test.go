@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpdeck/runtime"
 	"mcpdeck/ui/keys"
 	"mcpdeck/ui/styles"
 	"mcpdeck/ui/uitest"
@@ -353,5 +354,25 @@ func TestBooleanFieldsFilled(t *testing.T) {
 	f.fill(map[string]any{"req": true})
 	if opt, _ := drawn(); !strings.Contains(opt, "[-] unset") {
 		t.Errorf("opt left out of the arguments is drawn %q, want unset", opt)
+	}
+}
+
+// A label cut to its column keeps a space before the required marker:
+// "very_long_field_nam…*" ran the two together.
+func TestTruncatedLabelKeepsItsRequiredMarker(t *testing.T) {
+	f := newForm(testCommon(), json.RawMessage(`{"type":"object","properties":{"a_very_long_required_field_name":{"type":"string"},"x":{"type":"string"}},"required":["a_very_long_required_field_name"]}`), nil)
+	f.setSize(60, 20)
+	lines, _ := f.lines()
+	first := ansi.Strip(lines[0])
+	if !strings.Contains(first, "… * [") {
+		t.Errorf("the cut label runs into its marker: %q", first)
+	}
+	c := testCommon()
+	c.snap = uitest.ReadySnapshot()
+	a := newArgsForm(c, "everything", runtime.CompletionRef{}, []*argField{{name: "a_very_long_required_argument_name", required: true}, {name: "x"}})
+	a.setSize(60)
+	lines, _ = a.lines()
+	if first := ansi.Strip(lines[0]); !strings.Contains(first, "… * [") {
+		t.Errorf("the cut argument name runs into its marker: %q", first)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,23 @@ func TestGoldenToolForm(t *testing.T) {
 		v := hs.waitText("[x] true", "required")
 		golden.RequireEqual(t, []byte(v))
 	})
+}
+
+// Progress that comes after its call was cancelled names the call in the
+// Notifications tab, not the raw token ("progress mcpdeck-7" was all the
+// row said of whose progress it was).
+func TestLateProgressNamesItsCall(t *testing.T) {
+	t.Parallel()
+	rt := uitest.New(uitest.ReadySnapshot())
+	hs := start(t, rt, 140, 40)
+	hs.keys("4")
+	hs.waitText("0 shown")
+	rt.Emit(runtime.Progress{EventHeader: runtime.EventHeader{Time: uitest.Now(), Server: "everything"}, Token: "mcpdeck-7",
+		Progress: 2, Total: 30, Tool: "trigger-long-running-operation", Late: "cancelled"})
+	v := hs.waitText("1 shown", "late progress for trigger-long-running-operation (cancelled): 2/30 (6%)")
+	if strings.Contains(v, "mcpdeck-7") {
+		t.Errorf("the row still names the token:\n%s", v)
+	}
 }
 
 // startLongCall starts the UI at w×h and calls everything's

@@ -37,7 +37,7 @@ func (o *helpOverlay) Update(msg tea.KeyMsg) (modal, tea.Cmd) {
 	case key.Matches(msg, k.Up):
 		o.top = max(o.top-1, 0)
 	case key.Matches(msg, k.Down):
-		o.top = min(o.top+1, max(len(o.body())-(o.y-3), 0))
+		o.top = min(o.top+1, o.maxTop(len(o.body())))
 	}
 	return o, nil
 }
@@ -73,7 +73,7 @@ func (o *helpOverlay) body() []string {
 		}
 		body = append(body, "")
 	}
-	return append(body, o.c.st.Dim.Render("Filters: words match anywhere; method:x, level:x and server:x match those fields. ↑/↓ scroll."))
+	return append(body, o.c.st.Dim.Render("Filters: words match anywhere; method:x, level:x and server:x match those fields."))
 }
 
 // section draws one section in w cells: its title, then a line per
@@ -97,9 +97,24 @@ func (o *helpOverlay) section(s keys.HelpSection, w int) []string {
 	return out
 }
 
+// textRows is how many of n body lines show at once: all of them, or all
+// but the row that says the help scrolls (as a dialog's does).
+func (o *helpOverlay) textRows(n int) int {
+	rows := max(o.y-3, 1) // border and title
+	if n > rows {
+		rows = max(rows-1, 1)
+	}
+	return rows
+}
+
+func (o *helpOverlay) maxTop(n int) int { return max(n-o.textRows(n), 0) }
+
 func (o *helpOverlay) View() string {
 	body := o.body()
-	rows := min(len(body)+3, o.y)
-	top := min(o.top, max(len(body)-(rows-3), 0))
-	return modalBox(o.c, "Keys", body[top:], 0, o.w, rows)
+	rows := o.textRows(len(body))
+	if len(body) > rows {
+		top := min(o.top, o.maxTop(len(body)))
+		body = append(append([]string(nil), body[top:top+rows]...), scrollNote(o.c, top, rows, len(body)))
+	}
+	return modalBox(o.c, "Keys", body, 0, o.w, min(len(body)+3, o.y))
 }

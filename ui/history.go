@@ -37,7 +37,8 @@ func (m *Model) handleHistory(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		return func() tea.Msg { return callIntentMsg{tool: t, args: msg.rec.Arguments} }, true
 	case addToSuiteMsg:
-		m.openModal(newSuiteStepDialog(m.c, msg.rec))
+		ref, secret := m.suiteServer(msg.rec.Server)
+		m.openModal(newSuiteStepDialog(m.c, msg.rec, ref, secret))
 	case suiteStepMsg:
 		m.handleSuiteStep(msg)
 	default:

@@ -85,5 +85,16 @@ func padRight(s string, width int) string {
 	return s + strings.Repeat(" ", width-w)
 }
 
+// fieldLabel is a form's label in the width w before its required
+// marker: padded, or, when it does not fit, cut with "…" and a space, so
+// the marker that follows stays apart ("a_long_na… *", never
+// "a_long_nam…*"). A label that fits may end at the marker ("name*").
+func fieldLabel(s string, w int) string {
+	if ansi.StringWidth(s) <= w || w < 2 {
+		return padRight(s, w)
+	}
+	return padRight(s, w-1) + " "
+}
+
 // stripStyle removes styling so a selected row can be restyled whole.
 func stripStyle(s string) string { return ansi.Strip(s) }

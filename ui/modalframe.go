@@ -1,6 +1,9 @@
 package ui
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // modalBox draws a bordered dialog of exactly w×h cells: a title, then
 // body lines scrolled so that line keep stays visible.
@@ -46,4 +49,11 @@ func modalPinned(c *common, title string, head, body, foot []string, keep, w, h 
 	shown := make([]string, 0, rows)
 	shown = append(append(append(shown, head...), body[top:min(top+room, len(body))]...), foot...)
 	return modalBox(c, title, shown, 0, w, h)
+}
+
+// scrollNote is the last row of a modal whose body is taller than it
+// (a dialog, the help): which lines show, of how many, and how to see
+// the rest.
+func scrollNote(c *common, top, rows, total int) string {
+	return c.st.Dim.Render(fmt.Sprintf("lines %d–%d of %d · ↑/↓ scroll", top+1, top+rows, total))
 }

@@ -168,7 +168,7 @@ func (t *notesTab) View() string {
 		case n.progress != nil:
 			barW := 16
 			bar, _ := progressBar(n.progress.progress, n.progress.total, barW)
-			body = st.Info.Render(fmt.Sprintf("%-*s ", methodW, "progress "+present.Truncate(n.progress.token, 14))) +
+			body = st.Info.Render(fmt.Sprintf("%-*s ", methodW, "progress "+present.Truncate(n.progress.label, 14))) +
 				st.BarFull.Render(bar) + " " + n.text
 		case n.level != "":
 			body = st.Level(n.level).Render(fmt.Sprintf("%-*s ", methodW, present.Truncate(n.level, methodW))) + n.text

@@ -133,7 +133,7 @@ func TestParseFilter(t *testing.T) {
 func TestProgressNotificationDecoded(t *testing.T) {
 	t.Parallel()
 	n := noteOf(runtime.Progress{Token: "7", Progress: 2, Total: 8, Message: "two"})
-	if n.progress == nil || n.progress.token != "7" || n.progress.total != 8 || n.text != "2/8 (25%) two (token 7)" {
+	if n.progress == nil || n.progress.label != "7" || n.progress.total != 8 || n.text != "2/8 (25%) two (token 7)" {
 		t.Fatalf("progress note = %+v %+v", n, n.progress)
 	}
 	bar, label := progressBar(2, 8, 8)

@@ -36,6 +36,7 @@ type addToSuiteMsg struct{ rec runtime.CallRecord }
 type suiteStepMsg struct {
 	path, id string
 	err      error
+	secret   bool // the suite's inline server lacks the headers the session's had
 }
 
 // stepChoice is one expectation the dialog offers.
@@ -48,6 +49,8 @@ type stepChoice struct {
 type suiteStepDialog struct {
 	c       *common
 	rec     runtime.CallRecord
+	server  suite.ServerRef      // how the suite reaches the call's server
+	secret  bool                 // the server has headers the suite leaves out
 	doc     any                  // the result document, nil for an error answer
 	rpcErr  *suite.RecordedError // the JSON-RPC error the call got
 	path    textinput.Model
@@ -58,8 +61,23 @@ type suiteStepDialog struct {
 	w, h    int
 }
 
-func newSuiteStepDialog(c *common, rec runtime.CallRecord) *suiteStepDialog {
-	d := &suiteStepDialog{c: c, rec: rec, path: newLineInput(c.st)}
+// suiteServer is how a suite reaches the named server: suite.ServerFor of
+// its configuration, as mcpdeck test --from-recording writes it (an
+// ad-hoc server inline); by name when the UI holds no configuration (a
+// replay).
+func (m *Model) suiteServer(name string) (ref suite.ServerRef, secret bool) {
+	if m.applied != nil {
+		for _, s := range m.applied.Servers {
+			if s.Name == name {
+				return suite.ServerFor(s)
+			}
+		}
+	}
+	return suite.ServerRef{Name: name}, false
+}
+
+func newSuiteStepDialog(c *common, rec runtime.CallRecord, server suite.ServerRef, secret bool) *suiteStepDialog {
+	d := &suiteStepDialog{c: c, rec: rec, server: server, secret: secret, path: newLineInput(c.st)}
 	d.path.SetValue(filepath.Join(suiteDir, rec.Server+suite.Ext))
 	d.path.CursorEnd()
 	d.path.Focus()
@@ -164,14 +182,14 @@ func (d *suiteStepDialog) send() (modal, tea.Cmd) {
 		d.problem = err.Error()
 		return d, nil
 	}
-	path, server := d.path.Value(), d.rec.Server
+	path, server, secret := d.path.Value(), d.server, d.secret
 	if path == "" {
 		d.problem = "name the suite file"
 		return d, nil
 	}
 	return nil, func() tea.Msg {
-		ids, err := suite.AppendSteps(path, server, []suite.NewStep{st})
-		msg := suiteStepMsg{path: path, err: err}
+		ids, err := suite.AppendStepsFor(path, server, []suite.NewStep{st})
+		msg := suiteStepMsg{path: path, err: err, secret: secret}
 		if len(ids) > 0 {
 			msg.id = ids[0]
 		}
@@ -226,5 +244,9 @@ func (m *Model) handleSuiteStep(msg suiteStepMsg) {
 		m.setStatus(statusError, "adding the step failed: "+errText(msg.err))
 		return
 	}
-	m.setStatus(statusInfo, fmt.Sprintf("added step %s to %s; run it with: mcpdeck test %s", msg.id, msg.path, msg.path))
+	text := fmt.Sprintf("added step %s to %s; run it with: mcpdeck test %s", msg.id, msg.path, msg.path)
+	if msg.secret {
+		text += " (a suite keeps no secrets: add the server's headers to it, e.g. Authorization: \"Bearer ${env:TOKEN}\")"
+	}
+	m.setStatus(statusInfo, text)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
+	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/suite"
 	"mcpdeck/ui/uitest"
@@ -123,4 +124,35 @@ func TestAddFailedCallToSuite(t *testing.T) {
 	if e == nil || e.Code == nil || *e.Code != -32602 || e.Message != `^unknown tool: echo \(try again\?\)$` {
 		t.Errorf("error expectation = %+v", e)
 	}
+}
+
+// T on a call of an ad-hoc server (--stdio or --url: no configuration
+// names it) writes the suite with the server inline, its command as the
+// session ran it, as mcpdeck test --from-recording does: "server: adhoc"
+// named a server no configuration has, so the suite could not run.
+func TestAddCallOfAnAdHocServerToSuite(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	adhoc := config.Server{Name: "everything", Source: config.SourceCommandLine, Transport: config.TransportStdio,
+		Command: "node", Args: []string{"server-everything.js", "stdio"}, Env: map[string]string{"TOKEN": "secret"}}
+	hs := start(t, uitest.New(uitest.ReadySnapshot()), 120, 35, func(o *Options) {
+		o.Config = &config.Config{Servers: []config.Server{adhoc}}
+	})
+	callEcho(t, hs)
+	hs.keys("T")
+	hs.waitText("Add to a test suite")
+	hs.keys("enter")
+	hs.waitText("added step echo to mcp-tests/everything.mcptest.yaml")
+	s, err := suite.ParseFile(filepath.Join(dir, "mcp-tests", "everything.mcptest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := s.Server.Inline; in == nil || in.Command != "node" || strings.Join(in.Args, " ") != "server-everything.js stdio" || len(in.Env) != 0 {
+		t.Errorf("the suite's server is %+v (inline %+v), want node server-everything.js stdio inline, without its env", s.Server, s.Server.Inline)
+	}
+	// A second step goes to the same suite: its inline server is this one.
+	hs.keys("T")
+	hs.waitText("Add to a test suite")
+	hs.keys("enter")
+	hs.waitText("added step echo-2 to mcp-tests/everything.mcptest.yaml")
 }

@@ -49,6 +49,18 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.setStatus(statusInfo, "MCP switches on once you approve (y)")
 		return nil
 	}
+	if d, ok := m.modal.(*dialog); ok && d.givesWay(msg) {
+		// An informational notice ("Configuration reloaded", "Saved") does
+		// not swallow typing: the key closes it and does what it does
+		// without it, as a toast does in other TUIs; the operator who
+		// types j for the list moves the list. A modal waiting behind the
+		// notice takes the key from nobody: it only shows, since a y typed
+		// for the list must not answer a question.
+		m.closeModal()
+		if m.modal != nil {
+			return nil
+		}
+	}
 	if m.modal != nil {
 		next, cmd := m.modal.Update(msg)
 		if next == nil {

@@ -320,6 +320,8 @@ func TestFastEncodingMatchesGeneric(t *testing.T) {
 	extra := []runtime.Event{
 		runtime.Progress{EventHeader: hdr("", 0), Progress: 1e-9, Total: 3e22},
 		runtime.Progress{EventHeader: hdr("x", 0), Progress: 0.1, Total: 123456789.25},
+		runtime.Progress{EventHeader: hdr("x", 0), RequestID: 3, Token: "mcpdeck-1", Progress: 1, Tool: "slow"},
+		runtime.Progress{EventHeader: hdr("x", 0), Token: "mcpdeck-1", Progress: 2, Tool: "slow", Late: "cancelled"},
 		runtime.LogMessage{EventHeader: hdr("x", 0), Level: "info", Data: json.RawMessage(`"tab\t<b>&é\u2028"`), Logger: "a\"b\\c\x01"},
 		runtime.StderrLine{EventHeader: runtime.EventHeader{Time: time.Date(2026, 1, 2, 3, 4, 5, 100, time.FixedZone("x", 3600))}, Line: "bad \xff utf8"},
 		runtime.RequestFinished{EventHeader: hdr("x", 1), ID: 1},

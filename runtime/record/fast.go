@@ -49,6 +49,8 @@ func fastEncode(b []byte, e runtime.Event) ([]byte, bool) {
 		o.Float("Progress", e.Progress)
 		o.Float("Total", e.Total)
 		o.Str("Message", e.Message)
+		o.Str("Tool", e.Tool)
+		o.Str("Late", e.Late)
 	case runtime.StderrLine:
 		header(&o, e.EventHeader)
 		o.Str("Line", e.Line)

@@ -10,24 +10,34 @@ import (
 	"mcpdeck/runtime/record"
 )
 
-// RecordedServer is how a suite written from rec reaches its server: by
-// name, as the configuration has it, or, for an ad-hoc server (--stdio or
-// --url, named "adhoc", which no configuration has), inline with the
-// command or URL the recording's header holds. The header keeps no
-// secrets, so an inline server carries neither env nor headers; secret
-// tells whether the recorded one had some the suite's author must add.
+// RecordedServer is how a suite written from rec reaches its server
+// (ServerFor of the server the recording's header names name); the
+// header keeps no secrets, so secret tells whether the recorded one had
+// some the suite's author must add.
 func RecordedServer(rec *record.Recording, name string) (ref ServerRef, secret bool) {
 	for _, s := range rec.Header.Servers {
-		if s.Name != name || s.Source != config.SourceCommandLine {
-			continue
+		if s.Name == name {
+			return ServerFor(s)
 		}
-		in := &InlineServer{Command: s.Command, Args: s.Args, URL: s.URL}
-		if s.URL != "" && !s.TransportInferred {
-			in.Transport = string(s.Transport)
-		}
-		return ServerRef{Name: name, Inline: in}, len(s.Headers) > 0
 	}
 	return ServerRef{Name: name}, false
+}
+
+// ServerFor is how a suite reaches s: by name, as the configuration has
+// it, or, for an ad-hoc server (--stdio or --url, named "adhoc", which no
+// configuration has), inline with its command or URL. An inline server
+// carries neither env nor headers: a suite holds no secrets, and secret
+// tells whether s had headers the suite's author must add. Both writers
+// of suites use it: mcpdeck test --from-recording and the TUI's T.
+func ServerFor(s config.Server) (ref ServerRef, secret bool) {
+	if s.Source != config.SourceCommandLine {
+		return ServerRef{Name: s.Name}, false
+	}
+	in := &InlineServer{Command: s.Command, Args: s.Args, URL: s.URL}
+	if s.URL != "" && !s.TransportInferred {
+		in.Transport = string(s.Transport)
+	}
+	return ServerRef{Name: s.Name, Inline: in}, len(s.Headers) > 0
 }
 
 // FromRecording turns the requests a recording holds into steps, each

@@ -220,11 +220,17 @@ func NewSuiteFor(server ServerRef, comment string, steps []NewStep) ([]byte, err
 // of its steps: list. Nothing is written unless the result parses.
 // It returns the ids the steps were given.
 func AppendSteps(path, server string, steps []NewStep) ([]string, error) {
+	return AppendStepsFor(path, ServerRef{Name: server}, steps)
+}
+
+// AppendStepsFor is AppendSteps for a server named or inline (ServerFor):
+// an existing suite must test the same server.
+func AppendStepsFor(path string, server ServerRef, steps []NewStep) ([]string, error) {
 	data, err := os.ReadFile(path)
 	var text []byte
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		text, err = NewSuite(server, "mcpdeck test suite for "+server+" (see runtime/suite/FORMAT.md);\nsteps appended with the T key of mcpdeck's call history.", steps)
+		text, err = NewSuiteFor(server, "mcpdeck test suite for "+server.String()+" (see runtime/suite/FORMAT.md);\nsteps appended with the T key of mcpdeck's call history.", steps)
 		if err != nil {
 			return nil, err
 		}
@@ -260,12 +266,12 @@ func AppendSteps(path, server string, steps []NewStep) ([]string, error) {
 
 // insertSteps puts steps at the end of the steps: list of an existing
 // suite's text.
-func insertSteps(path string, data []byte, server string, steps []NewStep) ([]byte, error) {
+func insertSteps(path string, data []byte, server ServerRef, steps []NewStep) ([]byte, error) {
 	s, err := Parse(path, data)
 	if err != nil {
 		return nil, fmt.Errorf("cannot add to a suite with problems: %w", err)
 	}
-	if s.Server.Inline != nil || s.Server.Name != server {
+	if (s.Server.Inline == nil) != (server.Inline == nil) || s.Server.String() != server.String() {
 		return nil, fmt.Errorf("%s tests server %s, not %s: choose another file", path, s.Server, server)
 	}
 	taken := map[string]bool{}

@@ -57,8 +57,9 @@ started; naming it starts it.
 Columns: NAME, STATE (ready, failed, ...), TRANSPORT, PROTOCOL (the era
 and revision negotiated: "modern 2026-07-28" or "legacy 2025-11-25"),
 DECIDED (how the era was decided: "probed: discover answered", "probed:
-legacy error", "probed: timed out" (initialize answered, server/discover
-did not), "remembered" (from an earlier run, in the state directory's
+2026-07-28 refused, session protocol" (the server answered the 2026-07-28
+probe with an error, so mcpdeck speaks the session protocol), "probed:
+timed out" (initialize answered, server/discover did not), "remembered" (from an earlier run, in the state directory's
 eras.json), "pinned" (--protocol or "protocol" in mcp.json allows one
 era), "switched: late answer" (server/discover answered after the
 fallback had sent initialize)), TOOLS (how many), PING (the round trip

@@ -10,7 +10,7 @@ func EraDecision(d runtime.EraDecision) string {
 	case runtime.EraDiscoverAnswered:
 		return "probed: discover answered"
 	case runtime.EraLegacyError:
-		return "probed: legacy error"
+		return "probed: 2026-07-28 refused, session protocol"
 	case runtime.EraTimedOut:
 		return "probed: timed out"
 	case runtime.EraRemembered:

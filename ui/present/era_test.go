@@ -23,3 +23,17 @@ func TestEraDecisionWords(t *testing.T) {
 		t.Error("an undecided era has words")
 	}
 }
+
+// A legacy server's decision says what happened and what follows: it
+// refused the 2026-07-28 probe, so mcpdeck speaks the session protocol.
+// "probed: legacy error" left a reader to guess whose error, and why it
+// matters. It fits the overview's protocol row at 80 columns.
+func TestEraDecisionOfALegacyErrorSaysWhatItMeans(t *testing.T) {
+	w := EraDecision(runtime.EraLegacyError)
+	if w != "probed: 2026-07-28 refused, session protocol" {
+		t.Errorf("EraLegacyError reads %q", w)
+	}
+	if row := "protocol     legacy 2025-11-25 · " + w; len([]rune(row)) > 78 {
+		t.Errorf("the overview's row is %d wide, more than 80 columns hold: %q", len([]rune(row)), row)
+	}
+}

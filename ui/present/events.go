@@ -59,7 +59,7 @@ func Describe(ev runtime.Event) (EventLine, bool) {
 // the runtime fails TestEveryEventKindIsWorded until it has its entry.
 var eventWords = map[string]func(runtime.Event, *EventLine) bool{
 	"StateChanged": words(func(e runtime.StateChanged, l *EventLine) {
-		l.Text = e.From.String() + " → " + e.To.String()
+		l.Text = TransitionWord(e.From) + " → " + TransitionWord(e.To)
 		if e.Reason != "" {
 			l.Text += ": " + e.Reason
 		}
@@ -72,9 +72,12 @@ var eventWords = map[string]func(runtime.Event, *EventLine) bool{
 	}),
 	"Progress": words(func(e runtime.Progress, l *EventLine) {
 		l.Text = ProgressText(e.Progress, e.Total, e.Message)
-		if e.RequestID != 0 {
+		switch {
+		case e.Late != "":
+			l.Text = "late progress for " + Line(e.Tool) + " (" + e.Late + "): " + l.Text
+		case e.RequestID != 0:
 			l.Text += " (request " + strconv.FormatUint(e.RequestID, 10) + ")"
-		} else {
+		default:
 			l.Text += " (token " + e.Token + ")"
 		}
 	}),

@@ -25,3 +25,40 @@ func TestDecisionTextOfATimeout(t *testing.T) {
 		t.Errorf("DecisionText:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestStateChangeWordsOffNotDisabled: the runtime's disabled state is every
+// server that does not run (MCP off, switched off, or disabled in its
+// configuration), while both faces keep the word "disabled" for the
+// configuration's flag. A server switched off logged "stopping →
+// disabled", and one that merely waited for MCP "disabled → starting".
+func TestStateChangeWordsOffNotDisabled(t *testing.T) {
+	h := runtime.EventHeader{Server: "everything"}
+	for _, c := range []struct {
+		ev   runtime.StateChanged
+		want string
+	}{
+		{runtime.StateChanged{EventHeader: h, From: runtime.StateStopping, To: runtime.StateDisabled}, "stopping → off"},
+		{runtime.StateChanged{EventHeader: h, From: runtime.StateDisabled, To: runtime.StateStarting}, "off → starting"},
+		{runtime.StateChanged{EventHeader: h, From: runtime.StateReady, To: runtime.StateNeedsLogin, Reason: "401"}, "ready → needs login: 401"},
+	} {
+		l, ok := Describe(c.ev)
+		if !ok || l.Text != c.want {
+			t.Errorf("%v → %v reads %q, want %q", c.ev.From, c.ev.To, l.Text, c.want)
+		}
+	}
+}
+
+// Progress that comes after its call was cancelled names the call, not
+// the raw token it carried ("(token mcpdeck-7)" was all watch and the
+// Notifications tab said of it).
+func TestLateProgressNamesItsCall(t *testing.T) {
+	h := runtime.EventHeader{Server: "everything"}
+	l, ok := Describe(runtime.Progress{EventHeader: h, Token: "mcpdeck-7", Progress: 2, Total: 30, Tool: "trigger-long-running-operation", Late: "cancelled"})
+	if want := "late progress for trigger-long-running-operation (cancelled): 2/30 (6%)"; !ok || l.Text != want {
+		t.Errorf("late progress reads %q, want %q", l.Text, want)
+	}
+	l, _ = Describe(runtime.Progress{EventHeader: h, Token: "theirs", Progress: 1})
+	if want := "1 (token theirs)"; l.Text != want {
+		t.Errorf("progress of no request of ours reads %q, want %q", l.Text, want)
+	}
+}

@@ -31,3 +31,15 @@ func StateWord(name string) string {
 	}
 	return st.String()
 }
+
+// TransitionWord is a state's word in a transition ("stopping → off"):
+// the runtime's disabled state is every server that does not run (MCP
+// off, switched off in the session, or disabled in its configuration),
+// and both faces keep "disabled" for the configuration's flag alone, so
+// a transition says "off", which is true of all three.
+func TransitionWord(s runtime.State) string {
+	if s == runtime.StateDisabled {
+		return "off"
+	}
+	return s.String()
+}
