@@ -185,6 +185,19 @@ type Completion = mcp.Completion
 
 // Complete asks the server for completions (completion/complete).
 func (c *Controller) Complete(ctx context.Context, req CompleteRequest) (*Completion, error) {
+	raw, err := c.CompleteRaw(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	var r mcp.CompleteResult
+	_ = json.Unmarshal(raw, &r) // CompleteRaw decoded it once
+	return &r.Completion, nil
+}
+
+// CompleteRaw is Complete's result as the server sent it (checked to
+// decode): what it says beyond values — hasMore false, a total of 0,
+// _meta — is kept for whoever passes it on (the gateway).
+func (c *Controller) CompleteRaw(ctx context.Context, req CompleteRequest) (json.RawMessage, error) {
 	const method = mcp.MethodComplete
 	ref := mcp.CompletionReference{Type: mcp.RefPrompt, Name: req.Ref.Prompt}
 	if req.Ref.Template != "" {
@@ -209,7 +222,7 @@ func (c *Controller) Complete(ctx context.Context, req CompleteRequest) (*Comple
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, callError(req.Server, method, fmt.Errorf("decoding the result: %w: %w", ErrProtocol, err))
 	}
-	return &r.Completion, nil
+	return raw, nil
 }
 
 // rootsFor returns the roots a server is offered: chosen at run time, else

@@ -17,14 +17,25 @@ import (
 )
 
 // envRoots makes the test binary a go-sdk server with one tool, roots,
-// that asks the client for its roots (roots/list) and answers their URIs.
+// that asks the client for its roots (roots/list) and answers their URIs,
+// and a prompt, pick, whose completions are empty.
 const envRoots = "MCPDECK_GATEWAY_TEST_ROOTS"
 
 func maybeServeRoots() {
 	if os.Getenv(envRoots) != "1" {
 		return
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "roots-server", Version: "1"}, nil)
+	// Its completions are empty the way a go-sdk handler's zero result
+	// sends them: "values": null.
+	s := mcp.NewServer(&mcp.Implementation{Name: "roots-server", Version: "1"}, &mcp.ServerOptions{
+		CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return &mcp.CompleteResult{}, nil
+		},
+	})
+	s.AddPrompt(&mcp.Prompt{Name: "pick", Arguments: []*mcp.PromptArgument{{Name: "what"}}},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
 	// The 2026-07-28 way (MRTR): ask with input_required, read the answer
 	// from the retry. The SDK turns it into a roots/list request for a
 	// legacy client.
@@ -45,6 +56,14 @@ func maybeServeRoots() {
 	os.Exit(0)
 }
 
+// rootsServer is the go-sdk server of maybeServeRoots, spoken to in
+// protocol (legacy, modern).
+func rootsServer(name, protocol string) config.Server {
+	exe, _ := os.Executable()
+	return config.Server{Name: name, Transport: config.TransportStdio, Command: exe, Args: []string{"-test.run=^$"}, Protocol: protocol,
+		Env: map[string]string{envRoots: "1", "GORACE": "atexit_sleep_ms=0"}, Enabled: true, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
+}
+
 // A server's roots/list during a client's call is answered with that
 // client's roots when it declared them (a legacy client is asked, a
 // modern one gets input_required), and with mcpdeck's own otherwise.
@@ -58,11 +77,8 @@ func TestRootsGoToTheCaller(t *testing.T) {
 }
 
 func rootsGoToTheCaller(t *testing.T, upstream string) {
-	exe, _ := os.Executable()
 	own := t.TempDir()
-	srv := config.Server{Name: "r", Transport: config.TransportStdio, Command: exe, Args: []string{"-test.run=^$"}, Protocol: upstream,
-		Env: map[string]string{envRoots: "1", "GORACE": "atexit_sleep_ms=0"}, Enabled: true, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
-	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}, Roots: []string{own}, StopGrace: 500 * time.Millisecond})
+	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: []config.Server{rootsServer("r", upstream)}}, Roots: []string{own}, StopGrace: 500 * time.Millisecond})
 	t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
 	if err := rt.SetEnabled(ctxFor(t, 30*time.Second), true); err != nil {
 		t.Fatal(err)
