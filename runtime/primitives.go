@@ -241,6 +241,12 @@ func (c *Controller) rootsFor(server string, configured []string) []Root {
 	return rootsOf(dirs)
 }
 
+// declaresRoots reports whether a server is declared the roots
+// capability: when it is offered roots, or always with Relay.
+func (c *Controller) declaresRoots(server string, configured []string) bool {
+	return c.opts.Relay || len(c.rootsFor(server, configured)) > 0
+}
+
 // SetRoots chooses the directories a server is offered (roots/list) for
 // the rest of the session. A connected server is told with
 // notifications/roots/list_changed; when it gains its first roots or loses
@@ -265,14 +271,14 @@ func (c *Controller) SetRoots(ctx context.Context, server string, dirs []string)
 	case sess.modern():
 		// Capabilities travel with every modern request: the next one
 		// declares roots (or not); there is no list_changed to send.
-		sess.env.rootsDeclared.Store(len(dirs) > 0)
+		sess.env.rootsDeclared.Store(c.opts.Relay || len(dirs) > 0)
 		if err := sess.reencode(); err != nil {
 			return callError(server, "", err)
 		}
 		return nil
-	case sess.env.rootsDeclared.Load() != (len(dirs) > 0):
+	case sess.env.rootsDeclared.Load() != (c.opts.Relay || len(dirs) > 0):
 		return c.Reconnect(ctx, server)
-	case len(dirs) > 0:
+	case sess.env.rootsDeclared.Load():
 		if err := sess.conn.Notify(ctx, "notifications/roots/list_changed", nil); err != nil {
 			return callError(server, "notifications/roots/list_changed", err)
 		}

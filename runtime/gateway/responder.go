@@ -97,11 +97,16 @@ func (a *answers) Sample(ctx context.Context, req runtime.SampleRequest) (runtim
 }
 
 // capable reports whether caps let a client be asked method with params:
-// the capability of its kind, and sampling.tools for a sampling request
-// that carries tools.
+// the capability of its kind, the mode of an elicitation (url mode only
+// to a client that declared it), and sampling.tools for a sampling
+// request that carries tools.
 func capable(caps mcp.ClientCapabilities, method string, params map[string]any) bool {
 	if !caps.Has(method) {
 		return false
+	}
+	if method == mcp.MethodElicit {
+		mode, _ := params["mode"].(string)
+		return caps.Elicits(mode)
 	}
 	if method == mcp.MethodSample {
 		if tools, ok := params["tools"].(json.RawMessage); ok && len(tools) > 0 && string(tools) != "null" {
