@@ -241,6 +241,22 @@ func (c *Controller) rootsFor(server string, configured []string) []Root {
 	return rootsOf(dirs)
 }
 
+// NotifyRootsChanged tells server that the roots it was given changed
+// (notifications/roots/list_changed): a gateway's client whose roots it
+// was given said so. Only a live session-era session that was declared
+// roots is told; 2026-07-28 has no such notification, and there is
+// nothing to tell a server that is not connected.
+func (c *Controller) NotifyRootsChanged(ctx context.Context, server string) error {
+	sess := c.pub.Load().live[server]
+	if sess == nil || sess.modern() || !sess.env.rootsDeclared.Load() {
+		return nil
+	}
+	if err := sess.conn.Notify(ctx, mcp.NotificationRootsChanged, nil); err != nil {
+		return callError(server, mcp.NotificationRootsChanged, err)
+	}
+	return nil
+}
+
 // declaresRoots reports whether a server is declared the roots
 // capability: when it is offered roots, or always with Relay.
 func (c *Controller) declaresRoots(server string, configured []string) bool {

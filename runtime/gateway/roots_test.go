@@ -4,6 +4,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,8 @@ import (
 
 // envRoots makes the test binary a go-sdk server with one tool, roots,
 // that asks the client for its roots (roots/list) and answers their URIs,
-// and a prompt, pick, whose completions are empty.
+// and a prompt, pick, whose completions are empty. It writes "roots
+// changed" on stderr when told notifications/roots/list_changed.
 const envRoots = "MCPDECK_GATEWAY_TEST_ROOTS"
 
 func maybeServeRoots() {
@@ -30,6 +32,9 @@ func maybeServeRoots() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "roots-server", Version: "1"}, &mcp.ServerOptions{
 		CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			return &mcp.CompleteResult{}, nil
+		},
+		RootsListChangedHandler: func(context.Context, *mcp.RootsListChangedRequest) {
+			fmt.Fprintln(os.Stderr, "roots changed")
 		},
 	})
 	s.AddPrompt(&mcp.Prompt{Name: "pick", Arguments: []*mcp.PromptArgument{{Name: "what"}}},
@@ -121,5 +126,34 @@ func rootsGoToTheCaller(t *testing.T, upstream string) {
 				t.Fatalf("%d runtime requests still attributed to clients after the call ended", left)
 			}
 		})
+	}
+}
+
+// A legacy client's notifications/roots/list_changed reaches the
+// session-era servers that were given its roots, and the next roots/list
+// during its call gets the new ones.
+func TestRootsChangedReachesTheServersGivenThem(t *testing.T) {
+	t.Parallel()
+	rt := newRuntime(t, rootsServer("r", "legacy"))
+	g := newGateway(t, rt, Options{})
+	c := mcp.NewClient(&mcp.Implementation{Name: "changer", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}}})
+	c.AddRoots(&mcp.Root{URI: "file:///one", Name: "one"})
+	cs := connect(t, c, pipeTransport(t, g), "legacy")
+	ctx := ctxFor(t, 30*time.Second)
+	call := func() string {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "r__roots", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("roots: %v %+v", err, res)
+		}
+		return textOf(res)
+	}
+	if got := call(); got != "file:///one" {
+		t.Fatalf("roots: %q", got)
+	}
+	c.AddRoots(&mcp.Root{URI: "file:///two", Name: "two"}) // the client sends list_changed
+	waitStderr(t, rt, "r", "roots changed")
+	if got := call(); got != "file:///one file:///two" {
+		t.Fatalf("roots after the change: %q", got)
 	}
 }
