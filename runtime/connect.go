@@ -236,16 +236,20 @@ func plural(n int, one, many string) string {
 
 // clientCapabilities declares what is plugged in, and nothing else: roots
 // only when the server is offered some, elicitation and sampling only with
-// something to answer them. MCP Apps are always declared: mcpdeck renders
-// them (runtime/apphost), and servers that adapt to the client list their
-// app tools only to a host that does.
+// something to answer them; with Relay, roots always and URL-mode
+// elicitation too, which the callers answer. MCP Apps are always declared:
+// mcpdeck renders them (runtime/apphost), and servers that adapt to the
+// client list their app tools only to a host that does.
 func (c *Controller) clientCapabilities(server string, configured []string) mcp.ClientCapabilities {
 	caps := mcp.ClientCapabilities{Extensions: map[string]json.RawMessage{mcp.ExtensionUI: mcp.UICapability()}}
-	if len(c.rootsFor(server, configured)) > 0 {
+	if c.declaresRoots(server, configured) {
 		caps.Roots = &mcp.RootsCapability{ListChanged: true}
 	}
 	if c.elicitor() != nil {
 		caps.Elicitation = &mcp.ElicitationCapability{Form: &mcp.Empty{}}
+		if c.opts.Relay {
+			caps.Elicitation.URL = &mcp.Empty{}
+		}
 	}
 	if c.sampler() != nil {
 		// A person can answer with tool_use blocks (raw JSON), and a

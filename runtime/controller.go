@@ -33,6 +33,19 @@ type Options struct {
 	// the roots capability is not declared: servers keep the directories
 	// they were started with.
 	Roots []string
+	// Relay runs the controller for callers that answer for themselves
+	// what a server asks during their requests (mcpdeck gateway's clients,
+	// through WithResponder): every server is declared roots, even with
+	// none configured, and URL-mode elicitation beside form mode when
+	// there is an Elicitor. What the caller cannot answer is answered as a
+	// client without the capability answers: a URL-mode elicitation with
+	// -32602 (declined, in an input_required answer), roots/list with the
+	// configured roots or none. A session-era server's roots/list that no
+	// one caller's request can be tied to (asked between requests, or
+	// while several callers' are in flight) gets the configured roots, or
+	// with none an error saying that roots are given during requests: an
+	// empty list would be a false answer that servers keep.
+	Relay bool
 	// LogLevel is sent with logging/setLevel to servers that declare
 	// logging; default "info"; "-" sends nothing.
 	LogLevel string

@@ -212,7 +212,7 @@ func (s *session) useModern(n negotiated) error {
 		s.init.ServerInfo = *d.ServerInfo
 	}
 	s.init.era, s.init.eraReason, s.init.eraDecision = mcp.Modern, n.reason, n.decision
-	s.env.rootsDeclared.Store(len(s.c.rootsFor(s.name, s.cfg.Roots)) > 0)
+	s.env.rootsDeclared.Store(s.c.declaresRoots(s.name, s.cfg.Roots))
 	return s.reencode()
 }
 

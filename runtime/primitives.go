@@ -185,6 +185,19 @@ type Completion = mcp.Completion
 
 // Complete asks the server for completions (completion/complete).
 func (c *Controller) Complete(ctx context.Context, req CompleteRequest) (*Completion, error) {
+	raw, err := c.CompleteRaw(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	var r mcp.CompleteResult
+	_ = json.Unmarshal(raw, &r) // CompleteRaw decoded it once
+	return &r.Completion, nil
+}
+
+// CompleteRaw is Complete's result as the server sent it (checked to
+// decode): what it says beyond values — hasMore false, a total of 0,
+// _meta — is kept for whoever passes it on (the gateway).
+func (c *Controller) CompleteRaw(ctx context.Context, req CompleteRequest) (json.RawMessage, error) {
 	const method = mcp.MethodComplete
 	ref := mcp.CompletionReference{Type: mcp.RefPrompt, Name: req.Ref.Prompt}
 	if req.Ref.Template != "" {
@@ -209,7 +222,7 @@ func (c *Controller) Complete(ctx context.Context, req CompleteRequest) (*Comple
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, callError(req.Server, method, fmt.Errorf("decoding the result: %w: %w", ErrProtocol, err))
 	}
-	return &r.Completion, nil
+	return raw, nil
 }
 
 // rootsFor returns the roots a server is offered: chosen at run time, else
@@ -226,6 +239,28 @@ func (c *Controller) rootsFor(server string, configured []string) []Root {
 		dirs = c.opts.Roots
 	}
 	return rootsOf(dirs)
+}
+
+// NotifyRootsChanged tells server that the roots it was given changed
+// (notifications/roots/list_changed): a gateway's client whose roots it
+// was given said so. Only a live session-era session that was declared
+// roots is told; 2026-07-28 has no such notification, and there is
+// nothing to tell a server that is not connected.
+func (c *Controller) NotifyRootsChanged(ctx context.Context, server string) error {
+	sess := c.pub.Load().live[server]
+	if sess == nil || sess.modern() || !sess.env.rootsDeclared.Load() {
+		return nil
+	}
+	if err := sess.conn.Notify(ctx, mcp.NotificationRootsChanged, nil); err != nil {
+		return callError(server, mcp.NotificationRootsChanged, err)
+	}
+	return nil
+}
+
+// declaresRoots reports whether a server is declared the roots
+// capability: when it is offered roots, or always with Relay.
+func (c *Controller) declaresRoots(server string, configured []string) bool {
+	return c.opts.Relay || len(c.rootsFor(server, configured)) > 0
 }
 
 // SetRoots chooses the directories a server is offered (roots/list) for
@@ -252,14 +287,14 @@ func (c *Controller) SetRoots(ctx context.Context, server string, dirs []string)
 	case sess.modern():
 		// Capabilities travel with every modern request: the next one
 		// declares roots (or not); there is no list_changed to send.
-		sess.env.rootsDeclared.Store(len(dirs) > 0)
+		sess.env.rootsDeclared.Store(c.opts.Relay || len(dirs) > 0)
 		if err := sess.reencode(); err != nil {
 			return callError(server, "", err)
 		}
 		return nil
-	case sess.env.rootsDeclared.Load() != (len(dirs) > 0):
+	case sess.env.rootsDeclared.Load() != (c.opts.Relay || len(dirs) > 0):
 		return c.Reconnect(ctx, server)
-	case len(dirs) > 0:
+	case sess.env.rootsDeclared.Load():
 		if err := sess.conn.Notify(ctx, "notifications/roots/list_changed", nil); err != nil {
 			return callError(server, "notifications/roots/list_changed", err)
 		}

@@ -119,6 +119,14 @@ func (pr *peer) answerElicit(ctx context.Context, q question) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.Mode == "url" && s.c.opts.Relay {
+		// Declared for the callers that can open a URL; this one cannot.
+		if q.input {
+			return mcp.ElicitDecline(), nil
+		}
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams,
+			"elicitation/create: URL mode is not supported by the client whose request this is: it did not declare elicitation.url (mcpdeck passes a URL elicitation only to a client that did)")
+	}
 	resp, err := e.Elicit(ctx, req)
 	if err != nil {
 		return nil, err
@@ -147,7 +155,9 @@ func (pr *peer) elicitRequest(q question) (ElicitRequest, error) {
 }
 
 // answerRoots answers roots/list: the caller's responder, else the roots
-// offered to the server.
+// offered to the server (none, to a caller without roots, with Relay). A
+// session-era question no caller can be found for, with Relay and no
+// roots offered, is refused (Options.Relay says why).
 func (pr *peer) answerRoots(ctx context.Context, q question) (any, error) {
 	s := pr.s
 	if r := q.responder; r != nil {
@@ -162,7 +172,13 @@ func (pr *peer) answerRoots(ctx context.Context, q question) (any, error) {
 	}
 	offered := s.c.rootsFor(s.name, s.cfg.Roots)
 	if len(offered) == 0 && !q.input {
-		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck offers this server no roots")
+		switch {
+		case !s.env.rootsDeclared.Load():
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck offers this server no roots")
+		case q.responder == nil && s.c.opts.Relay:
+			return nil, jsonrpc.NewError(jsonrpc.CodeInternalError,
+				"roots/list: mcpdeck serves several clients over this connection and gives a client's roots only during a request that client makes; none is in flight now, or several are, and mcpdeck has no roots of its own for this server (ask during a tool call, or configure roots in mcp.json)")
+		}
 	}
 	return rootsAnswer(offered, q.input), nil
 }

@@ -63,7 +63,11 @@ type client struct {
 	streams  int               // legacy HTTP: open GET streams
 	parked   []*job            // modern requests waiting for the client's retry
 	subs     map[string]string // legacy resources/subscribe: URI → server
-	offered  offer             // what the client was last shown (list_changed)
+	// rootsTo are the servers given this client's roots (roots/list
+	// during its requests): its notifications/roots/list_changed goes
+	// to them.
+	rootsTo  map[string]bool
+	offered  offer // what the client was last shown (list_changed)
 	totals   Totals
 	detached bool
 	idle     *time.Timer // HTTP: detaches the client after idleness

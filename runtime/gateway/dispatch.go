@@ -259,10 +259,13 @@ func (cl *client) isInitialized() bool {
 // by the connection itself).
 func (g *Gateway) onNotification(cl *client, n jsonrpc.Notification) {
 	cl.touch()
-	if n.Method == "notifications/initialized" {
+	switch n.Method {
+	case "notifications/initialized":
 		cl.mu.Lock()
 		cl.initialized = true
 		cl.mu.Unlock()
+	case mcp.NotificationRootsChanged:
+		g.rootsChanged(cl)
 	}
 }
 

@@ -279,18 +279,42 @@ func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout 
 	return &target{server: req.Server, name: name, what: what, run: func(ctx context.Context, _ func(uint64)) (any, error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		res, err := g.rt.Complete(ctx, req)
+		raw, err := g.rt.CompleteRaw(ctx, req)
 		if errors.Is(err, runtime.ErrUnsupported) {
 			return mcp.CompleteResult{Completion: mcp.Completion{Values: []string{}}}, nil
 		}
 		if err != nil {
 			return nil, upstreamError(req.Server, what, timeout, err)
 		}
-		if res.Values == nil {
-			res.Values = []string{}
-		}
-		return mcp.CompleteResult{Completion: *res}, nil
+		return hopResult(withValues(raw)), nil
 	}}, nil
+}
+
+// withValues is a completion result as the server sent it (hasMore false
+// and a total of 0 are answers a client pages on), but for a missing or
+// null completion.values, which becomes [] so that a client can read it.
+func withValues(raw json.RawMessage) json.RawMessage {
+	var res map[string]json.RawMessage
+	var comp map[string]json.RawMessage
+	if json.Unmarshal(raw, &res) != nil || json.Unmarshal(res["completion"], &comp) != nil {
+		return raw
+	}
+	if v, ok := comp["values"]; ok && string(v) != "null" {
+		return raw
+	}
+	if comp == nil {
+		comp = map[string]json.RawMessage{}
+	}
+	comp["values"] = json.RawMessage("[]")
+	var err error
+	if res["completion"], err = json.Marshal(comp); err != nil {
+		return raw
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // callResult is a tools/call result as the gateway answers it; resultType

@@ -49,8 +49,11 @@ func demoServer(name string) config.Server {
 // client cannot.
 func newRuntime(t testing.TB, servers ...config.Server) *runtime.Controller {
 	t.Helper()
-	return runtimetest.Start(t, runtime.Options{Elicitor: runtime.DeclineElicitor{}, Sampler: runtime.DeclineSampler{}}, servers...)
+	return runtimetest.Start(t, gatewayRuntime, servers...)
 }
+
+// gatewayRuntime are the runtime options `mcpdeck gateway` runs with.
+var gatewayRuntime = runtime.Options{Elicitor: runtime.DeclineElicitor{}, Sampler: runtime.DeclineSampler{}, Relay: true}
 
 // newGateway serves rt; it is closed before the runtime shuts down.
 func newGateway(t testing.TB, rt *runtime.Controller, opts Options) *Gateway {

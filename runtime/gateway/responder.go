@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
@@ -97,11 +98,16 @@ func (a *answers) Sample(ctx context.Context, req runtime.SampleRequest) (runtim
 }
 
 // capable reports whether caps let a client be asked method with params:
-// the capability of its kind, and sampling.tools for a sampling request
-// that carries tools.
+// the capability of its kind, the mode of an elicitation (url mode only
+// to a client that declared it), and sampling.tools for a sampling
+// request that carries tools.
 func capable(caps mcp.ClientCapabilities, method string, params map[string]any) bool {
 	if !caps.Has(method) {
 		return false
+	}
+	if method == mcp.MethodElicit {
+		mode, _ := params["mode"].(string)
+		return caps.Elicits(mode)
 	}
 	if method == mcp.MethodSample {
 		if tools, ok := params["tools"].(json.RawMessage); ok && len(tools) > 0 && string(tools) != "null" {
@@ -125,7 +131,38 @@ func (a *answers) Roots(ctx context.Context, server string) ([]runtime.Root, err
 	for i, r := range res.Roots {
 		roots[i] = runtime.Root{URI: r.URI, Name: r.Name}
 	}
+	a.cl.mu.Lock()
+	if a.cl.rootsTo == nil {
+		a.cl.rootsTo = map[string]bool{}
+	}
+	a.cl.rootsTo[server] = true
+	a.cl.mu.Unlock()
 	return roots, nil
+}
+
+// rootsChanged passes a client's notifications/roots/list_changed on to
+// the servers that were given its roots, which may hold them: those a
+// session revision speaks to are told (2026-07-28 has no such
+// notification: its servers ask during each request). A server that asks
+// again at once, outside any request, gets what Options.Relay says of a
+// question no client's request can be tied to; one that asks during the
+// client's next request gets the new roots.
+func (g *Gateway) rootsChanged(cl *client) {
+	cl.mu.Lock()
+	servers := make([]string, 0, len(cl.rootsTo))
+	for s := range cl.rootsTo {
+		servers = append(servers, s)
+	}
+	cl.mu.Unlock()
+	pol := cl.policy()
+	for _, s := range servers {
+		if !pol.allows(s) {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(cl.ctx, 5*time.Second)
+		_ = g.rt.NotifyRootsChanged(ctx, s) // best effort, like any notification
+		cancel()
+	}
 }
 
 // ask puts a server's question (elicitation/create, roots/list) to the

@@ -4,6 +4,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,14 +18,29 @@ import (
 )
 
 // envRoots makes the test binary a go-sdk server with one tool, roots,
-// that asks the client for its roots (roots/list) and answers their URIs.
+// that asks the client for its roots (roots/list) and answers their URIs,
+// and a prompt, pick, whose completions are empty. It writes "roots
+// changed" on stderr when told notifications/roots/list_changed.
 const envRoots = "MCPDECK_GATEWAY_TEST_ROOTS"
 
 func maybeServeRoots() {
 	if os.Getenv(envRoots) != "1" {
 		return
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "roots-server", Version: "1"}, nil)
+	// Its completions are empty the way a go-sdk handler's zero result
+	// sends them: "values": null.
+	s := mcp.NewServer(&mcp.Implementation{Name: "roots-server", Version: "1"}, &mcp.ServerOptions{
+		CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return &mcp.CompleteResult{}, nil
+		},
+		RootsListChangedHandler: func(context.Context, *mcp.RootsListChangedRequest) {
+			fmt.Fprintln(os.Stderr, "roots changed")
+		},
+	})
+	s.AddPrompt(&mcp.Prompt{Name: "pick", Arguments: []*mcp.PromptArgument{{Name: "what"}}},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
 	// The 2026-07-28 way (MRTR): ask with input_required, read the answer
 	// from the retry. The SDK turns it into a roots/list request for a
 	// legacy client.
@@ -45,6 +61,14 @@ func maybeServeRoots() {
 	os.Exit(0)
 }
 
+// rootsServer is the go-sdk server of maybeServeRoots, spoken to in
+// protocol (legacy, modern).
+func rootsServer(name, protocol string) config.Server {
+	exe, _ := os.Executable()
+	return config.Server{Name: name, Transport: config.TransportStdio, Command: exe, Args: []string{"-test.run=^$"}, Protocol: protocol,
+		Env: map[string]string{envRoots: "1", "GORACE": "atexit_sleep_ms=0"}, Enabled: true, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
+}
+
 // A server's roots/list during a client's call is answered with that
 // client's roots when it declared them (a legacy client is asked, a
 // modern one gets input_required), and with mcpdeck's own otherwise.
@@ -58,11 +82,8 @@ func TestRootsGoToTheCaller(t *testing.T) {
 }
 
 func rootsGoToTheCaller(t *testing.T, upstream string) {
-	exe, _ := os.Executable()
 	own := t.TempDir()
-	srv := config.Server{Name: "r", Transport: config.TransportStdio, Command: exe, Args: []string{"-test.run=^$"}, Protocol: upstream,
-		Env: map[string]string{envRoots: "1", "GORACE": "atexit_sleep_ms=0"}, Enabled: true, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
-	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}, Roots: []string{own}, StopGrace: 500 * time.Millisecond})
+	rt := runtime.New(runtime.Options{Config: &config.Config{Servers: []config.Server{rootsServer("r", upstream)}}, Roots: []string{own}, StopGrace: 500 * time.Millisecond})
 	t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
 	if err := rt.SetEnabled(ctxFor(t, 30*time.Second), true); err != nil {
 		t.Fatal(err)
@@ -105,5 +126,34 @@ func rootsGoToTheCaller(t *testing.T, upstream string) {
 				t.Fatalf("%d runtime requests still attributed to clients after the call ended", left)
 			}
 		})
+	}
+}
+
+// A legacy client's notifications/roots/list_changed reaches the
+// session-era servers that were given its roots, and the next roots/list
+// during its call gets the new ones.
+func TestRootsChangedReachesTheServersGivenThem(t *testing.T) {
+	t.Parallel()
+	rt := newRuntime(t, rootsServer("r", "legacy"))
+	g := newGateway(t, rt, Options{})
+	c := mcp.NewClient(&mcp.Implementation{Name: "changer", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}}})
+	c.AddRoots(&mcp.Root{URI: "file:///one", Name: "one"})
+	cs := connect(t, c, pipeTransport(t, g), "legacy")
+	ctx := ctxFor(t, 30*time.Second)
+	call := func() string {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "r__roots", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("roots: %v %+v", err, res)
+		}
+		return textOf(res)
+	}
+	if got := call(); got != "file:///one" {
+		t.Fatalf("roots: %q", got)
+	}
+	c.AddRoots(&mcp.Root{URI: "file:///two", Name: "two"}) // the client sends list_changed
+	waitStderr(t, rt, "r", "roots changed")
+	if got := call(); got != "file:///one file:///two" {
+		t.Fatalf("roots after the change: %q", got)
 	}
 }

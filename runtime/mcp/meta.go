@@ -75,6 +75,20 @@ func (c ClientCapabilities) Has(method string) bool {
 	return false
 }
 
+// Elicits reports whether an elicitation in mode ("form", "" for form,
+// or "url") may be sent: an elicitation capability without modes ({})
+// declares form mode alone.
+func (c ClientCapabilities) Elicits(mode string) bool {
+	e := c.Elicitation
+	switch {
+	case e == nil:
+		return false
+	case mode == "url":
+		return e.URL != nil
+	}
+	return e.Form != nil || e.URL == nil
+}
+
 // Tasks reports whether the tasks extension is declared.
 func (c ClientCapabilities) Tasks() bool {
 	_, ok := c.Extensions[ExtensionTasks]

@@ -154,7 +154,7 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	if err != nil {
 		return err
 	}
-	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, Sampler: sampler, ClientVersion: version(),
+	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, Sampler: sampler, Relay: true, ClientVersion: version(),
 		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Telemetry: tel})
 	if err != nil {
 		return err
