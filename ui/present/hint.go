@@ -83,6 +83,7 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 		return face.pick(fmt.Sprintf("list the resources with: mcpdeck resources %s, and the URIs the templates make with --templates", info.Server),
 			"it is not offered now: pick one from the Resources tab (8), or fill in one of its templates there")
 	},
+	runtime.KindAuth:        authHint,
 	runtime.KindUnknownTask: fixed("the task ended and expired, belongs to another client, or was never started (mcpdeck keeps tasks in memory only): send the request again"),
 }
 
@@ -108,6 +109,16 @@ func transportHint(info *runtime.ErrorInfo, _ Face) string {
 		return ""
 	}
 	return "the HTTP exchange failed: check the url, and that the server is up and answers MCP there"
+}
+
+// authHint: the server was reached and asked for authorization, which
+// failed; a message that already names the command to run needs no more.
+func authHint(info *runtime.ErrorInfo, face Face) string {
+	if strings.Contains(info.Message, "mcpdeck auth login") {
+		return ""
+	}
+	return face.pick("the server asks for MCP authorization and it could not be completed: mcpdeck auth status shows what is stored; mcpdeck auth login "+info.Server+" tries again",
+		"the server asks for MCP authorization and it could not be completed: press i to log in again")
 }
 
 func timeoutHint(info *runtime.ErrorInfo, face Face) string {
