@@ -43,6 +43,11 @@ type Diagnostic struct {
 	Server  string // empty for file-level problems
 	Field   string // e.g. "args[1]", "env.API_KEY"; empty when the whole server is meant
 	Message string
+	// Suggestion is, for a field mcpdeck does not read that looks like a
+	// typo, the field meant ("command" for "comand"); "" otherwise. Every
+	// command that loads the file shows these warnings (a misspelt field
+	// is silently not applied), not only config validate.
+	Suggestion string
 }
 
 // String formats d as `file:line:col: server "x": field "args": message`,

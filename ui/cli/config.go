@@ -143,6 +143,17 @@ func loadFor(files []string, keepInvalid bool, vars map[string]string) (*config.
 	return cfg, nil
 }
 
+// warnMisspelt prints, for a command that uses servers, the warnings of
+// a misspelt field of theirs (config.Diagnostic.Suggestion): the field is
+// not applied, and only config validate would say so otherwise.
+func warnMisspelt(w io.Writer, warns []config.Diagnostic, servers []config.Server) {
+	for _, d := range warns {
+		if d.Suggestion != "" && slices.ContainsFunc(servers, func(s config.Server) bool { return s.Name == d.Server && s.Source == d.Pos.File }) {
+			warnf(w, "warning: %s", d)
+		}
+	}
+}
+
 // load reads the configuration with the approvals recorded so far: a
 // project file approved at its current content is read in full, one that
 // is not is read for the approval prompt only (its envFile is not read and
