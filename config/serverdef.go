@@ -278,7 +278,17 @@ func (p *parser) expandServer(r *rawServer, s *Server) {
 		}
 		if !r.badType["args"] {
 			for i, a := range r.args {
-				s.Args = append(s.Args, p.expandField(r, r.argOffs[i], fmt.Sprintf("args[%d]", i), a, true))
+				field, problems := fmt.Sprintf("args[%d]", i), r.problems
+				v := p.expandField(r, r.argOffs[i], field, a, true)
+				if v == "" && r.problems == problems {
+					was := ""
+					if a != "" {
+						was = fmt.Sprintf(" (%q expanded to nothing)", a)
+					}
+					p.warnf(r.argOffs[i], r.name, field, "is empty%s; %s", was, EmptyArgument)
+					p.warns[len(p.warns)-1].Loud = true
+				}
+				s.Args = append(s.Args, v)
 			}
 		}
 		s.Env = p.resolveEnv(r)

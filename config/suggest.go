@@ -10,13 +10,13 @@ import (
 
 // unknown warns of a field mcpdeck does not read, at off: the nearest
 // known name when the field looks like a typo of it ("comand"), so the
-// fix costs one glance (and the warning's Suggestion says it, for the
-// faces that show only misspellings), else the fallback (what the known
-// names are, or that another client may own the field).
+// fix costs one glance (a Loud warning: the field meant is not applied),
+// else the fallback (what the known names are, or that another client may
+// own the field).
 func (p *parser) unknown(off int, server, field, name string, known []string, fallback string) {
 	if near := nearest(name, known); near != "" {
 		p.warnf(off, server, field, "unknown field is ignored (did you mean %s?)", near)
-		p.warns[len(p.warns)-1].Suggestion = near
+		p.warns[len(p.warns)-1].Loud = true
 		return
 	}
 	p.warnf(off, server, field, "unknown field is ignored (%s)", fallback)

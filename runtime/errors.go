@@ -44,6 +44,12 @@ const StoppedReading = jsonrpc.StoppedReading
 // each request once the server is ready.
 const StartupTimedOut = "not ready within the startup timeout"
 
+// EmptyArgumentCause follows an argument's name in the message of a
+// startup timeout of a server given an empty argument (node '' reads its
+// program from stdin, which is mcpdeck's pipe), so a face does not advise
+// more time.
+const EmptyArgumentCause = "is empty, the likely cause"
+
 // Error values of the transport, for errors.As without importing jsonrpc.
 type (
 	// RPCError is a JSON-RPC error object a server answered with.

@@ -143,12 +143,13 @@ func loadFor(files []string, keepInvalid bool, vars map[string]string) (*config.
 	return cfg, nil
 }
 
-// warnMisspelt prints, for a command that uses servers, the warnings of
-// a misspelt field of theirs (config.Diagnostic.Suggestion): the field is
-// not applied, and only config validate would say so otherwise.
-func warnMisspelt(w io.Writer, warns []config.Diagnostic, servers []config.Server) {
+// warnLoud prints, for a command that uses servers, their warnings that
+// likely keep them from working as meant (config.Diagnostic.Loud: a
+// misspelt field, an empty argument), which only config validate would
+// say otherwise.
+func warnLoud(w io.Writer, warns []config.Diagnostic, servers []config.Server) {
 	for _, d := range warns {
-		if d.Suggestion != "" && slices.ContainsFunc(servers, func(s config.Server) bool { return s.Name == d.Server && s.Source == d.Pos.File }) {
+		if d.Loud && slices.ContainsFunc(servers, func(s config.Server) bool { return s.Name == d.Server && s.Source == d.Pos.File }) {
 			warnf(w, "warning: %s", d)
 		}
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -41,4 +42,24 @@ func TestMisspeltFieldsAreNamedByEveryCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEmptyArgumentIsNamed: an argument that is empty ("", an unset
+// ${VAR:-}) makes node read its program from stdin, mcpdeck's pipe, so the
+// server sits in initializing until its startup timeout. The load warns,
+// naming the server and the argument, and the timeout names it as the
+// likely cause.
+func TestEmptyArgumentIsNamed(t *testing.T) {
+	t.Parallel()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is not on PATH; it is the server that waits on stdin")
+	}
+	h := newHeadless(t, map[string]map[string]any{
+		"n": {"command": node, "args": []string{"${EMPTY_SCRIPT:-}"}, "startupTimeout": "1s"},
+	})
+	const warned = `server "n": field "args[0]": is empty ("${EMPTY_SCRIPT:-}" expanded to nothing)`
+	wantOut(t, h.run(t, "", "config", "validate"), ExitOK, warned)
+	r := h.run(t, "", "call", "n", "x")
+	wantOut(t, r, ExitTimeout, warned, "not ready within the startup timeout of 1s; its args[0] is empty, the likely cause")
 }

@@ -126,6 +126,9 @@ func timeoutHint(info *runtime.ErrorInfo, face Face) string {
 		return face.pick("the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr may say why; restart it",
 			"the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr (Logs tab) may say why; press R to restart it")
 	}
+	if strings.Contains(info.Message, runtime.EmptyArgumentCause) {
+		return "" // the message says what to fix; more time would not help
+	}
 	if strings.Contains(info.Message, runtime.StartupTimedOut) {
 		const why = "raise startupTimeout in its mcp.json entry: it bounds starting the server, initialize and listing its tools, prompts and resources (callTimeout bounds the calls once it is ready)"
 		return face.pick("the server was not ready in time: "+why+"; or check the server's stderr",
