@@ -45,8 +45,8 @@ const StoppedReading = jsonrpc.StoppedReading
 const StartupTimedOut = "not ready within the startup timeout"
 
 // EmptyArgumentCause follows an argument's name in the message of a
-// startup timeout of a server given an empty argument (node '' reads its
-// program from stdin, which is mcpdeck's pipe), so a face does not advise
+// startup timeout of a server given an empty argument (node, given one,
+// reads its program from stdin: mcpdeck's pipe), so a face does not advise
 // more time.
 const EmptyArgumentCause = "is empty, the likely cause"
 
