@@ -155,7 +155,7 @@ func (p *parser) parseAlerts(m *member) *Alerts {
 		case "rules":
 			a.Rules, a.HasRules = p.alertRules(am.value, f), true
 		default:
-			p.warnf(am.keyOff, "", f, "%s", unknownField(am.name, alertFields, "known: "+strings.Join(alertFields, ", ")))
+			p.unknown(am.keyOff, "", f, am.name, alertFields, "known: "+strings.Join(alertFields, ", "))
 		}
 	}
 	return a
@@ -195,7 +195,7 @@ func (p *parser) alertWebhook(v *hujson.Value, field string) *AlertWebhook {
 		case "timeout":
 			w.Timeout, _ = p.duration(m.value, "", f, DefaultAlertWebhookTimeout, false)
 		default:
-			p.warnf(m.keyOff, "", f, "%s", unknownField(m.name, webhookFields, "known: "+strings.Join(webhookFields, ", ")))
+			p.unknown(m.keyOff, "", f, m.name, webhookFields, "known: "+strings.Join(webhookFields, ", "))
 		}
 	}
 	if w.URL == "" {
@@ -322,7 +322,7 @@ func (p *parser) alertRule(v *hujson.Value, field string) (AlertRule, bool) {
 		case "annotations":
 			_, r.Annotations, _ = p.stringMap(m.value, "", f)
 		default:
-			p.warnf(m.keyOff, "", f, "%s", unknownField(m.name, alertRuleFields, "known: "+strings.Join(alertRuleFields, ", ")))
+			p.unknown(m.keyOff, "", f, m.name, alertRuleFields, "known: "+strings.Join(alertRuleFields, ", "))
 		}
 	}
 	switch {

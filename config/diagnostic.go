@@ -17,6 +17,10 @@ var (
 	ErrTrustStore = errors.New("trust store unavailable")
 )
 
+// EmptyArgument is the warning's advice for an argument that is empty
+// once expanded; a runtime that gives up on such a server says it too.
+const EmptyArgument = "a program takes an empty argument as a file name or a value, and node reads its program from stdin (mcpdeck's pipe to the server), so the server never answers: set the variable, or remove the argument"
+
 // Position is a place in a configuration file. Line and Column are 1-based;
 // Column counts characters, not bytes. A zero Line means the whole file.
 type Position struct {
@@ -43,6 +47,11 @@ type Diagnostic struct {
 	Server  string // empty for file-level problems
 	Field   string // e.g. "args[1]", "env.API_KEY"; empty when the whole server is meant
 	Message string
+	// Loud marks a warning about a server that likely keeps it from
+	// working as meant (a misspelt field, which is not applied; an empty
+	// argument): every command that uses the server shows it, not only
+	// config validate.
+	Loud bool
 }
 
 // String formats d as `file:line:col: server "x": field "args": message`,

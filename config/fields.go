@@ -170,7 +170,7 @@ func (p *parser) reconnect(v *hujson.Value, server string) Reconnect {
 		case "maxBackoff":
 			r.MaxBackoff, _ = p.duration(m.value, server, f, DefaultMaxBackoff, false)
 		default:
-			p.warnf(m.keyOff, server, f, "%s", unknownField(m.name, reconnectFields, "known: "+strings.Join(reconnectFields, ", ")))
+			p.unknown(m.keyOff, server, f, m.name, reconnectFields, "known: "+strings.Join(reconnectFields, ", "))
 		}
 	}
 	if r.InitialBackoff > r.MaxBackoff {

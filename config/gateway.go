@@ -410,7 +410,7 @@ func (p *parser) gatewayPolicy(ms []member, field string) GatewayPolicy {
 		case "toolRateLimits":
 			pol.ToolRateLimits = p.gatewayToolRates(m.value, f)
 		default:
-			p.warnf(m.keyOff, "", f, "%s", unknownField(m.name, gatewayFields, "known: "+strings.Join(gatewayFields, ", ")))
+			p.unknown(m.keyOff, "", f, m.name, gatewayFields, "known: "+strings.Join(gatewayFields, ", "))
 		}
 	}
 	return pol
@@ -439,7 +439,7 @@ func (p *parser) gatewayRules(v *hujson.Value, field string, approvals bool) *Ga
 			}
 			dst = &r.Approve
 		default:
-			p.warnf(m.keyOff, "", f, "%s", unknownField(m.name, ruleFields, "known: "+strings.Join(ruleFields, ", ")))
+			p.unknown(m.keyOff, "", f, m.name, ruleFields, "known: "+strings.Join(ruleFields, ", "))
 			continue
 		}
 		list, offs, _ := p.stringList(m.value, "", f)

@@ -148,7 +148,7 @@ func (p *parser) gatewayAuth(v *hujson.Value, field string) *GatewayAuth {
 		case "scopes":
 			a.Scopes, _, _ = p.stringList(m.value, "", f)
 		default:
-			p.warnf(m.keyOff, "", f, "%s", unknownField(m.name, authFields, "known: "+strings.Join(authFields, ", ")))
+			p.unknown(m.keyOff, "", f, m.name, authFields, "known: "+strings.Join(authFields, ", "))
 		}
 	}
 	if a.Issuer == "" {
@@ -192,7 +192,7 @@ func (p *parser) gatewayRate(v *hujson.Value, field string, obj *hujson.Object, 
 			r.Burst = int(n)
 		default:
 			if !slices.Contains(known, m.name) {
-				p.warnf(m.keyOff, "", f, "%s", unknownField(m.name, known, "known: "+strings.Join(known, ", ")))
+				p.unknown(m.keyOff, "", f, m.name, known, "known: "+strings.Join(known, ", "))
 			}
 		}
 	}
@@ -323,7 +323,7 @@ func (p *parser) gatewayAudit(v *hujson.Value, field string) *GatewayAudit {
 				a.MaxFiles = int(n)
 			}
 		default:
-			p.warnf(m.keyOff, "", f, "%s", unknownField(m.name, auditFields, "known: "+strings.Join(auditFields, ", ")))
+			p.unknown(m.keyOff, "", f, m.name, auditFields, "known: "+strings.Join(auditFields, ", "))
 		}
 	}
 	if a.File == "" {

@@ -137,7 +137,7 @@ func (p *parser) parseOAuth(r *rawServer) *OAuth {
 		f := field + "." + m.name
 		canon, known := oauthFields[m.name]
 		if !known {
-			p.warnf(m.keyOff, r.name, f, "%s", unknownField(m.name, oauthKnown, "known: "+strings.Join(oauthKnown, ", ")))
+			p.unknown(m.keyOff, r.name, f, m.name, oauthKnown, "known: "+strings.Join(oauthKnown, ", "))
 			continue
 		}
 		if seen[canon] {
@@ -227,7 +227,7 @@ func (p *parser) parseIdP(r *rawServer, v *hujson.Value, field string) *OAuthIdP
 		case "idToken":
 			idp.IDToken = p.oauthString(r, m.value, f, false)
 		default:
-			p.warnf(m.keyOff, r.name, f, "%s", unknownField(m.name, idpKnown, "known: "+strings.Join(idpKnown, ", ")))
+			p.unknown(m.keyOff, r.name, f, m.name, idpKnown, "known: "+strings.Join(idpKnown, ", "))
 		}
 	}
 	switch {

@@ -159,6 +159,12 @@ func TestParseDiagnostics(t *testing.T) {
 		{"unknown field", `{"mcpServers": {"a": {"command": "x", "autoApprove": []}}}`, `f.json:1:39: server "a": field "autoApprove": unknown field is ignored (another client's setting?)`, true},
 		{"typo of a field", `{"mcpServers": {"a": {"command": "x", "arg": ["-v"]}}}`, `f.json:1:39: server "a": field "arg": unknown field is ignored (did you mean args?)`, true},
 		{"typo of a reconnect field", `{"mcpServers": {"a": {"command": "x", "autoReconnect": {"maxAtempts": 3}}}}`, `f.json:1:57: server "a": field "autoReconnect.maxAtempts": unknown field is ignored (did you mean maxAttempts?)`, true},
+		{"misspelt environment", `{"mcpServers": {"a": {"command": "x", "enviroment": {}}}}`, `f.json:1:39: server "a": field "enviroment": unknown field is ignored (did you mean env?)`, true},
+		{"misspelt command", `{"mcpServers": {"a": {"comand": "x"}}}`, `f.json:1:17: server "a": neither "command" nor "url" is set: "comand" is no field mcpdeck reads: did you mean command?`, false},
+		{"misspelt command of stdio", `{"servers": {"a": {"type": "stdio", "cmd": "x"}}}`, `f.json:1:14: server "a": field "command": a stdio server needs "command"; "cmd" is no field mcpdeck reads: did you mean command?`, false},
+		{"misspelt url", `{"mcpServers": {"a": {"type": "http", "uri": "https://h"}}}`, `f.json:1:17: server "a": field "url": a http server needs "url"; "uri" is no field mcpdeck reads: did you mean url?`, false},
+		{"empty argument", `{"mcpServers": {"a": {"command": "node", "args": ["-v", ""]}}}`, `f.json:1:57: server "a": field "args[1]": is empty; ` + EmptyArgument, true},
+		{"argument of an empty variable", `{"mcpServers": {"a": {"command": "node", "args": ["${EMPTY}"]}}}`, `f.json:1:51: server "a": field "args[0]": is empty ("${EMPTY}" expanded to nothing); ` + EmptyArgument, true},
 		{"unknown reconnect field", `{"mcpServers": {"a": {"command": "x", "autoReconnect": {"jitter": 3}}}}`, `f.json:1:57: server "a": field "autoReconnect.jitter": unknown field is ignored (known: enabled, maxAttempts, initialBackoff, maxBackoff)`, true},
 		{"unknown top-level", `{"mcpServers": {}, "theme": 1}`, `f.json:1:20: unknown top-level field "theme" is ignored`, true},
 		{"no servers", `{}`, `f.json:1:1: no "mcpServers" or "servers" object; this file defines no servers`, true},
@@ -168,7 +174,7 @@ func TestParseDiagnostics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, warns, err := Parse("f.json", []byte(tt.src), ScopeUser, LoadOptions{ProjectDir: "/proj", LookupEnv: fakeEnv(map[string]string{"HOME": "/h"})})
+			_, warns, err := Parse("f.json", []byte(tt.src), ScopeUser, LoadOptions{ProjectDir: "/proj", LookupEnv: fakeEnv(map[string]string{"HOME": "/h", "EMPTY": ""})})
 			var got []Diagnostic
 			if tt.warning {
 				if err != nil {

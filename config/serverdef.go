@@ -122,7 +122,7 @@ func (p *parser) readFields(m member, obj *hujson.Object) *rawServer {
 		default:
 			good = true
 			if !slices.Contains(serverFields, f.name) {
-				p.warnf(f.keyOff, m.name, f.name, "%s", unknownField(f.name, serverFields, "another client's setting?"))
+				p.unknown(f.keyOff, m.name, f.name, f.name, serverFields, "another client's setting?")
 			}
 		}
 		r.badType[f.name] = !good
@@ -223,11 +223,11 @@ func (p *parser) transport(r *rawServer) (Transport, bool) {
 		case t == TransportStdio && hasURL:
 			p.errorf(r.fields["url"].StartOffset, r.name, "url", `a stdio server runs "command"; remove "url" or set "type" to "http"`)
 		case t == TransportStdio && !hasCmd:
-			p.errorf(r.keyOff, r.name, "command", `a stdio server needs "command"`)
+			p.errorf(r.keyOff, r.name, "command", `a stdio server needs "command"%s`, alsoNear(r, "command"))
 		case t != TransportStdio && hasCmd:
 			p.errorf(r.fields["command"].StartOffset, r.name, "command", `a %s server connects to "url"; remove "command" or set "type" to "stdio"`, r.typ)
 		case t != TransportStdio && !hasURL:
-			p.errorf(r.keyOff, r.name, "url", `a %s server needs "url"`, r.typ)
+			p.errorf(r.keyOff, r.name, "url", `a %s server needs "url"%s`, r.typ, alsoNear(r, "url"))
 		default:
 			return t, true
 		}
@@ -241,9 +241,21 @@ func (p *parser) transport(r *rawServer) (Transport, bool) {
 	case hasURL:
 		return TransportHTTP, true
 	default:
+		if near := unknownNear(r, "command", "url"); near != "" {
+			p.errorf(r.keyOff, r.name, "", `neither "command" nor "url" is set: %s`, near)
+			break
+		}
 		p.errorf(r.keyOff, r.name, "", `neither "command" nor "url" is set; add "command" to run a local server or "url" to connect to a remote one`)
 	}
 	return "", false
+}
+
+// alsoNear is "; " and unknownNear's words, or "".
+func alsoNear(r *rawServer, want ...string) string {
+	if near := unknownNear(r, want...); near != "" {
+		return "; " + near
+	}
+	return ""
 }
 
 // expandServer expands variables in the launch fields and validates the
@@ -266,7 +278,17 @@ func (p *parser) expandServer(r *rawServer, s *Server) {
 		}
 		if !r.badType["args"] {
 			for i, a := range r.args {
-				s.Args = append(s.Args, p.expandField(r, r.argOffs[i], fmt.Sprintf("args[%d]", i), a, true))
+				field, problems := fmt.Sprintf("args[%d]", i), r.problems
+				v := p.expandField(r, r.argOffs[i], field, a, true)
+				if v == "" && r.problems == problems {
+					was := ""
+					if a != "" {
+						was = fmt.Sprintf(" (%q expanded to nothing)", a)
+					}
+					p.warnf(r.argOffs[i], r.name, field, "is empty%s; %s", was, EmptyArgument)
+					p.warns[len(p.warns)-1].Loud = true
+				}
+				s.Args = append(s.Args, v)
 			}
 		}
 		s.Env = p.resolveEnv(r)

@@ -89,6 +89,7 @@ func decodeResult(raw json.RawMessage, limit int, outputSchema json.RawMessage) 
 	}
 	r.Truncated, r.OriginalSize, r.StructuredError = false, 0, ""
 	r.RequestID, r.Duration, r.Rounds, r.TaskID = 0, 0, 0, ""
+	r.Extra = extraMembers(raw)
 	truncate(&r, limit)
 	if len(outputSchema) > 0 && len(r.StructuredContent) > 0 && !r.IsError {
 		if errs, err := ValidateArguments(outputSchema, r.StructuredContent); err != nil {

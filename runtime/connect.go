@@ -31,10 +31,21 @@ func (c *Controller) connect(ctx context.Context, gen uint64, cfg config.Server,
 	return s, info, err
 }
 
+// emptyArgument names, for the startup timeout's message, a stdio
+// server's first empty argument as the likely cause of the wait (see
+// config.EmptyArgument); "" when it has none.
+func emptyArgument(cfg config.Server) string {
+	i := slices.Index(cfg.Args, "")
+	if cfg.Transport != config.TransportStdio || i < 0 {
+		return ""
+	}
+	return fmt.Sprintf("; its args[%d] %s: %s", i, EmptyArgumentCause, config.EmptyArgument)
+}
+
 // establish is connect inside its span.
 func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Server, report func(State)) (*session, connInfo, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, cfg.StartupTimeout,
-		fmt.Errorf("%w: %s of %s", jsonrpc.ErrTimeout, StartupTimedOut, cfg.StartupTimeout))
+		fmt.Errorf("%w: %s of %s%s", jsonrpc.ErrTimeout, StartupTimedOut, cfg.StartupTimeout, emptyArgument(cfg)))
 	defer cancel()
 
 	var info connInfo

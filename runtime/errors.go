@@ -44,6 +44,12 @@ const StoppedReading = jsonrpc.StoppedReading
 // each request once the server is ready.
 const StartupTimedOut = "not ready within the startup timeout"
 
+// EmptyArgumentCause follows an argument's name in the message of a
+// startup timeout of a server given an empty argument (node, given one,
+// reads its program from stdin: mcpdeck's pipe), so a face does not advise
+// more time.
+const EmptyArgumentCause = "is empty, the likely cause"
+
 // Error values of the transport, for errors.As without importing jsonrpc.
 type (
 	// RPCError is a JSON-RPC error object a server answered with.
@@ -95,6 +101,7 @@ const (
 	KindUnknownPrompt                       // no such prompt
 	KindUnknownResource                     // no such resource, or resource template
 	KindUnknownTask                         // no such task (never existed, expired, another client's)
+	KindAuth                                // the server asked for authorization, and authorizing failed
 
 	numErrorKinds // not a kind: how many there are, for the table's check
 )
@@ -146,6 +153,10 @@ var (
 	// ErrRefused: the server's current state does not allow the command
 	// (a refused transition names the state).
 	ErrRefused = errors.New("refused")
+	// ErrAuth: the server asked for authorization and authorizing failed
+	// (discovery, registration, a token request, a step-up): the server
+	// was reached, its authorization could not be completed.
+	ErrAuth = errors.New("mcp authorization failed")
 )
 
 // ErrSuperseded is returned to a command that a later command replaced
@@ -193,6 +204,12 @@ var errorKinds = []ErrorKindInfo{
 	// Nothing answering (refused, unresolvable, timed out), an HTTP status
 	// that is no MCP answer, or an answer that cannot be read: the HTTP
 	// exchange failed, as the transport's synthesized errors say.
+	// The server answered and asked for authorization, and getting it
+	// failed (its metadata, the authorization server, a token request):
+	// not the transport's failure, and not a login the person can do.
+	{Kind: KindAuth, Name: "auth", Sentinel: ErrAuth,
+		Matches: []error{auth.ErrDiscovery, auth.ErrRegistration, auth.ErrAuthorization, auth.ErrToken,
+			auth.ErrInsufficientScope, auth.ErrStorage, auth.ErrRedirected}},
 	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport,
 		Matches: []error{mcphttp.ErrUnreachable, mcphttp.ErrHTTPStatus, mcphttp.ErrBadResponse}, match: mcphttp.IsTransport},
 	{Kind: KindProtocol, Name: "protocol", Sentinel: ErrProtocol,

@@ -1,9 +1,14 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
+	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime/mcp"
 )
 
@@ -31,6 +36,75 @@ type Result struct {
 	Rounds int `json:"rounds,omitempty"`
 	// TaskID names the task the server ran the call as, if it did.
 	TaskID string `json:"taskId,omitempty"`
+	// Extra are the result's top-level members outside the specification
+	// (a server's own: "cost", "trace"), as sent and in order, kept as
+	// _meta is: their bytes, never interpreted. Result's JSON writes them
+	// after its own members. One named as a member of Result (requestId,
+	// duration, …) is not kept: that name's meaning here is mcpdeck's.
+	Extra []jsonrpc.RawMember `json:"-"`
+}
+
+// resultJSON is Result without its methods.
+type resultJSON Result
+
+// MarshalJSON writes Result's members, then Extra's.
+func (r Result) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(resultJSON(r))
+	if err != nil || len(r.Extra) == 0 {
+		return b, err
+	}
+	b = b[:len(b)-1] // the closing brace: an object of at least "content"
+	for _, m := range r.Extra {
+		k, err := json.Marshal(m.Key)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(append(b, ','), k...), ':'), m.Value...)
+	}
+	return append(b, '}'), nil
+}
+
+// specMember reports whether key is a member of a tools/call result the
+// specification gives: Result reads them (resultType is read before:
+// mcp.TypeOf). A switch on the bytes, so the common case allocates nothing.
+func specMember(key []byte) bool {
+	switch string(key) {
+	case "content", "structuredContent", "isError", "_meta", "resultType":
+		return true
+	}
+	return false
+}
+
+// ownMembers are the members Result's JSON writes itself.
+var ownMembers = func() []string {
+	var out []string
+	for f := range reflect.TypeFor[resultJSON]().Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}()
+
+// extraMembers returns the members of the result raw that are not the
+// specification's, their bytes copied: one pass over raw that decodes
+// nothing (jsonrpc.EachMember), and allocates nothing for a result with
+// none, as nearly all are.
+func extraMembers(raw json.RawMessage) []jsonrpc.RawMember {
+	var out []jsonrpc.RawMember
+	keep := func(k, v []byte) {
+		if !specMember(k) && !slices.Contains(ownMembers, string(k)) {
+			out = append(out, jsonrpc.RawMember{Key: string(k), Value: bytes.Clone(v)})
+		}
+	}
+	if jsonrpc.EachMember(raw, keep) {
+		return out
+	}
+	out = nil // the scan could not tell (an escaped key): read it strictly
+	for _, m := range jsonrpc.Members(raw) {
+		keep([]byte(m.Key), m.Value)
+	}
+	return out
 }
 
 // Content is one content block: text, image, audio, resource_link or

@@ -42,3 +42,26 @@ func TestResultDecodesTheVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// TestResultKeepsTheServersOwnMembers: a server's top-level result members
+// outside the specification are kept as sent, in order, and written back
+// by Result's JSON (call --json is promised faithful), the way _meta is;
+// the specification's members, and one named as mcpdeck's own members
+// are (requestId, duration, …), are not repeated.
+func TestResultKeepsTheServersOwnMembers(t *testing.T) {
+	t.Parallel()
+	raw := json.RawMessage(`{"content":[{"type":"text","text":"hi"}],"cost":{"usd":0.25,"tokens":[1,2]},"_meta":{"k":1},"trace":"abc","requestId":77,"resultType":"complete"}`)
+	r, err := decodeResult(raw, DefaultResultLimit, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.RequestID = 3
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"content":[{"type":"text","text":"hi"}],"_meta":{"k":1},"requestId":3,"duration":0,"cost":{"usd":0.25,"tokens":[1,2]},"trace":"abc"}`
+	if string(b) != want {
+		t.Fatalf("Result's JSON is\n%s\nwant\n%s", b, want)
+	}
+}

@@ -42,6 +42,10 @@ type Metadata struct {
 	// metadata either, and the 2025-03-26 revision's default endpoints
 	// (/authorize, /token, /register at the origin) stand in for it.
 	Guessed bool `json:"guessed,omitempty"`
+	// Missing says, for a Legacy discovery, what each protected resource
+	// metadata URL answered ("GET URL: HTTP 500 …; GET URL: …"), for an
+	// error that must say why the guess was made.
+	Missing string `json:"-"`
 }
 
 // maxMetadata bounds a metadata document.
@@ -68,13 +72,11 @@ func Discover(ctx context.Context, client *http.Client, serverURL string, header
 		return nil, fmt.Errorf("discovering authorization for %s: %w: not an absolute URL", safeURL(serverURL), ErrDiscovery)
 	}
 	md := &Metadata{}
-	var tried []string
-	var lastErr error
+	var failed []string
 	for i, cand := range resourceMetadataURLs(ch, su) {
-		tried = append(tried, cand)
 		prm, err := fetchResourceMetadata(ctx, client, cand, su, headers)
 		if err != nil {
-			lastErr = err
+			failed = append(failed, err.Error())
 			continue
 		}
 		md.Resource, md.MetadataURL = prm.Resource, cand
@@ -83,7 +85,7 @@ func Discover(ctx context.Context, client *http.Client, serverURL string, header
 		break
 	}
 	if md.MetadataURL == "" {
-		return legacyDiscover(ctx, client, su, serverURL, fmt.Sprintf("no protected resource metadata at %s (%v)", strings.Join(tried, ", "), lastErr))
+		return legacyDiscover(ctx, client, su, serverURL, "no protected resource metadata ("+strings.Join(failed, "; ")+")")
 	}
 	if len(md.AuthorizationServers) == 0 {
 		return nil, fmt.Errorf("discovering authorization for %s: %w: the protected resource metadata at %s names no authorization server", safeURL(serverURL), ErrDiscovery, md.MetadataURL)
@@ -115,7 +117,7 @@ func Discover(ctx context.Context, client *http.Client, serverURL string, header
 // metadata is missing: that revision required it of every server.
 func legacyDiscover(ctx context.Context, client *http.Client, su *url.URL, serverURL, noPRM string) (*Metadata, error) {
 	origin := (&url.URL{Scheme: su.Scheme, Host: su.Host}).String()
-	md := &Metadata{Resource: canonical(su), Legacy: true}
+	md := &Metadata{Resource: canonical(su), Legacy: true, Missing: noPRM}
 	raw := origin + "/.well-known/oauth-authorization-server"
 	asm, err := fetchLegacyMetadata(ctx, client, raw)
 	switch {
@@ -185,7 +187,10 @@ func resourceMetadataURLs(ch *Challenge, su *url.URL) []string {
 		out = append(out, base.String())
 	}
 	base.Path = "/.well-known/oauth-protected-resource"
-	return append(out, base.String())
+	if root := base.String(); !slices.Contains(out, root) {
+		out = append(out, root) // not twice when the challenge named it
+	}
+	return out
 }
 
 // fetchResourceMetadata GETs one protected resource metadata document and

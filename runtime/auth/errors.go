@@ -87,3 +87,22 @@ func (e *NeedsLoginError) Error() string {
 func (e *NeedsLoginError) Unwrap() []error {
 	return []error{ErrNeedsLogin, mcphttp.ErrUnauthorized}
 }
+
+// refusedError is an error of the Transport's own (not its base's: no
+// HTTP exchange failed) that also matches mcphttp.ErrUnauthorized, so the
+// HTTP stream keeps it whole instead of reading it as a server it could
+// not reach: the server answered, and authorizing failed.
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string   { return e.err.Error() }
+func (e *refusedError) Unwrap() []error { return []error{e.err, mcphttp.ErrUnauthorized} }
+
+// refusedToSend marks err as the Transport's refusal to send a request (see
+// refusedError); an error that already matches mcphttp.ErrUnauthorized
+// (a *NeedsLoginError) is returned as it is.
+func refusedToSend(err error) error {
+	if err == nil || errors.Is(err, mcphttp.ErrUnauthorized) {
+		return err
+	}
+	return &refusedError{err}
+}

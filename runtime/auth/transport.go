@@ -52,7 +52,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	tok, err := m.current(ctx, t)
 	if err != nil {
 		closeBody(req)
-		return nil, err
+		return nil, refusedToSend(err)
 	}
 	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	resp, err := tr.sendNonce(base, req, tok, false, replayable)
@@ -72,7 +72,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				// Its own 401 says that best, so the caller gets it.
 				return resp, nil
 			}
-			return nil, err
+			return nil, refusedToSend(err)
 		}
 		if !replayable {
 			return nil, m.needsLogin(t, "the request cannot be resent with the new token; retry it")
@@ -93,7 +93,7 @@ func (tr *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		discard(resp)
 		next, err := m.stepUp(ctx, t, ch, tr.Interactive)
 		if err != nil {
-			return nil, err
+			return nil, refusedToSend(err)
 		}
 		if resp, err = tr.sendNonce(base, req, next, true, true); err != nil {
 			return nil, err
@@ -263,7 +263,9 @@ func (m *Manager) afterRejection(ctx context.Context, t Target, sent *tokenRecor
 		// Nothing published, only the 2025-03-26 defaults guessed: as
 		// likely a server that wants a static credential. Only a login
 		// someone asked for tries the guess.
-		return nil, fmt.Errorf("%w: %s publishes no authorization metadata; `%s` tries the 2025-03-26 default endpoints", ErrDiscovery, safeURL(t.URL), m.loginCommand(t))
+		return nil, fmt.Errorf("%s asked for authorization (HTTP 401), and %w: %s, nor authorization server metadata at its origin; "+
+			"if the server wants a static credential, set it under \"headers\" in its entry; else the server's metadata must be fixed, or `%s` tries the 2025-03-26 default endpoints",
+			safeURL(t.URL), ErrDiscovery, md.Missing, m.loginCommand(t))
 	}
 	if sent != nil && sent.refreshable() && sent.Issuer == md.Issuer {
 		next, err := m.refreshOnce(ctx, t, sent)

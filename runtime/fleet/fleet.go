@@ -71,6 +71,10 @@ var (
 	// ErrBadQuery: Prometheus could not parse or run a query: the selector
 	// or the host label is wrong. It is also an ErrRejected.
 	ErrBadQuery = errors.New("bad query")
+	// ErrRedirected: Prometheus answered with a redirect to another origin
+	// (or too many), which is not followed: the configured headers would go
+	// there. Give the final URL.
+	ErrRedirected = errors.New("redirect not followed")
 	// ErrBadOptions: the options cannot work.
 	ErrBadOptions = errors.New("invalid fleet options")
 )
@@ -171,6 +175,11 @@ func (f *Fleet) explain(what, query string, err error) error {
 			detail += ": " + d
 		}
 		return fmt.Errorf("%w: %s at %s: %s; is %s the Prometheus HTTP API's base URL (it serves /api/v1/query)?", ErrRejected, what, f.opts.URL, detail, f.opts.URL)
+	}
+	var uerr *url.Error
+	if errors.Is(err, ErrRedirected) && errors.As(err, &uerr) {
+		// It answered: "is Prometheus running there?" would be wrong advice.
+		return fmt.Errorf("%s at %s: %w", what, f.opts.URL, uerr.Err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%w: %s at %s: no answer within %s", ErrUnreachable, what, f.opts.URL, f.opts.Timeout)

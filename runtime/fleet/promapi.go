@@ -65,11 +65,11 @@ func newPromAPI(address string, rt http.RoundTripper) (*promAPI, error) {
 // fails, naming where it led.
 func sameOrigin(req *http.Request, via []*http.Request) error {
 	if !mcphttp.SameOrigin(req.URL, via[0].URL) {
-		return fmt.Errorf("the Prometheus at %s redirected to %s; mcpdeck does not send the configured headers to another origin: give the final URL",
-			mcphttp.Origin(via[0].URL), mcphttp.Origin(req.URL))
+		return fmt.Errorf("%w: the Prometheus at %s redirected to %s; mcpdeck does not send the configured headers to another origin: give the final URL",
+			ErrRedirected, mcphttp.Origin(via[0].URL), mcphttp.Origin(req.URL))
 	}
 	if len(via) >= 5 {
-		return fmt.Errorf("the Prometheus at %s redirected more than 5 times: give the final URL", mcphttp.Origin(via[0].URL))
+		return fmt.Errorf("%w: the Prometheus at %s redirected more than 5 times: give the final URL", ErrRedirected, mcphttp.Origin(via[0].URL))
 	}
 	return nil
 }

@@ -56,7 +56,8 @@ block. A result cut to the size bound ends with a visible marker. With
    "_meta": {...},                    // the server's, as sent (MCP Apps: viewUUID)
    "truncated": true, "originalSize": 123,   // omitted unless cut
    "structuredError": "...",          // omitted unless it breaks outputSchema
-   "requestId": 3, "duration": 1234567}      // duration in nanoseconds
+   "requestId": 3, "duration": 1234567,      // duration in nanoseconds
+   "cost": {...}}                     // a server's own members, as sent
 
 Progress goes to stderr: a bar when stderr is a terminal, lines otherwise.
 Interrupting (ctrl+c) cancels the call: the server is sent

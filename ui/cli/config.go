@@ -143,6 +143,18 @@ func loadFor(files []string, keepInvalid bool, vars map[string]string) (*config.
 	return cfg, nil
 }
 
+// warnLoud prints, for a command that uses servers, their warnings that
+// likely keep them from working as meant (config.Diagnostic.Loud: a
+// misspelt field, an empty argument), which only config validate would
+// say otherwise.
+func warnLoud(w io.Writer, warns []config.Diagnostic, servers []config.Server) {
+	for _, d := range warns {
+		if d.Loud && slices.ContainsFunc(servers, func(s config.Server) bool { return s.Name == d.Server && s.Source == d.Pos.File }) {
+			warnf(w, "warning: %s", d)
+		}
+	}
+}
+
 // load reads the configuration with the approvals recorded so far: a
 // project file approved at its current content is read in full, one that
 // is not is read for the approval prompt only (its envFile is not read and

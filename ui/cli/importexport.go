@@ -284,7 +284,8 @@ func runExport(cmd *cobra.Command, args []string, f *exportFlags) error {
 	if f.to == "" {
 		return withCode(ExitUsage, errors.New("--to is required: claude-desktop, claude-code, cursor, vscode or windsurf"))
 	}
-	if _, err := config.ClientByID(f.to); err != nil {
+	client, err := config.ClientByID(f.to)
+	if err != nil {
 		return withCode(ExitUsage, err)
 	}
 	t, err := clientFile(f.to, f.scope)
@@ -318,6 +319,11 @@ func runExport(cmd *cobra.Command, args []string, f *exportFlags) error {
 		}
 		if s.Scope == config.ScopeDefault {
 			notes = append(notes, config.Notice{Server: n, Message: "skipped: it is mcpdeck's built-in demo, in no file"})
+			continue
+		}
+		if !s.Enabled && len(args) == 0 && !slices.Contains(client.Fields, "disabled") {
+			// The client could not write it switched off: it would run there.
+			notes = append(notes, config.Notice{Server: n, Message: fmt.Sprintf("skipped: it is disabled in mcpdeck, and %s has no way to write it disabled; name it to export it anyway (enabled there)", client.Name)})
 			continue
 		}
 		d, ok := docs[s.Source]

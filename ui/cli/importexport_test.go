@@ -340,3 +340,26 @@ func TestImportSkipsMcpdecksOwnGateway(t *testing.T) {
 		t.Errorf("naming the gateway: %d %s", code, stderr)
 	}
 }
+
+// TestExportSkipsDisabledServers: a server switched off in mcpdeck is not
+// exported, unasked, to a client that cannot write it switched off (all
+// but Windsurf read no "disabled"): it would run there. Named, it goes,
+// with the notice that "disabled" was left out.
+func TestExportSkipsDisabledServers(t *testing.T) {
+	w := newConfigWorld(t)
+	w.write(t, w.userFile(), `{"mcpServers": {
+  "on": {"command": "mcpdeck", "args": ["demo-server"]},
+  "off": {"command": "python", "args": ["old.py"], "disabled": true}
+}}`)
+	code, stdout, stderr := w.run(t, "export", "--to", "claude-code", "--scope", "project")
+	if code != ExitOK || !strings.Contains(stdout, `exported "on" into`) || !strings.Contains(stderr, `server "off": skipped: it is disabled`) {
+		t.Fatalf("export of all: %d\n%s%s", code, stdout, stderr)
+	}
+	if _, ok := docEntry(t, filepath.Join(w.project, ".mcp.json"), "off"); ok {
+		t.Errorf("the disabled server was exported, to run in Claude Code:\n%s", readFile(t, filepath.Join(w.project, ".mcp.json")))
+	}
+	code, stdout, stderr = w.run(t, "export", "--to", "claude-code", "--scope", "project", "off")
+	if code != ExitOK || !strings.Contains(stdout, `exported "off" into`) || !strings.Contains(stderr, `left out "disabled"`) {
+		t.Fatalf("export of the named disabled server: %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -22,6 +24,7 @@ func TestJSONErrorObject(t *testing.T) {
 		"broke": srvFake(jsonrpctest.ExitEarly),
 		"bad":   {"url": "htp://127.0.0.1:1/mcp"},
 		"down":  {"url": fmt.Sprintf("http://127.0.0.1:%d/mcp", porttest.Free(t))},
+		"authz": {"url": brokenAuthorization(t) + "/mcp"},
 	})
 	for _, tc := range []struct {
 		name         string
@@ -38,6 +41,10 @@ func TestJSONErrorObject(t *testing.T) {
 		// Nothing listening: the HTTP exchange failed (kind transport, with
 		// its hint), not an unknown failure.
 		{"call server unreachable", []string{"call", "down", "echo", `{"text":"x"}`}, ExitConnection, "transport", "down", "connection refused"},
+		// The server answered, asking for authorization, and finding its
+		// authorization server failed: kind auth, naming the metadata URL
+		// and its answer, not "server unreachable".
+		{"call authorization discovery failed", []string{"call", "authz", "echo", `{"text":"x"}`}, ExitConnection, "auth", "authz", "/.well-known/oauth-protected-resource: HTTP 500"},
 		// An invalid definition is the configuration's kind, about its server.
 		{"call invalid server", []string{"call", "bad", "echo"}, ExitUsage, "config", "bad", `server "bad" has an invalid configuration`},
 		{"tools invalid server", []string{"tools", "bad"}, ExitUsage, "config", "bad", `server "bad" has an invalid configuration`},
@@ -75,6 +82,9 @@ func TestJSONErrorObject(t *testing.T) {
 			}
 			// The kind given for --json adds no second advice to a message
 			// that says what to do.
+			if strings.Contains(r.stderr, "unreachable") && tc.kind != "transport" {
+				t.Errorf("stderr calls a server that answered unreachable:\n%s", r.stderr)
+			}
 			if strings.Contains(r.stderr, "(list the") || strings.Contains(r.stderr, "(the HTTP exchange failed") {
 				t.Errorf("stderr has a hint the message already gives:\n%s", r.stderr)
 			}
@@ -118,4 +128,26 @@ func TestJSONErrorObject(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || !res.IsError || res.Error != nil {
 		t.Errorf("call fail --json printed %q (%v), want the isError result alone", r.stdout, err)
 	}
+}
+
+// brokenAuthorization serves an MCP endpoint on loopback that asks for
+// authorization (401, a challenge naming its protected resource metadata)
+// whose metadata document fails with HTTP 500; it returns the server's URL.
+func brokenAuthorization(t *testing.T) string {
+	t.Helper()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") {
+			http.Error(w, "metadata store down", http.StatusInternalServerError)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+srv.URL+`/.well-known/oauth-protected-resource"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }

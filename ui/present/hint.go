@@ -83,6 +83,7 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 		return face.pick(fmt.Sprintf("list the resources with: mcpdeck resources %s, and the URIs the templates make with --templates", info.Server),
 			"it is not offered now: pick one from the Resources tab (8), or fill in one of its templates there")
 	},
+	runtime.KindAuth:        authHint,
 	runtime.KindUnknownTask: fixed("the task ended and expired, belongs to another client, or was never started (mcpdeck keeps tasks in memory only): send the request again"),
 }
 
@@ -110,10 +111,23 @@ func transportHint(info *runtime.ErrorInfo, _ Face) string {
 	return "the HTTP exchange failed: check the url, and that the server is up and answers MCP there"
 }
 
+// authHint: the server was reached and asked for authorization, which
+// failed; a message that already names the command to run needs no more.
+func authHint(info *runtime.ErrorInfo, face Face) string {
+	if strings.Contains(info.Message, "mcpdeck auth login") {
+		return ""
+	}
+	return face.pick("the server asks for MCP authorization and it could not be completed: mcpdeck auth status shows what is stored; mcpdeck auth login "+info.Server+" tries again",
+		"the server asks for MCP authorization and it could not be completed: press i to log in again")
+}
+
 func timeoutHint(info *runtime.ErrorInfo, face Face) string {
 	if strings.Contains(info.Message, runtime.StoppedReading) {
 		return face.pick("the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr may say why; restart it",
 			"the server stopped reading what mcpdeck sends it, so a longer timeout would not help: it is stuck or busy; its stderr (Logs tab) may say why; press R to restart it")
+	}
+	if strings.Contains(info.Message, runtime.EmptyArgumentCause) {
+		return "" // the message says what to fix; more time would not help
 	}
 	if strings.Contains(info.Message, runtime.StartupTimedOut) {
 		const why = "raise startupTimeout in its mcp.json entry: it bounds starting the server, initialize and listing its tools, prompts and resources (callTimeout bounds the calls once it is ready)"

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestMisspeltFieldsAreNamedByEveryCommand: a misspelt field ("comand",
+// "arg", "enviroment") is not applied, so every command that loads the
+// file says "did you mean", as config validate does: a call on a server
+// whose env is misspelt (it runs, without that env), and the failure of a
+// server whose command is misspelt (it cannot run at all).
+func TestMisspeltFieldsAreNamedByEveryCommand(t *testing.T) {
+	t.Parallel()
+	demo := srvDemo(t, "0")
+	demo["enviroment"] = map[string]string{"LOG_LEVEL": "debug"}
+	h := newHeadless(t, map[string]map[string]any{
+		"demo": demo,
+		"bad":  {"comand": "node", "arg": []string{"server.js"}},
+	})
+	const envTypo = `field "enviroment": unknown field is ignored (did you mean env?)`
+	const cmdTypo = `"comand" is no field mcpdeck reads: did you mean command?`
+	const argTypo = `field "arg": unknown field is ignored (did you mean args?)`
+	for _, tc := range []struct {
+		args  []string
+		code  int
+		says  []string
+		never string
+	}{
+		{[]string{"config", "validate"}, ExitUsage, []string{envTypo, cmdTypo, argTypo}, ""},
+		{[]string{"call", "demo", "echo", `{"text":"x"}`}, ExitOK, []string{envTypo}, "comand"}, // only the servers it uses
+		{[]string{"tools", "demo"}, ExitOK, []string{envTypo}, "comand"},
+		{[]string{"servers", "bad"}, ExitUsage, []string{cmdTypo, argTypo}, "enviroment"},
+		{[]string{"call", "bad", "x", "--json"}, ExitUsage, []string{cmdTypo}, ""},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := h.run(t, "", tc.args...)
+			wantOut(t, r, tc.code, tc.says...)
+			if tc.never != "" && strings.Contains(r.stderr, tc.never) {
+				t.Errorf("stderr speaks of a server the command does not use (%q):\n%s", tc.never, r.stderr)
+			}
+		})
+	}
+}
+
+// TestEmptyArgumentIsNamed: an argument that is empty ("", an unset
+// ${VAR:-}) makes node read its program from stdin, mcpdeck's pipe, so the
+// server sits in initializing until its startup timeout. The load warns,
+// naming the server and the argument, and the timeout names it as the
+// likely cause.
+func TestEmptyArgumentIsNamed(t *testing.T) {
+	t.Parallel()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is not on PATH; it is the server that waits on stdin")
+	}
+	h := newHeadless(t, map[string]map[string]any{
+		"n": {"command": node, "args": []string{"${EMPTY_SCRIPT:-}"}, "startupTimeout": "1s"},
+	})
+	const warned = `server "n": field "args[0]": is empty ("${EMPTY_SCRIPT:-}" expanded to nothing)`
+	wantOut(t, h.run(t, "", "config", "validate"), ExitOK, warned)
+	r := h.run(t, "", "call", "n", "x")
+	wantOut(t, r, ExitTimeout, warned, "not ready within the startup timeout of 1s; its args[0] is empty, the likely cause")
+}
