@@ -201,15 +201,15 @@ var errorKinds = []ErrorKindInfo{
 	{Kind: KindTooLarge, Name: "too-large", Sentinel: ErrMessageTooLarge, match: mcphttp.IsTooLarge},
 	{Kind: KindUnsupportedVersion, Name: "unsupported-version", Sentinel: ErrUnsupportedVersion,
 		Matches: []error{mcp.ErrNoMutualVersion}, match: rpcCode(mcp.CodeUnsupportedVersion)},
-	// Nothing answering (refused, unresolvable, timed out), an HTTP status
-	// that is no MCP answer, or an answer that cannot be read: the HTTP
-	// exchange failed, as the transport's synthesized errors say.
 	// The server answered and asked for authorization, and getting it
 	// failed (its metadata, the authorization server, a token request):
 	// not the transport's failure, and not a login the person can do.
 	{Kind: KindAuth, Name: "auth", Sentinel: ErrAuth,
 		Matches: []error{auth.ErrDiscovery, auth.ErrRegistration, auth.ErrAuthorization, auth.ErrToken,
 			auth.ErrInsufficientScope, auth.ErrStorage, auth.ErrRedirected}},
+	// Nothing answering (refused, unresolvable, timed out), an HTTP status
+	// that is no MCP answer, or an answer that cannot be read: the HTTP
+	// exchange failed, as the transport's synthesized errors say.
 	{Kind: KindTransport, Name: "transport", Sentinel: ErrTransport,
 		Matches: []error{mcphttp.ErrUnreachable, mcphttp.ErrHTTPStatus, mcphttp.ErrBadResponse}, match: mcphttp.IsTransport},
 	{Kind: KindProtocol, Name: "protocol", Sentinel: ErrProtocol,

@@ -837,8 +837,10 @@ func (m *machine) fail(s *srv, err error) {
 // reconnectable reports whether trying again may help: transport failures
 // yes; a configuration that cannot work (a command that is not there, a
 // redirect to another origin, credentials the server rejects, a
-// certificate that is not trusted), a protocol revision in common that
-// does not exist, or a login nobody has done, no.
+// certificate that is not trusted), an authorization that failed (its
+// metadata, registration, a token request: KindAuth, which was
+// KindConfig's until it had a kind of its own), a protocol revision in
+// common that does not exist, or a login nobody has done, no.
 //
 // Nor a message over the size limit (KindTooLarge): a server that sent an
 // over-size frame at startup sends the same listing again on the next
@@ -846,7 +848,7 @@ func (m *machine) fail(s *srv, err error) {
 // once. The failure says to raise maxMessageSize (or make the server send
 // less); a manual reconnect (R, reload) still tries again at once.
 func reconnectable(k ErrorKind) bool {
-	return k != KindConfig && k != KindUnsupportedVersion && k != KindNeedsLogin && k != KindTooLarge
+	return k != KindConfig && k != KindAuth && k != KindUnsupportedVersion && k != KindNeedsLogin && k != KindTooLarge
 }
 
 func (m *machine) retry(in msgRetry) {

@@ -580,3 +580,18 @@ func TestReconcileByEnablement(t *testing.T) {
 		t.Fatalf("Changed() = %v, Empty() = %v", got.Changed(), got.Empty())
 	}
 }
+
+// TestFailedAuthorizationIsNotRetried: an authorization that failed (the
+// server's metadata, registration, a token request) fails the same way on
+// the next attempt, as it did while it was of kind config; a manual
+// reconnect still tries again.
+func TestFailedAuthorizationIsNotRetried(t *testing.T) {
+	for _, k := range []ErrorKind{KindAuth, KindConfig, KindNeedsLogin} {
+		if reconnectable(k) {
+			t.Errorf("kind %s is retried by the automatic reconnect", k)
+		}
+	}
+	if !reconnectable(KindTransport) {
+		t.Error("kind transport is not retried")
+	}
+}
