@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"mcpdeck/jsonrpc"
@@ -75,8 +76,9 @@ func specMember(key []byte) bool {
 	return false
 }
 
-// ownMembers are the members Result's JSON writes itself.
-var ownMembers = func() []string {
+// ownMembers are the members Result's JSON writes itself, read from its
+// type on first use rather than at every start.
+var ownMembers = sync.OnceValue(func() []string {
 	var out []string
 	for f := range reflect.TypeFor[resultJSON]().Fields() {
 		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "-" {
@@ -84,7 +86,7 @@ var ownMembers = func() []string {
 		}
 	}
 	return out
-}()
+})
 
 // extraMembers returns the members of the result raw that are not the
 // specification's, their bytes copied: one pass over raw that decodes
@@ -93,7 +95,7 @@ var ownMembers = func() []string {
 func extraMembers(raw json.RawMessage) []jsonrpc.RawMember {
 	var out []jsonrpc.RawMember
 	keep := func(k, v []byte) {
-		if !specMember(k) && !slices.Contains(ownMembers, string(k)) {
+		if !specMember(k) && !slices.Contains(ownMembers(), string(k)) {
 			out = append(out, jsonrpc.RawMember{Key: string(k), Value: bytes.Clone(v)})
 		}
 	}
