@@ -35,9 +35,16 @@ type inflight struct {
 	wakes  map[string]chan struct{} // task id → the task following it (legacy tasks)
 	// ended keeps the tokens of the requests that ended within
 	// lateProgressWindow, so progress sent after the end still names its
-	// request (Progress.Late).
-	ended map[string]endedCall
+	// request (Progress.Late); endedOrder is the same tokens oldest first,
+	// so forgetting the expired ones costs only those, and at most
+	// maxEndedTokens are kept (a bench ends thousands of calls a second).
+	ended      map[string]endedCall
+	endedOrder []string
 }
+
+// maxEndedTokens bounds what ended keeps: late progress that comes after
+// this many later requests ended is shown by its token alone.
+const maxEndedTokens = 1024
 
 // lateProgressWindow is how long a request's progress token is still
 // known after the request ended: a server reads a cancel late, or not at
@@ -95,10 +102,17 @@ func (f *inflight) remove(ac *activeCall, cancelled bool) {
 	delete(f.calls, ac)
 	delete(f.tokens, ac.token)
 	now := time.Now()
-	for tok, e := range f.ended {
-		if now.Sub(e.at) > lateProgressWindow {
-			delete(f.ended, tok)
+	for len(f.endedOrder) > 0 {
+		oldest := f.endedOrder[0]
+		if e, ok := f.ended[oldest]; ok && now.Sub(e.at) <= lateProgressWindow && len(f.endedOrder) < maxEndedTokens {
+			break
 		}
+		delete(f.ended, oldest)
+		f.endedOrder = f.endedOrder[1:]
+	}
+	if ac.token == "" {
+		f.forgetID(ac)
+		return
 	}
 	if f.ended == nil {
 		f.ended = map[string]endedCall{}
@@ -111,6 +125,12 @@ func (f *inflight) remove(ac *activeCall, cancelled bool) {
 		e.how = "cancelled"
 	}
 	f.ended[ac.token] = e
+	f.endedOrder = append(f.endedOrder, ac.token)
+	f.forgetID(ac)
+}
+
+// forgetID drops ac's round ids. f.mu is held.
+func (f *inflight) forgetID(ac *activeCall) {
 	for id, c := range f.byID {
 		if c == ac {
 			delete(f.byID, id)
