@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,20 +131,36 @@ func everythingGateway(t *testing.T, tool string, roots ...string) (*runtime.Con
 // waitStderr waits until server's stderr tail holds a line with text.
 func waitStderr(t *testing.T, rt *runtime.Controller, server, text string) string {
 	t.Helper()
+	var line string
+	waitServer(t, rt, server, func(v runtime.ServerSnapshot) (bool, string) {
+		for _, l := range v.Stderr {
+			if strings.Contains(l, text) {
+				line = l
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("never wrote %q on stderr; its tail: %q", text, v.Stderr)
+	})
+	return line
+}
+
+// waitServer waits, on the runtime's events, until done holds for
+// server's view; done says what is still missing, for the failure.
+func waitServer(t *testing.T, rt *runtime.Controller, server string, done func(runtime.ServerSnapshot) (bool, string)) {
+	t.Helper()
 	events, stop := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 12})
 	defer stop()
 	deadline := time.After(20 * time.Second)
 	for {
 		v, _ := rt.Snapshot().Server(server)
-		for _, l := range v.Stderr {
-			if strings.Contains(l, text) {
-				return l
-			}
+		ok, missing := done(v)
+		if ok {
+			return
 		}
 		select {
 		case <-events:
 		case <-deadline:
-			t.Fatalf("%s never wrote %q on stderr; its tail: %q", server, text, v.Stderr)
+			t.Fatalf("%s %s", server, missing)
 		}
 	}
 }

@@ -49,22 +49,14 @@ func everythingServer(t *testing.T) config.Server {
 // may register tools after initialized, and say so with list_changed).
 func waitTool(t *testing.T, rt *runtime.Controller, server, tool string) {
 	t.Helper()
-	events, stop := rt.Subscribe(runtime.SubscribeOptions{Buffer: 1 << 12})
-	defer stop()
-	deadline := time.After(20 * time.Second)
-	for {
-		v, _ := rt.Snapshot().Server(server)
+	waitServer(t, rt, server, func(v runtime.ServerSnapshot) (bool, string) {
 		for _, tl := range v.Tools {
 			if tl.ServerTool == tool {
-				return
+				return true, ""
 			}
 		}
-		select {
-		case <-events:
-		case <-deadline:
-			t.Fatalf("%s never listed %s", server, tool)
-		}
-	}
+		return false, "never listed " + tool
+	})
 }
 
 // A 2025-11-25 client runs server-everything's research (a 2025-11-25
