@@ -41,9 +41,13 @@ const step = async (name, fn) => {
 
 const era = opts.era ?? 'auto';
 const mode = era === 'modern' ? { pin: '2026-07-28' } : era;
+// The probe is the first request a server gets, so its timeout covers the
+// server's start: a Node server starting on a loaded 2-core machine took
+// more than 2 s, and the client fell back to the legacy era where the
+// tests expect the modern one. No test relies on the probe timing out.
 const client = new Client({ name: 'mcpdeck-ts-client', version: '0.1.0' }, {
     capabilities: { elicitation: { form: {} }, sampling: {} },
-    versionNegotiation: { mode, probe: { timeoutMs: 2000 } }
+    versionNegotiation: { mode, probe: { timeoutMs: 10000 } }
 });
 client.setRequestHandler('elicitation/create', async request => {
     out({ event: 'elicitation', message: request.params.message });
