@@ -318,8 +318,23 @@ func withValues(raw json.RawMessage) json.RawMessage {
 }
 
 // callResult is a tools/call result as the gateway answers it; resultType
-// is set for a modern client.
-type callResult struct{ mcp.CallToolResult }
+// is set for a modern client. Extra are the server's own top-level
+// members (runtime.Result.Extra), written after the specification's as
+// the server sent them: a host behind the gateway sees what `call --json`
+// shows.
+type callResult struct {
+	mcp.CallToolResult
+	Extra []jsonrpc.RawMember
+}
+
+// MarshalJSON writes the result's members, then Extra's.
+func (r callResult) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(r.CallToolResult)
+	if err != nil {
+		return nil, err
+	}
+	return jsonrpc.AppendMembers(b, r.Extra)
+}
 
 // toolResult turns the runtime's answer into the client's: a result
 // (isError, content annotations and _meta included), a tool-level error
@@ -342,7 +357,7 @@ func toolResult(server, what string, timeout time.Duration, res *runtime.Result,
 	if content == nil {
 		content = []mcp.Content{}
 	}
-	return callResult{CallToolResult: mcp.CallToolResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError, Meta: hopMeta(res.Meta)}}, nil
+	return callResult{CallToolResult: mcp.CallToolResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError, Meta: hopMeta(res.Meta)}, Extra: res.Extra}, nil
 }
 
 // hopMeta is a server result's _meta as the gateway passes it on: the
