@@ -195,6 +195,10 @@ func (g *Gateway) pump(batches <-chan []runtime.Event) {
 				g.logMessage(e)
 			case runtime.ResourceUpdated:
 				g.resourceUpdated(e)
+			case runtime.NotificationReceived:
+				if e.Method == mcp.NotificationElicitationComplete {
+					g.elicitationComplete(e)
+				}
 			}
 		}
 	}
