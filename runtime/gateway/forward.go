@@ -117,11 +117,25 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 }
 
 // upstreamCtx is the ctx of the runtime request that serves c: the
-// client's trace context continues in it, and the keys of the client's
+// client's trace context continues in it, the keys of the client's
 // _meta that are its own (not reserved for the protocol) go along to the
-// server.
+// server, and so do its capabilities (callerCtx).
 func upstreamCtx(ctx context.Context, c *call) context.Context {
-	return runtime.WithRequestMeta(traced(ctx, c.p.Meta), c.p.Meta)
+	return runtime.WithRequestMeta(callerCtx(traced(ctx, c.p.Meta), c), c.p.Meta)
+}
+
+// callerCtx is ctx declaring to a 2026-07-28 server, on the request that
+// serves c, what c's client can be asked (runtime.WithCallerCapabilities):
+// the capabilities of its request (modern) or of its initialize
+// (legacy), not those of every client the gateway serves.
+func callerCtx(ctx context.Context, c *call) context.Context {
+	if c.env != nil {
+		return runtime.WithCallerCapabilities(ctx, c.env.caps)
+	}
+	c.cl.mu.Lock()
+	caps := c.cl.caps
+	c.cl.mu.Unlock()
+	return runtime.WithCallerCapabilities(ctx, caps)
 }
 
 // isNotOffered reports an error saying the name is not in the catalog.

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -38,7 +39,8 @@ func addElicitTools(s *mcp.Server) {
 		})
 	s.AddTool(&mcp.Tool{Name: "caps", Description: "Answers the client capabilities of the request.", InputSchema: map[string]any{"type": "object"}},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			b, _ := json.Marshal(req.ClientCapabilities())
+			// As sent: the SDK's own type always writes roots.
+			b, _ := json.Marshal(req.Params.GetMeta()[mcp.MetaKeyClientCapabilities])
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 		})
 }
@@ -98,6 +100,72 @@ func TestURLElicitationCarriesWhatTheClientsEraHas(t *testing.T) {
 						}
 					}
 				})
+			}
+		})
+	}
+}
+
+// A 2026-07-28 server is told on each request what may be asked during
+// it: the calling client's elicitation, sampling and roots, not every
+// client's (nor all the gateway declares to a session-era server for
+// all of them). A client without elicitation does not tell the server it
+// can elicit; the gateway's own decline (its Elicitor and Sampler) is no
+// answer to declare.
+func TestModernRequestsDeclareTheCallersCapabilities(t *testing.T) {
+	t.Parallel()
+	rt := newRuntime(t, rootsServer("r", "modern"))
+	g := newGateway(t, rt, Options{})
+	url := serveHTTP(t, g)
+	form := &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+	both := &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
+	for _, tc := range []struct {
+		name, era string
+		caps      *mcp.ClientCapabilities
+		want      map[string]bool // a capability the request declares, or does not
+	}{
+		{"modern client with nothing", "modern", &mcp.ClientCapabilities{}, map[string]bool{"elicitation": false, "sampling": false, "roots": false}},
+		{"modern client with form mode", "modern", &mcp.ClientCapabilities{Elicitation: form}, map[string]bool{"elicitation": true, "url": false, "sampling": false, "roots": false}},
+		{"legacy client with nothing", "legacy", &mcp.ClientCapabilities{}, map[string]bool{"elicitation": false, "sampling": false, "roots": false}},
+		{"legacy client with url mode, roots and sampling", "legacy", &mcp.ClientCapabilities{Elicitation: both, RootsV2: &mcp.RootCapabilities{}, Sampling: &mcp.SamplingCapabilities{}},
+			map[string]bool{"elicitation": true, "url": true, "sampling": true, "roots": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The SDK declares what it has a handler for.
+			opts := &mcp.ClientOptions{Capabilities: tc.caps}
+			if tc.caps.Elicitation != nil {
+				opts.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "decline"}, nil
+				}
+			}
+			if tc.caps.Sampling != nil {
+				opts.CreateMessageHandler = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+					return nil, errors.New("no model")
+				}
+			}
+			c := mcp.NewClient(&mcp.Implementation{Name: tc.name, Version: "1"}, opts)
+			tr := pipeTransport(t, g)
+			if tc.era == "modern" {
+				tr = httpTransport(url)
+			}
+			cs := connect(t, c, tr, tc.era)
+			res, err := cs.CallTool(ctxFor(t, 20*time.Second), &mcp.CallToolParams{Name: "r__caps", Arguments: map[string]any{}})
+			if err != nil || res.IsError {
+				t.Fatalf("caps: %v %+v", err, res)
+			}
+			var got map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(textOf(res)), &got); err != nil {
+				t.Fatalf("caps answered %q", textOf(res))
+			}
+			var elicitation map[string]json.RawMessage
+			_ = json.Unmarshal(got["elicitation"], &elicitation)
+			for k, want := range tc.want {
+				_, has := got[k]
+				if k == "url" {
+					_, has = elicitation["url"]
+				}
+				if has != want {
+					t.Errorf("the server was told %s: %v, want %v (it was told %s)", k, has, want, textOf(res))
+				}
 			}
 		})
 	}
