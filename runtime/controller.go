@@ -34,8 +34,8 @@ type Options struct {
 	// they were started with.
 	Roots []string
 	// Relay runs the controller for callers that answer for themselves
-	// what a server asks during their requests (mcpdeck gateway's clients,
-	// through WithResponder): every server is declared roots, even with
+	// what a server asks during their requests (the clients of mcpdeck
+	// gateway and of the TUI's --serve, through WithResponder): every server is declared roots, even with
 	// none configured, and URL-mode elicitation beside form mode when
 	// there is an Elicitor. What the caller cannot answer is answered as a
 	// client without the capability answers: a URL-mode elicitation with

@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcpdeck/runtime"
+	"mcpdeck/runtime/runtimetest"
 )
 
 // linkID is the elicitationId the connect tool gives its URL elicitation
@@ -168,5 +172,52 @@ func TestModernRequestsDeclareTheCallersCapabilities(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// operator answers elicitations as a person at the TUI would: it is
+// told each one, and accepts.
+type operator struct{ asked chan runtime.ElicitRequest }
+
+func (o operator) Elicit(_ context.Context, req runtime.ElicitRequest) (runtime.ElicitResponse, error) {
+	o.asked <- req
+	return runtime.ElicitResponse{Action: "accept"}, nil
+}
+
+// On a runtime whose gateway a person operates (the TUI's --serve:
+// runtime.Options.Operator), a URL elicitation that no client's call
+// asked, the operator's own call's, reaches the operator's Elicitor (the
+// TUI's dialog) in either era; a headless gateway's, with no one there,
+// is refused as a client without url mode refuses it. (A gateway
+// client's goes to that client either way: ui/cli's
+// TestServeRelaysToItsClients.)
+func TestOperatorGetsTheURLElicitationsOfItsOwnCalls(t *testing.T) {
+	t.Parallel()
+	for _, upstream := range []string{"legacy", "modern"} {
+		for _, person := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s server, operator %v", upstream, person), func(t *testing.T) {
+				t.Parallel()
+				op := operator{make(chan runtime.ElicitRequest, 4)}
+				opts := gatewayRuntime
+				opts.Elicitor, opts.Operator = op, person
+				if !person {
+					opts.Elicitor = runtime.DeclineElicitor{}
+				}
+				rt := runtimetest.Start(t, opts, rootsServer("r", upstream))
+				res, err := rt.Call(ctxFor(t, 20*time.Second), runtime.CallRequest{Server: "r", Tool: "connect"})
+				if !person {
+					if err == nil && !res.IsError && res.Content[0].Text == "accept" {
+						t.Fatalf("a headless runtime accepted a URL elicitation: %+v", res)
+					}
+					return
+				}
+				if err != nil || res.IsError || res.Content[0].Text != "accept" {
+					t.Fatalf("connect: %v %+v", err, res)
+				}
+				if req := waitFor(t, "the operator's URL elicitation", op.asked, nil); req.Mode != "url" || req.URL != "https://example.com/link" {
+					t.Fatalf("the operator was asked %+v", req)
+				}
+			})
+		}
 	}
 }
