@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,9 +64,10 @@ func TestServeRelaysToItsClients(t *testing.T) {
 	l.Close()
 
 	in, keys := io.Pipe()
-	var out, errOut lockedBuffer
+	var out lockedBuffer
+	errOut := &toldBuffer{told: make(chan struct{}, 1)}
 	done := make(chan int, 1)
-	go func() { done <- run([]string{"--serve", addr, "--enable"}, in, &out, &errOut) }()
+	go func() { done <- run([]string{"--serve", addr, "--enable"}, in, &out, errOut) }()
 	defer func() {
 		keys.Write([]byte("q"))
 		select {
@@ -82,45 +84,57 @@ func TestServeRelaysToItsClients(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	asked := make(chan *mcp.ElicitParams, 4)
+	changed := make(chan struct{}, 1)
 	client := mcp.NewClient(&mcp.Implementation{Name: "serve-relay", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{
 		RootsV2:     &mcp.RootCapabilities{},
 		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 	}, ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked <- req.Params
 		return &mcp.ElicitResult{Action: "accept"}, nil
+	}, ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
 	}})
 	client.AddRoots(&mcp.Root{URI: "file:///client/project", Name: "project"})
-	// The TUI says where it serves once it listens; MCP comes up beside it.
-	var cs *mcp.ClientSession
-	for cs == nil {
-		if strings.Contains(errOut.String(), "serving MCP") {
-			tr := &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", MaxRetries: -1,
-				HTTPClient: &http.Client{Transport: bearerTransport{token}}}
-			if cs, err = client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}); err != nil {
-				t.Fatalf("connect: %v\n%s", err, errOut.String())
-			}
-			defer cs.Close()
+	// The TUI says where it serves once it listens (before the screen is
+	// its); MCP comes up beside it, and the tools with list_changed.
+	for !strings.Contains(errOut.String(), "serving MCP") {
+		select {
+		case <-errOut.told:
+		case <-ctx.Done():
+			t.Fatalf("the TUI never said it serves: %s", errOut.String())
+		}
+	}
+	tr := &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearerTransport{token}}}
+	cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, errOut.String())
+	}
+	defer cs.Close()
+	for {
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		if slices.ContainsFunc(tools.Tools, func(tl *mcp.Tool) bool { return tl.Name == "up__connect" }) {
 			break
 		}
 		select {
+		case <-changed:
 		case <-ctx.Done():
-			t.Fatalf("the TUI never said it serves: %s", errOut.String())
-		case <-time.After(20 * time.Millisecond):
+			t.Fatalf("the gateway never offered up__connect: %s", errOut.String())
 		}
 	}
 	call := func(tool string) string {
 		t.Helper()
-		for {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "up__" + tool, Arguments: map[string]any{}})
-			switch {
-			case err != nil && strings.Contains(err.Error(), "not offered now") && ctx.Err() == nil:
-				time.Sleep(50 * time.Millisecond) // the server is still starting
-				continue
-			case err != nil || res.IsError:
-				t.Fatalf("%s: %v %+v\n%s", tool, err, res, errOut.String())
-			}
-			return res.Content[0].(*mcp.TextContent).Text
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "up__" + tool, Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v\n%s", tool, err, res, errOut.String())
 		}
+		return res.Content[0].(*mcp.TextContent).Text
 	}
 	if got := call("roots"); got != "file:///client/project" {
 		t.Fatalf("roots: the server was told %q, want the client's", got)
@@ -131,6 +145,21 @@ func TestServeRelaysToItsClients(t *testing.T) {
 	if p := <-asked; p.Mode != "url" || p.URL != "https://example.com/link" || p.ElicitationID != "link-1" {
 		t.Fatalf("the client was asked %+v", p)
 	}
+}
+
+// toldBuffer is a lockedBuffer that says on told when it was written to.
+type toldBuffer struct {
+	lockedBuffer
+	told chan struct{}
+}
+
+func (b *toldBuffer) Write(p []byte) (int, error) {
+	n, err := b.lockedBuffer.Write(p)
+	select {
+	case b.told <- struct{}{}:
+	default:
+	}
+	return n, err
 }
 
 // bearerTransport sends the gateway's token.
