@@ -108,7 +108,7 @@ func TestServeRelaysToItsClients(t *testing.T) {
 		}
 	}
 	tr := &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", MaxRetries: -1,
-		HTTPClient: &http.Client{Transport: bearerTransport{token}}}
+		HTTPClient: &http.Client{Transport: bearerRT{token}}}
 	cs, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, errOut.String())
@@ -160,13 +160,4 @@ func (b *toldBuffer) Write(p []byte) (int, error) {
 	default:
 	}
 	return n, err
-}
-
-// bearerTransport sends the gateway's token.
-type bearerTransport struct{ token string }
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
 }
