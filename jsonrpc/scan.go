@@ -90,6 +90,32 @@ type RawMember struct {
 	Value json.RawMessage
 }
 
+// AppendMembers writes members into obj, the bytes of a JSON object,
+// after its own, keys encoded and values as they are: how a result keeps
+// a server's own members (RawMember values read by Members) when a type
+// of ours writes the rest. obj is returned unchanged without members.
+func AppendMembers(obj []byte, members []RawMember) ([]byte, error) {
+	end := bytes.LastIndexByte(obj, '}')
+	if len(members) == 0 || end < 0 {
+		return obj, nil
+	}
+	out := append([]byte(nil), obj[:end]...)
+	head := bytes.TrimSpace(out)
+	sep := len(head) > 0 && head[len(head)-1] != '{' // a member before ours
+	for _, m := range members {
+		k, err := json.Marshal(m.Key)
+		if err != nil {
+			return nil, err
+		}
+		if sep {
+			out = append(out, ',')
+		}
+		sep = true
+		out = append(append(append(out, k...), ':'), m.Value...)
+	}
+	return append(out, obj[end:]...), nil
+}
+
 // Members returns the top-level members of the JSON object b in the order
 // they are written (people order them on purpose; a map would shuffle
 // them), without decoding the values. It reads b in one pass as

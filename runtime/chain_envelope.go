@@ -23,7 +23,7 @@ func envelopeLink(ctx context.Context, s *session, r *request, next sender) (jso
 			addRequestMeta(ctx, r.meta)
 			token = r.active.token
 		}
-		r.wire = s.wire(r.params, token, r.meta)
+		r.wire = s.wire(s.encodedFor(ctx), r.params, token, r.meta)
 	} else if p, ok := r.wire.(mcp.InitializeParams); ok {
 		// The handshake's params are its own; only the trace context
 		// joins them, in _meta.
@@ -38,7 +38,7 @@ func envelopeLink(ctx context.Context, s *session, r *request, next sender) (jso
 // marshalled once. In the legacy era _meta carries only the token and
 // extra; nil params with neither stay nil (no params member at all, not
 // "params": null).
-func (s *session) wire(params map[string]any, token string, extra map[string]any) any {
+func (s *session) wire(enc *mcp.Encoded, params map[string]any, token string, extra map[string]any) any {
 	if s.modern() {
 		if len(extra) > 0 {
 			cp := make(map[string]any, len(params)+1)
@@ -56,7 +56,7 @@ func (s *session) wire(params map[string]any, token string, extra map[string]any
 		if token != "" {
 			tok = token
 		}
-		raw, err := s.env.enc.Load().Marshal(params, tok)
+		raw, err := enc.Marshal(params, tok)
 		if err != nil {
 			return params // unencodable params: the connection reports it
 		}
@@ -80,4 +80,26 @@ func (s *session) wire(params map[string]any, token string, extra map[string]any
 	}
 	params["_meta"] = meta
 	return params
+}
+
+// encodedFor is the encoded envelope of a request made with ctx: the
+// session's, or, for a request made for a caller that declared its own
+// capabilities (WithCallerCapabilities), the session's with those,
+// encoded for this request alone. Nil in the legacy era, which has none.
+func (s *session) encodedFor(ctx context.Context) *mcp.Encoded {
+	if !s.modern() {
+		return nil
+	}
+	if _, ok := ctx.Value(callerCapsKey{}).(mcp.ClientCapabilities); !ok {
+		return s.env.enc.Load()
+	}
+	s.env.mu.Lock()
+	env := s.env.env
+	s.env.mu.Unlock()
+	env.Capabilities = s.declaredFor(ctx)
+	enc, err := env.Encode()
+	if err != nil {
+		return s.env.enc.Load()
+	}
+	return &enc
 }

@@ -61,7 +61,7 @@ func roundsLink(ctx context.Context, s *session, r *request, next sender) (json.
 			return nil, err
 		}
 	}
-	flow := mcp.Flow{Capabilities: s.declared(), MaxRounds: mcp.DefaultMaxRounds}
+	flow := mcp.Flow{Capabilities: s.declaredFor(ctx), MaxRounds: mcp.DefaultMaxRounds}
 	raw, _, err := flow.Run(ctx, caller, first, declineOnce(s.peer.fulfil))
 	if err != nil && isMRTRBreach(err) {
 		err = fmt.Errorf("%w: %w", ErrProtocol, err)

@@ -34,8 +34,8 @@ type Options struct {
 	// they were started with.
 	Roots []string
 	// Relay runs the controller for callers that answer for themselves
-	// what a server asks during their requests (mcpdeck gateway's clients,
-	// through WithResponder): every server is declared roots, even with
+	// what a server asks during their requests (the clients of mcpdeck
+	// gateway and of the TUI's --serve, through WithResponder): every server is declared roots, even with
 	// none configured, and URL-mode elicitation beside form mode when
 	// there is an Elicitor. What the caller cannot answer is answered as a
 	// client without the capability answers: a URL-mode elicitation with
@@ -46,6 +46,13 @@ type Options struct {
 	// with none an error saying that roots are given during requests: an
 	// empty list would be a false answer that servers keep.
 	Relay bool
+	// Operator says that a person answers through the Elicitor and the
+	// Sampler (the TUI's dialogs), for the callers that cannot as for
+	// mcpdeck's own requests: with Relay, a URL-mode elicitation no caller
+	// answers goes to the Elicitor, as a form one does, where a headless
+	// gateway's caller gets -32602; and a 2026-07-28 request made for a
+	// caller (WithCallerCapabilities) declares URL mode too.
+	Operator bool
 	// LogLevel is sent with logging/setLevel to servers that declare
 	// logging; default "info"; "-" sends nothing.
 	LogLevel string

@@ -51,18 +51,10 @@ type resultJSON Result
 // MarshalJSON writes Result's members, then Extra's.
 func (r Result) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(resultJSON(r))
-	if err != nil || len(r.Extra) == 0 {
+	if err != nil {
 		return b, err
 	}
-	b = b[:len(b)-1] // the closing brace: an object of at least "content"
-	for _, m := range r.Extra {
-		k, err := json.Marshal(m.Key)
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(append(append(b, ','), k...), ':'), m.Value...)
-	}
-	return append(b, '}'), nil
+	return jsonrpc.AppendMembers(b, r.Extra)
 }
 
 // specMember reports whether key is a member of a tools/call result the

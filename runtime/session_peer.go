@@ -119,8 +119,9 @@ func (pr *peer) answerElicit(ctx context.Context, q question) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Mode == "url" && s.c.opts.Relay {
-		// Declared for the callers that can open a URL; this one cannot.
+	if req.Mode == "url" && s.c.opts.Relay && !s.c.opts.Operator {
+		// Declared for the callers that can open a URL; this one cannot,
+		// and no person is there to (Options.Operator).
 		if q.input {
 			return mcp.ElicitDecline(), nil
 		}

@@ -153,7 +153,7 @@ func (tf *taskFollower) followModern(ctx context.Context, r *request, raw json.R
 // answered yet and sends the answers with tasks/update.
 func (tf *taskFollower) answer(ctx context.Context, ac *activeCall, t mcp.Task, answered map[string]bool) error {
 	s := tf.s
-	caps := s.declared()
+	caps := s.declaredFor(ctx)
 	responses := map[string]json.RawMessage{}
 	for key, req := range t.InputRequests {
 		if answered[key] {

@@ -66,7 +66,12 @@ type client struct {
 	// rootsTo are the servers given this client's roots (roots/list
 	// during its requests): its notifications/roots/list_changed goes
 	// to them.
-	rootsTo  map[string]bool
+	rootsTo map[string]bool
+	// elicits are the server URL elicitations (with their
+	// elicitationId) this 2025-11-25 client was sent, oldest first, at
+	// most maxElicits: a server's notifications/elicitation/complete
+	// for one goes to it.
+	elicits  []elicitKey
 	offered  offer // what the client was last shown (list_changed)
 	totals   Totals
 	detached bool

@@ -117,11 +117,25 @@ func (g *Gateway) forward(ctx context.Context, c *call, cat *catalog, pol *polic
 }
 
 // upstreamCtx is the ctx of the runtime request that serves c: the
-// client's trace context continues in it, and the keys of the client's
+// client's trace context continues in it, the keys of the client's
 // _meta that are its own (not reserved for the protocol) go along to the
-// server.
+// server, and so do its capabilities (callerCtx).
 func upstreamCtx(ctx context.Context, c *call) context.Context {
-	return runtime.WithRequestMeta(traced(ctx, c.p.Meta), c.p.Meta)
+	return runtime.WithRequestMeta(callerCtx(traced(ctx, c.p.Meta), c), c.p.Meta)
+}
+
+// callerCtx is ctx declaring to a 2026-07-28 server, on the request that
+// serves c, what c's client can be asked (runtime.WithCallerCapabilities):
+// the capabilities of its request (modern) or of its initialize
+// (legacy), not those of every client the gateway serves.
+func callerCtx(ctx context.Context, c *call) context.Context {
+	if c.env != nil {
+		return runtime.WithCallerCapabilities(ctx, c.env.caps)
+	}
+	c.cl.mu.Lock()
+	caps := c.cl.caps
+	c.cl.mu.Unlock()
+	return runtime.WithCallerCapabilities(ctx, caps)
 }
 
 // isNotOffered reports an error saying the name is not in the catalog.
@@ -318,8 +332,23 @@ func withValues(raw json.RawMessage) json.RawMessage {
 }
 
 // callResult is a tools/call result as the gateway answers it; resultType
-// is set for a modern client.
-type callResult struct{ mcp.CallToolResult }
+// is set for a modern client. Extra are the server's own top-level
+// members (runtime.Result.Extra), written after the specification's as
+// the server sent them: a host behind the gateway sees what `call --json`
+// shows.
+type callResult struct {
+	mcp.CallToolResult
+	Extra []jsonrpc.RawMember
+}
+
+// MarshalJSON writes the result's members, then Extra's.
+func (r callResult) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(r.CallToolResult)
+	if err != nil {
+		return nil, err
+	}
+	return jsonrpc.AppendMembers(b, r.Extra)
+}
 
 // toolResult turns the runtime's answer into the client's: a result
 // (isError, content annotations and _meta included), a tool-level error
@@ -342,7 +371,7 @@ func toolResult(server, what string, timeout time.Duration, res *runtime.Result,
 	if content == nil {
 		content = []mcp.Content{}
 	}
-	return callResult{CallToolResult: mcp.CallToolResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError, Meta: hopMeta(res.Meta)}}, nil
+	return callResult{CallToolResult: mcp.CallToolResult{Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError, Meta: hopMeta(res.Meta)}, Extra: res.Extra}, nil
 }
 
 // hopMeta is a server result's _meta as the gateway passes it on: the

@@ -28,13 +28,16 @@
 //
 // The servers are declared what the clients may answer, not what mcpdeck
 // has: roots and URL-mode elicitation always (runtime.Options.Relay, which
-// `mcpdeck gateway` sets), since servers offer tools by what their client
-// declares. One connection serves every client, so a client's roots are
-// given only during its own requests; a client without roots gets
+// `mcpdeck gateway` and `mcpdeck --serve` set), since servers offer tools
+// by what their client declares; a 2026-07-28 request declares its own
+// client's (runtime.WithCallerCapabilities). One connection serves every
+// client, so a client's roots are given only during its own requests; a
+// client without roots gets
 // mcpdeck's configured roots or none, a question no one client's request
 // can be tied to the configured roots or an error (never a made-up empty
-// list a server would keep), a client without URL mode -32602, and a
-// client's roots/list_changed goes to the servers given its roots.
+// list a server would keep), a client without URL mode -32602 (under the
+// TUI, the operator's dialog: runtime.Options.Operator), and a client's
+// roots/list_changed goes to the servers given its roots.
 //
 // The package never writes to the terminal. Each client's notifications
 // run on its own goroutine (outbox), so a client that stops reading stalls
@@ -195,6 +198,10 @@ func (g *Gateway) pump(batches <-chan []runtime.Event) {
 				g.logMessage(e)
 			case runtime.ResourceUpdated:
 				g.resourceUpdated(e)
+			case runtime.NotificationReceived:
+				if e.Method == mcp.NotificationElicitationComplete {
+					g.elicitationComplete(e)
+				}
 			}
 		}
 	}

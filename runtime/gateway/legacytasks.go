@@ -44,7 +44,7 @@ func (g *Gateway) startLegacyTask(c *call, t *target, release func()) (any, erro
 	now := time.Now()
 	tk := &task{g: g, id: "task-" + newState(), owner: c.cl.limitKey(), c: c, created: now, updated: now, status: mcp.TaskWorking,
 		done: make(chan struct{}), asked: make(chan struct{}, 1), pending: map[string]*ask{}, returned: true}
-	rctx, cancel := context.WithCancel(traced(c.cl.ctx, c.p.Meta))
+	rctx, cancel := context.WithCancel(callerCtx(traced(c.cl.ctx, c.p.Meta), c))
 	tk.cancel = cancel
 	g.mu.Lock()
 	if g.tasks == nil {

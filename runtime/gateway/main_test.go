@@ -29,5 +29,6 @@ func TestMain(m *testing.M) {
 	maybeClient()
 	maybeServeGateway()
 	maybeServeRoots()
+	maybeServeOwn()
 	goleak.VerifyTestMain(m)
 }

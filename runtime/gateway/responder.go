@@ -2,9 +2,12 @@ package gateway
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"mcpdeck/jsonrpc"
@@ -185,14 +188,16 @@ func (r *responder) ask(ctx context.Context, server, method string, params map[s
 		if len(modern) != 1 || modern[0].getJob() == nil || !capable(modern[0].env.caps, method, params) {
 			return nil, runtime.ErrNotAnswered
 		}
-		p, _ := json.Marshal(params)
-		return modern[0].getJob().ask(ctx, mcp.InputRequest{Method: method, Params: p})
+		return modern[0].getJob().ask(ctx, inputRequest(method, params))
 	}
 	cl.mu.Lock()
 	declared := capable(cl.caps, method, params)
 	cl.mu.Unlock()
 	if !declared || cl.conn == nil {
 		return nil, runtime.ErrNotAnswered
+	}
+	if method == mcp.MethodElicit && params["mode"] == "url" {
+		cl.urlElicitation(server, params)
 	}
 	var related *call
 	if len(calls) == 1 {
@@ -203,4 +208,69 @@ func (r *responder) ask(ctx context.Context, server, method string, params map[s
 		opts = append(opts, jsonrpc.WithIDFunc(func(id uint64) { cl.routeRequest(id, related) }))
 	}
 	return cl.conn.Call(ctx, method, params, opts...)
+}
+
+// inputRequest is a question as a 2026-07-28 client is asked it, inside
+// an input_required answer: a URL elicitation without elicitationId,
+// which that revision does not have (nor notifications/elicitation/
+// complete, which the id is for).
+func inputRequest(method string, params map[string]any) mcp.InputRequest {
+	if _, ok := params["elicitationId"]; ok && method == mcp.MethodElicit {
+		params = maps.Clone(params)
+		delete(params, "elicitationId")
+	}
+	p, _ := json.Marshal(params)
+	return mcp.InputRequest{Method: method, Params: p}
+}
+
+// urlElicitation readies a URL elicitation of server's for a 2025-11-25
+// client, whose revision requires an elicitationId: the server's is kept,
+// and remembered, so that the server's notifications/elicitation/complete
+// for it reaches this client (elicitationComplete); a 2026-07-28 server
+// sends none, and the client gets one made up here, which no
+// notification will name.
+func (cl *client) urlElicitation(server string, params map[string]any) {
+	id, _ := params["elicitationId"].(string)
+	if id == "" {
+		params["elicitationId"] = "mcpdeck-" + rand.Text()
+		return
+	}
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if len(cl.elicits) == maxElicits {
+		cl.elicits = cl.elicits[1:] // the oldest: its flow was surely abandoned
+	}
+	cl.elicits = append(cl.elicits, elicitKey{server, id})
+}
+
+// maxElicits bounds the URL elicitations a client is remembered for.
+const maxElicits = 64
+
+// elicitKey names a server's URL elicitation.
+type elicitKey struct{ server, id string }
+
+// elicitationComplete passes a server's notifications/elicitation/complete
+// to the client its URL elicitation went to, once; it is dropped when no
+// client was sent that elicitation (it went to mcpdeck's own Elicitor, or
+// the client left).
+func (g *Gateway) elicitationComplete(e runtime.NotificationReceived) {
+	var p struct {
+		ElicitationID string `json:"elicitationId"`
+	}
+	if json.Unmarshal(e.Params, &p) != nil || p.ElicitationID == "" {
+		return
+	}
+	key := elicitKey{e.Server, p.ElicitationID}
+	for _, cl := range g.clientList() {
+		cl.mu.Lock()
+		i := slices.Index(cl.elicits, key)
+		if i >= 0 {
+			cl.elicits = slices.Delete(cl.elicits, i, i+1)
+		}
+		cl.mu.Unlock()
+		if i >= 0 {
+			cl.notify(mcp.NotificationElicitationComplete, map[string]any{"elicitationId": p.ElicitationID})
+			return
+		}
+	}
 }

@@ -20,7 +20,10 @@ import (
 // envRoots makes the test binary a go-sdk server with one tool, roots,
 // that asks the client for its roots (roots/list) and answers their URIs,
 // and a prompt, pick, whose completions are empty. It writes "roots
-// changed" on stderr when told notifications/roots/list_changed.
+// changed" on stderr when told notifications/roots/list_changed. Its
+// tool connect asks a URL-mode elicitation and answers the action; its
+// tool caps answers the client capabilities its request declared (see
+// urlelicit_test.go).
 const envRoots = "MCPDECK_GATEWAY_TEST_ROOTS"
 
 func maybeServeRoots() {
@@ -55,6 +58,7 @@ func maybeServeRoots() {
 			}
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}, RequestState: "roots-v1"}, nil
 		})
+	addElicitTools(s)
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		os.Exit(1)
 	}

@@ -49,14 +49,22 @@ func TestSamplingForwardedToTheCaller(t *testing.T) {
 						t.Fatalf("the client was asked %+v", p)
 					}
 
-					// A client without sampling: the gateway declines for it.
+					// A client without sampling: a session-era server, told
+					// once that the gateway samples, is declined for it; a
+					// 2026-07-28 server was told that this request cannot
+					// sample (its client's capabilities), and the peer, which
+					// asks without looking, broke the protocol.
 					plain := connect(t, goClient("plain-"+era, newClientEvents()), pipeTransport(t, g), era)
 					res, err = plain.CallTool(ctx, &mcp.CallToolParams{Name: "peer__sample", Arguments: map[string]any{"prompt": "x"}})
 					if err == nil && !res.IsError {
 						t.Fatalf("a client without sampling got a reply: %+v", res)
 					}
-					if said := heard(res, err); !strings.Contains(said, "declined") && !strings.Contains(said, "rejected") {
+					said := heard(res, err)
+					switch {
+					case upstream == "legacy" && !strings.Contains(said, "declined") && !strings.Contains(said, "rejected"):
 						t.Fatalf("the decline did not reach the server: %s", said)
+					case upstream == "modern" && !strings.Contains(said, "sampling/createMessage, which this request did not declare"):
+						t.Fatalf("a server that samples a request that did not declare sampling: the client heard %s", said)
 					}
 				})
 			}

@@ -74,7 +74,7 @@ func (g *Gateway) startTask(ctx context.Context, c *call, t *target, release fun
 	now := time.Now()
 	tk := &task{g: g, id: "task-" + newState(), owner: c.cl.limitKey(), c: c, created: now, updated: now, status: mcp.TaskWorking,
 		done: make(chan struct{}), asked: make(chan struct{}, 1), pending: map[string]*ask{}}
-	rctx, cancel := context.WithCancel(traced(c.cl.ctx, c.p.Meta))
+	rctx, cancel := context.WithCancel(callerCtx(traced(c.cl.ctx, c.p.Meta), c))
 	tk.cancel = cancel
 	fwd := &forward{}
 	fwd.target.Store(c)
@@ -237,14 +237,13 @@ func (r *taskResponder) ask(ctx context.Context, _ string, method string, params
 	if tk.c.env == nil || !capable(tk.c.env.caps, method, params) {
 		return nil, runtime.ErrNotAnswered
 	}
-	p, _ := json.Marshal(params)
 	tk.mu.Lock()
 	if tk.status.Terminal() {
 		tk.mu.Unlock()
 		return nil, runtime.ErrNotAnswered
 	}
 	tk.seq++
-	a := &ask{key: "q" + strconv.Itoa(tk.seq), req: mcp.InputRequest{Method: method, Params: p}, answer: make(chan json.RawMessage, 1)}
+	a := &ask{key: "q" + strconv.Itoa(tk.seq), req: inputRequest(method, params), answer: make(chan json.RawMessage, 1)}
 	tk.pending[a.key] = a
 	tk.status, tk.updated = mcp.TaskInputRequired, time.Now()
 	tk.mu.Unlock()

@@ -10,6 +10,10 @@ import (
 const (
 	NotificationProgress     = "notifications/progress"
 	NotificationRootsChanged = "notifications/roots/list_changed"
+	// NotificationElicitationComplete says a URL-mode elicitation's
+	// out-of-band flow finished (params {elicitationId}); the session
+	// revisions only: 2026-07-28 has neither it nor the id.
+	NotificationElicitationComplete = "notifications/elicitation/complete"
 )
 
 // ProgressParams are the params of notifications/progress. The token is

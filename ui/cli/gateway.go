@@ -149,13 +149,8 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return err
 	}
 	defer shutdownTelemetry(tel) // after the runtime's shutdown below: its last spans are flushed
-	// Each sampling answer is logged as one of the gateway's decisions.
-	sampler, err := plainSamplerFlag(cmd)
-	if err != nil {
-		return err
-	}
-	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, Elicitor: runtime.DeclineElicitor{}, Sampler: sampler, Relay: true, ClientVersion: version(),
-		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Telemetry: tel})
+	opts, err := gatewayRuntimeOptions(cmd, runtime.Options{Config: cfg, ClientVersion: version(),
+		Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login, Telemetry: tel}, answeredHeadless)
 	if err != nil {
 		return err
 	}
@@ -236,6 +231,46 @@ type tuiGateway struct {
 	url   string
 	token string
 	stop  func()
+}
+
+// gatewayAnswers says who answers, on a runtime whose servers a gateway
+// serves to its clients, what a server asks during a call that the
+// calling client cannot answer.
+type gatewayAnswers int
+
+const (
+	// noGateway: the runtime serves no gateway (the TUI without --serve).
+	noGateway gatewayAnswers = iota
+	// answeredHeadless: `mcpdeck gateway`: elicitations are declined,
+	// sampling as --sampling says (each answer logged as one of the
+	// gateway's decisions).
+	answeredHeadless
+	// answeredByOperator: `mcpdeck --serve`: the TUI's dialogs, where the
+	// operator answers, URL-mode elicitations included, as for the
+	// operator's own calls.
+	answeredByOperator
+)
+
+// gatewayRuntimeOptions are the runtime options of `mcpdeck gateway` and
+// of the TUI (`mcpdeck --serve`, or none), with the session flags applied
+// (sessionOptions): one function, so that both declare to their servers
+// what their gateway's clients can answer (runtime.Options.Relay: roots
+// and URL-mode elicitation) and pass a server's questions to the client
+// whose call caused them the same way; only who answers for a client
+// that cannot differs (who).
+func gatewayRuntimeOptions(cmd *cobra.Command, opts runtime.Options, who gatewayAnswers) (runtime.Options, error) {
+	switch who {
+	case answeredHeadless:
+		sampler, err := plainSamplerFlag(cmd)
+		if err != nil {
+			return opts, err
+		}
+		opts.Elicitor, opts.Sampler, opts.Relay = runtime.DeclineElicitor{}, sampler, true
+	case answeredByOperator:
+		// The TUI plugs in its dialogs (ui.Attach) as Elicitor and Sampler.
+		opts.Relay, opts.Operator = true, true
+	}
+	return sessionOptions(cmd, opts)
 }
 
 // serveInTUI runs the HTTP gateway on the TUI's runtime (--serve ADDR):

@@ -78,7 +78,14 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 	// to the terminal.
 	urls := &ui.LoginURLs{}
 	mgr := auth.NewManager(auth.Options{OnSecret: config.AddSecret, OnURL: urls.Report})
-	opts, err := sessionOptions(cmd, runtime.Options{Config: cfg, ClientVersion: version(), Auth: mgr, Telemetry: tel, InteractiveLogin: target.login})
+	// With --serve, the gateway's clients answer what servers ask during
+	// their calls, and the operator what they cannot.
+	who := noGateway
+	serveAddr, _ := cmd.Flags().GetString("serve")
+	if serveAddr != "" {
+		who = answeredByOperator
+	}
+	opts, err := gatewayRuntimeOptions(cmd, runtime.Options{Config: cfg, ClientVersion: version(), Auth: mgr, Telemetry: tel, InteractiveLogin: target.login}, who)
 	if err != nil {
 		return err
 	}
@@ -89,8 +96,8 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 		return err
 	}
 	var serving *ui.Serving
-	if addr, _ := cmd.Flags().GetString("serve"); addr != "" {
-		gw, err := serveInTUI(cmd, rt, cfg, addr, tel)
+	if serveAddr != "" {
+		gw, err := serveInTUI(cmd, rt, cfg, serveAddr, tel)
 		if err != nil {
 			return err
 		}
