@@ -53,3 +53,26 @@ func TestReconnectThatGaveUpSaysSo(t *testing.T) {
 	hs.keys("m")
 	hs.waitText("gave up reconnecting after 2 attempts: press R to try again")
 }
+
+// R on a server that is off (switched off in the session, or disabled in
+// its configuration) says so and which key switches it on, in the words
+// the TUI uses for it, not the runtime's refused transition.
+func TestReconnectOffServerSaysHowToSwitchItOn(t *testing.T) {
+	t.Parallel()
+	on := fakeProcess("on", jsonrpctest.Normal, config.Reconnect{})
+	off := fakeProcess("off", jsonrpctest.Normal, config.Reconnect{})
+	off.Enabled = false
+	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{on, off}}}, 140, 40)
+	hs.keys("m")
+	hs.waitText("servers 1/2 ready")
+	hs.keys("R") // off, listed first
+	v := hs.waitText("off is disabled in its configuration: press space to switch it on for this session, and it connects")
+	if strings.Contains(v, "cannot become") {
+		t.Fatalf("the runtime's refusal shows:\n%s", v)
+	}
+	hs.keys("j", "space")
+	hs.waitText("on switched off")
+	hs.keys("R")
+	hs.waitText("on is switched off in this session: press space to switch it on, and it connects")
+}
+
