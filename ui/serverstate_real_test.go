@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -76,3 +78,31 @@ func TestReconnectOffServerSaysHowToSwitchItOn(t *testing.T) {
 	hs.waitText("on is switched off in this session: press space to switch it on, and it connects")
 }
 
+// A valid server with a misspelt field runs without what the field meant:
+// its Overview says so with the loader's own did-you-mean, as every
+// command of the CLI does, without starting anything. A reload that fixes
+// the field takes the warning away.
+func TestMisspeltFieldShowsInOverview(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	write := func(def string) {
+		if err := os.WriteFile(path, []byte(`{"mcpServers": {"demo": `+def+`}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func() (*config.Config, error) {
+		return config.Load(config.LoadOptions{Files: []string{path}, KeepInvalid: true})
+	}
+	write(`{"command": "node", "enviroment": {"A": "1"}}`)
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, _ := startReal(t, runtime.Options{Config: cfg}, 80, 24, func(o *Options) { o.Config, o.Reload = cfg, load })
+	hs.waitText("warning", `field "enviroment": unknown field is ignored`, "(did you mean", "env?) (at", "mcp.json:1:")
+	write(`{"command": "node", "env": {"A": "1"}}`)
+	hs.keys("r")
+	hs.waitView("the warning gone after the fix is read", func(v string) bool {
+		return strings.Contains(v, "configuration read") && !strings.Contains(v, "enviroment")
+	})
+}

@@ -144,12 +144,12 @@ func loadFor(files []string, keepInvalid bool, vars map[string]string) (*config.
 }
 
 // warnLoud prints, for a command that uses servers, their warnings that
-// likely keep them from working as meant (config.Diagnostic.Loud: a
-// misspelt field, an empty argument), which only config validate would
-// say otherwise.
-func warnLoud(w io.Writer, warns []config.Diagnostic, servers []config.Server) {
-	for _, d := range warns {
-		if d.Loud && slices.ContainsFunc(servers, func(s config.Server) bool { return s.Name == d.Server && s.Source == d.Pos.File }) {
+// likely keep them from working as meant (config.Config.Loud: a misspelt
+// field, an empty argument), which only config validate would say
+// otherwise.
+func warnLoud(w io.Writer, cfg *config.Config, servers []config.Server) {
+	for _, s := range servers {
+		for _, d := range cfg.Loud(s) {
 			warnf(w, "warning: %s", d)
 		}
 	}
