@@ -57,3 +57,20 @@ func TestAddRefusesAHeaderWithAnEmptyCredential(t *testing.T) {
 		t.Errorf("add with a credential's placeholder: exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// TestAdHocServerIsToldToUseHeader: an ad-hoc --url server that answers
+// 401 and publishes no OAuth metadata wants a static credential; it has no
+// mcp.json entry, so the advice is --header, not "headers" in its entry.
+func TestAdHocServerIsToldToUseHeader(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer ts.Close()
+	r := runBin(t, "", nil, "", "tools", "--url", ts.URL+"/mcp")
+	wantCode(t, r, ExitConnection)
+	if !strings.Contains(r.stderr, "--header 'Authorization: Bearer …'") || strings.Contains(r.stderr, `"headers"`) {
+		t.Errorf("the advice for an ad-hoc server does not say --header:\n%s", r.stderr)
+	}
+}
