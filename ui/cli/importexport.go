@@ -338,7 +338,14 @@ func runExport(cmd *cobra.Command, args []string, f *exportFlags) error {
 			return withCode(ExitUsage, fmt.Errorf("%s changed: it no longer defines %q; run again", s.Source, n))
 		}
 		var more []config.Notice
-		entries[n], more = config.ClientOfFile(s.Source, d.Key()).Import(n, e)
+		e, more = config.ClientOfFile(s.Source, d.Key()).Import(n, e)
+		if !s.Enabled && slices.Contains(client.Fields, "disabled") {
+			// Off in mcpdeck however its file says it ("disabledServers",
+			// "enabled": false): the client's one way is "disabled".
+			e.Delete("enabled")
+			e.Set("disabled", true)
+		}
+		entries[n] = e
 		notes = append(notes, more...)
 		exported = append(exported, n)
 	}

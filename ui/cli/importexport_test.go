@@ -363,3 +363,32 @@ func TestExportSkipsDisabledServers(t *testing.T) {
 		t.Fatalf("export of the named disabled server: %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestExportToWindsurfKeepsServersOff: Windsurf reads "disabled", so a
+// server that is off in mcpdeck, however its file says it
+// ("disabledServers", "enabled": false, "disabled": true), goes over
+// switched off, never to run there.
+func TestExportToWindsurfKeepsServersOff(t *testing.T) {
+	w := newConfigWorld(t)
+	w.write(t, w.userFile(), `{"mcpServers": {
+  "on": {"command": "mcpdeck", "args": ["demo-server"]},
+  "listed": {"command": "python", "args": ["a.py"]},
+  "flag": {"command": "python", "args": ["b.py"], "enabled": false},
+  "off": {"command": "python", "args": ["c.py"], "disabled": true}
+}, "disabledServers": ["listed"]}`)
+	code, stdout, stderr := w.run(t, "export", "--to", "windsurf")
+	if code != ExitOK {
+		t.Fatalf("export: %d\n%s%s", code, stdout, stderr)
+	}
+	file := filepath.Join(w.home(), ".codeium", "windsurf", "mcp_config.json")
+	for name, want := range map[string]string{
+		"on":     `{"command":"mcpdeck","args":["demo-server"]}`,
+		"listed": `{"command":"python","args":["a.py"],"disabled":true}`,
+		"flag":   `{"command":"python","args":["b.py"],"disabled":true}`,
+		"off":    `{"command":"python","args":["c.py"],"disabled":true}`,
+	} {
+		if e, _ := docEntry(t, file, name); mustJSON(t, e) != want {
+			t.Errorf("%s in Windsurf's file: %s, want %s", name, mustJSON(t, e), want)
+		}
+	}
+}
