@@ -73,7 +73,9 @@ func TestReconnectOffServerSaysHowToSwitchItOn(t *testing.T) {
 		t.Fatalf("the runtime's refusal shows:\n%s", v)
 	}
 	hs.keys("j", "space")
-	hs.waitText("on switched off")
+	// The switch's answer and then its snapshot: R reads the server's
+	// state from the snapshot shown.
+	hs.waitText("on switched off", "(switched off in this session: space turns it on)")
 	hs.keys("R")
 	hs.waitText("on is switched off in this session: press space to switch it on, and it connects")
 }
