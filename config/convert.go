@@ -205,6 +205,12 @@ func (v varRef) in(c Client) (string, string) {
 		env := EnvName(v.name)
 		return varRef{kind: "env", name: env}.in(c)
 	case "predefined":
+		switch {
+		case c.Vars == VarsMcpdeck && strings.HasPrefix(v.name, "workspaceFolder"):
+			// What VS Code and Cursor mean by it, the folder open there,
+			// is in mcpdeck the project it runs in (README: "Importing").
+			return v.raw, v.raw + " is kept: mcpdeck reads it as the project it runs in (its working directory), as the client means the folder it has open"
+		}
 		switch c.Vars {
 		case VarsMcpdeck, VarsEnvColon:
 			return v.raw, ""

@@ -60,6 +60,20 @@ func (c *Config) Server(name string) (Server, bool) {
 	return c.Servers[i], true
 }
 
+// Loud returns the warnings about s that likely keep it from working as
+// meant (Diagnostic.Loud: a misspelt field, an empty argument), which
+// every face that uses s shows: the commands on stderr, the terminal UI
+// in the server's Overview.
+func (c *Config) Loud(s Server) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range c.Warnings {
+		if d.Loud && d.Server == s.Name && d.Pos.File == s.Source {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // File returns the file read from path.
 func (c *Config) File(path string) (File, bool) {
 	i := slices.IndexFunc(c.Files, func(f File) bool { return f.Path == path })

@@ -164,6 +164,10 @@ func checkOptions(path string, unset *[]string) LoadOptions {
 	dir := filepath.Dir(path)
 	return LoadOptions{
 		ProjectDir: dir, UserConfigDir: dir, Approved: func(File) bool { return true },
+		// A file serves whichever project mcpdeck runs in: a path under
+		// ${workspaceFolder} (an envFile) is read there, not at save,
+		// where there is no project.
+		Vars: map[string]string{"workspaceFolder": "${workspaceFolder}", "workspaceFolderBasename": "${workspaceFolderBasename}"},
 		LookupEnv: func(k string) (string, bool) {
 			if v, ok := os.LookupEnv(k); ok {
 				return v, true
@@ -174,6 +178,15 @@ func checkOptions(path string, unset *[]string) LoadOptions {
 			return "http://unset.invalid", true
 		},
 	}
+}
+
+// CheckServer validates e (in mcpdeck's spelling) as server name of d, as
+// Save would once it is put there: a batch (import, export) leaves out a
+// server that would fail, instead of failing the whole file. The problems
+// have no position: the entry is not in the file yet.
+func (d *Document) CheckServer(name string, e Entry) Errors {
+	errs, _ := d.checkEntry(name, e, d.root, Position{})
+	return errs
 }
 
 // checkEntry validates one server as mcpdeck reads it, alone in a file with

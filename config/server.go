@@ -67,6 +67,16 @@ func DefaultReconnect() Reconnect {
 // or --url rather than in a file: it has no name a configuration knows.
 const SourceCommandLine = "command line"
 
+// HeadersAdvice is where a credential for s goes, said after "set it"
+// or "add it": under "headers" in its entry, or, for an ad-hoc server
+// given on the command line (it has no entry), with --header.
+func (s Server) HeadersAdvice() string {
+	if s.Source == SourceCommandLine {
+		return "with --header 'Authorization: Bearer …' (or the header it expects)"
+	}
+	return "under \"headers\" in its entry (for example Authorization)"
+}
+
 // Server is one resolved server definition: variables expanded, envFile
 // merged, defaults filled in. Env and Headers hold secrets: display a
 // Redacted copy.

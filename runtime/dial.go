@@ -32,6 +32,7 @@ func (c *Controller) httpOptions(cfg config.Server, redact *redactor) mcphttp.Op
 	return mcphttp.Options{
 		URL:            cfg.URL,
 		Headers:        cfg.Headers,
+		HeadersAdvice:  cfg.HeadersAdvice(),
 		MaxMessageSize: c.opts.MaxMessageSize,
 		// Each exchange is an event while a recorder wants them, for
 		// recordings' HTTP Archives. The tracer sees requests before the

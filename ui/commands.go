@@ -245,7 +245,7 @@ func (m *Model) configureApproved() tea.Cmd {
 func (m *Model) configured(msg configuredMsg) tea.Cmd {
 	delete(m.busy, "configure")
 	if msg.cfg != nil {
-		m.applied = msg.cfg
+		m.setApplied(msg.cfg)
 	}
 	if msg.err != nil {
 		m.enableAfter = false

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"mcpdeck/runtime"
@@ -160,6 +161,38 @@ func TestGoldenNotificationStream(t *testing.T) {
 		hs.waitText("0 shown")
 		rt.Emit(streamFixture()...)
 		v := hs.waitText("40 shown", "event 37")
+		golden.RequireEqual(t, []byte(v))
+	})
+}
+
+// A progress row keeps to the method column at every size: the call's
+// name (trigger-long-running-operation) is cut to the column, so its bar
+// starts where a log row's text does, and the row's text is not pushed
+// off the end.
+func TestGoldenProgressKeepsItsColumn(t *testing.T) {
+	t.Parallel()
+	forSizes(t, func(t *testing.T, w, h int) {
+		rt := uitest.New(uitest.ReadySnapshot())
+		hs := start(t, rt, w, h)
+		hs.keys("4")
+		hs.waitText("0 shown")
+		hd := runtime.EventHeader{Time: uitest.Clock, Server: "everything"}
+		rt.Emit(runtime.LogMessage{EventHeader: hd, Level: "info", Data: json.RawMessage(`"starting"`)},
+			runtime.Progress{EventHeader: hd, RequestID: 3, Token: "mcpdeck-3", Progress: 2, Total: 5, Tool: "trigger-long-running-operation"})
+		v := hs.waitText("2 shown", "2/5 (40%)")
+		// col is the terminal column of needle in the row that has row.
+		col := func(row, needle string) int {
+			for _, l := range strings.Split(v, "\n") {
+				if i := strings.Index(l, needle); i >= 0 && strings.Contains(l, row) {
+					return ansi.StringWidth(l[:i])
+				}
+			}
+			t.Fatalf("no row has %q and %q:\n%s", row, needle, v)
+			return 0
+		}
+		if text, bar := col("starting", "starting"), col("2/5", "█"); bar != text {
+			t.Errorf("the progress bar starts at column %d, the log text at %d: the progress column overflows\n%s", bar, text, v)
+		}
 		golden.RequireEqual(t, []byte(v))
 	})
 }

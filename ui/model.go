@@ -62,6 +62,11 @@ type common struct {
 	// replay: the UI shows a recording, where nothing can be started, so
 	// no word may invite a key that starts something (see replayMCPOff).
 	replay bool
+	// loud is, by server name, the configuration's warnings that likely
+	// keep the server from working as meant (config.Config.Loud: a
+	// misspelt field, an empty argument), as the configuration the UI
+	// handed the runtime says (Model.setApplied).
+	loud map[string][]config.Diagnostic
 }
 
 // reqKey names an outstanding request: its server and its id there.
@@ -205,13 +210,13 @@ func newModel(opts Options) *Model {
 		help:        h,
 		untrusted:   append([]config.File(nil), opts.Untrusted...),
 		enableAfter: opts.EnableOnStart,
-		applied:     opts.Config,
 		lastArgs:    map[string]json.RawMessage{},
 		lastPrompt:  map[string]map[string]string{},
 		busy:        map[string]bool{},
 		declined:    map[string]bool{},
 		stale:       true,
 	}
+	m.setApplied(opts.Config)
 	m.check = newCheckTab(c, opts.Check != nil)
 	m.tabs = []tab{newOverviewTab(c), newToolsTab(c), newRequestsTab(c), newNotesTab(c), newLogsTab(c), newTrafficTab(c), m.check,
 		newResourcesTab(c), newPromptsTab(c)}

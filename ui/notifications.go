@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"mcpdeck/runtime"
 	"mcpdeck/ui/present"
@@ -157,19 +158,27 @@ func (t *notesTab) View() string {
 		rows = append(rows, padRight(st.Faint.Render(msg), t.w))
 		return t.fill(rows)
 	}
-	serverW, methodW := 12, 24
+	serverW, methodW, barW := 12, 24, 16
 	if t.w < 110 {
-		serverW, methodW = 10, 14
+		serverW, methodW, barW = 10, 14, 10
 	}
 	rows = append(rows, t.rows(t.h-1, func(n *note, selected bool) string {
 		head := fmt.Sprintf("%s %-*s ", t.c.clock(n.at), serverW, present.Truncate(n.server, serverW))
 		var body string
 		switch {
 		case n.progress != nil:
-			barW := 16
+			// The call's name in the method column, after "progress"
+			// where it fits; the bar says it is progress where it does not.
+			label := "progress " + n.progress.label
+			switch room := methodW - len("progress "); {
+			case ansi.StringWidth(label) <= methodW:
+			case room >= 8:
+				label = "progress " + present.Truncate(n.progress.label, room)
+			default:
+				label = present.Truncate(n.progress.label, methodW)
+			}
 			bar, _ := progressBar(n.progress.progress, n.progress.total, barW)
-			body = st.Info.Render(fmt.Sprintf("%-*s ", methodW, "progress "+present.Truncate(n.progress.label, 14))) +
-				st.BarFull.Render(bar) + " " + n.text
+			body = st.Info.Render(cellLeft(label, methodW)+" ") + st.BarFull.Render(bar) + " " + n.text
 		case n.level != "":
 			body = st.Level(n.level).Render(fmt.Sprintf("%-*s ", methodW, present.Truncate(n.level, methodW))) + n.text
 		default:

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/ui/present"
 	"mcpdeck/ui/styles"
@@ -53,6 +54,15 @@ func (t *overviewTab) lines() []string {
 	kv := func(k, v string) {
 		out = append(out, st.Label.Render(fmt.Sprintf("%-13s", k))+v)
 	}
+	// warn is a warning under label k, wrapped to the tab's width.
+	warn := func(k, text string) {
+		for i, l := range wrap(text, t.w-15) {
+			if i > 0 {
+				k = ""
+			}
+			kv(k, st.Warning.Render(l))
+		}
+	}
 	word := t.c.stateWord(srv)
 	state := st.State(srv.State).Render(word)
 	switch {
@@ -85,13 +95,14 @@ func (t *overviewTab) lines() []string {
 		out = append(out, t.errorLines(srv)...)
 	}
 	if note := t.c.note(srv); note != "" {
-		for i, l := range wrap(note, t.w-15) {
-			if i == 0 {
-				kv("note", st.Warning.Render(l))
-			} else {
-				out = append(out, strings.Repeat(" ", 13)+st.Warning.Render(l))
-			}
-		}
+		warn("note", note)
+	}
+	for _, d := range t.c.loud[srv.Name] {
+		// The Overview is the server's own; the place comes last, after
+		// what to do, since a long path wraps.
+		pos := d.Pos.String()
+		d.Server, d.Pos = "", config.Position{}
+		warn("warning", present.Line(d.String()+" (at "+pos+")"))
 	}
 	if srv.ServerInfo.Name != "" {
 		info := srv.ServerInfo.Name + " " + srv.ServerInfo.Version

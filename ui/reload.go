@@ -54,7 +54,7 @@ func (m *Model) reloaded(msg reloadedMsg) tea.Cmd {
 		return m.askReloadApproval(msg) // once approved, the file is read again anyway
 	}
 	if msg.err == nil && msg.cfg != nil {
-		m.applied = msg.cfg
+		m.setApplied(msg.cfg)
 	}
 	switch {
 	case errors.Is(msg.err, runtime.ErrNotEnabled), errors.Is(msg.err, runtime.ErrRefused):
@@ -145,4 +145,22 @@ func (m *Model) reloadTrusted(msg trustedMsg) tea.Cmd {
 // not asked about again by m.
 func (m *Model) approvedFile(path string) {
 	m.untrusted = slices.DeleteFunc(m.untrusted, func(f config.File) bool { return f.Path == path })
+}
+
+// setApplied records cfg as the configuration the runtime holds, and the
+// warnings of its servers the Overview shows.
+func (m *Model) setApplied(cfg *config.Config) {
+	m.applied = cfg
+	m.c.loud = nil
+	if cfg == nil {
+		return
+	}
+	for _, s := range cfg.Servers {
+		if d := cfg.Loud(s); len(d) > 0 {
+			if m.c.loud == nil {
+				m.c.loud = map[string][]config.Diagnostic{}
+			}
+			m.c.loud[s.Name] = d
+		}
+	}
 }

@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -52,4 +54,57 @@ func TestReconnectThatGaveUpSaysSo(t *testing.T) {
 	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{srv}}}, 140, 40)
 	hs.keys("m")
 	hs.waitText("gave up reconnecting after 2 attempts: press R to try again")
+}
+
+// R on a server that is off (switched off in the session, or disabled in
+// its configuration) says so and which key switches it on, in the words
+// the TUI uses for it, not the runtime's refused transition.
+func TestReconnectOffServerSaysHowToSwitchItOn(t *testing.T) {
+	t.Parallel()
+	on := fakeProcess("on", jsonrpctest.Normal, config.Reconnect{})
+	off := fakeProcess("off", jsonrpctest.Normal, config.Reconnect{})
+	off.Enabled = false
+	hs, _ := startReal(t, runtime.Options{Config: &config.Config{Servers: []config.Server{on, off}}}, 140, 40)
+	hs.keys("m")
+	hs.waitText("servers 1/2 ready")
+	hs.keys("R") // off, listed first
+	v := hs.waitText("off is disabled in its configuration: press space to switch it on for this session, and it connects")
+	if strings.Contains(v, "cannot become") {
+		t.Fatalf("the runtime's refusal shows:\n%s", v)
+	}
+	hs.keys("j", "space")
+	// The switch's answer and then its snapshot: R reads the server's
+	// state from the snapshot shown.
+	hs.waitText("on switched off", "(switched off in this session: space turns it on)")
+	hs.keys("R")
+	hs.waitText("on is switched off in this session: press space to switch it on, and it connects")
+}
+
+// A valid server with a misspelt field runs without what the field meant:
+// its Overview says so with the loader's own did-you-mean, as every
+// command of the CLI does, without starting anything. A reload that fixes
+// the field takes the warning away.
+func TestMisspeltFieldShowsInOverview(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	write := func(def string) {
+		if err := os.WriteFile(path, []byte(`{"mcpServers": {"demo": `+def+`}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func() (*config.Config, error) {
+		return config.Load(config.LoadOptions{Files: []string{path}, KeepInvalid: true})
+	}
+	write(`{"command": "node", "enviroment": {"A": "1"}}`)
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, _ := startReal(t, runtime.Options{Config: cfg}, 80, 24, func(o *Options) { o.Config, o.Reload = cfg, load })
+	hs.waitText("warning", `field "enviroment": unknown field is ignored`, "(did you mean", "env?) (at", "mcp.json:1:")
+	write(`{"command": "node", "env": {"A": "1"}}`)
+	hs.keys("r")
+	hs.waitView("the warning gone after the fix is read", func(v string) bool {
+		return strings.Contains(v, "configuration read") && !strings.Contains(v, "enviroment")
+	})
 }

@@ -106,6 +106,16 @@ func (c *common) offText(srv runtime.ServerSnapshot) string {
 	return "(disabled in configuration: space turns it on for this session)"
 }
 
+// offReconnectText answers R on a server that is off: there is nothing to
+// reconnect, so it says why it is off and that space switches it on, which
+// connects it.
+func (c *common) offReconnectText(srv runtime.ServerSnapshot) string {
+	if switchedOff(srv) {
+		return srv.Name + " is switched off in this session: press space to switch it on, and it connects"
+	}
+	return srv.Name + " is disabled in its configuration: press space to switch it on for this session, and it connects"
+}
+
 // heldBack says, for a server that is ready but whose capabilities wait for
 // the servers switched on with it, what the wait is for ("its tools show
 // once slow is ready too"); "" for any other server. what names the

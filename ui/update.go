@@ -261,6 +261,12 @@ func (m *Model) reconnect() tea.Cmd {
 		m.setStatus(statusWarn, "MCP is off: press m to switch it on, then R reconnects "+srv.Name)
 		return nil
 	}
+	if !srv.Enabled {
+		// The runtime refuses it ("disabled and cannot become starting"):
+		// say instead why it is off and the key that starts it.
+		m.setStatus(statusWarn, m.c.offReconnectText(srv))
+		return nil
+	}
 	return m.reconnectServer(srv.Name)
 }
 

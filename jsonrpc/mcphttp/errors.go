@@ -182,7 +182,11 @@ func (s *Stream) statusError(what string, u *url.URL, resp *http.Response, body 
 		if resp.StatusCode == http.StatusForbidden {
 			verb = "the credentials were accepted but do not allow access"
 		}
-		hint := "no headers are configured for this server: add the credentials it expects under \"headers\" (for example Authorization)"
+		advice := s.opts.HeadersAdvice
+		if advice == "" {
+			advice = "under \"headers\" in its entry (for example Authorization)"
+		}
+		hint := "no headers are configured for this server: add the credentials it expects " + advice
 		if names := headerNames(s.opts.Headers); names != "" {
 			hint = "the configured headers (" + names + ") were sent, values not shown: check that the token is current and meant for this server"
 		}

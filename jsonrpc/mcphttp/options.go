@@ -20,6 +20,10 @@ type Options struct {
 	// Headers are sent on every request (POST, GET, DELETE). They usually
 	// hold credentials: their values never appear in errors.
 	Headers map[string]string
+	// HeadersAdvice says where the server's headers are set, for the
+	// advice of a 401 or 403 when none were sent ("add the credentials it
+	// expects " + HeadersAdvice); "" means under "headers" in its entry.
+	HeadersAdvice string
 	// Client sends the requests. Nil means a client over a clone of
 	// net/http's default transport, so proxies from the environment
 	// (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) apply. The client should have no

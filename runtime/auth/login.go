@@ -107,8 +107,8 @@ func (m *Manager) Login(ctx context.Context, t Target) (*Status, error) {
 	}
 	if err != nil {
 		if ch == nil && errors.Is(err, ErrDiscovery) {
-			return nil, fmt.Errorf("logging in to %q: %w: it answered HTTP %d without a challenge and publishes no authorization metadata; it needs no login (use \"headers\" if it wants a static token)",
-				t.Name, ErrNoAuthorization, status)
+			return nil, fmt.Errorf("logging in to %q: %w: it answered HTTP %d without a challenge and publishes no authorization metadata; it needs no login (if it wants a static token, set it %s)",
+				t.Name, ErrNoAuthorization, status, t.headersAdvice())
 		}
 		return nil, err
 	}

@@ -43,11 +43,22 @@ type Target struct {
 	// LoginCommand is what a person runs to log in, quoted in
 	// NeedsLoginError; "" means "mcpdeck auth login NAME".
 	LoginCommand string
+	// HeadersAdvice says where a static credential for the server goes
+	// (config.Server.HeadersAdvice); "" means under "headers" in its entry.
+	HeadersAdvice string
+}
+
+// headersAdvice is t's HeadersAdvice or the default.
+func (t Target) headersAdvice() string {
+	if t.HeadersAdvice != "" {
+		return t.HeadersAdvice
+	}
+	return config.Server{}.HeadersAdvice()
 }
 
 // TargetOf is the target of a configured server.
 func TargetOf(s config.Server) Target {
-	return Target{Name: s.Name, URL: s.URL, OAuth: s.OAuth, Headers: s.Headers}
+	return Target{Name: s.Name, URL: s.URL, OAuth: s.OAuth, Headers: s.Headers, HeadersAdvice: s.HeadersAdvice()}
 }
 
 func (t Target) key() string {

@@ -264,8 +264,8 @@ func (m *Manager) afterRejection(ctx context.Context, t Target, sent *tokenRecor
 		// likely a server that wants a static credential. Only a login
 		// someone asked for tries the guess.
 		return nil, fmt.Errorf("%s asked for authorization (HTTP 401), and %w: %s, nor authorization server metadata at its origin; "+
-			"if the server wants a static credential, set it under \"headers\" in its entry; else the server's metadata must be fixed, or `%s` tries the 2025-03-26 default endpoints",
-			safeURL(t.URL), ErrDiscovery, md.Missing, m.loginCommand(t))
+			"if the server wants a static credential, set it %s; else the server's metadata must be fixed, or `%s` tries the 2025-03-26 default endpoints",
+			safeURL(t.URL), ErrDiscovery, md.Missing, t.headersAdvice(), m.loginCommand(t))
 	}
 	if sent != nil && sent.refreshable() && sent.Issuer == md.Issuer {
 		next, err := m.refreshOnce(ctx, t, sent)

@@ -100,3 +100,23 @@ func TestTrustProjectKeepsOtherServersInvalidDefinitions(t *testing.T) {
 		t.Fatalf("approved, with another server invalid: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// config validate of a valid project file that is not approved says it is
+// valid and not approved (its servers will not start), and how to approve
+// it; once approved it says so.
+func TestValidateSaysAFileIsNotApproved(t *testing.T) {
+	w := newConfigWorld(t)
+	w.write(t, filepath.Join(w.project, ".mcp.json"), `{"mcpServers": {"a": {"command": "/bin/true"}}}`)
+	code, stdout, stderr := w.run(t, "config", "validate")
+	if code != ExitOK || !strings.Contains(stdout, "ok: 1 server in 1 file, 1 not approved") ||
+		!strings.Contains(stdout, ".mcp.json  NOT APPROVED: its servers will not start until approved (--trust-project or the TUI)") {
+		t.Fatalf("validate of an unapproved file: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := w.run(t, "config", "show", "--trust-project"); code != ExitOK {
+		t.Fatalf("approving: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr = w.run(t, "config", "validate")
+	if code != ExitOK || !strings.Contains(stdout, ".mcp.json  approved") || strings.Contains(stdout, "NOT APPROVED") {
+		t.Fatalf("validate of the approved file: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

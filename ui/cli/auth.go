@@ -58,7 +58,7 @@ func authTargets(cmd *cobra.Command, f *authFlags, args []string, all bool) ([]a
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, withCode(ExitUsage, fmt.Errorf("--url %q: give an http:// or https:// URL", f.url))
 		}
-		return []auth.Target{{Name: adHocName, URL: f.url, LoginCommand: "mcpdeck auth login --url " + f.url}}, nil
+		return []auth.Target{adHocAuthTarget(f.url)}, nil
 	}
 	if len(args) == 0 && !all {
 		return nil, withCode(ExitUsage, errors.New("name a SERVER or give --url"))
@@ -92,6 +92,14 @@ func authTargets(cmd *cobra.Command, f *authFlags, args []string, all bool) ([]a
 		out = append(out, auth.TargetOf(s))
 	}
 	return out, nil
+}
+
+// adHocAuthTarget is the auth target of the ad-hoc server at u (--url): it
+// has no name to log in by, nor an entry for its headers.
+func adHocAuthTarget(u string) auth.Target {
+	t := auth.TargetOf(adHocServer(config.SourceCommandLine))
+	t.URL, t.LoginCommand = u, "mcpdeck auth login --url "+u
+	return t
 }
 
 // newAuthManager is the manager of a CLI command: the login URL goes to
@@ -284,7 +292,7 @@ func storedAdHoc(m *auth.Manager) ([]auth.Target, error) {
 	var out []auth.Target
 	for _, tok := range toks {
 		if tok.Name == adHocName {
-			out = append(out, auth.Target{Name: adHocName, URL: tok.URL, LoginCommand: "mcpdeck auth login --url " + tok.URL})
+			out = append(out, adHocAuthTarget(tok.URL))
 		}
 	}
 	return out, nil

@@ -144,12 +144,12 @@ func loadFor(files []string, keepInvalid bool, vars map[string]string) (*config.
 }
 
 // warnLoud prints, for a command that uses servers, their warnings that
-// likely keep them from working as meant (config.Diagnostic.Loud: a
-// misspelt field, an empty argument), which only config validate would
-// say otherwise.
-func warnLoud(w io.Writer, warns []config.Diagnostic, servers []config.Server) {
-	for _, d := range warns {
-		if d.Loud && slices.ContainsFunc(servers, func(s config.Server) bool { return s.Name == d.Server && s.Source == d.Pos.File }) {
+// likely keep them from working as meant (config.Config.Loud: a misspelt
+// field, an empty argument), which only config validate would say
+// otherwise.
+func warnLoud(w io.Writer, cfg *config.Config, servers []config.Server) {
+	for _, s := range servers {
+		for _, d := range cfg.Loud(s) {
 			warnf(w, "warning: %s", d)
 		}
 	}
@@ -280,6 +280,19 @@ const (
 	approvalUnknown  approval = "unknown"      // the trust store could not be read
 )
 
+// suffix is what config show and validate print after a file's path.
+func (a approval) suffix() string {
+	switch a {
+	case approvalApproved:
+		return "  approved"
+	case approvalPending:
+		return "  NOT APPROVED: its servers will not start until approved (--trust-project or the TUI)"
+	case approvalUnknown:
+		return "  approval unknown: the trust store cannot be read"
+	}
+	return ""
+}
+
 // approvalStates maps each file path to its approval state.
 func approvalStates(cfg *config.Config) map[string]approval {
 	out := map[string]approval{}
@@ -303,16 +316,7 @@ func approvalStates(cfg *config.Config) map[string]approval {
 func writeShow(w io.Writer, cfg *config.Config, approvals map[string]approval, reveal bool) {
 	fmt.Fprintln(w, "Files")
 	for _, f := range cfg.Files {
-		line := fmt.Sprintf("  %-8s %s  sha256:%s", f.Scope, f.Path, f.Hash[:12])
-		switch approvals[f.Path] {
-		case approvalApproved:
-			line += "  approved"
-		case approvalPending:
-			line += "  NOT APPROVED: its servers will not start until approved (--trust-project or the TUI)"
-		case approvalUnknown:
-			line += "  approval unknown: the trust store cannot be read"
-		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintf(w, "  %-8s %s  sha256:%s%s\n", f.Scope, f.Path, f.Hash[:12], approvals[f.Path].suffix())
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Servers")
@@ -408,9 +412,22 @@ func writeValidate(stdout, stderr io.Writer, cfg *config.Config, errs config.Err
 		fmt.Fprintf(stderr, "mcpdeck: %s in %s; nothing would start until they are fixed\n", present.Count(len(errs), "error", "errors"), present.Count(len(cfg.Files), "file", "files"))
 		return
 	}
-	fmt.Fprintf(stdout, "ok: %s in %s\n", present.Count(len(cfg.Servers), "server", "servers"), present.Count(len(cfg.Files), "file", "files"))
+	// Valid is not loaded: a project file not approved is read for its
+	// approval only, and its servers do not start.
+	approvals := approvalStates(cfg)
+	n := 0
 	for _, f := range cfg.Files {
-		fmt.Fprintf(stdout, "  %-8s %s\n", f.Scope, f.Path)
+		if approvals[f.Path] == approvalPending {
+			n++
+		}
+	}
+	pending := ""
+	if n > 0 {
+		pending = fmt.Sprintf(", %d not approved", n)
+	}
+	fmt.Fprintf(stdout, "ok: %s in %s%s\n", present.Count(len(cfg.Servers), "server", "servers"), present.Count(len(cfg.Files), "file", "files"), pending)
+	for _, f := range cfg.Files {
+		fmt.Fprintf(stdout, "  %-8s %s%s\n", f.Scope, f.Path, approvals[f.Path].suffix())
 	}
 }
 

@@ -57,3 +57,19 @@ func TestAddRefusesAHeaderWithAnEmptyCredential(t *testing.T) {
 		t.Errorf("add with a credential's placeholder: exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// TestAdHocServerIsToldToUseHeader: an ad-hoc --url server that answers
+// 401 and publishes no OAuth metadata wants a static credential; it has no
+// mcp.json entry, so the advice is --header, not "headers" in its entry.
+func TestAdHocServerIsToldToUseHeader(t *testing.T) {
+	w := newConfigWorld(t) // in-process: no binary to build for it
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer ts.Close()
+	code, _, stderr := w.run(t, "tools", "--url", ts.URL+"/mcp")
+	if code != ExitConnection || !strings.Contains(stderr, "--header 'Authorization: Bearer …'") || strings.Contains(stderr, `"headers"`) {
+		t.Errorf("exit %d; the advice for an ad-hoc server does not say --header:\n%s", code, stderr)
+	}
+}

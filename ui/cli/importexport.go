@@ -75,6 +75,9 @@ type batch struct {
 	added   []string
 	skipped []string
 	notes   []config.Notice
+	// from is the file the entries come from (import), named when one is
+	// left out; "" for export, whose entries come from mcpdeck's files.
+	from string
 }
 
 func newBatch(cmd *cobra.Command, t configTarget, replace bool, sf *secretFlags) (*batch, error) {
@@ -103,6 +106,19 @@ func (b *batch) put(names []string, entries map[string]config.Entry) error {
 		if _, exists := b.d.Entry(n); exists && !b.replace {
 			b.skipped = append(b.skipped, n)
 			b.notes = append(b.notes, config.Notice{Server: n, Message: fmt.Sprintf("skipped: %s already defines it (give --replace to overwrite it, or remove it first)", b.t.path)})
+			continue
+		}
+		if errs := b.d.CheckServer(n, entries[n]); len(errs) > 0 {
+			// One server mcpdeck cannot take does not stop the others.
+			b.skipped = append(b.skipped, n)
+			for _, d := range errs {
+				d.Server, d.Pos = "", config.Position{}
+				msg := "not exported: " + d.String()
+				if b.from != "" {
+					msg = "not imported from " + b.from + ": " + d.String()
+				}
+				b.notes = append(b.notes, config.Notice{Server: n, Message: msg})
+			}
 			continue
 		}
 		notes, err := config.PutServer(b.d, b.c, n, entries[n], how, b.replace, nil)
@@ -206,7 +222,7 @@ are those in the table of the README ("Managing servers").`,
 			if err != nil {
 				return err
 			}
-			b.notes = notes
+			b.notes, b.from = notes, src.path
 			if err := b.put(names, entries); err != nil {
 				return err
 			}
@@ -338,7 +354,14 @@ func runExport(cmd *cobra.Command, args []string, f *exportFlags) error {
 			return withCode(ExitUsage, fmt.Errorf("%s changed: it no longer defines %q; run again", s.Source, n))
 		}
 		var more []config.Notice
-		entries[n], more = config.ClientOfFile(s.Source, d.Key()).Import(n, e)
+		e, more = config.ClientOfFile(s.Source, d.Key()).Import(n, e)
+		if !s.Enabled && slices.Contains(client.Fields, "disabled") {
+			// Off in mcpdeck however its file says it ("disabledServers",
+			// "enabled": false): the client's one way is "disabled".
+			e.Delete("enabled")
+			e.Set("disabled", true)
+		}
+		entries[n] = e
 		notes = append(notes, more...)
 		exported = append(exported, n)
 	}

@@ -363,3 +363,71 @@ func TestExportSkipsDisabledServers(t *testing.T) {
 		t.Fatalf("export of the named disabled server: %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestExportToWindsurfKeepsServersOff: Windsurf reads "disabled", so a
+// server that is off in mcpdeck, however its file says it
+// ("disabledServers", "enabled": false, "disabled": true), goes over
+// switched off, never to run there.
+func TestExportToWindsurfKeepsServersOff(t *testing.T) {
+	w := newConfigWorld(t)
+	w.write(t, w.userFile(), `{"mcpServers": {
+  "on": {"command": "mcpdeck", "args": ["demo-server"]},
+  "listed": {"command": "python", "args": ["a.py"]},
+  "flag": {"command": "python", "args": ["b.py"], "enabled": false},
+  "off": {"command": "python", "args": ["c.py"], "disabled": true}
+}, "disabledServers": ["listed"]}`)
+	code, stdout, stderr := w.run(t, "export", "--to", "windsurf")
+	if code != ExitOK {
+		t.Fatalf("export: %d\n%s%s", code, stdout, stderr)
+	}
+	file := filepath.Join(w.home(), ".codeium", "windsurf", "mcp_config.json")
+	for name, want := range map[string]string{
+		"on":     `{"command":"mcpdeck","args":["demo-server"]}`,
+		"listed": `{"command":"python","args":["a.py"],"disabled":true}`,
+		"flag":   `{"command":"python","args":["b.py"],"disabled":true}`,
+		"off":    `{"command":"python","args":["c.py"],"disabled":true}`,
+	} {
+		if e, _ := docEntry(t, file, name); mustJSON(t, e) != want {
+			t.Errorf("%s in Windsurf's file: %s, want %s", name, mustJSON(t, e), want)
+		}
+	}
+}
+
+// TestImportFromCursorSkipsOnlyTheServerThatCannotBeRead: one server of
+// Cursor's file that mcpdeck cannot take (an envFile that does not exist)
+// is left out, named with Cursor's file and the reason; the others are
+// imported. ${workspaceFolder} keeps Cursor's meaning, the project folder:
+// in mcpdeck the project it runs in, so an envFile under it is written as
+// it is and read from the project when mcpdeck runs there.
+func TestImportFromCursorSkipsOnlyTheServerThatCannotBeRead(t *testing.T) {
+	w := newConfigWorld(t)
+	cursor := w.write(t, filepath.Join(w.home(), ".cursor", "mcp.json"), `{"mcpServers": {
+  "good": {"command": "npx", "args": ["-y", "some-server"]},
+  "withenv": {"command": "node", "args": ["s.js"], "envFile": "${workspaceFolder}/.env"},
+  "broken": {"command": "node", "args": ["t.js"], "envFile": "/nonexistent/x.env"}
+}}`)
+	code, stdout, stderr := w.run(t, "import", "--from", "cursor")
+	if code != ExitOK || !strings.Contains(stdout, `imported "good", "withenv" from `+cursor) {
+		t.Fatalf("import: %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		`server "broken": not imported from ` + cursor + `: field "envFile": cannot read /nonexistent/x.env`,
+		`server "withenv": envFile: ${workspaceFolder} is kept: mcpdeck reads it as the project it runs in`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, w.userFile()) {
+		t.Errorf("the notices name mcpdeck's file, not Cursor's:\n%s", stderr)
+	}
+	if e, _ := docEntry(t, w.userFile(), "withenv"); mustJSON(t, e) != `{"command":"node","args":["s.js"],"envFile":"${workspaceFolder}/.env"}` {
+		t.Errorf("withenv in mcpdeck's file: %s", mustJSON(t, e))
+	}
+	// Run in the project, the envFile is the project's.
+	w.write(t, filepath.Join(w.project, ".env"), "FROM_ENV_FILE=1\n")
+	code, stdout, stderr = w.run(t, "config", "show", "--json")
+	if code != ExitOK || !strings.Contains(stdout, `"envFile": "`+filepath.Join(w.project, ".env")+`"`) {
+		t.Errorf("config show in the project: %d\n%s%s", code, stdout, stderr)
+	}
+}

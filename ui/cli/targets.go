@@ -137,7 +137,7 @@ func resolveConfigured(cmd *cobra.Command, names []string, vars map[string]strin
 	if err != nil {
 		return nil, err
 	}
-	warnLoud(cmd.ErrOrStderr(), cfg.Warnings, narrowed.Servers)
+	warnLoud(cmd.ErrOrStderr(), cfg, narrowed.Servers)
 	trust, _ := cmd.Flags().GetBool("trust-project")
 	if err := approveProject(narrowed, trust); err != nil {
 		return nil, err

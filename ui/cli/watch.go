@@ -285,12 +285,16 @@ type watchLine struct {
 	Progress  *float64        `json:"progress,omitempty"`
 	Total     float64         `json:"total,omitempty"`
 	Message   string          `json:"message,omitempty"`
-	List      string          `json:"list,omitempty"`
-	URI       string          `json:"uri,omitempty"`
-	Method    string          `json:"method,omitempty"`
-	Params    json.RawMessage `json:"params,omitempty"`
-	Line      string          `json:"line,omitempty"`
-	Detail    string          `json:"detail,omitempty"`
+	// Tool is the call a progress token belongs to (runtime.Progress.Tool);
+	// Late how that call had ended when its progress came after its end.
+	Tool   string          `json:"tool,omitempty"`
+	Late   string          `json:"late,omitempty"`
+	List   string          `json:"list,omitempty"`
+	URI    string          `json:"uri,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Line   string          `json:"line,omitempty"`
+	Detail string          `json:"detail,omitempty"`
 	// InvalidUTF8 counts the byte sequences in what the server sent that
 	// were not UTF-8 and were replaced by U+FFFD on this line.
 	InvalidUTF8 int `json:"invalidUTF8,omitempty"`
@@ -300,7 +304,7 @@ type watchLine struct {
 // and records how many sequences it replaced.
 func (l *watchLine) fixUTF8() {
 	n := 0
-	for _, s := range []*string{&l.Reason, &l.Level, &l.Logger, &l.Token, &l.Message, &l.List, &l.URI, &l.Method, &l.Line, &l.Detail} {
+	for _, s := range []*string{&l.Reason, &l.Level, &l.Logger, &l.Token, &l.Message, &l.Tool, &l.Late, &l.List, &l.URI, &l.Method, &l.Line, &l.Detail} {
 		var k int
 		*s, k = fixString(*s)
 		n += k
@@ -339,6 +343,8 @@ func (l *watchLine) appendJSON(b []byte) []byte {
 	}
 	o.Float("total", l.Total)
 	o.Str("message", l.Message)
+	o.Str("tool", l.Tool)
+	o.Str("late", l.Late)
 	o.Str("list", l.List)
 	o.Str("uri", l.URI)
 	o.Str("method", l.Method)
@@ -409,6 +415,7 @@ func (w *watchWriter) toLine(ev runtime.Event) (watchLine, bool) {
 	case runtime.Progress:
 		p := e.Progress
 		l.RequestID, l.Token, l.Progress, l.Total, l.Message = e.RequestID, e.Token, &p, e.Total, e.Message
+		l.Tool, l.Late = e.Tool, e.Late
 	case runtime.ListChanged:
 		l.List = e.Kind
 	case runtime.ResourceUpdated:

@@ -22,6 +22,7 @@ func TestWatchJSONLineMatchesGeneric(t *testing.T) {
 		{Time: "t", Server: "s p\"ace\\", Kind: "state", From: "ready", To: "failed", Reason: "exited\nstatus 3\t\b\f\x01\x1f"},
 		{Time: "t", Server: "a", Kind: "progress", RequestID: 7, Token: "mcpdeck-1", Progress: f(1.5), Total: 3, Message: "half"},
 		{Time: "t", Server: "a", Kind: "progress", Token: "foreign", Progress: f(0)},
+		{Time: "t", Server: "a", Kind: "progress", Token: "mcpdeck-2", Progress: f(2), Total: 4, Tool: "long\u202eRun \xff", Late: "cancelled"},
 		{Time: "t", Server: "a", Kind: "progress", Progress: f(1e-7), Total: 1e21},
 		{Time: "t", Server: "a", Kind: "progress", Progress: f(123456789.125), Total: 0.000001},
 		{Time: "t", Server: "a", Kind: "notification", Method: "notifications/custom", Params: json.RawMessage(`{ "x" : 1 }`)},

@@ -165,6 +165,8 @@ func TestWatchLinesGolden(t *testing.T) {
 		runtime.LogMessage{EventHeader: hd("a"), Level: "info", Data: json.RawMessage(`{"k": [1, 2]}`)},
 		runtime.Progress{EventHeader: hd("a"), RequestID: 7, Token: "mcpdeck-1", Progress: 1.5, Total: 3, Message: "half"},
 		runtime.Progress{EventHeader: hd("a"), Token: "foreign", Progress: 2},
+		runtime.Progress{EventHeader: hd("a"), RequestID: 8, Token: "mcpdeck-2", Progress: 1, Total: 4, Tool: "longRun"},
+		runtime.Progress{EventHeader: hd("a"), Token: "mcpdeck-2", Progress: 2, Total: 4, Tool: "longRun", Late: "cancelled"},
 		runtime.ListChanged{EventHeader: hd("a"), Kind: "tools"},
 		runtime.ResourceUpdated{EventHeader: hd("a"), URI: "demo://status"},
 		runtime.NotificationReceived{EventHeader: hd("a"), Method: "notifications/custom", Params: json.RawMessage(`{ "x" : 1 }`)},
@@ -186,6 +188,16 @@ func TestWatchLinesGolden(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSpace(human.String()), "\n") {
 		if !strings.HasPrefix(l, want+"  ") {
 			t.Fatalf("line %q does not start with the time %s", l, want)
+		}
+	}
+	// Late progress carries its call and how it ended, in both forms, in
+	// the words the terminal UI uses.
+	if !strings.Contains(human.String(), "late progress for longRun (cancelled): 2/4") {
+		t.Errorf("the text form does not word late progress as the TUI does:\n%s", human.String())
+	}
+	for _, w := range []string{`"token":"mcpdeck-2","progress":1,"total":4,"tool":"longRun"}`, `"tool":"longRun","late":"cancelled"}`} {
+		if !strings.Contains(js.String(), w) {
+			t.Errorf("watch --json has no %s:\n%s", w, js.String())
 		}
 	}
 	golden.RequireEqual(headlessGolden{t, "watch/lines"}, strings.ReplaceAll(human.String(), want, "TIME"))

@@ -300,6 +300,10 @@ func (r *Runtime) Reconnect(_ context.Context, name string) error {
 	if !r.snap.Enabled {
 		return fmt.Errorf("reconnecting %q: %w", name, runtime.ErrNotEnabled)
 	}
+	if srv, ok := r.snap.Server(name); ok && !srv.Enabled {
+		// As the runtime: a server that is off cannot start by a reconnect.
+		return &runtime.TransitionError{Server: name, From: srv.State, To: runtime.StateStarting}
+	}
 	r.publishServerLocked(name, func(_ *runtime.Snapshot, srv *runtime.ServerSnapshot) {
 		srv.State = runtime.StateReady
 		srv.Restarts++
