@@ -46,7 +46,8 @@ type Options struct {
 	// export. The other OTEL_EXPORTER_OTLP_[TRACES_]* variables apply as the
 	// specification describes them: HEADERS, TIMEOUT, COMPRESSION (gzip),
 	// CERTIFICATE, CLIENT_CERTIFICATE and CLIENT_KEY; PROTOCOL must be
-	// http/protobuf.
+	// http/json or unset (bodies are OTLP/JSON; http/protobuf and grpc
+	// are refused with ErrConfig).
 	OTLPEndpoint string
 	// ServiceName is service.name; default "mcpdeck" (OTEL_SERVICE_NAME
 	// wins, as the specification says).
@@ -246,9 +247,12 @@ func traceEndpoint(flag string) (string, bool, error) {
 	return u.String(), true, protocolOK()
 }
 
-// protocolOK refuses what the exporter does not speak: OTLP over gRPC and
-// OTLP/HTTP with JSON bodies. The traces-specific variable wins over the
-// general one.
+// protocolOK refuses what the exporter does not speak. mcpdeck sends
+// OTLP/HTTP with JSON bodies (http/json), whatever the variables say, so
+// http/protobuf (the specification's default, which mcpdeck's build
+// leaves out with the protobuf runtime) and grpc are refused with what to
+// set instead, rather than sending a body the collector was not told to
+// expect. The traces-specific variable wins over the general one.
 func protocolOK() error {
 	v := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
 	p := strings.TrimSpace(os.Getenv(v))
@@ -256,10 +260,15 @@ func protocolOK() error {
 		v = "OTEL_EXPORTER_OTLP_PROTOCOL"
 		p = strings.TrimSpace(os.Getenv(v))
 	}
-	if p == "" || p == "http/protobuf" {
+	switch p {
+	case "", "http/json":
 		return nil
+	case "http/protobuf":
+		return fmt.Errorf("%s=%s: %w: mcpdeck exports OTLP/HTTP with JSON bodies only, which every OpenTelemetry Collector accepts on the same port; set it to http/json or unset it", v, p, ErrConfig)
+	case "grpc":
+		return fmt.Errorf("%s=%s: %w: mcpdeck exports OTLP over HTTP (JSON bodies), not gRPC; set it to http/json and use the collector's OTLP/HTTP port (4318)", v, p, ErrConfig)
 	}
-	return fmt.Errorf("%s=%s: %w: mcpdeck exports OTLP over HTTP; use http/protobuf and the collector's OTLP/HTTP port (4318)", v, p, ErrConfig)
+	return fmt.Errorf("%s=%s: %w: not an OTLP protocol; mcpdeck speaks http/json", v, p, ErrConfig)
 }
 
 func isTrue(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
