@@ -146,7 +146,10 @@ func (m *meters) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fams = sdkFamilies(&rm, fams)
 	fams = goFamilies(fams)
 	fams = processFamilies(fams)
-	body := writeExposition(make([]byte, 0, 16<<10), fams)
+	buf := expoBuffers.Get().(*[]byte)
+	defer expoBuffers.Put(buf)
+	body := writeExposition((*buf)[:0], fams)
+	*buf = body
 
 	w.Header().Set("Content-Type", expoContentType)
 	if !acceptsGzip(r.Header.Get("Accept-Encoding")) {
@@ -158,6 +161,10 @@ func (m *meters) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = zw.Write(body)
 	_ = zw.Close()
 }
+
+// expoBuffers keep the last scrapes' buffers: an exposition is a few
+// hundred KB, grown by doubling every time otherwise.
+var expoBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
 // acceptsGzip reports whether an Accept-Encoding header lists gzip (with
 // a non-zero q), as Prometheus' scrapes do.
