@@ -32,8 +32,11 @@
 //   - otlpjson.go turns ended spans into OTLP/JSON, which otlpClient
 //     (otlphttp.go) POSTs as the SDK's otlptracehttp would, reading the
 //     same OTEL_EXPORTER_OTLP_* variables. The SDK's HTTP exporter was never
-//     used: it links all of gRPC. OTEL_EXPORTER_OTLP_PROTOCOL may be unset or
-//     http/json; http/protobuf and grpc are refused with ErrConfig.
+//     used: it links all of gRPC. OTEL_EXPORTER_OTLP_PROTOCOL may be unset,
+//     http/json or http/protobuf (the specification's default, often set
+//     for a whole host: refusing it would fail every command there, so the
+//     spans go as http/json and New logs a warning); grpc is refused with
+//     ErrConfig.
 //
 // Measured on a shared 2-core VM at a load average of 4-10, interleaved
 // with the build before (README, "Issue 28, third pass"): `mcpdeck
