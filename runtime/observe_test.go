@@ -14,11 +14,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"mcpdeck/runtime/telemetry"
+	"mcpdeck/runtime/telemetry/otelcoltest"
 )
 
 // collector is an in-process OTLP/HTTP receiver keeping every span.
@@ -32,8 +31,8 @@ func newCollector(t *testing.T) (*collector, string) {
 	c := &collector{arrived: make(chan struct{}, 256)}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		var req coltracepb.ExportTraceServiceRequest
-		if err := proto.Unmarshal(body, &req); err != nil {
+		req, err := otelcoltest.DecodeTraces(body)
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -44,9 +43,8 @@ func newCollector(t *testing.T) (*collector, string) {
 			}
 		}
 		c.mu.Unlock()
-		out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		_, _ = w.Write(out)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte("{}"))
 		select {
 		case c.arrived <- struct{}{}:
 		default:

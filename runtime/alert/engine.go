@@ -2,13 +2,12 @@ package alert
 
 import (
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/prometheus/common/model"
 
 	"mcpdeck/config"
 )
@@ -296,13 +295,19 @@ func (e *Engine) finding(r config.AlertRule, s Server, tool, summary, descriptio
 	return finding{key: key, labels: labels, annotations: annotations}
 }
 
-// fingerprint is Alertmanager's fingerprint of a label set.
+// fingerprint is Alertmanager's fingerprint of a label set (prometheus/
+// common/model's LabelSet.Fingerprint, which linked the protobuf runtime
+// into every mcpdeck start): FNV-1a 64 over each name and value in name
+// order, each followed by the separator byte 0xff, as 16 hex digits.
 func fingerprint(labels map[string]string) string {
-	ls := make(model.LabelSet, len(labels))
-	for k, v := range labels {
-		ls[model.LabelName(k)] = model.LabelValue(v)
+	h := fnv.New64a()
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		h.Write([]byte(k))
+		h.Write([]byte{0xff})
+		h.Write([]byte(labels[k]))
+		h.Write([]byte{0xff})
 	}
-	return ls.Fingerprint().String()
+	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // groupKey is the groupKey of an alert's notification: Alertmanager's form

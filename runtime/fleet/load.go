@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/common/model"
-
 	"mcpdeck/runtime"
 )
 
@@ -30,8 +28,8 @@ type key struct{ host, server string }
 
 // answer is one query's result.
 type answer struct {
-	vec      model.Vector
-	matrix   model.Matrix
+	vec      vector
+	matrix   matrix
 	warnings []string
 	err      error
 }
@@ -87,10 +85,10 @@ func (f *Fleet) LoadAt(ctx context.Context, at time.Time) (*View, error) {
 
 // assemble builds the view from the answers.
 func (f *Fleet) assemble(at time.Time, a map[string]*answer) *View {
-	hl := model.LabelName(f.opts.HostLabel)
+	hl := f.opts.HostLabel
 	v := &View{At: at, URL: f.opts.URL, HostLabel: f.opts.HostLabel}
 	servers := map[key]*Server{}
-	get := func(m model.Metric) *Server {
+	get := func(m labelSet) *Server {
 		k := key{string(m[hl]), string(m[labelServer])}
 		if k.server == "" {
 			return nil
@@ -151,7 +149,7 @@ func (f *Fleet) assemble(at time.Time, a map[string]*answer) *View {
 			s.Pings[i] = math.NaN()
 		}
 		for _, p := range ss.Values {
-			i := int(p.Timestamp.Time().Sub(start).Round(st) / st)
+			i := int(p.Timestamp.Sub(start).Round(st) / st)
 			if i >= 0 && i < n && finite(float64(p.Value)) {
 				s.Pings[i] = float64(p.Value)
 			}

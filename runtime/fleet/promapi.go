@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/common/model"
-
 	"mcpdeck/jsonrpc/mcphttp"
 )
 
@@ -75,19 +73,19 @@ func sameOrigin(req *http.Request, via []*http.Request) error {
 }
 
 // query runs an instant query at ts.
-func (p *promAPI) query(ctx context.Context, query string, ts time.Time) (model.Vector, []string, error) {
+func (p *promAPI) query(ctx context.Context, query string, ts time.Time) (vector, []string, error) {
 	args := url.Values{"query": {query}, "time": {promTime(ts)}}
-	var v model.Vector
-	warn, err := p.do(ctx, "/api/v1/query", args, model.ValVector, &v)
+	var v vector
+	warn, err := p.do(ctx, "/api/v1/query", args, valVector, &v)
 	return v, warn, err
 }
 
 // queryRange runs a range query from start to end in steps of step.
-func (p *promAPI) queryRange(ctx context.Context, query string, start, end time.Time, step time.Duration) (model.Matrix, []string, error) {
+func (p *promAPI) queryRange(ctx context.Context, query string, start, end time.Time, step time.Duration) (matrix, []string, error) {
 	args := url.Values{"query": {query}, "start": {promTime(start)}, "end": {promTime(end)},
 		"step": {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)}}
-	var m model.Matrix
-	warn, err := p.do(ctx, "/api/v1/query_range", args, model.ValMatrix, &m)
+	var m matrix
+	warn, err := p.do(ctx, "/api/v1/query_range", args, valMatrix, &m)
 	return m, warn, err
 }
 
@@ -97,7 +95,7 @@ func promTime(t time.Time) string {
 
 // do POSTs args to the endpoint ep, or GETs them where the store does not
 // take a POST, and decodes the result, of type want, into into.
-func (p *promAPI) do(ctx context.Context, ep string, args url.Values, want model.ValueType, into any) ([]string, error) {
+func (p *promAPI) do(ctx context.Context, ep string, args url.Values, want valueType, into any) ([]string, error) {
 	u := *p.base
 	u.Path = path.Join(p.base.Path, ep)
 	enc := args.Encode()
@@ -131,7 +129,7 @@ type promResponse struct {
 
 // send sends req and reads its answer; code is the HTTP status, 0 when
 // there was none.
-func (p *promAPI) send(req *http.Request, want model.ValueType, into any) (code int, warn []string, err error) {
+func (p *promAPI) send(req *http.Request, want valueType, into any) (code int, warn []string, err error) {
 	resp, err := p.client.Do(req)
 	if err != nil {
 		return 0, nil, err
@@ -171,14 +169,14 @@ func (p *promAPI) send(req *http.Request, want model.ValueType, into any) (code 
 		return code, env.Warnings, &promError{Type: env.ErrorType, Msg: env.Error}
 	}
 	var data struct {
-		Type   model.ValueType `json:"resultType"`
+		Type   valueType       `json:"resultType"`
 		Result json.RawMessage `json:"result"`
 	}
 	if err := json.Unmarshal(env.Data, &data); err != nil {
 		return code, env.Warnings, &promError{Type: promErrBadResponse, Msg: err.Error()}
 	}
 	switch {
-	case data.Type != model.ValScalar && data.Type != model.ValVector && data.Type != model.ValMatrix:
+	case data.Type != valScalar && data.Type != valVector && data.Type != valMatrix:
 		return code, env.Warnings, &promError{Type: promErrBadResponse, Msg: fmt.Sprintf("unexpected value type %q", data.Type)}
 	case data.Type != want:
 		// Another shape of result than the query gives (a scalar for a

@@ -3,8 +3,6 @@ package fleet
 import (
 	"strings"
 	"time"
-
-	"github.com/prometheus/common/model"
 )
 
 // Label names of mcpdeck's metrics in the Prometheus exposition
@@ -53,8 +51,8 @@ func newQueries(o Options) queries {
 		}
 		return "{" + strings.Join(ms, ", ") + "}"
 	}
-	w := "[" + model.Duration(o.Window).String() + "]"
-	lb := "[" + model.Duration(o.Lookback).String() + "]"
+	w := "[" + promDuration(o.Window) + "]"
+	lb := "[" + promDuration(o.Lookback) + "]"
 	ping := func(matcher string) string {
 		return "sum " + by + " (rate(mcpdeck_server_ping_duration_seconds_sum" + sel(matcher) + w + "))" +
 			" / sum " + by + " (rate(mcpdeck_server_ping_duration_seconds_count" + sel(matcher) + w + "))"

@@ -12,14 +12,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"mcpdeck/config"
 	"mcpdeck/jsonrpc"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/telemetry"
+	"mcpdeck/runtime/telemetry/otelcoltest"
 )
 
 // The client's trace: its trace id and the id of the span it sent the
@@ -43,9 +42,9 @@ func newOTLPReceiver(t *testing.T) *otlpReceiver {
 	r := &otlpReceiver{}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, err := io.ReadAll(req.Body)
-		var export coltracepb.ExportTraceServiceRequest
-		if err != nil || req.URL.Path != "/v1/traces" || proto.Unmarshal(body, &export) != nil {
-			http.Error(w, "want an OTLP/HTTP protobuf export at /v1/traces", http.StatusBadRequest)
+		export, decodeErr := otelcoltest.DecodeTraces(body)
+		if err != nil || req.URL.Path != "/v1/traces" || decodeErr != nil {
+			http.Error(w, "want an OTLP/HTTP JSON export at /v1/traces", http.StatusBadRequest)
 			return
 		}
 		r.mu.Lock()
@@ -55,9 +54,8 @@ func newOTLPReceiver(t *testing.T) *otlpReceiver {
 			}
 		}
 		r.mu.Unlock()
-		out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		_, _ = w.Write(out)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte("{}"))
 	}))
 	t.Cleanup(r.srv.Close)
 	return r

@@ -15,7 +15,7 @@ import (
 func discardCollector(b *testing.B) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.Header().Set("Content-Type", "application/json")
 	}))
 	b.Cleanup(srv.Close)
 	return srv.URL
@@ -129,7 +129,7 @@ func BenchmarkScrape(b *testing.B) {
 }
 
 // BenchmarkExport is the export goroutine's cost per span: turning a batch
-// of 512 ended spans into OTLP protobuf and POSTing it to a collector on
+// of 512 ended spans into OTLP/JSON and POSTing it to a collector on
 // loopback that discards it.
 func BenchmarkExport(b *testing.B) {
 	for _, v := range []string{"OTEL_SDK_DISABLED", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_TRACES_EXPORTER"} {

@@ -5,31 +5,53 @@
 // Prometheus exposition at /metrics, OTLP/HTTP trace export, and W3C trace
 // context carried in a request's params._meta.
 //
-// # Why the OpenTelemetry SDK with its Prometheus exporter
+// # Why the OpenTelemetry SDK, with exporters of our own
 //
 // One instrumentation API serves both signals: the spans the runtime starts
 // and the histograms it records share attribute keys and values, and the
-// duration of a request is measured once, when its span ends. The SDK's
-// Prometheus exporter turns the same instruments into the exposition format,
-// so the names in /metrics are the conventions' names translated the
-// standard way (mcp.client.operation.duration with unit s becomes
-// mcp_client_operation_duration_seconds), and an OTel collector that scrapes
-// /metrics gets them back unchanged. prometheus/client_golang alone would
-// have needed a second API for the same numbers, with the OTel SDK linked
-// for traces anyway.
+// duration of a request is measured once, when its span ends. The names in
+// /metrics are the conventions' names translated the standard way
+// (otlptranslator's UnderscoreEscapingWithSuffixes: mcp.client.operation.duration
+// with unit s becomes mcp_client_operation_duration_seconds), so an OTel
+// collector that scrapes /metrics gets them back unchanged.
 //
-// Start-up cost was measured, because mcpdeck's one-shot commands must start
-// fast. With GODEBUG=inittrace=1, the packages this one links add about
-// 1.0–1.3 ms of package init to every mcpdeck start (of which
-// client_golang's default registry and procfs are 0.45 ms), 270 KB of
-// allocations and no I/O; the binary grows from 15.0 to 21.7 MB. Spans go
-// out through a small OTLP/HTTP client (otlphttp.go) rather than the SDK's
-// otlptracehttp, which links all of gRPC: that would have doubled the
-// binary. Nothing else happens until New, and New builds nothing at all
-// when neither metrics nor OTLP export is configured (or
-// OTEL_SDK_DISABLED=true): no provider, no goroutine, and every method is
-// a cheap no-op (about 30 ns for a request). A nil *Telemetry is valid
-// too, so the runtime can hold one unconditionally.
+// The SDK's exporters are not used, for what they cost every start of
+// every mcpdeck command, telemetry on or off: package init. Issue 28's
+// profile of `mcpdeck version` put about 8 % of its samples in the inits of
+// client_golang, procfs (regular expressions), expvar and runtime/metrics,
+// linked by the SDK's Prometheus exporter, and about 3.5 % in
+// google.golang.org/protobuf and the OTLP descriptors, linked by its
+// otlptrace exporter; prometheus/common/model (runtime/fleet,
+// runtime/alert) linked protobuf too. In their place:
+//
+//   - expo.go writes the Prometheus text format 0.0.4 from what an
+//     sdkmetric.ManualReader collects at each scrape, with the Go and
+//     process metrics under client_golang's names read then (procstats.go).
+//     TestExpositionMatchesClientGolang holds it to what client_golang and
+//     the exporter served, byte for byte but for measured values.
+//   - otlpjson.go turns ended spans into OTLP/JSON, which otlpClient
+//     (otlphttp.go) POSTs as the SDK's otlptracehttp would, reading the
+//     same OTEL_EXPORTER_OTLP_* variables. The SDK's HTTP exporter was never
+//     used: it links all of gRPC. OTEL_EXPORTER_OTLP_PROTOCOL may be unset,
+//     http/json or http/protobuf (the specification's default, often set
+//     for a whole host: refusing it would fail every command there, so the
+//     spans go as http/json and New logs a warning); grpc is refused with
+//     ErrConfig.
+//
+// Measured on a shared 2-core VM at a load average of 4-10, interleaved
+// with the build before (README, "Issue 28, third pass"): `mcpdeck
+// version` touches 758 pages instead of 878 (perf stat -e page-faults,
+// medians of 30), runs 183 package inits instead of 217 with 2,992
+// allocations (453 KB) instead of 4,705 (704 KB) (GODEBUG=inittrace=1),
+// and the binary is 38.1 MB instead of 41.9. Wall-clock start-up could not
+// be resolved at that load. A scrape allocates 4,000 objects instead of
+// 19,500; exporting a span costs the same within the noise (BenchmarkExport).
+//
+// Nothing else happens until New, and New builds nothing at all when
+// neither metrics nor OTLP export is configured (or OTEL_SDK_DISABLED=true):
+// no provider, no goroutine, and every method is a cheap no-op (about
+// 30 ns for a request). A nil *Telemetry is valid too, so the runtime can
+// hold one unconditionally.
 //
 // # What the runtime must do
 //

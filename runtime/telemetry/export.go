@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -23,18 +22,14 @@ const (
 	defaultInterval  = 5 * time.Second
 )
 
-// startTraces builds the OTLP/HTTP exporter (the SDK's span transform and
-// otlpClient) and the tracer provider that feeds it through an exportQueue.
+// startTraces builds the OTLP/HTTP exporter (otlpClient) and the tracer
+// provider that feeds it through an exportQueue.
 func (t *Telemetry) startTraces(res *resource.Resource, endpoint string) error {
 	client, err := newOTLPClient(endpoint)
 	if err != nil {
 		return err
 	}
-	exp, err := otlptrace.New(context.Background(), client)
-	if err != nil {
-		return fmt.Errorf("starting the OTLP trace exporter for %s: %w", endpoint, err)
-	}
-	t.queue = newExportQueue(exp, t.log, endpoint)
+	t.queue = newExportQueue(client, t.log, endpoint)
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
 		sdktrace.WithSpanProcessor(t.queue),

@@ -1,22 +1,20 @@
 package telemetry
 
 import (
+	"compress/gzip"
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/prometheus/otlptranslator"
 	"go.opentelemetry.io/otel/attribute"
-	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/exemplar"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
 )
 
@@ -34,8 +32,9 @@ var pingBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
 type meters struct {
 	t        *Telemetry
 	provider *sdkmetric.MeterProvider
-	handler  http.Handler
-	registry *prometheus.Registry
+	reader   *sdkmetric.ManualReader
+	// target is target_info, built once from the resource.
+	target promFamily
 
 	opDuration, sessionDuration, pingDuration metric.Float64Histogram
 
@@ -56,28 +55,16 @@ func newMeters(t *Telemetry, res *resource.Resource, states []string) (*meters, 
 	if len(states) == 0 {
 		states = DefaultStates
 	}
-	m := &meters{t: t, states: states, knownState: map[string]bool{}, registry: prometheus.NewRegistry()}
+	m := &meters{t: t, states: states, knownState: map[string]bool{}, reader: sdkmetric.NewManualReader(), target: targetInfo(res)}
 	for _, s := range states {
 		m.knownState[s] = true
 	}
-	// The process and Go runtime collectors cost nothing until a scrape and
-	// are what an operator looks at first when a host misbehaves.
-	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	exp, err := otelprom.New(
-		otelprom.WithRegisterer(m.registry),
-		otelprom.WithoutScopeInfo(),
-		otelprom.WithTranslationStrategy(otlptranslator.UnderscoreEscapingWithSuffixes),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("starting the Prometheus exporter: %w", err)
-	}
 	m.provider = sdkmetric.NewMeterProvider(
-		sdkmetric.WithReader(exp),
+		sdkmetric.WithReader(m.reader),
 		sdkmetric.WithResource(res),
-		// Exemplars are only shown in OpenMetrics and cost every record.
+		// Exemplars are never shown (no OpenMetrics) and cost every record.
 		sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter),
 	)
-	m.handler = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 	if err := m.instruments(m.provider.Meter("mcpdeck")); err != nil {
 		return nil, fmt.Errorf("creating the metric instruments: %w", err)
 	}
@@ -140,7 +127,57 @@ func (t *Telemetry) Handler() http.Handler {
 	if !t.MetricsEnabled() {
 		return http.NotFoundHandler()
 	}
-	return t.meters.handler
+	return t.meters
+}
+
+// ServeHTTP collects every metric and writes the text exposition
+// (expo.go): the SDK's instruments, target_info, and the Go runtime's and
+// the process's own metrics (procstats.go), which cost nothing until a
+// scrape and are what an operator looks at first when a host misbehaves.
+// A collection error is logged and what was collected is served, as
+// client_golang's ContinueOnError did.
+func (m *meters) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var rm metricdata.ResourceMetrics
+	if err := m.reader.Collect(r.Context(), &rm); err != nil {
+		m.t.log.Warn("collecting metrics for /metrics", "err", err)
+	}
+	fams := make([]promFamily, 0, 64)
+	fams = append(fams, m.target)
+	fams = sdkFamilies(&rm, fams)
+	fams = goFamilies(fams)
+	fams = processFamilies(fams)
+	buf := expoBuffers.Get().(*[]byte)
+	defer expoBuffers.Put(buf)
+	body := writeExposition((*buf)[:0], fams)
+	*buf = body
+
+	w.Header().Set("Content-Type", expoContentType)
+	if !acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		_, _ = w.Write(body)
+		return
+	}
+	w.Header().Set("Content-Encoding", "gzip")
+	zw := gzip.NewWriter(w)
+	_, _ = zw.Write(body)
+	_ = zw.Close()
+}
+
+// expoBuffers keep the last scrapes' buffers: an exposition is a few
+// hundred KB, grown by doubling every time otherwise.
+var expoBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// acceptsGzip reports whether an Accept-Encoding header lists gzip (with
+// a non-zero q), as Prometheus' scrapes do.
+func acceptsGzip(h string) bool {
+	for part := range strings.SplitSeq(h, ",") {
+		enc, params, _ := strings.Cut(part, ";")
+		if !strings.EqualFold(strings.TrimSpace(enc), "gzip") {
+			continue
+		}
+		q := strings.ReplaceAll(params, " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
 }
 
 // RecordPing records one health check of server: its round trip, or, when

@@ -1,8 +1,10 @@
 package telemetry
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -112,8 +114,13 @@ func TestTraceConfig(t *testing.T) {
 		{name: "flag wins over none", flag: "http://flag:4318", env: map[string]string{"OTEL_TRACES_EXPORTER": "none"}, on: true, endpoint: "http://flag:4318/v1/traces"},
 		{name: "bad flag", flag: "collector:4318", err: "--otlp"},
 		{name: "grpc", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, err: "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"},
-		{name: "traces protocol wins", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}, on: true, endpoint: "http://c:4318/v1/traces"},
-		{name: "json", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"}, err: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json"},
+		{name: "traces protocol wins", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"}, on: true, endpoint: "http://c:4318/v1/traces"},
+		{name: "json", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, on: true, endpoint: "http://c:4318/v1/traces"},
+		// http/protobuf, the specification's default, is often set for a
+		// whole host: spans go as http/json, with a warning (below).
+		{name: "protobuf sent as json", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}, on: true, endpoint: "http://c:4318/v1/traces"},
+		{name: "protobuf sent as json with --otlp", flag: "http://flag:4318", env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"}, on: true, endpoint: "http://flag:4318/v1/traces"},
+		{name: "unknown protocol", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/thrift"}, err: "OTEL_EXPORTER_OTLP_PROTOCOL=http/thrift"},
 		{name: "bad endpoint", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, err: "OTEL_EXPORTER_OTLP_ENDPOINT"},
 		{name: "bad headers", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_HEADERS": "novalue"}, err: "OTEL_EXPORTER_OTLP_HEADERS"},
 		{name: "bad compression", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_COMPRESSION": "zstd"}, err: "OTEL_EXPORTER_OTLP_COMPRESSION=zstd"},
@@ -126,7 +133,8 @@ func TestTraceConfig(t *testing.T) {
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
-			tel, err := New(Options{OTLPEndpoint: tc.flag})
+			var logged bytes.Buffer
+			tel, err := New(Options{OTLPEndpoint: tc.flag, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 			if tc.err != "" {
 				if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want ErrConfig naming %s", err, tc.err)
@@ -142,6 +150,10 @@ func TestTraceConfig(t *testing.T) {
 			}
 			if tel.MetricsEnabled() {
 				t.Error("metrics on without Options.Metrics")
+			}
+			warned := strings.Contains(logged.String(), "level=WARN") && strings.Contains(logged.String(), "value=http/protobuf")
+			if protobuf := strings.HasPrefix(tc.name, "protobuf"); warned != protobuf {
+				t.Errorf("warned of http/protobuf: %v, want %v; log:\n%s", warned, protobuf, logged.String())
 			}
 		})
 	}

@@ -9,14 +9,14 @@ import (
 	"sync"
 	"testing"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
+
+	"mcpdeck/runtime/telemetry/otelcoltest"
 )
 
 // receiver is an in-process OTLP/HTTP collector: it decodes every export
-// request's protobuf and keeps the spans with their resource.
+// request's OTLP/JSON and keeps the spans with their resource.
 type receiver struct {
 	srv *httptest.Server
 
@@ -65,8 +65,8 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
-	if req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
-		http.Error(w, "want POST /v1/traces with application/x-protobuf", http.StatusBadRequest)
+	if req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/json" {
+		http.Error(w, "want POST /v1/traces with application/json", http.StatusBadRequest)
 		return
 	}
 	r.mu.Lock()
@@ -93,8 +93,8 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	var export coltracepb.ExportTraceServiceRequest
-	if err := proto.Unmarshal(body, &export); err != nil {
+	export, err := otelcoltest.DecodeTraces(body)
+	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -107,9 +107,8 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	r.mu.Unlock()
-	out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(out)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte("{}"))
 }
 
 // holdExports makes the collector stop answering until release.

@@ -16,21 +16,22 @@ import (
 	"strings"
 	"time"
 
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// otlpClient sends batches of spans to a collector over OTLP/HTTP with
-// protobuf bodies. The SDK's otlptrace exporter turns ended spans into
-// OTLP messages and hands them here.
+// otlpClient is the span exporter: it sends batches of spans to a
+// collector over OTLP/HTTP with JSON bodies (otlpjson.go builds them).
 //
 // Why not otlptracehttp, the SDK's own HTTP client: it imports the OTLP
 // collector package, which carries the gRPC service stubs and gateway, and
 // so links all of gRPC into every mcpdeck binary: 6 MB more code and
 // gRPC's package init at every start of a one-shot command, for a
-// transport mcpdeck never uses. What it does over HTTP is small: one POST
-// per batch, configured by the standard OTEL_EXPORTER_OTLP_* variables,
-// which this client reads the same way.
+// transport mcpdeck never uses. Nor the SDK's otlptrace exporter with a
+// client of our own, as before: its protobuf messages linked
+// google.golang.org/protobuf, whose package init ran at every start too.
+// What an exporter does over HTTP is small: one POST per batch,
+// configured by the standard OTEL_EXPORTER_OTLP_* variables, which this
+// client reads the same way.
 type otlpClient struct {
 	url     string
 	headers map[string]string
@@ -112,26 +113,26 @@ func otlpTLS() (*tls.Config, error) {
 	return cfg, nil
 }
 
-// Start implements otlptrace.Client.
-func (c *otlpClient) Start(context.Context) error { return nil }
-
-// Stop implements otlptrace.Client.
-func (c *otlpClient) Stop(context.Context) error {
+// Shutdown implements sdktrace.SpanExporter.
+func (c *otlpClient) Shutdown(context.Context) error {
 	c.http.CloseIdleConnections()
 	return nil
 }
+
+var _ sdktrace.SpanExporter = (*otlpClient)(nil)
 
 // maxAttempts bounds the POSTs of one batch: the export queue keeps
 // filling meanwhile, and what waits too long is better dropped and counted.
 const maxAttempts = 3
 
-// UploadTraces implements otlptrace.Client: one POST of the batch,
+// ExportSpans implements sdktrace.SpanExporter: one POST of the batch,
 // retried on the statuses the OTLP specification calls retryable (429,
 // 502, 503, 504) and on connection failures, within ctx.
-func (c *otlpClient) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpans) error {
-	// TracesData has the same wire format as the collector's
-	// ExportTraceServiceRequest (field 1, repeated ResourceSpans).
-	body, err := proto.Marshal(&tracepb.TracesData{ResourceSpans: spans})
+func (c *otlpClient) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if len(spans) == 0 {
+		return nil
+	}
+	body, err := encodeSpans(spans)
 	if err != nil {
 		return fmt.Errorf("encoding spans: %w", err)
 	}
@@ -178,7 +179,7 @@ func (c *otlpClient) post(parent context.Context, body []byte) (retry bool, wait
 	for k, v := range c.headers {
 		req.Header.Set(k, v)
 	}
-	req.Header.Set("Content-Type", "application/x-protobuf")
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "mcpdeck-otlp/1")
 	if c.gzip {
 		req.Header.Set("Content-Encoding", "gzip")

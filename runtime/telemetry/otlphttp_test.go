@@ -35,7 +35,7 @@ func TestOTLPHeadersAndGzip(t *testing.T) {
 	if h.Get("Authorization") != "Bearer secret-token" || h.Get("X-Tenant") != "acme" || h.Get("X-General") != "" {
 		t.Errorf("headers %v: want the traces variable's, decoded", h)
 	}
-	if h.Get("Content-Encoding") != "gzip" || h.Get("Content-Type") != "application/x-protobuf" {
+	if h.Get("Content-Encoding") != "gzip" || h.Get("Content-Type") != "application/json" {
 		t.Errorf("encoding %q type %q", h.Get("Content-Encoding"), h.Get("Content-Type"))
 	}
 	if n := len(rcv.got()); n != 1 {

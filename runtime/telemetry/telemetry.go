@@ -45,8 +45,9 @@ type Options struct {
 	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER=otlp enable
 	// export. The other OTEL_EXPORTER_OTLP_[TRACES_]* variables apply as the
 	// specification describes them: HEADERS, TIMEOUT, COMPRESSION (gzip),
-	// CERTIFICATE, CLIENT_CERTIFICATE and CLIENT_KEY; PROTOCOL must be
-	// http/protobuf.
+	// CERTIFICATE, CLIENT_CERTIFICATE and CLIENT_KEY; PROTOCOL may be
+	// http/json, http/protobuf (sent as http/json, with a warning) or unset (grpc
+	// are refused with ErrConfig).
 	OTLPEndpoint string
 	// ServiceName is service.name; default "mcpdeck" (OTEL_SERVICE_NAME
 	// wins, as the specification says).
@@ -123,6 +124,10 @@ func New(opts Options) (*Telemetry, error) {
 		return nil, err
 	}
 	if traces {
+		if v, p := otlpProtocol(); p == "http/protobuf" {
+			t.log.Warn("spans go out as OTLP/HTTP with JSON bodies (http/json), the only encoding mcpdeck's exporter has; an OpenTelemetry Collector accepts both on one port, a receiver that takes protobuf only will refuse them",
+				"variable", v, "value", p, "endpoint", endpoint)
+		}
 		if err := t.startTraces(res, endpoint); err != nil {
 			return nil, err
 		}
@@ -246,20 +251,35 @@ func traceEndpoint(flag string) (string, bool, error) {
 	return u.String(), true, protocolOK()
 }
 
-// protocolOK refuses what the exporter does not speak: OTLP over gRPC and
-// OTLP/HTTP with JSON bodies. The traces-specific variable wins over the
-// general one.
+// protocolOK checks the protocol variables against what the exporter
+// speaks: OTLP/HTTP with JSON bodies (http/json). http/protobuf, the
+// specification's default, is often set for a whole host, so it is not
+// refused (every mcpdeck command would fail): the spans go as http/json,
+// which the OpenTelemetry Collector accepts on the same port, and
+// protobufSet says so for New to log. grpc (another port and transport)
+// and unknown values are refused with what to set instead. The
+// traces-specific variable wins over the general one.
 func protocolOK() error {
-	v := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
-	p := strings.TrimSpace(os.Getenv(v))
-	if p == "" {
-		v = "OTEL_EXPORTER_OTLP_PROTOCOL"
-		p = strings.TrimSpace(os.Getenv(v))
-	}
-	if p == "" || p == "http/protobuf" {
+	v, p := otlpProtocol()
+	switch p {
+	case "", "http/json", "http/protobuf":
 		return nil
+	case "grpc":
+		return fmt.Errorf("%s=%s: %w: mcpdeck exports OTLP over HTTP (JSON bodies), not gRPC; set it to http/json and use the collector's OTLP/HTTP port (4318)", v, p, ErrConfig)
 	}
-	return fmt.Errorf("%s=%s: %w: mcpdeck exports OTLP over HTTP; use http/protobuf and the collector's OTLP/HTTP port (4318)", v, p, ErrConfig)
+	return fmt.Errorf("%s=%s: %w: not an OTLP protocol; mcpdeck speaks http/json", v, p, ErrConfig)
+}
+
+// otlpProtocol is the protocol variable that applies to traces, and its
+// value.
+func otlpProtocol() (name, value string) {
+	name = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+	value = strings.TrimSpace(os.Getenv(name))
+	if value == "" {
+		name = "OTEL_EXPORTER_OTLP_PROTOCOL"
+		value = strings.TrimSpace(os.Getenv(name))
+	}
+	return name, value
 }
 
 func isTrue(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }

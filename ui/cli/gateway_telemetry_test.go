@@ -19,12 +19,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	dto "github.com/prometheus/client_model/go"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/record"
+	"mcpdeck/runtime/telemetry/otelcoltest"
 )
 
 // `mcpdeck gateway --record FILE`: what a client's call causes between
@@ -237,8 +236,8 @@ func TestGatewayOTLPBinary(t *testing.T) {
 	var spans []*tracepb.Span
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
-		var export coltracepb.ExportTraceServiceRequest
-		if req.URL.Path != "/v1/traces" || proto.Unmarshal(body, &export) != nil {
+		export, err := otelcoltest.DecodeTraces(body)
+		if req.URL.Path != "/v1/traces" || err != nil {
 			http.Error(w, "not an OTLP/HTTP trace export", http.StatusBadRequest)
 			return
 		}
@@ -249,9 +248,8 @@ func TestGatewayOTLPBinary(t *testing.T) {
 			}
 		}
 		mu.Unlock()
-		out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		_, _ = w.Write(out)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte("{}"))
 	}))
 	defer collector.Close()
 
