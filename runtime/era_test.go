@@ -35,7 +35,11 @@ func TestProbeStep(t *testing.T) {
 		{"probe and initialize out", probeState{fallsBack: true, fallbackOver: true, init: initPending}, probeWait},
 		{"initialize answered first", probeState{fallsBack: true, init: initAccepted}, probeLegacyForNow},
 		{"initialize refused as a modern server does", probeState{fallsBack: true, init: initRefused, initModern: true}, probeWait},
-		{"initialize refused otherwise, probe silent", probeState{fallsBack: true, init: initRefused}, probeFailInit},
+		// go-sdk refuses an initialize after the discover it took, and may
+		// answer the refusal first: the probe's answer is waited for.
+		{"initialize refused otherwise, probe still out", probeState{fallsBack: true, init: initRefused}, probeWait},
+		{"initialize refused otherwise, probe silent", probeState{fallsBack: true, init: initRefused, refusalWaitOver: true}, probeFailInit},
+		{"discover answered after initialize refused otherwise", probeState{fallsBack: true, verdict: modern, init: initRefused}, probeModern},
 
 		{"discover answered in time", probeState{fallsBack: true, verdict: modern}, probeModern},
 		{"discover answered, modern preference", probeState{verdict: modern}, probeModern},

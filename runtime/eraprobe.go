@@ -46,6 +46,9 @@ type probeState struct {
 	// initModern: initialize was refused as only a modern server refuses
 	// it (-32022, or a version refusal naming a 2026 revision).
 	initModern bool
+	// refusalWaitOver: initialize was refused otherwise, and the probe,
+	// still out, has been waited for refusalWait since.
+	refusalWaitOver bool
 }
 
 // probeAction is what to do next.
@@ -73,7 +76,7 @@ func (p probeState) next() probeAction {
 		switch {
 		case p.init == initAccepted:
 			return probeLegacyForNow
-		case p.init == initRefused && !p.initModern:
+		case p.init == initRefused && !p.initModern && p.refusalWaitOver:
 			return probeFailInit
 		case p.init == initNotSent && p.fallsBack && p.fallbackOver:
 			return probeSendInitialize
@@ -157,6 +160,7 @@ func (c *Controller) negotiateStdio(ctx context.Context, s *session, pref mcp.Pr
 		kept     bool     // the probe was handed to the session (legacy for now)
 		timer    *time.Timer
 		fallback <-chan time.Time // the fallback wait
+		refused  <-chan time.Time // refusalWait, after initialize was refused
 		ticker   = time.NewTicker(startingPoll)
 		poll     <-chan time.Time // ticker's, while a starting server has not read the probe
 		readLate time.Duration    // how long after sending the server read the probe, when it was late
@@ -190,6 +194,13 @@ func (c *Controller) negotiateStdio(ctx context.Context, s *session, pref mcp.Pr
 				st.verdict = &v
 			case <-initDone:
 				st.init, st.initModern = initOutcome(ini.err)
+				if st.init == initRefused && !st.initModern && st.verdict == nil {
+					wait := time.NewTimer(refusalWait)
+					defer wait.Stop()
+					refused = wait.C
+				}
+			case <-refused:
+				refused, st.refusalWaitOver = nil, true
 			case <-fallback:
 				fallback = nil
 				if !s.stillStarting() {
@@ -274,6 +285,14 @@ func (c *Controller) negotiateStdio(ctx context.Context, s *session, pref mcp.Pr
 		}
 	}
 }
+
+// refusalWait is how long an initialize refusal waits for the probe's
+// answer before it is the outcome. A server may have taken the probe and
+// refuse the initialize because of it: go-sdk's, once server/discover has
+// set its session up, answers a later initialize "duplicate "initialize"
+// received", and, handling calls concurrently, can send that answer before
+// the discovery result. Seen under load with go-sdk v1.8.0 on stdio.
+const refusalWait = 2 * time.Second
 
 // startingPoll is how often the probe checks whether a server that is
 // still starting has read its stdin.
