@@ -58,6 +58,7 @@ func TestProbeStep(t *testing.T) {
 		{"legacy error, modern preference", probeState{verdict: legacy}, probeFailLegacyOnly},
 		{"closed on discover", probeState{fallsBack: true, verdict: closed}, probeRestartLegacy},
 		{"closed on discover, initialize out", probeState{fallsBack: true, verdict: closed, init: initPending}, probeRestartLegacy},
+		{"closed on discover after initialize refused otherwise", probeState{fallsBack: true, verdict: closed, init: initRefused}, probeFailInit},
 		{"closed on discover, modern preference", probeState{verdict: closed}, probeFailLegacyOnly},
 	} {
 		if got := tc.st.next(); got != tc.want {

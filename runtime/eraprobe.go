@@ -96,6 +96,8 @@ func (p probeState) next() probeAction {
 		return probeModern
 	case !p.fallsBack:
 		return probeFailLegacyOnly
+	case v.Restart && p.init == initRefused:
+		return probeFailInit // it refused initialize too: starting it again would not help
 	case v.Restart:
 		return probeRestartLegacy
 	}
