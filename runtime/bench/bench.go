@@ -116,10 +116,13 @@ func Run(ctx context.Context, c Caller, opts Options) (Report, error) {
 			}
 		}
 	}
+	// The clock starts before the deadline is set, so a --duration run
+	// never reports less time than it was given.
+	start := time.Now()
 	runCtx := ctx
 	if opts.Duration > 0 {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, opts.Duration)
+		runCtx, cancel = context.WithDeadline(ctx, start.Add(opts.Duration))
 		defer cancel()
 	}
 	var issued atomic.Int64
@@ -136,7 +139,6 @@ func Run(ctx context.Context, c Caller, opts Options) (Report, error) {
 	}
 	tallies := make([]tally, opts.Concurrency)
 	var wg sync.WaitGroup
-	start := time.Now()
 	for w := range opts.Concurrency {
 		t := &tallies[w]
 		t.errors = map[string]int{}
