@@ -110,6 +110,12 @@ type Options struct {
 	// one-shot command that will not validate (call --no-validate) sets
 	// it and never pays for them.
 	LazySchemas bool
+	// ToolsOnly lists each server's tools and nothing else: for a command
+	// that only calls tools (call, bench), which would otherwise wait for
+	// the server's prompts and resources before its first call and never
+	// use them. The snapshot then has no prompts or resources, and their
+	// list_changed notifications are not followed.
+	ToolsOnly bool
 }
 
 // Root is one roots/list entry.

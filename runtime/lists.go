@@ -51,10 +51,14 @@ func (ls *listState) all(ctx context.Context) (lists, error) {
 	return ls.list(ctx, kinds)
 }
 
-// declares reports whether the server declared a list kind; tools are
-// listed whatever it declared (many servers forget to).
+// declares reports whether the server declared a list kind and the
+// session lists it; tools are listed whatever it declared (many servers
+// forget to), and are the only kind listed under Options.ToolsOnly.
 func (ls *listState) declares(kind string) bool {
 	s := ls.s
+	if kind != "tools" && s.c.opts.ToolsOnly {
+		return false
+	}
 	switch kind {
 	case "prompts":
 		return s.init.Capabilities.Prompts != nil
@@ -316,6 +320,9 @@ func (ls *listState) refetch(kind string) (lists, error) {
 func (ls *listState) refetchChanged() {
 	s := ls.s
 	for _, kind := range ls.takeChanged() {
+		if !ls.declares(kind) {
+			continue
+		}
 		s.spawn(func() {
 			got, err := ls.refetch(kind)
 			if err != nil {

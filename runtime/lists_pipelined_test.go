@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -80,5 +81,24 @@ func TestListsArePipelined(t *testing.T) {
 	got := fmt.Sprint(len(s.Tools), len(s.Prompts), len(s.Resources), len(s.Templates))
 	if got != "1 1 1 1" {
 		t.Errorf("tools, prompts, resources, templates = %s, want one of each", got)
+	}
+}
+
+// Under ToolsOnly a server that declares prompts and resources is listed
+// for its tools alone: a command that only calls tools does not wait for
+// the rest.
+func TestToolsOnlyListsToolsAlone(t *testing.T) {
+	t.Parallel()
+	c := New(Options{Config: &config.Config{Servers: []config.Server{demoServer("d")}}, StopGrace: 500 * time.Millisecond, ToolsOnly: true})
+	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
+	enable(t, c)
+	s := serverOf(t, c, "d")
+	var caps struct{ Prompts, Resources json.RawMessage }
+	if err := json.Unmarshal(s.Capabilities, &caps); err != nil || caps.Prompts == nil || caps.Resources == nil {
+		t.Fatalf("the demo server should declare prompts and resources: %s (%v)", s.Capabilities, err)
+	}
+	got := fmt.Sprint(len(s.Tools) > 0, len(s.Prompts), len(s.Resources), len(s.Templates))
+	if got != "true 0 0 0" {
+		t.Errorf("tools listed, prompts, resources, templates = %s, want true 0 0 0", got)
 	}
 }

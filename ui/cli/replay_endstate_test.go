@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,6 +66,11 @@ func TestReplayOfCallEndsAsTheCallDid(t *testing.T) {
 			t.Errorf("%s: the call replays as %+v, result %+v", c.file, call, call.Result)
 		}
 		if c.file == ok {
+			// A recorded call lists the whole server, for replay --serve
+			// to answer from; without --record a call lists its tools alone.
+			if data, err := os.ReadFile(c.file); err != nil || !strings.Contains(string(data), `"method":"prompts/list"`) {
+				t.Errorf("the recording of a call has no prompts/list (%v)", err)
+			}
 			if string(call.Arguments) != `{"text":"from the command line"}` {
 				t.Errorf("the call's arguments replay as %s", call.Arguments)
 			}
