@@ -88,3 +88,5 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	sigs.k8s.io/yaml v1.4.0 // indirect
 )
+
+replace github.com/atotto/clipboard => ./internal/third_party/atottoclipboard
