@@ -7,6 +7,7 @@
 // headless commands and the demo server included); this copy looks on
 // the first ReadAll or WriteAll (see README.md beside it).
 
+//go:build freebsd || linux || netbsd || openbsd || solaris || dragonfly
 // +build freebsd linux netbsd openbsd solaris dragonfly
 
 package clipboard
