@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -508,9 +509,10 @@ func (g *Gateway) logMessage(e runtime.LogMessage) {
 func (g *Gateway) clientList() []*client {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	out := make([]*client, 0, len(g.clients))
-	for _, cl := range g.clients {
-		out = append(out, cl)
-	}
-	return out
+	return g.clientListLocked()
+}
+
+// clientListLocked is clientList for a caller that holds mu.
+func (g *Gateway) clientListLocked() []*client {
+	return slices.Collect(maps.Values(g.clients))
 }
