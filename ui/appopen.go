@@ -62,16 +62,11 @@ func hasApp(d callDoneMsg) bool {
 	return ui.HasApp() && d.res != nil
 }
 
-// appTag marks a tool with an app in the Tools tab.
+// appTag marks a tool with an app in the Tools tab: present.AppMark in
+// brackets after the name.
 func appTag(t runtime.Tool) string {
-	ui, ok := mcp.ToolUIOf(t.Meta)
-	switch {
-	case !ok:
-		return ""
-	case ui.AppOnly():
-		return " [app-only]"
-	case ui.HasApp():
-		return " [app]"
+	if m := present.AppMark(t); m != "" {
+		return " [" + m + "]"
 	}
 	return ""
 }

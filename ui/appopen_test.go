@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"mcpdeck/runtime"
 	"mcpdeck/runtime/apphost"
 	"mcpdeck/ui/uitest"
 )
@@ -77,4 +78,21 @@ func containsEscape(v, s string) bool {
 		}
 	}
 	return false
+}
+
+// The Tools tab marks a tool with the word the CLI's APP column prints
+// (present.AppMark): before, a tool with an app its app may not call
+// (visibility ["model"]) was "[app]" here and "app (model only)" there.
+func TestAppTagIsTheCLIsWord(t *testing.T) {
+	t.Parallel()
+	for meta, want := range map[string]string{
+		``:                                "",
+		`{"ui":{"resourceUri":"ui://a"}}`: " [app]",
+		`{"ui":{"resourceUri":"ui://a","visibility":["app"]}}`:   " [app-only]",
+		`{"ui":{"resourceUri":"ui://a","visibility":["model"]}}`: " [app (model only)]",
+	} {
+		if got := appTag(runtime.Tool{Meta: json.RawMessage(meta)}); got != want {
+			t.Errorf("appTag(%s) = %q, want %q", meta, got, want)
+		}
+	}
 }

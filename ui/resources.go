@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -346,7 +347,7 @@ func (t *promptsTab) View() string {
 			args = append(args, n)
 		}
 		argText := "(" + strings.Join(args, ", ") + ")"
-		desc := present.OneLine(cmpOr(p.Title, p.Description), 300)
+		desc := present.OneLine(cmp.Or(p.Title, p.Description), 300)
 		name := fmt.Sprintf("%-*s", nameW, present.Truncate(names[i], nameW))
 		if i == sel {
 			rows = append(rows, st.Selected.Render(padRight("› "+name+" "+argText+"  "+desc, t.w)))
@@ -355,11 +356,4 @@ func (t *promptsTab) View() string {
 		rows = append(rows, padRight("  "+st.Accent.Render(name)+" "+st.Info.Render(argText)+"  "+st.Dim.Render(desc), t.w))
 	}
 	return t.fill(rows)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

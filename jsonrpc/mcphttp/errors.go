@@ -98,9 +98,10 @@ func safeURL(u *url.URL) string {
 	return c.String()
 }
 
-// headerNames lists the configured header names, for messages that must
-// say which credentials were sent without showing them.
-func headerNames(h map[string]string) string {
+// HeaderNames lists the configured header names, canonical and sorted,
+// for messages that must say which credentials were sent without showing
+// them ("" for none). The checker's authorization item words them too.
+func HeaderNames(h map[string]string) string {
 	if len(h) == 0 {
 		return ""
 	}
@@ -187,7 +188,7 @@ func (s *Stream) statusError(what string, u *url.URL, resp *http.Response, body 
 			advice = "under \"headers\" in its entry (for example Authorization)"
 		}
 		hint := "no headers are configured for this server: add the credentials it expects " + advice
-		if names := headerNames(s.opts.Headers); names != "" {
+		if names := HeaderNames(s.opts.Headers); names != "" {
 			hint = "the configured headers (" + names + ") were sent, values not shown: check that the token is current and meant for this server"
 		}
 		if wa := resp.Header.Get("WWW-Authenticate"); wa != "" {

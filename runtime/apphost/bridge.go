@@ -168,18 +168,14 @@ func (a *app) notification(m message) bridgeAnswer {
 		}
 		a.h.notice(Notice{Kind: NoticeInitialized, App: a.id, Server: a.server, Tool: a.tool.ServerTool, Text: info})
 	case "notifications/message":
-		var p struct {
-			Level  string          `json:"level"`
-			Logger string          `json:"logger"`
-			Data   json.RawMessage `json:"data"`
-		}
+		var p mcp.LoggingMessageParams
 		_ = json.Unmarshal(m.Params, &p)
 		text := string(p.Data)
 		var s string
 		if json.Unmarshal(p.Data, &s) == nil {
 			text = s
 		}
-		a.h.notice(Notice{Kind: NoticeLog, App: a.id, Server: a.server, Tool: a.tool.ServerTool, Text: "[" + p.Level + "] " + text})
+		a.h.notice(Notice{Kind: NoticeLog, App: a.id, Server: a.server, Tool: a.tool.ServerTool, Text: "[" + string(p.Level) + "] " + text})
 	case "ui/notifications/request-teardown":
 		a.h.notice(Notice{Kind: NoticeTeardown, App: a.id, Server: a.server, Tool: a.tool.ServerTool, Text: "the app asks to be closed"})
 		return bridgeAnswer{Page: &pageAction{Teardown: true}}

@@ -11,7 +11,9 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -155,7 +157,15 @@ func TestBridgeOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := New(rt, Options{Version: "test", TeardownWait: 10 * time.Second})
+	var noticesMu sync.Mutex
+	var logs []string
+	h := New(rt, Options{Version: "test", TeardownWait: 10 * time.Second, OnNotice: func(n Notice) {
+		if n.Kind == NoticeLog {
+			noticesMu.Lock()
+			logs = append(logs, n.Text)
+			noticesMu.Unlock()
+		}
+	}})
 	closed := false
 	t.Cleanup(func() {
 		if !closed {
@@ -203,6 +213,15 @@ func TestBridgeOverHTTP(t *testing.T) {
 	if out := p.next("tool-result"); methodOf(out["reply"]) != "ui/notifications/tool-result" || !strings.Contains(string(out["reply"]), `"text":"ok"`) {
 		t.Errorf("second after initialized: %s", out["reply"])
 	}
+
+	// An app's log message reaches the operator as its level and its text
+	// (a string data unquoted).
+	p.post("/bridge", json.RawMessage(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"chart","data":"low on data"}}`))
+	noticesMu.Lock()
+	if !slices.Equal(logs, []string{"[warning] low on data"}) {
+		t.Errorf("the app's log message was noticed as %q", logs)
+	}
+	noticesMu.Unlock()
 
 	for _, c := range []struct{ tool, says string }{
 		{"summary", `may not be called by an app: its _meta.ui.visibility is ["model"]`},

@@ -141,12 +141,10 @@ func (c *checker) appResources() (Status, string) {
 			warns = append(warns, fmt.Sprintf("tool %q: %s does not start as an HTML document (<!DOCTYPE html> or <html>): the extension asks for a valid HTML5 document", t.name, uri))
 		}
 	}
-	switch {
-	case len(fails) > 0:
-		return Fail, strings.Join(append(fails, warns...), "; ")
-	case len(warns) > 0:
-		return Warn, strings.Join(warns, "; ")
-	case apps == 0:
+	if st, why, found := verdict(fails, warns); found {
+		return st, why
+	}
+	if apps == 0 {
 		return Pass, "no tool names a resourceUri (app-only tools only)"
 	}
 	return Pass, fmt.Sprintf("%s read as %s (largest %s; WARN over %s, FAIL over %s)",
@@ -178,11 +176,8 @@ func (c *checker) appMetadata() (Status, string) {
 			warns = append(warns, fmt.Sprintf("tool %q: %s: %s", t.name, uri, p))
 		}
 	}
-	switch {
-	case len(fails) > 0:
-		return Fail, strings.Join(append(fails, warns...), "; ")
-	case len(warns) > 0:
-		return Warn, strings.Join(warns, "; ")
+	if st, why, found := verdict(fails, warns); found {
+		return st, why
 	}
 	return Pass, fmt.Sprintf("the _meta.ui of %s and of %s are well-formed", count(len(c.appTools()), "tool", "tools"), count(len(seen), "resource", "resources"))
 }

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"mcpdeck/config"
@@ -67,6 +68,19 @@ func (s *Status) UnmarshalText(b []byte) error {
 		}
 	}
 	return fmt.Errorf("unknown check status %q", b)
+}
+
+// verdict is what an item's findings come to: any failure fails it (its
+// warnings said after the failures), else any warning warns. found is
+// false when there are neither, for the item to word its own pass.
+func verdict(fails, warns []string) (st Status, reason string, found bool) {
+	switch {
+	case len(fails) > 0:
+		return Fail, strings.Join(append(fails, warns...), "; "), true
+	case len(warns) > 0:
+		return Warn, strings.Join(warns, "; "), true
+	}
+	return Pass, "", false
 }
 
 // The stable item ids, in report order. Scripts and CI match on them.

@@ -94,14 +94,24 @@ func (c *checker) connect() (exchanger, error) {
 	return &httpExchanger{s: s, timeout: c.opts.CallTimeout}, nil
 }
 
-// discoverItem: server/discover answers with supportedVersions (holding
-// the negotiated revision) and resultType.
-func (c *checker) discoverItem() (Status, string) {
+// onConnection runs an item on a fresh connection (connect), closed when
+// it is done; a connection that cannot be made fails the item.
+func (c *checker) onConnection(item func(x exchanger) (Status, string)) (Status, string) {
 	x, err := c.connect()
 	if err != nil {
 		return Fail, "could not connect for the check: " + err.Error()
 	}
 	defer x.close()
+	return item(x)
+}
+
+// discoverItem: server/discover answers with supportedVersions (holding
+// the negotiated revision) and resultType.
+func (c *checker) discoverItem() (Status, string) {
+	return c.onConnection(c.discoverOn)
+}
+
+func (c *checker) discoverOn(x exchanger) (Status, string) {
 	a := x.send(c.ctx, mcp.MethodDiscover, map[string]any{"_meta": c.envelope("")}, nil)
 	if msg := a.problem(); msg != "" {
 		return Fail, "server/discover " + msg
@@ -135,11 +145,10 @@ func (c *checker) discoverItem() (Status, string) {
 // unsupportedVersion: a request for a revision nobody speaks gets -32022
 // with data.supported.
 func (c *checker) unsupportedVersion() (Status, string) {
-	x, err := c.connect()
-	if err != nil {
-		return Fail, "could not connect for the check: " + err.Error()
-	}
-	defer x.close()
+	return c.onConnection(c.unsupportedVersionOn)
+}
+
+func (c *checker) unsupportedVersionOn(x exchanger) (Status, string) {
 	const bogus = "2099-01-01"
 	a := x.send(c.ctx, mcp.MethodDiscover, map[string]any{"_meta": c.envelope(bogus)}, nil)
 	switch {
@@ -163,11 +172,10 @@ func (c *checker) unsupportedVersion() (Status, string) {
 // missingMeta: a request without the _meta envelope, on a connection
 // already spoken to in the modern era, gets -32602.
 func (c *checker) missingMeta() (Status, string) {
-	x, err := c.connect()
-	if err != nil {
-		return Fail, "could not connect for the check: " + err.Error()
-	}
-	defer x.close()
+	return c.onConnection(c.missingMetaOn)
+}
+
+func (c *checker) missingMetaOn(x exchanger) (Status, string) {
 	// Spoken to in the 2026-07-28 revision first, so a dual-era server
 	// knows the connection's era; over HTTP the version header still
 	// names it, so only the body lacks the envelope.
@@ -197,11 +205,10 @@ func (c *checker) headerMismatch() (Status, string) {
 	if c.srv.Transport == config.TransportStdio {
 		return Skip, "stdio carries no headers: only Streamable HTTP has Mcp-Method"
 	}
-	x, err := c.connect()
-	if err != nil {
-		return Fail, "could not connect for the check: " + err.Error()
-	}
-	defer x.close()
+	return c.onConnection(c.headerMismatchOn)
+}
+
+func (c *checker) headerMismatchOn(x exchanger) (Status, string) {
 	a := x.send(c.ctx, "tools/list", map[string]any{"_meta": c.envelope("")}, map[string]string{"Mcp-Method": "prompts/list"})
 	switch {
 	case a.fail != nil:
@@ -220,14 +227,15 @@ func (c *checker) headerMismatch() (Status, string) {
 // first, both succeed.
 func (c *checker) stateless() (Status, string) {
 	for i := 1; i <= 2; i++ {
-		x, err := c.connect()
-		if err != nil {
-			return Fail, "could not connect for the check: " + err.Error()
-		}
-		a := x.send(c.ctx, "tools/list", map[string]any{"_meta": c.envelope("")}, nil)
-		x.close()
-		if msg := a.problem(); msg != "" {
-			return Fail, fmt.Sprintf("tools/list on fresh connection %d, with no request before it, %s: every request must stand alone", i, msg)
+		st, msg := c.onConnection(func(x exchanger) (Status, string) {
+			a := x.send(c.ctx, "tools/list", map[string]any{"_meta": c.envelope("")}, nil)
+			if msg := a.problem(); msg != "" {
+				return Fail, fmt.Sprintf("tools/list on fresh connection %d, with no request before it, %s: every request must stand alone", i, msg)
+			}
+			return Pass, ""
+		})
+		if st != Pass {
+			return st, msg
 		}
 	}
 	where := "two fresh processes"

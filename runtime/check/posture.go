@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -46,7 +45,7 @@ func (c *checker) authorization() (Status, string) {
 	}
 	ch := auth.ParseChallenge(a.Status, a.Header)
 	if !ch.Bearer {
-		if names := headerNames(c.srv.Headers); names != "" {
+		if names := mcphttp.HeaderNames(c.srv.Headers); names != "" {
 			return Pass, "static credentials: without the configured headers (" + names + ") it answers 401, and it asks for no OAuth"
 		}
 		return Warn, "it answers 401 without a Bearer challenge (WWW-Authenticate): a client cannot tell how to authorize; configure the credentials it needs under \"headers\", or, for OAuth, answer with WWW-Authenticate: Bearer resource_metadata=\"…\""
@@ -98,16 +97,6 @@ func forgedToken(status int) (Status, string) {
 		return Warn, "it rejected a token it never issued, but with " + text + ", which says the token is valid but not allowed: answer 401 (invalid_token), so clients know to refresh it or log in again"
 	}
 	return Fail, "it rejected a token it never issued wrongly, with " + text + ": answer 401 with a Bearer challenge (error=\"invalid_token\"), so clients know to refresh it or log in again"
-}
-
-// headerNames lists the configured header names, never their values.
-func headerNames(h map[string]string) string {
-	names := make([]string, 0, len(h))
-	for k := range h {
-		names = append(names, http.CanonicalHeaderKey(k))
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
 }
 
 // environment says which of mcpdeck's environment variables a stdio

@@ -65,12 +65,8 @@ func (c *checker) probeErrors() Item {
 			fails = append(fails, what+": "+errorSummary(err, c.opts.CallTimeout))
 		}
 	}
-	switch {
-	case len(fails) > 0:
-		it.Status, it.Reason = Fail, strings.Join(append(fails, warns...), "; ")
-	case len(warns) > 0:
-		it.Status, it.Reason = Warn, strings.Join(warns, "; ")
-	default:
+	var found bool
+	if it.Status, it.Reason, found = verdict(fails, warns); !found {
 		it.Status, it.Reason = Pass, strings.Join(oks, "; ")
 	}
 	return it

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -216,24 +217,14 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 		if err := json.Unmarshal(c.params, &p); err != nil || p.Name == "" {
 			return nil, invalidParams("prompts/get: params need a prompt \"name\" and string \"arguments\"")
 		}
-		pr := cat.promptBy[p.Name]
-		if pr == nil {
-			return nil, unknown(runtime.KindUnknownPrompt, "unknown prompt %q: it is not offered now (list prompts again)", p.Name)
+		pr, err := bridgedPrompt(cat, pol, p.Name)
+		if err != nil {
+			return nil, err
 		}
-		if ok, rule := pol.prompt(pr.Server, pr.Name); !ok {
-			return nil, refused("prompt", pr.Name, rule)
-		}
-		what := fmt.Sprintf("prompt %q", pr.Name)
 		server, name := pr.Server, pr.Prompt.Name
-		return &target{server: server, name: pr.Name, what: what, run: func(ctx context.Context, _ func(uint64)) (any, error) {
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			raw, err := g.rt.GetPrompt(ctx, server, name, p.Arguments)
-			if err != nil {
-				return nil, upstreamError(server, what, timeout, err)
-			}
-			return hopResult(raw), nil
-		}}, nil
+		return rawTarget(server, pr.Name, fmt.Sprintf("prompt %q", pr.Name), timeout, func(ctx context.Context) (json.RawMessage, error) {
+			return g.rt.GetPrompt(ctx, server, name, p.Arguments)
+		}), nil
 	case "resources/read":
 		p := c.p
 		if p.URI == "" {
@@ -243,20 +234,42 @@ func (g *Gateway) resolve(c *call, cat *catalog, pol *policy) (*target, error) {
 		if !ok {
 			return nil, unknown(runtime.KindUnknownResource, "resource %q is not offered now: no server lists it or a template it matches (list resources and templates again)", p.URI)
 		}
-		what := fmt.Sprintf("resource %q", p.URI)
-		return &target{server: server, name: p.URI, what: what, run: func(ctx context.Context, _ func(uint64)) (any, error) {
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			raw, err := g.rt.ReadResource(ctx, server, p.URI)
-			if err != nil {
-				return nil, upstreamError(server, what, timeout, err)
-			}
-			return hopResult(raw), nil
-		}}, nil
+		return rawTarget(server, p.URI, fmt.Sprintf("resource %q", p.URI), timeout, func(ctx context.Context) (json.RawMessage, error) {
+			return g.rt.ReadResource(ctx, server, p.URI)
+		}), nil
 	case "completion/complete":
 		return g.resolveCompletion(c, cat, pol, timeout)
 	}
 	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "mcpdeck's gateway does not forward %s", c.method)
+}
+
+// bridgedPrompt is the prompt a client names by its bridged name, when the
+// gateway offers it now and the client's policy allows it: prompts/get
+// and the completion of a prompt's argument resolve it alike.
+func bridgedPrompt(cat *catalog, pol *policy, name string) (*prompt, error) {
+	pr := cat.promptBy[name]
+	if pr == nil {
+		return nil, unknown(runtime.KindUnknownPrompt, "unknown prompt %q: it is not offered now (list prompts again)", name)
+	}
+	if ok, rule := pol.prompt(pr.Server, pr.Name); !ok {
+		return nil, refused("prompt", pr.Name, rule)
+	}
+	return pr, nil
+}
+
+// rawTarget is a request the runtime answers with the server's result as
+// it came (prompts/get, resources/read): fetch runs bounded by timeout,
+// its failure worded by upstreamError, its result passed on by hopResult.
+func rawTarget(server, name, what string, timeout time.Duration, fetch func(ctx context.Context) (json.RawMessage, error)) *target {
+	return &target{server: server, name: name, what: what, run: func(ctx context.Context, _ func(uint64)) (any, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		raw, err := fetch(ctx)
+		if err != nil {
+			return nil, upstreamError(server, what, timeout, err)
+		}
+		return hopResult(raw), nil
+	}}
 }
 
 // resolveCompletion maps a completion reference (a bridged prompt name, or
@@ -273,12 +286,9 @@ func (g *Gateway) resolveCompletion(c *call, cat *catalog, pol *policy, timeout 
 	var what, name string
 	switch p.Ref.Type {
 	case mcp.RefPrompt:
-		pr := cat.promptBy[p.Ref.Name]
-		if pr == nil {
-			return nil, unknown(runtime.KindUnknownPrompt, "unknown prompt %q: it is not offered now (list prompts again)", p.Ref.Name)
-		}
-		if ok, rule := pol.prompt(pr.Server, pr.Name); !ok {
-			return nil, refused("prompt", pr.Name, rule)
+		pr, err := bridgedPrompt(cat, pol, p.Ref.Name)
+		if err != nil {
+			return nil, err
 		}
 		req.Server, req.Ref.Prompt, what, name = pr.Server, pr.Prompt.Name, fmt.Sprintf("completion of prompt %q", pr.Name), pr.Name
 	case mcp.RefResource:
@@ -508,9 +518,10 @@ func (g *Gateway) logMessage(e runtime.LogMessage) {
 func (g *Gateway) clientList() []*client {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	out := make([]*client, 0, len(g.clients))
-	for _, cl := range g.clients {
-		out = append(out, cl)
-	}
-	return out
+	return g.clientListLocked()
+}
+
+// clientListLocked is clientList for a caller that holds mu.
+func (g *Gateway) clientListLocked() []*client {
+	return slices.Collect(maps.Values(g.clients))
 }

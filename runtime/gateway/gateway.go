@@ -326,12 +326,7 @@ func (g *Gateway) detachIfIdle(cl *client) {
 
 // Clients returns every attached client, oldest first.
 func (g *Gateway) Clients() []ClientInfo {
-	g.mu.Lock()
-	cls := make([]*client, 0, len(g.clients))
-	for _, cl := range g.clients {
-		cls = append(cls, cl)
-	}
-	g.mu.Unlock()
+	cls := g.clientList()
 	out := make([]ClientInfo, 0, len(cls))
 	for _, cl := range cls {
 		out = append(out, cl.info())
@@ -401,10 +396,7 @@ func (g *Gateway) Close(ctx context.Context) error {
 		g.mu.Lock()
 		g.closed = true
 		close(g.closing)
-		cls := make([]*client, 0, len(g.clients))
-		for _, cl := range g.clients {
-			cls = append(cls, cl)
-		}
+		cls := g.clientListLocked()
 		g.mu.Unlock()
 		go func() {
 			defer close(g.closeDone)

@@ -277,11 +277,7 @@ func (g *Gateway) checkHeaders(r *http.Request, f *frame, env *envelope) error {
 		}
 		return headerMismatch("Mcp-Method header value %q does not match body value %q", v, f.method())
 	}
-	var p struct {
-		Name      string          `json:"name"`
-		URI       string          `json:"uri"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
+	var p reqParams
 	_ = json.Unmarshal(f.Params, &p)
 	var name string
 	switch f.method() {

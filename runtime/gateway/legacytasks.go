@@ -46,12 +46,7 @@ func (g *Gateway) startLegacyTask(c *call, t *target, release func()) (any, erro
 		done: make(chan struct{}), asked: make(chan struct{}, 1), pending: map[string]*ask{}, returned: true}
 	rctx, cancel := context.WithCancel(callerCtx(traced(c.cl.ctx, c.p.Meta), c))
 	tk.cancel = cancel
-	g.mu.Lock()
-	if g.tasks == nil {
-		g.tasks = map[string]*task{}
-	}
-	g.tasks[tk.id] = tk
-	g.mu.Unlock()
+	g.keepTask(tk)
 	g.wg.Go(func() {
 		defer close(tk.done)
 		// The client's own responder: a legacy client takes the server's

@@ -139,13 +139,7 @@ func (g *Gateway) republish(snap *runtime.Snapshot) {
 	// the clients are told against the newest one either way.
 	g.store(g.newCatalog(snap))
 	cat := g.catalog()
-	g.mu.Lock()
-	cls := make([]*client, 0, len(g.clients))
-	for _, cl := range g.clients {
-		cls = append(cls, cl)
-	}
-	g.mu.Unlock()
-	for _, cl := range cls {
+	for _, cl := range g.clientList() {
 		now := g.offerFor(cl.policy(), cat)
 		cl.mu.Lock()
 		old := cl.offered

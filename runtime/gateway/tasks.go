@@ -106,12 +106,7 @@ func (g *Gateway) startTask(ctx context.Context, c *call, t *target, release fun
 	}
 	fwd.task.Store(tk)    // progress becomes the task's status message
 	fwd.target.Store(nil) // and has no request to go to any more
-	g.mu.Lock()
-	if g.tasks == nil {
-		g.tasks = map[string]*task{}
-	}
-	g.tasks[tk.id] = tk
-	g.mu.Unlock()
+	g.keepTask(tk)
 	tk.mu.Lock()
 	defer tk.mu.Unlock()
 	tk.returned = true
@@ -303,6 +298,17 @@ func (g *Gateway) taskMethod(c *call) (any, error) {
 		}
 	}
 	return struct{}{}, nil
+}
+
+// keepTask makes tk findable by its id (taskOf) until its expiry drops
+// it or the gateway closes (stopTasks).
+func (g *Gateway) keepTask(tk *task) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.tasks == nil {
+		g.tasks = map[string]*task{}
+	}
+	g.tasks[tk.id] = tk
 }
 
 // taskOf finds the task id of the client c comes from: to any other

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -107,14 +108,14 @@ func HAR(rec *Recording, server, version string) ([]byte, error) {
 			Time:            ms(x.Total),
 			Request: harRequest{Method: x.Method, URL: x.URL, HTTPVersion: "HTTP/1.1", Cookies: []struct{}{},
 				Headers: nvs(x.RequestHeaders), QueryString: query(x.URL), HeadersSize: -1, BodySize: x.RequestSize},
-			Response: harResponse{Status: x.Status, StatusText: http.StatusText(x.Status), HTTPVersion: orDefault(x.Proto, "HTTP/1.1"),
+			Response: harResponse{Status: x.Status, StatusText: http.StatusText(x.Status), HTTPVersion: cmp.Or(x.Proto, "HTTP/1.1"),
 				Cookies: []struct{}{}, Headers: nvs(x.ResponseHeaders), HeadersSize: -1, BodySize: x.ResponseSize,
-				Content: harContent{Size: x.ResponseSize, MimeType: orDefault(x.ResponseHeaders.Get("Content-Type"), "x-unknown"), Text: x.ResponseBody}},
+				Content: harContent{Size: x.ResponseSize, MimeType: cmp.Or(x.ResponseHeaders.Get("Content-Type"), "x-unknown"), Text: x.ResponseBody}},
 			Timings: harTimings{Wait: ms(x.Wait), Receive: ms(x.Total - x.Wait)},
 			Comment: strings.TrimSpace(ev.Server + " " + x.Err),
 		}
 		if x.RequestBody != "" || x.RequestSize > 0 {
-			e.Request.PostData = &harPostData{MimeType: orDefault(x.RequestHeaders.Get("Content-Type"), "application/json"), Text: x.RequestBody}
+			e.Request.PostData = &harPostData{MimeType: cmp.Or(x.RequestHeaders.Get("Content-Type"), "application/json"), Text: x.RequestBody}
 		}
 		if x.ResponseSize > int64(len(x.ResponseBody)) {
 			e.Response.Content.Comment = "content cut to its first bytes; size is the full size"
@@ -128,13 +129,6 @@ func HAR(rec *Recording, server, version string) ([]byte, error) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
 
 func nvs(h http.Header) []harNV {
 	out := []harNV{}

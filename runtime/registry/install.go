@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -231,7 +232,7 @@ func (r *resolver) pkg(s ServerJSON) error {
 	}
 	args = append(args, pkgArgs...)
 	r.out.Entry = config.StdioEntry(cmd, args, env, "", "")
-	r.out.Via = fmt.Sprintf("%s %s", p.RegistryType, firstNonEmpty(via, spec, p.Identifier))
+	r.out.Via = fmt.Sprintf("%s %s", p.RegistryType, cmp.Or(via, spec, p.Identifier))
 	return nil
 }
 
@@ -350,15 +351,6 @@ func packageTypes(s ServerJSON) []string {
 		out = append(out, p.RegistryType)
 	}
 	return out
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func listOr(items []string, none string) string {

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 	"sync"
@@ -73,7 +74,7 @@ func (r *resolver) args(list []Argument) []string {
 				out = append(out, v)
 				continue
 			}
-			key := firstNonEmpty(a.ValueHint, "argument")
+			key := cmp.Or(a.ValueHint, "argument")
 			if v, ok := r.fill(Need{Key: key, Kind: "argument", Input: a.Input}, r.o.Name+"_"+key); ok {
 				out = append(out, v)
 			}
@@ -164,7 +165,7 @@ func (r *resolver) reference(n Need, refName string) string {
 	}
 	if r.o.Secrets == config.SecretAsInput {
 		id := strings.ToLower(strings.ReplaceAll(config.EnvName(refName), "_", "-"))
-		r.out.Inputs = append(r.out.Inputs, config.Input{ID: id, Type: "promptString", Description: firstNonEmpty(n.Description, n.Key), Password: n.IsSecret})
+		r.out.Inputs = append(r.out.Inputs, config.Input{ID: id, Type: "promptString", Description: cmp.Or(n.Description, n.Key), Password: n.IsSecret})
 		r.note("%s is asked by VS Code as ${input:%s}", what, id)
 		return "${input:" + id + "}"
 	}

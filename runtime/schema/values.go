@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"mcpdeck/jsonrpc"
 )
 
 // Initial is the value a field starts with: what the TUI's form shows
@@ -96,20 +98,10 @@ func mustJSON(v any) json.RawMessage {
 // orderedObject is a JSON object whose keys keep their order.
 type orderedObject []member
 
+// MarshalJSON writes the members in order, keys encoded and values as
+// they are (jsonrpc.AppendMembers, how results keep a server's members).
 func (o orderedObject) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.Key)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(m.Value)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return jsonrpc.AppendMembers([]byte("{}"), o)
 }
 
 // ChoiceLabels names each of n's Choices for a selector: its title, else

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -257,7 +258,7 @@ func writeNeeds(w io.Writer, p registry.Package) {
 		if a.Value != "" && len(a.Variables) == 0 {
 			continue // fixed: nothing to ask
 		}
-		label := "argument " + firstOf(a.ValueHint, a.Name)
+		label := "argument " + cmp.Or(a.ValueHint, a.Name)
 		fmt.Fprintf(w, "  %s\n", present.Line(describeInput(label, a.Input)))
 	}
 	for _, kv := range p.EnvironmentVariables {
@@ -292,15 +293,6 @@ func describeInput(label string, in registry.Input) string {
 		out += " — " + in.Description
 	}
 	return out
-}
-
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // registryInstallFlags are add's --from-registry flags.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -259,23 +260,9 @@ func printable(t runtime.Tool) printedTool {
 	return out
 }
 
-// appMark is the APP column: "app" for a tool whose results an MCP App
-// shows, "app-only" for one only apps may call (a model never sees it),
-// "-" otherwise.
-func appMark(t runtime.Tool) string {
-	ui, ok := mcp.ToolUIOf(t.Meta)
-	switch {
-	case !ok:
-		return "-"
-	case ui.AppOnly():
-		return "app-only"
-	case ui.HasApp() && !ui.AppCallable():
-		return "app (model only)"
-	case ui.HasApp():
-		return "app"
-	}
-	return "-"
-}
+// appMark is the APP column: present.AppMark, "-" for a tool without an
+// app.
+func appMark(t runtime.Tool) string { return cmp.Or(present.AppMark(t), "-") }
 
 // toolSummary is a tool's title and description as one line, its
 // invisible characters shown (present.ShowHidden).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mcpdeck/runtime"
+	"mcpdeck/runtime/mcp"
 )
 
 // Latency is a round trip for people: 412µs, 12ms, 1.2s; a dash for none.
@@ -99,6 +100,26 @@ func SchemaTag(t runtime.Tool) string {
 		return ""
 	}
 	return " [invalid schema]"
+}
+
+// AppMark words what a tool's MCP App (mcp.ToolUIOf) means for it, the
+// same in both faces (the CLI's APP column, the TUI's tag after the name):
+// "app-only" for a tool only apps may call (a model never sees it), "app
+// (model only)" for one with an app that may not call it back, "app" for
+// any other tool with an app, "" for a tool without one.
+func AppMark(t runtime.Tool) string {
+	ui, ok := mcp.ToolUIOf(t.Meta)
+	switch {
+	case !ok:
+		return ""
+	case ui.AppOnly():
+		return "app-only"
+	case ui.HasApp() && !ui.AppCallable():
+		return "app (model only)"
+	case ui.HasApp():
+		return "app"
+	}
+	return ""
 }
 
 // SchemaProblem is one line saying what is wrong with a tool's input

@@ -3,6 +3,8 @@ package present
 import (
 	"testing"
 	"time"
+
+	"mcpdeck/runtime"
 )
 
 // Millis never says 0.0ms: a ping that was measured and fast is <0.1ms,
@@ -33,6 +35,23 @@ func TestMillis(t *testing.T) {
 		}
 		if n := len([]rune(got)); n > 6 {
 			t.Errorf("Millis(%v) = %q is %d cells wide", tc.d, got, n)
+		}
+	}
+}
+
+// AppMark words each way a tool's _meta.ui reads: one word per case, the
+// one both faces show.
+func TestAppMark(t *testing.T) {
+	for _, tc := range []struct{ meta, want string }{
+		{``, ""},
+		{`{"other":1}`, ""},
+		{`{"ui":{"resourceUri":"ui://a"}}`, "app"},
+		{`{"ui":{"resourceUri":"ui://a","visibility":["model","app"]}}`, "app"},
+		{`{"ui":{"resourceUri":"ui://a","visibility":["app"]}}`, "app-only"},
+		{`{"ui":{"resourceUri":"ui://a","visibility":["model"]}}`, "app (model only)"},
+	} {
+		if got := AppMark(runtime.Tool{Meta: []byte(tc.meta)}); got != tc.want {
+			t.Errorf("AppMark(%s) = %q, want %q", tc.meta, got, tc.want)
 		}
 	}
 }
