@@ -265,3 +265,42 @@ func TestParseEnvFileProblemsNameTheEnvFile(t *testing.T) {
 		t.Fatalf("error = %v\nwant %s", err, want)
 	}
 }
+
+// TestServersOutsideTheirObjectAreSaid: a file whose servers are not
+// where mcpdeck reads them defines none, and "this file defines no
+// servers" would not say why. The three ways people get there (a
+// README's server snippet pasted without "mcpServers" around it, VS
+// Code's settings.json shape, a misspelt "mcpServers") are each named, as
+// a Loud warning every command shows; another unknown field stays quiet.
+func TestServersOutsideTheirObjectAreSaid(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, src, want string
+		loud            bool
+	}{
+		{"snippet without mcpServers", `{"github": {"command": "npx", "args": ["-y", "x"]}}`,
+			`f.json:1:2: unknown top-level field "github" is ignored: it looks like a server (it has "command"), and servers go inside "mcpServers": {"mcpServers": {"github": {…}}}`, true},
+		{"remote snippet without mcpServers", `{"linear": {"type": "http", "url": "https://h/mcp"}}`,
+			`f.json:1:2: unknown top-level field "linear" is ignored: it looks like a server (it has "url"), and servers go inside "mcpServers": {"mcpServers": {"linear": {…}}}`, true},
+		{"VS Code settings shape", `{"mcp": {"servers": {"a": {"command": "x"}}}}`,
+			`f.json:1:2: unknown top-level field "mcp" is ignored: it holds "servers", which mcpdeck reads at the top level of the file: {"servers": {…}}`, true},
+		{"misspelt mcpServers", `{"mcp_servers": {"a": {"command": "x"}}}`,
+			`f.json:1:2: unknown top-level field "mcp_servers" is ignored (did you mean mcpServers?)`, true},
+		{"other casing", `{"MCPServers": {"a": {"command": "x"}}}`,
+			`f.json:1:2: unknown top-level field "MCPServers" is ignored (did you mean mcpServers?)`, true},
+		{"unknown field beside the servers", `{"mcpServers": {}, "theme": {"command": "dark"}}`,
+			`f.json:1:20: unknown top-level field "theme" is ignored: it looks like a server (it has "command"), and servers go inside "mcpServers": {"mcpServers": {"theme": {…}}}`, true},
+		{"plain unknown field", `{"mcpServers": {}, "editor": {"theme": "dark"}}`,
+			`f.json:1:20: unknown top-level field "editor" is ignored`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, warns, err := Parse("f.json", []byte(tt.src), ScopeUser, LoadOptions{ProjectDir: "/proj", LookupEnv: fakeEnv(nil)})
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if len(warns) != 1 || warns[0].String() != tt.want || warns[0].Loud != tt.loud {
+				t.Fatalf("got %q (loud %v)\nwant [%q] (loud %v)", warns, len(warns) == 1 && warns[0].Loud, tt.want, tt.loud)
+			}
+		})
+	}
+}
