@@ -304,3 +304,39 @@ func TestServersOutsideTheirObjectAreSaid(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandLineInCommandIsSaid: "command" holding a whole command line,
+// as a shell or another tool's README runs it, names a program that does
+// not exist (mcpdeck runs no shell), and the start fails with "command
+// not found". The load says why and gives the fields that run it; a path
+// with a space in it is a program, and is left alone.
+func TestCommandLineInCommandIsSaid(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, src, want string }{
+		{"npx line", `{"mcpServers": {"a": {"command": "npx -y @modelcontextprotocol/server-everything"}}}`,
+			`f.json:1:34: server "a": field "command": holds a whole command line, and mcpdeck runs no shell, so it looks for a program named "npx -y @modelcontextprotocol/server-everything": put the program in "command" and the rest in "args": "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]`},
+		{"line and args", `{"mcpServers": {"a": {"command": "uvx --from x", "args": ["srv", "--port=1&2"]}}}`,
+			`f.json:1:34: server "a": field "command": holds a whole command line, and mcpdeck runs no shell, so it looks for a program named "uvx --from x": put the program in "command" and the rest in "args": "command": "uvx", "args": ["--from", "x", "srv", "--port=1&2"]`},
+		{"quoted line", `{"mcpServers": {"a": {"command": "python -c 'import srv'"}}}`,
+			`f.json:1:34: server "a": field "command": holds a whole command line, and mcpdeck runs no shell, so it looks for a program named "python -c 'import srv'": put the program in "command" and the rest in "args": one word each`},
+		{"path with a space", `{"mcpServers": {"a": {"command": "/Applications/My Server.app/server"}}}`, ``},
+		{"Windows path with a space", `{"mcpServers": {"a": {"command": "C:\\Program Files\\srv.exe"}}}`, ``},
+		{"program", `{"mcpServers": {"a": {"command": "npx", "args": ["-y", "x"]}}}`, ``},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, warns, err := Parse("f.json", []byte(tt.src), ScopeUser, LoadOptions{ProjectDir: "/proj", LookupEnv: fakeEnv(nil)})
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if tt.want == "" {
+				if len(warns) != 0 {
+					t.Fatalf("got %q, want none", warns)
+				}
+				return
+			}
+			if len(warns) != 1 || warns[0].String() != tt.want || !warns[0].Loud {
+				t.Fatalf("got %q\nwant [%q], Loud", warns, tt.want)
+			}
+		})
+	}
+}
