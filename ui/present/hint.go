@@ -157,6 +157,9 @@ func protocolHint(info *runtime.ErrorInfo, face Face) string {
 	}
 	switch info.Code {
 	case runtime.CodeMethodNotFound:
+		if info.Method == "" {
+			return "the server does not implement the method mcpdeck sent; check the capabilities it declared"
+		}
 		return fmt.Sprintf("the server does not implement %s; check the capabilities it declared", info.Method)
 	case runtime.CodeInvalidParams:
 		return face.pick("the server rejected the parameters: check the name and arguments against its schema (mcpdeck tools --json)",
@@ -224,6 +227,11 @@ func methodHint(info *runtime.ErrorInfo, face Face) string {
 		server, named = "the server", " SERVER"
 	}
 	switch info.Method {
+	case "initialize":
+		// The session's opening refused: no capability, schema or tool is
+		// to blame yet.
+		return face.pick("the server refused mcpdeck's initialize, so no session began: its message says why, and its stderr may say more; if it wants another protocol revision, choose one with --protocol",
+			"the server refused mcpdeck's initialize, so no session began: its message says why, and its stderr (Logs tab) may say more; if it wants another protocol revision, set protocol in mcp.json")
 	case "resources/read":
 		if info.ResourceMissing() {
 			return face.pick(

@@ -31,6 +31,14 @@ func TestHintsForTheModernErrors(t *testing.T) {
 			Message: "the sampling request was declined"}, TUI, "write the model's reply"},
 		{"declined elicitation", runtime.ErrorInfo{Kind: runtime.KindDeclined, Method: "tools/call",
 			Message: "the server asked again for the input after it was declined"}, CLI, "--elicitation defaults"},
+		// A refused start is the opening's, not a tool's or a schema's.
+		{"refused initialize", runtime.ErrorInfo{Kind: runtime.KindProtocol, Method: "initialize", Code: -32602, Message: "Unsupported protocol version"},
+			CLI, "the server refused mcpdeck's initialize, so no session began"},
+		{"refused initialize, TUI", runtime.ErrorInfo{Kind: runtime.KindProtocol, Method: "initialize", Code: -32601, Message: "Method not found"},
+			TUI, "set protocol in mcp.json"},
+		// No method known: the hint must not read "does not implement ;".
+		{"method not found, method unknown", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32601, Message: "Method not found"},
+			CLI, "the server does not implement the method mcpdeck sent;"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Hint(&tc.info, tc.face); !strings.Contains(got, tc.want) {
