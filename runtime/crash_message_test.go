@@ -83,3 +83,23 @@ func TestMethodBefore(t *testing.T) {
 		}
 	}
 }
+
+// A server that ends with status 0 before it answers has exited (the
+// kind whose hint points at its stderr), with its last stderr line, as a
+// failing one is: a program that prints its usage and ends was "the
+// connection closed; run the command again".
+func TestStartThatEndsWithStatusZeroIsAnExit(t *testing.T) {
+	t.Parallel()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal("sh is not on PATH")
+	}
+	c := newController(t, config.Server{Name: "usage", Transport: config.TransportStdio, Command: sh, Args: []string{"-c", "echo 'usage: server [--stdio]' >&2"},
+		Enabled: true, StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
+	_ = c.SetEnabled(ctxFor(t, 30*time.Second), true)
+	srv, _ := c.Snapshot().Server("usage")
+	info := srv.LastError
+	if info == nil || info.Kind != KindExited || !strings.HasSuffix(info.Message, "server process exited with status 0; last stderr line: usage: server [--stdio]") {
+		t.Fatalf("last error = %#v, want an exit with status 0 and its stderr line", info)
+	}
+}
