@@ -312,6 +312,13 @@ func TestServersOutsideTheirObjectAreSaid(t *testing.T) {
 // with a space in it is a program, and is left alone.
 func TestCommandLineInCommandIsSaid(t *testing.T) {
 	t.Parallel()
+	dir := t.TempDir()
+	exe, spaced := filepath.Join(dir, "node"), filepath.Join(dir, "my server")
+	for _, f := range []string{exe, spaced} {
+		if err := os.WriteFile(f, nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tt := range []struct{ name, src, want string }{
 		{"npx line", `{"mcpServers": {"a": {"command": "npx -y @modelcontextprotocol/server-everything"}}}`,
 			`f.json:1:34: server "a": field "command": holds a whole command line, and mcpdeck runs no shell, so it looks for a program named "npx -y @modelcontextprotocol/server-everything": put the program in "command" and the rest in "args": "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]`},
@@ -320,6 +327,9 @@ func TestCommandLineInCommandIsSaid(t *testing.T) {
 		{"quoted line", `{"mcpServers": {"a": {"command": "python -c 'import srv'"}}}`,
 			`f.json:1:34: server "a": field "command": holds a whole command line, and mcpdeck runs no shell, so it looks for a program named "python -c 'import srv'": put the program in "command" and the rest in "args": one word each`},
 		{"path with a space", `{"mcpServers": {"a": {"command": "/Applications/My Server.app/server"}}}`, ``},
+		{"program's path and its arguments", `{"mcpServers": {"a": {"command": "` + exe + ` server.js --stdio"}}}`,
+			`f.json:1:34: server "a": field "command": holds a whole command line, and mcpdeck runs no shell, so it looks for a program named "` + exe + ` server.js --stdio": put the program in "command" and the rest in "args": "command": "` + exe + `", "args": ["server.js", "--stdio"]`},
+		{"path to a file with a space in its name", `{"mcpServers": {"a": {"command": "` + spaced + `"}}}`, ``},
 		{"Windows path with a space", `{"mcpServers": {"a": {"command": "C:\\Program Files\\srv.exe"}}}`, ``},
 		{"program", `{"mcpServers": {"a": {"command": "npx", "args": ["-y", "x"]}}}`, ``},
 	} {

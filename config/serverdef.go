@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -262,13 +263,18 @@ func alsoNear(r *rawServer, want ...string) string {
 // commandLine reports whether command, as written, is a whole command
 // line ("npx -y @scope/server", as a shell or another client's docs would
 // run it) rather than a program, and the fields that run it: the program
-// in "command", the rest before the args given. A program is a bare name
-// there: a path with a space in it ("/Applications/My App/server",
-// "C:\\Program Files\\…") is a program. A line with quotes gets no
-// fields (a shell's quoting is not mcpdeck's to guess), only the advice.
+// in "command", the rest before the args given. The program is a bare
+// name there ("npx"), or an absolute path to a file when the whole line is
+// none ("/usr/bin/node server.js"); any other path with a space in it
+// ("/Applications/My App/server", "C:\\Program Files\\…") is a program.
+// A line with quotes gets no fields (a shell's quoting is not mcpdeck's to
+// guess), only the advice.
 func commandLine(command string, args []string) (string, bool) {
 	words := strings.Fields(command)
-	if len(words) < 2 || strings.ContainsAny(words[0], `/\`) {
+	if len(words) < 2 {
+		return "", false
+	}
+	if strings.ContainsAny(words[0], `/\`) && !(filepath.IsAbs(words[0]) && isFile(words[0]) && !isFile(command)) {
 		return "", false
 	}
 	if strings.ContainsAny(command, `"'`+"`") {
@@ -279,6 +285,12 @@ func commandLine(command string, args []string) (string, bool) {
 		rest = append(rest, plainJSON(a))
 	}
 	return fmt.Sprintf(`"command": %s, "args": [%s]`, plainJSON(words[0]), strings.Join(rest, ", ")), true
+}
+
+// isFile reports whether path names a file that is there (not a directory).
+func isFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && !info.IsDir()
 }
 
 // plainJSON is s as a JSON string as a person writes it: "&&" and "<" as
