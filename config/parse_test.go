@@ -163,6 +163,7 @@ func TestParseDiagnostics(t *testing.T) {
 		{"misspelt command", `{"mcpServers": {"a": {"comand": "x"}}}`, `f.json:1:17: server "a": neither "command" nor "url" is set: "comand" is no field mcpdeck reads: did you mean command?`, false},
 		{"misspelt command of stdio", `{"servers": {"a": {"type": "stdio", "cmd": "x"}}}`, `f.json:1:14: server "a": field "command": a stdio server needs "command"; "cmd" is no field mcpdeck reads: did you mean command?`, false},
 		{"misspelt url", `{"mcpServers": {"a": {"type": "http", "uri": "https://h"}}}`, `f.json:1:17: server "a": field "url": a http server needs "url"; "uri" is no field mcpdeck reads: did you mean url?`, false},
+		{"Windsurf's serverUrl", `{"mcpServers": {"a": {"serverUrl": "https://h/mcp"}}}`, `f.json:1:17: server "a": neither "command" nor "url" is set: "serverUrl" is no field mcpdeck reads: did you mean url?`, false},
 		{"empty argument", `{"mcpServers": {"a": {"command": "node", "args": ["-v", ""]}}}`, `f.json:1:57: server "a": field "args[1]": is empty; ` + EmptyArgument, true},
 		{"argument of an empty variable", `{"mcpServers": {"a": {"command": "node", "args": ["${EMPTY}"]}}}`, `f.json:1:51: server "a": field "args[0]": is empty ("${EMPTY}" expanded to nothing); ` + EmptyArgument, true},
 		{"unknown reconnect field", `{"mcpServers": {"a": {"command": "x", "autoReconnect": {"jitter": 3}}}}`, `f.json:1:57: server "a": field "autoReconnect.jitter": unknown field is ignored (known: enabled, maxAttempts, initialBackoff, maxBackoff)`, true},
