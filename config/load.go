@@ -74,6 +74,20 @@ func (c *Config) Loud(s Server) []Diagnostic {
 	return out
 }
 
+// LoudFile returns the warnings about a file as a whole that likely keep
+// its servers from running (Diagnostic.Loud: servers written outside
+// "mcpServers", a misspelt "mcpServers"), which every command says, as it
+// says a server's (Loud).
+func (c *Config) LoudFile() []Diagnostic {
+	var out []Diagnostic
+	for _, d := range c.Warnings {
+		if d.Loud && d.Server == "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // File returns the file read from path.
 func (c *Config) File(path string) (File, bool) {
 	i := slices.IndexFunc(c.Files, func(f File) bool { return f.Path == path })

@@ -188,6 +188,7 @@ func (p *parser) parseFile() []Server {
 	}
 	var servers, disabled, inputs, gateway, alerts *member
 	var serversKey string
+	diagnosed := false // a top-level field said where the servers went
 	for _, m := range p.members(obj, "", "") {
 		switch m.name {
 		case "mcpServers", "servers":
@@ -212,19 +213,52 @@ func (p *parser) parseFile() []Server {
 			p.fileRoots, _ = p.roots(m.value, "")
 		case "$schema":
 		default:
-			p.warnf(m.keyOff, "", "", "unknown top-level field %q is ignored", m.name)
+			diagnosed = p.unknownTop(m) || diagnosed
 		}
 	}
 	p.exp.inputs = p.parseInputs(inputs)
 	p.gateway = p.parseGateway(gateway)
 	p.alerts = p.parseAlerts(alerts)
 	if servers == nil {
-		p.warnf(root.StartOffset, "", "", `no "mcpServers" or "servers" object; this file defines no servers`)
+		if !diagnosed {
+			p.warnf(root.StartOffset, "", "", `no "mcpServers" or "servers" object; this file defines no servers`)
+		}
 		return nil
 	}
 	list := p.parseServers(servers)
 	p.applyDisabled(disabled, list)
 	return list
+}
+
+// unknownTop warns of a top-level field mcpdeck does not read, and
+// reports whether it diagnosed where the file's servers went. Three
+// mistakes that leave every server out are said as such, Loud (every
+// command shows them, not only config validate): a misspelt "mcpServers"
+// ("mcp_servers"); a server written without the object around it, as a
+// README's snippet is often copied ({"github": {"command": …}}); and the
+// servers one level down, as VS Code's settings.json holds them ("mcp":
+// {"servers": …}).
+func (p *parser) unknownTop(m member) bool {
+	loud := func(format string, args ...any) bool {
+		p.warnf(m.keyOff, "", "", format, args...)
+		p.warns[len(p.warns)-1].Loud = true
+		return true
+	}
+	if near := nearest(m.name, []string{"mcpServers", "servers"}); near != "" {
+		return loud("unknown top-level field %q is ignored (did you mean %s?)", m.name, near)
+	}
+	if obj, ok := m.value.Value.(*hujson.Object); ok {
+		for _, f := range obj.Members {
+			switch name := f.Name.Value.(hujson.Literal).String(); name {
+			case "command", "url":
+				return loud(`unknown top-level field %q is ignored: it looks like a server (it has %q), and servers go inside "mcpServers": {"mcpServers": {%q: {…}}}`, m.name, name, m.name)
+			case "mcpServers", "servers":
+				return loud(`unknown top-level field %q is ignored: it holds %q, which mcpdeck reads at the top level of the file: {%q: {…}}`, m.name, name, name)
+			}
+		}
+	}
+	p.warnf(m.keyOff, "", "", "unknown top-level field %q is ignored", m.name)
+	return false
 }
 
 // syntaxError turns hujson's "hujson: line L, column C: msg" into a

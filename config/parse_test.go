@@ -163,6 +163,7 @@ func TestParseDiagnostics(t *testing.T) {
 		{"misspelt command", `{"mcpServers": {"a": {"comand": "x"}}}`, `f.json:1:17: server "a": neither "command" nor "url" is set: "comand" is no field mcpdeck reads: did you mean command?`, false},
 		{"misspelt command of stdio", `{"servers": {"a": {"type": "stdio", "cmd": "x"}}}`, `f.json:1:14: server "a": field "command": a stdio server needs "command"; "cmd" is no field mcpdeck reads: did you mean command?`, false},
 		{"misspelt url", `{"mcpServers": {"a": {"type": "http", "uri": "https://h"}}}`, `f.json:1:17: server "a": field "url": a http server needs "url"; "uri" is no field mcpdeck reads: did you mean url?`, false},
+		{"Windsurf's serverUrl", `{"mcpServers": {"a": {"serverUrl": "https://h/mcp"}}}`, `f.json:1:17: server "a": neither "command" nor "url" is set: "serverUrl" is no field mcpdeck reads: did you mean url?`, false},
 		{"empty argument", `{"mcpServers": {"a": {"command": "node", "args": ["-v", ""]}}}`, `f.json:1:57: server "a": field "args[1]": is empty; ` + EmptyArgument, true},
 		{"argument of an empty variable", `{"mcpServers": {"a": {"command": "node", "args": ["${EMPTY}"]}}}`, `f.json:1:51: server "a": field "args[0]": is empty ("${EMPTY}" expanded to nothing); ` + EmptyArgument, true},
 		{"unknown reconnect field", `{"mcpServers": {"a": {"command": "x", "autoReconnect": {"jitter": 3}}}}`, `f.json:1:57: server "a": field "autoReconnect.jitter": unknown field is ignored (known: enabled, maxAttempts, initialBackoff, maxBackoff)`, true},
@@ -263,5 +264,90 @@ func TestParseEnvFileProblemsNameTheEnvFile(t *testing.T) {
 	want := envPath + `:2:1: server "a": field "envFile": line "not a pair" is not KEY=VALUE`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error = %v\nwant %s", err, want)
+	}
+}
+
+// TestServersOutsideTheirObjectAreSaid: a file whose servers are not
+// where mcpdeck reads them defines none, and "this file defines no
+// servers" would not say why. The three ways people get there (a
+// README's server snippet pasted without "mcpServers" around it, VS
+// Code's settings.json shape, a misspelt "mcpServers") are each named, as
+// a Loud warning every command shows; another unknown field stays quiet.
+func TestServersOutsideTheirObjectAreSaid(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, src, want string
+		loud            bool
+	}{
+		{"snippet without mcpServers", `{"github": {"command": "npx", "args": ["-y", "x"]}}`,
+			`f.json:1:2: unknown top-level field "github" is ignored: it looks like a server (it has "command"), and servers go inside "mcpServers": {"mcpServers": {"github": {…}}}`, true},
+		{"remote snippet without mcpServers", `{"linear": {"type": "http", "url": "https://h/mcp"}}`,
+			`f.json:1:2: unknown top-level field "linear" is ignored: it looks like a server (it has "url"), and servers go inside "mcpServers": {"mcpServers": {"linear": {…}}}`, true},
+		{"VS Code settings shape", `{"mcp": {"servers": {"a": {"command": "x"}}}}`,
+			`f.json:1:2: unknown top-level field "mcp" is ignored: it holds "servers", which mcpdeck reads at the top level of the file: {"servers": {…}}`, true},
+		{"misspelt mcpServers", `{"mcp_servers": {"a": {"command": "x"}}}`,
+			`f.json:1:2: unknown top-level field "mcp_servers" is ignored (did you mean mcpServers?)`, true},
+		{"other casing", `{"MCPServers": {"a": {"command": "x"}}}`,
+			`f.json:1:2: unknown top-level field "MCPServers" is ignored (did you mean mcpServers?)`, true},
+		{"unknown field beside the servers", `{"mcpServers": {}, "theme": {"command": "dark"}}`,
+			`f.json:1:20: unknown top-level field "theme" is ignored: it looks like a server (it has "command"), and servers go inside "mcpServers": {"mcpServers": {"theme": {…}}}`, true},
+		{"plain unknown field", `{"mcpServers": {}, "editor": {"theme": "dark"}}`,
+			`f.json:1:20: unknown top-level field "editor" is ignored`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, warns, err := Parse("f.json", []byte(tt.src), ScopeUser, LoadOptions{ProjectDir: "/proj", LookupEnv: fakeEnv(nil)})
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if len(warns) != 1 || warns[0].String() != tt.want || warns[0].Loud != tt.loud {
+				t.Fatalf("got %q (loud %v)\nwant [%q] (loud %v)", warns, len(warns) == 1 && warns[0].Loud, tt.want, tt.loud)
+			}
+		})
+	}
+}
+
+// TestCommandLineInCommandIsSaid: "command" holding a whole command line,
+// as a shell or another tool's README runs it, names a program that does
+// not exist (mcpdeck runs no shell), and the start fails with "command
+// not found". The load says why and gives the fields that run it; a path
+// with a space in it is a program, and is left alone.
+func TestCommandLineInCommandIsSaid(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exe, spaced := filepath.Join(dir, "node"), filepath.Join(dir, "my server")
+	for _, f := range []string{exe, spaced} {
+		if err := os.WriteFile(f, nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct{ name, src, want string }{
+		{"npx line", `{"mcpServers": {"a": {"command": "npx -y @modelcontextprotocol/server-everything"}}}`,
+			`f.json:1:34: server "a": field "command": holds a whole command line, and mcpdeck runs no shell, so it looks for a program named "npx -y @modelcontextprotocol/server-everything": put the program in "command" and the rest in "args": "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]`},
+		{"line and args", `{"mcpServers": {"a": {"command": "uvx --from x", "args": ["srv", "--port=1&2"]}}}`,
+			`f.json:1:34: server "a": field "command": holds a whole command line, and mcpdeck runs no shell, so it looks for a program named "uvx --from x": put the program in "command" and the rest in "args": "command": "uvx", "args": ["--from", "x", "srv", "--port=1&2"]`},
+		{"quoted line", `{"mcpServers": {"a": {"command": "python -c 'import srv'"}}}`,
+			`f.json:1:34: server "a": field "command": holds a whole command line, and mcpdeck runs no shell, so it looks for a program named "python -c 'import srv'": put the program in "command" and the rest in "args": one word each`},
+		{"path with a space", `{"mcpServers": {"a": {"command": "/Applications/My Server.app/server"}}}`, ``},
+		{"program's path and its arguments", `{"mcpServers": {"a": {"command": "` + exe + ` server.js --stdio"}}}`,
+			`f.json:1:34: server "a": field "command": holds a whole command line, and mcpdeck runs no shell, so it looks for a program named "` + exe + ` server.js --stdio": put the program in "command" and the rest in "args": "command": "` + exe + `", "args": ["server.js", "--stdio"]`},
+		{"path to a file with a space in its name", `{"mcpServers": {"a": {"command": "` + spaced + `"}}}`, ``},
+		{"Windows path with a space", `{"mcpServers": {"a": {"command": "C:\\Program Files\\srv.exe"}}}`, ``},
+		{"program", `{"mcpServers": {"a": {"command": "npx", "args": ["-y", "x"]}}}`, ``},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, warns, err := Parse("f.json", []byte(tt.src), ScopeUser, LoadOptions{ProjectDir: "/proj", LookupEnv: fakeEnv(nil)})
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if tt.want == "" {
+				if len(warns) != 0 {
+					t.Fatalf("got %q, want none", warns)
+				}
+				return
+			}
+			if len(warns) != 1 || warns[0].String() != tt.want || !warns[0].Loud {
+				t.Fatalf("got %q\nwant [%q], Loud", warns, tt.want)
+			}
+		})
 	}
 }

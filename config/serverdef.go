@@ -1,11 +1,13 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -258,6 +260,49 @@ func alsoNear(r *rawServer, want ...string) string {
 	return ""
 }
 
+// commandLine reports whether command, as written, is a whole command
+// line ("npx -y @scope/server", as a shell or another client's docs would
+// run it) rather than a program, and the fields that run it: the program
+// in "command", the rest before the args given. The program is a bare
+// name there ("npx"), or an absolute path to a file when the whole line is
+// none ("/usr/bin/node server.js"); any other path with a space in it
+// ("/Applications/My App/server", "C:\\Program Files\\…") is a program.
+// A line with quotes gets no fields (a shell's quoting is not mcpdeck's to
+// guess), only the advice.
+func commandLine(command string, args []string) (string, bool) {
+	words := strings.Fields(command)
+	if len(words) < 2 {
+		return "", false
+	}
+	if strings.ContainsAny(words[0], `/\`) && !(filepath.IsAbs(words[0]) && isFile(words[0]) && !isFile(command)) {
+		return "", false
+	}
+	if strings.ContainsAny(command, `"'`+"`") {
+		return "one word each", true
+	}
+	var rest []string
+	for _, a := range append(words[1:], args...) {
+		rest = append(rest, plainJSON(a))
+	}
+	return fmt.Sprintf(`"command": %s, "args": [%s]`, plainJSON(words[0]), strings.Join(rest, ", ")), true
+}
+
+// isFile reports whether path names a file that is there (not a directory).
+func isFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && !info.IsDir()
+}
+
+// plainJSON is s as a JSON string as a person writes it: "&&" and "<" as
+// they are.
+func plainJSON(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 // expandServer expands variables in the launch fields and validates the
 // results.
 func (p *parser) expandServer(r *rawServer, s *Server) {
@@ -275,6 +320,9 @@ func (p *parser) expandServer(r *rawServer, s *Server) {
 		s.Command = p.expandField(r, r.fields["command"].StartOffset, "command", r.command, true)
 		if strings.TrimSpace(s.Command) == "" {
 			p.errorf(r.fields["command"].StartOffset, r.name, "command", "is empty; name the program to run")
+		} else if fix, ok := commandLine(r.command, r.args); ok {
+			p.warnf(r.fields["command"].StartOffset, r.name, "command", "holds a whole command line, and mcpdeck runs no shell, so it looks for a program named %q: put the program in \"command\" and the rest in \"args\": %s", s.Command, fix)
+			p.warns[len(p.warns)-1].Loud = true
 		}
 		if !r.badType["args"] {
 			for i, a := range r.args {

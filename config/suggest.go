@@ -54,6 +54,7 @@ var spelledOut = map[string][]string{
 	"command": {"cmd", "executable", "program"},
 	"cwd":     {"workingdirectory", "working_directory", "workdir", "dir"},
 	"envFile": {"environmentfile", "env_file", "dotenv"},
+	"url":     {"serverurl", "endpoint"}, // Windsurf's spelling (mcpdeck import --from windsurf converts it)
 }
 
 // unknownNear lists the fields of a server that mcpdeck does not read

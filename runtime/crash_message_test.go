@@ -3,10 +3,12 @@ package runtime
 import (
 	"encoding/json"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"mcpdeck/config"
 	"mcpdeck/jsonrpc/jsonrpctest"
 )
 
@@ -41,5 +43,63 @@ func TestCallOfToolWithInvalidSchemaBlamesTheSchema(t *testing.T) {
 	res, err := c.Call(ctxFor(t, 10*time.Second), CallRequest{Server: "s", Tool: "bad_type", Arguments: json.RawMessage(`{"x":"y"}`), NoValidate: true})
 	if err != nil || res.IsError {
 		t.Fatalf("with NoValidate: %v %+v, want the server's answer", err, res)
+	}
+}
+
+// A start that the server refuses with a JSON-RPC error names the request
+// it refused: the server's own words alone ("Method not found") do not say
+// that the opening failed. The peer is cat, which sends every request back:
+// mcpdeck answers its own initialize -32601, and cat returns that answer
+// as the server's, as a server that refuses initialize would.
+func TestRefusedStartNamesItsMethod(t *testing.T) {
+	t.Parallel()
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Fatal("cat is not on PATH")
+	}
+	c := newController(t, config.Server{Name: "echo", Transport: config.TransportStdio, Command: cat, Enabled: true,
+		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
+	_ = c.SetEnabled(ctxFor(t, 30*time.Second), true)
+	srv, _ := c.Snapshot().Server("echo")
+	info := srv.LastError
+	if info == nil || info.Kind != KindProtocol || info.Method != "initialize" || info.Code != CodeMethodNotFound ||
+		info.Error() != "echo: initialize: mcpdeck does not handle initialize" {
+		t.Fatalf("last error = %#v, want the refusal of initialize, named", info)
+	}
+}
+
+func TestMethodBefore(t *testing.T) {
+	t.Parallel()
+	const rpc = "Unsupported protocol version (code -32602)"
+	for text, want := range map[string]string{
+		"initialize: " + rpc:      "initialize",
+		"server/discover: " + rpc: "server/discover",
+		rpc:                       "",
+		"waiting for the answer to initialize: " + rpc: "",
+		"a: b: " + rpc: "",
+	} {
+		if got := methodBefore(text, rpc); got != want {
+			t.Errorf("methodBefore(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// A server that ends with status 0 before it answers has exited (the
+// kind whose hint points at its stderr), with its last stderr line, as a
+// failing one is: a program that prints its usage and ends was "the
+// connection closed; run the command again".
+func TestStartThatEndsWithStatusZeroIsAnExit(t *testing.T) {
+	t.Parallel()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal("sh is not on PATH")
+	}
+	c := newController(t, config.Server{Name: "usage", Transport: config.TransportStdio, Command: sh, Args: []string{"-c", "echo 'usage: server [--stdio]' >&2"},
+		Enabled: true, StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
+	_ = c.SetEnabled(ctxFor(t, 30*time.Second), true)
+	srv, _ := c.Snapshot().Server("usage")
+	info := srv.LastError
+	if info == nil || info.Kind != KindExited || !strings.HasSuffix(info.Message, "server process exited with status 0; last stderr line: usage: server [--stdio]") {
+		t.Fatalf("last error = %#v, want an exit with status 0 and its stderr line", info)
 	}
 }

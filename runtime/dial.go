@@ -87,7 +87,11 @@ func exitCause(p *proc.Process) error {
 		if err := p.Exit(); err != nil {
 			return fmt.Errorf("server process %w", err)
 		}
-		return errors.New("server process exited with status 0")
+		// Status 0 is an exit too (KindExited, not only a closed
+		// connection), said as the others are, with the server's last
+		// words: a program that is no stdio MCP server, or a script
+		// that never starts serving, ends so.
+		return fmt.Errorf("server process %w", &proc.ExitError{StderrTail: p.StderrTail()})
 	case <-time.After(2 * time.Second):
 		return errors.New("server closed its stdout but its process is still running")
 	}

@@ -481,12 +481,30 @@ func errorInfo(server, method string, err error) *ErrorInfo {
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
+		if info.Method == "" {
+			// A failed start names no method to its caller (machine.fail),
+			// but its error does ("initialize: …"): the server's own message
+			// alone would not say which request it refused.
+			info.Method = methodBefore(err.Error(), rpcErr.Error())
+		}
 		info.Code, info.Message, info.Data = rpcErr.Code, rpcErr.Message, rpcErr.Data
 		if info.Message == "" {
 			info.Message = fmt.Sprintf("error %d with no message", rpcErr.Code)
 		}
 	}
 	return info
+}
+
+// methodBefore is the method that text, an error's whole text, names
+// right before the JSON-RPC error rpc ("initialize: Unsupported protocol
+// version (code -32602)"), or "" when what comes before is not one
+// method's name.
+func methodBefore(text, rpc string) string {
+	m, ok := strings.CutSuffix(text, ": "+rpc)
+	if !ok || m == "" || len(m) > 64 || strings.ContainsAny(m, " :") {
+		return ""
+	}
+	return m
 }
 
 // callError wraps err for a caller of Call, Request and the like.

@@ -67,6 +67,11 @@ type common struct {
 	// misspelt field, an empty argument), as the configuration the UI
 	// handed the runtime says (Model.setApplied).
 	loud map[string][]config.Diagnostic
+	// loudFile is the configuration's warnings about whole files that
+	// likely keep their servers from running (config.Config.LoudFile: a
+	// server written outside "mcpServers"), which the servers pane says
+	// when it has no server to show.
+	loudFile []config.Diagnostic
 }
 
 // reqKey names an outstanding request: its server and its id there.

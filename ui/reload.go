@@ -151,10 +151,11 @@ func (m *Model) approvedFile(path string) {
 // warnings of its servers the Overview shows.
 func (m *Model) setApplied(cfg *config.Config) {
 	m.applied = cfg
-	m.c.loud = nil
+	m.c.loud, m.c.loudFile = nil, nil
 	if cfg == nil {
 		return
 	}
+	m.c.loudFile = cfg.LoudFile()
 	for _, s := range cfg.Servers {
 		if d := cfg.Loud(s); len(d) > 0 {
 			if m.c.loud == nil {

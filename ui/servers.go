@@ -25,6 +25,27 @@ const (
 	colReqs      = 4
 )
 
+// noServersView is the servers pane without servers: what to do, and the
+// configuration's warnings that say where the servers went (a server
+// written outside "mcpServers"), wrapped into the rows there are.
+func (m *Model) noServersView(w, h int) string {
+	st := m.c.st
+	lines := []string{st.Dim.Render("No servers configured: add one to mcp.json and press r.")}
+	for _, d := range m.c.loudFile {
+		for _, l := range wrap(present.Line("warning: "+d.String()), w) {
+			lines = append(lines, st.Warning.Render(l))
+		}
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	lines = lines[:max(h, 1)]
+	for i, l := range lines {
+		lines[i] = padRight(l, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // serversView is the servers pane: a column header and one row per server.
 // When the list is longer than the pane it scrolls with the selection, and
 // the last row says how many servers are above and below.
@@ -32,7 +53,7 @@ func (m *Model) serversView(w, h int) string {
 	st := m.c.st
 	s := m.c.snap
 	if s == nil || len(s.Servers) == 0 {
-		return padRight(st.Dim.Render("No servers configured: add one to mcp.json and press r."), w) + strings.Repeat("\n", max(h-1, 0))
+		return m.noServersView(w, h)
 	}
 	nameW, sparkW, targetW := serverColumns(s.Servers, w)
 

@@ -1,12 +1,16 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/ui/uitest"
 )
@@ -83,6 +87,38 @@ func TestServersColumnsLineUp(t *testing.T) {
 		}
 		if end > len(r) || string(r[start:end]) != tc.value {
 			t.Errorf("%s's %s is not %q at cells %d–%d of its row:\n%s\n%s", tc.server, tc.label, tc.value, start, end, string(head), string(r))
+		}
+	}
+}
+
+// A file whose server sits outside "mcpServers" defines none: the empty
+// servers pane says so, where the person looks, instead of only "No
+// servers configured" beside a file that has one.
+func TestNoServersPaneSaysWhereTheServerWent(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(path, []byte(`{"github": {"command": "npx", "args": ["-y", "server-github"]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{Files: []string{path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(Options{Runtime: uitest.New(&runtime.Snapshot{}), Config: cfg, Now: uitest.Now}.withDefaults())
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	view := ansi.Strip(m.serversView(78, 6))
+	flat := strings.Join(strings.Fields(view), " ")
+	for _, want := range []string{"No servers configured", `unknown top-level field "github" is ignored: it looks like a server`, `servers go inside "mcpServers"`} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("servers pane lacks %q:\n%s", want, view)
+		}
+	}
+	if lines := strings.Split(view, "\n"); len(lines) != 6 {
+		t.Errorf("servers pane has %d rows, want the 6 it was given:\n%s", len(lines), view)
+	}
+	for _, l := range strings.Split(view, "\n") {
+		if w := ansi.StringWidth(l); w != 78 {
+			t.Errorf("row %q is %d cells wide, want 78", l, w)
 		}
 	}
 }

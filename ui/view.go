@@ -48,10 +48,15 @@ func (m *Model) sizeModal(md modal) { md.SetSize(m.width, m.bodyHeight()) }
 func (m *Model) bodyHeight() int { return max(m.height-chromeRows-len(m.statusRows()), 1) }
 
 // paneHeights splits the body: the servers pane gets one row per server
-// (plus its column header and border) up to a third of the body.
+// (plus its column header and border) up to a third of the body; without
+// servers, the rows for the warnings that say where they went
+// (noServersView).
 func (m *Model) paneHeights() (servers, detail int) {
 	body := m.bodyHeight()
 	want := m.serverCount() + 3
+	if m.serverCount() == 0 {
+		want += 3 * len(m.c.loudFile)
+	}
 	servers = min(max(want, 4), max(body/3, 6))
 	return servers, max(body-servers, 4)
 }

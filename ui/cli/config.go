@@ -155,6 +155,17 @@ func warnLoud(w io.Writer, cfg *config.Config, servers []config.Server) {
 	}
 }
 
+// warnLoudFiles prints the warnings about whole files that likely keep
+// their servers from running (config.Config.LoudFile: servers written
+// outside "mcpServers"), before a command looks for the servers it names:
+// "no server "github"" alone would not say that the file has it, in the
+// wrong place.
+func warnLoudFiles(w io.Writer, cfg *config.Config) {
+	for _, d := range cfg.LoudFile() {
+		warnf(w, "warning: %s", d)
+	}
+}
+
 // load reads the configuration with the approvals recorded so far: a
 // project file approved at its current content is read in full, one that
 // is not is read for the approval prompt only (its envFile is not read and

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -116,7 +117,7 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	stderr := cmd.ErrOrStderr()
+	stderr := &lockedWriter{w: cmd.ErrOrStderr()} // the servers' news comes from a goroutine of its own (followServers)
 	cfg, err := resolveTargets(cmd, tf, names)
 	if err != nil {
 		return err
@@ -155,6 +156,8 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		return err
 	}
 	rt := runtime.New(opts)
+	follow := followServers(ctx, rt, stderr)
+	defer follow.stop()                                  // after the shutdown below: the news before it is said
 	defer func() { err = rec.finishInto(stderr, err) }() // after the shutdown below, so the teardown is in the file
 	defer shutdownRuntime(rt)
 	// Recording starts before anything else, so the servers' start is in
@@ -169,6 +172,7 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 		err := rt.SetEnabled(ctx, true)
 		close(ready)
 		if err == nil {
+			follow.from(time.Now())
 			reportServers(stderr, rt.Snapshot())
 		}
 	}()
@@ -410,6 +414,59 @@ func reportServers(w io.Writer, snap *runtime.Snapshot) {
 		}
 		fmt.Fprintf(w, "mcpdeck gateway: %s %s: %s\n", s.Name, present.StateSentence(s.State), reason)
 	}
+}
+
+// serverNews says on stderr what happens to the served servers after the
+// first report (reportServers): a server that fails, degrades or needs a
+// login, and one that is ready again, as a crashed server is once its
+// automatic reconnect succeeds. Without it a headless gateway's operator
+// saw its servers only as they started: a crash, and the tools withdrawn
+// from every client, left no line.
+type serverNews struct {
+	since  atomic.Int64 // UnixNano of the first report; 0 until then
+	events <-chan []runtime.Event
+	cancel func()
+	done   chan struct{}
+}
+
+// followServers subscribes before MCP is enabled, so nothing after the
+// first report is missed; from says when that report was taken, and
+// events before it are the report's. A change while the gateway stops
+// (ctx done) is the teardown's, not news.
+func followServers(ctx context.Context, rt *runtime.Controller, w io.Writer) *serverNews {
+	ch, cancel := rt.SubscribeBatches(runtime.SubscribeOptions{Buffer: 1024})
+	n := &serverNews{events: ch, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(n.done)
+		down := map[string]bool{} // said to have failed, not yet to be back
+		for batch := range ch {
+			since := n.since.Load()
+			for _, ev := range batch {
+				sc, ok := ev.(runtime.StateChanged)
+				if !ok || since == 0 || sc.Time.UnixNano() < since || ctx.Err() != nil {
+					continue
+				}
+				switch {
+				case sc.To == runtime.StateReady && down[sc.Server]:
+					delete(down, sc.Server)
+					fmt.Fprintf(w, "mcpdeck gateway: %s is ready again\n", sc.Server)
+				case sc.To == runtime.StateFailed || sc.To == runtime.StateDegraded || sc.To == runtime.StateNeedsLogin:
+					down[sc.Server] = true
+					fmt.Fprintf(w, "mcpdeck gateway: %s %s: %s\n", sc.Server, present.StateSentence(sc.To), present.Line(sc.Reason))
+				}
+			}
+		}
+	}()
+	return n
+}
+
+// from starts the news at t, the time of the first report.
+func (n *serverNews) from(t time.Time) { n.since.Store(t.UnixNano()) }
+
+// stop ends the subscription once what was published before is said.
+func (n *serverNews) stop() {
+	n.cancel()
+	<-n.done
 }
 
 // closeGateway ends the clients cleanly, bounded.

@@ -335,7 +335,8 @@ func TestGatewayListedInItsOwnConfig(t *testing.T) {
 // TestGatewayAdHocServerComesBack: a gateway's ad-hoc server (--stdio)
 // that crashes is started again, as a configured one is: the gateway
 // lives on, and its client sees the tools go and come back. It stayed
-// stopped, the client's tool list empty for the rest of the session.
+// stopped, the client's tool list empty for the rest of the session. Its
+// stderr says so: the crash and the return each had no line.
 func TestGatewayAdHocServerComesBack(t *testing.T) {
 	t.Parallel()
 	mark := "gw-adhoc-" + strconv.FormatInt(time.Now().UnixNano(), 36)
@@ -374,6 +375,13 @@ func TestGatewayAdHocServerComesBack(t *testing.T) {
 	}
 	if err := cs.Close(); err != nil {
 		t.Fatalf("close: %v\n%s", err, stderr.String())
+	}
+	// The operator of a headless gateway reads of the crash and the
+	// return on its stderr, as of the servers' start.
+	for _, want := range []string{"mcpdeck gateway: adhoc ready (", "mcpdeck gateway: adhoc has failed: connection closed: server process exited with status 3", "mcpdeck gateway: adhoc is ready again\n"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("the gateway's stderr lacks %q:\n%s", want, stderr.String())
+		}
 	}
 	noProcessMarked(t, mark)
 }

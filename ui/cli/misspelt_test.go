@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -62,4 +64,30 @@ func TestEmptyArgumentIsNamed(t *testing.T) {
 	wantOut(t, h.run(t, "", "config", "validate"), ExitOK, warned)
 	r := h.run(t, "", "call", "n", "x")
 	wantOut(t, r, ExitTimeout, warned, "not ready within the startup timeout of 1s; its args[0] is empty, the likely cause")
+}
+
+// TestServersOutsideMcpServersAreNamedByEveryCommand: a server pasted
+// without "mcpServers" around it is no server, so the command that names
+// it would only say "no server "github"" and the one that lists would
+// list nothing: both say where the server went, as config validate does.
+// Nothing starts, so the commands run in-process.
+func TestServersOutsideMcpServersAreNamedByEveryCommand(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, []byte(`{"github": {"command": "npx", "args": ["-y", "server-github"]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const said = `unknown top-level field "github" is ignored: it looks like a server (it has "command"), and servers go inside "mcpServers"`
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"call", "github", "search", "{}"}, ExitUsage},
+		{[]string{"tools"}, ExitOK},
+		{[]string{"servers", "--json"}, ExitOK},
+	} {
+		code, stdout, stderr := runCLI(append([]string{"--config", cfg}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, said) {
+			t.Errorf("%s: exit %d, want %d, and stderr saying %q:\nstdout %s\nstderr %s", strings.Join(tc.args, " "), code, tc.code, said, stdout, stderr)
+		}
+	}
 }

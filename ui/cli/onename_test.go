@@ -24,7 +24,8 @@ rl.on('line', line => {
 // A failed server was named twice: 'server "adhoc" has failed: adhoc:
 // Internal server error' (the face's sentence, then ErrorInfo.Error's
 // prefix). Every face says it once: call's message, its --json message,
-// servers' table and --json error, and the failure servers reports.
+// servers' table and --json error, and the failure servers reports. The
+// request refused is named (initialize), once too.
 func TestFailedServerIsNamedOnce(t *testing.T) {
 	node, _ := jsonrpctest.Everything(t)
 	script := filepath.Join(t.TempDir(), "server.cjs")
@@ -37,7 +38,7 @@ func TestFailedServerIsNamedOnce(t *testing.T) {
 
 	r := h.run(t, "", "call", "--stdio", stdio, "x")
 	wantCode(t, r, ExitConnection)
-	if !strings.Contains(r.stderr, `server "adhoc" has failed: Internal server error`) || strings.Contains(r.stderr, twice) {
+	if !strings.Contains(r.stderr, `server "adhoc" has failed: initialize: Internal server error`) || strings.Contains(r.stderr, twice) {
 		t.Errorf("call's error should name adhoc once:\n%s", r.stderr)
 	}
 	r = h.run(t, "", "call", "--stdio", stdio, "x", "--json")
@@ -47,7 +48,7 @@ func TestFailedServerIsNamedOnce(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("call --json: %v\n%s", err, r.stdout)
 	}
-	if out.Error.Message != `server "adhoc" has failed: Internal server error` || out.Error.Server != "adhoc" {
+	if out.Error.Message != `server "adhoc" has failed: initialize: Internal server error` || out.Error.Server != "adhoc" {
 		t.Errorf("call --json's error: %+v", out.Error)
 	}
 
@@ -62,7 +63,7 @@ func TestFailedServerIsNamedOnce(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Servers) != 1 {
 		t.Fatalf("servers --json: %v\n%s", err, r.stdout)
 	}
-	if got := list.Servers[0]; got.Name != "adhoc" || got.Error != "Internal server error" {
+	if got := list.Servers[0]; got.Name != "adhoc" || got.Error != "initialize: Internal server error" {
 		t.Errorf("servers --json: %+v, want the error without the name its object has", got)
 	}
 }

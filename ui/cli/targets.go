@@ -133,6 +133,7 @@ func resolveConfigured(cmd *cobra.Command, names []string, vars map[string]strin
 	if err != nil {
 		return nil, err
 	}
+	warnLoudFiles(cmd.ErrOrStderr(), cfg)
 	narrowed, err := narrow(cfg, names, withDisabled)
 	if err != nil {
 		return nil, err

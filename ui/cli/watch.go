@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -149,6 +150,9 @@ func runWatch(cmd *cobra.Command, tf *targetFlags, wf *watchFlags, names []strin
 	// person still sees a line within flushEvery.
 	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	w := &watchWriter{out: out, asJSON: wf.asJSON, minLevel: mcp.LevelRank(wf.level), stderr: wf.stderr}
+	for _, s := range cfg.Servers {
+		w.serverW = max(w.serverW, utf8.RuneCountInString(present.Line(s.Name)))
+	}
 	// quiet stops the output once the watch is over.
 	var quiet atomic.Bool
 	drained := make(chan struct{})
@@ -396,6 +400,10 @@ type watchWriter struct {
 	// the writing goroutine is done.
 	replaced int
 	buf      []byte // the --json line being written, reused
+	// serverW is the width of the server column in the text form: the
+	// longest watched server's name, so the kinds and texts of several
+	// servers line up.
+	serverW int
 }
 
 // toLine maps an event to its line, or reports false for events watch
@@ -460,6 +468,10 @@ func (w *watchWriter) write(ev runtime.Event) error {
 	if _, ok := ev.(runtime.NotificationReceived); ok {
 		text = d.Method + " " + text
 	}
-	_, err := fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), present.OrHyphen(present.Line(l.Server)), l.Kind, text)
+	server := present.OrHyphen(present.Line(l.Server))
+	if pad := w.serverW - utf8.RuneCountInString(server); pad > 0 {
+		server += strings.Repeat(" ", pad)
+	}
+	_, err := fmt.Fprintf(w.out, "%s  %s  %-16s  %s\n", ev.Header().Time.Format("15:04:05.000"), server, l.Kind, text)
 	return err
 }

@@ -203,3 +203,18 @@ func TestWatchLinesGolden(t *testing.T) {
 	golden.RequireEqual(headlessGolden{t, "watch/lines"}, strings.ReplaceAll(human.String(), want, "TIME"))
 	golden.RequireEqual(headlessGolden{t, "watch/lines-json"}, js.String())
 }
+
+// The text form of several servers lines up: the server column is as
+// wide as the longest watched name, so each server's kinds and texts
+// start where the others' do. The second server cannot start, which
+// costs no process.
+func TestWatchHumanColumnsLineUp(t *testing.T) {
+	t.Parallel()
+	h := newHeadless(t, map[string]map[string]any{"demo": srvDemo(t, "0"), "nosuchserver": {"command": "/nonexistent/mcp-server"}})
+	r := h.run(t, "", "watch", "demo", "nosuchserver", "--for", "300ms")
+	for _, want := range []string{"  demo          state             listing → ready", "  nosuchserver  state             starting → failed"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("no line %q:\n%s", want, r.stdout)
+		}
+	}
+}

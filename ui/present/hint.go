@@ -60,7 +60,7 @@ var hints = map[runtime.ErrorKind]func(*runtime.ErrorInfo, Face) string{
 	runtime.KindCancelled:          fixed("the request was cancelled; the server was told with notifications/cancelled"),
 	runtime.KindDeclined:           declinedHint,
 	runtime.KindTooLarge:           fixed("the server sent a message over the size limit; make the tool return less, or raise maxMessageSize"),
-	runtime.KindExited:             byFace("the server process exited; its last stderr lines say why", "the server process exited; its last stderr lines are in the Logs tab"),
+	runtime.KindExited:             exitedHint,
 	runtime.KindClosed:             byFace("the connection closed; run the command again", "the connection closed; mcpdeck reconnects automatically where configured, or press R"),
 	runtime.KindConfig:             byFace("fix the server's configuration (its command, cwd, url, headers or inputs); mcpdeck does not retry it as it is", "fix the server's configuration (its command, cwd, url, headers or inputs), then press r to reload; mcpdeck does not retry it as it is"),
 	runtime.KindUnsupportedVersion: versionHint,
@@ -95,6 +95,20 @@ func fixed(h string) func(*runtime.ErrorInfo, Face) string {
 // byFace is a hint worded for the CLI and for the TUI.
 func byFace(cli, tui string) func(*runtime.ErrorInfo, Face) string {
 	return func(_ *runtime.ErrorInfo, face Face) string { return face.pick(cli, tui) }
+}
+
+// exitedHint: a server process that said why on stderr is pointed at
+// that; one that said nothing is not (the Logs tab would be empty), and one
+// that ended with status 0 of its own accord is likely no stdio MCP
+// server at all, or one that never started serving.
+func exitedHint(info *runtime.ErrorInfo, face Face) string {
+	switch {
+	case strings.Contains(info.Message, "stderr"):
+		return face.pick("the server process exited; its last stderr lines say why", "the server process exited; its last stderr lines are in the Logs tab")
+	case strings.Contains(info.Message, "exited with status 0"):
+		return "the server process ended by itself, without an error and without a word on stderr: check that its command starts an MCP server on stdio and keeps it serving; a FastMCP script needs mcp.run() at its end"
+	}
+	return "the server process exited without a word on stderr: run its command in a terminal to see why"
 }
 
 // timeoutHint says how to give a slow server more time, unless the
@@ -157,6 +171,9 @@ func protocolHint(info *runtime.ErrorInfo, face Face) string {
 	}
 	switch info.Code {
 	case runtime.CodeMethodNotFound:
+		if info.Method == "" {
+			return "the server does not implement the method mcpdeck sent; check the capabilities it declared"
+		}
 		return fmt.Sprintf("the server does not implement %s; check the capabilities it declared", info.Method)
 	case runtime.CodeInvalidParams:
 		return face.pick("the server rejected the parameters: check the name and arguments against its schema (mcpdeck tools --json)",
@@ -224,6 +241,11 @@ func methodHint(info *runtime.ErrorInfo, face Face) string {
 		server, named = "the server", " SERVER"
 	}
 	switch info.Method {
+	case "initialize":
+		// The session's opening refused: no capability, schema or tool is
+		// to blame yet.
+		return face.pick("the server refused mcpdeck's initialize, so no session began: its message says why, and its stderr may say more; if it wants another protocol revision, choose one with --protocol",
+			"the server refused mcpdeck's initialize, so no session began: its message says why, and its stderr (Logs tab) may say more; if it wants another protocol revision, set protocol in mcp.json")
 	case "resources/read":
 		if info.ResourceMissing() {
 			return face.pick(

@@ -31,6 +31,21 @@ func TestHintsForTheModernErrors(t *testing.T) {
 			Message: "the sampling request was declined"}, TUI, "write the model's reply"},
 		{"declined elicitation", runtime.ErrorInfo{Kind: runtime.KindDeclined, Method: "tools/call",
 			Message: "the server asked again for the input after it was declined"}, CLI, "--elicitation defaults"},
+		// A refused start is the opening's, not a tool's or a schema's.
+		{"refused initialize", runtime.ErrorInfo{Kind: runtime.KindProtocol, Method: "initialize", Code: -32602, Message: "Unsupported protocol version"},
+			CLI, "the server refused mcpdeck's initialize, so no session began"},
+		{"refused initialize, TUI", runtime.ErrorInfo{Kind: runtime.KindProtocol, Method: "initialize", Code: -32601, Message: "Method not found"},
+			TUI, "set protocol in mcp.json"},
+		// An exit points at stderr only when there is something there.
+		{"exit with stderr", runtime.ErrorInfo{Kind: runtime.KindExited, Message: "connection closed: server process exited with status 1; last stderr line: boom"},
+			TUI, "its last stderr lines are in the Logs tab"},
+		{"silent exit", runtime.ErrorInfo{Kind: runtime.KindExited, Message: "connection closed: server process exited with status 7"},
+			CLI, "exited without a word on stderr: run its command in a terminal"},
+		{"silent exit with status 0", runtime.ErrorInfo{Kind: runtime.KindExited, Message: "connection closed: server process exited with status 0"},
+			CLI, "check that its command starts an MCP server on stdio and keeps it serving"},
+		// No method known: the hint must not read "does not implement ;".
+		{"method not found, method unknown", runtime.ErrorInfo{Kind: runtime.KindProtocol, Code: -32601, Message: "Method not found"},
+			CLI, "the server does not implement the method mcpdeck sent;"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Hint(&tc.info, tc.face); !strings.Contains(got, tc.want) {

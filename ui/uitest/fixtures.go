@@ -134,7 +134,7 @@ func ReadySnapshot() *runtime.Snapshot {
 			srv.Restarts = 3
 			srv.LastError = &runtime.ErrorInfo{
 				Kind: runtime.KindExited, Server: "broken", Method: "initialize",
-				Message: "process exited with status 1 before initialize",
+				Message: "process exited with status 1 before initialize; last stderr line: exit status 1", // as the runtime says an exit, stderr included
 				At:      Clock.Add(-42 * time.Second),
 			}
 			srv.Stderr = []string{"broken-server: missing BROKEN_API_KEY", "exit status 1"}
