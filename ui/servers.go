@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/ui/present"
 	"mcpdeck/ui/styles"
@@ -134,7 +135,7 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 	case srv.State.Live():
 		tools = fmt.Sprint(len(srv.Tools))
 	}
-	target := srv.Target
+	target, compact := srv.Target, srv.Transport == config.TransportStdio
 	if invalid := m.c.invalidText(srv); invalid != "" {
 		target = invalid
 	} else if srv.State == runtime.StateFailed && srv.Reason != "" {
@@ -142,6 +143,7 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 	} else if note := m.c.note(srv); note != "" {
 		target = note
 	}
+	compact = compact && target == srv.Target
 	restarts := ""
 	if srv.Restarts > 0 {
 		restarts = fmt.Sprint(srv.Restarts)
@@ -160,7 +162,9 @@ func (m *Model) serverRow(srv runtime.ServerSnapshot, selected bool, reqs int, n
 		stStyle, icon = st.Error, styles.InvalidIcon
 	}
 	text := serverCells(nameW, sparkW, present.Line(srv.Name), srv.Transport.String(), state, latency, spark, uptime, restarts, tools, reqText)
-	if targetW > 0 {
+	if targetW > 0 && compact {
+		text += "  " + present.CompactCommandLine(present.Line(target), targetW)
+	} else if targetW > 0 {
 		text += "  " + present.Truncate(present.Line(target), targetW)
 	}
 	row := marker + icon + text

