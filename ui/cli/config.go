@@ -436,6 +436,12 @@ func writeValidate(stdout, stderr io.Writer, cfg *config.Config, errs config.Err
 	if n > 0 {
 		pending = fmt.Sprintf(", %d not approved", n)
 	}
+	// Warnings do not fail the check, but a file whose servers all sit
+	// outside "mcpServers" validates as "0 servers": the count says
+	// there is more to read above.
+	if len(cfg.Warnings) > 0 {
+		pending += ", " + present.Count(len(cfg.Warnings), "warning", "warnings") + " (on stderr)"
+	}
 	fmt.Fprintf(stdout, "ok: %s in %s%s\n", present.Count(len(cfg.Servers), "server", "servers"), present.Count(len(cfg.Files), "file", "files"), pending)
 	for _, f := range cfg.Files {
 		fmt.Fprintf(stdout, "  %-8s %s%s\n", f.Scope, f.Path, approvals[f.Path].suffix())

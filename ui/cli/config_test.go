@@ -293,7 +293,7 @@ func TestConfigValidateOK(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.HasPrefix(stdout, "ok: 5 servers in 3 files, 2 not approved\n") { // richWorld approves nothing
+	if !strings.HasPrefix(stdout, "ok: 5 servers in 3 files, 2 not approved, 1 warning (on stderr)\n") { // richWorld approves nothing
 		t.Errorf("stdout = %q", stdout)
 	}
 	if !strings.Contains(stderr, `warning: `) || !strings.Contains(stderr, `field "autoApproveAll"`) {

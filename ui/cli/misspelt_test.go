@@ -90,4 +90,9 @@ func TestServersOutsideMcpServersAreNamedByEveryCommand(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d, and stderr saying %q:\nstdout %s\nstderr %s", strings.Join(tc.args, " "), code, tc.code, said, stdout, stderr)
 		}
 	}
+	// config validate passes the file, and its verdict counts the warning.
+	code, stdout, stderr := runCLI("config", "validate", cfg)
+	if code != ExitOK || !strings.HasPrefix(stdout, "ok: 0 servers in 1 file, 1 warning (on stderr)\n") || !strings.Contains(stderr, said) {
+		t.Errorf("config validate: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
 }
