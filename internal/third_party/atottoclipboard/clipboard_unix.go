@@ -3,7 +3,7 @@
 // license that can be found in the LICENSE file.
 
 // mcpdeck: CHANGED FILE. Upstream looks for the clipboard commands in
-// init (up to eight PATH searches, about 1 ms in every start of mcpdeck,
+// init (up to eight PATH searches, 0.15 ms warm and 1 ms cold in every start of mcpdeck,
 // headless commands and the demo server included); this copy looks on
 // the first ReadAll or WriteAll (see README.md beside it).
 
