@@ -312,7 +312,7 @@ func (s *session) finishInitialize(ctx context.Context, raw json.RawMessage, err
 		if theirs := supportedVersions(err); theirs != nil {
 			return fmt.Errorf("initialize: %w", versionRefusal(versions, theirs, pref))
 		}
-		return fmt.Errorf("initialize: %w", err)
+		return failedIn(mcp.MethodInitialize, err)
 	}
 	if err := json.Unmarshal(raw, &s.init.InitializeResult); err != nil {
 		return fmt.Errorf("initialize: decoding the result: %w: %w", ErrProtocol, err)

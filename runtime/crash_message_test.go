@@ -3,12 +3,14 @@ package runtime
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"mcpdeck/config"
+	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/jsonrpctest"
 )
 
@@ -68,19 +70,23 @@ func TestRefusedStartNamesItsMethod(t *testing.T) {
 	}
 }
 
-func TestMethodBefore(t *testing.T) {
+// The method a refused request names is known to errorInfo from the
+// error, not from its caller, and its text is as before.
+func TestErrorInfoTakesTheFailedMethod(t *testing.T) {
 	t.Parallel()
-	const rpc = "Unsupported protocol version (code -32602)"
-	for text, want := range map[string]string{
-		"initialize: " + rpc:      "initialize",
-		"server/discover: " + rpc: "server/discover",
-		rpc:                       "",
-		"waiting for the answer to initialize: " + rpc: "",
-		"a: b: " + rpc: "",
+	rpc := &jsonrpc.Error{Code: -32602, Message: "Unsupported protocol version"}
+	for err, want := range map[error]string{
+		failedIn("initialize", rpc):      "initialize",
+		failedIn("server/discover", rpc): "server/discover",
+		rpc:                              "",
+		fmt.Errorf("waiting: %w", failedIn("tools/list", rpc)): "tools/list",
 	} {
-		if got := methodBefore(text, rpc); got != want {
-			t.Errorf("methodBefore(%q) = %q, want %q", text, got, want)
+		if got := errorInfo("s", "", err).Method; got != want {
+			t.Errorf("errorInfo(%q).Method = %q, want %q", err, got, want)
 		}
+	}
+	if got := failedIn("initialize", rpc).Error(); got != "initialize: "+rpc.Error() {
+		t.Errorf("text %q", got)
 	}
 }
 

@@ -170,7 +170,7 @@ func negotiationError(err error) error {
 	if errors.As(err, &nm) {
 		return fmt.Errorf("%w: %w", ErrUnsupportedVersion, err)
 	}
-	return fmt.Errorf("server/discover: %w", err)
+	return failedIn(mcp.MethodDiscover, err)
 }
 
 // envelope is the _meta envelope of this session's modern requests at

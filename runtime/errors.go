@@ -481,11 +481,12 @@ func errorInfo(server, method string, err error) *ErrorInfo {
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
-		if info.Method == "" {
+		var me *methodError
+		if info.Method == "" && errors.As(err, &me) {
 			// A failed start names no method to its caller (machine.fail),
-			// but its error does ("initialize: …"): the server's own message
-			// alone would not say which request it refused.
-			info.Method = methodBefore(err.Error(), rpcErr.Error())
+			// but its error does: the server's own message alone would
+			// not say which request it refused.
+			info.Method = me.method
 		}
 		info.Code, info.Message, info.Data = rpcErr.Code, rpcErr.Message, rpcErr.Data
 		if info.Message == "" {
@@ -495,17 +496,19 @@ func errorInfo(server, method string, err error) *ErrorInfo {
 	return info
 }
 
-// methodBefore is the method that text, an error's whole text, names
-// right before the JSON-RPC error rpc ("initialize: Unsupported protocol
-// version (code -32602)"), or "" when what comes before is not one
-// method's name.
-func methodBefore(text, rpc string) string {
-	m, ok := strings.CutSuffix(text, ": "+rpc)
-	if !ok || m == "" || len(m) > 64 || strings.ContainsAny(m, " :") {
-		return ""
-	}
-	return m
+// methodError is a failed request said with its method ("initialize:
+// …"), for errorInfo to know the method where the caller does not (a
+// failed start).
+type methodError struct {
+	method string
+	err    error
 }
+
+// failedIn wraps err, the failure of a request for method.
+func failedIn(method string, err error) error { return &methodError{method: method, err: err} }
+
+func (e *methodError) Error() string { return e.method + ": " + e.err.Error() }
+func (e *methodError) Unwrap() error { return e.err }
 
 // callError wraps err for a caller of Call, Request and the like.
 func callError(server, method string, err error) *CallError {

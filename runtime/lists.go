@@ -263,7 +263,7 @@ func (ls *listState) paginate(ctx context.Context, method string, l *lists) (Lis
 		if !fromCache {
 			var err error
 			if raw, err = s.chain(ctx, &request{method: method, params: pageParams(cursor)}); err != nil {
-				return listing, fmt.Errorf("%s: %w", method, err)
+				return listing, failedIn(method, err)
 			}
 			received = time.Now()
 		}

@@ -98,7 +98,7 @@ func (s *session) probeHTTP(ctx context.Context, opts mcphttp.Options, pref mcp.
 			typed := mcp.FromCode(res.Error.Code, res.Error.Message, res.Error.Data)
 			var uv *mcp.UnsupportedVersionError
 			if !errors.As(typed, &uv) {
-				return negotiated{}, fmt.Errorf("server/discover: %w", typed)
+				return negotiated{}, failedIn(mcp.MethodDiscover, typed)
 			}
 			v, err := uv.Choose(pref.Offer(mcp.Modern))
 			switch {
