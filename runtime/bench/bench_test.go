@@ -184,8 +184,11 @@ func TestRunAgainstServers(t *testing.T) {
 	}
 	// A call that times out is of kind timeout; one that times out after
 	// the server sent progress instead of an answer, the runtime calls
-	// protocol (a server that notifies but never answers).
-	rep, err = Run(ctx, rt, Options{Servers: fakes[:1], Tool: "slow", Arguments: json.RawMessage(`{"seconds":5}`), Requests: 3, Timeout: 50 * time.Millisecond})
+	// protocol (a server that notifies but never answers). The fake's
+	// first progress comes 50 ms in, so a 10 ms timeout leaves a loaded
+	// machine 40 ms before progress can win the race (a 50 ms timeout
+	// lost it on all three calls in one CI run).
+	rep, err = Run(ctx, rt, Options{Servers: fakes[:1], Tool: "slow", Arguments: json.RawMessage(`{"seconds":5}`), Requests: 3, Timeout: 10 * time.Millisecond})
 	if err != nil || rep.Errors["timeout"] == 0 || rep.Errors["timeout"]+rep.Errors["protocol"] != 3 || rep.OK != 0 {
 		t.Fatalf("slow with a timeout: %+v %v", rep, err)
 	}
