@@ -10,12 +10,14 @@ import (
 	"context"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"mcpdeck/config"
 	"mcpdeck/runtime/auth"
+	"mcpdeck/runtime/proc"
 	"mcpdeck/runtime/telemetry"
 )
 
@@ -154,6 +156,17 @@ type Controller struct {
 }
 
 type elicitorBox struct{ e Elicitor }
+
+// Prepare starts, in the background, what starting cfg's enabled stdio
+// servers needs and is slow to set up (the process watchdog, one per
+// process), so that a command about to switch them on overlaps it with
+// loading its own state before New. It starts no server; without it the
+// first start does the same work itself.
+func Prepare(cfg *config.Config) {
+	if slices.ContainsFunc(cfg.Servers, func(s config.Server) bool { return s.Enabled && s.Transport == config.TransportStdio }) {
+		proc.Prepare()
+	}
+}
 
 // New builds a controller for cfg. It starts nothing: MCP stays off until
 // SetEnabled(ctx, true).

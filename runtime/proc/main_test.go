@@ -135,6 +135,11 @@ func runChild(mode string) {
 			fmt.Printf("watchdog %d\n", WatchdogPid())
 		}
 		hang()
+	case "prepared": // Prepare only, no Start: reports the watchdog's pid once it runs, then waits to be killed
+		Prepare()
+		<-supervisionReady()
+		fmt.Printf("watchdog %d\n", WatchdogPid())
+		hang()
 	case "middle": // starts a child through Start, reports its pid, then waits to be killed
 		p, err := Start(Spec{Path: self(), Env: childEnv("hang")})
 		if err != nil {

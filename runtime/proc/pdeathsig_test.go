@@ -189,3 +189,18 @@ func TestKilledWatchdogIsReplaced(t *testing.T) {
 	m.kill(t)
 	waitGone(t, "its first watchdog was killed and not replaced", server, gc, next)
 }
+
+// TestPrepareStartsTheWatchdogAlone: Prepare, which a command calls before
+// loading its state so that the watchdog's spawn overlaps it, starts a
+// watchdog of this process without any Start; the watchdog ends when this
+// process dies, as the one a Start spawns does.
+func TestPrepareStartsTheWatchdogAlone(t *testing.T) {
+	m := startMiddle(t, "prepared")
+	var wd int
+	m.scan(t, "its watchdog's pid", "watchdog %d", &wd)
+	if st, ok := readProcStat(wd); !ok || st.ppid != m.cmd.Process.Pid {
+		t.Fatalf("watchdog %d is not a running child of the middle process %d: %+v", wd, m.cmd.Process.Pid, st)
+	}
+	m.kill(t)
+	waitGone(t, "the watchdog outlived the process it watched", wd)
+}

@@ -119,6 +119,12 @@ type Process struct {
 	plat platform // platform supervision state (the Windows job); set in Start
 }
 
+// Prepare begins, on a goroutine of its own, the set-up the first Start
+// needs and that takes a while (on Unix spawning the watchdog), so that a
+// command about to start servers overlaps it with loading its own state.
+// Start waits for it to finish; calling Prepare again does nothing.
+func Prepare() { go platformInit() }
+
 // Start starts the process described by spec. The returned error names the
 // command and says what to do, e.g. when the command is not on PATH.
 func Start(spec Spec) (*Process, error) {

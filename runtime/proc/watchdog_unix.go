@@ -54,26 +54,22 @@ for p in $g; do [ "$p" -gt 1 ] && kill -s KILL -- "-$p" 2>/dev/null; done
 exit 0
 `
 
-// startSupervision starts the watchdog, once; platformInit calls it at the
-// first Start. It does not wait for the watchdog: the first server starts
-// meanwhile (registrations wait in the pipe). after runs once the
-// intermediate has exited, so that on Linux the process becomes a
-// subreaper only after the watchdog was orphaned to init, never adopting it.
+// startSupervision spawns the watchdog, once; platformInit calls it from
+// Prepare's goroutine or at the first Start, whichever comes first, and a
+// concurrent caller waits for the spawn. It does not wait for the shell to
+// be reading: registrations wait in the pipe. after runs once the spawn is
+// done (on Linux: becoming a subreaper, which must not precede it).
 func startSupervision(after func()) {
-	watchdog.once.Do(func() {
-		watchdog.ready = make(chan struct{})
-		startWatchdog(after)
-	})
+	watchdog.once.Do(func() { startWatchdog(after) })
 }
 
 // watchdog is this process's connection to its watchdog.
 var watchdog struct {
-	once  sync.Once
-	ready chan struct{} // closed once the watchdog started and after ran
-	mu    sync.Mutex
-	w     *os.File // write end of the pipe; nil when the watchdog is unavailable
-	pid   int      // the watchdog's process id, a child of this process
-	err   error    // why it is unavailable
+	once sync.Once
+	mu   sync.Mutex
+	w    *os.File // write end of the pipe; nil when the watchdog is unavailable
+	pid  int      // the watchdog's process id, a child of this process
+	err  error    // why it is unavailable
 	// groups are the groups registered, for a watchdog started anew.
 	groups map[int]bool
 	// restarted, when set (tests), hears of each watchdog started anew.
@@ -90,7 +86,12 @@ func WatchdogPid() int {
 
 // supervisionReady is closed once supervision is fully set up (the
 // watchdog running, on Linux the subreaper set); tests wait on it.
-func supervisionReady() <-chan struct{} { return watchdog.ready }
+func supervisionReady() <-chan struct{} { return supervised }
+
+// supervised is closed once the watchdog started (or failed to) and
+// startSupervision's after ran. It exists from the start, so that a
+// reader does not depend on which goroutine began supervision (Prepare's).
+var supervised = make(chan struct{})
 
 // watch registers a process group with the watchdog, starting the watchdog
 // on first use. A watchdog that cannot start (the executable was deleted
@@ -203,7 +204,7 @@ func startWatchdog(after func()) {
 	}
 	watchdog.mu.Unlock()
 	after()
-	close(watchdog.ready)
+	close(supervised)
 }
 
 // spawnWatchdog starts a watchdog process and returns the write end of its

@@ -266,6 +266,7 @@ func openTargets(ctx context.Context, cmd *cobra.Command, tf *targetFlags, names
 	if !slices.ContainsFunc(cfg.Servers, func(s config.Server) bool { return s.Enabled }) {
 		warnf(cmd.ErrOrStderr(), "no enabled server in %s; enable one in mcp.json, name one, or give --url or --stdio", sourcesOf(cfg))
 	}
+	runtime.Prepare(cfg) // the watchdog's spawn, beside the loading below
 	if opts, err = sessionOptions(cmd, opts); err != nil {
 		return nil, err
 	}
