@@ -58,11 +58,6 @@ func (c *Controller) establish(ctx context.Context, gen uint64, cfg config.Serve
 	if err != nil {
 		return nil, info, err
 	}
-	if !c.opts.LazySchemas {
-		// While the server starts up, so the first call validates at once;
-		// not before it is spawned, which the compile would hold up.
-		warmSchemas()
-	}
 	report(StateInitializing)
 	s, err = c.handshake(ctx, s, pref)
 	if err != nil && s != nil && s.fromMemory && ctx.Err() == nil && refusedEra(err) {

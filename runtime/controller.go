@@ -105,13 +105,6 @@ type Options struct {
 	// SpawnQueueTimeout bounds a start's wait for its turn to spawn;
 	// default DefaultSpawnQueueTimeout.
 	SpawnQueueTimeout time.Duration
-	// LazySchemas leaves the JSON Schema validator's meta-schemas
-	// uncompiled until a validation needs them. By default they are
-	// compiled in the background as the first server starts (a few
-	// milliseconds of CPU), so that the first call validates at once; a
-	// one-shot command that will not validate (call --no-validate) sets
-	// it and never pays for them.
-	LazySchemas bool
 	// ToolsOnly lists each server's tools and nothing else: for a command
 	// that only calls tools (call, bench), which would otherwise wait for
 	// the server's prompts and resources before its first call and never

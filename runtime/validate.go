@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	jsonschema "mcpdeck/runtime/internal/jsonschema"
 	"mcpdeck/runtime/schema"
@@ -95,14 +94,3 @@ func ExampleArguments(inputSchema json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// warmOnce compiles a trivial schema once, in the background, as soon as
-// mcpdeck connects to its first server: the validator compiles its
-// meta-schemas on first use (several milliseconds), which would otherwise
-// land on the first call a person (or a one-shot mcpdeck call) makes.
-var warmOnce sync.Once
-
-func warmSchemas() {
-	warmOnce.Do(func() {
-		go func() { _, _ = CompileSchema(json.RawMessage(`{"type":"object"}`)) }()
-	})
-}

@@ -74,8 +74,9 @@ type compiled struct {
 }
 
 // MetaschemasCompiled reports whether the validator's meta-schemas were
-// compiled in this process: a run that validates nothing never compiles
-// them (a few milliseconds of CPU).
+// compiled in this process: a run that validates nothing, or only against
+// schemas vouch vouches for, never compiles them (a few milliseconds of
+// CPU).
 func MetaschemasCompiled() bool { return jsonschema.MetaschemasCompiled() }
 
 // Compile compiles a JSON Schema (2020-12 unless $schema says otherwise).
@@ -84,7 +85,9 @@ func MetaschemasCompiled() bool { return jsonschema.MetaschemasCompiled() }
 // when a schema is first used to validate, on the caller's goroutine
 // (never on a connection's read loop), and the result is cached, a
 // refusal too (but for one over MaxBytes: the cache would keep its text).
-// The validator compiles its meta-schemas on the first Compile, not before.
+// The validator compiles its meta-schemas on the first Compile of a schema
+// that vouch does not vouch for, not before (never, in a process whose
+// schemas are all plain).
 func Compile(schema json.RawMessage, opts Options) (*jsonschema.Schema, error) {
 	if len(schema) > MaxBytes {
 		return nil, CheckBounds(schema)
@@ -125,11 +128,20 @@ func compile(schema json.RawMessage, opts Options) (*jsonschema.Schema, *Error) 
 	if err != nil {
 		return nil, &Error{Err: err}
 	}
+	return compileDoc(doc, opts, vouch(doc))
+}
+
+// compileDoc compiles a decoded schema; vouched (vouch's verdict) leaves
+// out validating it against the meta-schema.
+func compileDoc(doc any, opts Options, vouched bool) (*jsonschema.Schema, *Error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(noRemote{})
 	if opts.AssertFormats {
 		c.AssertFormat()
+	}
+	if vouched {
+		c.SkipMetaValidation()
 	}
 	const loc = "mcpdeck:///schema.json"
 	if err := c.AddResource(loc, doc); err != nil {

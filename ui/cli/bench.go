@@ -128,7 +128,7 @@ func runBench(cmd *cobra.Command, tf *targetFlags, bf *benchFlags, args []string
 	}
 	copies := connectionsOf(cfg.Servers[0], bf.connections)
 	opts, err := sessionOptions(cmd, runtime.Options{Elicitor: runtime.DeclineElicitor{}, Auth: newAuthManager(cmd, 0), InteractiveLogin: tf.login,
-		LazySchemas: bf.noValidate, ToolsOnly: true})
+		ToolsOnly: true})
 	if err != nil {
 		return err
 	}

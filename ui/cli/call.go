@@ -336,7 +336,7 @@ func runCall(cmd *cobra.Command, tf *targetFlags, cf *callFlags, args []string) 
 		return err
 	}
 	defer func() { err = rec.finishInto(cmd.ErrOrStderr(), err) }() // after the shutdown below
-	rt, err := openCallTarget(ctx, cmd, tf, target, names, "call", runtime.Options{Elicitor: elicitor, Sampler: sampler, LazySchemas: cf.noValidate,
+	rt, err := openCallTarget(ctx, cmd, tf, target, names, "call", runtime.Options{Elicitor: elicitor, Sampler: sampler,
 		// A call needs the tools alone; a recording keeps the whole
 		// session, lists and all, for replay --serve to answer from.
 		ToolsOnly: cf.record.path == ""}, rec)

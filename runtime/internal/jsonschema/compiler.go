@@ -1,8 +1,9 @@
 // mcpdeck: CHANGED FILE. This file is a modified copy of compiler.go from
 // github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 (Apache-2.0, see LICENSE).
 // Changed by the mcpdeck authors: compileMeta compiles a metaschema,
-// which ensureDraft (draft.go) calls when a draft's are first needed (see
-// "mcpdeck:" below).
+// which ensureDraft (draft.go) calls when a draft's are first needed, and
+// SkipMetaValidation lets a caller that vouches for its schemas leave out
+// validating them against the metaschema (see "mcpdeck:" below).
 
 package jsonschema
 
@@ -183,6 +184,16 @@ func (c *Compiler) MustCompile(loc string) *Schema {
 // Compile compiles json-schema at given loc.
 func (c *Compiler) Compile(loc string) (*Schema, error) {
 	return c.compile(loc)
+}
+
+// mcpdeck: SkipMetaValidation leaves out validating the resources added
+// to c against their draft's metaschema: the caller vouches that each is
+// valid against it. A process whose schemas are all vouched for never
+// compiles a metaschema (about 2 ms of CPU, once). A schema that is not
+// valid compiles regardless of it (keywords of the wrong type are
+// ignored), so a caller must vouch only for what it checked.
+func (c *Compiler) SkipMetaValidation() {
+	c.roots.skipMeta = true
 }
 
 // mcpdeck: compileMeta compiles a metaschema for ensureDraft, and panics,

@@ -1,3 +1,8 @@
+// mcpdeck: CHANGED FILE. This file is a modified copy of roots.go from
+// github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 (Apache-2.0, see LICENSE).
+// Changed by the mcpdeck authors: validate does nothing when the compiler's
+// caller vouched for its schemas (skipMeta, see "mcpdeck:" below).
+
 package jsonschema
 
 import (
@@ -12,6 +17,7 @@ type roots struct {
 	regexpEngine RegexpEngine
 	vocabularies map[string]*Vocabulary
 	assertVocabs bool
+	skipMeta     bool // mcpdeck: Compiler.SkipMetaValidation
 }
 
 func newRoots() *roots {
@@ -235,6 +241,9 @@ func (rr *roots) addSubschema(r *root, ptr jsonPointer) error {
 }
 
 func (rr *roots) validate(r *root, v any, ptr jsonPointer) error {
+	if rr.skipMeta { // mcpdeck: the caller vouched for the schema
+		return nil
+	}
 	dialect := r.resource(ptr).dialect
 	meta := dialect.getSchema(rr.assertVocabs, rr.vocabularies)
 	if err := meta.validate(v, rr.regexpEngine, meta, r.resources, rr.assertVocabs, rr.vocabularies); err != nil {
