@@ -75,6 +75,9 @@ func TestVouchTakesTheShapesServersSend(t *testing.T) {
 		// draft-07 knows no $defs: its members are not schemas there
 		`{"$schema":"http://json-schema.org/draft-07/schema#","$ref":"#/$defs/a","$defs":{"a":{}}}`,
 		`{"$schema":"http://json-schema.org/draft-07/schema#","dependencies":{"a":["b"]}}`,
+		// unknown to 2020-12's meta-schema, walked by the compiler
+		`{"additionalItems":{"$ref":"#/properties/a"},"properties":{"a":{}}}`,
+		`{"x-extension":{"$id":"https://example.com/x"}}`,
 		`"a string"`, `5`, `null`,
 	} {
 		if vouch(decode(t, src)) {
