@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"testing"
 	"time"
@@ -20,7 +21,9 @@ import (
 // _meta of its own ("com.example/from-server") and a member outside the
 // specification ("extra"). Its tool "ask" asks a question first: an
 // elicitation/create request (legacy) or an input_required answer
-// (modern).
+// (modern). In the legacy era, "link" answers -32042 (URL elicitation
+// required) with the elicitationId link-1, and "linked" says that flow
+// finished (notifications/elicitation/complete) before it answers.
 const envMirror = "MCPDECK_GATEWAY_TEST_MIRROR"
 
 func maybeServeMirror() {
@@ -97,7 +100,8 @@ func maybeServeMirror() {
 			write(m.ID, map[string]any{})
 		case m.Method == "tools/list":
 			write(m.ID, map[string]any{"tools": []map[string]any{{"name": "mirror", "inputSchema": map[string]string{"type": "object"}},
-				{"name": "ask", "inputSchema": map[string]string{"type": "object"}}}})
+				{"name": "ask", "inputSchema": map[string]string{"type": "object"}}, {"name": "link", "inputSchema": map[string]string{"type": "object"}},
+				{"name": "linked", "inputSchema": map[string]string{"type": "object"}}}})
 		case m.Method == "prompts/list":
 			write(m.ID, map[string]any{"prompts": []map[string]any{{"name": "p", "arguments": []map[string]string{{"name": "a"}}}}})
 		case m.Method == "resources/list":
@@ -108,6 +112,14 @@ func maybeServeMirror() {
 			write(m.ID, map[string]any{"resultType": "input_required", "requestState": "mirror-state",
 				"inputRequests": map[string]any{"q": map[string]any{"method": "elicitation/create",
 					"params": map[string]any{"mode": "form", "message": "Go on?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}}}}})
+		case m.Method == "tools/call" && m.Params.Name == "link" && !modern:
+			// URL elicitation required, under an id every mirror uses.
+			out.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32042,"message":"link your account first","data":{"elicitations":[{"mode":"url","elicitationId":"link-1","url":"https://example.com/` + era + `","message":"Link."}]}}}` + "\n")
+			out.Flush()
+		case m.Method == "tools/call" && m.Params.Name == "linked" && !modern:
+			// The out-of-band flow finished.
+			out.WriteString(`{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"link-1"}}` + "\n")
+			write(m.ID, answer("tools/call", m.Params.Meta))
 		case m.Method == "tools/call" && m.Params.Name == "ask" && !modern:
 			asking, askingMeta = m.ID, m.Params.Meta
 			out.WriteString(`{"jsonrpc":"2.0","id":"q1","method":"elicitation/create","params":{"mode":"form","message":"Go on?","requestedSchema":{"type":"object","properties":{}}}}` + "\n")
@@ -242,6 +254,58 @@ func TestGatewayForwardsMetaOnEveryRequest(t *testing.T) {
 		} {
 			checkMirrored(t, "legacy "+method+" to "+server, "legacy", era, legacy(method, params()))
 			checkMirrored(t, "modern "+method+" to "+server, "modern", era, modern(map[string]any{}, method, params()))
+		}
+	}
+}
+
+// A server's -32042 (URL elicitation required) reaches a 2025-11-25
+// client with elicitationIds of the gateway's, as an elicitation/create
+// does (TestURLElicitationCarriesWhatTheClientsEraHas), and the server's
+// notifications/elicitation/complete for it reaches the client under that
+// id. Two servers both name theirs link-1: before, the client got link-1
+// from both and no completion at all.
+func TestURLElicitationRequiredIsMapped(t *testing.T) {
+	t.Parallel()
+	rt := newRuntime(t, mirrorServer("a", "legacy"), mirrorServer("b", "legacy"))
+	g := newGateway(t, rt, Options{})
+	completed := make(chan string, 4)
+	conn := legacyConnWith(t, g, `{"elicitation":{"url":{}}}`, jsonrpc.Options{OnNotification: func(n jsonrpc.Notification) {
+		var p struct {
+			ElicitationID string `json:"elicitationId"`
+		}
+		if n.Method == mcp.NotificationElicitationComplete && json.Unmarshal(n.Params, &p) == nil {
+			completed <- p.ElicitationID
+		}
+	}})
+	ctx := ctxFor(t, 30*time.Second)
+	given := map[string]string{} // the client's elicitationId → the server
+	for _, server := range []string{"a", "b"} {
+		_, err := conn.Call(ctx, "tools/call", map[string]any{"name": server + "__link", "arguments": map[string]any{}})
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) || rpc.Code != mcp.CodeURLElicitationRequired {
+			t.Fatalf("%s__link: %v, want -32042", server, err)
+		}
+		var data struct {
+			Elicitations []struct {
+				ElicitationID string `json:"elicitationId"`
+				URL           string `json:"url"`
+			} `json:"elicitations"`
+		}
+		if json.Unmarshal(rpc.Data, &data) != nil || len(data.Elicitations) != 1 || data.Elicitations[0].URL != "https://example.com/legacy" {
+			t.Fatalf("%s__link: data %s", server, rpc.Data)
+		}
+		id := data.Elicitations[0].ElicitationID
+		if id == "" || given[id] != "" {
+			t.Fatalf("%s's URL elicitation reached the client as %q, the id %s's already has (or none): one's completion would finish both", server, id, given[id])
+		}
+		given[id] = server
+	}
+	for _, server := range []string{"b", "a"} {
+		if _, err := conn.Call(ctx, "tools/call", map[string]any{"name": server + "__linked", "arguments": map[string]any{}}); err != nil {
+			t.Fatalf("%s__linked: %v", server, err)
+		}
+		if id := waitFor(t, server+"'s notifications/elicitation/complete", completed, nil); given[id] != server {
+			t.Fatalf("%s's flow finished, and the client was told %q completed, which it was given for %q", server, id, given[id])
 		}
 	}
 }

@@ -235,23 +235,63 @@ func inputRequest(method string, params map[string]any) mcp.InputRequest {
 // (the same flow) gets the same client id. A 2026-07-28 server sends no
 // id, and no notification will name the one made up here.
 func (cl *client) urlElicitation(server string, params map[string]any) {
-	mine := "mcpdeck-" + rand.Text()
 	id, _ := params["elicitationId"].(string)
-	params["elicitationId"] = mine
+	params["elicitationId"] = cl.elicitationID(server, id)
+}
+
+// elicitationID is the id this client knows server's URL elicitation id
+// by: one of the gateway's own, remembered with the server's (none is
+// remembered for an empty id, which no notification names).
+func (cl *client) elicitationID(server, id string) string {
+	mine := "mcpdeck-" + rand.Text()
 	if id == "" {
-		return
+		return mine
 	}
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	key := elicitKey{server, id}
 	if i := slices.IndexFunc(cl.elicits, func(e elicitation) bool { return e.key == key }); i >= 0 {
-		params["elicitationId"] = cl.elicits[i].client
-		return
+		return cl.elicits[i].client
 	}
 	if len(cl.elicits) == maxElicits {
 		cl.elicits = cl.elicits[1:] // the oldest: its flow was surely abandoned
 	}
 	cl.elicits = append(cl.elicits, elicitation{key, mine})
+	return mine
+}
+
+// urlElicitationsRequired is a server's -32042 (URL elicitation
+// required, 2025-11-25) as a 2025-11-25 client gets it: each of
+// data.elicitations under an id of the gateway's (elicitationID), so
+// that the server's notifications/elicitation/complete for it reaches
+// this client under that id, as for an elicitation/create. Any other
+// error, or one whose data cannot be read, passes as it is.
+func (cl *client) urlElicitationsRequired(server string, err error) error {
+	var rpc *jsonrpc.Error
+	if server == "" || !errors.As(err, &rpc) || rpc.Code != mcp.CodeURLElicitationRequired {
+		return err
+	}
+	var data map[string]json.RawMessage
+	var els []map[string]json.RawMessage
+	if json.Unmarshal(rpc.Data, &data) != nil || json.Unmarshal(data["elicitations"], &els) != nil || len(els) == 0 {
+		return err
+	}
+	for _, e := range els {
+		var id string
+		if json.Unmarshal(e["elicitationId"], &id) != nil {
+			continue
+		}
+		e["elicitationId"], _ = json.Marshal(cl.elicitationID(server, id))
+	}
+	var merr error
+	if data["elicitations"], merr = json.Marshal(els); merr != nil {
+		return err
+	}
+	raw, merr := json.Marshal(data)
+	if merr != nil {
+		return err
+	}
+	return &jsonrpc.Error{Code: rpc.Code, Message: rpc.Message, Data: raw}
 }
 
 // maxElicits bounds the URL elicitations a client is remembered for.
