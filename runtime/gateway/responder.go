@@ -243,9 +243,8 @@ func (cl *client) urlElicitation(server string, params map[string]any) {
 // by: one of the gateway's own, remembered with the server's (none is
 // remembered for an empty id, which no notification names).
 func (cl *client) elicitationID(server, id string) string {
-	mine := "mcpdeck-" + rand.Text()
 	if id == "" {
-		return mine
+		return "mcpdeck-" + rand.Text()
 	}
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
@@ -253,6 +252,7 @@ func (cl *client) elicitationID(server, id string) string {
 	if i := slices.IndexFunc(cl.elicits, func(e elicitation) bool { return e.key == key }); i >= 0 {
 		return cl.elicits[i].client
 	}
+	mine := "mcpdeck-" + rand.Text()
 	if len(cl.elicits) == maxElicits {
 		cl.elicits = cl.elicits[1:] // the oldest: its flow was surely abandoned
 	}
