@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
@@ -17,7 +18,10 @@ const trustFileName = "trust.json"
 // TrustStore remembers which project files the user approved. A project
 // file runs commands someone else may have written, so its servers start
 // only after approval; the approval is tied to the file's content hash, so
-// any edit asks again. It is safe for concurrent use, also across processes:
+// any edit to content never approved asks again. A file keeps the last few
+// contents approved for it (maxEarlier besides the newest): switching a
+// branch and back, or undoing an edit, restores content the user already
+// approved, and is not asked about again. It is safe for concurrent use, also across processes:
 // Trust holds an advisory lock on trust.json.lock (flock on Unix, LockFileEx
 // on Windows) while it reads, merges and atomically replaces trust.json, so
 // approvals written by parallel mcpdeck processes are never lost. Readers
@@ -29,10 +33,33 @@ type TrustStore struct {
 	approved map[string]approval
 }
 
-// approval is one entry of trust.json.
+// approval is one entry of trust.json: the content approved last, and
+// the contents approved before it, newest first (absent in files written
+// before they were kept).
 type approval struct {
 	SHA256     string    `json:"sha256"`
 	ApprovedAt time.Time `json:"approvedAt"`
+	Earlier    []string  `json:"earlier,omitempty"`
+}
+
+// maxEarlier bounds the earlier contents an approval keeps per file.
+const maxEarlier = 4
+
+// approves reports whether hash is one of a's contents.
+func (a approval) approves(hash string) bool {
+	return hash != "" && (a.SHA256 == hash || slices.Contains(a.Earlier, hash))
+}
+
+// then is the approval of hash after a: hash newest, a's own contents
+// (but hash) kept before it, the oldest beyond maxEarlier dropped.
+func (a approval) then(hash string, at time.Time) approval {
+	next := approval{SHA256: hash, ApprovedAt: at}
+	for _, h := range append([]string{a.SHA256}, a.Earlier...) {
+		if h != "" && h != hash && !slices.Contains(next.Earlier, h) && len(next.Earlier) < maxEarlier {
+			next.Earlier = append(next.Earlier, h)
+		}
+	}
+	return next
 }
 
 // trustFile is trust.json on disk.
@@ -100,8 +127,9 @@ func (t *TrustStore) decode(data []byte) (map[string]approval, error) {
 }
 
 // Trusted reports whether f's servers may start: files outside project
-// scope always may; a project file only once its current content was
-// approved.
+// scope always may; a project file only when its current content is one
+// of the contents approved for it (the newest, or one of the maxEarlier
+// before).
 func (t *TrustStore) Trusted(f File) bool {
 	if f.Scope != ScopeProject {
 		return true
@@ -109,7 +137,7 @@ func (t *TrustStore) Trusted(f File) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	a, ok := t.approved[f.Path]
-	return ok && f.Hash != "" && a.SHA256 == f.Hash
+	return ok && a.approves(f.Hash)
 }
 
 // Trust records the approval of f's current content.
@@ -127,7 +155,7 @@ func (t *TrustStore) Trust(f File) error {
 		if approved, err = t.decode(old); err != nil {
 			return nil, err
 		}
-		approved[f.Path] = approval{SHA256: f.Hash, ApprovedAt: time.Now().UTC().Truncate(time.Second)}
+		approved[f.Path] = approved[f.Path].then(f.Hash, time.Now().UTC().Truncate(time.Second))
 		data, err := json.MarshalIndent(trustFile{Approved: approved}, "", "  ")
 		return append(data, '\n'), err
 	})

@@ -232,3 +232,61 @@ func TestTrustStoreParallelProcesses(t *testing.T) {
 		t.Errorf("temporary files left behind: %v", leftovers)
 	}
 }
+
+// Content approved before is not asked about again: an operator who
+// approved C, then D, and restored C (a branch switched back, an edit
+// undone) is not asked about C; only the last maxEarlier+1 contents are
+// kept, and content never approved is always asked. Before, only the
+// newest approval counted, and C was asked about again.
+func TestTrustStoreRemembersEarlierApprovals(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ts, err := OpenTrustStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(hash string) File { return File{Path: "/p/.mcp.json", Scope: ScopeProject, Hash: hash} }
+	trust := func(hash string) {
+		t.Helper()
+		if err := ts.Trust(at(hash)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trust("C")
+	if ts.Trusted(at("D")) {
+		t.Fatal("content never approved is trusted")
+	}
+	trust("D")
+	reopened, err := OpenTrustStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"C", "D"} {
+		if !reopened.Trusted(at(h)) {
+			t.Errorf("approved content %s is asked about again", h)
+		}
+	}
+	if reopened.Trusted(at("E")) || reopened.Trusted(at("")) {
+		t.Error("content never approved is trusted")
+	}
+	if reopened.Trusted(File{Path: "/q/.mcp.json", Scope: ScopeProject, Hash: "C"}) {
+		t.Error("content approved for one file is trusted in another")
+	}
+	// Approving C again (it was earlier) keeps D, and each content once.
+	trust("C")
+	if !ts.Trusted(at("D")) || !ts.Trusted(at("C")) || len(ts.approved["/p/.mcp.json"].Earlier) != 1 {
+		t.Errorf("approving earlier content again: %+v", ts.approved["/p/.mcp.json"])
+	}
+	// Bounded: the oldest falls out.
+	for _, h := range []string{"1", "2", "3", "4", "5"} {
+		trust(h)
+	}
+	if ts.Trusted(at("D")) || ts.Trusted(at("C")) {
+		t.Errorf("more than %d earlier contents are kept: %+v", maxEarlier, ts.approved["/p/.mcp.json"])
+	}
+	for _, h := range []string{"1", "2", "3", "4", "5"} {
+		if !ts.Trusted(at(h)) {
+			t.Errorf("one of the last %d approvals, %s, is asked about again", maxEarlier+1, h)
+		}
+	}
+}

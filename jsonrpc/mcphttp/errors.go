@@ -203,5 +203,25 @@ func (s *Stream) statusError(what string, u *url.URL, resp *http.Response, body 
 	if resp.StatusCode >= 500 {
 		detail += "; the server failed handling it: see the server's logs"
 	}
+	if resp.StatusCode == http.StatusNotFound {
+		detail += s.atRoot(u)
+	}
 	return fmt.Errorf("%s %s: %w: HTTP %s%s", what, where, ErrHTTPStatus, resp.Status, detail)
+}
+
+// atRoot is the advice for a 404 at u: when u is the origin's root (its
+// path empty or "/"), the server likely serves MCP at a path of its own,
+// and the path servers use is suggested: /mcp for Streamable HTTP (the
+// TypeScript and Go SDKs' examples, FastMCP), /sse for the legacy
+// HTTP+SSE transport. "" for any other path, which the user chose.
+func (s *Stream) atRoot(u *url.URL) string {
+	if u == nil || (u.Path != "" && u.Path != "/") {
+		return ""
+	}
+	path := "/mcp"
+	if s.opts.Legacy {
+		path = "/sse"
+	}
+	try := url.URL{Scheme: u.Scheme, Host: u.Host, Path: path}
+	return fmt.Sprintf("; check the url: nothing answers MCP at the root of %s, and servers usually serve it at a path: try %s", u.Host, try.String())
 }

@@ -67,11 +67,11 @@ type client struct {
 	// during its requests): its notifications/roots/list_changed goes
 	// to them.
 	rootsTo map[string]bool
-	// elicits are the server URL elicitations (with their
-	// elicitationId) this 2025-11-25 client was sent, oldest first, at
-	// most maxElicits: a server's notifications/elicitation/complete
-	// for one goes to it.
-	elicits  []elicitKey
+	// elicits are the server URL elicitations (the server's
+	// elicitationId and the client's) this 2025-11-25 client was sent,
+	// oldest first, at most maxElicits: a server's
+	// notifications/elicitation/complete for one goes to it.
+	elicits  []elicitation
 	offered  offer // what the client was last shown (list_changed)
 	totals   Totals
 	detached bool

@@ -98,6 +98,9 @@ func (g *Gateway) handle(ctx context.Context, cl *client, req *jsonrpc.Request, 
 	if err == nil {
 		res, err = g.dispatch(ctx, c)
 	}
+	if err != nil && c.env == nil {
+		err = cl.urlElicitationsRequired(c.server(), err)
+	}
 	if streams(c.method) {
 		// What was queued for this request before its answer (its last
 		// progress) goes out before the answer, not dropped after it.

@@ -44,7 +44,7 @@ func (g *Gateway) startLegacyTask(c *call, t *target, release func()) (any, erro
 	now := time.Now()
 	tk := &task{g: g, id: "task-" + newState(), owner: c.cl.limitKey(), c: c, created: now, updated: now, status: mcp.TaskWorking,
 		done: make(chan struct{}), asked: make(chan struct{}, 1), pending: map[string]*ask{}, returned: true}
-	rctx, cancel := context.WithCancel(callerCtx(traced(c.cl.ctx, c.p.Meta), c))
+	rctx, cancel := context.WithCancel(upstreamCtx(c.cl.ctx, c))
 	tk.cancel = cancel
 	g.keepTask(tk)
 	g.wg.Go(func() {

@@ -19,11 +19,18 @@ import (
 // and initializes it with caps; handler answers the gateway's requests.
 func legacyConn(t *testing.T, g *Gateway, caps string, handler jsonrpc.Handler) *jsonrpc.Conn {
 	t.Helper()
+	return legacyConnWith(t, g, caps, jsonrpc.Options{Handler: handler})
+}
+
+// legacyConnWith is legacyConn with the connection's options (a handler,
+// OnNotification).
+func legacyConnWith(t *testing.T, g *Gateway, caps string, opts jsonrpc.Options) *jsonrpc.Conn {
+	t.Helper()
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- g.ServeStdio(context.Background(), sr, sw) }()
-	conn := jsonrpc.NewConn(jsonrpc.NewStdioStream(cr, cw, cw, jsonrpc.StdioOptions{}), jsonrpc.Options{Handler: handler})
+	conn := jsonrpc.NewConn(jsonrpc.NewStdioStream(cr, cw, cw, jsonrpc.StdioOptions{}), opts)
 	t.Cleanup(func() {
 		_ = conn.Close()
 		cw.Close()

@@ -30,5 +30,6 @@ func TestMain(m *testing.M) {
 	maybeServeGateway()
 	maybeServeRoots()
 	maybeServeOwn()
+	maybeServeMirror()
 	goleak.VerifyTestMain(m)
 }

@@ -224,23 +224,74 @@ func inputRequest(method string, params map[string]any) mcp.InputRequest {
 }
 
 // urlElicitation readies a URL elicitation of server's for a 2025-11-25
-// client, whose revision requires an elicitationId: the server's is kept,
-// and remembered, so that the server's notifications/elicitation/complete
-// for it reaches this client (elicitationComplete); a 2026-07-28 server
-// sends none, and the client gets one made up here, which no
-// notification will name.
+// client, whose revision requires an elicitationId. The client is given
+// an id of the gateway's own, never the server's: every server names its
+// elicitations in its own space, and two servers behind one gateway may
+// well use the same id, which would let one's
+// notifications/elicitation/complete finish the other's flow in the
+// client. The server's id is remembered with the client's, so that the
+// server's completion reaches this client under the id it was given
+// (elicitationComplete); the same server asking again under the same id
+// (the same flow) gets the same client id. A 2026-07-28 server sends no
+// id, and no notification will name the one made up here.
 func (cl *client) urlElicitation(server string, params map[string]any) {
 	id, _ := params["elicitationId"].(string)
+	params["elicitationId"] = cl.elicitationID(server, id)
+}
+
+// elicitationID is the id this client knows server's URL elicitation id
+// by: one of the gateway's own, remembered with the server's (none is
+// remembered for an empty id, which no notification names).
+func (cl *client) elicitationID(server, id string) string {
 	if id == "" {
-		params["elicitationId"] = "mcpdeck-" + rand.Text()
-		return
+		return "mcpdeck-" + rand.Text()
 	}
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
+	key := elicitKey{server, id}
+	if i := slices.IndexFunc(cl.elicits, func(e elicitation) bool { return e.key == key }); i >= 0 {
+		return cl.elicits[i].client
+	}
+	mine := "mcpdeck-" + rand.Text()
 	if len(cl.elicits) == maxElicits {
 		cl.elicits = cl.elicits[1:] // the oldest: its flow was surely abandoned
 	}
-	cl.elicits = append(cl.elicits, elicitKey{server, id})
+	cl.elicits = append(cl.elicits, elicitation{key, mine})
+	return mine
+}
+
+// urlElicitationsRequired is a server's -32042 (URL elicitation
+// required, 2025-11-25) as a 2025-11-25 client gets it: each of
+// data.elicitations under an id of the gateway's (elicitationID), so
+// that the server's notifications/elicitation/complete for it reaches
+// this client under that id, as for an elicitation/create. Any other
+// error, or one whose data cannot be read, passes as it is.
+func (cl *client) urlElicitationsRequired(server string, err error) error {
+	var rpc *jsonrpc.Error
+	if server == "" || !errors.As(err, &rpc) || rpc.Code != mcp.CodeURLElicitationRequired {
+		return err
+	}
+	var data map[string]json.RawMessage
+	var els []map[string]json.RawMessage
+	if json.Unmarshal(rpc.Data, &data) != nil || json.Unmarshal(data["elicitations"], &els) != nil || len(els) == 0 {
+		return err
+	}
+	for _, e := range els {
+		var id string
+		if json.Unmarshal(e["elicitationId"], &id) != nil {
+			continue
+		}
+		e["elicitationId"], _ = json.Marshal(cl.elicitationID(server, id))
+	}
+	var merr error
+	if data["elicitations"], merr = json.Marshal(els); merr != nil {
+		return err
+	}
+	raw, merr := json.Marshal(data)
+	if merr != nil {
+		return err
+	}
+	return &jsonrpc.Error{Code: rpc.Code, Message: rpc.Message, Data: raw}
 }
 
 // maxElicits bounds the URL elicitations a client is remembered for.
@@ -249,10 +300,17 @@ const maxElicits = 64
 // elicitKey names a server's URL elicitation.
 type elicitKey struct{ server, id string }
 
+// elicitation is a server's URL elicitation as a client was sent it: the
+// server's name for it, and the id the client knows it by.
+type elicitation struct {
+	key    elicitKey
+	client string
+}
+
 // elicitationComplete passes a server's notifications/elicitation/complete
-// to the client its URL elicitation went to, once; it is dropped when no
-// client was sent that elicitation (it went to mcpdeck's own Elicitor, or
-// the client left).
+// to the client its URL elicitation went to, once, under the id that
+// client was given; it is dropped when no client was sent that
+// elicitation (it went to mcpdeck's own Elicitor, or the client left).
 func (g *Gateway) elicitationComplete(e runtime.NotificationReceived) {
 	var p struct {
 		ElicitationID string `json:"elicitationId"`
@@ -263,13 +321,14 @@ func (g *Gateway) elicitationComplete(e runtime.NotificationReceived) {
 	key := elicitKey{e.Server, p.ElicitationID}
 	for _, cl := range g.clientList() {
 		cl.mu.Lock()
-		i := slices.Index(cl.elicits, key)
-		if i >= 0 {
+		var mine string
+		if i := slices.IndexFunc(cl.elicits, func(e elicitation) bool { return e.key == key }); i >= 0 {
+			mine = cl.elicits[i].client
 			cl.elicits = slices.Delete(cl.elicits, i, i+1)
 		}
 		cl.mu.Unlock()
-		if i >= 0 {
-			cl.notify(mcp.NotificationElicitationComplete, map[string]any{"elicitationId": p.ElicitationID})
+		if mine != "" {
+			cl.notify(mcp.NotificationElicitationComplete, map[string]any{"elicitationId": mine})
 			return
 		}
 	}

@@ -74,7 +74,7 @@ func (g *Gateway) startTask(ctx context.Context, c *call, t *target, release fun
 	now := time.Now()
 	tk := &task{g: g, id: "task-" + newState(), owner: c.cl.limitKey(), c: c, created: now, updated: now, status: mcp.TaskWorking,
 		done: make(chan struct{}), asked: make(chan struct{}, 1), pending: map[string]*ask{}}
-	rctx, cancel := context.WithCancel(callerCtx(traced(c.cl.ctx, c.p.Meta), c))
+	rctx, cancel := context.WithCancel(upstreamCtx(c.cl.ctx, c))
 	tk.cancel = cancel
 	fwd := &forward{}
 	fwd.target.Store(c)

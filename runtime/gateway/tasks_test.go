@@ -22,6 +22,7 @@ type modernClient struct {
 	name string
 	id   atomic.Int64
 	caps map[string]any // the capabilities declared; nil: elicitation and the tasks extension
+	meta map[string]any // keys of the client's own in every request's _meta, beside the envelope
 }
 
 // do sends method with params and returns the result or the error object.
@@ -34,11 +35,15 @@ func (m *modernClient) do(method string, params map[string]any) (result, rpcErr 
 	if caps == nil {
 		caps = map[string]any{"elicitation": map[string]any{"form": map[string]any{}}, "extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}}
 	}
-	params["_meta"] = map[string]any{
+	meta := map[string]any{
 		mcp.MetaProtocolVersion:    "2026-07-28",
 		mcp.MetaClientInfo:         map[string]any{"name": m.name, "version": "1"},
 		mcp.MetaClientCapabilities: caps,
 	}
+	for k, v := range m.meta {
+		meta[k] = v
+	}
+	params["_meta"] = meta
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.id.Add(1), "method": method, "params": params})
 	req, _ := http.NewRequest(http.MethodPost, m.url, strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
@@ -48,6 +53,8 @@ func (m *modernClient) do(method string, params map[string]any) (result, rpcErr 
 	req.Header.Set("Mcp-Method", method)
 	if name, ok := params["name"].(string); ok {
 		req.Header.Set("Mcp-Name", name)
+	} else if uri, ok := params["uri"].(string); ok {
+		req.Header.Set("Mcp-Name", uri)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/runtimetest"
 )
@@ -53,16 +54,27 @@ func addElicitTools(s *mcp.Server) {
 
 // A server's URL elicitation reaches the client whose call asked it with
 // what that client's revision has: a 2025-11-25 client gets an
-// elicitationId (the server's, or one the gateway makes up for a
-// 2026-07-28 server, which sends none) and, when the server says the flow
-// finished, notifications/elicitation/complete; a 2026-07-28 client gets
-// neither, its revision having no such id or notification.
+// elicitationId of the gateway's own (never the server's: two servers
+// behind the gateway, r and s here, both name theirs linkID, and the
+// client was given linkID twice, so that either's
+// notifications/elicitation/complete finished both flows) and, when the
+// server says the flow finished, notifications/elicitation/complete under
+// that id; a 2026-07-28 client gets neither, its revision having no such
+// id or notification.
 func TestURLElicitationCarriesWhatTheClientsEraHas(t *testing.T) {
 	t.Parallel()
 	for _, upstream := range []string{"legacy", "modern"} {
 		t.Run(upstream+" server", func(t *testing.T) {
 			t.Parallel()
-			rt := newRuntime(t, rootsServer("r", upstream))
+			servers := []string{"r"}
+			if upstream == "legacy" {
+				servers = append(servers, "s") // the same elicitationId as r's
+			}
+			var cfg []config.Server
+			for _, name := range servers {
+				cfg = append(cfg, rootsServer(name, upstream))
+			}
+			rt := newRuntime(t, cfg...)
 			g := newGateway(t, rt, Options{})
 			url := serveHTTP(t, g)
 			for _, era := range []string{"legacy", "modern"} {
@@ -84,25 +96,32 @@ func TestURLElicitationCarriesWhatTheClientsEraHas(t *testing.T) {
 						tr = httpTransport(url)
 					}
 					cs := connect(t, c, tr, era)
-					res, err := cs.CallTool(ctxFor(t, 20*time.Second), &mcp.CallToolParams{Name: "r__connect", Arguments: map[string]any{}})
-					if err != nil || textOf(res) != "accept" {
-						t.Fatalf("connect: %v %+v", err, res)
-					}
-					p := waitFor(t, "the URL elicitation", asked, nil)
-					if p.Mode != "url" || p.URL != "https://example.com/link" {
-						t.Fatalf("the client was asked %+v", p)
-					}
-					switch {
-					case era == "modern" && p.ElicitationID != "":
-						t.Fatalf("a 2026-07-28 client was sent elicitationId %q, which its revision does not have", p.ElicitationID)
-					case era == "legacy" && upstream == "legacy" && p.ElicitationID != linkID:
-						t.Fatalf("a 2025-11-25 client was sent elicitationId %q, want the server's %q", p.ElicitationID, linkID)
-					case era == "legacy" && p.ElicitationID == "":
-						t.Fatal("a 2025-11-25 client was sent no elicitationId, which its revision requires")
-					}
-					if era == "legacy" && upstream == "legacy" {
-						if id := waitFor(t, "notifications/elicitation/complete", completed, nil); id != linkID {
-							t.Fatalf("the client was told %q completed, want %q", id, linkID)
+					given := map[string]string{} // the client's elicitationId → the server that asked
+					for _, server := range servers {
+						res, err := cs.CallTool(ctxFor(t, 20*time.Second), &mcp.CallToolParams{Name: server + "__connect", Arguments: map[string]any{}})
+						if err != nil || textOf(res) != "accept" {
+							t.Fatalf("%s__connect: %v %+v", server, err, res)
+						}
+						p := waitFor(t, "the URL elicitation", asked, nil)
+						if p.Mode != "url" || p.URL != "https://example.com/link" {
+							t.Fatalf("the client was asked %+v", p)
+						}
+						switch {
+						case era == "modern" && p.ElicitationID != "":
+							t.Fatalf("a 2026-07-28 client was sent elicitationId %q, which its revision does not have", p.ElicitationID)
+						case era == "legacy" && p.ElicitationID == "":
+							t.Fatal("a 2025-11-25 client was sent no elicitationId, which its revision requires")
+						case era == "legacy" && given[p.ElicitationID] != "":
+							t.Fatalf("%s's URL elicitation reached the client as %q, the id %s's already has: one's completion would finish both",
+								server, p.ElicitationID, given[p.ElicitationID])
+						}
+						if era == "legacy" {
+							given[p.ElicitationID] = server
+						}
+						if era == "legacy" && upstream == "legacy" {
+							if id := waitFor(t, "notifications/elicitation/complete", completed, nil); given[id] != server {
+								t.Fatalf("%s's flow finished, and the client was told %q completed, which it was given for %q", server, id, given[id])
+							}
 						}
 					}
 				})

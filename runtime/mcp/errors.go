@@ -48,6 +48,10 @@ const (
 	// CodeResourceNotFound is the legacy resource-not-found code; modern
 	// servers answer -32602 instead, and both mean the same.
 	CodeResourceNotFound = -32002
+	// CodeURLElicitationRequired is 2025-11-25's answer to a request that
+	// needs URL elicitations first: data.elicitations lists them, each
+	// with its elicitationId (gone in 2026-07-28).
+	CodeURLElicitationRequired = -32042
 )
 
 // HeaderMismatchError is a -32020 answer: what the server said disagrees

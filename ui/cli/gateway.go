@@ -176,13 +176,13 @@ func runGateway(cmd *cobra.Command, tf *targetFlags, gf *gatewayFlags, names []s
 			reportServers(stderr, rt.Snapshot())
 		}
 	}()
-	audit, err := openAudit(cfg, gf.audit, stderr)
+	g, audit, err := newServedGateway(rt, cfg, tel, gatewayFace{ready: ready, auditFile: gf.audit, onAuditError: func(err error) {
+		fmt.Fprintf(stderr, "mcpdeck gateway: %v (calls go on unaudited until a write succeeds)\n", err)
+	}})
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
 	defer audit.Close() // after the gateway closed: its last calls are in
-	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version(), Ready: ready, Audit: audit})
-	tel.SetGatewaySource(gatewayStats(g))
 	defer func() {
 		stop() // an enable still under way gives up
 		<-enabled
@@ -277,28 +277,64 @@ func gatewayRuntimeOptions(cmd *cobra.Command, opts runtime.Options, who gateway
 	return sessionOptions(cmd, opts)
 }
 
+// gatewayFace is what differs between the two faces that serve a
+// gateway, `mcpdeck gateway` and the TUI's `--serve`: everything else
+// they build alike (newServedGateway).
+type gatewayFace struct {
+	// ready holds requests until the first enable settled (headless);
+	// nil under the TUI, whose MCP may be off, which its clients are told.
+	ready <-chan struct{}
+	// auditFile is --audit FILE (headless), over gateway.audit.file.
+	auditFile string
+	// onAuditError hears a failed audit write: stderr (headless), the
+	// --log file (the TUI, which owns the terminal).
+	onAuditError func(error)
+}
+
+// newServedGateway is the one construction of the gateway both faces
+// serve, with the runtime built by gatewayRuntimeOptions: the gateway
+// block of the configuration (policy, limits, approvals), its audit log
+// (gateway.audit, or --audit), its telemetry. The caller closes the
+// gateway, then the audit log.
+func newServedGateway(rt *runtime.Controller, cfg *config.Config, tel *telemetry.Telemetry, face gatewayFace) (*gateway.Gateway, *gateway.Audit, error) {
+	audit, err := openAudit(cfg, face.auditFile, face.onAuditError)
+	if err != nil {
+		return nil, nil, err
+	}
+	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version(), Ready: face.ready, Audit: audit})
+	tel.SetGatewaySource(gatewayStats(g))
+	return g, audit, nil
+}
+
 // serveInTUI runs the HTTP gateway on the TUI's runtime (--serve ADDR):
 // an agent works with the servers the operator is looking at. What it
 // prints goes to stderr before the TUI takes the screen; the TUI shows the
 // endpoint and copies the token. tel, when on, reports the gateway's
-// clients and calls.
-func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, addr string, tel *telemetry.Telemetry) (*tuiGateway, error) {
+// clients and calls; log hears what goes wrong later (a failed audit
+// write), the terminal being the TUI's.
+func serveInTUI(cmd *cobra.Command, rt *runtime.Controller, cfg *config.Config, addr string, tel *telemetry.Telemetry, log *slog.Logger) (*tuiGateway, error) {
 	token, configured := gatewayToken(cfg)
 	if err := gateway.CheckBind(addr, false, token, configured); err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
 	}
-	g := gateway.New(rt, gateway.Options{Config: cfg.Gateway, Version: version()})
+	g, audit, err := newServedGateway(rt, cfg, tel, gatewayFace{onAuditError: func(err error) {
+		log.Error("gateway audit: calls go on unaudited until a write succeeds", "error", err.Error())
+	}})
+	if err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
+	}
 	srv, url, err := listenGateway(g, httpServing{addr: addr, token: token, gw: cfg.Gateway})
 	if err != nil {
 		closeGateway(g)
+		audit.Close()
 		return nil, withCode(ExitUsage, fmt.Errorf("--serve: %w", err))
 	}
-	tel.SetGatewaySource(gatewayStats(g))
 	announce(cmd.ErrOrStderr(), "mcpdeck", url, token, configured, cfg.Gateway)
 	warnWeakToken(cmd.ErrOrStderr(), "mcpdeck", token, configured)
 	return &tuiGateway{g: g, url: url, token: token, stop: func() {
 		closeGateway(g)
 		shutdownHTTP(srv)
+		audit.Close() // after the gateway closed: its last calls are in
 	}}, nil
 }
 

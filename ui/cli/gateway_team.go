@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 
@@ -73,8 +72,9 @@ func (hs httpServing) mountTeam(mux *http.ServeMux, g *gateway.Gateway, opts *ga
 // openAudit opens the audit log that --audit FILE or gateway.audit asks
 // for (the flag's file wins; the block's other settings stay); nil when
 // neither does. Each server's configured secrets are scrubbed from the
-// arguments it is given, in "scrubbed" mode.
-func openAudit(cfg *config.Config, file string, stderr io.Writer) (*gateway.Audit, error) {
+// arguments it is given, in "scrubbed" mode. A failed write is told to
+// onError, once until a write succeeds again.
+func openAudit(cfg *config.Config, file string, onError func(error)) (*gateway.Audit, error) {
 	var ac config.GatewayAudit
 	if cfg.Gateway != nil && cfg.Gateway.Audit != nil {
 		ac = *cfg.Gateway.Audit
@@ -90,10 +90,8 @@ func openAudit(cfg *config.Config, file string, stderr io.Writer) (*gateway.Audi
 		scrubbers[s.Name] = s.Scrubber()
 	}
 	a, err := gateway.NewAudit(gateway.AuditOptions{File: ac.File, Arguments: ac.Arguments, MaxSize: int64(ac.MaxSizeMB) << 20, MaxFiles: ac.MaxFiles,
-		Scrub: func(server string, b []byte) []byte { return scrubbers[server].Bytes(b) },
-		OnError: func(err error) {
-			fmt.Fprintf(stderr, "mcpdeck gateway: %v (calls go on unaudited until a write succeeds)\n", err)
-		}})
+		Scrub:   func(server string, b []byte) []byte { return scrubbers[server].Bytes(b) },
+		OnError: onError})
 	if err != nil {
 		return nil, fmt.Errorf("--audit %s: %w", ac.File, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -268,7 +269,7 @@ func TestServeInTUI(t *testing.T) {
 	cmd := &cobra.Command{}
 	var stderr bytes.Buffer
 	cmd.SetErr(&stderr)
-	gw, err := serveInTUI(cmd, rt, &config.Config{}, "127.0.0.1:0", nil)
+	gw, err := serveInTUI(cmd, rt, &config.Config{}, "127.0.0.1:0", nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +290,7 @@ func TestServeInTUI(t *testing.T) {
 		t.Fatalf("--serve: %d %s; stderr %q", resp.StatusCode, body, stderr.String())
 	}
 	gw.stop()
-	if _, err := serveInTUI(cmd, rt, &config.Config{}, "10.1.2.3:0", nil); err == nil {
+	if _, err := serveInTUI(cmd, rt, &config.Config{}, "10.1.2.3:0", nil, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("--serve on a non-loopback address was accepted")
 	}
 }

@@ -97,7 +97,7 @@ func runTUI(cmd *cobra.Command, enable bool, logFile string, rf *recordFlags, tf
 	}
 	var serving *ui.Serving
 	if serveAddr != "" {
-		gw, err := serveInTUI(cmd, rt, cfg, serveAddr, tel)
+		gw, err := serveInTUI(cmd, rt, cfg, serveAddr, tel, tlog)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,6 +40,10 @@ func relayPeer() *mcp.Server {
 			if err != nil {
 				return nil, err
 			}
+			if res.Action == "accept" {
+				// The out-of-band flow finished.
+				_ = req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: "link-1"})
+			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Action}}}, nil
 		})
 	return s
@@ -49,13 +54,17 @@ func relayPeer() *mcp.Server {
 // roots and URL-mode elicitation are declared to the servers for the
 // gateway's clients, and a server's roots/list and URL elicitation
 // during a client's call reach that client. Before, the TUI declared
-// neither, and the server could ask its clients for neither.
+// neither, and the server could ask its clients for neither. The URL
+// elicitation reaches a 2025-11-25 client with an elicitationId and the
+// server's notifications/elicitation/complete under it, and a 2026-07-28
+// client without one, as through `mcpdeck gateway`.
 func TestServeRelaysToItsClients(t *testing.T) {
 	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return relayPeer() }, nil))
 	defer upstream.Close()
 	w := newConfigWorld(t)
 	const token = "serve-relay-test-token-0123456789abcdef"
-	w.write(t, filepath.Join(w.userDir, "mcp.json"), `{"mcpServers": {"up": {"url": "`+upstream.URL+`", "protocol": "legacy"}}, "gateway": {"token": "`+token+`"}}`)
+	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
+	w.write(t, filepath.Join(w.userDir, "mcp.json"), `{"mcpServers": {"up": {"url": "`+upstream.URL+`", "protocol": "legacy"}}, "gateway": {"token": "`+token+`", "audit": {"file": "`+auditFile+`"}}}`)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -85,12 +94,15 @@ func TestServeRelaysToItsClients(t *testing.T) {
 	defer cancel()
 	asked := make(chan *mcp.ElicitParams, 4)
 	changed := make(chan struct{}, 1)
+	completed := make(chan string, 4)
 	client := mcp.NewClient(&mcp.Implementation{Name: "serve-relay", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{
 		RootsV2:     &mcp.RootCapabilities{},
 		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
 	}, ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked <- req.Params
 		return &mcp.ElicitResult{Action: "accept"}, nil
+	}, ElicitationCompleteHandler: func(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+		completed <- req.Params.ElicitationID
 	}, ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 		select {
 		case changed <- struct{}{}:
@@ -142,8 +154,47 @@ func TestServeRelaysToItsClients(t *testing.T) {
 	if got := call("connect"); got != "accept" {
 		t.Fatalf("connect: the server heard %q", got)
 	}
-	if p := <-asked; p.Mode != "url" || p.URL != "https://example.com/link" || p.ElicitationID != "link-1" {
+	// A 2025-11-25 client is given an elicitationId of the gateway's, not
+	// the server's, which another server may use too.
+	p := <-asked
+	if p.Mode != "url" || p.URL != "https://example.com/link" || p.ElicitationID == "" || p.ElicitationID == "link-1" {
 		t.Fatalf("the client was asked %+v", p)
+	}
+	select {
+	case id := <-completed:
+		if id != p.ElicitationID {
+			t.Fatalf("the client was told %q completed, want %q", id, p.ElicitationID)
+		}
+	case <-ctx.Done():
+		t.Fatalf("the server's notifications/elicitation/complete never reached the client: %s", errOut.String())
+	}
+
+	// A 2026-07-28 client: asked inside an input_required answer, with no
+	// elicitationId, which its revision does not have.
+	modern, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearerRT{token}}}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatalf("connect (2026-07-28): %v", err)
+	}
+	defer modern.Close()
+	if res, err := modern.CallTool(ctx, &mcp.CallToolParams{Name: "up__connect", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("connect (2026-07-28): %v %+v", err, res)
+	}
+	if p := <-asked; p.Mode != "url" || p.ElicitationID != "" {
+		t.Fatalf("a 2026-07-28 client was asked %+v", p)
+	}
+
+	// The configured audit log (gateway.audit) has every call, as
+	// `mcpdeck gateway` writes it: one construction serves both faces.
+	// Before, the TUI's gateway wrote none.
+	audit, err := os.ReadFile(auditFile)
+	if err != nil {
+		t.Fatalf("the TUI's gateway kept no audit log at gateway.audit.file: %v", err)
+	}
+	// The 2026-07-28 client's connect is two requests: the one answered
+	// input_required, and its retry.
+	if n := strings.Count(string(audit), `"tool":"up__connect"`); n != 3 || !strings.Contains(string(audit), `"tool":"up__roots"`) {
+		t.Fatalf("the audit log has %d lines for up__connect, want 3, and one for up__roots:\n%s", n, audit)
 	}
 }
 
