@@ -76,8 +76,10 @@ request ids and every path given with --ignore: a JSON pointer
 relative to the answer {"result": ...} or {"error": {"code", "message"}};
 * matches any one key or index. Lists are compared by name (resources by
 URI), so a list in another order is no difference; their items are
-addressed by it: result.tools.get-sum.description. With several servers
-in the recording, --server names whose requests to send.
+addressed by it: result.tools.get-sum.description. A tool's text block
+that holds its structuredContent as JSON, on both sides, is compared
+through structuredContent: one difference there, not two. With several
+servers in the recording, --server names whose requests to send.
 
 --serve answers MCP clients as the recorded server did: a mock server for
 deterministic, offline tests of a client. It serves on stdio, or over
