@@ -109,7 +109,14 @@ not be connected (or, for --serve, the recording could not be started).`,
   mcpdeck replay session.jsonl --against demo --ignore result.content.0.text
   mcpdeck replay session.jsonl --serve --speed 0
   MCPDECK_GATEWAY_TOKEN=... mcpdeck replay session.jsonl --serve --http 127.0.0.1:8766`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if strings.HasPrefix(rf.against, "-") {
+				// "--against --stdio 'CMD'": the flag took "--stdio" as
+				// its SERVER, and CMD became a second argument.
+				return withCode(ExitUsage, fmt.Errorf("--against takes a configured server's name, not %q: for an ad-hoc server give --stdio 'CMD' or --url URL alone", rf.against))
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, &tf, &rf, args[0])
 		},

@@ -63,6 +63,15 @@ func TestRecordCallThenReplay(t *testing.T) {
 		t.Errorf("against the same server:\n%s", r.stdout)
 	}
 
+	// An ad-hoc server goes alone, not after --against, which would take
+	// "--stdio" as the server's name: said so, not "accepts 1 arg(s),
+	// received 2".
+	r = h.run(t, "", "replay", file, "--against", "--stdio", "node server.js")
+	wantCode(t, r, ExitUsage)
+	if !strings.Contains(r.stderr, `--against takes a configured server's name, not "--stdio": for an ad-hoc server give --stdio 'CMD' or --url URL alone`) {
+		t.Errorf("--against --stdio: %s", r.stderr)
+	}
+
 	r = h.run(t, "", "replay", file, "--against", "changed")
 	wantCode(t, r, ExitToolError)
 	// The changed description carries the server's secret, scrubbed as it
