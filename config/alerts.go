@@ -305,6 +305,7 @@ func (p *parser) alertRule(v *hujson.Value, field string) (AlertRule, bool) {
 			r.Window = d
 		case "method":
 			r.Method, _ = p.str(m.value, "", f)
+			p.checkAlertMethod(m.value.StartOffset, f, r.Method)
 		case "servers":
 			list, offs, ok := p.stringList(m.value, "", f)
 			good = good && ok
@@ -352,6 +353,28 @@ func (p *parser) alertRule(v *hujson.Value, field string) (AlertRule, bool) {
 		return r, false
 	}
 	return r, true
+}
+
+// alertMethods are the methods whose round trips a latency rule can
+// watch: "health" (the health checks), and the requests mcpdeck sends.
+var alertMethods = []string{"health", "ping", "server/discover", "initialize", "tools/list", "tools/call",
+	"prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read",
+	"resources/subscribe", "resources/unsubscribe", "completion/complete", "logging/setLevel",
+	"subscriptions/listen", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel"}
+
+// checkAlertMethod warns of a latency rule's method that mcpdeck never
+// sends ("tools/cal"): the rule would watch nothing and never fire. A
+// warning, not an error: a later revision may add methods.
+func (p *parser) checkAlertMethod(off int, field, method string) {
+	if method == "" || slices.Contains(alertMethods, method) {
+		return
+	}
+	if near := nearest(method, alertMethods); near != "" {
+		p.warnf(off, "", field, "%q is no method mcpdeck sends (did you mean %s?): the rule watches nothing", method, near)
+	} else {
+		p.warnf(off, "", field, "%q is no method mcpdeck sends (%s): the rule watches nothing", method, strings.Join(alertMethods, ", "))
+	}
+	p.warns[len(p.warns)-1].Loud = true
 }
 
 func conditionList() string {

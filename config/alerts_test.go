@@ -145,3 +145,28 @@ func TestAlertsWebhookNotFromProject(t *testing.T) {
 		t.Errorf("no warning about the project's webhook: %v", cfg.Warnings)
 	}
 }
+
+// A latency rule's method that mcpdeck never sends is a loud warning with
+// the method meant: the rule would watch nothing and never fire.
+func TestAlertsMethodTypo(t *testing.T) {
+	cfg, err := loadGateway(t, "mon.json", `{
+  "mcpServers": {"a": {"command": "x"}},
+  "alerts": {"rules": [
+    {"alert": "Slow", "condition": "latency_p95", "threshold": "1s", "method": "tools/cal"},
+    {"alert": "Health", "condition": "latency_p95", "threshold": "1s", "method": "health"}
+  ]}
+}`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	for _, d := range cfg.Warnings {
+		warned = append(warned, d.String())
+		if !d.Loud {
+			t.Errorf("not loud: %s", d)
+		}
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], `mon.json:4:80: field "alerts.rules[0].method": "tools/cal" is no method mcpdeck sends (did you mean tools/call?)`) {
+		t.Errorf("warnings: %q", warned)
+	}
+}

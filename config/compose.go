@@ -170,7 +170,7 @@ func SecretRef(server, what, env, value string, how SecretStorage, target Client
 		}
 		return "${input:" + id + "}", in, notes, nil
 	}
-	ref, _ := varRef{kind: "env", name: env}.in(target)
+	ref, _ := varRef{kind: "env", name: env}.in(Mcpdeck, target)
 	return ref, nil, []Notice{{server, fmt.Sprintf("%s is written as %s, not as typed: the server reads it from %s", what, ref, env)}}, nil
 }
 
@@ -219,7 +219,7 @@ func (c Client) GatewayEntry(g GatewayTarget) (Entry, []Input, error) {
 		inputs = []Input{{ID: "mcpdeck-token", Type: "promptString", Description: "mcpdeck gateway token", Password: true}}
 		ref = "${input:mcpdeck-token}"
 	} else {
-		ref, _ = varRef{kind: "env", name: g.TokenEnv}.in(c)
+		ref, _ = varRef{kind: "env", name: g.TokenEnv}.in(Mcpdeck, c)
 	}
 	e.Set("headers", Pairs{{"Authorization", "Bearer " + ref}})
 	return e, inputs, nil

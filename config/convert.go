@@ -62,7 +62,7 @@ func (c Client) Import(name string, e Entry) (Entry, []Notice) {
 	if len(dropped) > 0 {
 		notes = append(notes, Notice{name, fmt.Sprintf("left out %s: mcpdeck does not read %s", quoteList(dropped), plural(len(dropped), "it", "them"))})
 	}
-	out, more := rewriteVars(name, out, Mcpdeck)
+	out, more := rewriteVars(name, out, c, Mcpdeck)
 	return out, append(notes, more...)
 }
 
@@ -108,13 +108,14 @@ func (c Client) Export(name string, e Entry) (Entry, []Notice, error) {
 	if len(dropped) > 0 {
 		notes = append(notes, Notice{name, fmt.Sprintf("left out %s: %s does not read %s", quoteList(dropped), c.Name, plural(len(dropped), "it", "them"))})
 	}
-	out, more := rewriteVars(name, out, c)
+	out, more := rewriteVars(name, out, Mcpdeck, c)
 	return out, append(notes, more...), nil
 }
 
-// rewriteVars rewrites the variables of every string field in the syntax
-// of to, with a notice for each it cannot express.
-func rewriteVars(name string, e Entry, to Client) (Entry, []Notice) {
+// rewriteVars rewrites the variables of every string field, written for
+// client from, in the syntax of to, with a notice for each it cannot
+// express.
+func rewriteVars(name string, e Entry, from, to Client) (Entry, []Notice) {
 	var notes []Notice
 	seen := map[string]bool{}
 	note := func(msg string) {
@@ -125,7 +126,7 @@ func rewriteVars(name string, e Entry, to Client) (Entry, []Notice) {
 	}
 	conv := func(field, s string) string {
 		return mapVars(s, func(v varRef) string {
-			out, problem := v.in(to)
+			out, problem := v.in(from, to)
 			if problem != "" {
 				note(fmt.Sprintf("%s: %s", field, problem))
 			}
@@ -194,21 +195,24 @@ func parseRef(raw, inner string) varRef {
 	return v
 }
 
-// in writes the reference in the syntax of client c, or keeps it as
-// written and says why.
-func (v varRef) in(c Client) (string, string) {
+// in writes the reference, written for client from, in the syntax of
+// client c, or keeps it as written and says why.
+func (v varRef) in(from, c Client) (string, string) {
 	switch v.kind {
 	case "input":
 		if c.Inputs {
 			return v.raw, ""
 		}
 		env := EnvName(v.name)
-		return varRef{kind: "env", name: env}.in(c)
+		return varRef{kind: "env", name: env}.in(from, c)
 	case "predefined":
 		switch {
-		case c.Vars == VarsMcpdeck && strings.HasPrefix(v.name, "workspaceFolder"):
+		case c.Vars == VarsMcpdeck && from.Vars != VarsMcpdeck && strings.HasPrefix(v.name, "workspaceFolder"):
 			// What VS Code and Cursor mean by it, the folder open there,
 			// is in mcpdeck the project it runs in (README: "Importing").
+			// Said once, where another client's entry comes in: not again
+			// when the converted entry is written to mcpdeck's file, nor
+			// when mcpdeck's own file is read to export it.
 			return v.raw, v.raw + " is kept: mcpdeck reads it as the project it runs in (its working directory), as the client means the folder it has open"
 		}
 		switch c.Vars {

@@ -1,6 +1,9 @@
 package config
 
-import "slices"
+import (
+	"errors"
+	"slices"
+)
 
 // A configuration in which one server is broken (a typo in one timeout)
 // should still start every other server: with LoadOptions.KeepInvalid the
@@ -18,17 +21,22 @@ func (p *parser) invalidServer(m member, diags []Diagnostic) Server {
 }
 
 // unattributed is errs without the diagnostics of servers kept as Invalid:
-// what still makes the whole configuration unusable.
+// what still makes the whole configuration unusable. A server's own
+// diagnostics are those it holds, wherever they point: a line of its
+// envFile is in another file than its definition.
 func unattributed(errs []Diagnostic, defs []Server) []Diagnostic {
-	kept := map[[2]string]bool{}
+	kept := map[Diagnostic]bool{}
 	for _, s := range defs {
-		if s.Invalid != nil {
-			kept[[2]string{s.Source, s.Name}] = true
+		var own Errors
+		if errors.As(s.Invalid, &own) {
+			for _, d := range own {
+				kept[d] = true
+			}
 		}
 	}
 	var out []Diagnostic
 	for _, d := range errs {
-		if d.Server != "" && kept[[2]string{d.Pos.File, d.Server}] {
+		if d.Server != "" && kept[d] {
 			continue
 		}
 		out = append(out, d)

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"mcpdeck/config"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/suite"
 	"mcpdeck/ui/present"
@@ -37,6 +38,7 @@ type suiteStepMsg struct {
 	path, id string
 	err      error
 	secret   bool // the suite's inline server lacks the headers the session's had
+	named    bool // the suite names its server: the configuration finds it
 }
 
 // stepChoice is one expectation the dialog offers.
@@ -189,7 +191,7 @@ func (d *suiteStepDialog) send() (modal, tea.Cmd) {
 	}
 	return nil, func() tea.Msg {
 		ids, err := suite.AppendStepsFor(path, server, []suite.NewStep{st})
-		msg := suiteStepMsg{path: path, err: err, secret: secret}
+		msg := suiteStepMsg{path: path, err: err, secret: secret, named: server.Inline == nil}
 		if len(ids) > 0 {
 			msg.id = ids[0]
 		}
@@ -238,13 +240,30 @@ func (d *suiteStepDialog) View() string {
 	return modalBox(d.c, "Add to a test suite", body, keep, d.w, min(d.h, len(body)+3))
 }
 
+// suiteRunCommand is the command that runs the suite at path as the
+// session found its servers: a suite that names its server finds it in
+// the configuration, so the --config files this session was started with
+// are part of the command (without them mcpdeck test would discover
+// another configuration, or none).
+func (m *Model) suiteRunCommand(path string, named bool) string {
+	cmd := "mcpdeck"
+	if named && m.applied != nil {
+		for _, f := range m.applied.Files {
+			if f.Scope == config.ScopeExplicit {
+				cmd += " --config " + config.ShellQuote(f.Path)
+			}
+		}
+	}
+	return cmd + " test " + config.ShellQuote(path)
+}
+
 // handleSuiteStep reports the written step in the status line.
 func (m *Model) handleSuiteStep(msg suiteStepMsg) {
 	if msg.err != nil {
 		m.setStatus(statusError, "adding the step failed: "+errText(msg.err))
 		return
 	}
-	text := fmt.Sprintf("added step %s to %s; run it with: mcpdeck test %s", msg.id, msg.path, msg.path)
+	text := fmt.Sprintf("added step %s to %s; run it with: %s", msg.id, msg.path, m.suiteRunCommand(msg.path, msg.named))
 	if msg.secret {
 		text += " (a suite keeps no secrets: add the server's headers to it, e.g. Authorization: \"Bearer ${env:TOKEN}\")"
 	}

@@ -156,3 +156,24 @@ func TestAddCallOfAnAdHocServerToSuite(t *testing.T) {
 	hs.keys("enter")
 	hs.waitText("added step echo-2 to mcp-tests/everything.mcptest.yaml")
 }
+
+// A suite that names its server finds it in the configuration: when the
+// session was started with --config, the command the status line offers
+// to run the suite carries those files (without them mcpdeck test
+// discovers another configuration, where that name may be another server
+// or none; found by the stranger pass).
+func TestAddCallToSuiteSaysHowToRunItWithTheSessionsConfig(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	file := filepath.Join(dir, "my servers.json")
+	everything := config.Server{Name: "everything", Source: file, Scope: config.ScopeExplicit, Transport: config.TransportStdio,
+		Command: "node", Args: []string{"server-everything.js", "stdio"}}
+	hs := start(t, uitest.New(uitest.ReadySnapshot()), 320, 35, func(o *Options) {
+		o.Config = &config.Config{Servers: []config.Server{everything}, Files: []config.File{{Path: file, Scope: config.ScopeExplicit}}}
+	})
+	callEcho(t, hs)
+	hs.keys("T")
+	hs.waitText("Add to a test suite")
+	hs.keys("enter")
+	hs.waitText("run it with: mcpdeck --config '" + file + "' test mcp-tests/everything.mcptest.yaml")
+}

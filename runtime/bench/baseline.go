@@ -40,6 +40,26 @@ func Compare(baseline, current Report, tolerance float64) []Regression {
 	return out
 }
 
+// Unlike says how current was measured otherwise than baseline: another
+// tool, concurrency or number of connections, each of which moves the
+// percentiles by itself, so that a comparison of the two says little about
+// the server. Nothing when they were measured alike. The server's name is
+// not compared: two servers (an old build and a new one) measured alike
+// are what a baseline is for.
+func Unlike(baseline, current Report) []string {
+	var out []string
+	if baseline.Tool != current.Tool {
+		out = append(out, fmt.Sprintf("tool %q, not %q", baseline.Tool, current.Tool))
+	}
+	if baseline.Concurrency != current.Concurrency {
+		out = append(out, fmt.Sprintf("concurrency %d, not %d", baseline.Concurrency, current.Concurrency))
+	}
+	if baseline.Connections != current.Connections {
+		out = append(out, fmt.Sprintf("%d connections, not %d", baseline.Connections, current.Connections))
+	}
+	return out
+}
+
 // ReadBaseline reads a report written by `mcpdeck bench --json`.
 func ReadBaseline(path string) (Report, error) {
 	b, err := os.ReadFile(path)

@@ -154,6 +154,20 @@ func TestCompareWithBaseline(t *testing.T) {
 	}
 }
 
+// A baseline measured otherwise (another tool, concurrency or number of
+// connections) is named, what differs first as the baseline had it; the
+// server's name is not compared.
+func TestUnlikeBaseline(t *testing.T) {
+	base := Report{Server: "old", Tool: "forecast", Concurrency: 1, Connections: 1}
+	if got := Unlike(base, Report{Server: "new", Tool: "forecast", Concurrency: 1, Connections: 1}); len(got) != 0 {
+		t.Errorf("alike but for the server: %q", got)
+	}
+	got := Unlike(base, Report{Server: "old", Tool: "slow", Concurrency: 4, Connections: 2})
+	if want := []string{`tool "forecast", not "slow"`, "concurrency 1, not 4", "1 connections, not 2"}; !slices.Equal(got, want) {
+		t.Errorf("Unlike = %q, want %q", got, want)
+	}
+}
+
 // Against real servers through the runtime: the Go SDK peer (2026-07-28)
 // and the legacy fake, over three connections each a process of its own;
 // every call counted, errors by kind (an isError result, a timeout).

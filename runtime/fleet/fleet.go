@@ -94,6 +94,11 @@ func New(opts Options) (*Fleet, error) {
 	switch {
 	case opts.URL == "":
 		return nil, fmt.Errorf("%w: no Prometheus URL: pass --prometheus http://HOST:9090", ErrBadOptions)
+	case !strings.Contains(opts.URL, "://"):
+		// "127.0.0.1:9090" or "prometheus:9090", as a scrape target is
+		// written: Go reads it as no URL, or as a URL of scheme
+		// "prometheus", and says so in words that do not help.
+		return nil, fmt.Errorf("%w: Prometheus URL %q has no scheme: pass --prometheus http://%s", ErrBadOptions, opts.URL, opts.URL)
 	case err != nil:
 		return nil, fmt.Errorf("%w: Prometheus URL %q: %v", ErrBadOptions, opts.URL, err)
 	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":

@@ -216,6 +216,12 @@ func TestFleetErrors(t *testing.T) {
 			t.Errorf("New(%+v) = %v, want ErrBadOptions", o, err)
 		}
 	}
+	// A host:port as a scrape target is written: the URL to pass instead.
+	for _, u := range []string{"127.0.0.1:9090", "prometheus:9090"} {
+		if _, err := New(Options{URL: u}); err == nil || !strings.Contains(err.Error(), "pass --prometheus http://"+u) {
+			t.Errorf("New(%q) = %v, want the URL with http://", u, err)
+		}
+	}
 	// Nothing listens on the port: unreachable, and the message says where.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

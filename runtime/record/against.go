@@ -129,7 +129,9 @@ func Compare(recorded, live stdjson.RawMessage, ignore []string) ([]Difference, 
 // list of a list request (tools/list, prompts/list, resources/list,
 // resources/templates/list) is compared by name (URI), its items
 // addressed by it — /result/tools/get-sum/description — so a list in
-// another order is no difference, and an item added is one.
+// another order is no difference, and an item added is one. A text block
+// that holds its result's structuredContent as JSON on both sides is
+// compared through structuredContent (StructuredMirrors).
 func CompareAnswers(method string, recorded, live stdjson.RawMessage, ignore []string) ([]Difference, error) {
 	var a, b any
 	if err := decodeNumbers(recorded, &a); err != nil {
@@ -138,6 +140,7 @@ func CompareAnswers(method string, recorded, live stdjson.RawMessage, ignore []s
 	if err := decodeNumbers(live, &b); err != nil {
 		return nil, fmt.Errorf("decoding the live answer: %w", err)
 	}
+	markMirrors(a, b)
 	var out []Difference
 	diff(nil, keyedAnswer(method, a), keyedAnswer(method, b), parsePaths(ignore), &out)
 	return out, nil

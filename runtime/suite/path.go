@@ -3,8 +3,11 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
+
+	"mcpdeck/runtime/record"
 
 	"github.com/theory/jsonpath"
 	"github.com/theory/jsonpath/spec"
@@ -80,6 +83,33 @@ func ignorePaths(doc any, paths []string) (any, error) {
 		}
 	}
 	return out, nil
+}
+
+// ignoreMirrors carries what the ignores left out of a call's
+// structuredContent over to the text blocks that hold it as JSON (as the
+// specification asks, and FastMCP and the Go SDK write): in ignored (doc
+// with the ignores applied) such a block becomes record.MirrorMarker when
+// the ignores changed structuredContent, so that ignoring
+// $.structuredContent.issued does not leave the same timestamp failing
+// the snapshot in $.content[0].text. The block is still compared: one
+// that stops holding structuredContent differs from the marker. Without
+// an ignore in structuredContent the block is kept as it came.
+func ignoreMirrors(doc, ignored any) any {
+	d, _ := doc.(map[string]any)
+	ig, _ := ignored.(map[string]any)
+	if d == nil || ig == nil || reflect.DeepEqual(d["structuredContent"], ig["structuredContent"]) {
+		return ignored
+	}
+	content, _ := ig["content"].([]any)
+	for _, i := range record.StructuredMirrors(doc) {
+		if i >= len(content) {
+			break // the ignores replaced the whole content
+		}
+		if block, ok := content[i].(map[string]any); ok && block["text"] != ignoredMarker {
+			block["text"] = record.MirrorMarker
+		}
+	}
+	return ignored
 }
 
 // ignoredMarker stands in a snapshot for a value left out of it.

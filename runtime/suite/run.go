@@ -244,6 +244,7 @@ func (r *run) snapshot(st *Step, doc any, mayWrite bool) (*Failure, bool, error)
 	if err != nil {
 		return nil, false, err
 	}
+	ignored = ignoreMirrors(doc, ignored)
 	return r.opts.Snapshots.check(st.Key(), ignored, r.opts.Update && mayWrite, r.opts.WriteMissing && mayWrite)
 }
 

@@ -135,3 +135,43 @@ func TestSnapshotsCorruptFile(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// An ignore in a call's structuredContent covers the text block that
+// holds structuredContent as JSON (FastMCP and the Go SDK write one): the
+// README's snapshot: {ignore: ["$.structuredContent.issued"]} failed on
+// such a server with the same timestamp in $.content[0].text. The block
+// is still compared, and kept as it came when nothing in
+// structuredContent is ignored.
+func TestSnapshotIgnoresCarryToTheMirroredText(t *testing.T) {
+	result := func(text, issued string) any {
+		return toDoc(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}, "isError": false,
+			"structuredContent": map[string]any{"city": "Paris", "issued": issued}})
+	}
+	mirror := func(issued string) any { return result(`{"city":"Paris","issued":"`+issued+`"}`, issued) }
+	snap := func(doc any, ignore ...string) any {
+		ignored, err := ignorePaths(doc, ignore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ignoreMirrors(doc, ignored)
+	}
+	s := &Suite{SnapshotPath: filepath.Join(t.TempDir(), "a.snap.json"), Steps: []Step{{ID: "paris"}}}
+	snaps := OpenSnapshots(s)
+	if _, written, _ := snaps.check("paris", snap(mirror("t1"), "$.structuredContent.issued"), false, true); !written {
+		t.Fatal("the snapshot was not written")
+	}
+	if f, _, _ := snaps.check("paris", snap(mirror("t2"), "$.structuredContent.issued"), false, false); f != nil {
+		t.Errorf("another timestamp, ignored in structuredContent, failed:\n%s", f.Text())
+	}
+	if f, _, _ := snaps.check("paris", snap(result("Paris: sunny", "t3"), "$.structuredContent.issued"), false, false); f == nil || !strings.Contains(f.Diff, "Paris: sunny") {
+		t.Errorf("a block that stopped holding structuredContent passed: %+v", f)
+	}
+	// Nothing ignored in structuredContent: the block is kept as it came.
+	if got := compact(snap(mirror("t1"))); !strings.Contains(got, `"text":"{\"city\":\"Paris\",\"issued\":\"t1\"}"`) {
+		t.Errorf("without ignores: %s", got)
+	}
+	// The block ignored by its own path stays "<ignored>".
+	if got := compact(snap(mirror("t1"), "$.structuredContent.issued", "$.content[0].text")); !strings.Contains(got, `"text":"<ignored>"`) {
+		t.Errorf("the block ignored itself: %s", got)
+	}
+}

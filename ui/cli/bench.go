@@ -66,7 +66,9 @@ with durations in nanoseconds, and, with --baseline, "regressions".
 
 --baseline FILE compares the run with an earlier --json output: when its
 p50 or p99 is slower by more than --tolerance (0.2: 20%), it says so and
-exits 1. Run the baseline on the same machine, with the same flags.
+exits 1. Run the baseline on the same machine, with the same flags: a
+baseline of another tool, --concurrency or --connections is named on
+stderr, since that alone moves the percentiles.
 
 Exit status: 0; 1 a regression past the tolerance, or not one call
 succeeded; 2 usage error; 3 the server could not be connected, or its
@@ -162,6 +164,10 @@ func runBench(cmd *cobra.Command, tf *targetFlags, bf *benchFlags, args []string
 	var regressions []bench.Regression
 	if base != nil {
 		regressions = bench.Compare(*base, rep, bf.tolerance)
+		if unlike := bench.Unlike(*base, rep); len(unlike) > 0 {
+			warnf(cmd.ErrOrStderr(), "the baseline %s was measured otherwise than this run (%s): the comparison says little about the server; make the baseline with the same tool, --concurrency and --connections",
+				bf.baseline, strings.Join(unlike, ", "))
+		}
 	}
 	out := cmd.OutOrStdout()
 	if bf.asJSON {

@@ -57,6 +57,11 @@ func TestBenchBinary(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	// The baseline was measured with --concurrency 4 over 2 connections,
+	// this run with 1 over 1: said, since that alone moves the percentiles.
+	if want := "was measured otherwise than this run (concurrency 4, not 1, 2 connections, not 1)"; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	}
 	r = runBin(t, "", nil, "", "--config", cfg, "bench", "peer", "echo", `{"text":"hi"}`, "-n", "20", "--baseline", filepath.Join(dir, "slow.json"))
 	wantCode(t, r, ExitOK)
 	if !strings.Contains(r.stdout, "within the tolerance") {

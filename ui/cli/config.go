@@ -558,7 +558,7 @@ func showJSON(cfg *config.Config, approvals map[string]approval, reveal bool) sh
 		}
 		if problems := invalidOf(s); len(problems) > 0 {
 			out.Servers = append(out.Servers, serverJSON{
-				Name: s.Name, Invalid: diagnosticsJSON(problems),
+				Name: s.Name, Enabled: s.Enabled, Invalid: diagnosticsJSON(problems),
 				Source: s.Source, Scope: string(s.Scope), Line: s.Pos.Line, Column: s.Pos.Column,
 			})
 			continue

@@ -331,6 +331,12 @@ func TestConfigShowMarksInvalidServers(t *testing.T) {
 	problems := 0
 	for _, s := range out.Servers {
 		problems += len(s.Invalid)
+		// Nothing in the file disables them: "enabled" says what the file
+		// says, as for a valid server (an invalid one read "enabled":
+		// false, as though the file switched it off).
+		if !s.Enabled {
+			t.Errorf("server %q: \"enabled\": false, though its definition does not disable it", s.Name)
+		}
 	}
 	if len(out.Servers) != 5 || problems != 6 {
 		t.Errorf("got %d servers with %d problems, want 5 with the 6 problems:\n%s", len(out.Servers), problems, stdout)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +35,21 @@ type stepOutcomes struct {
 	Pos   string       `json:"pos"`
 	A     suite.Status `json:"a"`
 	B     suite.Status `json:"b"`
+	// AWhy and BWhy say why the step did not pass on that side: its first
+	// unmet expectation, or why it could not be judged.
+	AWhy string `json:"aWhy,omitempty"`
+	BWhy string `json:"bWhy,omitempty"`
+}
+
+// why is a step's first reason for not passing, "" when it passed.
+func why(r suite.StepResult) string {
+	switch {
+	case r.Status == suite.Passed:
+		return ""
+	case len(r.Failures) > 0:
+		return r.Failures[0].Message
+	}
+	return r.Error
 }
 
 // runDiffSuites runs each suite on both sides (the suite's own server is
@@ -73,7 +89,7 @@ func runDiffSuites(ctx context.Context, cmd *cobra.Command, sides []*diffSide, p
 			for i := range min(len(c.A.Steps), len(c.B.Steps)) {
 				a, b := c.A.Steps[i], c.B.Steps[i]
 				if a.Status != b.Status {
-					c.Different = append(c.Different, stepOutcomes{Key: a.Key, Label: a.Label, Pos: a.Pos, A: a.Status, B: b.Status})
+					c.Different = append(c.Different, stepOutcomes{Key: a.Key, Label: a.Label, Pos: a.Pos, A: a.Status, B: b.Status, AWhy: why(a), BWhy: why(b)})
 				}
 			}
 			if c.A.ConnectFailed != c.B.ConnectFailed && len(c.Different) == 0 {
@@ -142,6 +158,12 @@ func printDiffSuites(w io.Writer, cs []suiteComparison) {
 		}
 		for _, d := range c.Different {
 			fmt.Fprintf(w, "  ~ step %s (%s): A %s, B %s\n", present.Line(d.Key), d.Pos, d.A, d.B)
+			for _, side := range []struct{ name, why string }{{"A", d.AWhy}, {"B", d.BWhy}} {
+				if side.why != "" {
+					// The side's server is named A or B too: said once.
+					fmt.Fprintf(w, "      %s: %s\n", side.name, present.Line(strings.TrimPrefix(side.why, side.name+": ")))
+				}
+			}
 		}
 	}
 }

@@ -188,6 +188,11 @@ func TestDiffSuites(t *testing.T) {
 	if !strings.Contains(r.stdout, "~ step echo (") || !strings.Contains(r.stdout, "A passed, B failed") {
 		t.Fatalf("a step that fails on B only:\n%s\n%s", r.stdout, r.stderr)
 	}
+	// Why it failed there is said under it (it was not: one had to run the
+	// suite on B alone to learn it).
+	if !strings.Contains(r.stdout, "\n      B: ") || strings.Contains(r.stdout, "\n      A: ") {
+		t.Errorf("the reason B failed:\n%s", r.stdout)
+	}
 }
 
 // diff names its sides in any order: B before A in the alphabet is no

@@ -421,6 +421,11 @@ func TestImportFromCursorSkipsOnlyTheServerThatCannotBeRead(t *testing.T) {
 	if strings.Contains(stderr, w.userFile()) {
 		t.Errorf("the notices name mcpdeck's file, not Cursor's:\n%s", stderr)
 	}
+	// Said once: the entry read from Cursor's file, not again when the
+	// converted entry is written into mcpdeck's.
+	if n := strings.Count(stderr, "envFile: ${workspaceFolder} is kept"); n != 1 {
+		t.Errorf("the ${workspaceFolder} notice is printed %d times, want once:\n%s", n, stderr)
+	}
 	if e, _ := docEntry(t, w.userFile(), "withenv"); mustJSON(t, e) != `{"command":"node","args":["s.js"],"envFile":"${workspaceFolder}/.env"}` {
 		t.Errorf("withenv in mcpdeck's file: %s", mustJSON(t, e))
 	}
@@ -429,5 +434,14 @@ func TestImportFromCursorSkipsOnlyTheServerThatCannotBeRead(t *testing.T) {
 	code, stdout, stderr = w.run(t, "config", "show", "--json")
 	if code != ExitOK || !strings.Contains(stdout, `"envFile": "`+filepath.Join(w.project, ".env")+`"`) {
 		t.Errorf("config show in the project: %d\n%s%s", code, stdout, stderr)
+	}
+	// Exported to VS Code, which means by it what Cursor does, nothing
+	// about how mcpdeck reads it is said: mcpdeck reads none of it there.
+	code, stdout, stderr = w.run(t, "export", "--to", "vscode", "withenv")
+	if code != ExitOK {
+		t.Fatalf("export: %d\n%s%s", code, stdout, stderr)
+	}
+	if strings.Contains(stderr, "mcpdeck reads it as the project") {
+		t.Errorf("export to VS Code speaks of how mcpdeck reads ${workspaceFolder}:\n%s", stderr)
 	}
 }

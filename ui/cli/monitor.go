@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -106,7 +107,13 @@ func runMonitor(cmd *cobra.Command, tf *targetFlags, mf *monitorFlags, names []s
 	if mf.reloadEvery < 0 || mf.retryEvery < 0 {
 		return withCode(ExitUsage, errors.New("--reload-every and --retry-every take a positive duration such as 30s, or 0"))
 	}
-	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	stderr := cmd.ErrOrStderr()
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// What the shared code says on stderr while monitor runs (a
+	// configuration's warnings, at start and at every reload) goes into
+	// the JSON log too: a plain line would break it for whatever reads it.
+	cmd.SetErr(logLines{log})
+	defer cmd.SetErr(stderr)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// SIGHUP is caught from the start, so one sent while servers start
@@ -202,6 +209,21 @@ func (m *monitor) supervise(ctx context.Context, mf *monitorFlags, hup <-chan os
 			m.retryGivenUp(ctx)
 		}
 	}
+}
+
+// logLines is a writer that logs each line written to it as a warning
+// of monitor's JSON log: warnf's "mcpdeck: warning: …" lines become
+// {"level":"WARN","msg":"configuration warning","warning":"…"}.
+type logLines struct{ log *slog.Logger }
+
+func (l logLines) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		line = strings.TrimPrefix(strings.TrimPrefix(line, "mcpdeck: "), "warning: ")
+		if strings.TrimSpace(line) != "" {
+			l.log.Warn("configuration warning", "warning", line)
+		}
+	}
+	return len(p), nil
 }
 
 // orEmpty makes a nil list print as [] rather than null.

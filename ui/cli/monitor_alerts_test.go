@@ -94,12 +94,19 @@ func TestMonitorAlerts(t *testing.T) {
 		"rules": []map[string]any{
 			{"alert": "Down", "condition": "failed"},
 			{"alert": "GaveUp", "condition": "reconnects_given_up", "severity": "page"},
+			{"alert": "Slow", "condition": "latency_p95", "threshold": "1h", "method": "tools/cal"},
 		},
 	})
 	r, _ := startMonitor(t, h, "--alert-webhook", hook.srv.URL+"/hook", "--reload-every", "100ms", "--retry-every", "0")
 	l := r.waitLog(t, "evaluating alert rules", nil)
 	if l.str("webhook") != hook.srv.URL+"/hook" || l["defaults"] != false {
 		t.Errorf("start log %v", l)
+	}
+	// A rule whose method mcpdeck never sends would watch nothing: said,
+	// in the JSON log (the harness fails on a stderr line that is not
+	// JSON, as the warning was printed before).
+	if w := r.waitLog(t, "configuration warning", nil); !strings.Contains(w.str("warning"), `"tools/cal" is no method mcpdeck sends (did you mean tools/call?)`) {
+		t.Errorf("warning log %v", w)
 	}
 
 	down := hook.wait(t, alert.StatusFiring, "Down", "flaky")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,8 +77,11 @@ request ids and every path given with --ignore: a JSON pointer
 relative to the answer {"result": ...} or {"error": {"code", "message"}};
 * matches any one key or index. Lists are compared by name (resources by
 URI), so a list in another order is no difference; their items are
-addressed by it: result.tools.get-sum.description. With several servers
-in the recording, --server names whose requests to send.
+addressed by it: result.tools.get-sum.description. A tool's text block
+that holds its structuredContent as JSON, on both sides, is compared
+through structuredContent: one difference there, not two. With several
+servers in the recording, --server names whose requests to send (by
+default the one of the name --against gives).
 
 --serve answers MCP clients as the recorded server did: a mock server for
 deterministic, offline tests of a client. It serves on stdio, or over
@@ -105,7 +109,14 @@ not be connected (or, for --serve, the recording could not be started).`,
   mcpdeck replay session.jsonl --against demo --ignore result.content.0.text
   mcpdeck replay session.jsonl --serve --speed 0
   MCPDECK_GATEWAY_TOKEN=... mcpdeck replay session.jsonl --serve --http 127.0.0.1:8766`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if strings.HasPrefix(rf.against, "-") {
+				// "--against --stdio 'CMD'": the flag took "--stdio" as
+				// its SERVER, and CMD became a second argument.
+				return withCode(ExitUsage, fmt.Errorf("--against takes a configured server's name, not %q: for an ad-hoc server give --stdio 'CMD' or --url URL alone", rf.against))
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, &tf, &rf, args[0])
 		},
@@ -271,7 +282,7 @@ type againstResult struct {
 
 // runAgainst sends the recorded requests to a live server and compares.
 func runAgainst(cmd *cobra.Command, tf *targetFlags, rf *replayFlags, rec *record.Recording) error {
-	recorded, err := recordedServer(rec, rf.servers)
+	recorded, err := recordedServer(rec, rf.servers, rf.against)
 	if err != nil {
 		return err
 	}
@@ -338,9 +349,11 @@ func runAgainst(cmd *cobra.Command, tf *targetFlags, rf *replayFlags, rec *recor
 	})
 }
 
-// recordedServer picks whose requests to send: the one named, or the
-// only server the recording has requests of.
-func recordedServer(rec *record.Recording, named []string) (string, error) {
+// recordedServer picks whose requests to send: the one named, else the
+// only server the recording has requests of, else the one of the
+// recording's servers that --against names (a session of several
+// servers, replayed against one of them as configured).
+func recordedServer(rec *record.Recording, named []string, against string) (string, error) {
 	if len(named) > 1 {
 		return "", withCode(ExitUsage, errors.New("--against sends one server's requests: give at most one --server"))
 	}
@@ -356,6 +369,9 @@ func recordedServer(rec *record.Recording, named []string) (string, error) {
 		}
 	}
 	if len(servers) > 1 {
+		if slices.Contains(servers, against) {
+			return against, nil
+		}
 		return "", withCode(ExitUsage, fmt.Errorf("the recording has requests of %s: name one with --server", strings.Join(servers, ", ")))
 	}
 	if len(servers) == 0 {

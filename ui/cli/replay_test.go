@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"mcpdeck/jsonrpc"
 	"mcpdeck/jsonrpc/jsonrpctest"
 	"mcpdeck/runtime"
 	"mcpdeck/runtime/record"
@@ -60,6 +61,15 @@ func TestRecordCallThenReplay(t *testing.T) {
 	wantCode(t, r, ExitOK)
 	if !strings.Contains(r.stdout, "PASS  ") || !strings.Contains(r.stdout, "0 failed") {
 		t.Errorf("against the same server:\n%s", r.stdout)
+	}
+
+	// An ad-hoc server goes alone, not after --against, which would take
+	// "--stdio" as the server's name: said so, not "accepts 1 arg(s),
+	// received 2".
+	r = h.run(t, "", "replay", file, "--against", "--stdio", "node server.js")
+	wantCode(t, r, ExitUsage)
+	if !strings.Contains(r.stderr, `--against takes a configured server's name, not "--stdio": for an ad-hoc server give --stdio 'CMD' or --url URL alone`) {
+		t.Errorf("--against --stdio: %s", r.stderr)
 	}
 
 	r = h.run(t, "", "replay", file, "--against", "changed")
@@ -230,5 +240,26 @@ func TestReplayReportsSkippedLines(t *testing.T) {
 	wantCode(t, r, ExitOK)
 	if !strings.Contains(r.stderr, "could not be read whole: 1 line skipped: line 2 (not JSON)") || !strings.Contains(r.stdout, "StateChanged") {
 		t.Fatalf("stderr %q, stdout %d bytes", r.stderr, len(r.stdout))
+	}
+}
+
+// replay --against SERVER on a recording of several servers (a TUI
+// session) sends the requests recorded of the server of that name, as a
+// person means; another name still needs --server (found by the stranger
+// pass: "--against weather" was refused with "name one with --server").
+func TestAgainstTakesTheRecordedServerItNames(t *testing.T) {
+	request := func(seq uint64, server string) record.Entry {
+		return record.Entry{Seq: seq, Event: runtime.TrafficFrame{EventHeader: runtime.EventHeader{Server: server},
+			Frame: jsonrpc.Frame{Dir: jsonrpc.Out, Kind: jsonrpc.KindRequest, ID: "1", Method: "tools/list", Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)}}}
+	}
+	rec := &record.Recording{Entries: []record.Entry{request(1, "weather"), request(2, "everything")}}
+	if got, err := recordedServer(rec, nil, "weather"); err != nil || got != "weather" {
+		t.Errorf("--against weather: %q, %v", got, err)
+	}
+	if got, err := recordedServer(rec, []string{"everything"}, "weather"); err != nil || got != "everything" {
+		t.Errorf("--against weather --server everything: %q, %v", got, err)
+	}
+	if _, err := recordedServer(rec, nil, "weather-dev"); err == nil || !strings.Contains(err.Error(), "name one with --server") {
+		t.Errorf("--against weather-dev: %v, want name one with --server", err)
 	}
 }
