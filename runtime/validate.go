@@ -93,4 +93,3 @@ func ExampleArguments(inputSchema json.RawMessage) json.RawMessage {
 	}
 	return b.Bytes()
 }
-
